@@ -1,0 +1,31 @@
+# Two commands do all set-up on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install demo test ui bench clean
+
+install: $(VENV)/.installed
+
+# torch is pinned and installed first: an unpinned torch would pull a multi-GB CUDA build.
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+demo: install
+	$(BIN)/memory-pipeline demo
+
+test: install
+	$(BIN)/python -m pytest -q
+
+ui: install
+	$(BIN)/memory-pipeline ui
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,63 @@
+"""`memory-pipeline emit`: report a compaction or a session end as an event file."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from memory_pipeline.cli.common import add_json_flag, print_json, workspace_from_env
+from memory_pipeline.errors import BadInputError
+
+
+def register(sub) -> None:
+    emit = sub.add_parser("emit", help="write one session event into the workspace inbox")
+    emit.add_argument("--trigger", required=True, choices=["compaction", "shutdown"])
+    emit.add_argument("--transcript", required=True, type=Path, help="the session transcript file")
+    emit.add_argument("--session-id", help="defaults to the id in the transcript")
+    emit.add_argument("--format", default="auto", choices=["auto", "claude-code", "pi", "codex", "text"])
+    emit.add_argument("--session-name")
+    emit.add_argument("--captured-at", help="ISO 8601 time of capture (default: now)")
+    emit.add_argument("--window", default="all", choices=["all", "since-compaction"],
+                      help="which messages the event covers (default: the whole transcript)")
+    emit.add_argument("--force", action="store_true", help="emit a shutdown event even under 5 user messages")
+    add_json_flag(emit)
+    emit.set_defaults(handler=run_emit)
+
+
+def parse_time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise BadInputError(f"--captured-at is not ISO 8601: {value!r}") from None
+    return moment if moment.tzinfo else moment.astimezone()
+
+
+def run_emit(args) -> int:
+    from memory_pipeline.resources.emit import emit_session_event
+
+    result = emit_session_event(
+        workspace_from_env(),
+        args.transcript,
+        trigger=args.trigger,
+        session_id=args.session_id,
+        format=args.format,
+        captured_at=parse_time(args.captured_at),
+        window=args.window,
+        session_name=args.session_name,
+        force=args.force,
+    )
+    if result.path is None:
+        if args.json:
+            print_json({"emitted": False, "reason": result.skipped})
+        else:
+            print(f"memory-pipeline: no event: {result.skipped}", file=sys.stderr)
+        return 0
+    if args.json:
+        print_json({"emitted": True, "path": str(result.path), "dedupeKey": result.event.data.dedupe_key,
+                    "day": result.event.day})
+    else:
+        print(result.path)
+    return 0

@@ -1,0 +1,44 @@
+"""`memory-pipeline ingest`: materialize everything pending in the workspace."""
+
+from __future__ import annotations
+
+from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("ingest", help="take the inbox and materialize every pending day")
+    parser.add_argument("--date", help="materialize this day (YYYY-MM-DD) even if nothing is pending")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run_ingest)
+
+
+def print_report(report, out) -> None:
+    from rich.table import Table
+
+    out.print(f"inbox: {report.accepted} accepted, {report.duplicates} duplicate, "
+              f"{len(report.quarantined)} quarantined, {report.waiting} still being written")
+    for name, reason in report.quarantined:
+        out.print(f"  [yellow]quarantined[/] {name}: {reason}")
+    if not report.days:
+        out.print("nothing pending: every accepted event is observed")
+        return
+    table = Table("day", "run", "observations", "🔴", "🟡", "🟢", "status")
+    for day in report.days:
+        status = "[green]ok[/]" if day.success else f"[red]failed[/] {day.error or ''}"
+        table.add_row(day.day, day.run_id[:8], str(day.observations), str(day.facts.get("high", 0)),
+                      str(day.facts.get("medium", 0)), str(day.facts.get("low", 0)), status)
+    out.print(table)
+
+
+def run_ingest(args) -> int:
+    from memory_pipeline.flows.ingest import ingest
+
+    out = console()
+    if args.json:
+        report = ingest(workspace_from_env(), day=args.date)
+        print_json(report.as_dict())
+    else:
+        with out.status("ingesting…"):
+            report = ingest(workspace_from_env(), day=args.date, progress=lambda d: out.log(f"materialized {d}"))
+        print_report(report, out)
+    return 0 if report.success else 1

@@ -1,0 +1,76 @@
+"""`memory-pipeline status`: services, counts and pending events."""
+
+from __future__ import annotations
+
+from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+from memory_pipeline.config import Settings
+from memory_pipeline.errors import MemoryPipelineError
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("status", help="services, counts and pending events")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run_status)
+
+
+def service_status(workspace, settings: Settings) -> dict:
+    from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+    from memory_pipeline.resources.vector_store import VectorStore
+
+    services: dict[str, dict] = {}
+    try:
+        RedisStore(connect_redis(settings.redis_url, workspace.state)).ping()
+        services["redis"] = {"ok": True, "where": settings.redis_url or str(workspace.state / "redis" / "redis.sock")}
+    except MemoryPipelineError as exc:
+        services["redis"] = {"ok": False, "error": str(exc)}
+    try:
+        store = VectorStore(path=None if settings.qdrant_url else workspace.state / "qdrant",
+                            url=settings.qdrant_url, api_key=settings.qdrant_api_key, dimension=0)
+        services["qdrant"] = {"ok": True, "where": settings.qdrant_url or str(workspace.state / "qdrant"),
+                              "points": store.count()}
+    except MemoryPipelineError as exc:
+        services["qdrant"] = {"ok": False, "error": str(exc)}
+    services["embedder"] = {"model": settings.embedding_model}
+    services["llm"] = {"provider": settings.llm_provider}
+    return services
+
+
+def counts(workspace) -> dict:
+    from memory_pipeline.defs.ingest import observer_code_version
+    from memory_pipeline.flows.intake import pending_days
+    from memory_pipeline.flows.observations import load_observations
+    from memory_pipeline.resources.inbox import Inbox
+
+    inbox = Inbox(workspace)
+    days = inbox.accepted_days()
+    observations = [o for d in days for o in load_observations(workspace, d)]
+    return {
+        "inbox_pending": len(inbox.pending()),
+        "quarantined": len(inbox.quarantined()),
+        "events": sum(len(inbox.accepted(d)) for d in days),
+        "days": len(days),
+        "observations": len(observations),
+        "facts": sum(len(o.facts) for o in observations),
+        "pending_days": pending_days(workspace, observer_code_version()),
+    }
+
+
+def run_status(args) -> int:
+    settings = Settings.from_env()
+    workspace = workspace_from_env()
+    report = {"workspace": str(workspace.root), "services": service_status(workspace, settings), **counts(workspace)}
+    if args.json:
+        print_json(report)
+        return 0
+    out = console()
+    out.print(f"workspace  {report['workspace']}")
+    for name, info in report["services"].items():
+        state = "" if "ok" not in info else ("[green]ok[/] " if info["ok"] else "[red]down[/] ")
+        detail = ", ".join(f"{k}={v}" for k, v in info.items() if k != "ok")
+        out.print(f"{name:<10} {state}{detail}", highlight=False)
+    out.print(f"inbox      {report['inbox_pending']} pending, {report['quarantined']} quarantined")
+    out.print(f"memory     {report['events']} events over {report['days']} days, "
+              f"{report['observations']} observations, {report['facts']} facts")
+    pending = report["pending_days"]
+    out.print(f"pending    {', '.join(pending) if pending else 'nothing'}")
+    return 0

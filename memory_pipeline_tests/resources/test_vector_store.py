@@ -1,0 +1,212 @@
+"""The Qdrant store in local mode: collection, points, queries, filters, and sharing the folder."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from qdrant_client import QdrantClient
+
+from memory_pipeline.errors import ServiceError, StoreLockedError
+from memory_pipeline.models import content_hash, stable_id
+from memory_pipeline.resources.embedder import Embedder
+from memory_pipeline.resources.vector_store import StorePoint, VectorStore
+from memory_pipeline.stages.sparse import sparse_vector
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+DIM = 8
+
+
+def random_point(key: str, text: str, payload: dict | None = None) -> StorePoint:
+    rng = random.Random(key)
+    return StorePoint(
+        id=stable_id("test", key),
+        text=text,
+        dense=[rng.uniform(-1, 1) for _ in range(DIM)],
+        sparse=sparse_vector(text),
+        payload=payload or {},
+    )
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> VectorStore:
+    vs = VectorStore(tmp_path / "qdrant", None, dimension=DIM, lock_timeout=5.0)
+    vs.ensure_collection()
+    return vs
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b))
+    return dot / (sum(x * x for x in a) ** 0.5 * sum(y * y for y in b) ** 0.5)
+
+
+def run_python(code: str, *args: str, **popen) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    return subprocess.Popen([sys.executable, "-c", code, *args], text=True, env=env, **popen)
+
+
+def test_upsert_count_with_filters(store: VectorStore) -> None:
+    days = ["2026-01-01", "2026-01-05", "2026-02-01"]
+    points = [
+        random_point(f"p{i}", f"text {i}", {"tier": tier, "date": day, "priority": prio, "session_id": f"s{i % 2}"})
+        for i, (tier, day, prio) in enumerate(
+            [("messages", days[0], "high"), ("messages", days[1], "low"), ("observations", days[2], "medium")]
+        )
+    ]
+    store.upsert(points)
+    store.upsert(points)  # idempotent: same ids
+    assert store.count() == 3
+    assert store.count({"tier": "messages"}) == 2
+    assert store.count({"date_gte": "2026-01-02", "date_lte": "2026-01-31"}) == 1
+    assert store.count({"priority": ["high", "medium"]}) == 2
+    assert store.count({"session_id": "s0", "tier": "messages", "priority": None}) == 1
+
+
+def test_missing_or_changed_skips_unchanged_content(store: VectorStore) -> None:
+    a, b = random_point("a", "alpha text"), random_point("b", "beta text")
+    store.upsert([a, b])
+    c_id = stable_id("test", "c")
+    wanted = {a.id: content_hash("alpha text"), b.id.upper(): content_hash("beta text, edited"), c_id: "x"}
+    assert store.missing_or_changed(wanted) == {b.id.upper(), c_id}
+    assert store.missing_or_changed({}) == set()
+
+
+def test_scroll_set_payload_and_delete(store: VectorStore) -> None:
+    points = [random_point(f"s{i}", f"scroll text {i}", {"tier": "messages"}) for i in range(300)]
+    store.upsert(points)
+    scrolled = list(store.scroll_all(with_vectors=True))
+    assert {p.id for p in scrolled} == {p.id for p in points}
+    first = next(p for p in scrolled if p.id == points[0].id)
+    assert first.text == "scroll text 0" and first.payload["content_hash"] == content_hash("scroll text 0")
+    assert cosine(first.dense, points[0].dense) == pytest.approx(1.0, abs=1e-5)  # same direction
+    assert first.sparse is not None and first.sparse[0] == points[0].sparse[0]
+    store.set_payload([points[0].id, points[1].id], {"tier": "archived"})
+    assert [p.id for p in store.scroll_all(payload_filter={"tier": "archived"})] != []
+    assert store.count({"tier": "archived"}) == 2
+    store.delete([points[0].id])
+    assert store.count() == 299
+
+
+@pytest.mark.slow
+def test_hybrid_query_ranks_the_related_point_first(tmp_path: Path, embedder: Embedder) -> None:
+    store = VectorStore(tmp_path / "qdrant", None, dimension=embedder.dimension)
+    store.ensure_collection()
+    texts = [
+        "Restarted redis-server after changing the unix socket permissions",
+        "The recipe needs two cups of flour and an egg",
+        "Dagster sensors poll the inbox folder every thirty seconds",
+        "Qdrant local mode allows one process per store folder",
+    ]
+    vectors = embedder.encode(texts)
+    store.upsert(
+        [
+            StorePoint(id=stable_id("doc", t), text=t, dense=v, sparse=sparse_vector(t), payload={"tier": "messages"})
+            for t, v in zip(texts, vectors)
+        ]
+    )
+    query = "how do I restart the redis server"
+    with store.session() as s:
+        hybrid = s.hybrid_query(embedder.encode_query(query), sparse_vector(query), limit=3)
+        dense = s.dense_query(embedder.encode_query(query), limit=3)
+        sparse = s.sparse_query(sparse_vector(query), limit=3)
+        filtered = s.hybrid_query(embedder.encode_query(query), sparse_vector(query), filter={"tier": "other"})
+    assert hybrid[0].payload["text"] == texts[0]
+    assert dense[0].payload["text"] == texts[0]
+    assert sparse[0].payload["text"] == texts[0]
+    assert len(hybrid) == 3 and filtered == []
+
+
+def test_dimension_mismatch_explains_the_rebuild(store: VectorStore, tmp_path: Path) -> None:
+    other = VectorStore(tmp_path / "qdrant", None, dimension=DIM * 2)
+    with pytest.raises(ServiceError, match="embedding model changed.*delete the collection"):
+        other.ensure_collection()
+
+
+def test_session_holds_the_lock_for_several_operations(store: VectorStore, tmp_path: Path) -> None:
+    impatient = VectorStore(tmp_path / "qdrant", None, dimension=DIM, lock_timeout=0.3)
+    with store.session() as s:
+        s.upsert([random_point("x", "x text")])
+        with pytest.raises(StoreLockedError, match="stayed locked"):
+            impatient.count()
+        assert s.count() == 1
+    assert impatient.count() == 1
+
+
+def test_a_client_outside_the_lock_is_waited_for(store: VectorStore, tmp_path: Path) -> None:
+    outsider = QdrantClient(path=str(tmp_path / "qdrant"))
+    impatient = VectorStore(tmp_path / "qdrant", None, dimension=DIM, lock_timeout=0.5)
+    try:
+        with pytest.raises(StoreLockedError, match="held open by another process"):
+            impatient.count()
+    finally:
+        outsider.close()
+    assert impatient.count() == 0
+
+
+HOLD_LOCK = """
+import sys, time
+from pathlib import Path
+from memory_pipeline.resources.vector_store import VectorStore
+with VectorStore(Path(sys.argv[1]), None, dimension=8).session():
+    print("locked", flush=True)
+    time.sleep(float(sys.argv[2]))
+"""
+
+
+def test_a_process_holding_the_store_past_the_timeout_locks_others_out(store: VectorStore, tmp_path: Path) -> None:
+    holder = run_python(HOLD_LOCK, str(tmp_path / "qdrant"), "20", stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        started = time.monotonic()
+        with pytest.raises(StoreLockedError):
+            VectorStore(tmp_path / "qdrant", None, dimension=DIM, lock_timeout=0.5).count()
+        assert time.monotonic() - started < 5
+    finally:
+        holder.kill()
+        holder.wait()
+    assert store.count() == 0  # the lock died with the holder
+
+
+CONCURRENT_UPSERT = """
+import random, sys
+from pathlib import Path
+from memory_pipeline.models import stable_id
+from memory_pipeline.resources.vector_store import StorePoint, VectorStore
+from memory_pipeline.stages.sparse import sparse_vector
+worker = sys.argv[2]
+store = VectorStore(Path(sys.argv[1]), None, dimension=8, lock_timeout=120)
+store.ensure_collection()
+rng = random.Random(worker)
+for batch in range(10):
+    texts = [f"worker {worker} batch {batch} point {i}" for i in range(20)]
+    store.upsert([
+        StorePoint(id=stable_id(t), text=t, dense=[rng.random() for _ in range(8)], sparse=sparse_vector(t))
+        for t in texts
+    ])
+print(store.count())
+"""
+
+
+def test_four_processes_upsert_into_one_store_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "shared-qdrant"
+    workers = [run_python(CONCURRENT_UPSERT, str(path), str(w), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+               for w in range(4)]  # fmt: skip
+    results = [w.communicate(timeout=300) for w in workers]
+    for worker, (out, err) in zip(workers, results):
+        assert worker.returncode == 0, err
+    assert VectorStore(path, None, dimension=DIM).count() == 800
+
+
+def test_a_missing_collection_is_a_service_error(tmp_path: Path) -> None:
+    with pytest.raises(ServiceError, match="Qdrant operation on .* failed"):
+        VectorStore(tmp_path / "empty", None, dimension=DIM).count()
+
+
+def test_point_ids_must_be_uuids() -> None:
+    with pytest.raises(ValueError, match="UUID"):
+        StorePoint(id="not-a-uuid", text="x")
