@@ -225,3 +225,119 @@ class RecallHit(BaseModel):
     priority: Priority | None = None
     source_message_ids: list[str] = Field(default_factory=list)
     why: dict[str, int | float | None] = Field(default_factory=dict)
+
+
+# --- reflection and review ---------------------------------------------------------------
+
+MemorySection = Literal["User", "Hard Rules", "System Architecture", "Patterns"]
+MEMORY_SECTIONS: tuple[str, ...] = ("User", "Hard Rules", "System Architecture", "Patterns")
+ProposalStatus = Literal["pending", "approved", "rejected", "expired"]
+
+
+class ProposalDraft(BaseModel):
+    """One line the Reflector proposes for MEMORY.md, with the observations it came from."""
+
+    section: MemorySection
+    text: str
+    refs: list[str] = Field(default_factory=list)  # the prompt's short refs, e.g. F3, O1
+    source_fact_ids: list[str] = Field(default_factory=list)
+    source_observation_ids: list[str] = Field(default_factory=list)
+    sessions: list[str] = Field(default_factory=list)
+    quotes_transcript: bool = False
+
+
+class ReflectorOutput(BaseModel):
+    proposals: list[ProposalDraft] = Field(default_factory=list)
+    summary: str = ""
+    format: Literal["tagged", "untagged", "empty"] = "empty"
+
+
+class Reflection(BaseModel):
+    """The `reflections` asset's output for one day (reflections/YYYY-MM-DD.json)."""
+
+    date: str
+    proposals: list[ProposalDraft] = Field(default_factory=list)
+    summary: str = ""
+    observation_ids: list[str] = Field(default_factory=list)
+    sessions: list[str] = Field(default_factory=list)
+    redistilled_ids: list[str] = Field(default_factory=list)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    guidance_level: int = 0
+    attempts: int = 0
+    usage: LLMUsage = Field(default_factory=LLMUsage)
+    code_version: str = ""
+
+
+class Proposal(BaseModel):
+    """A staged proposal (Redis hash memory:review:proposal:{id})."""
+
+    id: str  # p-YYYYMMDD-NNN
+    section: MemorySection
+    text: str
+    status: ProposalStatus = "pending"
+    created: str  # YYYY-MM-DD
+    source_observation_ids: list[str] = Field(default_factory=list)
+    source_fact_ids: list[str] = Field(default_factory=list)
+    sessions: list[str] = Field(default_factory=list)
+    quotes_transcript: bool = False
+    original_text: str = ""
+    decided: str | None = None  # the day of approval, rejection or expiry
+    promoted: bool = False
+
+
+# --- agent hooks and compaction recovery ---------------------------------------------------
+
+ContextZone = Literal["cold", "warm", "hot"]
+
+
+class HookPayload(BaseModel):
+    """The JSON a Claude Code hook reads on stdin (the fields this project uses; others ignored)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    session_id: str
+    hook_event_name: str
+    transcript_path: str | None = None
+    cwd: str | None = None
+    trigger: str | None = None  # PreCompact: manual | auto
+    reason: str | None = None  # SessionEnd
+    source: str | None = None  # SessionStart: startup | resume | clear | compact
+    prompt: str | None = None  # UserPromptSubmit
+
+
+class CachedRecall(BaseModel):
+    """One recall query run for the current task, and what it returned."""
+
+    query: str
+    hits: list[RecallHit] = Field(default_factory=list)
+    at: datetime
+
+
+class TaskCheckpoint(BaseModel):
+    """What the session was doing, saved in the hot zone and before a compaction."""
+
+    current_task: str = ""
+    user_messages: list[str] = Field(default_factory=list)  # the last few user intents
+    files_modified: list[str] = Field(default_factory=list)  # most recent first
+    context_percent: float | None = None
+    reason: Literal["hot-zone", "pre-compact"]
+    captured_at: datetime
+
+
+class HookSessionState(BaseModel):
+    """Per-session hook state (state/hooks/<session>.json), shared by separate hook processes."""
+
+    session_id: str
+    zone: ContextZone = "cold"
+    context_tokens: int | None = None
+    context_window: int | None = None
+    task_hash: str = ""  # the recent user messages the recall cache was last filled for
+    recall_cache: list[CachedRecall] = Field(default_factory=list)  # newest last
+    recall_started_at: datetime | None = None  # a background refresh in flight
+    checkpoint: TaskCheckpoint | None = None
+    compaction_count: int = 0  # SessionStart(compact) seen
+    last_compact_at: datetime | None = None
+    compactions_emitted: int = 0  # PreCompact events written
+    pending_queries: list[str] = Field(default_factory=list)  # for the background recall refresh
+    updated_at: datetime | None = None

@@ -33,3 +33,23 @@ def workspace_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "workspace"
     monkeypatch.setenv("MEMORY_WORKSPACE", str(root))
     return root
+
+
+SAMPLES = PROJECT_ROOT / "memory_pipeline" / "samples"
+
+
+@pytest.fixture
+def workspace(workspace_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A fresh workspace with its own Dagster home; its embedded redis-server is stopped after."""
+    from memory_pipeline.resources.embedded_redis import EmbeddedRedis
+    from memory_pipeline.resources.workspace import Workspace
+
+    (tmp_path / "dagster").mkdir(exist_ok=True)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    monkeypatch.delenv("QDRANT_URL", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("MEMORY_LLM_PROVIDER", raising=False)
+    ws = Workspace(workspace_dir).create()
+    yield ws
+    EmbeddedRedis(ws.state).stop()

@@ -16,6 +16,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 COMMAND_MODULES = ["events", "ingest", "demo", "status", "bench"]
+COMMAND_MODULES += ["hook", "install_hooks", "import_cmd"]  # agent integration (issue 4)
+COMMAND_MODULES += ["review", "brief"]  # reflection, review and briefing (issue 3)
 
 
 def build_parser() -> argparse.ArgumentParser:

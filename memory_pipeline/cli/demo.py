@@ -59,6 +59,7 @@ def print_memory(out, workspace, days: list[str]) -> None:
 
 def run_demo(args) -> int:
     from memory_pipeline.flows.runs import dagster_home
+    from memory_pipeline.resources.inbox import Inbox
 
     out = console()
     workspace = workspace_from_env()
@@ -73,7 +74,7 @@ def run_demo(args) -> int:
     for run in runs:
         state = "[green]succeeded[/]" if run.success else f"[red]failed[/]: {run.error}"
         out.print(f"run {run.run_id[:8]} for {run.day} ({by_day[run.day]} events) {state}")
-    days = sorted({e.path.parent.name for e in (workspace.root / 'events').glob('*/*.json')})
+    days = Inbox(workspace).accepted_days()
     print_memory(out, workspace, days)
     home = dagster_home(workspace)
     out.rule("where things are")

@@ -59,6 +59,7 @@ def run_status(args) -> int:
     settings = Settings.from_env()
     workspace = workspace_from_env()
     report = {"workspace": str(workspace.root), "services": service_status(workspace, settings), **counts(workspace)}
+    report["hooks_7d"] = hook_decisions(workspace)
     if args.json:
         print_json(report)
         return 0
@@ -73,4 +74,25 @@ def run_status(args) -> int:
               f"{report['observations']} observations, {report['facts']} facts")
     pending = report["pending_days"]
     out.print(f"pending    {', '.join(pending) if pending else 'nothing'}")
+    hooks = report["hooks_7d"]
+    out.print(f"hooks (7d) {', '.join(f'{k} {v}' for k, v in hooks.items()) if hooks else 'no decisions logged'}")
     return 0
+
+
+def hook_decisions(workspace, days: int = 7, now=None) -> dict[str, int]:
+    """Hook decisions (warm, hot, checkpoint, inject, inject_skipped, emitted, skipped, …) over the last days."""
+    from collections import Counter
+    from datetime import datetime, timedelta
+
+    from memory_pipeline.resources.hook_state import read_decisions
+
+    cutoff = (now or datetime.now().astimezone()) - timedelta(days=days)
+    found: Counter[str] = Counter()
+    for record in read_decisions(workspace):
+        try:
+            at = datetime.fromisoformat(str(record.get("at")))
+        except ValueError:
+            continue
+        if at.tzinfo is not None and at >= cutoff:
+            found[record["decision"]] += 1
+    return dict(sorted(found.items()))

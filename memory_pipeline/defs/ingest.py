@@ -21,7 +21,7 @@ from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.stages.invariants import duplicate_ids, facts_without_source
 
 GROUP = "ingest"
-REDIS_RETRY = dg.RetryPolicy(max_retries=3, delay=10, backoff=dg.Backoff.EXPONENTIAL)
+REDIS_RETRIES = 3
 
 
 def observer_code_version() -> str:
@@ -64,7 +64,6 @@ def sessions(context: dg.AssetExecutionContext, workspace: WorkspaceResource) ->
     deps=[sessions],
     code_version=observer_code_version(),
     kinds={"python", "redis"},
-    retry_policy=REDIS_RETRY,
     check_specs=[
         dg.AssetCheckSpec("unique_ids", asset="observations", description="Observation and fact ids are unique."),
         dg.AssetCheckSpec("facts_cite_sources", asset="observations",
@@ -91,7 +90,8 @@ def observations(
     except LLMError as exc:
         raise dg.Failure(f"Observer failed: {exc}") from exc
     if result.redis_error:
-        raise dg.Failure(f"Redis unreachable; the daily log was written as the fallback: {result.redis_error}")
+        failure = dg.Failure(f"Redis unreachable; the daily log was written as the fallback: {result.redis_error}")
+        raise dg.RetryRequested(max_retries=REDIS_RETRIES, seconds_to_wait=redis.retry_seconds) from failure
     priorities = Counter(f.priority for o in result.observations for f in o.facts)
     duplicates, unsourced = duplicate_ids(result.observations), facts_without_source(result.observations)
     checks = [

@@ -31,6 +31,7 @@ class RedisResource(dg.ConfigurableResource):
 
     workspace: WorkspaceResource
     url: str = ""
+    retry_seconds: float = 30.0  # wait before a run retries a step that found Redis down
 
     def get_store(self):
         from memory_pipeline.resources.redis_store import RedisStore, connect_redis
@@ -51,9 +52,11 @@ class VectorStoreResource(dg.ConfigurableResource):
 
         settings = _settings()
         url = self.url or settings.qdrant_url
-        path = None if url else self.workspace.get().state / "qdrant"
+        state = self.workspace.get().state
+        path = None if url else state / "qdrant"
         return VectorStore(path=path, url=url, api_key=settings.qdrant_api_key,
-                           collection=self.collection, dimension=dimension)
+                           collection=self.collection, dimension=dimension,
+                           generation_file=state / "index-generation")
 
 
 class EmbedderResource(dg.ConfigurableResource):

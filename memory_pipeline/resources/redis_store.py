@@ -189,3 +189,64 @@ class RedisStore:
 
     def pending(self) -> list[str]:
         return list(self._call(self.client.lrange, self.PENDING_KEY, 0, -1))
+
+    # --- recall counters ---------------------------------------------------------------
+
+    RECALL_HITS_KEY = "memory:recall:hits"
+
+    def record_recall_hits(self, point_ids: list[str]) -> None:
+        """HINCRBY each recalled point's counter (read by staleness and echo/fizzle)."""
+        if not point_ids:
+            return
+        pipe = self.client.pipeline(transaction=False)
+        for pid in point_ids:
+            pipe.hincrby(self.RECALL_HITS_KEY, pid, 1)
+        self._call(pipe.execute)
+
+    def recall_hits(self, point_ids: list[str] | None = None) -> dict[str, int]:
+        """The counters of the given points (0 when never recalled), or every counter."""
+        if point_ids is None:
+            return {k: int(v) for k, v in self._call(self.client.hgetall, self.RECALL_HITS_KEY).items()}
+        if not point_ids:
+            return {}
+        values = self._call(self.client.hmget, self.RECALL_HITS_KEY, list(point_ids))
+        return {pid: int(v or 0) for pid, v in zip(point_ids, values, strict=True)}
+
+    # --- review proposals: indexes and status changes (reflection & review) ------------
+
+    TEXT_INDEX_KEY = "memory:review:texts"
+    # Change a proposal's status only if it still has the expected one (one winner per race).
+    SET_STATUS_IF = """
+    if redis.call('HGET', KEYS[1], 'status') ~= ARGV[1] then return 0 end
+    for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+    redis.call('HSET', KEYS[1], 'status', ARGV[2])
+    return 1
+    """
+
+    def proposal_ids(self, prefix: str = "p-") -> list[str]:
+        """Ids of every stored proposal whose id starts with `prefix`, sorted."""
+        pattern = self.proposal_key(f"{prefix}*")
+        keys = self._call(lambda: list(self.client.scan_iter(match=pattern, count=500)))
+        return sorted(k.rsplit(":", 1)[1] for k in keys)
+
+    def update_proposal(self, pid: str, mapping: dict[str, Any]) -> None:
+        """HSET fields of an existing proposal (its TTL is kept)."""
+        if not self._call(self.client.exists, self.proposal_key(pid)):
+            raise BadInputError(f"unknown proposal {pid}")
+        self._call(self.client.hset, self.proposal_key(pid), mapping={k: _encode(v) for k, v in mapping.items()})
+
+    def set_proposal_status_if(self, pid: str, expected: str, status: str, fields: dict[str, Any] | None = None) -> bool:
+        """Atomically move `pid` from `expected` to `status` (and set `fields`); False if it was not `expected`."""
+        args = [expected, status]
+        for key, value in (fields or {}).items():
+            args += [key, _encode(value)]
+        script = self.client.register_script(self.SET_STATUS_IF)
+        return bool(self._call(script, keys=[self.proposal_key(pid)], args=args))
+
+    def claim_proposal_text(self, text_key: str, pid: str) -> str:
+        """Record `pid` as the proposal for a normalized text unless one is; returns the owner id."""
+        self._call(self.client.hsetnx, self.TEXT_INDEX_KEY, text_key, pid)
+        return self._call(self.client.hget, self.TEXT_INDEX_KEY, text_key)
+
+    def proposal_for_text(self, text_key: str) -> str | None:
+        return self._call(self.client.hget, self.TEXT_INDEX_KEY, text_key)

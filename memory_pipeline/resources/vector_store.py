@@ -10,6 +10,7 @@ to a Qdrant server and needs no lock.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 import uuid
@@ -30,6 +31,7 @@ __all__ = ["StoreHit", "StorePoint", "VectorStore"]
 DENSE = "dense"
 SPARSE = "bm25"
 BATCH = 256
+GENERATION_FILE = "index-generation"
 
 
 class VectorStore:
@@ -42,6 +44,7 @@ class VectorStore:
         *,
         dimension: int,
         lock_timeout: float = 60.0,
+        generation_file: Path | None = None,
     ) -> None:
         if (path is None) == (url is None):
             raise ServiceError("VectorStore needs exactly one of a local store path or a Qdrant URL")
@@ -51,6 +54,8 @@ class VectorStore:
         self.collection = collection
         self.dimension = dimension
         self.lock_timeout = lock_timeout
+        # bumped after every write, so readers holding an in-memory copy (the recall service) reload
+        self.generation_file = generation_file or (self.path.parent / GENERATION_FILE if self.path else None)
         self._client: QdrantClient | None = None
         self._depth = 0
         self._thread_lock = threading.RLock()
@@ -150,6 +155,7 @@ class VectorStore:
     def delete_collection(self) -> None:
         with self.session():
             self.client.delete_collection(self.collection)
+        self.bump_generation()
 
     # --- writing -----------------------------------------------------------------------
 
@@ -159,6 +165,14 @@ class VectorStore:
         with self.session():
             for start in range(0, len(structs), BATCH):
                 self.client.upsert(self.collection, points=structs[start : start + BATCH], wait=True)
+        self.bump_generation()
+
+    def bump_generation(self) -> None:
+        """Record that the collection changed (a unique token, written atomically)."""
+        if self.generation_file is not None:
+            from memory_pipeline.resources.workspace import atomic_write_text
+
+            atomic_write_text(self.generation_file, f"{time.time_ns()}-{os.getpid()}-{uuid.uuid4().hex[:8]}\n")
 
     @staticmethod
     def _struct(point: StorePoint) -> models.PointStruct:
@@ -174,11 +188,13 @@ class VectorStore:
         if ids:
             with self.session():
                 self.client.set_payload(self.collection, payload=payload, points=list(ids), wait=True)
+            self.bump_generation()
 
     def delete(self, ids: list[str]) -> None:
         if ids:
             with self.session():
                 self.client.delete(self.collection, points_selector=models.PointIdsList(points=list(ids)), wait=True)
+            self.bump_generation()
 
     # --- reading -----------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ Extractor = Callable[[str, str], str]  # (system, prompt) -> answer text
 OFFLINE_EXTRACTORS: dict[str, tuple[str, str]] = {
     "observer": ("memory_pipeline.stages.offline_observer", "observe_offline"),
     "reflector": ("memory_pipeline.stages.offline_reflector", "reflect_offline"),
+    "rewrite": ("memory_pipeline.stages.recall_rewrite", "rewrite_offline"),
 }
 
 

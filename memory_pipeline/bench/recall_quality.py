@@ -1,0 +1,85 @@
+"""`memory-pipeline bench recall --quality`: LoCoMo through ingest and recall, several variants.
+
+Headline: hybrid over all tiers, through `flows.recall.recall()` itself (in process, now = the
+conversation's last session). The other rows use the same engine with one thing changed.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from memory_pipeline.bench.locomo import DEFAULT_DATA, ingest_conversation, load_conversations
+from memory_pipeline.bench.locomo_eval import MAX_SOURCES, Variant, evaluate, merge, table
+from memory_pipeline.stages.recall import RankOptions, RecallFilters
+
+VARIANTS = [
+    Variant("hybrid (recall API)", through_api=True),
+    Variant("bm25 only", mode="sparse"),
+    Variant("dense only", mode="dense"),
+    Variant("hybrid", mode="hybrid"),
+    Variant("hybrid, messages tier", mode="hybrid", tier="messages"),
+    Variant("hybrid, observations tier", mode="hybrid", tier="observations"),
+    Variant("hybrid, no decay", mode="hybrid", decay_rate=0.0),
+]
+
+
+def _searcher(workspace, now_ts: float):
+    from memory_pipeline.config import Settings
+    from memory_pipeline.flows.recall import recall
+    from memory_pipeline.flows.recall_engine import RecallEngine, SearchRequest
+
+    settings = Settings.from_env()
+    base = RecallEngine(workspace, settings)
+    engines: dict[float | None, RecallEngine] = {None: base}
+
+    def engine_for(rate: float | None) -> RecallEngine:
+        if rate not in engines:
+            engines[rate] = RecallEngine(workspace, settings, replace(base.options, decay_rate=rate),
+                                         store=base.store, embedder=base.embedder)
+        return engines[rate]
+
+    def search(question: str, variant: Variant):
+        if variant.through_api:
+            return recall(workspace, question, limit=10, tier=variant.tier, record=False, now=now_ts,
+                          use_service=False)
+        request = SearchRequest(query=question, limit=10, filters=RecallFilters(tier=variant.tier), record=False,
+                                now=now_ts, mode=variant.mode)
+        return engine_for(variant.decay_rate).search(request)
+
+    return search
+
+
+def bench_recall_quality(data: Path = DEFAULT_DATA, workdir: Path | None = None, conversations: int | None = None,
+                         sessions: int | None = None, max_sources: int | None = MAX_SOURCES,
+                         variants: list[Variant] | None = None) -> dict:
+    """Ingest each conversation into its own workspace (reused when `workdir` already holds it)."""
+    from memory_pipeline.resources.workspace import Workspace
+
+    logging.getLogger("dagster").setLevel(logging.WARNING)
+    variants = variants or VARIANTS
+    convs = load_conversations(data, limit_sessions=sessions)[:conversations]
+    scores: dict = {}
+    timings = {}
+    with tempfile.TemporaryDirectory(prefix="mp-locomo-") as tmp:
+        base = Path(workdir) if workdir else Path(tmp)
+        for conv in convs:
+            root = base / conv.sample_id
+            started = time.perf_counter()
+            done = root / "ingested"
+            if done.exists():
+                workspace = Workspace(root / "ws")
+            else:
+                workspace = ingest_conversation(conv, root)
+                done.write_text("ok\n", encoding="utf-8")
+            ingested = time.perf_counter()
+            search = _searcher(workspace, conv.last_date.timestamp())
+            merge(scores, evaluate(conv, search, variants, max_sources))
+            timings[conv.sample_id] = {"ingest_s": round(ingested - started, 1),
+                                       "questions": len(conv.questions),
+                                       "eval_s": round(time.perf_counter() - ingested, 1)}
+    return {"data": str(Path(data).resolve()), "conversations": timings, "max_sources_credited": max_sources,
+            "year_shifts": {c.sample_id: c.year_shift for c in convs}, "rows": table(scores)}

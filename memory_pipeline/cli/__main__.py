@@ -1,0 +1,7 @@
+"""`python -m memory_pipeline.cli`: the same as the memory-pipeline console script."""
+
+import sys
+
+from memory_pipeline.cli import main
+
+sys.exit(main())

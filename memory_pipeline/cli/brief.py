@@ -1,0 +1,37 @@
+"""`memory-pipeline brief`: the session-start briefing (MEMORY.md, review nudge, recent 🔴 observations)."""
+
+from __future__ import annotations
+
+import sys
+
+from memory_pipeline.cli.common import add_json_flag, print_json, workspace_from_env
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("brief", help="print what an agent should read at session start")
+    parser.add_argument("--budget-tokens", type=int, default=2000,
+                        help="token budget for the observation part (default 2000)")
+    parser.add_argument("--date", help="the session's day, YYYY-MM-DD (default today)")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run_brief)
+
+
+def run_brief(args) -> int:
+    from datetime import date
+
+    from memory_pipeline.errors import BadInputError
+    from memory_pipeline.flows.brief import build_brief
+
+    if args.budget_tokens < 0:
+        raise BadInputError("--budget-tokens must be 0 or more")
+    if args.date:
+        try:
+            date.fromisoformat(args.date)
+        except ValueError as exc:
+            raise BadInputError(f"--date {args.date!r} is not YYYY-MM-DD") from exc
+    brief = build_brief(workspace_from_env(), budget_tokens=args.budget_tokens, today=args.date)
+    if args.json:
+        print_json(brief.as_dict())
+    else:
+        sys.stdout.write(brief.text)
+    return 0

@@ -1,0 +1,56 @@
+"""`memory-pipeline import PATH…`: backfill existing transcripts into their own days' partitions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memory_pipeline.cli.common import add_json_flag, print_json, workspace_from_env
+
+
+def register(sub) -> None:
+    parser = sub.add_parser(
+        "import",
+        help="backfill transcripts (Claude Code projects folder, pi or Codex sessions folder, files) as events",
+        description="Each session becomes a shutdown event dated by the transcript's own timestamps and is "
+        "accepted into events/<day>/. Subagent files, sessions under 5 user messages and sessions already "
+        "imported are skipped. Then run `memory-pipeline ingest` (or a Dagster backfill over those days).",
+    )
+    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run_import)
+
+
+def run_import(args) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from memory_pipeline.flows.importer import import_transcripts
+
+    workspace = workspace_from_env()
+    err = Console(stderr=True)
+    columns = (TextColumn("importing"), BarColumn(bar_width=24), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))
+    with Progress(*columns, console=err, transient=False, disable=args.json) as progress:
+        task = progress.add_task("", total=None)
+
+        def found(total: int) -> None:
+            progress.update(task, total=total)
+
+        def done(item) -> None:
+            name = Path(item.path).name
+            progress.update(task, advance=1, description=f"{item.status}: {name if len(name) <= 32 else name[:31] + '…'}")
+
+        report = import_transcripts(workspace, args.paths, on_found=found, on_item=done)
+    if args.json:
+        print_json(report.as_dict())
+    else:
+        counts = report.counts
+        out = Console()
+        out.print(f"{counts['imported']} imported, {counts['already']} already imported, "
+                  f"{counts['too-short']} under 5 user messages, {counts['failed']} failed")
+        if report.days:
+            out.print(f"days: {', '.join(report.days)}  →  run `memory-pipeline ingest` to observe them")
+        for item in report.items:
+            if item.status == "failed":
+                out.print(f"  [yellow]failed[/] {item.path}: {item.reason}", highlight=False)
+    return 1 if report.counts["failed"] and not report.counts["imported"] else 0

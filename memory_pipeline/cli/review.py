@@ -1,0 +1,112 @@
+"""`memory-pipeline review list | show ID | approve ID… | reject ID… | edit ID TEXT | sync`.
+
+Every subcommand first takes in the user's REVIEW.md edits and expires old proposals, so the
+file and the command always agree; approvals are promoted into MEMORY.md right away.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("review", help="review memory proposals (REVIEW.md) and promote them into MEMORY.md")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = actions.add_parser("list", help="pending proposals (add --all for every status)")
+    listing.add_argument("--all", action="store_true", help="include approved, rejected and expired ones")
+    show = actions.add_parser("show", help="one proposal with its sources")
+    show.add_argument("id")
+    approve = actions.add_parser("approve", help="approve proposals and promote them into MEMORY.md")
+    approve.add_argument("ids", nargs="+", metavar="ID")
+    reject = actions.add_parser("reject", help="reject proposals")
+    reject.add_argument("ids", nargs="+", metavar="ID")
+    edit = actions.add_parser("edit", help="change a pending proposal's text")
+    edit.add_argument("id")
+    edit.add_argument("text", nargs="+")
+    sync = actions.add_parser("sync", help="apply REVIEW.md edits, expire old proposals, promote approvals")
+    for sub_parser in (listing, show, approve, reject, edit, sync):
+        add_json_flag(sub_parser)
+        sub_parser.set_defaults(handler=run_review)
+
+
+def proposal_store(workspace):
+    from memory_pipeline.config import Settings
+    from memory_pipeline.resources.proposals import ProposalStore
+    from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+
+    return ProposalStore(RedisStore(connect_redis(Settings.from_env().redis_url, workspace.state)))
+
+
+def print_report(report, out) -> None:
+    from memory_pipeline.flows.promote import OUTCOME_ICONS
+
+    for outcome in report.outcomes:
+        detail = f" ({outcome.detail})" if outcome.detail else ""
+        out.print(f"{OUTCOME_ICONS[outcome.kind]} {outcome.kind} {outcome.pid}{detail}: {outcome.text}",
+                  markup=False, highlight=False)
+    for pid in report.promoted:
+        out.print(f"📌 promoted {pid} into MEMORY.md", highlight=False)
+    for message in report.messages:
+        out.print(f"note: {message}", markup=False, highlight=False)
+    for error in report.errors:
+        out.print(f"error: {error}", markup=False, highlight=False, style="red")
+
+
+def print_proposals(proposals, out) -> None:
+    from rich.table import Table
+
+    if not proposals:
+        out.print("no proposals")
+        return
+    table = Table("id", "status", "section", "text", "sources")
+    for p in proposals:
+        flag = " [quotes transcript]" if p.quotes_transcript else ""
+        table.add_row(p.id, p.status, p.section, p.text + flag,
+                      f"{len(p.source_observation_ids)} obs / {len(p.sessions)} sessions")
+    out.print(table)
+
+
+def run_review(args) -> int:
+    from memory_pipeline.errors import BadInputError
+    from memory_pipeline.flows.review import apply_review, decide_ids, edit_text
+
+    workspace = workspace_from_env()
+    store = proposal_store(workspace)
+    now = datetime.now().astimezone()
+    today = now.date().isoformat()
+    if args.action == "approve":
+        report = decide_ids(workspace, store, approve=args.ids, today=today, now=now)
+    elif args.action == "reject":
+        report = decide_ids(workspace, store, reject=args.ids, today=today, now=now)
+    elif args.action == "edit":
+        report = edit_text(workspace, store, args.id, " ".join(args.text), today=today, now=now)
+    else:
+        report = apply_review(workspace, store, today=today, now=now)
+    out = console()
+    if args.action == "show":
+        found = store.get(args.id)
+        if found is None:
+            raise BadInputError(f"unknown proposal id {args.id} (see `memory-pipeline review list --all`)")
+        if args.json:
+            print_json(found.model_dump())
+            return 0
+        for key, value in found.model_dump().items():
+            out.print(f"{key:<24} {value}", markup=False, highlight=False)
+        return 0
+    if args.action == "list":
+        found = sorted(store.all().values(), key=lambda p: p.id) if args.all else store.pending()
+        if args.json:
+            print_json({"proposals": [p.model_dump() for p in found], "review": report.as_dict()})
+            return 0
+        print_report(report, out)
+        print_proposals(found, out)
+        return 0
+    if args.json:
+        print_json(report.as_dict())
+    else:
+        print_report(report, out)
+        if not (report.outcomes or report.promoted or report.messages or report.errors):
+            out.print("nothing to do")
+    return 2 if report.errors else 0

@@ -1,0 +1,43 @@
+"""The message_index asset: every user and assistant message of the day, searchable."""
+
+import dagster as dg
+
+from memory_pipeline.defs.ingest import GROUP, sessions
+from memory_pipeline.defs.partitions import daily_partitions
+from memory_pipeline.defs.resources import EmbedderResource, VectorStoreResource, WorkspaceResource
+from memory_pipeline.flows.message_indexing import day_message_points, index_messages
+
+
+@dg.asset(
+    partitions_def=daily_partitions,
+    group_name=GROUP,
+    deps=[sessions],
+    code_version="message-index-1",
+    kinds={"qdrant"},
+    check_specs=[dg.AssetCheckSpec("index_matches_messages", asset="message_index",
+                                   description="The day's message point count equals its indexable messages.")],
+    description="The temporal tier: each user and assistant message of the day's sessions (tool-only "
+    "turns and compaction summaries left out) in Qdrant with dense + BM25 vectors, tier=messages, "
+    "citing its transcript message id. Unchanged messages are not embedded again.",
+)
+def message_index(
+    context: dg.AssetExecutionContext,
+    workspace: WorkspaceResource,
+    vector_store: VectorStoreResource,
+    embedder: EmbedderResource,
+) -> dg.MaterializeResult:
+    day = context.partition_key
+    points = day_message_points(workspace.get(), day)
+    model = embedder.get()
+    store = vector_store.get_store(model.dimension)
+    stats = index_messages(store, model, day, points)
+    stored = store.count({"tier": "messages", "date_gte": day, "date_lte": day})
+    check = dg.AssetCheckResult(check_name="index_matches_messages", passed=stored == stats.points,
+                                metadata={"stored": stored, "expected": stats.points})
+    return dg.MaterializeResult(check_results=[check], metadata={
+        "points": stats.points,
+        "embedded_now": stats.embedded,
+        "unchanged": stats.unchanged,
+        "deleted_stale": stats.deleted,
+        "embedding_model": model.model_name,
+    })

@@ -1,0 +1,109 @@
+"""Staging: a day's reflection becomes proposals in Redis and lines in REVIEW.md.
+
+A draft is not staged when it cites no observation, when MEMORY.md or an earlier proposal
+(pending, approved, rejected or expired) already says it, exactly or nearly (embedding cosine
+similarity at or above `similarity`). Ids are p-YYYYMMDD-NNN for the reflected day, numbered
+after the ids that day already has, so re-materializing a day stages nothing twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memory_pipeline.flows.promote import log_outcomes
+from memory_pipeline.flows.review import REVIEW_LOCK, ReviewReport, render_review, sync_review_edits
+from memory_pipeline.models import Proposal, ProposalDraft, Reflection
+from memory_pipeline.resources.memory_files import MemoryFiles
+from memory_pipeline.resources.proposals import ProposalStore
+from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.memory_md import bullet_texts
+from memory_pipeline.stages.review import next_numbers, normalize_text, text_key
+
+NEAR_DUPLICATE_SIMILARITY = 0.85
+
+
+@dataclass
+class StageReport:
+    staged: list[Proposal] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)  # draft text -> reason
+    pending: int = 0
+    review: ReviewReport = field(default_factory=ReviewReport)
+
+
+def _cosine(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b))  # the embedder returns unit vectors
+
+
+def near_duplicates(drafts: list[ProposalDraft], known: list[str], embedder, similarity: float) -> dict[int, str]:
+    """Index of each draft that is near a known text, or an earlier draft, -> the text it repeats."""
+    if not drafts:
+        return {}
+    vectors = embedder.encode([d.text for d in drafts] + known)
+    draft_vectors, known_vectors = vectors[: len(drafts)], vectors[len(drafts):]
+    found: dict[int, str] = {}
+    for i, vector in enumerate(draft_vectors):
+        for text, other in zip(known, known_vectors):
+            if _cosine(vector, other) >= similarity:
+                found[i] = text
+                break
+        else:
+            for j in range(i):
+                if j not in found and _cosine(vector, draft_vectors[j]) >= similarity:
+                    found[i] = drafts[j].text
+                    break
+    return found
+
+
+def stage_proposals(
+    workspace: Workspace,
+    proposals: ProposalStore,
+    reflection: Reflection,
+    *,
+    embedder,
+    today: str,
+    now: datetime,
+    similarity: float = NEAR_DUPLICATE_SIMILARITY,
+) -> StageReport:
+    """Store the reflection's new proposals as pending and re-render REVIEW.md (after taking in
+    the user's unsynced REVIEW.md edits, so a re-render never drops a tick)."""
+    report = StageReport()
+    with workspace.locked(REVIEW_LOCK):
+        seen = sync_review_edits(workspace, proposals, report.review, today, now)
+        log_outcomes(workspace, today, now, report.review.outcomes)
+        memory = MemoryFiles(workspace).read_memory()
+        memory_flat = normalize_text(memory)
+        existing = proposals.all()
+        candidates = []
+        for draft in reflection.proposals:
+            owner = proposals.store.proposal_for_text(text_key(draft.text))
+            if not draft.source_observation_ids:
+                report.skipped[draft.text] = "cites no observation"
+            elif normalize_text(draft.text) and normalize_text(draft.text) in memory_flat:
+                report.skipped[draft.text] = "already in MEMORY.md"
+            elif owner:
+                report.skipped[draft.text] = f"already proposed as {owner}"
+            else:
+                candidates.append(draft)
+        known = bullet_texts(memory) + [p.text for p in existing.values()]
+        repeats = near_duplicates(candidates, known, embedder, similarity)
+        fresh = []
+        for index, draft in enumerate(candidates):
+            if index in repeats:
+                report.skipped[draft.text] = f"near-duplicate of: {repeats[index]}"
+            else:
+                fresh.append(draft)
+        ids = next_numbers(reflection.date, list(existing), len(fresh))
+        for pid, draft in zip(ids, fresh):
+            if proposals.store.claim_proposal_text(text_key(draft.text), pid) != pid:
+                report.skipped[draft.text] = "proposed by another run meanwhile"
+                continue
+            proposal = Proposal(id=pid, section=draft.section, text=draft.text, created=reflection.date,
+                                source_observation_ids=draft.source_observation_ids,
+                                source_fact_ids=draft.source_fact_ids, sessions=draft.sessions,
+                                quotes_transcript=draft.quotes_transcript, original_text=draft.text)
+            proposals.save(proposal)
+            report.staged.append(proposal)
+        render_review(workspace, proposals, now, expected=seen)
+        report.pending = len(proposals.pending())
+    return report

@@ -1,0 +1,162 @@
+"""Review: the decisions both surfaces make (REVIEW.md edits and the `review` command).
+
+Every function takes the review lock, changes proposal status atomically in Redis (so two
+processes cannot both approve one proposal), logs each outcome with its id in the daily log,
+promotes what was approved and re-renders REVIEW.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memory_pipeline.errors import BadInputError
+from memory_pipeline.flows.promote import Outcome, log_outcomes, promote_approved
+from memory_pipeline.resources.memory_files import MemoryFiles, sha256_text
+from memory_pipeline.resources.proposals import ProposalStore
+from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.review import decide, is_expired, parse_review_md, render_review_md
+
+REVIEW_LOCK = "review"
+
+
+@dataclass
+class ReviewReport:
+    outcomes: list[Outcome] = field(default_factory=list)
+    promoted: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def ids(self, kind: str) -> list[str]:
+        return [o.pid for o in self.outcomes if o.kind == kind]
+
+    def as_dict(self) -> dict:
+        return {kind: self.ids(kind) for kind in ("approved", "rejected", "expired", "edited")} | {
+            "promoted": self.promoted, "messages": self.messages, "errors": self.errors}
+
+
+def _why_not(pid: str, proposals: ProposalStore) -> str:
+    found = proposals.get(pid)
+    if found is None:
+        return f"unknown proposal id {pid} (see `memory-pipeline review list`)"
+    if found.status == "expired":
+        return f"{pid} expired on {found.decided} after 7 days without review; it was not promoted"
+    return f"{pid} was already {found.status}" + (f" on {found.decided}" if found.decided else "")
+
+
+def _approve(proposals: ProposalStore, report: ReviewReport, pid: str, today: str, text: str | None) -> None:
+    current = proposals.get(pid)
+    if current is None or current.status != "pending":
+        (report.messages if current and current.status == "approved" else report.errors).append(_why_not(pid, proposals))
+        return
+    edited = text is not None and " ".join(text.split()) != current.text
+    fields: dict[str, object] = {"decided": today}
+    if edited:
+        fields.update(text=" ".join(text.split()), original_text=current.text)
+    if not proposals.transition(pid, "pending", "approved", **fields):
+        report.messages.append(_why_not(pid, proposals) + " (by another process)")
+        return
+    if edited:
+        report.outcomes.append(Outcome("edited", pid, fields["text"], f"was: {current.text}"))
+    report.outcomes.append(Outcome("approved", pid, str(fields.get("text", current.text)), current.section))
+
+
+def _reject(proposals: ProposalStore, report: ReviewReport, pid: str, today: str) -> None:
+    current = proposals.get(pid)
+    if current is None or current.status != "pending":
+        (report.messages if current and current.status == "rejected" else report.errors).append(_why_not(pid, proposals))
+        return
+    if proposals.transition(pid, "pending", "rejected", decided=today):
+        report.outcomes.append(Outcome("rejected", pid, current.text))
+    else:
+        report.messages.append(_why_not(pid, proposals) + " (by another process)")
+
+
+def _expire(proposals: ProposalStore, report: ReviewReport, today: str) -> None:
+    for proposal in proposals.pending():
+        if is_expired(proposal, today) and proposals.transition(proposal.id, "pending", "expired", decided=today):
+            report.outcomes.append(Outcome("expired", proposal.id, proposal.text, f"proposed {proposal.created}"))
+
+
+def render_review(workspace: Workspace, proposals: ProposalStore, now: datetime, expected: str | None = None) -> bool:
+    """Write REVIEW.md for the pending proposals; False when the user saved it meanwhile."""
+    pending = proposals.pending()
+    return MemoryFiles(workspace).write_review(render_review_md(pending, now), {p.id: p.text for p in pending},
+                                               expected=expected)
+
+
+def sync_review_edits(workspace: Workspace, proposals: ProposalStore, report: ReviewReport, today: str,
+               now: datetime) -> str | None:
+    """Apply the user's REVIEW.md edits (caller holds the review lock); returns the text read
+    (None when there is no file), to pass as `expected` when REVIEW.md is rendered again."""
+    files = MemoryFiles(workspace)
+    text = files.read_review()
+    rendered = files.rendered()
+    if text is None or sha256_text(text) == rendered.get("sha256"):
+        return text
+    parsed = parse_review_md(text)
+    decisions = decide(parsed, rendered.get("proposals", {}), proposals.all())
+    report.messages += decisions.messages
+    if decisions.damaged(parsed):
+        report.messages.append(f"your REVIEW.md was saved to {files.backup_review(text, now)} before re-rendering")
+    for pid, new_text in decisions.edit.items():
+        current = proposals.get(pid)
+        proposals.update(pid, text=new_text, original_text=current.original_text or current.text)
+        report.outcomes.append(Outcome("edited", pid, new_text, f"was: {current.text}"))
+    for pid, new_text in decisions.approve.items():
+        _approve(proposals, report, pid, today, new_text)
+    for pid in decisions.reject:
+        _reject(proposals, report, pid, today)
+    return text
+
+
+def _finish(workspace: Workspace, proposals: ProposalStore, report: ReviewReport, today: str, now: datetime,
+            expected: str | None = None, snapshot_day: str | None = None) -> ReviewReport:
+    log_outcomes(workspace, today, now, report.outcomes)
+    report.promoted = promote_approved(workspace, proposals, snapshot_day or today).promoted
+    if not render_review(workspace, proposals, now, expected=expected):
+        report.messages.append("REVIEW.md changed while it was being applied; it will be read again next time")
+    return report
+
+
+def apply_review(workspace: Workspace, proposals: ProposalStore, *, today: str, now: datetime,
+                 snapshot_day: str | None = None) -> ReviewReport:
+    """REVIEW.md edits, then expiry, then promotion, the snapshot of `snapshot_day` (default
+    `today`) and a fresh REVIEW.md: what the memory_md asset, the sensor and the CLI run."""
+    report = ReviewReport()
+    with workspace.locked(REVIEW_LOCK):
+        read = sync_review_edits(workspace, proposals, report, today, now)
+        _expire(proposals, report, today)
+        return _finish(workspace, proposals, report, today, now, expected=read, snapshot_day=snapshot_day)
+
+
+def decide_ids(workspace: Workspace, proposals: ProposalStore, *, approve: list[str] = (), reject: list[str] = (),
+               today: str, now: datetime) -> ReviewReport:
+    """`review approve|reject ID…`: REVIEW.md edits are applied first, so both surfaces agree."""
+    report = ReviewReport()
+    with workspace.locked(REVIEW_LOCK):
+        read = sync_review_edits(workspace, proposals, report, today, now)
+        _expire(proposals, report, today)
+        for pid in approve:
+            _approve(proposals, report, pid, today, None)
+        for pid in reject:
+            _reject(proposals, report, pid, today)
+        return _finish(workspace, proposals, report, today, now, expected=read)
+
+
+def edit_text(workspace: Workspace, proposals: ProposalStore, pid: str, text: str, *, today: str,
+              now: datetime) -> ReviewReport:
+    """`review edit ID TEXT`: change a pending proposal's text (it stays pending)."""
+    text = " ".join(text.split())
+    if len(text) < 3:
+        raise BadInputError("the new text is empty")
+    report = ReviewReport()
+    with workspace.locked(REVIEW_LOCK):
+        read = sync_review_edits(workspace, proposals, report, today, now)
+        current = proposals.get(pid)
+        if current is None or current.status != "pending":
+            report.errors.append(_why_not(pid, proposals))
+        elif text != current.text:
+            proposals.update(pid, text=text, original_text=current.original_text or current.text)
+            report.outcomes.append(Outcome("edited", pid, text, f"was: {current.text}"))
+        return _finish(workspace, proposals, report, today, now, expected=read)

@@ -1,0 +1,77 @@
+"""Typed access to staged proposals in Redis (hashes memory:review:proposal:{id}, the pending list)."""
+
+from __future__ import annotations
+
+import json
+
+from memory_pipeline.models import Proposal
+from memory_pipeline.resources.redis_store import RedisStore
+
+LIST_FIELDS = ("source_observation_ids", "source_fact_ids", "sessions")
+BOOL_FIELDS = ("quotes_transcript", "promoted")
+
+
+def to_mapping(proposal: Proposal) -> dict[str, str]:
+    data = proposal.model_dump()
+    mapping = {}
+    for key, value in data.items():
+        if key in LIST_FIELDS or key in BOOL_FIELDS:
+            mapping[key] = json.dumps(value)
+        else:
+            mapping[key] = "" if value is None else str(value)
+    return mapping
+
+
+def from_mapping(found: dict[str, str]) -> Proposal:
+    data: dict[str, object] = dict(found)
+    for key in LIST_FIELDS + BOOL_FIELDS:
+        if key in data:
+            data[key] = json.loads(str(data[key]) or "null") or ([] if key in LIST_FIELDS else False)
+    data["decided"] = data.get("decided") or None
+    return Proposal.model_validate(data)
+
+
+class ProposalStore:
+    def __init__(self, store: RedisStore):
+        self.store = store
+
+    def get(self, pid: str) -> Proposal | None:
+        found = self.store.get_proposal(pid)
+        return from_mapping(found) if found else None
+
+    def save(self, proposal: Proposal) -> None:
+        self.store.save_proposal(proposal.id, to_mapping(proposal))
+        if proposal.status == "pending":
+            self.store.add_pending(proposal.id)
+
+    def all(self) -> dict[str, Proposal]:
+        found = {}
+        for pid in self.store.proposal_ids():
+            proposal = self.get(pid)
+            if proposal is not None:
+                found[pid] = proposal
+        return found
+
+    def pending(self) -> list[Proposal]:
+        """Pending proposals in queue order; ids whose hash is gone or decided are dropped from the queue."""
+        result = []
+        for pid in self.store.pending():
+            proposal = self.get(pid)
+            if proposal is None or proposal.status != "pending":
+                self.store.remove_pending(pid)
+                continue
+            result.append(proposal)
+        return result
+
+    def transition(self, pid: str, expected: str, status: str, **fields: object) -> bool:
+        """Move a proposal between statuses atomically; the loser of a race gets False."""
+        mapping = {k: (json.dumps(v) if k in LIST_FIELDS + BOOL_FIELDS else ("" if v is None else str(v)))
+                   for k, v in fields.items()}
+        changed = self.store.set_proposal_status_if(pid, expected, status, mapping)
+        if changed and status != "pending":
+            self.store.remove_pending(pid)
+        return changed
+
+    def update(self, pid: str, **fields: object) -> None:
+        self.store.update_proposal(pid, {k: (json.dumps(v) if k in LIST_FIELDS + BOOL_FIELDS else str(v))
+                                         for k, v in fields.items()})

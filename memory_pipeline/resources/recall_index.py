@@ -1,0 +1,159 @@
+"""An in-memory copy of the collection for fast recall: a numpy dense matrix and a BM25 index.
+
+Local-mode Qdrant answers a sparse query in ~80 ms and a filtered one in ~140 ms at 10k points;
+this index answers both in a few ms. Qdrant stays the store of record: the index is rebuilt
+from `VectorStore.scroll_all(with_vectors=True)` when the store's generation file changes.
+BM25 here is the textbook one (k1, b, the collection's real average length) over
+`stages.sparse.tokenize` of each point's text; payload filters are numpy masks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import date
+
+import numpy as np
+
+from memory_pipeline.resources.vector_points import StorePoint
+from memory_pipeline.stages.recall import PRIORITIES, TIERS, RecallFilters
+from memory_pipeline.stages.sparse import tokenize
+
+K1 = 1.2
+B = 0.75
+
+
+def _ordinal(day: object) -> int:
+    try:
+        return date.fromisoformat(str(day)[:10]).toordinal()
+    except ValueError:
+        return -1
+
+
+class RecallIndex:
+    """Points held in memory; search returns (row, score) pairs, best first."""
+
+    def __init__(self, points: Iterable[StorePoint], generation: str = "", k1: float = K1, b: float = B) -> None:
+        self.generation = generation
+        self.ids: list[str] = []
+        self.payloads: list[dict] = []
+        vectors: list[list[float] | None] = []
+        postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        lengths: list[int] = []
+        for row, point in enumerate(points):
+            self.ids.append(point.id)
+            self.payloads.append(point.payload | {"text": point.text})
+            vectors.append(point.dense)
+            tokens = tokenize(point.text)
+            lengths.append(len(tokens))
+            counts: dict[str, int] = defaultdict(int)
+            for token in tokens:
+                counts[token] += 1
+            for token, count in counts.items():
+                postings[token].append((row, count))
+        self.row_of = {pid: row for row, pid in enumerate(self.ids)}
+        size = len(self.ids)
+        dim = next((len(v) for v in vectors if v), 0)
+        self.dense = np.zeros((size, dim), dtype=np.float32)
+        for row, vector in enumerate(vectors):
+            if vector:
+                self.dense[row] = vector
+        self.has_dense = np.any(self.dense != 0, axis=1) if dim else np.zeros(size, dtype=bool)
+        self._build_bm25(postings, np.asarray(lengths, dtype=np.float32), k1, b)
+        self._build_columns()
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def _build_bm25(self, postings: dict[str, list[tuple[int, int]]], lengths: np.ndarray, k1: float, b: float) -> None:
+        size = len(self.ids)
+        average = float(lengths.mean()) if size else 1.0
+        norm = k1 * (1.0 - b + b * lengths / max(average, 1e-9))
+        self.postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for token, entries in postings.items():
+            rows = np.fromiter((r for r, _ in entries), dtype=np.int32, count=len(entries))
+            tf = np.fromiter((c for _, c in entries), dtype=np.float32, count=len(entries))
+            idf = math.log(1.0 + (size - len(entries) + 0.5) / (len(entries) + 0.5))
+            self.postings[token] = (rows, (idf * tf * (k1 + 1.0) / (tf + norm[rows])).astype(np.float32))
+
+    def _build_columns(self) -> None:
+        p = self.payloads
+        self.tier = np.array([TIERS.index(x["tier"]) if x.get("tier") in TIERS else -1 for x in p], dtype=np.int8)
+        self.day = np.array([_ordinal(x.get("date")) for x in p], dtype=np.int32)
+        self.priority = np.array(
+            [PRIORITIES.index(x["priority"]) if x.get("priority") in PRIORITIES else -1 for x in p], dtype=np.int8
+        )
+        self.session_codes: dict[str, int] = {}
+        self.session = np.array(
+            [self.session_codes.setdefault(str(x.get("session_id", "")), len(self.session_codes)) for x in p],
+            dtype=np.int32,
+        )
+
+    def mask(self, filters: RecallFilters) -> np.ndarray | None:
+        """A boolean row mask for the filters, or None when nothing is filtered."""
+        mask = None
+
+        def both(extra: np.ndarray) -> np.ndarray:
+            return extra if mask is None else mask & extra
+
+        if filters.tier != "all":
+            mask = both(self.tier == TIERS.index(filters.tier))
+        if filters.since:
+            mask = both(self.day >= date.fromisoformat(filters.since).toordinal())
+        if filters.until:
+            mask = both((self.day <= date.fromisoformat(filters.until).toordinal()) & (self.day >= 0))
+        if filters.priority:
+            mask = both(self.priority == PRIORITIES.index(filters.priority))
+        if filters.session_id is not None:
+            code = self.session_codes.get(filters.session_id, -1)
+            mask = both(self.session == code)
+        return mask
+
+    @staticmethod
+    def _top(scores: np.ndarray, k: int, keep: np.ndarray) -> list[tuple[int, float]]:
+        rows = np.flatnonzero(keep)
+        if rows.size == 0:
+            return []
+        if rows.size > k:
+            part = np.argpartition(-scores[rows], k - 1)[:k]
+            rows = rows[part]
+        order = np.argsort(-scores[rows], kind="stable")
+        return [(int(r), float(scores[r])) for r in rows[order]]
+
+    def dense_search(self, vector: list[float] | np.ndarray, k: int, mask: np.ndarray | None) -> list[tuple[int, float]]:
+        if not len(self) or self.dense.shape[1] == 0:
+            return []
+        scores = self.dense @ np.asarray(vector, dtype=np.float32)
+        keep = self.has_dense if mask is None else mask & self.has_dense
+        return self._top(scores, k, keep)
+
+    def sparse_search(self, tokens: list[str], k: int, mask: np.ndarray | None) -> list[tuple[int, float]]:
+        found = [self.postings[t] for t in dict.fromkeys(tokens) if t in self.postings]
+        if not found:
+            return []
+        rows = np.concatenate([r for r, _ in found])
+        weights = np.concatenate([w for _, w in found])
+        scores = np.bincount(rows, weights=weights, minlength=len(self)).astype(np.float32)
+        keep = scores > 0 if mask is None else (scores > 0) & mask
+        return self._top(scores, k, keep)
+
+
+def read_generation(store) -> str:
+    """The store's change token ("" when it has never been written)."""
+    path = getattr(store, "generation_file", None)
+    try:
+        return path.read_text(encoding="utf-8").strip() if path is not None else ""
+    except FileNotFoundError:
+        return ""
+
+
+def load_index(store) -> RecallIndex:
+    """Every point of the collection, read once; an absent store or collection gives an empty index."""
+    generation = read_generation(store)
+    if store.path is not None and not store.path.exists():
+        return RecallIndex([], generation)
+    with store.session():
+        if not store.client.collection_exists(store.collection):
+            return RecallIndex([], generation)
+        return RecallIndex(list(store.scroll_all(with_vectors=True)), generation)

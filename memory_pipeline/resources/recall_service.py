@@ -1,0 +1,208 @@
+"""The long-lived recall service: JSON lines over a user-only unix socket in the workspace's state/.
+
+One request per connection: the client writes a JSON object and a newline, the server answers
+one JSON line. The server stops itself after `idle_timeout` seconds without requests. Clients
+start it on demand under a file lock, so two clients starting at once get one service; a
+second server that cannot take the run lock exits at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import socket
+import socketserver
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from memory_pipeline.errors import ServiceError
+from memory_pipeline.resources.workspace import Workspace, ensure_dir
+
+DEFAULT_IDLE_TIMEOUT = 30 * 60.0
+MAX_REQUEST_BYTES = 1 << 20
+SOCKET_NAME = "recall.sock"
+Handler = Callable[[dict], dict]
+
+
+def socket_path(workspace: Workspace) -> Path:
+    """state/recall.sock, or a short per-workspace path in /tmp when that is over the unix limit."""
+    path = workspace.state / SOCKET_NAME
+    if len(str(path)) < 100:
+        return path
+    digest = hashlib.sha256(str(workspace.root).encode()).hexdigest()[:16]
+    return ensure_dir(Path(tempfile.gettempdir()) / f"mp-{os.getuid()}") / f"recall-{digest}.sock"
+
+
+def pid_path(workspace: Workspace) -> Path:
+    return workspace.state / "recall-service.pid"
+
+
+def log_path(workspace: Workspace) -> Path:
+    return workspace.state / "recall-service.log"
+
+
+# --- client ----------------------------------------------------------------------------
+
+
+def request(path: Path, payload: dict, timeout: float = 30.0) -> dict:
+    """Send one request; raises ServiceError when nothing answers."""
+    data = json.dumps(payload, ensure_ascii=False).encode("utf-8") + b"\n"
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(timeout)
+            conn.connect(str(path))
+            conn.sendall(data)
+            chunks = []
+            while True:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                if chunk.endswith(b"\n"):
+                    break
+    except OSError as exc:
+        raise ServiceError(f"recall service at {path} did not answer: {exc}") from exc
+    try:
+        return json.loads(b"".join(chunks).decode("utf-8"))
+    except ValueError as exc:
+        raise ServiceError(f"recall service at {path} sent a broken answer") from exc
+
+
+def ping(workspace: Workspace, timeout: float = 2.0) -> dict | None:
+    path = socket_path(workspace)
+    if not path.exists():
+        return None
+    try:
+        answer = request(path, {"op": "status"}, timeout)
+    except ServiceError:
+        return None
+    return answer if answer.get("ok") else None
+
+
+def ensure_service(workspace: Workspace, command: list[str], start_timeout: float = 90.0) -> dict:
+    """The running service's status; starts it (detached) when absent. One starter at a time."""
+    status = ping(workspace)
+    if status is not None:
+        return status
+    lock = FileLock(str(workspace.lock_path("recall-service-start")))
+    try:
+        lock.acquire(timeout=start_timeout)
+    except Timeout as exc:
+        raise ServiceError("another client has been starting the recall service for too long") from exc
+    try:
+        status = ping(workspace)
+        if status is not None:
+            return status
+        log = open(log_path(workspace), "ab")  # noqa: SIM115 - handed to the child
+        try:
+            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                       start_new_session=True, close_fds=True)
+        finally:
+            log.close()
+        deadline = time.monotonic() + start_timeout
+        while time.monotonic() < deadline:
+            status = ping(workspace, timeout=1.0)
+            if status is not None:
+                return status
+            if process.poll() is not None:
+                raise ServiceError(f"recall service exited with code {process.returncode}; see {log_path(workspace)}")
+            time.sleep(0.05)
+        raise ServiceError(f"recall service did not answer within {start_timeout:.0f}s; see {log_path(workspace)}")
+    finally:
+        lock.release()
+
+
+def stop_service(workspace: Workspace, timeout: float = 10.0) -> bool:
+    """Ask the service to stop and wait until its socket is gone; False if none was running."""
+    if ping(workspace) is None:
+        return False
+    with contextlib.suppress(ServiceError):
+        request(socket_path(workspace), {"op": "stop"}, timeout)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and socket_path(workspace).exists():
+        time.sleep(0.05)
+    return True
+
+
+# --- server ----------------------------------------------------------------------------
+
+
+class _Server(socketserver.ThreadingUnixStreamServer):
+    daemon_threads = True
+    handler: Handler
+    touched: float
+
+
+class _Connection(socketserver.StreamRequestHandler):
+    def handle(self) -> None:
+        server: _Server = self.server  # type: ignore[assignment]
+        server.touched = time.monotonic()
+        line = self.rfile.readline(MAX_REQUEST_BYTES + 1)
+        try:
+            payload = json.loads(line.decode("utf-8"))
+            if not isinstance(payload, dict):
+                raise ValueError("the request must be a JSON object")
+        except ValueError as exc:
+            answer = {"ok": False, "error": f"bad request: {exc}", "kind": "bad_input"}
+        else:
+            answer = server.handler(payload)
+        self.wfile.write(json.dumps(answer, ensure_ascii=False, default=str).encode("utf-8") + b"\n")
+        server.touched = time.monotonic()
+        if payload_is_stop(line):
+            threading.Thread(target=server.shutdown, daemon=True).start()
+
+
+def payload_is_stop(line: bytes) -> bool:
+    with contextlib.suppress(ValueError, AttributeError):
+        return json.loads(line.decode("utf-8")).get("op") == "stop"
+    return False
+
+
+def serve(workspace: Workspace, handler: Handler, idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> int:
+    """Run until stopped or idle; returns 0, or 3 when another server already runs."""
+    run_lock = FileLock(str(workspace.lock_path("recall-service-run")))
+    try:
+        run_lock.acquire(timeout=0)
+    except Timeout:
+        return 3
+    path = socket_path(workspace)
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()  # a socket left by a server that died
+        old_umask = os.umask(0o177)
+        try:
+            server = _Server(str(path), _Connection)
+        finally:
+            os.umask(old_umask)
+        os.chmod(path, 0o600)
+        server.handler, server.touched = handler, time.monotonic()
+        pid_path(workspace).write_text(f"{os.getpid()}\n", encoding="utf-8")
+
+        def watch_idle() -> None:
+            while True:
+                time.sleep(min(1.0, idle_timeout / 4))
+                if time.monotonic() - server.touched > idle_timeout:
+                    server.shutdown()
+                    return
+
+        threading.Thread(target=watch_idle, daemon=True).start()
+        print(f"recall service {os.getpid()} listening on {path} (idle timeout {idle_timeout:.0f}s)",
+              file=sys.stderr, flush=True)
+        server.serve_forever(poll_interval=0.2)
+        server.server_close()
+        return 0
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        with contextlib.suppress(FileNotFoundError):
+            pid_path(workspace).unlink()
+        run_lock.release()

@@ -1,0 +1,102 @@
+"""MEMORY.md, pure: append promoted lines to their sections without touching any existing line.
+
+A promoted line reads `- (YYYY-MM-DD) text <!-- p-YYYYMMDD-NNN -->`: the date it was approved,
+the approved text, and the proposal id as a comment so every line traces back to its proposal
+and a promotion that is repeated (a crash, a second process) finds its line already there.
+"""
+
+from __future__ import annotations
+
+import re
+
+MEMORY_TITLE = "# MEMORY"
+_HEADING = re.compile(r"^##\s+(?P<name>.+?)\s*$")
+_MARKER = re.compile(r"<!--\s*(p-\d{8}-\d{3})\s*-->")
+_DATE_PREFIX = re.compile(r"^\(\d{4}-\d{2}-\d{2}\)\s*")
+SECTION_ALIASES = {"user": "User", "the user": "User", "joel": "User", "hard rules": "Hard Rules",
+                   "system architecture": "System Architecture", "architecture": "System Architecture",
+                   "patterns": "Patterns"}
+
+
+def promoted_line(day: str, text: str, pid: str) -> str:
+    return f"- ({day}) {' '.join(text.split())} <!-- {pid} -->"
+
+
+def promoted_ids(text: str) -> set[str]:
+    """Ids of the proposals whose lines MEMORY.md holds."""
+    return set(_MARKER.findall(text))
+
+
+def bullet_texts(text: str) -> list[str]:
+    """The text of every bullet, without its date prefix or id marker (for duplicate checks)."""
+    found = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("- ", "* ")):
+            body = _MARKER.sub("", stripped[2:])
+            body = _DATE_PREFIX.sub("", body.strip()).strip()
+            if body:
+                found.append(body)
+    return found
+
+
+def _section_of(heading: str) -> str:
+    key = " ".join(heading.lower().split())
+    return SECTION_ALIASES.get(key, heading.strip())
+
+
+def _sections(lines: list[str]) -> dict[str, tuple[int, int]]:
+    """Section name -> (heading index, end index exclusive); the first heading of a name wins."""
+    spans: dict[str, tuple[int, int]] = {}
+    heads = [(i, _section_of(m.group("name"))) for i, line in enumerate(lines) if (m := _HEADING.match(line))]
+    for number, (index, name) in enumerate(heads):
+        end = heads[number + 1][0] if number + 1 < len(heads) else len(lines)
+        spans.setdefault(name, (index, end))
+    return spans
+
+
+def append_to_sections(text: str, additions: list[tuple[str, str]]) -> str:
+    """Insert each (section, line) after the last non-blank line of its section, creating the
+    section (in MEMORY_SECTIONS order, at the end) when missing. Existing lines are never changed."""
+    lines = text.splitlines()
+    if not any(line.strip() for line in lines):
+        lines = [MEMORY_TITLE, ""]
+    for section, line in additions:
+        spans = _sections(lines)
+        if section not in spans:
+            while lines and not lines[-1].strip():
+                lines.pop()
+            lines += ["", f"## {section}", "", line]
+            continue
+        start, end = spans[section]
+        last = end - 1
+        while last > start and not lines[last].strip():
+            last -= 1
+        insert_at = last + 1
+        if last == start:  # an empty section: keep one blank line under the heading
+            lines.insert(start + 1, "")
+            insert_at = start + 2
+        lines.insert(insert_at, line)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def lines_lost(previous: str, current: str) -> list[str]:
+    """Non-blank lines of `previous` that `current` no longer holds (order ignored)."""
+    remaining: dict[str, int] = {}
+    for line in current.splitlines():
+        remaining[line.rstrip()] = remaining.get(line.rstrip(), 0) + 1
+    lost = []
+    for line in previous.splitlines():
+        key = line.rstrip()
+        if not key.strip():
+            continue
+        if remaining.get(key, 0) > 0:
+            remaining[key] -= 1
+        else:
+            lost.append(key)
+    return lost
+
+
+def untraceable_ids(current: str, previous: str, approved_ids: set[str]) -> list[str]:
+    """Ids on lines added since `previous` that name no approved proposal."""
+    return sorted(promoted_ids(current) - promoted_ids(previous) - approved_ids)

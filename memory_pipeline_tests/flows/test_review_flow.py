@@ -1,0 +1,194 @@
+"""Staging, review and promotion against a real Redis and the real embedder."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from memory_pipeline.flows.proposals import stage_proposals
+from memory_pipeline.flows.review import apply_review, decide_ids, edit_text
+from memory_pipeline.models import ProposalDraft, Reflection
+from memory_pipeline.resources.daily_log import DailyLog
+from memory_pipeline.resources.embedder import get_embedder
+from memory_pipeline.resources.memory_files import MemoryFiles
+from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
+
+DAY = "2026-11-21"
+NOW = datetime(2026, 11, 21, 18, 0, tzinfo=timezone.utc)
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+def draft(section: str, text: str, *, cited: bool = True, quoted: bool = False) -> ProposalDraft:
+    ids = dict(source_observation_ids=["obs-1"], sessions=["sess-1"], source_fact_ids=["fact-1"]) if cited else {}
+    return ProposalDraft(section=section, text=text, quotes_transcript=quoted, **ids)
+
+
+DRAFTS = [
+    draft("Hard Rules", "In the orders repo always use uv and never pip.", quoted=True),
+    draft("System Architecture", "Staging Redis allows 128 clients."),
+    draft("Patterns", "Share one BlockingConnectionPool(max_connections=10, timeout=5) per process."),
+    draft("User", "Prefers small commits, one concern each."),
+    draft("Patterns", "The staging Redis server allows at most 128 clients."),  # near-duplicate of the second
+    draft("Patterns", "A line with no source", cited=False),
+    draft("Hard Rules", "Never force-push main."),  # already in MEMORY.md
+]
+
+
+@pytest.fixture
+def workspace(tmp_path) -> Workspace:
+    workspace = Workspace(tmp_path / "ws").create()
+    workspace.memory_md.write_text("# MEMORY\n\n## Hard Rules\n\n- Never force-push main.\n")
+    return workspace
+
+
+def stage(workspace, store, drafts=DRAFTS, day=DAY):
+    return stage_proposals(workspace, store, Reflection(date=day, proposals=drafts), embedder=get_embedder(),
+                           today=day, now=NOW)
+
+
+def test_staging_assigns_ids_stores_sources_and_skips_repeats(workspace, proposal_store):
+    report = stage(workspace, proposal_store)
+    assert [p.id for p in report.staged] == [f"p-20261121-00{n}" for n in range(1, 5)]
+    assert report.skipped == {
+        "The staging Redis server allows at most 128 clients.": "near-duplicate of: Staging Redis allows 128 clients.",
+        "A line with no source": "cites no observation",
+        "Never force-push main.": "already in MEMORY.md",
+    }
+    raw = proposal_store.store.get_proposal("p-20261121-001")
+    assert raw["status"] == "pending" and raw["section"] == "Hard Rules" and raw["created"] == DAY
+    assert raw["sessions"] == '["sess-1"]' and raw["source_observation_ids"] == '["obs-1"]'
+    assert raw["quotes_transcript"] == "true"
+    assert proposal_store.store.pending() == [p.id for p in report.staged]
+    review = workspace.review_md.read_text()
+    assert "- [ ] `p-20261121-001` In the orders repo always use uv and never pip. _(quotes transcript)_" in review
+    assert "| 4 proposals pending_" in review
+    again = stage(workspace, proposal_store, [draft("Patterns", "staging redis allows 128 clients")],
+                  day="2026-11-22")
+    assert again.staged == [] and again.skipped["staging redis allows 128 clients"].startswith("already proposed")
+
+
+def test_cli_path_approves_rejects_and_promotes_once(workspace, proposal_store):
+    stage(workspace, proposal_store)
+    report = decide_ids(workspace, proposal_store, approve=["p-20261121-001", "p-20261121-003"],
+                        reject=["p-20261121-002"], today="2026-11-22", now=NOW)
+    assert report.ids("approved") == ["p-20261121-001", "p-20261121-003"] and report.ids("rejected") == ["p-20261121-002"]
+    memory = workspace.memory_md.read_text()
+    assert "- Never force-push main.\n- (2026-11-21) In the orders repo always use uv and never pip. <!-- p-20261121-001 -->" in memory
+    assert "## Patterns\n\n- (2026-11-21) Share one BlockingConnectionPool" in memory
+    assert "Staging Redis" not in memory
+    repeat = decide_ids(workspace, proposal_store, approve=["p-20261121-001"], reject=["p-20261121-001"],
+                        today="2026-11-22", now=NOW)
+    assert repeat.outcomes == [] and workspace.memory_md.read_text() == memory
+    assert "already approved" in repeat.messages[0] and "already approved" in repeat.errors[0]
+    unknown = decide_ids(workspace, proposal_store, approve=["p-20990101-001"], today="2026-11-22", now=NOW)
+    assert "unknown proposal id p-20990101-001" in unknown.errors[0]
+    log = DailyLog(workspace).read("2026-11-22")
+    assert "✅ approved `p-20261121-001`" in log and "❌ rejected `p-20261121-002`" in log
+    assert "p-20261121-002" not in workspace.review_md.read_text() and "| 1 proposal pending_" in workspace.review_md.read_text()
+
+
+def test_review_md_ticks_deletions_and_edits_are_applied(workspace, proposal_store):
+    stage(workspace, proposal_store)
+    lines = workspace.review_md.read_text().splitlines()
+    lines = [line.replace("- [ ] `p-20261121-003` Share one", "- [x] `p-20261121-003` Always share one") for line in lines
+             if "p-20261121-002" not in line]
+    lines = [line.replace("Prefers small commits", "Prefers small, focused commits") for line in lines]
+    workspace.review_md.write_text("\n".join(lines) + "\n")
+    report = apply_review(workspace, proposal_store, today="2026-11-22", now=NOW)
+    assert report.ids("approved") == ["p-20261121-003"] and report.ids("rejected") == ["p-20261121-002"]
+    assert sorted(report.ids("edited")) == ["p-20261121-003", "p-20261121-004"]
+    assert "- (2026-11-21) Always share one BlockingConnectionPool" in workspace.memory_md.read_text()
+    assert proposal_store.get("p-20261121-004").text == "Prefers small, focused commits, one concern each."
+    assert proposal_store.get("p-20261121-003").original_text.startswith("Share one")
+    review = workspace.review_md.read_text()
+    assert "p-20261121-003" not in review and "Prefers small, focused commits" in review
+
+
+def test_a_mangled_review_md_is_backed_up_and_explained(workspace, proposal_store):
+    stage(workspace, proposal_store)
+    workspace.review_md.write_text("I deleted the heading\n- [x] `p-20261121-001` In the orders repo always use uv\n"
+                                   "- [x] `p-20261121-001` In the orders repo always use uv\n- [x] `p-20991231-007` x\n"
+                                   "- [x] a rule of my own\n")
+    report = apply_review(workspace, proposal_store, today="2026-11-22", now=NOW)
+    assert report.ids("approved") == ["p-20261121-001"] and report.ids("rejected") == []
+    messages = " | ".join(report.messages)
+    assert "unknown proposal id p-20991231-007" in messages and "appears 2 times" in messages
+    assert "lost its" in messages and "no proposal id" in messages and "was saved to" in messages
+    backups = list((workspace.state / "review" / "backups").glob("REVIEW-*.md"))
+    assert len(backups) == 1 and "a rule of my own" in backups[0].read_text()
+    assert workspace.memory_md.read_text().count("p-20261121-001") == 1
+    assert workspace.review_md.read_text().startswith("# Pending Memory Proposals")
+
+
+def test_unreviewed_proposals_expire_after_seven_days_and_cannot_be_approved(workspace, proposal_store):
+    stage(workspace, proposal_store)
+    assert apply_review(workspace, proposal_store, today="2026-11-27", now=NOW).outcomes == []
+    report = apply_review(workspace, proposal_store, today="2026-11-28", now=NOW)
+    assert len(report.ids("expired")) == 4 and proposal_store.pending() == []
+    late = decide_ids(workspace, proposal_store, approve=["p-20261121-001"], today="2026-11-29", now=NOW)
+    assert "expired on 2026-11-28" in late.errors[0] and "not promoted" in late.errors[0]
+    assert "⌛ expired `p-20261121-004` (proposed 2026-11-21)" in DailyLog(workspace).read("2026-11-28")
+    assert "p-2026" not in workspace.memory_md.read_text()
+
+
+def test_edit_changes_a_pending_proposal_and_is_logged(workspace, proposal_store):
+    stage(workspace, proposal_store)
+    report = edit_text(workspace, proposal_store, "p-20261121-002", "Staging Redis allows 128 clients (shared)",
+                       today="2026-11-22", now=NOW)
+    assert report.ids("edited") == ["p-20261121-002"]
+    assert "✏️ edited `p-20261121-002` (was: Staging Redis allows 128 clients.)" in DailyLog(workspace).read("2026-11-22")
+    assert "Staging Redis allows 128 clients (shared)" in workspace.review_md.read_text()
+
+
+def test_a_hand_edit_during_promotion_is_kept(workspace, proposal_store):
+    stage(workspace, proposal_store)
+    files, calls = MemoryFiles(workspace), []
+    original = files.read_memory
+
+    def read_with_a_save_in_between():  # the user's editor saves right after the pipeline first read the file
+        text = original()
+        calls.append(text)
+        if len(calls) == 1:
+            workspace.memory_md.write_text(text + "\n## Notes\n\n- my hand edit\n")
+        return text
+
+    files.read_memory = read_with_a_save_in_between
+    before, after = files.update_memory(lambda text: text + "- appended\n")
+    assert "my hand edit" in before and after.endswith("- my hand edit\n- appended\n")
+    assert workspace.memory_md.read_text() == after
+
+
+RACE = """
+import sys
+from datetime import datetime, timezone
+from memory_pipeline.flows.review import decide_ids
+from memory_pipeline.resources.proposals import ProposalStore
+from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+from memory_pipeline.resources.workspace import Workspace
+ws = Workspace(sys.argv[1])
+store = ProposalStore(RedisStore(connect_redis(sys.argv[2], ws.state)))
+report = decide_ids(ws, store, approve=["p-20261121-001", "p-20261121-002"], today="2026-11-22",
+                    now=datetime.now(timezone.utc))
+print(",".join(report.ids("approved")))
+"""
+
+
+def test_two_processes_approving_at_once_promote_each_line_once(workspace, proposal_store, redis_server):
+    stage(workspace, proposal_store)
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    url = f"unix://{redis_server.socket_path}"
+    runs = [subprocess.Popen([sys.executable, "-c", RACE, str(workspace.root), url], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
+    outputs = [run.communicate(timeout=120) for run in runs]
+    assert all(run.returncode == 0 for run in runs), outputs
+    approved = [out.strip() for out, _ in outputs]
+    assert sorted(approved) == ["", "p-20261121-001,p-20261121-002"]
+    memory = workspace.memory_md.read_text()
+    assert memory.count("<!-- p-20261121-001 -->") == 1 and memory.count("<!-- p-20261121-002 -->") == 1
+    assert DailyLog(workspace).read("2026-11-22").count("approved `p-20261121-001`") == 1
