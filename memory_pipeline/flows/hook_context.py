@@ -190,6 +190,9 @@ def recover_after_compaction(workspace: Workspace, payload: HookPayload, now: da
         fallback, cache = True, cache + entries
         store.update(payload.session_id, lambda s: setattr(s, "recall_cache", (s.recall_cache + entries)[-CACHE_ENTRIES:]), now)
     memories, queries = related_memories(cache), validated_queries(cache)
+    if not (task or files or memories):
+        log_decision(workspace, "inject_skipped", reason="nothing-to-recover", compaction=state.compaction_count, **log)
+        return HookResult(note=notes[0] if notes else "recovery pointer skipped: no task, files or memories found")
     pointer = build_pointer(task, files, memories, queries, cwd=payload.cwd)
     log_decision(workspace, "inject", kind="pointer", tokens=estimate_tokens(pointer), files=min(len(files), 5),
                  memories=len(memories), queries=len(queries), fallback=fallback,

@@ -24,7 +24,7 @@ from memory_pipeline.stages.recovery import current_task, user_intents
 from memory_pipeline.stages.transcripts import detect_format, files_touched, parse_transcript
 
 MAX_CONTEXT_CHARS = 10_000  # Claude Code's limit on a hook's additionalContext
-HEAD_BYTES = 64 * 1024
+HEAD_BYTES = 1024 * 1024  # a first line can be long (a pasted prompt); this covers the 50 lines detection reads
 
 
 @dataclass

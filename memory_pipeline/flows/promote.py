@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memory_pipeline.models import Proposal
+from memory_pipeline.models import MEMORY_SECTIONS, Proposal
 from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.proposals import ProposalStore
@@ -50,8 +50,9 @@ def promote_approved(workspace: Workspace, proposals: ProposalStore, snapshot_da
     snapshot of `snapshot_day` (state/memory_snapshots/<day>.md)."""
     files = MemoryFiles(workspace)
     result = PromoteResult()
-    waiting: list[Proposal] = sorted(
-        (p for p in proposals.all().values() if p.status == "approved" and not p.promoted), key=lambda p: p.id
+    waiting: list[Proposal] = sorted(  # sections a batch creates come out in MEMORY_SECTIONS order
+        (p for p in proposals.all().values() if p.status == "approved" and not p.promoted),
+        key=lambda p: (MEMORY_SECTIONS.index(p.section), p.id),
     )
     if waiting:
         def change(before: str) -> str:

@@ -57,7 +57,7 @@ def _sections(lines: list[str]) -> dict[str, tuple[int, int]]:
 
 def append_to_sections(text: str, additions: list[tuple[str, str]]) -> str:
     """Insert each (section, line) after the last non-blank line of its section, creating the
-    section (in MEMORY_SECTIONS order, at the end) when missing. Existing lines are never changed."""
+    section at the end when missing. Existing lines are never changed."""
     lines = text.splitlines()
     if not any(line.strip() for line in lines):
         lines = [MEMORY_TITLE, ""]

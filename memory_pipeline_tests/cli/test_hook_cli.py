@@ -131,6 +131,7 @@ def test_huge_transcript_is_refused_by_precompact_and_tailed_by_prompt_submit(ws
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     assert time.monotonic() - started < 10
     assert hook_state(ws)["context_tokens"] == 106_060
+    wait_for(lambda: hook_state(ws)["recall_started_at"] is None)  # the detached refresh has finished
 
 
 def test_prompt_submit_tracks_zones_and_fills_the_recall_cache(ws: Path):
@@ -166,3 +167,11 @@ def test_large_context_models_and_a_bad_window_setting(ws: Path):
     assert done.returncode == 0 and hook_state(ws)["zone"] == "cold"
     done = run_hook(payload("UserPromptSubmit", path, prompt="go on"), hook_env(ws, MEMORY_CONTEXT_WINDOW="lots"))
     assert done.returncode == 0 and b"MEMORY_CONTEXT_WINDOW" in done.stderr
+
+
+def test_compaction_with_nothing_to_recover_injects_nothing(ws: Path):
+    done = run_hook(payload("SessionStart", "/nonexistent/t.jsonl", session_id="lost", source="compact"), hook_env(ws))
+    assert done.returncode == 0 and done.stdout == b"" and b"recovery pointer skipped" in done.stderr
+    [decision] = telemetry(ws)
+    assert decision["decision"] == "inject_skipped" and decision["reason"] == "nothing-to-recover"
+    assert hook_state(ws, "lost")["compaction_count"] == 1  # the cooldown still starts

@@ -1,0 +1,63 @@
+"""Wiring of reflection and review: definitions, the 06:00 schedule, the threshold and REVIEW.md sensors."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+
+import dagster as dg
+
+from memory_pipeline.defs.reflect import reflections, reflector_code_version
+from memory_pipeline.defs.reflect_triggers import reflect_schedule, reflect_threshold_sensor, review_sensor
+from memory_pipeline.defs.resources import LLMResource, RedisResource, WorkspaceResource
+from memory_pipeline.flows.review import render_review
+from memory_pipeline.prompts import load_prompt
+from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
+
+
+def test_definitions_hold_the_assets_jobs_schedule_and_sensors():
+    from memory_pipeline.definitions import defs
+
+    assert {"reflect_job", "review_job"} <= {job.name for job in defs.jobs}
+    assert defs.resolve_schedule_def("reflect_schedule").cron_schedule == "0 6 * * *"
+    assert defs.resolve_sensor_def("review_sensor") and defs.resolve_sensor_def("reflect_threshold_sensor")
+    job = defs.resolve_job_def("reflect_job")
+    assert {n.name for n in job.graph.node_defs} == {"reflections", "proposals", "memory_md"}
+    spec = next(iter(reflections.specs))
+    model = LLMResource(workspace=WorkspaceResource()).model_for("reflector")
+    assert spec.code_version == reflector_code_version() == load_prompt("reflector").code_version(model)
+
+
+def test_schedule_reflects_the_previous_day():
+    context = dg.build_schedule_context(scheduled_execution_time=datetime(2026, 11, 22, 6, 0, tzinfo=timezone.utc))
+    request = reflect_schedule(context)
+    assert request.partition_key == "2026-11-21" and request.run_key == "reflect-2026-11-21"
+
+
+def test_threshold_sensor_requests_one_reflection_per_day(tmp_path, redis_store, monkeypatch):
+    monkeypatch.setenv("MEMORY_REFLECT_THRESHOLD_TOKENS", "100")
+    today = date.today().isoformat()
+    redis_store.push_observation(today, {"dedupeKey": "a", "tokenCount": 150})
+    workspace = WorkspaceResource(root=str(tmp_path / "ws"))
+    resources = {"redis": RedisResource(workspace=workspace), "workspace": workspace}
+    with dg.build_sensor_context(resources=resources) as context:
+        first = reflect_threshold_sensor(context)
+    assert [(r.partition_key, r.tags["memory/trigger"]) for r in first] == [(today, "token-threshold")]
+    with dg.build_sensor_context(resources=resources) as context:
+        assert isinstance(reflect_threshold_sensor(context), dg.SkipReason)
+
+
+def test_review_sensor_fires_on_user_edits_only(tmp_path, proposal_store):
+    workspace = Workspace(tmp_path / "ws").create()
+    resources = {"workspace": WorkspaceResource(root=str(workspace.root))}
+    assert isinstance(review_sensor(dg.build_sensor_context(resources=resources)), dg.SkipReason)
+    render_review(workspace, proposal_store, datetime.now(timezone.utc))
+    context = dg.build_sensor_context(resources=resources)
+    assert isinstance(review_sensor(context), dg.SkipReason)  # the pipeline's own write
+    workspace.review_md.write_text(workspace.review_md.read_text() + "\n- [x] `p-20261121-001` a tick\n")
+    context = dg.build_sensor_context(resources=resources, cursor=context.cursor)
+    request = review_sensor(context)
+    assert isinstance(request, dg.RunRequest) and request.partition_key == date.today().isoformat()
+    assert request.run_key.startswith("review-")
+    again = review_sensor(dg.build_sensor_context(resources=resources, cursor=context.cursor))
+    assert isinstance(again, dg.SkipReason)

@@ -1,0 +1,69 @@
+"""build_brief: MEMORY.md, the review nudge, 🔴 observations of today and yesterday within budget."""
+
+from __future__ import annotations
+
+import json
+
+from memory_pipeline.flows.brief import build_brief
+from memory_pipeline.flows.observations import observation_path
+from memory_pipeline.models import Segment
+from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.tokens import estimate_tokens
+from memory_pipeline_tests.support.review_fixtures import fact, observation
+
+TODAY = "2026-11-21"
+
+
+def write(workspace, item):
+    workspace.write_json(observation_path(workspace, item.date, item.dedupe_key), json.loads(item.model_dump_json()))
+
+
+def seeded(tmp_path) -> Workspace:
+    workspace = Workspace(tmp_path / "ws").create()
+    workspace.memory_md.write_text("# MEMORY\n\n## Hard Rules\n\n- (2026-11-01) Never use pip <!-- p-20261101-001 -->\n")
+    write(workspace, observation("2026-11-17", "old", [Segment(title="Old", facts=[fact("high", "OLD red fact")])]))
+    write(workspace, observation("2026-11-20", "yesterday", [Segment(title="Y", facts=[
+        fact("high", "Yesterday's red fact about port 6380"), fact("medium", "Yesterday's yellow fact")])],
+        current_task="Primary: older task"))
+    write(workspace, observation(TODAY, "today", [Segment(title="T", facts=[
+        fact("high", "Today's red fact " + "with details " * 20), fact("low", "Today's green fact")])], hour=9,
+        current_task="Primary: wire the briefing hook\nSecondary: none"))
+    return workspace
+
+
+def test_brief_holds_memory_red_observations_and_the_latest_task(tmp_path):
+    brief = build_brief(seeded(tmp_path), today=TODAY)
+    text = brief.text
+    assert "- (2026-11-01) Never use pip\n" in text and "<!--" not in text
+    assert "Today's red fact" in text and "Yesterday's red fact" in text
+    assert "OLD red fact" not in text and "yellow" not in text and "green" not in text
+    assert text.index("Today's red fact") < text.index("Yesterday's red fact")  # newest first
+    assert brief.current_task == "Primary: wire the briefing hook Secondary: none"
+    assert brief.suggested_response == "Session completed normally."
+    assert brief.pending_proposals == 0 and brief.nudge is None and "📋" not in text
+
+
+def test_nudge_counts_open_proposals_in_review_md(tmp_path):
+    workspace = seeded(tmp_path)
+    workspace.review_md.write_text("# Pending Memory Proposals\n\n## Proposed for: Patterns\n"
+                                   "- [ ] `p-20261121-001` a\n- [ ] `p-20261121-002` b\n- [x] `p-20261121-003` c\n")
+    brief = build_brief(workspace, today=TODAY)
+    assert brief.pending_proposals == 2
+    assert "📋 2 pending memory proposals in REVIEW.md — review when ready" in brief.text
+    assert brief.as_dict()["nudge"] == brief.nudge and brief.as_dict()["text"] == brief.text
+
+
+def test_the_observation_part_stays_within_the_budget(tmp_path):
+    workspace = seeded(tmp_path)
+    full = build_brief(workspace, today=TODAY)
+    small = build_brief(workspace, today=TODAY, budget_tokens=60)
+    assert small.truncated and not full.truncated
+    parts = [b["text"] for b in small.observations] + [small.current_task or "", small.suggested_response or ""]
+    assert small.observation_tokens <= 60 and sum(estimate_tokens(p) for p in parts) <= 60
+    assert "Yesterday's red fact" not in small.text and "Yesterday's red fact" in full.text
+    assert build_brief(workspace, today=TODAY, budget_tokens=0).observations == []
+
+
+def test_an_empty_workspace_gives_a_short_brief(tmp_path):
+    brief = build_brief(Workspace(tmp_path / "empty").create(), today=TODAY)
+    assert "_MEMORY.md is empty._" in brief.text and brief.observations == [] and brief.current_task is None
