@@ -91,7 +91,7 @@ def observations(
         raise dg.Failure(f"Observer failed: {exc}") from exc
     if result.redis_error:
         failure = dg.Failure(f"Redis unreachable; the daily log was written as the fallback: {result.redis_error}")
-        raise dg.RetryRequested(max_retries=REDIS_RETRIES, seconds_to_wait=redis.retry_seconds) from failure
+        raise dg.RetryRequested(max_retries=REDIS_RETRIES, seconds_to_wait=redis.retry_wait()) from failure
     priorities = Counter(f.priority for o in result.observations for f in o.facts)
     duplicates, unsourced = duplicate_ids(result.observations), facts_without_source(result.observations)
     checks = [

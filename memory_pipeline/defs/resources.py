@@ -6,6 +6,7 @@ read when a run starts, never at import time.
 
 from __future__ import annotations
 
+import os
 
 import dagster as dg
 
@@ -39,6 +40,10 @@ class RedisResource(dg.ConfigurableResource):
         client = connect_redis(self.url or _settings().redis_url, self.workspace.get().state)
         return RedisStore(client)
 
+    def retry_wait(self) -> float:
+        """Seconds before a step that found Redis down is retried (MEMORY_REDIS_RETRY_SECONDS overrides)."""
+        return float(os.environ.get("MEMORY_REDIS_RETRY_SECONDS") or self.retry_seconds)
+
 
 class VectorStoreResource(dg.ConfigurableResource):
     """Qdrant: QDRANT_URL, or local mode under the workspace (one opener at a time)."""
@@ -56,6 +61,7 @@ class VectorStoreResource(dg.ConfigurableResource):
         path = None if url else state / "qdrant"
         return VectorStore(path=path, url=url, api_key=settings.qdrant_api_key,
                            collection=self.collection, dimension=dimension,
+                           lock_timeout=float(os.environ.get("MEMORY_QDRANT_LOCK_TIMEOUT") or 60.0),
                            generation_file=state / "index-generation")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memory_pipeline.faults import pause_point
 from memory_pipeline.models import Observation, content_hash, stable_id
 from memory_pipeline.resources.vector_store import StorePoint
 from memory_pipeline.stages.sparse import sparse_vector
@@ -90,5 +91,6 @@ def index_observations(store, embedder, day: str, observations: list[Observation
         if stale:
             store.delete(stale)
             stats.deleted = len(stale)
+        pause_point("index:before-upsert")
         index_points(store, embedder, points, stats)
     return stats

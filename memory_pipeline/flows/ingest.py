@@ -61,8 +61,9 @@ def ingest(workspace: Workspace, *, day: str | None = None, progress=None) -> In
             report.quarantined.append((outcome.path.name, outcome.reason or ""))
         else:
             report.waiting += 1
-    days = [day] if day else pending_days(workspace, observer_code_version())
-    runs: list[RunSummary] = run_job_for_days("ingest_job", days, get_instance(workspace), progress=progress) if days else []
+    instance = get_instance(workspace)
+    days = [day] if day else pending_days(workspace, observer_code_version(), instance)
+    runs: list[RunSummary] = run_job_for_days("ingest_job", days, instance, progress=progress) if days else []
     for run in runs:
         found = load_observations(workspace, run.day)
         facts = Counter(f.priority for o in found for f in o.facts)

@@ -25,10 +25,21 @@ def needs_observation(workspace: Workspace, event: SessionEvent, code_version: s
         return True
 
 
-def pending_days(workspace: Workspace, code_version: str) -> list[str]:
-    """Days with an accepted event whose observation is missing or from an older code version."""
+def last_run_unfinished(instance, day: str, job_name: str = "ingest_job") -> bool:
+    """The day's latest run of `job_name` did not succeed: it failed, or its process was killed
+    (a run left STARTED), so its observations may be written but not logged, hot-listed or indexed."""
+    from dagster import DagsterRunStatus, RunsFilter
+
+    runs = instance.get_runs(filters=RunsFilter(job_name=job_name, tags={"dagster/partition": day}), limit=1)
+    return bool(runs) and runs[0].status != DagsterRunStatus.SUCCESS
+
+
+def pending_days(workspace: Workspace, code_version: str, instance=None) -> list[str]:
+    """Days with an accepted event whose observation is missing or from an older code version,
+    and (given the Dagster instance) days whose last ingest run did not finish."""
     inbox = Inbox(workspace)
     return [
         day for day in inbox.accepted_days()
         if any(needs_observation(workspace, e, code_version) for e in inbox.accepted(day))
+        or (instance is not None and last_run_unfinished(instance, day))
     ]

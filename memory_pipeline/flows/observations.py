@@ -6,14 +6,18 @@ Flows compose pure stages with resources; assets and the CLI call them.
 from __future__ import annotations
 
 import json
+import os
+import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memory_pipeline.errors import BadInputError, ServiceError
+from memory_pipeline.faults import pause_point
 from memory_pipeline.models import LLMUsage, Observation, SessionEvent, Transcript
 from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.daily_log import DailyLog
+from memory_pipeline.resources.embedded_redis import process_alive
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.observe import format_segments_for_log
@@ -95,6 +99,28 @@ def _wait_for(path: Path, version: str, seconds: float) -> Observation | None:
         time.sleep(0.5)
 
 
+def _lock_value(version: str) -> str:
+    return f"{version} {socket.gethostname()} {os.getpid()}"
+
+
+def _held_by_a_live_run(redis_store, key: str, version: str) -> bool:
+    """Take the observe lock; False when we got it, or its holder observes another version or was
+    a process of this host that died (kill -9 mid-observation: its lock is released, not waited on)."""
+    if redis_store.acquire_observe_lock(key, _lock_value(version)):
+        return False
+    holder = redis_store.get_observe_lock(key) or ""
+    parts = holder.split()
+    if not parts or parts[0] != version:
+        return False
+    if len(parts) == 3 and parts[1] == socket.gethostname() and parts[2].isdigit():
+        pid = int(parts[2])
+        if pid == os.getpid() or not process_alive(pid):
+            redis_store.release_observe_lock(key, holder)
+            redis_store.acquire_observe_lock(key, _lock_value(version))
+            return False
+    return True
+
+
 def hot_entry(observation: Observation) -> dict:
     """The Redis hot-list entry, shaped as the seed describes."""
     from memory_pipeline.stages.observe import optimize_for_context
@@ -146,9 +172,7 @@ def observe_day(
         if observation is None or observation.code_version != version:
             if redis_store is not None and result.redis_error is None:
                 try:
-                    if not redis_store.acquire_observe_lock(key, version) and (
-                        redis_store.get_observe_lock(key) == version
-                    ):
+                    if _held_by_a_live_run(redis_store, key, version):
                         result.in_flight.append(key)
                         observation = _wait_for(path, version, wait_seconds)
                 except ServiceError as exc:
@@ -164,7 +188,9 @@ def observe_day(
                 if redis_store is not None and result.redis_error is None:
                     redis_store.release_observe_lock(key)
                 raise
+            pause_point("observe:before-write")
             workspace.write_json(path, json.loads(observation.model_dump_json()))
+            pause_point("observe:after-write")
             result.observed += 1
             result.usage = result.usage + observation.usage
         else:

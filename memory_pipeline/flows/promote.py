@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from memory_pipeline.faults import pause_point
 from memory_pipeline.models import MEMORY_SECTIONS, Proposal
 from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.resources.memory_files import MemoryFiles
@@ -61,6 +62,7 @@ def promote_approved(workspace: Workspace, proposals: ProposalStore, snapshot_da
             return append_to_sections(before, additions) if additions else before
 
         before, _ = files.update_memory(change)
+        pause_point("promote:after-memory-write")
         present = promoted_ids(before)
         for proposal in waiting:
             (result.already_present if proposal.id in present else result.promoted).append(proposal.id)

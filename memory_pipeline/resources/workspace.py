@@ -22,6 +22,8 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from memory_pipeline.faults import check_disk_space
+
 FILE_MODE = 0o600
 DIR_MODE = 0o700
 
@@ -49,6 +51,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
+            check_disk_space(path)
             os.fsync(handle.fileno())
         os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)

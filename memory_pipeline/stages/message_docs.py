@@ -28,6 +28,7 @@ class DocOptions:
     context_chars: int = DEFAULT_CONTEXT_CHARS  # characters of the previous turn; 0 = none
     with_date: bool = True
     with_role: bool = True
+    next_chars: int = 0  # characters of the next turn (the reply that confirms or asks back)
 
 
 @dataclass
@@ -55,7 +56,8 @@ def _clip_tail(text: str, limit: int) -> str:
     return "…" + (tail[space + 1:] if 0 <= space < limit // 2 else tail)
 
 
-def document_text(message_text: str, role: str, when: datetime | None, previous: str, options: DocOptions) -> str:
+def document_text(message_text: str, role: str, when: datetime | None, previous: str, options: DocOptions,
+                  following: str = "") -> str:
     head = []
     if options.with_date and when is not None:
         head.append(f"[{format_day(when)}]")
@@ -65,6 +67,8 @@ def document_text(message_text: str, role: str, when: datetime | None, previous:
     text = " ".join([*head, body])
     if options.context_chars > 0 and previous:
         text += f"\n(after: {_clip_tail(previous, options.context_chars)})"
+    if options.next_chars > 0 and following:
+        text += f"\n(before: {' '.join(following.split())[:options.next_chars]})"
     return text
 
 
@@ -73,11 +77,12 @@ def message_documents(
 ) -> list[MessageDoc]:
     """The documents of one transcript, in order. Ids: stable_id(session, message id, content hash)."""
     docs: list[MessageDoc] = []
+    kept = [m for m in transcript.messages
+            if not m.is_compaction_summary and m.role in ROLE_LABELS and m.text.strip()]
     previous = ""
-    for message in transcript.messages:
-        if message.is_compaction_summary or message.role not in ROLE_LABELS or not message.text.strip():
-            continue
-        text = document_text(message.text, message.role, message.timestamp, previous, options)
+    for position, message in enumerate(kept):
+        following = kept[position + 1].text if position + 1 < len(kept) else ""
+        text = document_text(message.text, message.role, message.timestamp, previous, options, following)
         when = message.timestamp
         docs.append(MessageDoc(
             id=stable_id(session_id, message.id, content_hash(text)),

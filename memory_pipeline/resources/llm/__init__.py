@@ -5,6 +5,7 @@ Stages never import this; assets call `LLMClient.complete` and pass the text to 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from memory_pipeline.config import Settings
@@ -42,7 +43,8 @@ def build_llm_client(settings: Settings, cache_dir: Path | None) -> LLMClient:
                 "MEMORY_LLM_PROVIDER=anthropic needs ANTHROPIC_API_KEY; set it, "
                 "or set MEMORY_LLM_PROVIDER=offline to run without a model"
             )
-        return LLMClient(AnthropicProvider(settings.anthropic_api_key, settings.anthropic_base_url), cache_dir)
+        timeout = float(os.environ.get("MEMORY_LLM_TIMEOUT_SECONDS") or 60.0)
+        return LLMClient(AnthropicProvider(settings.anthropic_api_key, settings.anthropic_base_url, timeout), cache_dir)
     raise BadInputError(
         f"unknown LLM provider {settings.llm_provider!r} (MEMORY_LLM_PROVIDER): use 'offline' or 'anthropic'"
     )
