@@ -6,9 +6,16 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test ui bench clean
+.PHONY: install browser demo test ui bench clean
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed browser
+
+# Chromium (and an emoji font) for the UI test; installed when we are root with apt-get, else skipped.
+browser:
+	@if command -v chromium >/dev/null 2>&1 && [ -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; \
+	else echo "Chromium not installed and not root: the browser UI test will be skipped"; fi
 
 # torch is pinned and installed first: an unpinned torch would pull a multi-GB CUDA build.
 $(VENV)/.installed: pyproject.toml

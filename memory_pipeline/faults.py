@@ -19,9 +19,14 @@ import time
 from pathlib import Path
 
 
+_paused: set[str] = set()
+
+
 def pause_point(name: str) -> None:
-    if os.environ.get("MEMORY_FAULT_PAUSE") != name:
+    """Pause the first time this process reaches `name` (see the module docstring)."""
+    if os.environ.get("MEMORY_FAULT_PAUSE") != name or name in _paused:
         return
+    _paused.add(name)
     flag = os.environ.get("MEMORY_FAULT_FLAG")
     if flag:
         Path(flag).write_text(f"{name} {os.getpid()}\n")

@@ -17,13 +17,14 @@ from memory_pipeline.bench.locomo_eval import MAX_SOURCES, Variant, evaluate, me
 from memory_pipeline.stages.recall import RankOptions, RecallFilters
 
 VARIANTS = [
-    Variant("hybrid (recall API)", through_api=True),
+    Variant("recall() defaults: decay 0.01", through_api=True, decay_rate=None),
     Variant("bm25 only", mode="sparse"),
     Variant("dense only", mode="dense"),
+    Variant("hybrid RRF k=60", mode="hybrid", fusion="rrf"),
     Variant("hybrid", mode="hybrid"),
     Variant("hybrid, messages tier", mode="hybrid", tier="messages"),
     Variant("hybrid, observations tier", mode="hybrid", tier="observations"),
-    Variant("hybrid, no decay", mode="hybrid", decay_rate=0.0),
+    Variant("hybrid, decay 0.01", mode="hybrid", decay_rate=None),
 ]
 
 
@@ -34,13 +35,18 @@ def _searcher(workspace, now_ts: float):
 
     settings = Settings.from_env()
     base = RecallEngine(workspace, settings)
-    engines: dict[float | None, RecallEngine] = {None: base}
+    engines: dict[tuple, RecallEngine] = {(None, None): base}
 
-    def engine_for(rate: float | None) -> RecallEngine:
-        if rate not in engines:
-            engines[rate] = RecallEngine(workspace, settings, replace(base.options, decay_rate=rate),
-                                         store=base.store, embedder=base.embedder)
-        return engines[rate]
+    def engine_for(rate: float | None, fusion: str | None) -> RecallEngine:
+        if (rate, fusion) not in engines:
+            options = base.options
+            options = options if rate is None else replace(options, decay_rate=rate)
+            options = options if fusion is None else replace(options, fusion=fusion, dense_weight=1.0,
+                                                             sparse_weight=1.0)
+            engines[(rate, fusion)] = RecallEngine(workspace, settings, options, store=base.store,
+                                                   embedder=base.embedder)
+            engines[(rate, fusion)]._query_vectors = base._query_vectors  # embed each question once
+        return engines[(rate, fusion)]
 
     def search(question: str, variant: Variant):
         if variant.through_api:
@@ -48,7 +54,7 @@ def _searcher(workspace, now_ts: float):
                           use_service=False)
         request = SearchRequest(query=question, limit=10, filters=RecallFilters(tier=variant.tier), record=False,
                                 now=now_ts, mode=variant.mode)
-        return engine_for(variant.decay_rate).search(request)
+        return engine_for(variant.decay_rate, variant.fusion).search(request)
 
     return search
 

@@ -15,9 +15,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-COMMAND_MODULES = ["events", "ingest", "demo", "status", "bench"]
+COMMAND_MODULES = ["events", "ingest", "demo", "status", "bench", "ui"]
 COMMAND_MODULES += ["hook", "install_hooks", "import_cmd"]  # agent integration (issue 4)
 COMMAND_MODULES += ["review", "brief"]  # reflection, review and briefing (issue 3)
+COMMAND_MODULES += ["recall"]  # recall and the recall service (issue 6)
 
 
 def build_parser() -> argparse.ArgumentParser:

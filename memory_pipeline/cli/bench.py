@@ -13,6 +13,9 @@ def register(sub) -> None:
     ingest.add_argument("--turns", type=int, default=8, help="user turns per session")
     add_json_flag(ingest)
     ingest.set_defaults(handler=run_bench_ingest)
+    from memory_pipeline.cli.bench_recall import register_recall  # issue 6
+
+    register_recall(kinds)
 
 
 def run_bench_ingest(args) -> int:

@@ -43,6 +43,8 @@ def run_sensor_runs(workspace) -> tuple[list, list]:
 
 
 def print_memory(out, workspace, days: list[str]) -> None:
+    from rich.text import Text
+
     from memory_pipeline.flows.observations import load_observations
 
     for day in days:
@@ -54,7 +56,7 @@ def print_memory(out, workspace, days: list[str]) -> None:
                 for fact in segment.facts[:6]:
                     out.print(f"  {fact.emoji} ({fact.time or '--:--'}) {fact.text}", markup=False)
             if observation.current_task:
-                out.print(f"[dim]current task:[/] {observation.current_task}", markup=False)
+                out.print(Text.assemble(("current task: ", "dim"), observation.current_task))
 
 
 def run_demo(args) -> int:

@@ -5,6 +5,7 @@ from collections import Counter
 
 import dagster as dg
 
+from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.partitions import daily_partitions
 from memory_pipeline.defs.resources import (
     EmbedderResource,
@@ -34,7 +35,7 @@ def observer_code_version() -> str:
     code_version="sessions-1",
     kinds={"python"},
     description="Agent sessions captured on the day: each accepted event's transcript window, "
-    "parsed (Claude Code, pi, Codex or text) and redacted, stored under sessions/<day>/.",
+    "parsed (Claude Code, pi, Codex or text) and redacted, stored under `sessions/YYYY-MM-DD/`.",
 )
 def sessions(context: dg.AssetExecutionContext, workspace: WorkspaceResource) -> dg.MaterializeResult:
     records = collect_sessions(workspace.get(), context.partition_key)
@@ -51,7 +52,7 @@ def sessions(context: dg.AssetExecutionContext, workspace: WorkspaceResource) ->
         "messages": sum(len(r.transcript.messages) for r in ok),
         "user_messages": sum(r.transcript.user_message_count for r in ok),
         "failed": len(failed),
-        "failures": dg.MetadataValue.json(failed),
+        "failures": md_list(failed),
         "sessions_table": dg.MetadataValue.md(
             "| session | trigger | messages | format |\n|---|---|---|---|\n" + rows if rows else "_no sessions_"
         ),
@@ -70,7 +71,7 @@ def sessions(context: dg.AssetExecutionContext, workspace: WorkspaceResource) ->
                           description="Every fact cites at least one transcript message."),
     ],
     description="Observer output per session: segments with a narrative and 🔴/🟡/🟢 facts that cite "
-    "their transcript messages. Written to observations/<day>/, the daily log and the Redis hot list. "
+    "their transcript messages. Written to `observations/YYYY-MM-DD/`, the daily log and the Redis hot list. "
     "The code version is the hash of prompts/observer.md and the model.",
 )
 def observations(
@@ -111,7 +112,7 @@ def observations(
         "tokens_out": result.usage.output_tokens,
         "llm_calls": result.usage.calls,
         "cache_hits": result.usage.cache_hits,
-        "failed": dg.MetadataValue.json(result.failed),
+        "failed": md_list(result.failed),
         "prompt_sha": prompt.sha256[:12],
         "model": model,
         "daily_log": dg.MetadataValue.path(str(ws.daily_log(day))),

@@ -12,7 +12,7 @@ from memory_pipeline.flows.message_indexing import day_message_points, index_mes
     partitions_def=daily_partitions,
     group_name=GROUP,
     deps=[sessions],
-    code_version="message-index-1",
+    code_version="message-index-2",
     kinds={"qdrant"},
     check_specs=[dg.AssetCheckSpec("index_matches_messages", asset="message_index",
                                    description="The day's message point count equals its indexable messages.")],

@@ -6,6 +6,7 @@ from datetime import datetime
 import dagster as dg
 
 from memory_pipeline.defs.ingest import observations
+from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.partitions import daily_partitions
 from memory_pipeline.defs.resources import EmbedderResource, LLMResource, RedisResource, WorkspaceResource
 from memory_pipeline.errors import LLMError
@@ -37,7 +38,7 @@ def review_clock(context) -> tuple[str, datetime]:
     kinds={"python", "redis"},
     description="The Reflector over the 7 days ending at the partition: proposals for MEMORY.md by section "
     "and a summary. Observations older than 3 days are re-distilled first (🔴 + narratives; the Redis hot list "
-    "is updated, the files keep the original). Written to reflections/<day>.json and `### 🔭 Reflected`.",
+    "is updated, the files keep the original). Written to `reflections/YYYY-MM-DD.json` and `### 🔭 Reflected`.",
 )
 def reflections(context: dg.AssetExecutionContext, workspace: WorkspaceResource, llm: LLMResource,
                 redis: RedisResource) -> dg.MaterializeResult:
@@ -83,8 +84,8 @@ def proposals(context: dg.AssetExecutionContext, workspace: WorkspaceResource, r
                                 metadata={"uncited": dg.MetadataValue.json(uncited)})
     return dg.MaterializeResult(check_results=[check], metadata={
         "staged": len(report.staged), "skipped": len(report.skipped), "pending": report.pending,
-        "staged_ids": dg.MetadataValue.json([p.id for p in report.staged]),
-        "skipped_reasons": dg.MetadataValue.json(report.skipped),
+        "staged_ids": md_list([p.id for p in report.staged]),
+        "skipped_reasons": md_list(report.skipped),
         "review_md": dg.MetadataValue.md(MemoryFiles(ws).read_review() or "_no REVIEW.md_"),
     })
 
@@ -105,7 +106,7 @@ class MemoryMdConfig(dg.Config):
     ],
     description="MEMORY.md as of the day: REVIEW.md edits applied, unreviewed proposals older than 7 days "
     "expired, approved ones appended to their section with a (YYYY-MM-DD) prefix; a snapshot is kept in "
-    "state/memory_snapshots/<day>.md. Nothing already in MEMORY.md is changed.",
+    "`state/memory_snapshots/YYYY-MM-DD.md`. Nothing already in MEMORY.md is changed.",
 )
 def memory_md(context: dg.AssetExecutionContext, config: MemoryMdConfig, workspace: WorkspaceResource,
               redis: RedisResource) -> dg.MaterializeResult:
@@ -133,7 +134,7 @@ def memory_md(context: dg.AssetExecutionContext, config: MemoryMdConfig, workspa
     ]
     return dg.MaterializeResult(check_results=checks, metadata={
         **{kind: len(report.ids(kind)) for kind in ("approved", "rejected", "expired", "edited")},
-        "promoted_now": dg.MetadataValue.json(report.promoted), "promoted_total": len(promoted_ids(text)),
+        "promoted_now": md_list(report.promoted), "promoted_total": len(promoted_ids(text)),
         "memory_tokens": tokens, "snapshot": dg.MetadataValue.path(str(files.snapshot_path(day))),
         "memory_md": dg.MetadataValue.md(text or "_MEMORY.md is empty_"),
         "review_md": dg.MetadataValue.md(files.read_review() or "_no REVIEW.md_"),

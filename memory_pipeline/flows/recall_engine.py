@@ -6,6 +6,7 @@ the index (in a background thread, answering from the previous index meanwhile).
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -13,7 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
 from memory_pipeline.config import Settings
-from memory_pipeline.errors import MemoryPipelineError
+from memory_pipeline.errors import BadInputError, MemoryPipelineError
 from memory_pipeline.models import RecallHit
 from memory_pipeline.resources.recall_index import RecallIndex, load_index, read_generation
 from memory_pipeline.resources.workspace import Workspace
@@ -59,12 +60,26 @@ def open_store(workspace: Workspace, settings: Settings, dimension: int, lock_ti
                        generation_file=workspace.state / "index-generation")
 
 
+def default_rank_options() -> RankOptions:
+    """RankOptions with MEMORY_RECALL_DECAY_RATE (per day) applied when set."""
+    raw = os.environ.get("MEMORY_RECALL_DECAY_RATE")
+    if not raw:
+        return RankOptions()
+    try:
+        rate = float(raw)
+    except ValueError as exc:
+        raise BadInputError(f"MEMORY_RECALL_DECAY_RATE must be a number, got {raw!r}") from exc
+    if rate < 0:
+        raise BadInputError(f"MEMORY_RECALL_DECAY_RATE must not be negative, got {rate}")
+    return RankOptions(decay_rate=rate)
+
+
 class RecallEngine:
-    def __init__(self, workspace: Workspace, settings: Settings | None = None, options: RankOptions = RankOptions(),
+    def __init__(self, workspace: Workspace, settings: Settings | None = None, options: RankOptions | None = None,
                  prefetch: int = 100, store=None, embedder=None) -> None:
         self.workspace = workspace
         self.settings = settings or Settings.from_env()
-        self.options = options
+        self.options = options or default_rank_options()
         self.prefetch = prefetch
         self._embedder = embedder
         self._store = store

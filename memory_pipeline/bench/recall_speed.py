@@ -1,0 +1,123 @@
+"""`memory-pipeline bench recall --speed`: recall latency at 1k, 10k and 100k points.
+
+Synthetic points (random words, random unit vectors) go straight into an embedded store; each
+query is a new sentence, so the query embedding is always computed. Cold = starting the
+recall service (model load + index load) plus the first answer; warm = later answers through
+the socket, measured at the client. The in-process engine's own split gives the share spent
+embedding the query.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+WORDS = ("redis pool timeout pagination orders api worker memory docker image cache ci flaky test deploy "
+         "migration schema index query latency retry backoff queue consumer producer kafka postgres sqlite "
+         "vector embedding search recall session hook agent prompt token budget review proposal reflect "
+         "observation fact priority daily log partition sensor asset dagster qdrant model python rust go").split()
+
+
+def _points(count: int, dimension: int, seed: int):
+    from memory_pipeline.models import stable_id
+    from memory_pipeline.resources.vector_store import StorePoint
+    from memory_pipeline.stages.sparse import sparse_vector
+
+    rng = random.Random(seed)
+    vectors = np.random.default_rng(seed).standard_normal((count, dimension)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    for n in range(count):
+        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 30)))
+        day = f"2026-{rng.randint(1, 10):02d}-{rng.randint(1, 28):02d}"
+        tier = "messages" if n % 3 else "observations"
+        yield StorePoint(id=stable_id("speed", str(seed), str(n)), text=text, dense=vectors[n].tolist(),
+                         sparse=sparse_vector(text), payload={
+                             "tier": tier, "date": day, "session_id": f"s{n % 200}", "created_ts": 1.77e9 + n,
+                             "priority": "medium" if tier == "observations" else None,
+                             "source_message_ids": [f"m{n}"], "stale": False})
+
+
+def _fill(workspace, count: int, dimension: int) -> float:
+    from memory_pipeline.config import Settings
+    from memory_pipeline.flows.recall_engine import open_store
+
+    store = open_store(workspace, Settings.from_env(), dimension)
+    started = time.perf_counter()
+    with store.session():
+        store.ensure_collection()
+        batch = []
+        for point in _points(count, dimension, seed=count):
+            batch.append(point)
+            if len(batch) == 2000:
+                store.upsert(batch)
+                batch = []
+        store.upsert(batch)
+    return time.perf_counter() - started
+
+
+def _queries(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 8))) + f" {i}" for i in range(n)]
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
+
+
+def measure_size(count: int, queries: int) -> dict:
+    from memory_pipeline.flows.recall import recall
+    from memory_pipeline.flows.recall_engine import RecallEngine, SearchRequest
+    from memory_pipeline.resources import recall_service
+    from memory_pipeline.resources.embedder import get_embedder
+    from memory_pipeline.resources.workspace import Workspace
+    from memory_pipeline.stages.recall import RecallFilters
+
+    with tempfile.TemporaryDirectory(prefix="mp-speed-") as tmp:
+        workspace = Workspace(Path(tmp) / "ws").create()
+        os.environ["MEMORY_WORKSPACE"] = str(workspace.root)
+        fill_s = _fill(workspace, count, get_embedder().dimension)
+        try:
+            t0 = time.perf_counter()
+            first = recall(workspace, "redis pool timeout", record=False)
+            cold_ms = (time.perf_counter() - t0) * 1000
+            warm, filtered = [], []
+            for i, query in enumerate(_queries(queries, seed=count)):
+                t1 = time.perf_counter()
+                if i % 2:
+                    recall(workspace, query, record=False, tier="messages", since="2026-03-01")
+                    filtered.append((time.perf_counter() - t1) * 1000)
+                else:
+                    recall(workspace, query, record=False)
+                    warm.append((time.perf_counter() - t1) * 1000)
+        finally:
+            recall_service.stop_service(workspace)
+        engine = RecallEngine(workspace)
+        t2 = time.perf_counter()
+        engine.warm()
+        load_s = time.perf_counter() - t2
+        embed, total = [], []
+        for query in _queries(min(queries, 100), seed=count + 1):
+            engine.search(SearchRequest(query=query, record=False, filters=RecallFilters()))
+            embed.append(engine.last.embed_ms)
+            total.append(engine.last.total_ms)
+    return {
+        "points": count, "fill_s": round(fill_s, 1), "cold_ms": round(cold_ms, 1), "cold_hits": len(first),
+        "warm_p50_ms": _pct(warm, 0.5), "warm_p95_ms": _pct(warm, 0.95),
+        "filtered_p50_ms": _pct(filtered, 0.5), "filtered_p95_ms": _pct(filtered, 0.95),
+        "in_process_load_s": round(load_s, 2), "in_process_p50_ms": _pct(total, 0.5),
+        "in_process_p95_ms": _pct(total, 0.95),
+        "embed_share": round(statistics.fmean(embed) / statistics.fmean(total), 2) if total else None,
+    }
+
+
+def bench_recall_speed(sizes: list[int], queries: int = 200) -> dict:
+    rows = [measure_size(size, queries) for size in sizes]
+    return {"rows": rows, "note": "warm = client round trip through the service socket (query embedding "
+            "included); filtered = tier + date filter; embed_share = query embedding / in-process search time"}

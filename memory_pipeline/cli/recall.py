@@ -1,0 +1,149 @@
+"""`memory-pipeline recall`: hybrid search over memory and raw turns; `recall-service start|stop|status`."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+from memory_pipeline.errors import BadInputError, MemoryPipelineError
+
+MAX_QUERIES_FILE_BYTES = 50 * 1024 * 1024
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("recall", help="search observations and transcript messages")
+    parser.add_argument("query", nargs="?", help="what to look for")
+    parser.add_argument("--queries", metavar="FILE.jsonl", help='many queries, one {"id":…,"query":…} per line')
+    parser.add_argument("--limit", type=int, default=10, help="hits to return (the inject cap, default 10)")
+    parser.add_argument("--tier", choices=["observations", "messages", "all"], default="all")
+    parser.add_argument("--since", help="first day, YYYY-MM-DD")
+    parser.add_argument("--until", help="last day, YYYY-MM-DD")
+    parser.add_argument("--priority", choices=["high", "medium", "low"])
+    parser.add_argument("--session", help="only this session id")
+    parser.add_argument("--rewrite", action="store_true", help="rewrite the query with the LLM provider first")
+    parser.add_argument("--no-service", action="store_true", help="search in this process")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run_recall)
+
+    service = sub.add_parser("recall-service", help="the long-lived recall service (start, stop, status)")
+    service.add_argument("action", choices=["start", "stop", "status"])
+    add_json_flag(service)
+    service.set_defaults(handler=run_service)
+
+
+def _options(args) -> dict:
+    return dict(limit=args.limit, tier=args.tier, since=args.since, until=args.until, priority=args.priority,
+                session_id=args.session, rewrite=args.rewrite, use_service=not args.no_service)
+
+
+def _hits_json(hits) -> list[dict]:
+    return [h.model_dump() for h in hits]
+
+
+def run_recall(args) -> int:
+    from memory_pipeline.flows.recall import recall
+
+    if args.queries:
+        return run_queries(args)
+    workspace = workspace_from_env()
+    try:
+        if args.query is None:
+            raise BadInputError("give a QUERY or --queries FILE.jsonl")
+        hits = recall(workspace, args.query, **_options(args))
+    except BadInputError as exc:
+        print(f"memory-pipeline: {exc}", file=sys.stderr)
+        if args.json:
+            print_json({"query": args.query, "hits": [], "error": str(exc)})
+        return 2
+    if args.json:
+        print_json({"query": args.query, "hits": _hits_json(hits)})
+        return 0
+    print_table(hits)
+    return 0
+
+
+def print_table(hits) -> None:
+    from rich.table import Table
+
+    out = console()
+    if not hits:
+        out.print("no hits (nothing indexed matches; run `memory-pipeline ingest` first?)")
+        return
+    table = Table("#", "score", "tier", "date", "session", "text", "sources", "why")
+    for n, hit in enumerate(hits, start=1):
+        why = hit.why
+        ranks = f"d{why.get('dense_rank') or '-'} s{why.get('sparse_rank') or '-'}"
+        text = hit.text if len(hit.text) <= 160 else hit.text[:157] + "…"
+        table.add_row(str(n), f"{hit.score:.3g}", hit.tier[:3], hit.date, hit.session_id[:16], text,
+                      ",".join(hit.source_message_ids[:3]) + ("…" if len(hit.source_message_ids) > 3 else ""), ranks)
+    out.print(table)
+
+
+def _read_queries(path: str) -> list[tuple[object, str | None, str | None]]:
+    """(id, query, error) per non-empty line."""
+    from pathlib import Path
+
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise BadInputError(f"queries file not found: {file}")
+    if file.stat().st_size > MAX_QUERIES_FILE_BYTES:
+        raise BadInputError(f"queries file is over {MAX_QUERIES_FILE_BYTES} bytes")
+    rows = []
+    for number, line in enumerate(file.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            if not isinstance(item, dict) or not isinstance(item.get("query"), str):
+                raise ValueError('each line must be an object with a "query" string')
+            rows.append((item.get("id", number), item["query"], None))
+        except ValueError as exc:
+            rows.append((number, None, f"line {number}: {exc}"))
+    return rows
+
+
+def run_queries(args) -> int:
+    """One JSON line out per query line in; exit 2 when any line was bad input."""
+    from memory_pipeline.flows.recall import recall
+
+    try:
+        rows = _read_queries(args.queries)
+    except BadInputError as exc:
+        print(f"memory-pipeline: {exc}", file=sys.stderr)
+        return 2
+    workspace = workspace_from_env()
+    bad = False
+    for qid, query, error in rows:
+        if error is None:
+            try:
+                print_json({"id": qid, "query": query, "hits": _hits_json(recall(workspace, query, **_options(args)))})
+                continue
+            except BadInputError as exc:
+                error = str(exc)
+        bad = True
+        print_json({"id": qid, "query": query, "hits": [], "error": error})
+    return 2 if bad else 0
+
+
+def run_service(args) -> int:
+    from memory_pipeline.flows.recall import service_command
+    from memory_pipeline.resources import recall_service
+
+    workspace = workspace_from_env()
+    if args.action == "start":
+        status = recall_service.ensure_service(workspace, service_command(workspace))
+    elif args.action == "stop":
+        status = {"stopped": recall_service.stop_service(workspace)}
+    else:
+        status = recall_service.ping(workspace) or {"running": False}
+    if args.json:
+        print_json(status)
+    else:
+        out = console()
+        for key, value in status.items():
+            out.print(f"{key:<16} {value}", highlight=False)
+    return 0
+
+
+__all__ = ["register", "MemoryPipelineError"]

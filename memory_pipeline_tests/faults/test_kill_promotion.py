@@ -1,0 +1,67 @@
+"""kill -9 of `memory-pipeline review approve` between writing MEMORY.md and marking the
+proposals promoted; `review sync` afterwards must leave what a clean approval leaves."""
+
+from __future__ import annotations
+
+import dagster as dg
+import pytest
+
+from memory_pipeline.defs.reflect import TODAY_TAG, proposals, reflections
+from memory_pipeline.defs.resources import build_resources
+from memory_pipeline.resources.emit import emit_session_event
+from memory_pipeline.resources.proposals import ProposalStore
+from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+from memory_pipeline.stages.memory_md import promoted_ids
+from memory_pipeline_tests.conftest import SAMPLES
+from memory_pipeline_tests.faults.compare import assert_same_state, read_state
+from memory_pipeline_tests.faults.harness import (
+    ingest_here, kill9, pause_env, run_cli, start_cli, using_workspace, wait_for_file,
+)
+
+pytestmark = pytest.mark.slow
+DAY = "2026-11-20"  # the samples' day
+EARLIER = "# MEMORY\n\n## Hard Rules\n\n- Never force-push main.\n"
+
+
+def staged(ws) -> list[str]:
+    """Ingest the samples, reflect and stage proposals; returns the pending ids."""
+    ws.memory_md.write_text(EARLIER)
+    for path in sorted(SAMPLES.glob("*.jsonl")):
+        emit_session_event(ws, path, trigger="shutdown", use_transcript_time=True)
+    assert ingest_here(ws).success
+    with using_workspace(ws):
+        result = dg.materialize([reflections, proposals], partition_key=DAY, resources=build_resources(),
+                                tags={TODAY_TAG: DAY})
+        assert result.success
+        return [p.id for p in ProposalStore(RedisStore(connect_redis(None, ws.state))).pending()]
+
+
+def statuses(ws) -> dict[str, tuple[str, bool]]:
+    with using_workspace(ws):
+        found = ProposalStore(RedisStore(connect_redis(None, ws.state))).all()
+    return {pid: (p.status, p.promoted) for pid, p in found.items()}
+
+
+def test_kill_9_during_promotion_then_sync_equals_a_clean_approval(workspaces, tmp_path):
+    clean, killed = workspaces.new("clean"), workspaces.new("killed")
+    ids = staged(clean)
+    assert len(ids) >= 3 and staged(killed) == ids
+    chosen = ids[:3]
+    done = run_cli(clean, "review", "approve", *chosen)
+    assert done.returncode == 0, done.stderr
+
+    flag = tmp_path / "paused.flag"
+    proc = start_cli(killed, "review", "approve", *chosen, **pause_env("promote:after-memory-write", flag))
+    wait_for_file(flag, proc)
+    kill9(proc)
+    assert promoted_ids(killed.memory_md.read_text()) == set(chosen)  # written, not yet marked promoted
+    assert {statuses(killed)[pid] for pid in chosen} == {("approved", False)}
+
+    again = run_cli(killed, "review", "sync")
+    assert again.returncode == 0, again.stderr
+    assert statuses(killed) == statuses(clean)
+    assert killed.memory_md.read_text().count("<!-- p-") == len(chosen)
+    with using_workspace(clean):
+        expected = read_state(clean)
+    with using_workspace(killed):
+        assert_same_state(read_state(killed), expected)

@@ -1,0 +1,63 @@
+"""Redis faults: the embedded redis-server killed mid-run, and Redis unreachable at start."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+
+import pytest
+
+from memory_pipeline.flows.observations import load_observations
+from memory_pipeline.resources.daily_log import DailyLog
+from memory_pipeline.resources.embedded_redis import EmbeddedRedis, process_alive
+from memory_pipeline_tests.faults.compare import assert_same_state, read_state
+from memory_pipeline_tests.faults.harness import (
+    DAYS, emit_inputs, ingest_here, pause_env, run_cli, start_cli, using_workspace, wait_for_file,
+)
+
+pytestmark = pytest.mark.slow
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_redis_server_killed_mid_run_is_restarted_and_the_run_completes(workspaces, small_inputs, clean_small,
+                                                                        tmp_path):
+    ws = workspaces.new("redis-killed")
+    emit_inputs(ws, small_inputs)
+    flag = tmp_path / "paused.flag"
+    proc = start_cli(ws, "ingest", "--json", **pause_env("observe:after-write", flag, seconds=2))
+    wait_for_file(flag, proc)
+    server = EmbeddedRedis(ws.state)
+    pid = server.running_pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    out, err = proc.communicate(timeout=180)
+    assert proc.returncode == 0, err[-3000:]
+    assert json.loads(out)["success"]
+    assert not process_alive(pid) and server.running_pid() not in (None, pid)  # a new server answers
+    with using_workspace(ws):
+        assert_same_state(read_state(ws), clean_small)
+
+
+def test_redis_unreachable_at_start_fails_clearly_writes_the_log_then_completes(workspaces, small_inputs,
+                                                                              clean_small):
+    ws = workspaces.new("redis-down")
+    emit_inputs(ws, small_inputs)
+    failed = run_cli(ws, "ingest", REDIS_URL=f"redis://127.0.0.1:{closed_port()}/0")
+    assert failed.returncode == 1
+    output = " ".join((failed.stdout + failed.stderr).split())
+    assert "Redis unreachable" in output and "daily log was written" in output, output[-3000:]
+    for day in DAYS:  # the durable fallback: files and daily log, no hot list
+        assert len(load_observations(ws, day)) == 10
+        assert DailyLog(ws).read(day).count("<!-- dedupeKey: ") == 10
+
+    report = ingest_here(ws)
+    assert report.success and [d.day for d in report.days] == list(DAYS), report.as_dict()
+    with using_workspace(ws):
+        assert_same_state(read_state(ws), clean_small)

@@ -1,0 +1,130 @@
+"""recall(): in process and through the recall service, on small stores built directly."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime, timezone
+
+import pytest
+
+from memory_pipeline.config import Settings
+from memory_pipeline.flows.indexing import IndexStats, index_points
+from memory_pipeline.flows.recall import recall
+from memory_pipeline.flows.recall_engine import open_store
+from memory_pipeline.models import stable_id
+from memory_pipeline.resources import recall_service
+from memory_pipeline.resources.embedder import get_embedder
+from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+from memory_pipeline.resources.vector_store import StorePoint
+
+pytestmark = pytest.mark.slow
+
+NOW = datetime(2026, 11, 10, tzinfo=timezone.utc)
+ROWS = [
+    ("messages", "2026-11-01", "s1", None, "We raised the Redis pool max_connections from 10 to 64", ["u1"]),
+    ("messages", "2026-11-02", "s2", None, "The orders API now uses keyset pagination on created_at", ["u7"]),
+    ("observations", "2026-11-03", "s2", "high", "User prefers uv over pip for installs", ["u9", "a9"]),
+    ("observations", "2026-11-04", "s3", "low", "The Docker image moved to a multi-stage build", ["a3"]),
+]
+
+
+def add_points(workspace, rows, tag="base") -> list[str]:
+    store = open_store(workspace, Settings.from_env(), get_embedder().dimension)
+    points = [StorePoint(id=stable_id(tag, text), text=text, payload={
+        "tier": tier, "date": day, "session_id": session, "priority": priority, "source_message_ids": sources,
+        "created_ts": datetime.fromisoformat(day).replace(tzinfo=timezone.utc).timestamp(),
+        **({"role": "user", "message": text} if tier == "messages" else {})})
+        for tier, day, session, priority, text, sources in rows]
+    with store.session():
+        store.ensure_collection()
+        index_points(store, get_embedder(), points, IndexStats())
+    return [p.id for p in points]
+
+
+@pytest.fixture
+def indexed(workspace, monkeypatch):
+    monkeypatch.setenv("MEMORY_RECALL_IDLE_TIMEOUT", "60")
+    ids = add_points(workspace, ROWS)
+    yield workspace, ids
+    recall_service.stop_service(workspace)
+
+
+def test_in_process_recall_ranks_filters_and_counts_hits(indexed):
+    workspace, ids = indexed
+    hits = recall(workspace, "redis connection pool size", now=NOW, use_service=False)
+    assert hits[0].id == ids[0] and hits[0].source_message_ids == ["u1"]
+    assert hits[0].why["sparse_rank"] == 1 and hits[0].why["dense_rank"] == 1
+    assert {h.tier for h in recall(workspace, "pagination build pip", tier="observations", now=NOW,
+                                   use_service=False)} == {"observations"}
+    assert [h.id for h in recall(workspace, "docker uv redis orders", since="2026-11-03", until="2026-11-03",
+                                 now=NOW, use_service=False)] == [ids[2]]
+    assert [h.priority for h in recall(workspace, "docker uv", priority="low", now=NOW, use_service=False)] == ["low"]
+    assert {h.session_id for h in recall(workspace, "api uv", session_id="s2", now=NOW, use_service=False)} == {"s2"}
+    assert len(recall(workspace, "redis orders uv docker", limit=2, now=NOW, use_service=False)) == 2
+    redis_store = RedisStore(connect_redis(None, workspace.state))
+    before = redis_store.recall_hits([ids[0]])[ids[0]]
+    assert before >= 1
+    recall(workspace, "redis pool", now=NOW, use_service=False, limit=1)
+    assert redis_store.recall_hits([ids[0]])[ids[0]] == before + 1
+    recall(workspace, "redis pool", now=NOW, record=False, use_service=False)
+    assert redis_store.recall_hits([ids[0]])[ids[0]] == before + 1
+
+
+def test_empty_workspace_gives_no_hits_without_starting_a_service(workspace):
+    assert recall(workspace, "anything at all") == []
+    assert recall_service.ping(workspace) is None
+
+
+def test_service_starts_on_demand_is_reused_and_reloads_new_points(indexed):
+    workspace, ids = indexed
+    hits = recall(workspace, "keyset pagination", now=NOW)
+    assert hits[0].id == ids[1]
+    status = recall_service.ping(workspace)
+    assert status and status["points"] == 4
+    socket = recall_service.socket_path(workspace)
+    assert socket.stat().st_mode & 0o777 == 0o600
+    recall(workspace, "docker build", now=NOW)
+    assert recall_service.ping(workspace)["pid"] == status["pid"]
+    new = add_points(workspace, [("messages", "2026-11-05", "s4", None, "Flamingo deploys run on Fridays", ["u2"])],
+                     tag="later")
+    deadline = time.monotonic() + 30
+    found = []
+    while time.monotonic() < deadline and not found:
+        found = [h for h in recall(workspace, "flamingo deploys", now=NOW) if h.id == new[0]]
+    assert found, "the service did not pick up the new point"
+    assert recall_service.ping(workspace)["pid"] == status["pid"]
+
+
+def test_two_clients_starting_at_once_get_one_service(indexed):
+    workspace, _ = indexed
+    pids, errors = [], []
+
+    def client():
+        try:
+            recall(workspace, "redis pool", now=NOW, record=False)
+            pids.append(recall_service.ping(workspace)["pid"])
+        except Exception as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=client) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert not errors and len(set(pids)) == 1
+
+
+def test_idle_service_shuts_itself_down(workspace, monkeypatch):
+    monkeypatch.setenv("MEMORY_RECALL_IDLE_TIMEOUT", "2")
+    add_points(workspace, ROWS[:1])
+    try:
+        assert recall(workspace, "redis pool", now=NOW, record=False)
+        assert recall_service.ping(workspace) is not None
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and recall_service.ping(workspace) is not None:
+            time.sleep(0.2)
+        assert recall_service.ping(workspace) is None
+        assert not recall_service.socket_path(workspace).exists()
+    finally:
+        recall_service.stop_service(workspace)
