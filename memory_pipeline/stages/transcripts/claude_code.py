@@ -12,6 +12,7 @@ from typing import Any
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
 from memory_pipeline.stages.transcripts.jsonl import (
+    LINE_ERRORS,
     as_dict,
     as_int,
     as_list,
@@ -22,7 +23,6 @@ from memory_pipeline.stages.transcripts.jsonl import (
     render_arguments,
 )
 
-LINE_ERRORS = (TypeError, ValueError, AttributeError, KeyError)
 
 
 def _context_tokens(usage: dict[str, Any]) -> int | None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
 from memory_pipeline.stages.transcripts.jsonl import (
+    LINE_ERRORS,
     as_dict,
     as_int,
     as_list,
@@ -32,7 +33,6 @@ INJECTED_PREFIXES = (
 )
 CALL_TYPES = {"function_call", "custom_tool_call", "local_shell_call"}
 OUTPUT_TYPES = {"function_call_output", "custom_tool_call_output"}
-LINE_ERRORS = (TypeError, ValueError, AttributeError, KeyError)
 
 
 def _message_text(content: object) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 
 from memory_pipeline.stages.transcripts.files import PATCH_BEGIN, summarize_patch
 
+LINE_ERRORS = (TypeError, ValueError, AttributeError, KeyError)  # a bad line is skipped, never fatal
 MAX_ARGUMENT_CHARS = 2000  # per string value inside tool arguments
 MAX_RENDERED_ARGUMENTS = 8000
 
