@@ -14,6 +14,7 @@ from memory_pipeline.errors import BadInputError, MemoryPipelineError
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("TQDM_DISABLE", "1")  # no model-loading progress bars in our output
 
 COMMAND_MODULES = ["events", "ingest", "demo", "status", "bench", "ui"]
 COMMAND_MODULES += ["hook", "install_hooks", "import_cmd"]  # agent integration (issue 4)

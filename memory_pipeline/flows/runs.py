@@ -9,6 +9,9 @@ from pathlib import Path
 from memory_pipeline.resources.workspace import Workspace, atomic_write_text, ensure_dir
 
 DAGSTER_YAML = "telemetry:\n  enabled: false\n"
+# Runs started from the CLI keep their full event log in the instance (the UI shows it);
+# the terminal only gets warnings and errors.
+QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
 def dagster_home(workspace: Workspace) -> Path:
@@ -45,7 +48,7 @@ def run_job_for_days(job_name: str, days: list[str], instance, tags: dict[str, s
     summaries = []
     for day in days:
         result = job.execute_in_process(instance=instance, partition_key=day, raise_on_error=False,
-                                        tags=tags or {})
+                                        tags=tags or {}, run_config=QUIET_CONSOLE)
         error = None
         if not result.success:
             failures = [e for e in result.all_events if e.is_step_failure]

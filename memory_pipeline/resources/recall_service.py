@@ -145,8 +145,8 @@ class _Server(socketserver.ThreadingUnixStreamServer):
 class _Connection(socketserver.StreamRequestHandler):
     def handle(self) -> None:
         server: _Server = self.server  # type: ignore[assignment]
-        server.touched = time.monotonic()
         line = self.rfile.readline(MAX_REQUEST_BYTES + 1)
+        payload: dict = {}
         try:
             payload = json.loads(line.decode("utf-8"))
             if not isinstance(payload, dict):
@@ -154,17 +154,15 @@ class _Connection(socketserver.StreamRequestHandler):
         except ValueError as exc:
             answer = {"ok": False, "error": f"bad request: {exc}", "kind": "bad_input"}
         else:
+            busy = payload.get("op") != "status"  # a status check does not keep an idle service alive
+            if busy:
+                server.touched = time.monotonic()
             answer = server.handler(payload)
+            if busy:
+                server.touched = time.monotonic()
         self.wfile.write(json.dumps(answer, ensure_ascii=False, default=str).encode("utf-8") + b"\n")
-        server.touched = time.monotonic()
-        if payload_is_stop(line):
+        if payload.get("op") == "stop":
             threading.Thread(target=server.shutdown, daemon=True).start()
-
-
-def payload_is_stop(line: bytes) -> bool:
-    with contextlib.suppress(ValueError, AttributeError):
-        return json.loads(line.decode("utf-8")).get("op") == "stop"
-    return False
 
 
 def serve(workspace: Workspace, handler: Handler, idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> int:
