@@ -74,6 +74,7 @@ def _pct(values: list[float], q: float) -> float:
 def measure_size(count: int, queries: int) -> dict:
     from memory_pipeline.flows.recall import recall
     from memory_pipeline.flows.recall_engine import RecallEngine, SearchRequest
+    from memory_pipeline.flows.recall_server import limit_torch_threads
     from memory_pipeline.resources import recall_service
     from memory_pipeline.resources.embedder import get_embedder
     from memory_pipeline.resources.workspace import Workspace
@@ -98,6 +99,7 @@ def measure_size(count: int, queries: int) -> dict:
                     warm.append((time.perf_counter() - t1) * 1000)
         finally:
             recall_service.stop_service(workspace)
+        limit_torch_threads()  # as in the service
         engine = RecallEngine(workspace)
         t2 = time.perf_counter()
         engine.warm()

@@ -13,6 +13,13 @@ def register(sub) -> None:
     ingest.add_argument("--turns", type=int, default=8, help="user turns per session")
     add_json_flag(ingest)
     ingest.set_defaults(handler=run_bench_ingest)
+    soak = kinds.add_parser("soak", help="D days x S sessions, one ingest run a day: time, memory, stores, recall")
+    soak.add_argument("--days", type=int, default=30)
+    soak.add_argument("--sessions-per-day", type=int, default=50)
+    soak.add_argument("--turns", type=int, default=6, help="user turns per session")
+    soak.add_argument("--queries", type=int, default=50, help="recall queries timed at the end")
+    add_json_flag(soak)
+    soak.set_defaults(handler=run_bench_soak)
     from memory_pipeline.cli.bench_recall import register_recall  # issue 6
 
     register_recall(kinds)
@@ -28,4 +35,22 @@ def run_bench_ingest(args) -> int:
     out = console()
     for key, value in figures.items():
         out.print(f"{key:<34} {value}", highlight=False)
+    return 0
+
+
+def run_bench_soak(args) -> int:
+    from memory_pipeline.bench.soak import bench_soak
+    from memory_pipeline.errors import BadInputError
+
+    if args.days < 1 or args.sessions_per_day < 1 or args.queries < 1:
+        raise BadInputError("--days, --sessions-per-day and --queries must be at least 1")
+    out = console()
+    report = None if args.json else (lambda n, total, s: out.log(f"day {n}/{total}: {s:.1f}s"))
+    figures = bench_soak(days=args.days, sessions_per_day=args.sessions_per_day, turns=args.turns,
+                         queries=args.queries, progress=report)
+    if args.json:
+        print_json(figures)
+        return 0
+    for key, value in figures.items():
+        out.print(f"{key:<28} {value}", highlight=False)
     return 0

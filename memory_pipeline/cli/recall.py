@@ -70,13 +70,18 @@ def print_table(hits) -> None:
     if not hits:
         out.print("no hits (nothing indexed matches; run `memory-pipeline ingest` first?)")
         return
-    table = Table("#", "score", "tier", "date", "session", "text", "sources", "why")
+    table = Table(expand=True)
+    for name in ("#", "score", "tier", "date", "why"):
+        table.add_column(name, no_wrap=True)
+    table.add_column("text", ratio=1)
+    table.add_column("session / sources", max_width=24)
     for n, hit in enumerate(hits, start=1):
         why = hit.why
         ranks = f"d{why.get('dense_rank') or '-'} s{why.get('sparse_rank') or '-'}"
-        text = hit.text if len(hit.text) <= 160 else hit.text[:157] + "…"
-        table.add_row(str(n), f"{hit.score:.3g}", hit.tier[:3], hit.date, hit.session_id[:16], text,
-                      ",".join(hit.source_message_ids[:3]) + ("…" if len(hit.source_message_ids) > 3 else ""), ranks)
+        text = hit.text if len(hit.text) <= 240 else hit.text[:237] + "…"
+        sources = ",".join(hit.source_message_ids[:3]) + ("…" if len(hit.source_message_ids) > 3 else "")
+        table.add_row(str(n), f"{hit.score:.3g}", hit.tier[:3], hit.date, ranks, text,
+                      f"{hit.session_id[:24]}\n{sources}")
     out.print(table)
 
 

@@ -13,13 +13,13 @@ from pathlib import Path
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, ServiceError
-from memory_pipeline.flows.recall_engine import RecallEngine, SearchRequest
 from memory_pipeline.models import RecallHit
 from memory_pipeline.resources import recall_service
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.recall import RecallFilters, check_filters, check_limit, clean_query
 
-_ENGINES: dict[str, RecallEngine] = {}
+_ENGINES: dict[str, object] = {}  # root → RecallEngine (imported on first in-process use: qdrant-client
+# and numpy take ~1.3 s to import, which a hook talking to the service should not pay)
 
 
 def as_timestamp(now: datetime | date | float | int | None) -> float | None:
@@ -41,13 +41,24 @@ def idle_timeout() -> float:
         raise BadInputError(f"MEMORY_RECALL_IDLE_TIMEOUT must be seconds, got {raw!r}") from exc
 
 
+def start_timeout() -> float:
+    """Seconds to wait for a cold service (model + index load; ~40 s at 100k local points)."""
+    raw = os.environ.get("MEMORY_RECALL_START_TIMEOUT")
+    try:
+        return float(raw) if raw else 90.0
+    except ValueError as exc:
+        raise BadInputError(f"MEMORY_RECALL_START_TIMEOUT must be seconds, got {raw!r}") from exc
+
+
 def service_command(workspace: Workspace) -> list[str]:
     return [sys.executable, "-m", "memory_pipeline.flows.recall_server", "--workspace", str(workspace.root),
             "--idle-timeout", str(idle_timeout())]
 
 
-def local_engine(workspace: Workspace) -> RecallEngine:
-    """The in-process engine for a workspace (kept for the life of the process)."""
+def local_engine(workspace: Workspace):
+    """The in-process RecallEngine for a workspace (kept for the life of the process)."""
+    from memory_pipeline.flows.recall_engine import RecallEngine
+
     key = str(workspace.root)
     if key not in _ENGINES:
         _ENGINES[key] = RecallEngine(workspace)
@@ -61,8 +72,15 @@ def store_is_empty(workspace: Workspace, settings: Settings) -> bool:
 
 def via_service(workspace: Workspace, args: dict) -> list[RecallHit]:
     """Ask the service (starting it if needed); ServiceError when it cannot answer."""
-    recall_service.ensure_service(workspace, service_command(workspace))
-    answer = recall_service.request(recall_service.socket_path(workspace), {"op": "recall", "args": args})
+    path = recall_service.socket_path(workspace)
+    payload = {"op": "recall", "args": args}
+    try:
+        if not path.exists():
+            raise ServiceError("no recall service socket")
+        answer = recall_service.request(path, payload)  # the common case: one round trip
+    except ServiceError:
+        recall_service.ensure_service(workspace, service_command(workspace), start_timeout())
+        answer = recall_service.request(path, payload)
     if not answer.get("ok"):
         error = str(answer.get("error", "unknown error"))
         raise BadInputError(error) if answer.get("kind") == "bad_input" else _ServiceAnswerError(error)
@@ -110,6 +128,8 @@ def recall(
             raise
         except ServiceError as exc:
             print(f"memory-pipeline: recall service unavailable, searching in this process: {exc}", file=sys.stderr)
+    from memory_pipeline.flows.recall_engine import SearchRequest
+
     request = SearchRequest(query=cleaned, limit=limit, filters=filters, rewrite=rewrite, record=record,
                             now=as_timestamp(now))
     return local_engine(ws).search(request, wait=30.0)

@@ -51,8 +51,12 @@ class Timings:
     total_ms: float = 0.0
 
 
-def open_store(workspace: Workspace, settings: Settings, dimension: int, lock_timeout: float = 10.0):
+def open_store(workspace: Workspace, settings: Settings, dimension: int, lock_timeout: float | None = None):
+    """The workspace's store (QDRANT_URL or local); MEMORY_QDRANT_LOCK_TIMEOUT bounds the wait for a writer."""
     from memory_pipeline.resources.vector_store import VectorStore
+
+    if lock_timeout is None:
+        lock_timeout = float(os.environ.get("MEMORY_QDRANT_LOCK_TIMEOUT") or 10.0)
 
     url = settings.qdrant_url
     return VectorStore(path=None if url else workspace.state / "qdrant", url=url, api_key=settings.qdrant_api_key,

@@ -25,10 +25,13 @@ def dagster_home(workspace: Workspace) -> Path:
 
 
 def get_instance(workspace: Workspace):
+    """The Dagster instance; opened under a workspace lock, since two processes opening a fresh
+    DAGSTER_HOME at once would both create its SQLite schema and one would fail."""
     import dagster as dg
 
     dagster_home(workspace)
-    return dg.DagsterInstance.get()
+    with workspace.locked("dagster-instance", timeout=120):
+        return dg.DagsterInstance.get()
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,18 @@ class RunSummary:
     run_id: str
     success: bool
     error: str | None = None
+
+
+def failure_message(event) -> str:
+    """"step: the error the step raised" (e.g. the StoreLockedError text), not Dagster's wrapper."""
+    error = event.step_failure_data.error
+    while (error.cls_name.startswith("Dagster") or error.cls_name == "RetryRequested") and error.cause is not None:
+        error = error.cause
+    message = error.message.strip()
+    prefix = f"{error.cls_name}: "
+    if prefix in message.split("\n", 1)[0]:
+        message = message.split(prefix, 1)[1]
+    return f"{event.step_key}: {error.cls_name}: {message}"
 
 
 def run_job_for_days(job_name: str, days: list[str], instance, tags: dict[str, str] | None = None,
@@ -52,7 +67,7 @@ def run_job_for_days(job_name: str, days: list[str], instance, tags: dict[str, s
         error = None
         if not result.success:
             failures = [e for e in result.all_events if e.is_step_failure]
-            error = failures[0].step_failure_data.error.message.strip() if failures else "run failed"
+            error = failure_message(failures[0]) if failures else "run failed"
         summaries.append(RunSummary(day, result.run_id, result.success, error))
         if progress is not None:
             progress(day)

@@ -113,6 +113,9 @@ class Workspace:
         return ensure_dir(self.state / "locks") / f"{name}.lock"
 
     def create(self) -> "Workspace":
+        """Make the layout. Also sets this process's umask to 077, so the files other libraries
+        create for it (Qdrant's store, Dagster's SQLite, lock files) are user-only too."""
+        os.umask(0o077)
         for path in (self.root, self.inbox, self.quarantine, self.transcripts, self.state, self.root / "memory"):
             ensure_dir(path)
         os.chmod(self.root, DIR_MODE)

@@ -49,19 +49,19 @@ def build_fast_model(target: Path) -> Path:
     return target
 
 
-def write_inputs(folder: Path, per_day: int, turns: int = 5, seed: int = 11) -> dict[str, list[Path]]:
+def write_inputs(folder: Path, per_day: int, turns: int = 3, seed: int = 11) -> dict[str, list[Path]]:
     """Synthetic Claude Code transcripts, `per_day` for each day of DAYS."""
     return {day: write_sessions(folder / day, per_day, datetime.fromisoformat(day), seed=seed + n, turns=turns)
             for n, day in enumerate(DAYS)}
 
 
-def emit_inputs(ws: Workspace, inputs: dict[str, list[Path]]) -> list[Path]:
-    """Emit every transcript as a shutdown event captured on its day; returns the inbox files."""
+def emit_inputs(ws: Workspace, inputs: dict[str, list[Path]], trigger: str = "compaction") -> list[Path]:
+    """Emit every transcript as an event (compaction: no minimum length) captured on its day."""
     files = []
     for day, paths in inputs.items():
         start = datetime.fromisoformat(day).replace(hour=18, tzinfo=timezone.utc)
         for n, path in enumerate(paths):
-            result = emit_session_event(ws, path, trigger="shutdown", captured_at=start + timedelta(minutes=n))
+            result = emit_session_event(ws, path, trigger=trigger, captured_at=start + timedelta(minutes=n))
             files.append(result.path)
     return files
 

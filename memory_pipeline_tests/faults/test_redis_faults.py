@@ -49,10 +49,10 @@ def test_redis_unreachable_at_start_fails_clearly_writes_the_log_then_completes(
                                                                               clean_small):
     ws = workspaces.new("redis-down")
     emit_inputs(ws, small_inputs)
-    failed = run_cli(ws, "ingest", REDIS_URL=f"redis://127.0.0.1:{closed_port()}/0")
-    assert failed.returncode == 1
-    output = " ".join((failed.stdout + failed.stderr).split())
-    assert "Redis unreachable" in output and "daily log was written" in output, output[-3000:]
+    failed = run_cli(ws, "ingest", "--json", REDIS_URL=f"redis://127.0.0.1:{closed_port()}/0")
+    assert failed.returncode == 1, failed.stderr[-3000:]
+    for day in json.loads(failed.stdout)["days"]:
+        assert day["error"].startswith("observations: Failure: Redis unreachable; the daily log was written"), day
     for day in DAYS:  # the durable fallback: files and daily log, no hot list
         assert len(load_observations(ws, day)) == 10
         assert DailyLog(ws).read(day).count("<!-- dedupeKey: ") == 10

@@ -62,6 +62,9 @@ def test_in_process_recall_ranks_filters_and_counts_hits(indexed):
     assert [h.priority for h in recall(workspace, "docker uv", priority="low", now=NOW, use_service=False)] == ["low"]
     assert {h.session_id for h in recall(workspace, "api uv", session_id="s2", now=NOW, use_service=False)} == {"s2"}
     assert len(recall(workspace, "redis orders uv docker", limit=2, now=NOW, use_service=False)) == 2
+    rewritten = recall(workspace, "What did we ever decide about the Redis pool?", rewrite=True, now=NOW,
+                       use_service=False)
+    assert rewritten[0].id == ids[0]
     redis_store = RedisStore(connect_redis(None, workspace.state))
     before = redis_store.recall_hits([ids[0]])[ids[0]]
     assert before >= 1

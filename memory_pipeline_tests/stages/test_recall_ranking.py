@@ -44,12 +44,20 @@ def test_weighted_fusion_normalizes_each_list_by_its_best_score():
     assert fused["c"].score == pytest.approx(0.35)
 
 
+def test_minmax_fusion_scales_each_list_between_its_worst_and_best():
+    options = RankOptions(fusion="minmax", dense_weight=0.4, sparse_weight=0.6)
+    fused = fuse([("a", 0.6), ("b", 0.5), ("c", 0.4)], [("c", 8.0)], options)
+    assert fused["a"].score == pytest.approx(0.4)
+    assert fused["b"].score == pytest.approx(0.2)
+    assert fused["c"].score == pytest.approx(0.6)  # worst dense candidate, the only sparse one
+
+
 def test_decay_with_a_fixed_now():
     assert decay_factor(NOW - 10 * DAY_SECONDS, NOW, 0.01) == pytest.approx(math.exp(-0.1))
     assert decay_factor(NOW + DAY_SECONDS, NOW, 0.01) == 1.0  # from the future: not boosted
     assert decay_factor(None, NOW, 0.01) == 1.0
     payloads = {"old": payload("old redis fix", days_old=100), "new": payload("new redis fix", days_old=0)}
-    fused = fuse([("old", 0.9), ("new", 0.8)], [], RankOptions())
+    fused = fuse([("old", 0.9), ("new", 0.8)], [], RankOptions(fusion="weighted"))
     hits = rank(payloads, fused, RankOptions(now_ts=NOW, decay_rate=0.01, collapse_jaccard=1.1))
     assert [h.id for h in hits] == ["new", "old"]
     assert hits[1].why["decay"] == pytest.approx(math.exp(-1.0), abs=1e-4)
@@ -59,7 +67,7 @@ def test_decay_with_a_fixed_now():
 
 def test_stale_items_are_deranked_not_dropped():
     payloads = {"a": payload("alpha pool fix", stale=True), "b": payload("beta cache note")}
-    fused = fuse([("a", 0.9), ("b", 0.7)], [], RankOptions())
+    fused = fuse([("a", 0.9), ("b", 0.7)], [], RankOptions(fusion="weighted"))
     hits = rank(payloads, fused, RankOptions(now_ts=NOW, stale_factor=0.5))
     assert [h.id for h in hits] == ["b", "a"]
     assert hits[1].why["stale"] == 1

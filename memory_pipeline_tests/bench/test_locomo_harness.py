@@ -1,0 +1,53 @@
+"""The LoCoMo harness on a one-session slice: transcripts parse back with dialog ids; scoring math."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_pipeline.bench.locomo import DEFAULT_DATA, evidence_ids, load_conversations, parse_session_date, session_jsonl
+from memory_pipeline.bench.locomo_eval import Scores
+from memory_pipeline.models import RecallHit
+from memory_pipeline.stages.message_docs import message_documents
+from memory_pipeline.stages.transcripts.claude_code import parse_claude_code
+
+
+@pytest.fixture(scope="module")
+def conversation():
+    if not DEFAULT_DATA.exists():
+        pytest.skip(f"LoCoMo dev set missing: {DEFAULT_DATA} (clone ../shared beside the project)")
+    return load_conversations(DEFAULT_DATA, limit_sessions=1)[0]
+
+
+def test_session_becomes_a_claude_code_transcript_with_dialog_ids(conversation):
+    session = conversation.sessions[0]
+    transcript = parse_claude_code(session_jsonl(conversation, session))
+    assert [m.id for m in transcript.messages] == [t["dia_id"] for t in session.turns]
+    first = transcript.messages[0]
+    assert first.role == "user" and first.text.startswith(f"{conversation.speaker_a}: ")
+    assert {m.role for m in transcript.messages} == {"user", "assistant"}
+    assert first.timestamp == session.started
+    docs = message_documents(transcript, day=session.started.date().isoformat(), session_id="s1")
+    assert [d.payload["source_message_ids"][0] for d in docs] == [t["dia_id"] for t in session.turns]
+    kept = {t["dia_id"] for t in session.turns}
+    assert conversation.questions and all(set(evidence_ids(q)) <= kept for q in conversation.questions)
+
+
+def test_dates_and_evidence_parsing():
+    assert parse_session_date("1:56 pm on 8 May, 2023").isoformat() == "2023-05-08T13:56:00+00:00"
+    assert evidence_ids({"evidence": ["D8:6; D9:17", "D1:3", "D1:3"]}) == ["D8:6", "D9:17", "D1:3"]
+
+
+def test_scores_cover_evidence_and_refuse_credit_to_wide_hits():
+    def hit(*sources: str) -> RecallHit:
+        return RecallHit(id="x", tier="messages", text="t", score=1.0, date="d", session_id="s",
+                         source_message_ids=list(sources))
+
+    scores = Scores()
+    hits = [hit("D1:1"), hit(*[f"D2:{i}" for i in range(8)])] + [hit("D9:9")] * 3 + [hit("D1:2")]
+    scores.add(["D1:1", "D1:2", "D2:3"], hits, max_sources=5)
+    assert scores.recall5 == [pytest.approx(1 / 3)] and scores.recall10 == [pytest.approx(2 / 3)]
+    assert scores.hit5 == [1.0]
+    loose = Scores()
+    loose.add(["D1:1", "D1:2", "D2:3"], hits, max_sources=None)
+    assert loose.recall5 == [pytest.approx(2 / 3)]
+    assert scores.summary()["sources_per_hit"] == pytest.approx(13 / 6, abs=1e-3)

@@ -1,0 +1,101 @@
+"""Secrets planted in a transcript never reach a store, a model request or the LLM cache.
+
+Every file under the workspace and the Dagster home (observations, sessions, snapshots, daily
+log, Redis AOF, Qdrant's storage, run metadata, LLM cache) is searched byte for byte, as are the
+live Redis values, every Qdrant payload and the request bodies the Messages API server received.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from memory_pipeline.resources.emit import emit_session_event
+from memory_pipeline.resources.redis_store import connect_redis
+from memory_pipeline.resources.vector_store import VectorStore
+from memory_pipeline_tests.faults.harness import dagster_home, ingest_here
+from memory_pipeline_tests.faults.test_llm_faults import GOOD
+from memory_pipeline_tests.support.anthropic_server import AnthropicServer
+
+pytestmark = pytest.mark.slow
+SECRETS = {
+    "anthropic": "sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm-AAAA",
+    "github": "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+    "aws": "AKIAQ3EGWXYZ7PLMN4TR",
+    "private-key": "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun",
+    "url-password": "Sup3rS3cretPa55",
+}
+TRANSCRIPT = f"""[2026-11-21 10:00] [User]: The deploy fails. My key is {SECRETS['anthropic']} if you need it.
+[2026-11-21 10:01] [Assistant]: I will not store that key. Checking the CI config.
+[2026-11-21 10:02] [User]: Use GITHUB_TOKEN={SECRETS['github']} and AWS key {SECRETS['aws']} for the bucket.
+[2026-11-21 10:03] [Assistant]: Decided: the credentials belong in the secret store, not in the repo.
+[2026-11-21 10:04] [User]: The database is postgres://admin:{SECRETS['url-password']}@db.internal:5432/app by the way.
+[2026-11-21 10:05] [User]: And the deploy key: -----BEGIN RSA PRIVATE KEY-----
+{SECRETS['private-key']}
+-----END RSA PRIVATE KEY-----
+[2026-11-21 10:06] [User]: Always rotate credentials after an incident; we use Vault for that.
+[2026-11-21 10:07] [Assistant]: Noted: rotate after incidents, keep credentials in Vault.
+"""
+
+
+def emit(ws, tmp_path) -> None:
+    path = tmp_path / "leaky.txt"
+    path.write_text(TRANSCRIPT)
+    emit_session_event(ws, path, trigger="shutdown", session_id="leaky", force=True,
+                       captured_at=datetime(2026, 11, 21, 10, 10, tzinfo=timezone.utc))
+
+
+def leaks_in_files(*roots) -> list[str]:
+    found = []
+    for root in roots:
+        for path in root.rglob("*"):
+            if path.is_file() and not path.is_symlink():
+                data = path.read_bytes()
+                found += [f"{name} in {path}" for name, secret in SECRETS.items() if secret.encode() in data]
+    return found
+
+
+def leaks_in_services(ws) -> list[str]:
+    client = connect_redis(None, ws.state)
+    values = []
+    for key in client.scan_iter("*"):
+        kind = client.type(key)
+        if kind == "string":
+            values.append(client.get(key))
+        elif kind == "list":
+            values += client.lrange(key, 0, -1)
+        elif kind == "set":
+            values += client.smembers(key)
+        elif kind == "hash":
+            values += [f"{k}={v}" for k, v in client.hgetall(key).items()]
+    client.close()
+    store = VectorStore(path=ws.state / "qdrant", url=None, dimension=384)
+    payloads = [json.dumps(p.payload) for p in store.scroll_all()]
+    assert payloads, "nothing was indexed"
+    text = "\n".join(values + payloads)
+    return [name for name, secret in SECRETS.items() if secret in text]
+
+
+def test_secrets_never_reach_any_store_offline(workspaces, tmp_path):
+    ws = workspaces.new("offline")
+    emit(ws, tmp_path)
+    assert ingest_here(ws).success
+    assert leaks_in_files(ws.root, dagster_home(ws)) == []
+    assert leaks_in_services(ws) == []
+
+
+def test_secrets_never_reach_the_model_or_the_llm_cache(workspaces, tmp_path):
+    ws = workspaces.new("anthropic")
+    emit(ws, tmp_path)
+    with AnthropicServer() as server:
+        server.reply_text(GOOD)
+        report = ingest_here(ws, ANTHROPIC_API_KEY=server.api_key, ANTHROPIC_BASE_URL=server.url)
+        bodies = json.dumps([r.body for r in server.requests])
+    assert report.success, report.as_dict()
+    assert "[REDACTED:" in bodies
+    assert [name for name, secret in SECRETS.items() if secret in bodies] == []
+    assert list((ws.state / "llm-cache").rglob("*.json"))
+    assert leaks_in_files(ws.root, dagster_home(ws)) == []
+    assert leaks_in_services(ws) == []
