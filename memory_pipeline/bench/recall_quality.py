@@ -1,7 +1,9 @@
 """`memory-pipeline bench recall --quality`: LoCoMo through ingest and recall, several variants.
 
-Headline: hybrid over all tiers, through `flows.recall.recall()` itself (in process, now = the
-conversation's last session). The other rows use the same engine with one thing changed.
+The first row goes through `flows.recall.recall()` itself with its defaults (decay 0.01/day, now =
+the conversation's last session). The other rows use the same engine with decay off (LoCoMo
+questions have no recency preference) and one thing changed; "hybrid" is the ranking recall()
+uses, all tiers. Questions, evidence and scoring: bench/locomo.py, bench/locomo_eval.py.
 """
 
 from __future__ import annotations
