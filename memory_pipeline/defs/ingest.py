@@ -5,7 +5,7 @@ from collections import Counter
 
 import dagster as dg
 
-from memory_pipeline.defs.metadata import md_list
+from memory_pipeline.defs.metadata import index_result, md_list
 from memory_pipeline.defs.partitions import daily_partitions
 from memory_pipeline.defs.resources import (
     EmbedderResource,
@@ -137,18 +137,8 @@ def observation_index(
     vector_store: VectorStoreResource,
     embedder: EmbedderResource,
 ) -> dg.MaterializeResult:
-    found = load_observations(workspace.get(), context.partition_key)
+    day = context.partition_key
     model = embedder.get()
     store = vector_store.get_store(model.dimension)
-    stats = index_observations(store, model, context.partition_key, found)
-    day = context.partition_key
-    stored = store.count({"tier": "observations", "date_gte": day, "date_lte": day})
-    check = dg.AssetCheckResult(check_name="index_matches_observations", passed=stored == stats.points,
-                                metadata={"stored": stored, "expected": stats.points})
-    return dg.MaterializeResult(check_results=[check], metadata={
-        "points": stats.points,
-        "embedded_now": stats.embedded,
-        "unchanged": stats.unchanged,
-        "deleted_stale": stats.deleted,
-        "embedding_model": model.model_name,
-    })
+    stats = index_observations(store, model, day, load_observations(workspace.get(), day))
+    return index_result(store, stats, day, "observations", "index_matches_observations", model.model_name)

@@ -10,3 +10,17 @@ def md_list(items, empty: str = "none") -> dg.MetadataValue:
     else:
         lines = [f"- {item}" for item in items]
     return dg.MetadataValue.md("\n".join(lines) if lines else f"_{empty}_")
+
+
+def index_result(store, stats, day: str, tier: str, check_name: str, model_name: str) -> dg.MaterializeResult:
+    """An index asset's result: its counts, and the check that the store holds exactly its points."""
+    stored = store.count({"tier": tier, "date_gte": day, "date_lte": day})
+    check = dg.AssetCheckResult(check_name=check_name, passed=stored == stats.points,
+                                metadata={"stored": stored, "expected": stats.points})
+    return dg.MaterializeResult(check_results=[check], metadata={
+        "points": stats.points,
+        "embedded_now": stats.embedded,
+        "unchanged": stats.unchanged,
+        "deleted_stale": stats.deleted,
+        "embedding_model": model_name,
+    })

@@ -3,6 +3,7 @@
 import dagster as dg
 
 from memory_pipeline.defs.ingest import GROUP, sessions
+from memory_pipeline.defs.metadata import index_result
 from memory_pipeline.defs.partitions import daily_partitions
 from memory_pipeline.defs.resources import EmbedderResource, VectorStoreResource, WorkspaceResource
 from memory_pipeline.flows.message_indexing import day_message_points, index_messages
@@ -27,17 +28,7 @@ def message_index(
     embedder: EmbedderResource,
 ) -> dg.MaterializeResult:
     day = context.partition_key
-    points = day_message_points(workspace.get(), day)
     model = embedder.get()
     store = vector_store.get_store(model.dimension)
-    stats = index_messages(store, model, day, points)
-    stored = store.count({"tier": "messages", "date_gte": day, "date_lte": day})
-    check = dg.AssetCheckResult(check_name="index_matches_messages", passed=stored == stats.points,
-                                metadata={"stored": stored, "expected": stats.points})
-    return dg.MaterializeResult(check_results=[check], metadata={
-        "points": stats.points,
-        "embedded_now": stats.embedded,
-        "unchanged": stats.unchanged,
-        "deleted_stale": stats.deleted,
-        "embedding_model": model.model_name,
-    })
+    stats = index_messages(store, model, day, day_message_points(workspace.get(), day))
+    return index_result(store, stats, day, "messages", "index_matches_messages", model.model_name)

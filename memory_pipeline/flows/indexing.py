@@ -80,13 +80,13 @@ def index_points(store, embedder, points: list[StorePoint], stats: IndexStats) -
     stats.embedded += len(ready)
 
 
-def index_observations(store, embedder, day: str, observations: list[Observation]) -> IndexStats:
+def index_day(store, embedder, day: str, tier: str, points: list[StorePoint]) -> IndexStats:
+    """Make the day's points of one tier exactly `points`: stale ones deleted, new ones embedded."""
     stats = IndexStats()
-    points = [p for o in observations for p in observation_points(o)]
     keep = {p.id for p in points}
     with store.session():
         store.ensure_collection()
-        day_filter = {"tier": "observations", "date_gte": day, "date_lte": day}
+        day_filter = {"tier": tier, "date_gte": day, "date_lte": day}
         stale = [point.id for point in store.scroll_all(payload_filter=day_filter) if point.id not in keep]
         if stale:
             store.delete(stale)
@@ -94,3 +94,7 @@ def index_observations(store, embedder, day: str, observations: list[Observation
         pause_point("index:before-upsert")
         index_points(store, embedder, points, stats)
     return stats
+
+
+def index_observations(store, embedder, day: str, observations: list[Observation]) -> IndexStats:
+    return index_day(store, embedder, day, "observations", [p for o in observations for p in observation_points(o)])

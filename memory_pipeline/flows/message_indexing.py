@@ -6,7 +6,7 @@ and points of the day's messages that no longer exist (an edited window) are del
 
 from __future__ import annotations
 
-from memory_pipeline.flows.indexing import IndexStats, index_points
+from memory_pipeline.flows.indexing import IndexStats, index_day
 from memory_pipeline.flows.observations import collect_sessions, load_session
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.vector_store import StorePoint
@@ -32,14 +32,4 @@ def day_message_points(workspace: Workspace, day: str, options: DocOptions = Doc
 
 
 def index_messages(store, embedder, day: str, points: list[StorePoint]) -> IndexStats:
-    stats = IndexStats()
-    keep = {p.id for p in points}
-    with store.session():
-        store.ensure_collection()
-        day_filter = {"tier": "messages", "date_gte": day, "date_lte": day}
-        stale = [point.id for point in store.scroll_all(payload_filter=day_filter) if point.id not in keep]
-        if stale:
-            store.delete(stale)
-            stats.deleted = len(stale)
-        index_points(store, embedder, points, stats)
-    return stats
+    return index_day(store, embedder, day, "messages", points)
