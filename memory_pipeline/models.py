@@ -339,5 +339,6 @@ class HookSessionState(BaseModel):
     compaction_count: int = 0  # SessionStart(compact) seen
     last_compact_at: datetime | None = None
     compactions_emitted: int = 0  # PreCompact events written
+    last_event_message_id: str | None = None  # the last message an emitted event covered
     pending_queries: list[str] = Field(default_factory=list)  # for the background recall refresh
     updated_at: datetime | None = None

@@ -105,6 +105,7 @@ def observations(
         "observations": len(result.observations),
         "observed_now": result.observed,
         "reused": result.reused,
+        "lock_waits": len(result.in_flight),  # events another live run held the observe lock for
         "facts_high": priorities["high"],
         "facts_medium": priorities["medium"],
         "facts_low": priorities["low"],

@@ -97,6 +97,7 @@ def before_compaction(workspace: Workspace, payload: HookPayload, now: datetime)
     def change(state) -> None:
         state.checkpoint = checkpoint
         state.compactions_emitted += 1
+        state.last_event_message_id = result.last_message_id
 
     store.update(payload.session_id, change, now)
     log = dict(at=now, session_id=payload.session_id, hook="PreCompact")
@@ -109,13 +110,20 @@ def before_compaction(workspace: Workspace, payload: HookPayload, now: datetime)
 
 def session_ended(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:
     path = transcript_file(payload)
-    state = HookStateStore(workspace).load(payload.session_id)
-    # earlier windows went out with PreCompact events; the shutdown event covers what came after
-    window = "since-compaction" if state.compactions_emitted else "all"
+    store = HookStateStore(workspace)
+    state = store.load(payload.session_id)
+    # earlier windows went out with PreCompact or an earlier SessionEnd (a resumed session):
+    # this event covers only what came after them, so nothing is observed twice
+    if state.last_event_message_id:
+        window = f"after:{state.last_event_message_id}"
+    else:
+        window = "since-compaction" if state.compactions_emitted else "all"
     result = emit_session_event(
         workspace, path, trigger="shutdown", session_id=payload.session_id, format="claude-code",
         window=window, captured_at=now,
     )
+    if result.event is not None:
+        store.update(payload.session_id, lambda s: setattr(s, "last_event_message_id", result.last_message_id), now)
     log = dict(at=now, session_id=payload.session_id, hook="SessionEnd", reason=payload.reason)
     if result.event is None:
         log_decision(workspace, "skipped", why=result.skipped, **log)

@@ -91,10 +91,10 @@ def index_day(store, embedder, day: str, tier: str, points: list[StorePoint]) ->
         if stale:
             store.delete(stale)
             stats.deleted = len(stale)
-        pause_point("index:before-upsert")
         index_points(store, embedder, points, stats)
     return stats
 
 
 def index_observations(store, embedder, day: str, observations: list[Observation]) -> IndexStats:
+    pause_point("index:before-upsert")
     return index_day(store, embedder, day, "observations", [p for o in observations for p in observation_points(o)])

@@ -24,6 +24,7 @@ class EmitResult:
     event: SessionEvent | None
     path: Path | None
     skipped: str | None = None
+    last_message_id: str | None = None  # the last message the event covers
 
 
 def _session_id_from(transcript: Transcript, path: Path) -> str:
@@ -33,10 +34,20 @@ def _session_id_from(transcript: Transcript, path: Path) -> str:
 
 
 def _window(transcript: Transcript, window: str) -> tuple[Transcript, str | None]:
+    """`all`, `since-compaction`, or `after:<message id>` (what came after an earlier event)."""
     if window == "all":
         return transcript, None
     from memory_pipeline.stages.transcripts import messages_since_last_compaction
 
+    if window.startswith("after:"):
+        ids = [m.id for m in transcript.messages]
+        last = window.removeprefix("after:")
+        if last not in ids:
+            return transcript, None
+        messages = transcript.messages[ids.index(last) + 1:]
+        if not messages:
+            return transcript.model_copy(update={"messages": []}), None
+        return transcript.model_copy(update={"messages": messages}), messages[0].id
     messages = messages_since_last_compaction(transcript)
     if not messages:
         return transcript, None
@@ -90,6 +101,8 @@ def emit_session_event(
             f"shutdown events need at least {MIN_USER_MESSAGES_FOR_SHUTDOWN}"
         ))
     windowed, window_start = _window(transcript, window)
+    if not windowed.messages:
+        return EmitResult(None, None, skipped="no new messages since the last event of this session")
     captured = captured_at
     if captured is None and use_transcript_time and windowed.ended_at is not None:
         captured = windowed.ended_at.astimezone()  # imports land on the day the session happened
@@ -107,4 +120,4 @@ def emit_session_event(
         session_name=session_name,
     )
     event.data.window_start_id = window_start
-    return EmitResult(event, Inbox(workspace).write(event))
+    return EmitResult(event, Inbox(workspace).write(event), last_message_id=windowed.messages[-1].id)

