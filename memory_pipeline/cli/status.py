@@ -38,6 +38,7 @@ def service_status(workspace, settings: Settings) -> dict:
 def counts(workspace) -> dict:
     from memory_pipeline.defs.ingest import observer_code_version
     from memory_pipeline.flows.intake import pending_days
+    from memory_pipeline.flows.runs import get_instance
     from memory_pipeline.flows.observations import load_observations
     from memory_pipeline.resources.inbox import Inbox
 
@@ -51,7 +52,7 @@ def counts(workspace) -> dict:
         "days": len(days),
         "observations": len(observations),
         "facts": sum(len(o.facts) for o in observations),
-        "pending_days": pending_days(workspace, observer_code_version()),
+        "pending_days": pending_days(workspace, observer_code_version(), get_instance(workspace)),
     }
 
 

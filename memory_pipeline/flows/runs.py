@@ -8,7 +8,9 @@ from pathlib import Path
 
 from memory_pipeline.resources.workspace import Workspace, atomic_write_text, ensure_dir
 
-DAGSTER_YAML = "telemetry:\n  enabled: false\n"
+# Run retries: under `dagster dev` a run that failed (Redis down past its step retries, a locked
+# store) is retried by the daemon; the sensor does not request a run key twice.
+DAGSTER_YAML = "telemetry:\n  enabled: false\nrun_retries:\n  enabled: true\n  max_retries: 2\n"
 # Runs started from the CLI keep their full event log in the instance (the UI shows it);
 # the terminal only gets warnings and errors.
 QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}

@@ -212,7 +212,10 @@ class VectorStore:
         return {given for norm, given in wanted.items() if stored.get(norm) != ids_and_hashes[given]}
 
     def count(self, filter: dict[str, Any] | None = None) -> int:
+        """Points matching the filter; 0 when nothing was ever indexed (no collection yet)."""
         with self.session():
+            if not self.client.collection_exists(self.collection):
+                return 0
             return self.client.count(self.collection, count_filter=build_filter(filter), exact=True).count
 
     def scroll_all(
