@@ -142,4 +142,4 @@ def observation_index(
     model = embedder.get()
     store = vector_store.get_store(model.dimension)
     stats = index_observations(store, model, day, load_observations(workspace.get(), day))
-    return index_result(store, stats, day, "observations", "index_matches_observations", model.model_name)
+    return index_result(stats, "index_matches_observations", model.model_name)

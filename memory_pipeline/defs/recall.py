@@ -31,4 +31,4 @@ def message_index(
     model = embedder.get()
     store = vector_store.get_store(model.dimension)
     stats = index_messages(store, model, day, day_message_points(workspace.get(), day))
-    return index_result(store, stats, day, "messages", "index_matches_messages", model.model_name)
+    return index_result(stats, "index_matches_messages", model.model_name)

@@ -20,6 +20,7 @@ class IndexStats:
     embedded: int = 0
     unchanged: int = 0
     deleted: int = 0
+    stored: int = 0  # the day's points of the tier in the store afterwards
 
 
 def observation_points(observation: Observation) -> list[StorePoint]:
@@ -92,6 +93,7 @@ def index_day(store, embedder, day: str, tier: str, points: list[StorePoint]) ->
             store.delete(stale)
             stats.deleted = len(stale)
         index_points(store, embedder, points, stats)
+        stats.stored = store.count(day_filter)  # in the same open: local mode reloads the store per open
     return stats
 
 
