@@ -141,5 +141,6 @@ def observation_index(
     day = context.partition_key
     model = embedder.get()
     store = vector_store.get_store(model.dimension)
-    stats = index_observations(store, model, day, load_observations(workspace.get(), day))
+    ws = workspace.get()
+    stats = index_observations(store, model, day, load_observations(ws, day), manifest_dir=ws.state / "index")
     return index_result(stats, "index_matches_observations", model.model_name)

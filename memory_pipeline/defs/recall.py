@@ -30,5 +30,6 @@ def message_index(
     day = context.partition_key
     model = embedder.get()
     store = vector_store.get_store(model.dimension)
-    stats = index_messages(store, model, day, day_message_points(workspace.get(), day))
+    ws = workspace.get()
+    stats = index_messages(store, model, day, day_message_points(ws, day), manifest_dir=ws.state / "index")
     return index_result(stats, "index_matches_messages", model.model_name)

@@ -6,11 +6,14 @@ not embedded again; points of a re-derived observation that no longer exist are 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 from memory_pipeline.faults import pause_point
 from memory_pipeline.models import Observation, content_hash, stable_id
 from memory_pipeline.resources.vector_store import StorePoint
+from memory_pipeline.resources.workspace import atomic_write_json
 from memory_pipeline.stages.sparse import sparse_vector
 
 
@@ -81,22 +84,47 @@ def index_points(store, embedder, points: list[StorePoint], stats: IndexStats) -
     stats.embedded += len(ready)
 
 
-def index_day(store, embedder, day: str, tier: str, points: list[StorePoint]) -> IndexStats:
-    """Make the day's points of one tier exactly `points`: stale ones deleted, new ones embedded."""
+def _read_manifest(path: Path) -> set[str] | None:
+    try:
+        return set(json.loads(path.read_text(encoding="utf-8")))
+    except (FileNotFoundError, ValueError, TypeError):
+        return None
+
+
+def index_day(store, embedder, day: str, tier: str, points: list[StorePoint],
+              manifest_dir: Path | None = None) -> IndexStats:
+    """Make the day's points of one tier exactly `points`: stale ones deleted, new ones embedded.
+
+    With `manifest_dir`, the ids indexed for each day and tier are kept in a small manifest, so a
+    run never scans the store with a payload filter: in Qdrant local mode such a scan reads every
+    point in Python and made each day's run slower as history grew. The manifest is widened
+    before the upsert and narrowed after it, so a crash in between cannot orphan points.
+    """
     stats = IndexStats()
     keep = {p.id for p in points}
+    manifest = manifest_dir / tier / f"{day}.json" if manifest_dir else None
+    known = _read_manifest(manifest) if manifest else None
+    day_filter = {"tier": tier, "date_gte": day, "date_lte": day}
     with store.session():
         store.ensure_collection()
-        day_filter = {"tier": tier, "date_gte": day, "date_lte": day}
-        stale = [point.id for point in store.scroll_all(payload_filter=day_filter) if point.id not in keep]
+        if known is None:
+            known = {point.id for point in store.scroll_all(payload_filter=day_filter)}
+        stale = sorted(known - keep)
+        if manifest:
+            atomic_write_json(manifest, sorted(known | keep))
         if stale:
             store.delete(stale)
             stats.deleted = len(stale)
         index_points(store, embedder, points, stats)
-        stats.stored = store.count(day_filter)  # in the same open: local mode reloads the store per open
+        hashes = {p.id: content_hash(p.text) for p in points}
+        stats.stored = len(hashes) - len(store.missing_or_changed(hashes)) if manifest else store.count(day_filter)
+        if manifest:
+            atomic_write_json(manifest, sorted(keep))
     return stats
 
 
-def index_observations(store, embedder, day: str, observations: list[Observation]) -> IndexStats:
+def index_observations(store, embedder, day: str, observations: list[Observation],
+                       manifest_dir: Path | None = None) -> IndexStats:
     pause_point("index:before-upsert")
-    return index_day(store, embedder, day, "observations", [p for o in observations for p in observation_points(o)])
+    points = [p for o in observations for p in observation_points(o)]
+    return index_day(store, embedder, day, "observations", points, manifest_dir)

@@ -6,6 +6,8 @@ and points of the day's messages that no longer exist (an edited window) are del
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from memory_pipeline.flows.indexing import IndexStats, index_day
 from memory_pipeline.flows.observations import collect_sessions, load_session
 from memory_pipeline.resources.inbox import Inbox
@@ -31,5 +33,5 @@ def day_message_points(workspace: Workspace, day: str, options: DocOptions = Doc
     return list(points.values())
 
 
-def index_messages(store, embedder, day: str, points: list[StorePoint]) -> IndexStats:
-    return index_day(store, embedder, day, "messages", points)
+def index_messages(store, embedder, day: str, points: list[StorePoint], manifest_dir: Path | None = None) -> IndexStats:
+    return index_day(store, embedder, day, "messages", points, manifest_dir)

@@ -96,6 +96,9 @@ def test_prompt_change_re_derives_and_replaces_log_sections(workspace, tmp_path,
     assert {o.code_version for o in load_observations(workspace, day)} != {old_version}
     assert DailyLog(workspace).read(day).count("### 🔭 Observations") == 2
     assert result.asset_materializations_for_node("observations")[0].metadata["observed_now"].value == 2
+    found = load_observations(workspace, day)
+    assert store_count(workspace, day) == sum(len(o.facts) + sum(1 for s in o.segments if s.narrative) for o in found)
+    assert all(c.passed for c in result.get_asset_check_evaluations())
 
 
 def test_redis_unreachable_fails_loudly_but_writes_the_daily_log(workspace, monkeypatch):
