@@ -23,7 +23,7 @@ class Variant:
     mode: str = "hybrid"  # hybrid | dense | sparse
     tier: str = "all"
     decay_rate: float | None = 0.0  # None: the engine's default (0.01/day)
-    fusion: str | None = None  # None: the engine's default (weighted 0.3 dense / 0.7 sparse)
+    fusion: str | None = None  # None: the engine's default (min-max weighted, 0.4 dense / 0.6 sparse)
     through_api: bool = False  # run through flows.recall.recall() itself
 
 
