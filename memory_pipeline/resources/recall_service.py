@@ -141,6 +141,12 @@ class _Server(socketserver.ThreadingUnixStreamServer):
     handler: Handler
     touched: float
 
+    def close_down(self) -> None:
+        """Unlink the socket first, so a client never connects to a server that is going away."""
+        with contextlib.suppress(FileNotFoundError):
+            Path(self.server_address).unlink()
+        self.shutdown()
+
 
 class _Connection(socketserver.StreamRequestHandler):
     def handle(self) -> None:
@@ -162,14 +168,17 @@ class _Connection(socketserver.StreamRequestHandler):
                 server.touched = time.monotonic()
         self.wfile.write(json.dumps(answer, ensure_ascii=False, default=str).encode("utf-8") + b"\n")
         if payload.get("op") == "stop":
-            threading.Thread(target=server.shutdown, daemon=True).start()
+            threading.Thread(target=server.close_down, daemon=True).start()
 
 
 def serve(workspace: Workspace, handler: Handler, idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> int:
-    """Run until stopped or idle; returns 0, or 3 when another server already runs."""
+    """Run until stopped or idle; returns 0, or 3 when another server already runs.
+
+    A server still closing down holds the run lock for a moment, hence the short wait for it.
+    """
     run_lock = FileLock(str(workspace.lock_path("recall-service-run")))
     try:
-        run_lock.acquire(timeout=0)
+        run_lock.acquire(timeout=10)
     except Timeout:
         return 3
     path = socket_path(workspace)
@@ -189,7 +198,7 @@ def serve(workspace: Workspace, handler: Handler, idle_timeout: float = DEFAULT_
             while True:
                 time.sleep(min(1.0, idle_timeout / 4))
                 if time.monotonic() - server.touched > idle_timeout:
-                    server.shutdown()
+                    server.close_down()
                     return
 
         threading.Thread(target=watch_idle, daemon=True).start()

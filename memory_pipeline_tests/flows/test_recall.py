@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 
@@ -118,16 +119,28 @@ def test_two_clients_starting_at_once_get_one_service(indexed):
     assert not errors and len(set(pids)) == 1
 
 
+def process_alive(pid: int) -> bool:
+    """True while the process runs; a zombie (exited, not yet reaped by this test process) is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def test_idle_service_shuts_itself_down(workspace, monkeypatch):
     monkeypatch.setenv("MEMORY_RECALL_IDLE_TIMEOUT", "2")
     add_points(workspace, ROWS[:1])
     try:
         assert recall(workspace, "redis pool", now=NOW, record=False)
-        assert recall_service.ping(workspace) is not None
+        pid = recall_service.ping(workspace)["pid"]
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and recall_service.ping(workspace) is not None:
+        while time.monotonic() < deadline and recall_service.socket_path(workspace).exists():
             time.sleep(0.2)
-        assert recall_service.ping(workspace) is None
         assert not recall_service.socket_path(workspace).exists()
+        assert recall_service.ping(workspace) is None
+        while time.monotonic() < deadline and process_alive(pid):
+            time.sleep(0.2)
+        assert not process_alive(pid)
     finally:
         recall_service.stop_service(workspace)
