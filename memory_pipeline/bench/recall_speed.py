@@ -49,15 +49,22 @@ def _fill(workspace, count: int, dimension: int) -> float:
 
     store = open_store(workspace, Settings.from_env(), dimension)
     started = time.perf_counter()
-    with store.session():
-        store.ensure_collection()
-        batch = []
-        for point in _points(count, dimension, seed=count):
-            batch.append(point)
-            if len(batch) == 2000:
-                store.upsert(batch)
-                batch = []
-        store.upsert(batch)
+    batches: dict[str, list] = {}  # by the store each day writes to (one per week in local mode)
+
+    def flush(day: str) -> None:
+        shard = store.for_day(day)
+        with shard.session():
+            shard.ensure_collection()
+            shard.upsert(batches.pop(shard.where()))
+
+    for point in _points(count, dimension, seed=count):
+        day = point.payload["date"]
+        batch = batches.setdefault(store.for_day(day).where(), [])
+        batch.append(point)
+        if len(batch) == 2000:
+            flush(day)
+    for batch in list(batches.values()):
+        flush(batch[0].payload["date"])
     return time.perf_counter() - started
 
 

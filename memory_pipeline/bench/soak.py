@@ -43,7 +43,7 @@ def slope_seconds_per_day(times: list[float]) -> float:
 
 def store_sizes(workspace) -> dict:
     from memory_pipeline.resources.redis_store import connect_redis
-    from memory_pipeline.resources.vector_store import VectorStore
+    from memory_pipeline.resources.vector_shards import workspace_store
 
     sizes = {name: folder_bytes(workspace.root / name)
              for name in ("events", "transcripts", "sessions", "observations", "memory")}
@@ -52,8 +52,9 @@ def store_sizes(workspace) -> dict:
     client = connect_redis(None, workspace.state)
     redis_memory = int(client.info("memory")["used_memory"])
     client.close()
-    store = VectorStore(path=workspace.state / "qdrant", url=None, dimension=384)
-    return {"bytes": sizes, "qdrant_points": store.count(), "redis_used_memory": redis_memory}
+    store = workspace_store(workspace.state, None, dimension=384)
+    return {"bytes": sizes, "qdrant_points": store.count(), "qdrant_stores": len(store.shards()),
+            "redis_used_memory": redis_memory}
 
 
 def recall_latency(workspace, queries: int) -> dict | None:

@@ -15,7 +15,7 @@ def register(sub) -> None:
 
 def service_status(workspace, settings: Settings) -> dict:
     from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-    from memory_pipeline.resources.vector_store import VectorStore
+    from memory_pipeline.resources.vector_shards import workspace_store
 
     services: dict[str, dict] = {}
     try:
@@ -24,9 +24,8 @@ def service_status(workspace, settings: Settings) -> dict:
     except MemoryPipelineError as exc:
         services["redis"] = {"ok": False, "error": str(exc)}
     try:
-        store = VectorStore(path=None if settings.qdrant_url else workspace.state / "qdrant",
-                            url=settings.qdrant_url, api_key=settings.qdrant_api_key, dimension=0)
-        services["qdrant"] = {"ok": True, "where": settings.qdrant_url or str(workspace.state / "qdrant"),
+        store = workspace_store(workspace.state, settings.qdrant_url, dimension=0, api_key=settings.qdrant_api_key)
+        services["qdrant"] = {"ok": True, "where": store.where(), "stores": len(store.shards()),
                               "points": store.count()}
     except MemoryPipelineError as exc:
         services["qdrant"] = {"ok": False, "error": str(exc)}

@@ -53,16 +53,12 @@ class VectorStoreResource(dg.ConfigurableResource):
     collection: str = "memory"
 
     def get_store(self, dimension: int):
-        from memory_pipeline.resources.vector_store import VectorStore
+        from memory_pipeline.resources.vector_shards import workspace_store
 
         settings = _settings()
-        url = self.url or settings.qdrant_url
-        state = self.workspace.get().state
-        path = None if url else state / "qdrant"
-        return VectorStore(path=path, url=url, api_key=settings.qdrant_api_key,
-                           collection=self.collection, dimension=dimension,
-                           lock_timeout=float(os.environ.get("MEMORY_QDRANT_LOCK_TIMEOUT") or 60.0),
-                           generation_file=state / "index-generation")
+        return workspace_store(self.workspace.get().state, self.url or settings.qdrant_url, dimension=dimension,
+                               api_key=settings.qdrant_api_key, collection=self.collection,
+                               lock_timeout=float(os.environ.get("MEMORY_QDRANT_LOCK_TIMEOUT") or 60.0))
 
 
 class EmbedderResource(dg.ConfigurableResource):

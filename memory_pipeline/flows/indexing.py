@@ -101,10 +101,11 @@ def index_day(store, embedder, day: str, tier: str, points: list[StorePoint],
     before the upsert and narrowed after it, so a crash in between cannot orphan points.
     """
     stats = IndexStats()
+    store = store.for_day(day)
     keep = {p.id for p in points}
     manifest = manifest_dir / tier / f"{day}.json" if manifest_dir else None
     known = _read_manifest(manifest) if manifest else None
-    day_filter = {"tier": tier, "date_gte": day, "date_lte": day}
+    day_filter = {"tier": tier, "date": day}  # an exact match: a date range parses every stored date
     with store.session():
         store.ensure_collection()
         if known is None:

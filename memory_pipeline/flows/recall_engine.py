@@ -53,15 +53,12 @@ class Timings:
 
 def open_store(workspace: Workspace, settings: Settings, dimension: int, lock_timeout: float | None = None):
     """The workspace's store (QDRANT_URL or local); MEMORY_QDRANT_LOCK_TIMEOUT bounds the wait for a writer."""
-    from memory_pipeline.resources.vector_store import VectorStore
+    from memory_pipeline.resources.vector_shards import workspace_store
 
     if lock_timeout is None:
         lock_timeout = float(os.environ.get("MEMORY_QDRANT_LOCK_TIMEOUT") or 10.0)
-
-    url = settings.qdrant_url
-    return VectorStore(path=None if url else workspace.state / "qdrant", url=url, api_key=settings.qdrant_api_key,
-                       dimension=dimension, lock_timeout=lock_timeout,
-                       generation_file=workspace.state / "index-generation")
+    return workspace_store(workspace.state, settings.qdrant_url, dimension=dimension,
+                           api_key=settings.qdrant_api_key, lock_timeout=lock_timeout)
 
 
 def default_rank_options() -> RankOptions:

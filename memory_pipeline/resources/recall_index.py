@@ -2,13 +2,14 @@
 
 Local-mode Qdrant answers a sparse query in ~80 ms and a filtered one in ~140 ms at 10k points;
 this index answers both in a few ms. Qdrant stays the store of record: the index is rebuilt
-from `VectorStore.scroll_all(with_vectors=True)` when the store's generation file changes.
+from every shard of the store when its generation file changes.
 BM25 here is the textbook one (k1, b, the collection's real average length) over
 `stages.sparse.tokenize` of each point's text; payload filters are numpy masks.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
@@ -152,14 +153,17 @@ def read_generation(store) -> str:
 
 
 def load_index(store) -> RecallIndex:
-    """Every point of the collection, read once; an absent store or collection gives an empty index."""
+    """Every point of every shard, read once; absent stores or collections add nothing."""
     generation = read_generation(store)
+    return RecallIndex(itertools.chain.from_iterable(_shard_rows(s) for s in store.shards()), generation)
+
+
+def _shard_rows(store) -> Iterator[_Row]:
     if store.path is not None and not store.path.exists():
-        return RecallIndex([], generation)
+        return
     with store.session():
-        if not store.client.collection_exists(store.collection):
-            return RecallIndex([], generation)
-        return RecallIndex(_rows(store), generation)
+        if store.client.collection_exists(store.collection):
+            yield from _rows(store)
 
 
 class _Row(NamedTuple):

@@ -63,6 +63,13 @@ class VectorStore:
     def where(self) -> str:
         return str(self.path) if self.path is not None else str(self.url)
 
+    def for_day(self, day: str) -> "VectorStore":
+        """The store a day's points live in: this one (`ShardedStore` picks a week)."""
+        return self
+
+    def shards(self) -> list["VectorStore"]:
+        return [self]
+
     # --- opening -----------------------------------------------------------------------
 
     @contextlib.contextmanager

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from memory_pipeline.cli import main
+from memory_pipeline.resources.vector_shards import week_of
 from memory_pipeline_tests.flows.test_recall import ROWS, add_points
 
 pytestmark = pytest.mark.slow
@@ -80,7 +81,7 @@ def test_empty_workspace_and_locked_store(workspace, capsys, monkeypatch):
     add_points(workspace, ROWS[:1])
     from filelock import FileLock
 
-    lock = FileLock(f"{workspace.state / 'qdrant'}.lock")
+    lock = FileLock(f"{workspace.state / 'qdrant' / week_of(ROWS[0][1])}.lock")
     with lock.acquire():
         monkeypatch.setenv("MEMORY_QDRANT_LOCK_TIMEOUT", "1")
         code, out, err = run(capsys, "recall", "redis", "--no-service")

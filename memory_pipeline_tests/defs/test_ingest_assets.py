@@ -15,7 +15,7 @@ from memory_pipeline.prompts import prompts_dir
 from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.resources.emit import emit_session_event
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-from memory_pipeline.resources.vector_store import VectorStore
+from memory_pipeline.resources.vector_shards import workspace_store
 from memory_pipeline_tests.conftest import SAMPLES
 
 pytestmark = pytest.mark.slow
@@ -38,8 +38,8 @@ def materialize(day: str, instance=None) -> dg.ExecuteInProcessResult:
 
 
 def store_count(ws, day: str) -> int:
-    return VectorStore(path=ws.state / "qdrant", url=None, dimension=384).count(
-        {"tier": "observations", "date_gte": day, "date_lte": day})
+    return workspace_store(ws.state, None, dimension=384).count(
+        {"tier": "observations", "date": day})
 
 
 def test_day_materializes_observations_log_hot_list_and_points(workspace):

@@ -13,7 +13,7 @@ from memory_pipeline.flows.intake import take_inbox
 from memory_pipeline.flows.observations import load_session
 from memory_pipeline.resources.emit import emit_session_event
 from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.vector_store import VectorStore
+from memory_pipeline.resources.vector_shards import workspace_store
 from memory_pipeline_tests.conftest import SAMPLES
 
 pytestmark = pytest.mark.slow
@@ -27,8 +27,8 @@ def test_message_index_materializes_idempotently(workspace):
     assert "message_index" in {n.name for n in defs.resolve_job_def("ingest_job").nodes}
 
     first = dg.materialize([sessions, message_index], partition_key=day, resources=build_resources())
-    store = VectorStore(path=workspace.state / "qdrant", url=None, dimension=384)
-    stored = store.count({"tier": "messages", "date_gte": day, "date_lte": day})
+    store = workspace_store(workspace.state, None, dimension=384)
+    stored = store.count({"tier": "messages", "date": day})
     meta = first.asset_materializations_for_node("message_index")[0].metadata
     assert stored == meta["points"].value == meta["embedded_now"].value > 0
     expected = sum(1 for e in Inbox(workspace).accepted(day) for m in load_session(workspace, day, e).messages
@@ -41,6 +41,6 @@ def test_message_index_materializes_idempotently(workspace):
     again = dg.materialize([sessions, message_index], partition_key=day, resources=build_resources())
     meta = again.asset_materializations_for_node("message_index")[0].metadata
     assert meta["embedded_now"].value == 0 and meta["unchanged"].value == stored
-    assert store.count({"tier": "messages", "date_gte": day, "date_lte": day}) == stored
+    assert store.count({"tier": "messages", "date": day}) == stored
     checks = {c.check_name: c.passed for c in again.get_asset_check_evaluations()}
     assert checks == {"index_matches_messages": True}

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from memory_pipeline.flows.observations import load_observations
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-from memory_pipeline.resources.vector_store import VectorStore
+from memory_pipeline.resources.vector_shards import workspace_store
 from memory_pipeline.resources.workspace import Workspace
 
 MARKER = re.compile(r"<!-- (\w+): (\S+)")
@@ -54,13 +54,7 @@ def redis_contents(ws: Workspace) -> tuple[dict[str, list[str]], list[str]]:
 
 
 def point_ids(ws: Workspace) -> list[str]:
-    if not (ws.state / "qdrant").exists():
-        return []
-    store = VectorStore(path=ws.state / "qdrant", url=None, dimension=384, lock_timeout=30)
-    with store.session():
-        if not store.client.collection_exists(store.collection):
-            return []
-        return sorted(p.id for p in store.scroll_all())
+    return sorted(p.id for p in workspace_store(ws.state, None, dimension=384, lock_timeout=30).scroll_all())
 
 
 def read_state(ws: Workspace) -> StoreState:

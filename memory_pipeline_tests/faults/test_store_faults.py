@@ -10,6 +10,7 @@ import time
 import pytest
 
 from memory_pipeline.flows.observations import load_observations
+from memory_pipeline.resources.vector_shards import week_of
 from memory_pipeline.resources.workspace import atomic_write_text
 from memory_pipeline_tests.faults.compare import assert_same_state, read_state
 from memory_pipeline_tests.faults.harness import DAYS, emit_inputs, ingest_here, using_workspace
@@ -49,7 +50,9 @@ def test_store_locked_by_another_process_fails_clearly_then_completes(kind, work
     ws = workspaces.new("locked")
     emit_inputs(ws, small_inputs)
     flag = tmp_path / "holding.flag"
-    holder = hold(ws.state / "qdrant", flag, kind)
+    assert len({week_of(day) for day in DAYS}) == 1, "the held week store must cover every day"
+    shard = ws.state / "qdrant" / week_of(DAYS[0])
+    holder = hold(shard, flag, kind)
     try:
         report = ingest_here(ws, MEMORY_QDRANT_LOCK_TIMEOUT="1")
     finally:
@@ -58,7 +61,7 @@ def test_store_locked_by_another_process_fails_clearly_then_completes(kind, work
     assert not report.success
     errors = " ".join(d.error or "" for d in report.days)
     expected = "stayed locked by another process" if kind == "memory-pipeline lock" else "held open by another process"
-    assert expected in errors and str(ws.state / "qdrant") in errors, errors
+    assert expected in errors and str(shard) in errors, errors
     assert all(len(load_observations(ws, day)) == 10 for day in DAYS)
 
     again = ingest_here(ws)

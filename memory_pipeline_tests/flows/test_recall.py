@@ -37,9 +37,7 @@ def add_points(workspace, rows, tag="base") -> list[str]:
         "created_ts": datetime.fromisoformat(day).replace(tzinfo=timezone.utc).timestamp(),
         **({"role": "user", "message": text} if tier == "messages" else {})})
         for tier, day, session, priority, text, sources in rows]
-    with store.session():
-        store.ensure_collection()
-        index_points(store, get_embedder(), points, IndexStats())
+    index_points(store, get_embedder(), points, IndexStats())
     return [p.id for p in points]
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from memory_pipeline.resources.emit import emit_session_event
 from memory_pipeline.resources.redis_store import connect_redis
-from memory_pipeline.resources.vector_store import VectorStore
+from memory_pipeline.resources.vector_shards import workspace_store
 from memory_pipeline_tests.faults.harness import dagster_home, ingest_here
 from memory_pipeline_tests.faults.test_llm_faults import GOOD
 from memory_pipeline_tests.support.anthropic_server import AnthropicServer
@@ -71,7 +71,7 @@ def leaks_in_services(ws) -> list[str]:
         elif kind == "hash":
             values += [f"{k}={v}" for k, v in client.hgetall(key).items()]
     client.close()
-    store = VectorStore(path=ws.state / "qdrant", url=None, dimension=384)
+    store = workspace_store(ws.state, None, dimension=384)
     payloads = [json.dumps(p.payload) for p in store.scroll_all()]
     assert payloads, "nothing was indexed"
     text = "\n".join(values + payloads)
