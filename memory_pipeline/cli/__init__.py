@@ -18,7 +18,7 @@ os.environ.setdefault("TQDM_DISABLE", "1")  # no model-loading progress bars in 
 
 COMMAND_MODULES = ["events", "ingest", "demo", "status", "bench", "ui"]
 COMMAND_MODULES += ["hook", "install_hooks", "import_cmd"]  # agent integration (issue 4)
-COMMAND_MODULES += ["review", "brief"]  # reflection, review and briefing (issue 3)
+COMMAND_MODULES += ["reflect", "review", "brief"]  # reflection, review and briefing (issue 3)
 COMMAND_MODULES += ["recall"]  # recall and the recall service (issue 6)
 
 

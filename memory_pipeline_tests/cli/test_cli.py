@@ -76,11 +76,21 @@ def test_ingest_json_then_status(workspace):
     status = json.loads(run_cli("status", "--json").stdout)
     assert status["events"] == 2 and status["observations"] == 2 and status["quarantined"] == 1
     assert status["pending_days"] == [] and status["services"]["redis"]["ok"]
-    assert status["services"]["qdrant"]["points"] > 0
+    assert status["services"]["qdrant"]["points"] > 0 and status["services"]["qdrant"]["stores"] == 1
     again = json.loads(run_cli("ingest", "--json").stdout)
     assert again["days"] == [] and again["accepted"] == 0
 
+    result = run_cli("reflect", "--date", "2026-11-21", "--json")
+    assert result.returncode == 0, result.stderr
+    reflected = json.loads(result.stdout)
+    assert reflected["success"] and reflected["observations"] == 2 and reflected["staged"]
+    review = workspace.review_md.read_text(encoding="utf-8")
+    assert all(f"{p['id']}" in review for p in reflected["staged"])
+    listed = json.loads(run_cli("review", "list", "--json").stdout)
+    assert {p["id"] for p in listed["proposals"]} == {p["id"] for p in reflected["staged"]}
 
-def test_ingest_rejects_a_date_outside_the_partitions(workspace):
-    result = run_cli("ingest", "--date", "1999-01-01")
+
+@pytest.mark.parametrize("command", ["ingest", "reflect"])
+def test_a_date_outside_the_partitions_exits_2(workspace, command):
+    result = run_cli(command, "--date", "1999-01-01")
     assert result.returncode == 2 and "not a daily partition" in result.stderr

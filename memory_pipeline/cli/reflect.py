@@ -1,0 +1,68 @@
+"""`memory-pipeline reflect`: run reflect_job (reflections → proposals → memory_md) for a day now.
+
+The same job the 06:00 schedule and the token-threshold sensor start, run in this process and
+recorded in the Dagster instance, for a user who wants proposals without waiting for 06:00.
+"""
+
+from __future__ import annotations
+
+from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("reflect", help="reflect on a day's observations and stage proposals in REVIEW.md")
+    parser.add_argument("--date", help="the day to reflect on, YYYY-MM-DD (default today; the window is the "
+                                       "7 days ending there)")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run_reflect)
+
+
+def reflect_report(workspace, day: str, run) -> dict:
+    from memory_pipeline.flows.reflect import load_reflection
+
+    reflection = load_reflection(workspace, day) if run.success else None
+    pending = [p for p in _pending(workspace) if p.created == day] if run.success else []
+    return {
+        "day": day, "run_id": run.run_id, "success": run.success, "error": run.error,
+        "observations": len(reflection.observation_ids) if reflection else 0,
+        "proposals": len(reflection.proposals) if reflection else 0,
+        "staged": [{"id": p.id, "section": p.section, "text": p.text} for p in pending],
+        "summary": reflection.summary if reflection else "",
+        "review": str(workspace.review_md),
+    }
+
+
+def _pending(workspace):
+    from memory_pipeline.cli.review import proposal_store
+
+    return proposal_store(workspace).pending()
+
+
+def run_reflect(args) -> int:
+    from datetime import date
+
+    from memory_pipeline.defs.sensors import valid_day
+    from memory_pipeline.errors import BadInputError
+    from memory_pipeline.flows.runs import get_instance, run_job_for_days
+
+    day = args.date or date.today().isoformat()
+    if not valid_day(day):
+        raise BadInputError(f"--date {day} is not a daily partition (YYYY-MM-DD from 2023-01-01 to tomorrow)")
+    workspace = workspace_from_env()
+    out = console()
+    with out.status(f"reflecting on the 7 days ending {day}…"):
+        [run] = run_job_for_days("reflect_job", [day], get_instance(workspace))
+    report = reflect_report(workspace, day, run)
+    if args.json:
+        print_json(report)
+    elif not run.success:
+        out.print(f"[red]reflection of {day} failed[/] (run {run.run_id[:8]}): {run.error}", highlight=False)
+    else:
+        out.print(f"reflected {report['observations']} observations of the 7 days ending {day}: "
+                  f"{report['proposals']} proposals, {len(report['staged'])} staged for review", highlight=False)
+        if report["summary"]:
+            out.print(report["summary"], markup=False, highlight=False)
+        for staged in report["staged"]:
+            out.print(f"  ☐ {staged['id']} [{staged['section']}] {staged['text']}", markup=False, highlight=False)
+        out.print(f"review them in {report['review']} or with `memory-pipeline review list`", highlight=False)
+    return 0 if run.success else 1
