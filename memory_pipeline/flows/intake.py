@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
 
 from memory_pipeline.flows.observations import observation_path
 from memory_pipeline.models import Observation, SessionEvent
 from memory_pipeline.resources.inbox import Inbox, TakeOutcome
-from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.resources.workspace import Workspace, atomic_write_json
 
 
 def take_inbox(workspace: Workspace, valid_day: Callable[[str], bool] | None = None) -> list[TakeOutcome]:
@@ -36,10 +40,74 @@ def last_run_unfinished(instance, day: str, job_name: str = "ingest_job") -> boo
 
 def pending_days(workspace: Workspace, code_version: str, instance=None) -> list[str]:
     """Days with an accepted event whose observation is missing or from an older code version,
-    and (given the Dagster instance) days whose last ingest run did not finish."""
+    and (given the Dagster instance) days whose last ingest run did not finish.
+
+    A day found complete is remembered as settled with the mtimes of its events and observations
+    folders (any file added, replaced or removed changes them); a settled day is not read again
+    until a folder changes, the code version changes, or one of its runs is updated. So a call
+    reads the days that changed, not the whole history.
+    """
     inbox = Inbox(workspace)
-    return [
-        day for day in inbox.accepted_days()
-        if any(needs_observation(workspace, e, code_version) for e in inbox.accepted(day))
-        or (instance is not None and last_run_unfinished(instance, day))
-    ]
+    started = time.time()
+    settled = _read_settled(workspace, code_version) if instance is not None else {"checked": None, "days": {}}
+    touched = set() if instance is None else _days_with_runs_since(instance, settled["checked"])
+    pending, now_settled = [], {}
+    for day in inbox.accepted_days():
+        stamp = folder_stamp(workspace, day)
+        if settled["days"].get(day) == stamp and day not in touched:
+            now_settled[day] = stamp
+            continue
+        if (any(needs_observation(workspace, e, code_version) for e in inbox.accepted(day))
+                or (instance is not None and last_run_unfinished(instance, day))):
+            pending.append(day)
+        elif instance is not None and max(stamp) < (started - RACY_SECONDS) * 1e9:
+            now_settled[day] = stamp  # a folder changed moments ago is read again next time
+    if instance is not None:
+        atomic_write_json(_settled_path(workspace), {"code_version": code_version, "checked": started,
+                                                     "days": now_settled})
+    return pending
+
+
+RACY_SECONDS = 2.0  # folder mtimes are coarse (a few ms): a change in the same tick could hide
+RUN_CLOCK_SLACK = 60.0  # runs updated a little before the last check are looked at again
+
+
+def folder_stamp(workspace: Workspace, day: str) -> list[int]:
+    stamps = []
+    for folder in (workspace.events_dir(day), workspace.observations_dir(day)):
+        try:
+            stamps.append(folder.stat().st_mtime_ns)
+        except FileNotFoundError:
+            stamps.append(0)
+    return stamps
+
+
+def _settled_path(workspace: Workspace) -> Path:
+    return workspace.state / "intake-settled.json"
+
+
+def _read_settled(workspace: Workspace, code_version: str) -> dict:
+    empty = {"checked": None, "days": {}}
+    try:
+        found = json.loads(_settled_path(workspace).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return empty
+    if not isinstance(found, dict) or found.get("code_version") != code_version:
+        return empty
+    days = found.get("days")
+    checked = found.get("checked")
+    if not isinstance(days, dict) or not isinstance(checked, (int, float)):
+        return empty
+    return {"checked": float(checked), "days": days}
+
+
+def _days_with_runs_since(instance, checked: float | None) -> set[str]:
+    """Partition days of ingest runs updated since the last check (a run killed or re-executed
+    from the UI after its day was settled)."""
+    from dagster import RunsFilter
+
+    if checked is None:
+        return set()
+    since = datetime.fromtimestamp(checked - RUN_CLOCK_SLACK, tz=timezone.utc)
+    runs = instance.get_runs(filters=RunsFilter(job_name="ingest_job", updated_after=since))
+    return {run.tags["dagster/partition"] for run in runs if "dagster/partition" in run.tags}
