@@ -4,7 +4,10 @@ Each session found (Claude Code projects folder without subagent files, pi or Co
 folder, or single files) is emitted like a session end with `use_transcript_time=True`, then
 accepted straight into `events/<day>/` so a Dagster backfill over those days (or `ingest`) sees it.
 A session already imported (its dedupe key accepted or waiting in the inbox) is skipped, and so
-is a session under 5 user messages.
+is a session under 5 user messages. A session the hooks already captured live (or an earlier
+import took) is imported from the message after the last one an event covered, so nothing is
+observed twice; the import then records its own last message, so a later live resume or import
+continues from there.
 
 One event per session, covering the whole file: the transcript still holds every message from
 before its compactions, so one observation sees it all; compaction events per window would make
@@ -21,6 +24,7 @@ from pathlib import Path
 
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.resources.emit import _session_id_from, emit_session_event
+from memory_pipeline.resources.hook_state import HookStateStore
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import MIN_USER_MESSAGES_FOR_SHUTDOWN, build_event
@@ -94,20 +98,27 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
     if transcript.user_message_count < MIN_USER_MESSAGES_FOR_SHUTDOWN:
         return ImportItem(str(path), "too-short", session_id,
                           reason=f"{transcript.user_message_count} user messages")
-    draft = build_event(transcript, trigger="shutdown", session_id=session_id,
-                        captured_at=datetime.now().astimezone(), messages="-")
-    key = draft.data.dedupe_key
-    if already_imported(workspace, key):
-        return ImportItem(str(path), "already", session_id, dedupe_key=key)
+    hook_state = HookStateStore(workspace)
+    covered = hook_state.load(session_id).last_event_message_id
+    if covered is None:
+        draft = build_event(transcript, trigger="shutdown", session_id=session_id,
+                            captured_at=datetime.now().astimezone(), messages="-")
+        if already_imported(workspace, draft.data.dedupe_key):
+            return ImportItem(str(path), "already", session_id, dedupe_key=draft.data.dedupe_key)
     try:
         result = emit_session_event(workspace, path, trigger="shutdown", session_id=session_id,
-                                    use_transcript_time=True)
+                                    window=f"after:{covered}" if covered else "all", use_transcript_time=True)
     except BadInputError as exc:
         return ImportItem(str(path), "failed", session_id, reason=str(exc))
     if result.path is None or result.event is None:
+        if covered:
+            return ImportItem(str(path), "already", session_id, reason=f"captured up to message {covered}")
         return ImportItem(str(path), "too-short", session_id, reason=result.skipped)
     outcome = Inbox(workspace).take(result.path, valid_day)
     status = {"accepted": "imported", "duplicate": "already"}.get(outcome.status, "failed")
+    if status != "failed":
+        last = result.last_message_id
+        hook_state.update(session_id, lambda s: setattr(s, "last_event_message_id", last), datetime.now().astimezone())
     return ImportItem(str(path), status, session_id, result.event.day, result.event.data.dedupe_key,
                       reason=outcome.reason if status == "failed" else None)
 

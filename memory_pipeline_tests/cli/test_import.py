@@ -8,7 +8,7 @@ from pathlib import Path
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.transcripts import parse_transcript
-from memory_pipeline_tests.cli.hook_helpers import hook_env, run_cli
+from memory_pipeline_tests.cli.hook_helpers import first_user_turns, hook_env, hook_state, payload, run_cli, run_hook
 from memory_pipeline_tests.conftest import fixture_transcript
 
 
@@ -64,3 +64,33 @@ def test_import_reports_missing_paths_and_unreadable_files(tmp_path: Path):
     report = json.loads(done.stdout)
     assert done.returncode == 1 and report["failed"] == 2 and report["imported"] == 0
     assert not (tmp_path / "ws" / "events").exists()
+
+
+def test_a_session_captured_live_is_imported_only_from_where_the_hooks_stopped(tmp_path: Path):
+    session = "d6e0bada-1959-4eec-a9d2-0bfade768d8f"
+    ws = tmp_path / "workspace"
+    env = hook_env(ws)
+    growing = tmp_path / "live" / "tool_heavy.jsonl"
+    growing.parent.mkdir()
+    first_user_turns("claude-code/tool_heavy.jsonl", 5, growing)
+    ended = run_hook(payload("SessionEnd", growing, session_id=session, reason="exit"), env)
+    assert ended.returncode == 0 and ended.stderr == b"", ended.stderr
+    assert run_cli(["ingest", "--json"], env, timeout=300).returncode == 0
+    [live] = [e for day in (ws / "events").iterdir() for e in Inbox(Workspace(ws)).accepted(day.name)]
+
+    report = run_import([growing], env)
+    assert report["already"] == 1 and report["imported"] == 0, report
+    assert "captured up to message" in report["items"][0]["reason"]
+
+    # the session went on after the hooks last saw it: the import takes only the rest
+    full = fixture_transcript("claude-code/tool_heavy.jsonl")
+    growing.write_text(full.read_text(encoding="utf-8"), encoding="utf-8")
+    report = run_import([growing], env)
+    assert report["imported"] == 1, report
+    item = report["items"][0]
+    [rest] = [e for e in Inbox(Workspace(ws)).accepted(item["day"]) if e.data.dedupe_key == item["dedupe_key"]]
+    assert rest.data.session_id == live.data.session_id == session
+    assert rest.data.window_start_id is not None
+    assert rest.data.message_count + live.data.message_count == len(parse_transcript(full).messages)
+    assert hook_state(ws, session)["last_event_message_id"] == parse_transcript(full).messages[-1].id
+    assert run_import([growing], env)["already"] == 1
