@@ -94,16 +94,22 @@ class ShardedStore:
                 shard.ensure_collection()
                 shard.upsert(group)
 
-    def delete(self, ids: list[str]) -> None:
+    def _filled(self) -> Iterator[VectorStore]:
+        """Each week store that has points, held open (one load) while the caller works on it."""
         for shard in self.shards():
-            if ids and shard.count():
+            with shard.session():
+                if shard.count():
+                    yield shard
+
+    def delete(self, ids: list[str]) -> None:
+        if ids:
+            for shard in self._filled():
                 shard.delete(ids)
 
     def missing_or_changed(self, ids_and_hashes: dict[str, str]) -> set[str]:
         missing = set(ids_and_hashes)
-        for shard in self.shards():
-            if missing and shard.count():
-                missing &= shard.missing_or_changed({i: ids_and_hashes[i] for i in missing})
+        for shard in self._filled() if missing else ():
+            missing &= shard.missing_or_changed({i: ids_and_hashes[i] for i in missing})
         return missing
 
     def count(self, filter: dict[str, Any] | None = None) -> int:
@@ -111,6 +117,5 @@ class ShardedStore:
 
     def scroll_all(self, with_vectors: bool = False, payload_filter: dict[str, Any] | None = None
                    ) -> Iterator[StorePoint]:
-        for shard in self.shards():
-            if shard.count():
-                yield from shard.scroll_all(with_vectors=with_vectors, payload_filter=payload_filter)
+        for shard in self._filled():
+            yield from shard.scroll_all(with_vectors=with_vectors, payload_filter=payload_filter)
