@@ -7,12 +7,10 @@ socket. A file lock around the start makes two processes starting at once produc
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -22,8 +20,8 @@ from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
 from memory_pipeline.errors import ServiceError
+from memory_pipeline.resources.workspace import ensure_socket_dir, unix_socket_path
 
-SOCKET_PATH_MAX = 100  # sun_path is 108 bytes on Linux, 104 on macOS
 DIR_MODE = 0o700
 
 
@@ -85,36 +83,12 @@ def _terminate(pid: int, signals: tuple[signal.Signals | None, ...], grace: floa
     return not process_alive(pid)
 
 
-def short_socket_dir() -> Path:
-    """A user-only folder with a short path, for when the workspace path is too long for a socket."""
-    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
-    return base / f"memory-pipeline-{os.getuid()}"
-
-
-def socket_path_for(redis_dir: Path) -> Path:
-    """`<redis_dir>/redis.sock`, or a short path named by a hash of it when that would not fit."""
-    inside = redis_dir / "redis.sock"
-    if len(os.fsencode(inside)) <= SOCKET_PATH_MAX:
-        return inside
-    digest = hashlib.sha256(os.fsencode(redis_dir)).hexdigest()[:20]
-    return short_socket_dir() / f"{digest}.sock"
-
-
-def _ensure_private_dir(folder: Path) -> None:
-    """Create `folder` 0700, or accept it only if we own it and nobody else can enter it."""
-    folder.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
-    info = folder.lstat()
-    if info.st_uid != os.getuid() or not folder.is_dir() or folder.is_symlink():
-        raise ServiceError(f"{folder} is not a folder owned by this user; refusing to put the Redis socket there")
-    os.chmod(folder, DIR_MODE)
-
-
 class EmbeddedRedis:
     """One redis-server per state dir: `<state_dir>/redis/{redis.sock,redis.pid,redis.log}`."""
 
     def __init__(self, state_dir: Path, start_timeout: float = 10.0) -> None:
         self.dir = Path(state_dir).expanduser().resolve() / "redis"
-        self.socket_path = socket_path_for(self.dir)
+        self.socket_path = unix_socket_path(self.dir, "redis.sock")
         self.pid_path = self.dir / "redis.pid"
         self.log_path = self.dir / "redis.log"
         self.start_timeout = start_timeout
@@ -188,13 +162,10 @@ class EmbeddedRedis:
     def _prepare_dir(self) -> None:
         self.dir.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
         os.chmod(self.dir, DIR_MODE)
-        if self.socket_path.parent != self.dir:
-            _ensure_private_dir(self.socket_path.parent)
-        if len(os.fsencode(self.socket_path)) > SOCKET_PATH_MAX:
-            raise ServiceError(
-                f"Redis socket path is too long for a unix socket ({self.socket_path}); "
-                "set a shorter TMPDIR or REDIS_URL"
-            )
+        try:
+            ensure_socket_dir(self.socket_path)
+        except OSError as exc:
+            raise ServiceError(f"cannot place the Redis socket: {exc} (or set REDIS_URL)") from exc
 
     def _start(self) -> int:
         args = [

@@ -9,14 +9,12 @@ second server that cannot take the run lock exits at once.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import socket
 import socketserver
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -25,7 +23,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from memory_pipeline.errors import ServiceError
-from memory_pipeline.resources.workspace import Workspace, ensure_dir
+from memory_pipeline.resources.workspace import Workspace, ensure_socket_dir, unix_socket_path
 
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0
 MAX_REQUEST_BYTES = 1 << 20
@@ -34,12 +32,8 @@ Handler = Callable[[dict], dict]
 
 
 def socket_path(workspace: Workspace) -> Path:
-    """state/recall.sock, or a short per-workspace path in /tmp when that is over the unix limit."""
-    path = workspace.state / SOCKET_NAME
-    if len(str(path)) < 100:
-        return path
-    digest = hashlib.sha256(str(workspace.root).encode()).hexdigest()[:16]
-    return ensure_dir(Path(tempfile.gettempdir()) / f"mp-{os.getuid()}") / f"recall-{digest}.sock"
+    """state/recall.sock, or a short per-workspace path when that is over the unix limit."""
+    return unix_socket_path(workspace.state, SOCKET_NAME)
 
 
 def pid_path(workspace: Workspace) -> Path:
@@ -183,6 +177,7 @@ def serve(workspace: Workspace, handler: Handler, idle_timeout: float = DEFAULT_
         return 3
     path = socket_path(workspace)
     try:
+        ensure_socket_dir(path)
         with contextlib.suppress(FileNotFoundError):
             path.unlink()  # a socket left by a server that died
         old_umask = os.umask(0o177)

@@ -14,6 +14,7 @@ Layout (all under MEMORY_WORKSPACE):
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import tempfile
@@ -26,6 +27,30 @@ from memory_pipeline.faults import check_disk_space
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
+SOCKET_PATH_MAX = 100  # sun_path is 108 bytes on Linux, 104 on macOS
+
+
+def unix_socket_path(folder: Path, name: str) -> Path:
+    """`folder/name`, or, when that is too long for a unix socket, a short path named by a hash of
+    `folder` in a user-only runtime folder (the same for every process)."""
+    inside = folder / name
+    if len(os.fsencode(inside)) <= SOCKET_PATH_MAX:
+        return inside
+    digest = hashlib.sha256(os.fsencode(folder)).hexdigest()[:20]
+    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
+    return base / f"memory-pipeline-{os.getuid()}" / f"{digest}-{name}"
+
+
+def ensure_socket_dir(socket: Path) -> None:
+    """Create the socket's folder 0700, or accept it only if we own it and nobody else can enter it."""
+    folder = socket.parent
+    folder.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    info = folder.lstat()
+    if info.st_uid != os.getuid() or not folder.is_dir() or folder.is_symlink():
+        raise OSError(f"{folder} is not a folder owned by this user; refusing to put a socket there")
+    os.chmod(folder, DIR_MODE)
+    if len(os.fsencode(socket)) > SOCKET_PATH_MAX:
+        raise OSError(f"socket path too long for a unix socket: {socket}; set a shorter TMPDIR")
 
 
 def ensure_dir(path: Path) -> Path:

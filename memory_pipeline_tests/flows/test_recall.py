@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 import time
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
 
@@ -15,9 +14,11 @@ from memory_pipeline.flows.recall import recall
 from memory_pipeline.flows.recall_engine import open_store
 from memory_pipeline.models import stable_id
 from memory_pipeline.resources import recall_service
+from memory_pipeline.resources.embedded_redis import process_alive
 from memory_pipeline.resources.embedder import get_embedder
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.vector_store import StorePoint
+from memory_pipeline.resources.workspace import Workspace
 
 pytestmark = pytest.mark.slow
 
@@ -117,15 +118,6 @@ def test_two_clients_starting_at_once_get_one_service(indexed):
     assert not errors and len(set(pids)) == 1
 
 
-def process_alive(pid: int) -> bool:
-    """True while the process runs; a zombie (exited, not yet reaped by this test process) is gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 def test_idle_service_shuts_itself_down(workspace, monkeypatch):
     monkeypatch.setenv("MEMORY_RECALL_IDLE_TIMEOUT", "2")
     add_points(workspace, ROWS[:1])
@@ -142,3 +134,19 @@ def test_idle_service_shuts_itself_down(workspace, monkeypatch):
         assert not process_alive(pid)
     finally:
         recall_service.stop_service(workspace)
+
+
+def test_a_workspace_too_deep_for_a_unix_socket_still_gets_the_service(tmp_path, monkeypatch):
+    deep = Workspace(tmp_path / ("d" * 60) / ("e" * 60) / "workspace").create()
+    monkeypatch.setenv("MEMORY_WORKSPACE", str(deep.root))
+    monkeypatch.setenv("MEMORY_RECALL_IDLE_TIMEOUT", "60")
+    ids = add_points(deep, ROWS[:2])
+    path = recall_service.socket_path(deep)
+    assert path.parent != deep.state and len(str(path)) < 100
+    try:
+        assert recall(deep, "keyset pagination", now=NOW, record=False)[0].id == ids[1]
+        assert recall_service.ping(deep) is not None  # answered through the short socket
+        assert path.parent.stat().st_mode & 0o777 == 0o700 and path.stat().st_mode & 0o777 == 0o600
+    finally:
+        recall_service.stop_service(deep)
+    assert not path.exists()

@@ -238,12 +238,12 @@ def test_proposals_hash_and_pending_list(store: RedisStore) -> None:
 
 
 def test_a_workspace_too_deep_for_a_unix_socket_gets_a_short_private_socket(tmp_path: Path) -> None:
-    from memory_pipeline.resources.embedded_redis import socket_path_for
+    from memory_pipeline.resources.workspace import unix_socket_path
 
     deep = tmp_path / ("d" * 60) / ("e" * 60) / "state"
     server = EmbeddedRedis(deep)
     assert server.socket_path.parent != server.dir
-    assert socket_path_for(server.dir) == server.socket_path  # stable: every process finds the same one
+    assert unix_socket_path(server.dir, "redis.sock") == server.socket_path  # stable: every process finds the same one
     try:
         server.ensure_running()
         assert server.client().ping()
