@@ -48,23 +48,26 @@ def pending_days(workspace: Workspace, code_version: str, instance=None) -> list
     reads the days that changed, not the whole history.
     """
     inbox = Inbox(workspace)
+
+    def unobserved(day: str) -> bool:
+        return any(needs_observation(workspace, e, code_version) for e in inbox.accepted(day))
+
+    if instance is None:
+        return [day for day in inbox.accepted_days() if unobserved(day)]
     started = time.time()
-    settled = _read_settled(workspace, code_version) if instance is not None else {"checked": None, "days": {}}
-    touched = set() if instance is None else _days_with_runs_since(instance, settled["checked"])
+    settled = _read_settled(workspace, code_version)
+    touched = _days_with_runs_since(instance, settled["checked"])
     pending, now_settled = [], {}
     for day in inbox.accepted_days():
         stamp = folder_stamp(workspace, day)
         if settled["days"].get(day) == stamp and day not in touched:
             now_settled[day] = stamp
-            continue
-        if (any(needs_observation(workspace, e, code_version) for e in inbox.accepted(day))
-                or (instance is not None and last_run_unfinished(instance, day))):
+        elif unobserved(day) or last_run_unfinished(instance, day):
             pending.append(day)
-        elif instance is not None and max(stamp) < (started - RACY_SECONDS) * 1e9:
+        elif max(stamp) < (started - RACY_SECONDS) * 1e9:
             now_settled[day] = stamp  # a folder changed moments ago is read again next time
-    if instance is not None:
-        atomic_write_json(_settled_path(workspace), {"code_version": code_version, "checked": started,
-                                                     "days": now_settled})
+    atomic_write_json(_settled_path(workspace), {"code_version": code_version, "checked": started,
+                                                 "days": now_settled})
     return pending
 
 
