@@ -78,11 +78,6 @@ class ShardedStore:
 
     # --- across every week ---------------------------------------------------------------
 
-    def ensure_collection(self) -> None:
-        """Check every week's dense size against the embedder (a new week is created on write)."""
-        for shard in self.shards():
-            shard.ensure_collection()
-
     def upsert(self, points: list[StorePoint]) -> None:
         """Write points, each to the week of its payload `date`."""
         by_week: dict[Path, list[StorePoint]] = defaultdict(list)
