@@ -18,10 +18,11 @@ def register(sub) -> None:
 
 
 def reflect_report(workspace, day: str, run) -> dict:
+    from memory_pipeline.cli.review import proposal_store
     from memory_pipeline.flows.reflect import load_reflection
 
     reflection = load_reflection(workspace, day) if run.success else None
-    pending = [p for p in _pending(workspace) if p.created == day] if run.success else []
+    pending = [p for p in proposal_store(workspace).pending() if p.created == day] if run.success else []
     return {
         "day": day, "run_id": run.run_id, "success": run.success, "error": run.error,
         "observations": len(reflection.observation_ids) if reflection else 0,
@@ -30,12 +31,6 @@ def reflect_report(workspace, day: str, run) -> dict:
         "summary": reflection.summary if reflection else "",
         "review": str(workspace.review_md),
     }
-
-
-def _pending(workspace):
-    from memory_pipeline.cli.review import proposal_store
-
-    return proposal_store(workspace).pending()
 
 
 def run_reflect(args) -> int:
