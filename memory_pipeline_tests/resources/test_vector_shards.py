@@ -10,19 +10,11 @@ from filelock import FileLock
 from memory_pipeline.errors import BadInputError, StoreLockedError
 from memory_pipeline.flows.indexing import index_day
 from memory_pipeline.models import content_hash
+from memory_pipeline.resources.embedder import get_embedder
 from memory_pipeline.resources.recall_index import load_index, read_generation
 from memory_pipeline.resources.vector_shards import ShardedStore, week_of, workspace_store
 from memory_pipeline.resources.vector_store import VectorStore
 from memory_pipeline_tests.resources.test_vector_store import DIM, random_point
-
-
-class FakeEmbedder:
-    """Deterministic 8-dim vectors; the embedding itself is not under test here."""
-
-    dimension = DIM
-
-    def encode(self, texts):
-        return [random_point(t, t).dense for t in texts]
 
 
 def dated(key: str, day: str, tier: str = "messages"):
@@ -32,6 +24,12 @@ def dated(key: str, day: str, tier: str = "messages"):
 @pytest.fixture
 def shards(tmp_path: Path) -> ShardedStore:
     return ShardedStore(tmp_path / "state" / "qdrant", dimension=DIM, lock_timeout=0.5)
+
+
+@pytest.fixture
+def embedded(tmp_path: Path) -> ShardedStore:
+    """Week stores sized for the real embedding model, which the index runs below use."""
+    return ShardedStore(tmp_path / "state" / "qdrant", dimension=get_embedder().dimension, lock_timeout=0.5)
 
 
 def test_week_of_follows_iso_weeks_across_a_year_end():
@@ -69,8 +67,8 @@ def test_an_empty_or_absent_root_reads_as_empty(shards):
     assert shards.shards() == []
 
 
-def test_a_days_index_run_opens_only_its_own_week(shards):
-    embedder = FakeEmbedder()
+def test_a_days_index_run_opens_only_its_own_week(embedded):
+    shards, embedder = embedded, get_embedder()
     first = index_day(shards, embedder, "2026-11-16", "messages", [dated("a", "2026-11-16")])
     assert first.stored == 1
     # another process holds last week's store: this week's run neither waits for it nor fails
@@ -82,8 +80,8 @@ def test_a_days_index_run_opens_only_its_own_week(shards):
     assert shards.count() == 2
 
 
-def test_re_indexing_a_day_replaces_only_that_days_points(shards, tmp_path):
-    embedder = FakeEmbedder()
+def test_re_indexing_a_day_replaces_only_that_days_points(embedded, tmp_path):
+    shards, embedder = embedded, get_embedder()
     manifests = tmp_path / "state" / "index"
     index_day(shards, embedder, "2026-11-16", "messages", [dated("a", "2026-11-16")], manifests)
     index_day(shards, embedder, "2026-11-17", "messages", [dated("b", "2026-11-17")], manifests)
