@@ -2,10 +2,10 @@
 
 import dagster as dg
 
-from memory_pipeline.defs.ingest import observation_index, observations, sessions
+from memory_pipeline.defs.observe import observation_index, observations, sessions
 from memory_pipeline.defs.resources import build_resources
-from memory_pipeline.defs.sensors import inbox_sensor, ingest_job
-from memory_pipeline.defs.recall import message_index
+from memory_pipeline.defs.intake import inbox_sensor, ingest_job
+from memory_pipeline.defs.index import message_index
 from memory_pipeline.defs.reflect import memory_md, proposals, reflections
 from memory_pipeline.defs.reflect_triggers import (
     reflect_job, reflect_schedule, reflect_threshold_sensor, review_job, review_sensor,

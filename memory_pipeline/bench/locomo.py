@@ -119,7 +119,7 @@ def ingest_conversation(conversation: LocomoConversation, root: Path):
     import os
 
     from memory_pipeline.flows.ingest import ingest
-    from memory_pipeline.resources.emit import emit_session_event
+    from memory_pipeline.flows.emit import emit_session_event
     from memory_pipeline.resources.workspace import Workspace
 
     os.environ["MEMORY_WORKSPACE"] = str(root / "ws")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from memory_pipeline.bench.locomo import DEFAULT_DATA, ingest_conversation, load_conversations
 from memory_pipeline.bench.locomo_eval import MAX_SOURCES, Variant, evaluate, merge, table
-from memory_pipeline.stages.recall import RankOptions, RecallFilters
+from memory_pipeline.stages.recall.rank import RankOptions, RecallFilters
 
 VARIANTS = [
     Variant("recall() defaults: decay 0.01", through_api=True, decay_rate=None),
@@ -32,8 +32,8 @@ VARIANTS = [
 
 def _searcher(workspace, now_ts: float):
     from memory_pipeline.config import Settings
-    from memory_pipeline.flows.recall import recall
-    from memory_pipeline.flows.recall_engine import RecallEngine, SearchRequest
+    from memory_pipeline.flows.recall.client import recall
+    from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
 
     settings = Settings.from_env()
     base = RecallEngine(workspace, settings)

@@ -27,7 +27,7 @@ WORDS = ("redis pool timeout pagination orders api worker memory docker image ca
 def _points(count: int, dimension: int, seed: int):
     from memory_pipeline.models import stable_id
     from memory_pipeline.resources.vector_store import StorePoint
-    from memory_pipeline.stages.sparse import sparse_vector
+    from memory_pipeline.stages.index.sparse import sparse_vector
 
     rng = random.Random(seed)
     vectors = np.random.default_rng(seed).standard_normal((count, dimension)).astype(np.float32)
@@ -45,7 +45,7 @@ def _points(count: int, dimension: int, seed: int):
 
 def _fill(workspace, count: int, dimension: int) -> float:
     from memory_pipeline.config import Settings
-    from memory_pipeline.flows.recall_engine import open_store
+    from memory_pipeline.flows.recall.engine import open_store
 
     store = open_store(workspace, Settings.from_env(), dimension)
     started = time.perf_counter()
@@ -79,13 +79,13 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def measure_size(count: int, queries: int) -> dict:
-    from memory_pipeline.flows.recall import recall
-    from memory_pipeline.flows.recall_engine import RecallEngine, SearchRequest
-    from memory_pipeline.flows.recall_server import limit_torch_threads
+    from memory_pipeline.flows.recall.client import recall
+    from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
+    from memory_pipeline.flows.recall.server import limit_torch_threads
     from memory_pipeline.resources import recall_service
     from memory_pipeline.resources.embedder import get_embedder
     from memory_pipeline.resources.workspace import Workspace
-    from memory_pipeline.stages.recall import RecallFilters
+    from memory_pipeline.stages.recall.rank import RecallFilters
 
     with tempfile.TemporaryDirectory(prefix="mp-speed-") as tmp:
         workspace = Workspace(Path(tmp) / "ws").create()

@@ -59,7 +59,7 @@ def store_sizes(workspace) -> dict:
 
 def recall_latency(workspace, queries: int) -> dict | None:
     try:
-        from memory_pipeline.flows.recall import recall
+        from memory_pipeline.flows.recall.client import recall
     except ImportError:
         return None
     from memory_pipeline.resources.recall_service import stop_service
@@ -84,7 +84,7 @@ def bench_soak(days: int = 30, sessions_per_day: int = 50, turns: int = 6, queri
     from memory_pipeline.bench.synthetic import write_sessions
     from memory_pipeline.flows.ingest import ingest
     from memory_pipeline.resources.embedded_redis import EmbeddedRedis
-    from memory_pipeline.resources.emit import emit_session_event
+    from memory_pipeline.flows.emit import emit_session_event
     from memory_pipeline.resources.workspace import Workspace
 
     with tempfile.TemporaryDirectory(prefix="mp-soak-", dir=root) as tmp:

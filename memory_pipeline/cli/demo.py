@@ -16,7 +16,7 @@ def register(sub) -> None:
 
 
 def emit_samples(workspace) -> list:
-    from memory_pipeline.resources.emit import emit_session_event
+    from memory_pipeline.flows.emit import emit_session_event
 
     results = []
     for path in sorted(SAMPLES.glob("*.jsonl")):
@@ -31,7 +31,7 @@ def run_sensor_runs(workspace) -> tuple[list, list]:
     import dagster as dg
 
     from memory_pipeline.defs.resources import WorkspaceResource
-    from memory_pipeline.defs.sensors import inbox_sensor
+    from memory_pipeline.defs.intake import inbox_sensor
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
 
     instance = get_instance(workspace)
@@ -45,7 +45,7 @@ def run_sensor_runs(workspace) -> tuple[list, list]:
 def print_memory(out, workspace, days: list[str]) -> None:
     from rich.text import Text
 
-    from memory_pipeline.flows.observations import load_observations
+    from memory_pipeline.flows.observe import load_observations
 
     for day in days:
         for observation in load_observations(workspace, day):

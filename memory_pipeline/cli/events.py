@@ -36,7 +36,7 @@ def parse_time(value: str | None) -> datetime | None:
 
 
 def run_emit(args) -> int:
-    from memory_pipeline.resources.emit import emit_session_event
+    from memory_pipeline.flows.emit import emit_session_event
 
     result = emit_session_event(
         workspace_from_env(),

@@ -30,16 +30,16 @@ def _workspace():
 
 
 def _handle(args) -> None:
-    from memory_pipeline.stages.hook_payload import MAX_STDIN_BYTES, parse_hook_payload
+    from memory_pipeline.stages.hooks.payload import MAX_STDIN_BYTES, parse_hook_payload
 
     if args.refresh_recall:
-        from memory_pipeline.flows.hook_context import refresh_recall_cache
+        from memory_pipeline.flows.hooks.context import refresh_recall_cache
         from memory_pipeline.stages.events import check_session_id
 
         result = refresh_recall_cache(_workspace(), check_session_id(args.refresh_recall))
     else:
         payload = parse_hook_payload(sys.stdin.buffer.read(MAX_STDIN_BYTES + 1))
-        from memory_pipeline.flows.hooks import run_claude_code_hook
+        from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
 
         result = run_claude_code_hook(_workspace(), payload)
     if result.output is not None:

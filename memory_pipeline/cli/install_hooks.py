@@ -66,7 +66,7 @@ def write_settings(path: Path, document: dict) -> None:
 
 
 def run_install_hooks(args) -> int:
-    from memory_pipeline.stages.hook_settings import HOOK_EVENTS, add_our_hooks, remove_our_hooks
+    from memory_pipeline.stages.hooks.settings import HOOK_EVENTS, add_our_hooks, remove_our_hooks
 
     path = settings_path(args.project, args.user)
     before = read_settings(path)

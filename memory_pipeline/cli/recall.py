@@ -42,7 +42,7 @@ def _hits_json(hits) -> list[dict]:
 
 
 def run_recall(args) -> int:
-    from memory_pipeline.flows.recall import recall
+    from memory_pipeline.flows.recall.client import recall
 
     if args.queries:
         return run_queries(args)
@@ -110,7 +110,7 @@ def _read_queries(path: str) -> list[tuple[object, str | None, str | None]]:
 
 def run_queries(args) -> int:
     """One JSON line out per query line in; exit 2 when any line was bad input."""
-    from memory_pipeline.flows.recall import recall
+    from memory_pipeline.flows.recall.client import recall
 
     try:
         rows = _read_queries(args.queries)
@@ -132,7 +132,7 @@ def run_queries(args) -> int:
 
 
 def run_service(args) -> int:
-    from memory_pipeline.flows.recall import service_command
+    from memory_pipeline.flows.recall.client import service_command
     from memory_pipeline.resources import recall_service
 
     workspace = workspace_from_env()

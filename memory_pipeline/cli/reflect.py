@@ -36,7 +36,7 @@ def reflect_report(workspace, day: str, run) -> dict:
 def run_reflect(args) -> int:
     from datetime import date
 
-    from memory_pipeline.defs.sensors import valid_day
+    from memory_pipeline.defs.intake import valid_day
     from memory_pipeline.errors import BadInputError
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
 

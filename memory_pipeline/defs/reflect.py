@@ -5,7 +5,7 @@ from datetime import datetime
 
 import dagster as dg
 
-from memory_pipeline.defs.ingest import observations
+from memory_pipeline.defs.observe import observations
 from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.partitions import daily_partitions
 from memory_pipeline.defs.resources import EmbedderResource, LLMResource, RedisResource, WorkspaceResource
@@ -16,7 +16,7 @@ from memory_pipeline.flows.review import apply_review
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.proposals import ProposalStore
-from memory_pipeline.stages.memory_md import lines_lost, promoted_ids, untraceable_ids
+from memory_pipeline.stages.review.memory_md import lines_lost, promoted_ids, untraceable_ids
 from memory_pipeline.stages.tokens import estimate_tokens
 
 GROUP = "reflect"

@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from memory_pipeline.flows.observations import load_observations
+from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.models import Observation
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.observe import optimize_for_context
-from memory_pipeline.stages.review import parse_review_md
+from memory_pipeline.stages.observe.observer import optimize_for_context
+from memory_pipeline.stages.review.review_md import parse_review_md
 from memory_pipeline.stages.tokens import estimate_tokens
 
 CURRENT_TASK_LOOKBACK_DAYS = 7

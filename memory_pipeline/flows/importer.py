@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.resources.emit import _session_id_from, emit_session_event
+from memory_pipeline.flows.emit import _session_id_from, emit_session_event
 from memory_pipeline.resources.hook_state import HookStateStore
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.intake import pending_days, take_inbox
-from memory_pipeline.flows.observations import load_observations
+from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.flows.runs import RunSummary, get_instance, run_job_for_days
 from memory_pipeline.resources.workspace import Workspace
 
@@ -46,8 +46,8 @@ class IngestReport:
 
 
 def ingest(workspace: Workspace, *, day: str | None = None, progress=None) -> IngestReport:
-    from memory_pipeline.defs.ingest import observer_code_version
-    from memory_pipeline.defs.sensors import valid_day
+    from memory_pipeline.defs.observe import observer_code_version
+    from memory_pipeline.defs.intake import valid_day
 
     if day is not None and not valid_day(day):
         raise BadInputError(f"--date {day} is not a daily partition (YYYY-MM-DD from 2023-01-01 to tomorrow)")

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from memory_pipeline.flows.observations import observation_path
+from memory_pipeline.flows.observe import observation_path
 from memory_pipeline.models import Observation, SessionEvent
 from memory_pipeline.resources.inbox import Inbox, TakeOutcome
 from memory_pipeline.resources.workspace import Workspace, atomic_write_json

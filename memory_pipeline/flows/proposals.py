@@ -17,8 +17,8 @@ from memory_pipeline.models import Proposal, ProposalDraft, Reflection
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.memory_md import bullet_texts
-from memory_pipeline.stages.review import next_numbers, normalize_text, text_key
+from memory_pipeline.stages.review.memory_md import bullet_texts
+from memory_pipeline.stages.review.review_md import next_numbers, normalize_text, text_key
 
 NEAR_DUPLICATE_SIMILARITY = 0.85
 

@@ -17,8 +17,8 @@ from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.daily_log import DailyLog, marker
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.flows.observations import hot_entry, load_observations
-from memory_pipeline.stages.reflect import needs_redistill, redistill, reflect_observations
+from memory_pipeline.flows.observe import hot_entry, load_observations
+from memory_pipeline.stages.reflect.reflector import needs_redistill, redistill, reflect_observations
 from memory_pipeline.stages.tokens import estimate_tokens
 
 REFLECT_WINDOW_DAYS = 7

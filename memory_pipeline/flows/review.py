@@ -15,7 +15,7 @@ from memory_pipeline.flows.promote import Outcome, log_outcomes, promote_approve
 from memory_pipeline.resources.memory_files import MemoryFiles, sha256_text
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.review import decide, is_expired, parse_review_md, render_review_md
+from memory_pipeline.stages.review.review_md import decide, is_expired, parse_review_md, render_review_md
 
 REVIEW_LOCK = "review"
 

@@ -7,7 +7,7 @@ import pytest
 from memory_pipeline.bench.locomo import DEFAULT_DATA, evidence_ids, load_conversations, parse_session_date, session_jsonl
 from memory_pipeline.bench.locomo_eval import Scores
 from memory_pipeline.models import RecallHit
-from memory_pipeline.stages.message_docs import message_documents
+from memory_pipeline.stages.index.message_docs import message_documents
 from memory_pipeline.stages.transcripts.claude_code import parse_claude_code
 
 

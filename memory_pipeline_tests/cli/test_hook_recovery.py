@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.flows.observations import load_observations
+from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.recovery import one_line
+from memory_pipeline.stages.hooks.recovery import one_line
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline_tests.cli.hook_helpers import (
     BIG_SESSION,
@@ -109,7 +109,7 @@ def assert_cites_real_memories(pointer: str, ingested: Ingested, session_id: str
 
 
 def assert_queries_return_results(pointer: str, ingested: Ingested) -> list[str]:
-    from memory_pipeline.flows.recall import recall
+    from memory_pipeline.flows.recall.client import recall
 
     queries = queries_in(pointer)
     assert 1 <= len(queries) <= 2

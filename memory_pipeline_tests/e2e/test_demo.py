@@ -35,7 +35,7 @@ def test_demo_runs_end_to_end_on_embedded_defaults(workspace):
 
 def test_dagster_cli_materializes_a_partition_from_the_environment(workspace):
     from memory_pipeline.flows.intake import take_inbox
-    from memory_pipeline.resources.emit import emit_session_event
+    from memory_pipeline.flows.emit import emit_session_event
     from memory_pipeline_tests.conftest import SAMPLES
 
     emit_session_event(workspace, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown", use_transcript_time=True)

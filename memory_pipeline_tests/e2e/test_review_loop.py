@@ -14,14 +14,14 @@ import pytest
 from memory_pipeline.defs.reflect import TODAY_TAG, memory_md, proposals, reflections
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.flows.intake import take_inbox
-from memory_pipeline.flows.observations import collect_sessions, observe_day
+from memory_pipeline.flows.observe import collect_sessions, observe_day
 from memory_pipeline.flows.review import apply_review, decide_ids
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.daily_log import DailyLog
-from memory_pipeline.resources.emit import emit_session_event
+from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.memory_md import lines_lost, promoted_ids
+from memory_pipeline.stages.review.memory_md import lines_lost, promoted_ids
 from memory_pipeline_tests.conftest import SAMPLES
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
 

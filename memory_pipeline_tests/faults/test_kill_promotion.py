@@ -8,10 +8,10 @@ import pytest
 
 from memory_pipeline.defs.reflect import TODAY_TAG, proposals, reflections
 from memory_pipeline.defs.resources import build_resources
-from memory_pipeline.resources.emit import emit_session_event
+from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-from memory_pipeline.stages.memory_md import promoted_ids
+from memory_pipeline.stages.review.memory_md import promoted_ids
 from memory_pipeline_tests.conftest import SAMPLES
 from memory_pipeline_tests.faults.compare import assert_same_state, read_state
 from memory_pipeline_tests.faults.harness import (

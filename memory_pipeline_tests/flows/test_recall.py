@@ -9,9 +9,9 @@ from datetime import datetime, timezone
 import pytest
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.indexing import IndexStats, index_points
-from memory_pipeline.flows.recall import recall
-from memory_pipeline.flows.recall_engine import open_store
+from memory_pipeline.flows.index import IndexStats, index_points
+from memory_pipeline.flows.recall.client import recall
+from memory_pipeline.flows.recall.engine import open_store
 from memory_pipeline.models import stable_id
 from memory_pipeline.resources import recall_service
 from memory_pipeline.resources.embedded_redis import process_alive

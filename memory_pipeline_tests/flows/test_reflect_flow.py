@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from memory_pipeline.flows.observations import hot_entry, load_observations, observation_path
+from memory_pipeline.flows.observe import hot_entry, load_observations, observation_path
 from memory_pipeline.flows.reflect import days_to_reflect, load_reflection, reflect_day
 from memory_pipeline.models import Segment
 from memory_pipeline.prompts import load_prompt

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.resources.emit import emit_session_event
+from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.conftest import SAMPLES

@@ -8,7 +8,7 @@ import pytest
 from filelock import FileLock
 
 from memory_pipeline.errors import BadInputError, StoreLockedError
-from memory_pipeline.flows.indexing import index_day
+from memory_pipeline.flows.index import index_day
 from memory_pipeline.models import content_hash
 from memory_pipeline.resources.embedder import get_embedder
 from memory_pipeline.resources.recall_index import load_index, read_generation

@@ -16,7 +16,7 @@ from memory_pipeline.errors import ServiceError, StoreLockedError
 from memory_pipeline.models import content_hash, stable_id
 from memory_pipeline.resources.embedder import Embedder
 from memory_pipeline.resources.vector_store import StorePoint, VectorStore
-from memory_pipeline.stages.sparse import sparse_vector
+from memory_pipeline.stages.index.sparse import sparse_vector
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DIM = 8
@@ -175,7 +175,7 @@ import random, sys
 from pathlib import Path
 from memory_pipeline.models import stable_id
 from memory_pipeline.resources.vector_store import StorePoint, VectorStore
-from memory_pipeline.stages.sparse import sparse_vector
+from memory_pipeline.stages.index.sparse import sparse_vector
 worker = sys.argv[2]
 store = VectorStore(Path(sys.argv[1]), None, dimension=8, lock_timeout=120)
 store.ensure_collection()

@@ -12,8 +12,8 @@ import pytest
 from memory_pipeline.defs.reflect import TODAY_TAG, proposals, reflections
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.observations import load_observations
-from memory_pipeline.resources.emit import emit_session_event
+from memory_pipeline.flows.observe import load_observations
+from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memory_pipeline.resources.emit import emit_session_event
+from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.redis_store import connect_redis
 from memory_pipeline.resources.vector_shards import workspace_store
 from memory_pipeline_tests.faults.harness import dagster_home, ingest_here

@@ -13,7 +13,7 @@ import pytest
 from memory_pipeline.models import Fact, Observation, Segment, stable_id
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.redis_store import EmbeddedRedis, RedisStore
-from memory_pipeline.stages.observe_format import format_fact
+from memory_pipeline.stages.observe.format import format_fact
 from memory_pipeline.stages.tokens import estimate_tokens
 
 

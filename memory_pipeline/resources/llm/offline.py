@@ -14,9 +14,9 @@ Extractor = Callable[[str, str], str]  # (system, prompt) -> answer text
 
 # task -> (module, function) of the offline extractor; registered only when the module exists.
 OFFLINE_EXTRACTORS: dict[str, tuple[str, str]] = {
-    "observer": ("memory_pipeline.stages.offline_observer", "observe_offline"),
-    "reflector": ("memory_pipeline.stages.offline_reflector", "reflect_offline"),
-    "rewrite": ("memory_pipeline.stages.recall_rewrite", "rewrite_offline"),
+    "observer": ("memory_pipeline.stages.offline.observer", "observe_offline"),
+    "reflector": ("memory_pipeline.stages.offline.reflector", "reflect_offline"),
+    "rewrite": ("memory_pipeline.stages.recall.rewrite", "rewrite_offline"),
 }
 
 

@@ -1,0 +1,53 @@
+"""The hooks' one door to recall and to the session briefing.
+
+Both live in modules other work provides (`flows.recall.recall`, `flows.brief.build_brief`);
+they are imported when first needed, so a missing or failing module means "no related
+memories" or "no briefing" plus a note, never a broken hook.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from memory_pipeline.errors import MemoryPipelineError
+from memory_pipeline.models import RecallHit
+from memory_pipeline.resources.workspace import Workspace
+
+
+@dataclass
+class Memories:
+    hits: list[RecallHit] = field(default_factory=list)
+    note: str | None = None
+
+
+@dataclass
+class Briefing:
+    text: str | None = None
+    note: str | None = None
+
+
+def find_memories(workspace: Workspace, query: str, *, limit: int = 5) -> Memories:
+    """Recall hits for `query` through the recall service; none (with a note) when unavailable."""
+    try:
+        from memory_pipeline.flows.recall.client import recall
+    except ImportError as exc:
+        return Memories(note=f"recall is not available ({exc}); no related memories")
+    try:
+        hits = recall(workspace, query, limit=limit, record=False, use_service=True)
+    except MemoryPipelineError as exc:
+        return Memories(note=f"recall failed: {exc}")
+    return Memories(hits=[RecallHit.model_validate(h.model_dump()) for h in hits])
+
+
+def session_briefing(workspace: Workspace, *, budget_tokens: int = 2000) -> Briefing:
+    """The session-start briefing text; none (with a note) when the briefing is unavailable."""
+    try:
+        from memory_pipeline.flows.brief import build_brief
+    except ImportError as exc:
+        return Briefing(note=f"the briefing is not available ({exc}); no briefing")
+    try:
+        brief = build_brief(workspace, budget_tokens=budget_tokens)
+    except MemoryPipelineError as exc:
+        return Briefing(note=f"the briefing failed: {exc}")
+    text = (brief.text or "").strip()
+    return Briefing(text=text or None, note=None if text else "the briefing is empty")

@@ -1,0 +1,131 @@
+"""Index a day's observations in the vector store: one point per fact and per segment narrative.
+
+Point ids are content-derived (uuid5), so re-runs upsert the same points; unchanged content is
+not embedded again; points of a re-derived observation that no longer exist are deleted.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from memory_pipeline.faults import pause_point
+from memory_pipeline.models import Observation, content_hash, stable_id
+from memory_pipeline.resources.vector_store import StorePoint
+from memory_pipeline.resources.workspace import atomic_write_json
+from memory_pipeline.stages.index.sparse import sparse_vector
+
+
+@dataclass
+class IndexStats:
+    points: int = 0
+    embedded: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    stored: int = 0  # the day's points of the tier in the store afterwards
+
+
+def observation_points(observation: Observation) -> list[StorePoint]:
+    """The points of one observation, without vectors (filled in by `index_points`)."""
+    base = {
+        "tier": "observations",
+        "date": observation.date,
+        "session_id": observation.session_id,
+        "dedupe_key": observation.dedupe_key,
+        "observation_id": observation.id,
+        "trigger": observation.trigger,
+        "created_at": observation.captured_at.isoformat(),
+        "created_ts": observation.captured_at.timestamp(),
+        "current_task": observation.current_task or "",
+    }
+    points: list[StorePoint] = []
+    for segment in observation.segments:
+        for fact in segment.facts:
+            payload = base | {
+                "kind": "fact",
+                "priority": fact.priority,
+                "time": fact.time,
+                "segment": segment.title,
+                "source_message_ids": fact.source_message_ids,
+            }
+            points.append(StorePoint(id=fact.id, text=fact.text, payload=payload))
+        if segment.narrative:
+            sources = sorted({sid for f in segment.facts for sid in f.source_message_ids})
+            priorities = {f.priority for f in segment.facts}
+            top = next((p for p in ("high", "medium", "low") if p in priorities), "medium")
+            payload = base | {
+                "kind": "narrative",
+                "priority": top,
+                "time": None,
+                "segment": segment.title,
+                "source_message_ids": sources,
+            }
+            text = f"{segment.title}: {segment.narrative}" if segment.title else segment.narrative
+            points.append(StorePoint(id=stable_id(observation.dedupe_key, "narrative", text), text=text, payload=payload))
+    return points
+
+
+def index_points(store, embedder, points: list[StorePoint], stats: IndexStats) -> None:
+    """Embed and upsert the points whose content is new or changed."""
+    by_id = {p.id: p for p in points}
+    hashes = {p.id: content_hash(p.text) for p in by_id.values()}
+    todo = [by_id[i] for i in sorted(store.missing_or_changed(hashes))]
+    stats.points += len(by_id)
+    stats.unchanged += len(by_id) - len(todo)
+    if not todo:
+        return
+    vectors = embedder.encode([p.text for p in todo])
+    ready = []
+    for point, dense in zip(todo, vectors, strict=True):
+        indices, values = sparse_vector(point.text)
+        ready.append(point.model_copy(update={"dense": dense, "sparse": (indices, values)}))
+    store.upsert(ready)
+    stats.embedded += len(ready)
+
+
+def _read_manifest(path: Path) -> set[str] | None:
+    try:
+        return set(json.loads(path.read_text(encoding="utf-8")))
+    except (FileNotFoundError, ValueError, TypeError):
+        return None
+
+
+def index_day(store, embedder, day: str, tier: str, points: list[StorePoint],
+              manifest_dir: Path | None = None) -> IndexStats:
+    """Make the day's points of one tier exactly `points`: stale ones deleted, new ones embedded.
+
+    With `manifest_dir`, the ids indexed for each day and tier are kept in a small manifest, so a
+    run never scans the store with a payload filter: in Qdrant local mode such a scan reads every
+    point in Python and made each day's run slower as history grew. The manifest is widened
+    before the upsert and narrowed after it, so a crash in between cannot orphan points.
+    """
+    stats = IndexStats()
+    store = store.for_day(day)
+    keep = {p.id for p in points}
+    manifest = manifest_dir / tier / f"{day}.json" if manifest_dir else None
+    known = _read_manifest(manifest) if manifest else None
+    day_filter = {"tier": tier, "date": day}  # an exact match: a date range parses every stored date
+    with store.session():
+        store.ensure_collection()
+        if known is None:
+            known = {point.id for point in store.scroll_all(payload_filter=day_filter)}
+        stale = sorted(known - keep)
+        if manifest:
+            atomic_write_json(manifest, sorted(known | keep))
+        if stale:
+            store.delete(stale)
+            stats.deleted = len(stale)
+        index_points(store, embedder, points, stats)
+        hashes = {p.id: content_hash(p.text) for p in points}
+        stats.stored = len(hashes) - len(store.missing_or_changed(hashes)) if manifest else store.count(day_filter)
+        if manifest:
+            atomic_write_json(manifest, sorted(keep))
+    return stats
+
+
+def index_observations(store, embedder, day: str, observations: list[Observation],
+                       manifest_dir: Path | None = None) -> IndexStats:
+    pause_point("index:before-upsert")
+    points = [p for o in observations for p in observation_points(o)]
+    return index_day(store, embedder, day, "observations", points, manifest_dir)

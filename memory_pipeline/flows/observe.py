@@ -1,0 +1,206 @@
+"""One day's sessions and observations: the work behind the `sessions` and `observations` assets.
+
+Flows compose pure stages with resources; assets and the CLI call them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memory_pipeline.errors import BadInputError, ServiceError
+from memory_pipeline.faults import pause_point
+from memory_pipeline.models import LLMUsage, Observation, SessionEvent, Transcript
+from memory_pipeline.prompts import Prompt
+from memory_pipeline.resources.daily_log import DailyLog
+from memory_pipeline.resources.embedded_redis import process_alive
+from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.observe.observer import format_segments_for_log
+from memory_pipeline.stages.observe.session import observe_session
+from memory_pipeline.stages.redact import redact_transcript
+
+
+@dataclass
+class SessionRecord:
+    event: SessionEvent
+    transcript: Transcript | None
+    error: str | None = None
+
+
+@dataclass
+class DayObservations:
+    observations: list[Observation] = field(default_factory=list)
+    observed: int = 0
+    reused: int = 0
+    in_flight: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    usage: LLMUsage = field(default_factory=LLMUsage)
+    redis_error: str | None = None
+
+
+def sessions_path(workspace: Workspace, day: str, key: str) -> Path:
+    return workspace.root / "sessions" / day / f"{key}.json"
+
+
+def observation_path(workspace: Workspace, day: str, key: str) -> Path:
+    return workspace.observations_dir(day) / f"{key}.json"
+
+
+def collect_sessions(workspace: Workspace, day: str) -> list[SessionRecord]:
+    """Load, redact and store every accepted session of the day; bad transcripts are reported."""
+    inbox = Inbox(workspace)
+    records = []
+    for event in inbox.accepted(day):
+        try:
+            transcript = redact_transcript(inbox.load_transcript(event))
+        except BadInputError as exc:
+            records.append(SessionRecord(event, None, str(exc)))
+            continue
+        workspace.write_text(sessions_path(workspace, day, event.data.dedupe_key), transcript.model_dump_json())
+        records.append(SessionRecord(event, transcript))
+    return records
+
+
+def load_session(workspace: Workspace, day: str, event: SessionEvent) -> Transcript | None:
+    path = sessions_path(workspace, day, event.data.dedupe_key)
+    if not path.exists():
+        return None
+    return Transcript.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def load_observations(workspace: Workspace, day: str) -> list[Observation]:
+    folder = workspace.observations_dir(day)
+    if not folder.is_dir():
+        return []
+    found = [Observation.model_validate_json(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+    return sorted(found, key=lambda o: (o.captured_at, o.dedupe_key))
+
+
+def _load_observation(path: Path) -> Observation | None:
+    try:
+        return Observation.model_validate_json(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def _wait_for(path: Path, version: str, seconds: float) -> Observation | None:
+    """Another run holds the lock: give it a moment to finish, then take over (a crashed
+    holder must not block the event for the lock's hour; the LLM cache makes a repeat cheap)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        observation = _load_observation(path)
+        if (observation and observation.code_version == version) or time.monotonic() >= deadline:
+            return observation
+        time.sleep(0.5)
+
+
+def _lock_value(version: str) -> str:
+    return f"{version} {socket.gethostname()} {os.getpid()}"
+
+
+def _held_by_a_live_run(redis_store, key: str, version: str) -> bool:
+    """Take the observe lock; False when we got it, or its holder observes another version or was
+    a process of this host that died (kill -9 mid-observation: its lock is released, not waited on)."""
+    if redis_store.acquire_observe_lock(key, _lock_value(version)):
+        return False
+    holder = redis_store.get_observe_lock(key) or ""
+    parts = holder.split()
+    if not parts or parts[0] != version:
+        return False
+    if len(parts) == 3 and parts[1] == socket.gethostname() and parts[2].isdigit():
+        pid = int(parts[2])
+        if pid == os.getpid() or not process_alive(pid):
+            redis_store.release_observe_lock(key, holder)
+            redis_store.acquire_observe_lock(key, _lock_value(version))
+            return False
+    return True
+
+
+def hot_entry(observation: Observation) -> dict:
+    """The Redis hot-list entry, shaped as the seed describes."""
+    from memory_pipeline.stages.observe.observer import optimize_for_context
+
+    lines = [f"* {f.emoji} ({f.time or '--:--'}) {f.text}" for f in observation.facts]
+    return {
+        "dedupeKey": observation.dedupe_key,
+        "observationId": observation.id,
+        "sessionId": observation.session_id,
+        "trigger": observation.trigger,
+        "priority": observation.priority,
+        "observations": f"Date: {observation.date}\n\n" + "\n".join(lines),
+        "context": optimize_for_context(observation),
+        "currentTask": observation.current_task,
+        "suggestedResponse": observation.suggested_response,
+        "timestamp": observation.captured_at.isoformat(),
+        "tokenCount": observation.token_count,
+        "schemaVersion": observation.schema_version,
+    }
+
+
+def _log_time(observation: Observation) -> str:
+    return observation.captured_at.strftime("%H:%M")
+
+
+def observe_day(
+    workspace: Workspace,
+    day: str,
+    *,
+    llm,
+    prompt: Prompt,
+    model: str,
+    redis_store=None,
+    redis_error: str | None = None,
+    wait_seconds: float = 30.0,
+) -> DayObservations:
+    """Observe every session of the day once per code version; write log, file and hot list.
+
+    The daily log and the observation file are written before Redis is touched, so a Redis
+    outage still leaves the durable fallback; the caller fails the run when `redis_error` is set.
+    """
+    result = DayObservations(redis_error=redis_error)
+    log = DailyLog(workspace)
+    version = prompt.code_version(model)
+    for event in Inbox(workspace).accepted(day):
+        key = event.data.dedupe_key
+        path = observation_path(workspace, day, key)
+        observation = _load_observation(path)
+        if observation is None or observation.code_version != version:
+            if redis_store is not None and result.redis_error is None:
+                try:
+                    if _held_by_a_live_run(redis_store, key, version):
+                        result.in_flight.append(key)
+                        observation = _wait_for(path, version, wait_seconds)
+                except ServiceError as exc:
+                    result.redis_error = str(exc)
+        if observation is None or observation.code_version != version:
+            transcript = load_session(workspace, day, event)
+            if transcript is None:
+                result.failed[key] = "session not collected (materialize `sessions` for this day first)"
+                continue
+            try:
+                observation = observe_session(transcript, event, llm=llm, prompt=prompt, model=model)
+            except Exception:
+                if redis_store is not None and result.redis_error is None:
+                    redis_store.release_observe_lock(key)
+                raise
+            pause_point("observe:before-write")
+            workspace.write_json(path, json.loads(observation.model_dump_json()))
+            pause_point("observe:after-write")
+            result.observed += 1
+            result.usage = result.usage + observation.usage
+        else:
+            result.reused += 1
+        log.upsert(day, format_segments_for_log(observation, time_label=_log_time(observation)),
+                   kind="dedupeKey", key=key, version=observation.code_version)
+        if redis_store is not None and result.redis_error is None:
+            try:
+                redis_store.push_observation(day, hot_entry(observation))
+            except ServiceError as exc:
+                result.redis_error = str(exc)
+        result.observations.append(observation)
+    return result

@@ -1,0 +1,135 @@
+"""`recall()`: hybrid search over observations and transcript messages, for the CLI, hooks and Dagster.
+
+By default the query goes to the recall service (started on demand, it keeps the model and the
+index in memory); when the service cannot start, the search runs in this process.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import date, datetime, time, timezone
+from pathlib import Path
+
+from memory_pipeline.config import Settings
+from memory_pipeline.errors import BadInputError, ServiceError
+from memory_pipeline.models import RecallHit
+from memory_pipeline.resources import recall_service
+from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.recall.rank import RecallFilters, check_filters, check_limit, clean_query
+
+_ENGINES: dict[str, object] = {}  # root → RecallEngine (imported on first in-process use: qdrant-client
+# and numpy take ~1.3 s to import, which a hook talking to the service should not pay)
+
+
+def as_timestamp(now: datetime | date | float | int | None) -> float | None:
+    """Unix seconds for `now` (a naive datetime is taken as UTC; a date as its midnight UTC)."""
+    if now is None or isinstance(now, (int, float)):
+        return None if now is None else float(now)
+    if isinstance(now, datetime):
+        return (now if now.tzinfo else now.replace(tzinfo=timezone.utc)).timestamp()
+    if isinstance(now, date):
+        return datetime.combine(now, time(), tzinfo=timezone.utc).timestamp()
+    raise BadInputError(f"now must be a datetime, a date or unix seconds, got {now!r}")
+
+
+def idle_timeout() -> float:
+    raw = os.environ.get("MEMORY_RECALL_IDLE_TIMEOUT")
+    try:
+        return float(raw) if raw else recall_service.DEFAULT_IDLE_TIMEOUT
+    except ValueError as exc:
+        raise BadInputError(f"MEMORY_RECALL_IDLE_TIMEOUT must be seconds, got {raw!r}") from exc
+
+
+def start_timeout() -> float:
+    """Seconds to wait for a cold service (model + index load; ~40 s at 100k local points)."""
+    raw = os.environ.get("MEMORY_RECALL_START_TIMEOUT")
+    try:
+        return float(raw) if raw else 90.0
+    except ValueError as exc:
+        raise BadInputError(f"MEMORY_RECALL_START_TIMEOUT must be seconds, got {raw!r}") from exc
+
+
+def service_command(workspace: Workspace) -> list[str]:
+    return [sys.executable, "-m", "memory_pipeline.flows.recall.server", "--workspace", str(workspace.root),
+            "--idle-timeout", str(idle_timeout())]
+
+
+def local_engine(workspace: Workspace):
+    """The in-process RecallEngine for a workspace (kept for the life of the process)."""
+    from memory_pipeline.flows.recall.engine import RecallEngine
+
+    key = str(workspace.root)
+    if key not in _ENGINES:
+        _ENGINES[key] = RecallEngine(workspace)
+    return _ENGINES[key]
+
+
+def store_is_empty(workspace: Workspace, settings: Settings) -> bool:
+    """Local mode with no store folder yet: nothing was ever indexed."""
+    return not settings.qdrant_url and not (workspace.state / "qdrant").exists()
+
+
+def via_service(workspace: Workspace, args: dict) -> list[RecallHit]:
+    """Ask the service (starting it if needed); ServiceError when it cannot answer."""
+    path = recall_service.socket_path(workspace)
+    payload = {"op": "recall", "args": args}
+    try:
+        if not path.exists():
+            raise ServiceError("no recall service socket")
+        answer = recall_service.request(path, payload)  # the common case: one round trip
+    except ServiceError:
+        recall_service.ensure_service(workspace, service_command(workspace), start_timeout())
+        answer = recall_service.request(path, payload)
+    if not answer.get("ok"):
+        error = str(answer.get("error", "unknown error"))
+        raise BadInputError(error) if answer.get("kind") == "bad_input" else _ServiceAnswerError(error)
+    return [RecallHit.model_validate(h) for h in answer.get("hits", [])]
+
+
+class _ServiceAnswerError(ServiceError):
+    """The service answered with an error (not worth retrying in process)."""
+
+
+def recall(
+    workspace: Workspace | str | Path,
+    query: str,
+    *,
+    limit: int = 10,
+    tier: str = "all",
+    since: str | None = None,
+    until: str | None = None,
+    priority: str | None = None,
+    session_id: str | None = None,
+    rewrite: bool = False,
+    record: bool = True,
+    now: datetime | date | float | None = None,
+    use_service: bool = True,
+) -> list[RecallHit]:
+    """The best `limit` hits for `query` (at most 10 by default: the inject cap).
+
+    Raises BadInputError for an unusable query or filter, ServiceError when the store fails.
+    """
+    ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+    cleaned = clean_query(query)
+    filters = check_filters(RecallFilters(tier, since, until, priority, session_id))
+    check_limit(limit)
+    settings = Settings.from_env()
+    if store_is_empty(ws, settings):
+        return []
+    ws.create()
+    args = {"query": cleaned, "limit": limit, "tier": filters.tier, "since": filters.since, "until": filters.until,
+            "priority": filters.priority, "session_id": filters.session_id, "rewrite": rewrite, "record": record,
+            "now": as_timestamp(now)}
+    if use_service:
+        try:
+            return via_service(ws, args)
+        except _ServiceAnswerError:
+            raise
+        except ServiceError as exc:
+            print(f"memory-pipeline: recall service unavailable, searching in this process: {exc}", file=sys.stderr)
+    from memory_pipeline.flows.recall.engine import SearchRequest
+
+    request = SearchRequest(query=cleaned, limit=limit, filters=filters, rewrite=rewrite, record=record,
+                            now=as_timestamp(now))
+    return local_engine(ws).search(request, wait=30.0)

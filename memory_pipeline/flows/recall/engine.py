@@ -1,0 +1,193 @@
+"""The recall engine: embedder + in-memory index + ranking, shared by the service and in-process calls.
+
+It keeps the model and the index loaded; when the store's generation file changes it rebuilds
+the index (in a background thread, answering from the previous index meanwhile).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+
+from memory_pipeline.config import Settings
+from memory_pipeline.errors import BadInputError, MemoryPipelineError
+from memory_pipeline.models import RecallHit
+from memory_pipeline.resources.recall_index import RecallIndex, load_index, read_generation
+from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.recall.rank import (
+    RankOptions,
+    RecallFilters,
+    check_filters,
+    check_limit,
+    clean_query,
+    fuse,
+    rank,
+)
+from memory_pipeline.stages.index.sparse import tokenize
+
+MODES = ("hybrid", "dense", "sparse")
+QUERY_CACHE = 256
+
+
+@dataclass
+class SearchRequest:
+    query: str
+    limit: int = 10
+    filters: RecallFilters = field(default_factory=RecallFilters)
+    rewrite: bool = False
+    record: bool = True
+    now: float | None = None  # unix seconds; None = the current time
+    mode: str = "hybrid"
+
+
+@dataclass
+class Timings:
+    embed_ms: float = 0.0
+    search_ms: float = 0.0
+    total_ms: float = 0.0
+
+
+def open_store(workspace: Workspace, settings: Settings, dimension: int, lock_timeout: float | None = None):
+    """The workspace's store (QDRANT_URL or local); MEMORY_QDRANT_LOCK_TIMEOUT bounds the wait for a writer."""
+    from memory_pipeline.resources.vector_shards import workspace_store
+
+    if lock_timeout is None:
+        lock_timeout = float(os.environ.get("MEMORY_QDRANT_LOCK_TIMEOUT") or 10.0)
+    return workspace_store(workspace.state, settings.qdrant_url, dimension=dimension,
+                           api_key=settings.qdrant_api_key, lock_timeout=lock_timeout)
+
+
+def default_rank_options() -> RankOptions:
+    """RankOptions with MEMORY_RECALL_DECAY_RATE (per day) applied when set."""
+    raw = os.environ.get("MEMORY_RECALL_DECAY_RATE")
+    if not raw:
+        return RankOptions()
+    try:
+        rate = float(raw)
+    except ValueError as exc:
+        raise BadInputError(f"MEMORY_RECALL_DECAY_RATE must be a number, got {raw!r}") from exc
+    if rate < 0:
+        raise BadInputError(f"MEMORY_RECALL_DECAY_RATE must not be negative, got {rate}")
+    return RankOptions(decay_rate=rate)
+
+
+class RecallEngine:
+    def __init__(self, workspace: Workspace, settings: Settings | None = None, options: RankOptions | None = None,
+                 prefetch: int = 100, store=None, embedder=None) -> None:
+        self.workspace = workspace
+        self.settings = settings or Settings.from_env()
+        self.options = options or default_rank_options()
+        self.prefetch = prefetch
+        self._embedder = embedder
+        self._store = store
+        self._index: RecallIndex | None = None
+        self._reload_lock = threading.Lock()
+        self._reloading: threading.Thread | None = None
+        self._query_vectors: OrderedDict[str, list[float]] = OrderedDict()
+        self._rewrites: dict[str, str] = {}
+        self._redis = None
+        self.last = Timings()
+        self.reload_error: str | None = None
+
+    # --- resources ---------------------------------------------------------------------
+
+    @property
+    def embedder(self):
+        if self._embedder is None:
+            from memory_pipeline.resources.embedder import get_embedder
+
+            self._embedder = get_embedder(self.settings.embedding_model)
+        return self._embedder
+
+    @property
+    def store(self):
+        if self._store is None:
+            self._store = open_store(self.workspace, self.settings, self.embedder.dimension)
+        return self._store
+
+    def index(self, wait: float = 0.0) -> RecallIndex:
+        """The current index; a changed store starts a rebuild (waited for up to `wait` seconds)."""
+        if self._index is None:
+            self._index = load_index(self.store)
+            return self._index
+        if read_generation(self.store) != self._index.generation:
+            with self._reload_lock:
+                if self._reloading is None or not self._reloading.is_alive():
+                    self._reloading = threading.Thread(target=self._reload, daemon=True)
+                    self._reloading.start()
+                thread = self._reloading
+            if wait > 0:
+                thread.join(wait)
+        return self._index
+
+    def _reload(self) -> None:
+        try:
+            self._index = load_index(self.store)
+            self.reload_error = None
+        except MemoryPipelineError as exc:  # a writer holds the store: keep the old index, retry later
+            self.reload_error = str(exc)
+
+    def warm(self) -> None:
+        self.embedder.encode_query("warm up")
+        self.index()
+
+    # --- searching ---------------------------------------------------------------------
+
+    def embed(self, query: str) -> list[float]:
+        vector = self._query_vectors.get(query)
+        if vector is None:
+            vector = self.embedder.encode_query(query)
+            self._query_vectors[query] = vector
+            if len(self._query_vectors) > QUERY_CACHE:
+                self._query_vectors.popitem(last=False)
+        return vector
+
+    def rewrite(self, query: str) -> str:
+        if query not in self._rewrites:
+            from memory_pipeline.flows.recall.rewrite import rewrite_query
+
+            self._rewrites[query] = rewrite_query(self.workspace, self.settings, query)
+        return self._rewrites[query]
+
+    def search(self, request: SearchRequest, wait: float = 0.0) -> list[RecallHit]:
+        started = time.perf_counter()
+        query = clean_query(request.query)
+        limit = check_limit(request.limit)
+        filters = check_filters(request.filters)
+        if request.mode not in MODES:
+            raise MemoryPipelineError(f"unknown search mode {request.mode!r}")
+        if request.rewrite:
+            query = self.rewrite(query)
+        index = self.index(wait)
+        mask = index.mask(filters)
+        t0 = time.perf_counter()
+        dense = self.embed(query) if request.mode != "sparse" and len(index) else None
+        t1 = time.perf_counter()
+        dense_hits = index.dense_search(dense, self.prefetch, mask) if dense is not None else []
+        sparse_hits = index.sparse_search(tokenize(query), self.prefetch, mask) if request.mode != "dense" else []
+        options = replace(self.options, limit=limit, now_ts=time.time() if request.now is None else request.now)
+        fused = fuse([(index.ids[r], s) for r, s in dense_hits], [(index.ids[r], s) for r, s in sparse_hits], options)
+        hits = rank({pid: index.payloads[index.row_of[pid]] for pid in fused}, fused, options)
+        done = time.perf_counter()
+        self.last = Timings((t1 - t0) * 1000, (done - t1) * 1000, (done - started) * 1000)
+        if request.record:
+            self.record(hits)
+        return hits
+
+    def record(self, hits: list[RecallHit]) -> None:
+        """Count each hit in Redis; a Redis failure is reported on stderr, the hits still return."""
+        if not hits:
+            return
+        try:
+            if self._redis is None:
+                from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+
+                self._redis = RedisStore(connect_redis(self.settings.redis_url, self.workspace.state))
+            self._redis.record_recall_hits([h.id for h in hits])
+        except MemoryPipelineError as exc:
+            self._redis = None
+            print(f"memory-pipeline: recall counters not updated: {exc}", file=sys.stderr)

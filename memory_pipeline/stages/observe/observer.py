@@ -1,0 +1,104 @@
+"""The Observer stage: build its messages, parse its answer, turn the answer into an Observation.
+
+Parsing lives in observe_parser.py and markdown rendering in observe_format.py; both are
+re-exported here so callers import one module.
+"""
+
+from __future__ import annotations
+
+from memory_pipeline.models import (
+    PRIORITY_EMOJI,
+    Fact,
+    LLMUsage,
+    Observation,
+    ObserverOutput,
+    Segment,
+    SerializedTranscript,
+    SessionEvent,
+    stable_id,
+)
+from memory_pipeline.prompts import Prompt
+from memory_pipeline.stages.observe.format import format_fact, format_segments_for_log, optimize_for_context
+from memory_pipeline.stages.observe.parser import parse_observer_output
+from memory_pipeline.stages.tokens import estimate_tokens
+
+__all__ = [
+    "build_observer_messages",
+    "format_segments_for_log",
+    "observation_from_output",
+    "observer_code_version",
+    "optimize_for_context",
+    "parse_observer_output",
+    "trigger_description",
+]
+
+_RANK = {p: i for i, p in enumerate(PRIORITY_EMOJI)}  # high=0, medium=1, low=2
+
+
+def trigger_description(trigger: str) -> str:
+    """How the user prompt names the transcript: a compaction window or a whole session."""
+    return "pre-compaction" if trigger == "compaction" else "session"
+
+
+def build_observer_messages(
+    prompt: Prompt, serialized: SerializedTranscript, *, trigger: str, session_name: str | None, day: str
+) -> tuple[str, str]:
+    """(system, user) for the Observer, rendered strictly from the prompt file."""
+    return prompt.render(
+        trigger_description=trigger_description(trigger),
+        session_label=session_name or "unnamed",
+        date=day,
+        transcript=serialized.text,
+    )
+
+
+def observer_code_version(prompt: Prompt, model: str) -> str:
+    return prompt.code_version(model)
+
+
+def _dedupe_facts(segments: list[Segment], dedupe_key: str) -> list[Segment]:
+    """Give every fact its stable id; an identical fact text seen again merges into the first."""
+    seen: dict[str, Fact] = {}
+    result: list[Segment] = []
+    for segment in segments:
+        kept: list[Fact] = []
+        for fact in segment.facts:
+            first = seen.get(fact.text)
+            if first is None:
+                first = fact.model_copy(update={"id": stable_id(dedupe_key, fact.text)})
+                seen[fact.text] = first
+                kept.append(first)
+                continue
+            if _RANK[fact.priority] < _RANK[first.priority]:
+                first.priority = fact.priority
+            first.time = first.time or fact.time
+            first.source_message_ids = list(dict.fromkeys(first.source_message_ids + fact.source_message_ids))
+        result.append(segment.model_copy(update={"facts": kept}))
+    return result
+
+
+def observation_from_output(
+    output: ObserverOutput, *, event: SessionEvent, code_version: str, usage: LLMUsage
+) -> Observation:
+    """The stored Observation: content-derived ids, provenance from the event, tokens of its facts."""
+    data = event.data
+    segments = _dedupe_facts(output.segments, data.dedupe_key)
+    facts_text = "\n".join(format_fact(f) for s in segments for f in s.facts)
+    return Observation(
+        id=stable_id(data.dedupe_key),
+        dedupe_key=data.dedupe_key,
+        session_id=data.session_id,
+        session_name=data.session_name,
+        trigger=data.trigger,
+        date=event.day,
+        captured_at=data.captured_at,
+        segments=segments,
+        current_task=output.current_task,
+        suggested_response=output.suggested_response,
+        format=output.format,
+        files_read=list(data.files_read),
+        files_modified=list(data.files_modified),
+        token_count=estimate_tokens(facts_text),
+        usage=usage,
+        code_version=code_version,
+    )

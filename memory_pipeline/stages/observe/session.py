@@ -1,0 +1,37 @@
+"""Observe one session: redact, serialize, ask the Observer, parse into an Observation."""
+
+from __future__ import annotations
+
+from memory_pipeline.models import Observation, ObserverOutput, SessionEvent, Transcript
+from memory_pipeline.prompts import Prompt
+from memory_pipeline.stages.observe.observer import build_observer_messages, observation_from_output, parse_observer_output
+from memory_pipeline.stages.redact import redact_transcript
+from memory_pipeline.stages.transcripts import serialize_transcript
+
+MAX_TRANSCRIPT_CHARS = 400_000
+
+
+def _validator(refs: dict[str, str]):
+    def validate(raw: str) -> ObserverOutput:
+        output = parse_observer_output(raw, refs)
+        if output.format == "empty" and "<observations" not in raw:
+            raise ValueError("no <observations> block and no prioritized list items")
+        return output
+
+    return validate
+
+
+def observe_session(transcript: Transcript, event: SessionEvent, *, llm, prompt: Prompt, model: str) -> Observation:
+    """Run the Observer over one transcript window. `llm` is an LLMClient."""
+    clean = redact_transcript(transcript)
+    serialized = serialize_transcript(clean.messages)
+    if len(serialized.text) > MAX_TRANSCRIPT_CHARS:  # keep the most recent part: it is what compaction loses
+        serialized = serialize_transcript(clean.messages, max_tool_chars=120)
+        serialized = serialized.model_copy(update={"text": serialized.text[-MAX_TRANSCRIPT_CHARS:]})
+    system, user = build_observer_messages(
+        prompt, serialized, trigger=event.data.trigger, session_name=event.data.session_name, day=event.day
+    )
+    output, usage = llm.complete(
+        task="observer", model=model, system=system, prompt=user, validate=_validator(serialized.refs)
+    )
+    return observation_from_output(output, event=event, code_version=prompt.code_version(model), usage=usage)

@@ -1,0 +1,193 @@
+"""The offline provider's Observer: deterministic, extractive, no network and no model.
+
+It reads the serialized transcript back out of the user prompt (between the `<transcript>` and
+`</transcript>` lines of prompts/observer.md), splits it into segments at topic shifts, time gaps
+and natural breakpoints, and answers in the same XML a model would, so the same parser reads both.
+"""
+
+from __future__ import annotations
+
+import re
+from memory_pipeline.stages.offline import observer_rules as rules
+from memory_pipeline.stages.offline.observer_facts import Block, Candidate, facts_for
+
+_HEADER = re.compile(r"^\[(\d{2}:\d{2}|--:--)\] \[(User|Assistant|Tool|System|Summary)\] \((m\d+)\): ?(.*)$")
+_DATE = re.compile(r"^Date:\s*(\d{4}-\d{2}-\d{2})\s*$", re.MULTILINE)
+GAP_MINUTES = 30
+MIN_BLOCKS_FOR_TOPIC_SHIFT = 8
+MIN_BLOCKS_FOR_BREAK = 3
+TOPIC_OVERLAP = 0.2
+MAX_REFS = 6
+EMOJI = {"high": "🔴", "medium": "🟡", "low": "🟢"}
+
+
+def split_prompt(prompt: str) -> tuple[str, str]:
+    """(header, transcript): the transcript sits between a `<transcript>` line and the last `</transcript>` line."""
+    lines = prompt.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip() == "<transcript>"), None)
+    end = next((i for i in range(len(lines) - 1, -1, -1) if lines[i].strip() == "</transcript>"), None)
+    if start is None or end is None or end <= start:
+        return "", prompt
+    return "\n".join(lines[:start]), "\n".join(lines[start + 1 : end])
+
+
+def read_blocks(transcript: str) -> list[Block]:
+    """Parse `[HH:MM] [Role] (mN): text` blocks; `→ Name(args)` lines become the block's tool calls."""
+    blocks: list[Block] = []
+    body: list[str] = []
+
+    def close() -> None:
+        if not blocks:
+            return
+        text_lines: list[str] = []
+        for line in body:
+            call = rules.tool_call(line) if blocks[-1].role == "Assistant" else None
+            if call:
+                blocks[-1].calls.append(call)
+            elif blocks[-1].calls:  # argument lines of a multi-line call
+                name, args = blocks[-1].calls[-1]
+                blocks[-1].calls[-1] = (name, args + "\n" + line)
+            else:
+                text_lines.append(line)
+        blocks[-1].text = "\n".join(text_lines).strip()
+        blocks[-1].calls = [(name, args.strip()) for name, args in blocks[-1].calls]
+
+    for line in transcript.splitlines():
+        m = _HEADER.match(line)
+        if m:
+            close()
+            time = None if m.group(1) == "--:--" else m.group(1)
+            blocks.append(Block(time=time, role=m.group(2), ref=m.group(3)))
+            body = [m.group(4)]
+        elif blocks:
+            body.append(line)
+    close()
+    return blocks
+
+
+def _breakpoint(block: Block) -> bool:
+    if block.role != "Assistant":
+        return False
+    committed = any("git commit" in args for _, args in block.calls)
+    return committed or any(rules.BREAKPOINT.search(s) for s in rules.sentences(block.text)[-2:])
+
+
+def segment_blocks(blocks: list[Block]) -> list[list[Block]]:
+    """Split at summaries, time gaps over 30 min, topic shifts and breakpoints (fixed, committed, done)."""
+    segments: list[list[Block]] = []
+    current: list[Block] = []
+    words: set[str] = set()
+    last_minutes: int | None = None
+    reached_break = False
+    for block in blocks:
+        gap = 0
+        if block.minutes is not None and last_minutes is not None:
+            gap = (block.minutes - last_minutes) % 1440
+        new = bool(current) and (
+            block.role == "Summary"
+            or current[-1].role == "Summary"
+            or (len(current) >= MIN_BLOCKS_FOR_BREAK and gap > GAP_MINUTES)
+        )
+        if current and not new and block.is_user_intent:
+            user_words = rules.content_words(block.text)
+            overlap = len(user_words & words) / len(user_words) if user_words else 1.0
+            new = (len(current) >= MIN_BLOCKS_FOR_BREAK and reached_break) or (
+                len(current) >= MIN_BLOCKS_FOR_TOPIC_SHIFT and len(user_words) >= 4 and overlap < TOPIC_OVERLAP
+            )
+        if new:
+            segments.append(current)
+            current, words, reached_break = [], set(), False
+        current.append(block)
+        if block.role in ("User", "Assistant") and not rules.is_meta_user_text(block.text):
+            words |= rules.content_words(block.text)
+        reached_break = reached_break or _breakpoint(block)
+        last_minutes = block.minutes if block.minutes is not None else last_minutes
+    if current:
+        segments.append(current)
+    return segments
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def narrative_for(segment: list[Block]) -> str:
+    """Up to three sentences: what was asked, what was done or found, how it ended."""
+    parts = []
+    ask = next((rules.intent(b.text) for b in segment if b.is_user_intent), "")
+    if ask:
+        parts.append(f'The user wrote: "{ask.rstrip(".")}".')
+    elif segment[0].role == "Summary":
+        parts.append("Context carried over from an earlier compaction summary.")
+    edited = list(dict.fromkeys(p for b in segment for n, a in b.calls if (p := rules.edited_path(n, a))))
+    calls = sum(len(b.calls) for b in segment)
+    if edited:
+        names = ", ".join(f"`{p.rsplit('/', 1)[-1]}`" for p in edited[:3])
+        more = f" and {len(edited) - 3} more" if len(edited) > 3 else ""
+        parts.append(f"The agent modified {names}{more} ({_count(calls, 'tool call')}).")
+    elif calls:
+        parts.append(f"The agent made {_count(calls, 'tool call')} without modifying files.")
+    said = [
+        s for b in segment if b.role == "Assistant" for s in rules.sentences(b.text)
+        if not s.endswith("?") and not rules.is_fragment(s)
+    ]
+    outcome = [s for s in said if rules.COMPLETION.search(s) or rules.ROOT_CAUSE.search(s)]
+    final = (outcome or [s for s in said if not rules.AGENT_NARRATION.match(s)] or [""])[-1]
+    if final:
+        parts.append(f"Outcome: {rules.clip(final, 180)}")
+    return " ".join(parts) or "Tool activity with no prose to distill."
+
+
+def title_for(segment: list[Block]) -> str:
+    for block in segment:
+        if block.is_user_intent and (title := rules.title_from(block.text)):
+            return title
+    if segment[0].role == "Summary":
+        return "Earlier context (compaction summary)"
+    stated = (rules.purpose(s) for b in segment if b.role == "Assistant" for s in rules.sentences(b.text))
+    return rules.title_from(next((p for p in stated if p), "")) or "Agent activity"
+
+
+def _last_intents(blocks: list[Block], count: int) -> list[str]:
+    found: list[str] = []
+    for block in reversed(blocks):
+        text = rules.intent(block.text) if block.is_user_intent else ""
+        if len(rules.content_words(text)) >= 2 and text not in found:
+            found.append(text)
+        if len(found) == count:
+            break
+    return found
+
+
+def _render_fact(fact: Candidate) -> str:
+    time = f"({fact.time}) " if fact.time else ""
+    refs = ", ".join(list(dict.fromkeys(fact.refs))[:MAX_REFS])
+    return f"* {EMOJI[fact.priority]} {time}{fact.text} [{refs}]"
+
+
+def observe_offline(system: str, prompt: str) -> str:
+    """Answer the Observer prompt the way a model would, from the transcript alone."""
+    header, transcript = split_prompt(prompt)
+    blocks = read_blocks(rules.neutralize_tags(transcript))
+    date = _DATE.search(header)
+    out = ["<observations>", f"Date: {date.group(1)}" if date else "", ""]
+    segments = segment_blocks(blocks)
+    for segment in segments:
+        if segment[0].role == "Summary" and len(segment) == 1:
+            continue
+        facts = facts_for(segment)
+        out += ["<segment>", f"<title>{title_for(segment)}</title>", f"<narrative>{narrative_for(segment)}</narrative>"]
+        out += ["<facts>", *[_render_fact(f) for f in facts], "</facts>", "</segment>", ""]
+    out.append("</observations>")
+    intents = _last_intents(blocks, 2)
+    primary = intents[0] if intents else "No explicit request in this transcript."
+    secondary = intents[1] if len(intents) > 1 else "none"
+    out += ["", "<current-task>", f"Primary: {primary}", f"Secondary: {secondary}", "</current-task>", ""]
+    if "pre-compaction" in header and intents:
+        response = f"Continue with: {intents[0]}"
+    elif "pre-compaction" in header:
+        response = "Continue with: the work in progress before compaction."
+    else:
+        response = "Session completed normally."
+    out += ["<suggested-response>", response, "</suggested-response>"]
+    return "\n".join(out)

@@ -1,0 +1,65 @@
+"""The inbox sensor: one run request per new event, run_key = dedupeKey, cursor persisted."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import dagster as dg
+
+from memory_pipeline.defs.resources import WorkspaceResource
+from memory_pipeline.defs.intake import inbox_sensor
+from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline_tests.conftest import SAMPLES
+
+
+def evaluate(instance, cursor=None):
+    context = dg.build_sensor_context(instance=instance, cursor=cursor, resources={"workspace": WorkspaceResource()})
+    return inbox_sensor(context), context.cursor
+
+
+def test_each_new_event_requests_one_run_for_its_day(workspace):
+    emitted = [emit_session_event(workspace, p, trigger="shutdown", use_transcript_time=True)
+               for p in sorted(SAMPLES.glob("*.jsonl"))]
+    bad = workspace.inbox / "broken.json"
+    bad.write_text("{", encoding="utf-8")
+    os.utime(bad, (time.time() - 60, time.time() - 60))
+    with dg.instance_for_test() as instance:
+        requests, cursor = evaluate(instance)
+        assert sorted(r.run_key for r in requests) == sorted(e.event.data.dedupe_key for e in emitted)
+        assert {r.run_key: r.partition_key for r in requests} == {e.event.data.dedupe_key: e.event.day for e in emitted}
+        assert all(r.tags["memory/trigger"] == "shutdown" for r in requests)
+        reason = json.loads((workspace.quarantine / "broken.json.reason.json").read_text())["reason"]
+        assert "not valid JSON" in reason
+        again, same_cursor = evaluate(instance, cursor)
+        assert isinstance(again, dg.SkipReason)
+        assert same_cursor == cursor
+        later = emit_session_event(workspace, SAMPLES / "claude-code-redis-debugging.jsonl", trigger="compaction",
+                                   use_transcript_time=True)
+        third, _ = evaluate(instance, cursor)
+        assert [r.run_key for r in third] == [later.event.data.dedupe_key]
+
+
+def test_events_outside_the_partitions_are_quarantined(workspace):
+    from datetime import datetime, timezone
+
+    emit_session_event(workspace, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown",
+                       captured_at=datetime(2019, 5, 1, tzinfo=timezone.utc))
+    with dg.instance_for_test() as instance:
+        result, _ = evaluate(instance)
+    assert isinstance(result, dg.SkipReason)
+    reasons = [json.loads(p.read_text())["reason"] for p in workspace.quarantine.glob("*.reason.json")]
+    assert any("outside the daily partitions" in r for r in reasons)
+
+
+def test_a_lost_tick_is_recovered_from_accepted_events(workspace):
+    """Files accepted by a tick that then failed are still requested by the next tick."""
+    from memory_pipeline.flows.intake import take_inbox
+
+    emitted = emit_session_event(workspace, SAMPLES / "pi-api-refactor.jsonl", trigger="shutdown",
+                                 use_transcript_time=True)
+    take_inbox(workspace)  # accepted, but no run requested yet
+    with dg.instance_for_test() as instance:
+        requests, _ = evaluate(instance)
+    assert [r.run_key for r in requests] == [emitted.event.data.dedupe_key]

@@ -1,0 +1,65 @@
+"""Message documents: which messages are indexed, their text, ids and payload."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
+from memory_pipeline.stages.index.message_docs import DocOptions, message_documents
+from memory_pipeline.stages.recall.rewrite import parse_rewrite, rewrite_offline
+
+WHEN = datetime(2026, 11, 2, 9, 30, tzinfo=timezone.utc)
+
+
+def transcript(*messages: Message) -> Transcript:
+    return Transcript(format="claude-code", session_id="s1", messages=list(messages))
+
+
+def sample() -> Transcript:
+    return transcript(
+        Message(id="u1", role="user", timestamp=WHEN, text="Why does the Redis pool time out?"),
+        Message(id="a1", role="assistant", timestamp=WHEN, text="",
+                tool_calls=[ToolCall(id="t1", name="Read", input="pool.py")]),
+        Message(id="r1", role="tool", timestamp=WHEN, tool_results=[ToolResult(call_id="t1", text="code")]),
+        Message(id="a2", role="assistant", timestamp=WHEN, text="max_connections is 10 for 32 workers."),
+        Message(id="c1", role="system", timestamp=WHEN, text="Summary of the session", is_compaction_summary=True),
+        Message(id="u2", role="user", timestamp=None, text="Raise it to 64."),
+    )
+
+
+def test_only_user_and_assistant_words_are_indexed():
+    docs = message_documents(sample(), day="2026-11-02", session_id="s1")
+    assert [d.payload["source_message_ids"] for d in docs] == [["u1"], ["a2"], ["u2"]]
+    assert {d.payload["tier"] for d in docs} == {"messages"}
+    assert [d.payload["role"] for d in docs] == ["user", "assistant", "user"]
+
+
+def test_text_has_date_and_previous_turn_and_payload_is_complete():
+    docs = message_documents(sample(), day="2026-11-02", session_id="s1")
+    assert docs[1].text.startswith("[2 November 2026] max_connections is 10")
+    assert "(after: Why does the Redis pool time out?)" in docs[1].text
+    payload = docs[1].payload
+    assert payload["date"] == "2026-11-02" and payload["session_id"] == "s1" and payload["time"] == "09:30"
+    assert payload["stale"] is False and payload["created_ts"] == WHEN.timestamp()
+    assert docs[2].payload["created_ts"] == datetime(2026, 11, 2, tzinfo=timezone.utc).timestamp()
+    bare = message_documents(sample(), day="2026-11-02", session_id="s1",
+                             options=DocOptions(context_chars=0, with_date=False, with_role=True))
+    assert bare[1].text == "Assistant: max_connections is 10 for 32 workers."
+
+
+def test_ids_are_stable_and_change_with_content():
+    first = message_documents(sample(), day="2026-11-02", session_id="s1")
+    again = message_documents(sample(), day="2026-11-02", session_id="s1")
+    assert [d.id for d in first] == [d.id for d in again]
+    assert len({d.id for d in first}) == 3
+    edited = sample()
+    edited.messages[3].text = "max_connections is 12."
+    changed = message_documents(edited, day="2026-11-02", session_id="s1")
+    assert changed[0].id == first[0].id and changed[1].id != first[1].id
+    assert message_documents(sample(), day="2026-11-02", session_id="s2")[0].id != first[0].id
+
+
+def test_offline_rewriter_keeps_content_words():
+    prompt = "<query>\nWhat did we decide about the Redis pool timeout?\n</query>\n"
+    assert rewrite_offline("system", prompt) == "decide Redis pool timeout"
+    assert parse_rewrite('\n  "redis pool timeout"  \nextra') == "redis pool timeout"

@@ -1,0 +1,194 @@
+"""Observer messages, the Observation record, the daily-log section and the 🔴-only briefing text."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from memory_pipeline.errors import MemoryPipelineError
+from memory_pipeline.models import EventData, LLMUsage, SerializedTranscript, SessionEvent, stable_id
+from memory_pipeline.prompts import load_prompt
+from memory_pipeline.stages.observe.observer import (
+    build_observer_messages,
+    format_segments_for_log,
+    observation_from_output,
+    observer_code_version,
+    optimize_for_context,
+    parse_observer_output,
+)
+from memory_pipeline.stages.observe.format import format_fact
+from memory_pipeline.stages.tokens import estimate_tokens
+
+SEGMENTED = """<observations>
+Date: 2026-02-15
+<segment>
+<title>Debugged Inngest worker registration</title>
+<narrative>Debugged the registration failure. Root cause: duplicate event trigger. Fixed by removing it.</narrative>
+<facts>
+* 🔴 (09:15) Inngest rejects two functions sharing one event trigger [m1]
+* 🔴 (09:20) The fix was removing `video.requested` from video-download.ts [m2]
+* 🟡 (09:25) Docker logs show registration errors that worker stderr does not [m3]
+</facts>
+</segment>
+<segment>
+<title>Routine cleanup</title>
+<narrative>Tidied imports.</narrative>
+<facts>
+* 🟢 Considered sorting imports with ruff [m4]
+</facts>
+</segment>
+</observations>
+<current-task>
+Primary: Building comprehensive memory system ADR
+Secondary: none
+</current-task>
+<suggested-response>Session completed normally.</suggested-response>"""
+
+FLAT = """<observations>
+Date: 2026-02-15
+* 🔴 (09:15) slog is for infrastructure changes only [m1]
+* 🟡 (09:25) Session-lifecycle extension v0.3.0 handles briefing [m2]
+</observations>"""
+
+REFS = {"m1": "src-a", "m2": "src-b", "m3": "src-c", "m4": "src-d"}
+
+
+def make_event(**overrides) -> SessionEvent:
+    data = {
+        "sessionId": "sess-1",
+        "dedupeKey": "key-abc",
+        "trigger": "shutdown",
+        "messageCount": 12,
+        "userMessageCount": 6,
+        "capturedAt": datetime(2026, 2, 15, 10, 30, tzinfo=timezone(timedelta(hours=-8))),
+        "schemaVersion": 1,
+        "sessionName": "memory-adr",
+        "filesRead": ["a.py", "b.py", "c.py"],
+        "filesModified": ["a.py"],
+    }
+    data.update(overrides)
+    return SessionEvent(name="memory/session.ended", data=EventData(**data))
+
+
+def observe(raw: str, **event_overrides):
+    output = parse_observer_output(raw, REFS)
+    usage = LLMUsage(input_tokens=100, output_tokens=20, calls=1)
+    return observation_from_output(output, event=make_event(**event_overrides), code_version="v123", usage=usage)
+
+
+def test_log_section_has_the_segment_aware_shape():
+    observation = observe(SEGMENTED)
+    expected = f"""### 🔭 Observations (session: memory-adr, 10:30)
+
+**Trigger**: shutdown
+**Files**: 1 modified, 3 read
+
+#### Debugged Inngest worker registration
+*Debugged the registration failure. Root cause: duplicate event trigger. Fixed by removing it.*
+
+* 🔴 (09:15) Inngest rejects two functions sharing one event trigger
+* 🔴 (09:20) The fix was removing `video.requested` from video-download.ts
+* 🟡 (09:25) Docker logs show registration errors that worker stderr does not
+
+#### Routine cleanup
+*Tidied imports.*
+
+* 🟢 Considered sorting imports with ruff
+
+**Current task**: Building comprehensive memory system ADR
+
+<!-- dedupeKey: key-abc observation: {observation.id} version: v123 -->
+"""
+    assert format_segments_for_log(observation, time_label="10:30") == expected
+
+
+def test_flat_log_section_lists_bullets_under_the_date_and_falls_back_to_the_session_id():
+    observation = observe(FLAT, sessionName=None)
+    section = format_segments_for_log(observation, time_label="09:00")
+
+    assert section.startswith("### 🔭 Observations (session: sess-1, 09:00)\n\n**Trigger**: shutdown\n")
+    assert "\nDate: 2026-02-15\n\n* 🔴 (09:15) slog is for infrastructure changes only\n* 🟡 (09:25)" in section
+    assert "####" not in section and "**Current task**" not in section
+    assert section.rstrip().endswith(f"observation: {observation.id} version: v123 -->")
+
+
+def test_empty_observation_still_renders_a_marked_section():
+    section = format_segments_for_log(observe("nothing useful"), time_label="08:00")
+    assert "*No observations extracted.*" in section and "<!-- dedupeKey: key-abc" in section
+
+
+def test_optimize_for_context_keeps_only_high_facts_under_their_titles():
+    text = optimize_for_context(parse_observer_output(SEGMENTED, REFS))
+
+    assert text.splitlines() == [
+        "Date: 2026-02-15",
+        "",
+        "#### Debugged Inngest worker registration",
+        "*Debugged the registration failure.*",
+        "* 🔴 (09:15) Inngest rejects two functions sharing one event trigger",
+        "* 🔴 (09:20) The fix was removing `video.requested` from video-download.ts",
+    ]
+    assert optimize_for_context(observe(SEGMENTED)) == text
+
+
+def test_optimize_for_context_handles_flat_output_and_returns_empty_without_high_facts():
+    assert optimize_for_context(parse_observer_output(FLAT)) == (
+        "Date: 2026-02-15\n\n* 🔴 (09:15) slog is for infrastructure changes only"
+    )
+    assert optimize_for_context(parse_observer_output("* 🟡 only medium\n* 🟢 and low")) == ""
+    assert optimize_for_context(parse_observer_output("")) == ""
+
+
+def test_observation_ids_are_content_derived_and_facts_deduplicated():
+    raw = SEGMENTED.replace("* 🟢 Considered sorting imports with ruff [m4]", "* 🟡 (09:16) Inngest rejects two functions sharing one event trigger [m4]")
+    observation = observe(raw)
+
+    assert observation.id == stable_id("key-abc")
+    assert observe(raw).model_dump() == observation.model_dump()
+    texts = [f.text for f in observation.facts]
+    assert len(texts) == len(set(texts)) == 3
+    merged = observation.facts[0]
+    assert merged.id == stable_id("key-abc", merged.text)
+    assert (merged.priority, merged.time, merged.source_message_ids) == ("high", "09:15", ["src-a", "src-d"])
+    assert observation.segments[1].facts == []
+
+
+def test_observation_carries_provenance_usage_and_token_count():
+    observation = observe(SEGMENTED)
+
+    assert (observation.session_id, observation.session_name, observation.trigger) == ("sess-1", "memory-adr", "shutdown")
+    assert observation.date == "2026-02-15" and observation.format == "segments"
+    assert observation.files_modified == ["a.py"] and len(observation.files_read) == 3
+    assert observation.usage.input_tokens == 100 and observation.code_version == "v123"
+    facts_text = "\n".join(format_fact(f) for f in observation.facts)
+    assert observation.token_count == estimate_tokens(facts_text) > 0
+    assert observation.current_task.startswith("Primary: Building")
+
+
+def test_observer_prompt_renders_strictly_with_its_four_variables():
+    prompt = load_prompt("observer")
+    assert prompt.variables == {"trigger_description", "session_label", "date", "transcript"}
+    with pytest.raises(MemoryPipelineError):
+        prompt.render(trigger_description="session", session_label="x", date="2026-02-15")
+    with pytest.raises(MemoryPipelineError):
+        prompt.render(trigger_description="s", session_label="x", date="d", transcript="t", extra="e")
+
+
+def test_build_observer_messages_puts_the_transcript_between_markers():
+    prompt = load_prompt("observer")
+    serialized = SerializedTranscript(text="[09:15] [User] (m1): hello {{date}}", refs={"m1": "u1"})
+    system, user = build_observer_messages(prompt, serialized, trigger="compaction", session_name=None, day="2026-02-15")
+
+    assert "<segment>" in system and "{{" not in system
+    assert "pre-compaction transcript (session: unnamed)" in user
+    assert "Date: 2026-02-15" in user
+    assert "<transcript>\n[09:15] [User] (m1): hello {{date}}\n</transcript>" in user
+    _, shutdown_user = build_observer_messages(prompt, serialized, trigger="shutdown", session_name="s1", day="2026-02-15")
+    assert "Observe this session transcript (session: s1)" in shutdown_user
+
+
+def test_code_version_follows_prompt_and_model():
+    prompt = load_prompt("observer")
+    assert observer_code_version(prompt, "m-a") == prompt.code_version("m-a")
+    assert observer_code_version(prompt, "m-a") != observer_code_version(prompt, "m-b")

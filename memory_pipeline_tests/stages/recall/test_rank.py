@@ -1,0 +1,130 @@
+"""The pure recall ranking: fusion, decay, stale de-rank, collapse, cap, filters, query checks."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from memory_pipeline.errors import BadInputError
+from memory_pipeline.stages.recall.rank import (
+    DAY_SECONDS,
+    RankOptions,
+    RecallFilters,
+    check_filters,
+    check_limit,
+    clean_query,
+    decay_factor,
+    fuse,
+    matches,
+    rank,
+)
+
+NOW = 1_800_000_000.0
+
+
+def payload(text: str, days_old: float = 0, **extra) -> dict:
+    return {"tier": "messages", "text": text, "message": text, "role": "user", "date": "2026-11-01",
+            "session_id": "s1", "source_message_ids": [text[:8]], "created_ts": NOW - days_old * DAY_SECONDS} | extra
+
+
+def test_rrf_fusion_sums_reciprocal_ranks_and_records_ranks():
+    options = RankOptions(fusion="rrf", rrf_k=60, dense_weight=1, sparse_weight=1)
+    fused = fuse([("a", 0.9), ("b", 0.8)], [("b", 7.0), ("c", 3.0)], options)
+    assert fused["b"].score == pytest.approx(1 / 62 + 1 / 61)
+    assert fused["a"].score == pytest.approx(1 / 61)
+    assert (fused["b"].dense_rank, fused["b"].sparse_rank, fused["c"].dense_rank) == (2, 1, None)
+
+
+def test_weighted_fusion_normalizes_each_list_by_its_best_score():
+    options = RankOptions(fusion="weighted", dense_weight=0.3, sparse_weight=0.7)
+    fused = fuse([("a", 0.5), ("b", 0.25)], [("b", 10.0), ("c", 5.0)], options)
+    assert fused["a"].score == pytest.approx(0.3)
+    assert fused["b"].score == pytest.approx(0.3 * 0.5 + 0.7)
+    assert fused["c"].score == pytest.approx(0.35)
+
+
+def test_minmax_fusion_scales_each_list_between_its_worst_and_best():
+    options = RankOptions(fusion="minmax", dense_weight=0.4, sparse_weight=0.6)
+    fused = fuse([("a", 0.6), ("b", 0.5), ("c", 0.4)], [("c", 8.0)], options)
+    assert fused["a"].score == pytest.approx(0.4)
+    assert fused["b"].score == pytest.approx(0.2)
+    assert fused["c"].score == pytest.approx(0.6)  # worst dense candidate, the only sparse one
+
+
+def test_decay_with_a_fixed_now():
+    assert decay_factor(NOW - 10 * DAY_SECONDS, NOW, 0.01) == pytest.approx(math.exp(-0.1))
+    assert decay_factor(NOW + DAY_SECONDS, NOW, 0.01) == 1.0  # from the future: not boosted
+    assert decay_factor(None, NOW, 0.01) == 1.0
+    payloads = {"old": payload("old redis fix", days_old=100), "new": payload("new redis fix", days_old=0)}
+    fused = fuse([("old", 0.9), ("new", 0.8)], [], RankOptions(fusion="weighted"))
+    hits = rank(payloads, fused, RankOptions(now_ts=NOW, decay_rate=0.01, collapse_jaccard=1.1))
+    assert [h.id for h in hits] == ["new", "old"]
+    assert hits[1].why["decay"] == pytest.approx(math.exp(-1.0), abs=1e-4)
+    no_decay = rank(payloads, fused, RankOptions(now_ts=NOW, decay_rate=0.0, collapse_jaccard=1.1))
+    assert [h.id for h in no_decay] == ["old", "new"]
+
+
+def test_stale_items_are_deranked_not_dropped():
+    payloads = {"a": payload("alpha pool fix", stale=True), "b": payload("beta cache note")}
+    fused = fuse([("a", 0.9), ("b", 0.7)], [], RankOptions(fusion="weighted"))
+    hits = rank(payloads, fused, RankOptions(now_ts=NOW, stale_factor=0.5))
+    assert [h.id for h in hits] == ["b", "a"]
+    assert hits[1].why["stale"] == 1
+
+
+def test_near_duplicates_and_restated_sources_collapse():
+    payloads = {
+        "m1": payload("We raised max_connections to 64 in the redis pool", source_message_ids=["m1"]),
+        "m2": payload("we raised max_connections to 64 in the Redis pool!", source_message_ids=["m2"]),
+        "f1": {"tier": "observations", "text": "Redis pool now allows 64 connections", "date": "2026-11-01",
+               "session_id": "s1", "priority": "high", "source_message_ids": ["m1"], "created_ts": NOW},
+        "m3": payload("Keyset pagination for the orders API", source_message_ids=["m3"]),
+    }
+    fused = fuse([("m1", 0.9), ("m2", 0.89), ("f1", 0.8), ("m3", 0.5)], [], RankOptions())
+    hits = rank(payloads, fused, RankOptions(now_ts=NOW))
+    assert [h.id for h in hits] == ["m1", "m3"]
+    kept = rank(payloads, fused, RankOptions(now_ts=NOW, collapse_same_sources=False))
+    assert [h.id for h in kept] == ["m1", "f1", "m3"]
+
+
+def test_inject_cap_and_hit_fields():
+    payloads = {f"p{i}": payload(f"distinct text number {i} about topic{i}", source_message_ids=[f"m{i}"])
+                for i in range(30)}
+    fused = fuse([(f"p{i}", 1 - i / 100) for i in range(30)], [], RankOptions())
+    hits = rank(payloads, fused, RankOptions(now_ts=NOW))
+    assert len(hits) == 10
+    assert hits[0].text.startswith("User: ") and hits[0].session_id == "s1" and hits[0].date == "2026-11-01"
+    assert set(hits[0].why) >= {"dense_rank", "dense_score", "sparse_rank", "sparse_score"}
+    assert len(rank(payloads, fused, RankOptions(now_ts=NOW, limit=3))) == 3
+
+
+def test_filters_predicate_and_validation():
+    item = payload("x", tier="observations", priority="high", date="2026-11-05")
+    assert matches(item, RecallFilters(tier="observations", since="2026-11-01", until="2026-11-05", priority="high",
+                                       session_id="s1"))
+    assert not matches(item, RecallFilters(tier="messages"))
+    assert not matches(item, RecallFilters(since="2026-11-06"))
+    assert not matches(item, RecallFilters(priority="low"))
+    assert not matches(item, RecallFilters(session_id="other"))
+    for bad in (RecallFilters(tier="facts"), RecallFilters(priority="urgent"), RecallFilters(since="yesterday"),
+                RecallFilters(since="2026-11-05", until="2026-11-01")):
+        with pytest.raises(BadInputError):
+            check_filters(bad)
+    for bad_limit in (0, 101, True, "5"):
+        with pytest.raises(BadInputError):
+            check_limit(bad_limit)
+
+
+@pytest.mark.parametrize("query, message", [
+    ("", "empty"), ("   \n\t ", "empty"), ("x" * 100_000, "limit"), ("the and of it", "no words"),
+    ("\x00\x01\x02", "empty"), ("?!?", "no words"),
+])
+def test_bad_queries_are_refused_clearly(query, message):
+    with pytest.raises(BadInputError, match=message):
+        clean_query(query)
+
+
+def test_control_characters_are_removed_and_unicode_kept():
+    assert clean_query("redis\x00 pool\x1b timeout\u200b") == "redis pool timeout"
+    assert clean_query("  数据库 连接池  ") == "数据库 连接池"

@@ -1,0 +1,124 @@
+"""REVIEW.md and MEMORY.md, pure: ids, rendering, parsing a user's edits, expiry, appending."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from memory_pipeline.models import Proposal
+from memory_pipeline.stages.review.memory_md import (
+    append_to_sections,
+    bullet_texts,
+    lines_lost,
+    promoted_ids,
+    promoted_line,
+    untraceable_ids,
+)
+from memory_pipeline.stages.review.review_md import (
+    REVIEW_HEADING,
+    decide,
+    is_expired,
+    next_numbers,
+    parse_review_md,
+    render_review_md,
+    text_key,
+)
+
+NOW = datetime(2026, 11, 21, 18, 0, tzinfo=timezone.utc)
+
+
+def proposal(pid: str, section: str = "Patterns", text: str = "Share one Redis pool per process", **kw) -> Proposal:
+    return Proposal(id=pid, section=section, text=text, created=kw.pop("created", "2026-11-21"), **kw)
+
+
+PENDING = [proposal("p-20261121-002", "Hard Rules", "Never use pip", quotes_transcript=True),
+           proposal("p-20261121-001", "System Architecture", "Redis listens on 6380"),
+           proposal("p-20261121-003")]
+
+
+def test_ids_are_deterministic_and_numbered_after_the_days_existing_ones():
+    assert next_numbers("2026-11-21", [], 2) == ["p-20261121-001", "p-20261121-002"]
+    assert next_numbers("2026-11-21", ["p-20261121-007", "p-20261120-009"], 1) == ["p-20261121-008"]
+    assert text_key("Never use PIP!") == text_key("never use pip")
+
+
+def test_review_md_is_grouped_by_section_with_checkboxes_and_counts():
+    text = render_review_md(PENDING, NOW)
+    lines = text.splitlines()
+    assert lines[0] == REVIEW_HEADING and "_Reviewed by Reflector on 2026-11-21." in text
+    assert lines.index("## Proposed for: Hard Rules") < lines.index("## Proposed for: System Architecture")
+    assert "- [ ] `p-20261121-002` Never use pip _(quotes transcript)_" in lines
+    assert lines[-1].startswith("_Last updated: 2026-11-21T") and lines[-1].endswith("| 3 proposals pending_")
+    assert "_No proposals pending._" in render_review_md([], NOW)
+
+
+def states():
+    return {p.id: p for p in PENDING}
+
+
+def rendered():
+    return {p.id: p.text for p in PENDING}
+
+
+def test_ticks_deletions_and_edits_become_decisions():
+    text = render_review_md(PENDING, NOW)
+    text = text.replace("- [ ] `p-20261121-002`", "- [x] `p-20261121-002`")
+    text = text.replace("Redis listens on 6380", "Redis 7 listens on port 6380")
+    text = "\n".join(line for line in text.splitlines() if "p-20261121-003" not in line)
+    decisions = decide(parse_review_md(text), rendered(), states())
+    assert decisions.approve == {"p-20261121-002": "Never use pip"}  # the quote note is not part of the text
+    assert decisions.edit == {"p-20261121-001": "Redis 7 listens on port 6380"}
+    assert decisions.reject == ["p-20261121-003"] and decisions.messages == []
+
+
+def test_a_mangled_file_gives_messages_not_rejections():
+    text = ("Pending stuff (heading deleted)\n- [x] `p-20261121-002` Never use pip\n- [x] my own rule\n"
+            "- [x] `p-20991231-001` typo id\n- [ ] `p-20261121-001` Redis listens on 6380\n"
+            "- [-] `p-20261121-001` Redis listens on 6380\n* [x p-20261121-003 broken checkbox")
+    parsed = parse_review_md(text)
+    decisions = decide(parsed, rendered(), states())
+    assert decisions.approve == {"p-20261121-002": "Never use pip"}
+    assert decisions.reject == ["p-20261121-001"]  # the duplicate's only decisive mark
+    assert decisions.damaged(parsed)
+    joined = " | ".join(decisions.messages)
+    assert "no proposal id" in joined and "unknown proposal id p-20991231-001" in joined
+    assert "appears 2 times" in joined
+    headless = decide(parse_review_md("garbage"), rendered(), states())
+    assert headless.reject == [] and "lost its" in headless.messages[0]
+
+
+def test_conflicting_marks_and_decided_ids_are_left_alone():
+    text = f"{REVIEW_HEADING}\n- [x] `p-20261121-002` a\n- [-] `p-20261121-002` a\n- [x] `p-20261121-001` b\n"
+    done = states() | {"p-20261121-001": proposal("p-20261121-001", status="expired", decided="2026-11-28")}
+    decisions = decide(parse_review_md(text), {"p-20261121-002": "a"}, done)
+    assert decisions.approve == {} and decisions.reject == []
+    assert any("both approved and rejected" in m for m in decisions.messages)
+    assert any("already expired" in m for m in decisions.messages)
+
+
+@pytest.mark.parametrize(("today", "expired"), [("2026-11-27", False), ("2026-11-28", True)])
+def test_pending_proposals_expire_after_seven_days(today, expired):
+    assert is_expired(proposal("p-20261121-001"), today) is expired
+    assert not is_expired(proposal("p-20261121-001", status="approved"), "2027-01-01")
+
+
+def test_promotion_appends_to_sections_and_creates_missing_ones_without_touching_lines():
+    hand = "# My memory\n\n## Hard Rules\n\n- never force-push main   \n\nfree text the user wrote\n\n## Notes\n- keep\n"
+    out = append_to_sections(hand, [("Hard Rules", promoted_line("2026-11-21", "Never use pip", "p-20261121-001")),
+                                     ("Patterns", promoted_line("2026-11-21", "Share the pool", "p-20261121-002"))])
+    assert lines_lost(hand, out) == []
+    lines = out.splitlines()
+    assert lines.index("- (2026-11-21) Never use pip <!-- p-20261121-001 -->") == lines.index("free text the user wrote") + 1
+    assert lines[-3:] == ["## Patterns", "", "- (2026-11-21) Share the pool <!-- p-20261121-002 -->"]
+    assert promoted_ids(out) == {"p-20261121-001", "p-20261121-002"}
+    assert bullet_texts(out) == ["never force-push main", "Never use pip", "keep", "Share the pool"]
+    fresh = append_to_sections("", [("User", "- (2026-11-21) Prefers small commits <!-- p-20261121-003 -->")])
+    assert fresh.startswith("# MEMORY\n\n## User\n\n- (2026-11-21) Prefers small commits")
+
+
+def test_checks_find_lost_lines_and_untraceable_promotions():
+    before = "# M\n- a\n- b\n- b\n"
+    assert lines_lost(before, "# M\n- b\n- a\n") == ["- b"]
+    now = before + "- (2026-11-21) x <!-- p-20261121-001 -->\n- (2026-11-21) y <!-- p-20261121-009 -->\n"
+    assert untraceable_ids(now, before, {"p-20261121-001"}) == ["p-20261121-009"]
