@@ -1,41 +1,136 @@
-"""Settings read from the environment, once, when asked for (never at import time)."""
+"""Every setting in one place: one pydantic model, one default each, read from the environment once.
+
+Nothing else in the package reads `os.environ` (the fault-injection points in faults.py aside).
+The README's configuration table is generated from this model (`settings_table()`), and a test
+keeps the two equal.
+"""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import tempfile
 from pathlib import Path
+from typing import Any, Mapping
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from memory_pipeline.errors import BadInputError
 
 DEFAULT_WORKSPACE = "~/.memory-pipeline/workspace"
+# Set for every process this package starts: the model ships in a package, so nothing may reach a hub.
+PROCESS_DEFAULTS = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
+                    "TQDM_DISABLE": "1"}
 
 
-@dataclass(frozen=True)
-class Settings:
-    workspace: Path
-    redis_url: str | None
-    qdrant_url: str | None
-    qdrant_api_key: str | None
-    embedding_model: str
-    llm_provider: str
-    observer_model: str
-    reflector_model: str
-    anthropic_api_key: str | None
-    anthropic_base_url: str | None
+def setting(default: Any, env: str, doc: str, shown: str | None = None) -> Any:
+    return Field(default, description=doc, json_schema_extra={"env": env, "shown": shown})
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    workspace: Path = setting(Path(DEFAULT_WORKSPACE), "MEMORY_WORKSPACE", "the workspace folder",
+                              shown=f"`{DEFAULT_WORKSPACE}`")
+    dagster_home: Path | None = setting(None, "DAGSTER_HOME", "Dagster's instance folder",
+                                        shown="`$MEMORY_WORKSPACE/state/dagster`")
+    redis_url: str | None = setting(None, "REDIS_URL", "a Redis server, e.g. `redis://host:6379/0`",
+                                    shown="unset: a private redis-server on `state/redis/redis.sock`")
+    qdrant_url: str | None = setting(None, "QDRANT_URL", "a Qdrant server, e.g. `http://qdrant:6333`",
+                                     shown="unset: Qdrant local mode, a store per week under `state/qdrant/`")
+    qdrant_api_key: str | None = setting(None, "QDRANT_API_KEY", "the Qdrant server's API key")
+    qdrant_lock_timeout: float = setting(30.0, "MEMORY_QDRANT_LOCK_TIMEOUT",
+                                         "seconds to wait for another process holding a local store")
+    embedding_model: str = setting("all-MiniLM-L6-v2", "MEMORY_EMBEDDING_MODEL",
+                                   "any sentence-transformers model name or path (the default is shipped, 384-d)")
+    anthropic_api_key: str | None = setting(None, "ANTHROPIC_API_KEY", "set it to use Anthropic",
+                                            shown="unset: the offline provider")
+    llm_provider: str | None = setting(None, "MEMORY_LLM_PROVIDER", "`offline` or `anthropic`",
+                                       shown="`anthropic` with a key, else `offline`")
+    observer_model: str = setting("claude-haiku-4-5", "OBSERVER_MODEL", "the Observer's model")
+    reflector_model: str = setting("claude-sonnet-4-5", "REFLECTOR_MODEL", "the Reflector's model")
+    anthropic_base_url: str | None = setting(None, "ANTHROPIC_BASE_URL", "an Anthropic-compatible endpoint",
+                                             shown="the SDK default")
+    llm_timeout_seconds: float = setting(60.0, "MEMORY_LLM_TIMEOUT_SECONDS", "seconds for one LLM call")
+    prompts_dir: Path | None = setting(None, "MEMORY_PROMPTS_DIR",
+                                       "a folder of edited prompt files (changes the code versions)",
+                                       shown="`prompts/` in the project")
+    reflect_threshold_tokens: int = setting(40_000, "MEMORY_REFLECT_THRESHOLD_TOKENS",
+                                            "a day's observation tokens that trigger an early reflection")
+    redis_retry_seconds: float = setting(30.0, "MEMORY_REDIS_RETRY_SECONDS",
+                                         "wait before a run retries a step that found Redis down")
+    recall_decay_rate: float = setting(0.01, "MEMORY_RECALL_DECAY_RATE", "recall score decay per day since created")
+    recall_idle_timeout: float = setting(1800.0, "MEMORY_RECALL_IDLE_TIMEOUT",
+                                         "seconds the recall service waits idle before it stops")
+    recall_start_timeout: float = setting(90.0, "MEMORY_RECALL_START_TIMEOUT",
+                                          "seconds to wait for a cold recall service (model and index load)")
+    recall_torch_threads: int = setting(1, "MEMORY_RECALL_TORCH_THREADS",
+                                        "torch threads in the recall service (one query is tiny)")
+    context_window: int | None = setting(None, "MEMORY_CONTEXT_WINDOW",
+                                         "the window the UserPromptSubmit hook measures against",
+                                         shown="by model name: 200k, or 1M for `[1m]` models")
+    partitions_start: str = setting("2023-01-01", "MEMORY_PARTITIONS_START",
+                                    "the first day of the daily partitions (YYYY-MM-DD)")
+    runtime_dir: Path = setting(Path(tempfile.gettempdir()), "XDG_RUNTIME_DIR",
+                                "where short unix-socket paths go when the workspace path is too long",
+                                shown="the system's temporary folder")
+
+    @field_validator("workspace", mode="after")
+    @classmethod
+    def _absolute(cls, value: Path) -> Path:
+        return value.expanduser().resolve()
+
+    @field_validator("llm_provider", mode="after")
+    @classmethod
+    def _provider(cls, value: str | None) -> str | None:
+        return value.strip().lower() if value else value
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
-        env = dict(os.environ if env is None else env)
-        api_key = env.get("ANTHROPIC_API_KEY") or None
-        provider = env.get("MEMORY_LLM_PROVIDER") or ("anthropic" if api_key else "offline")
-        return cls(
-            workspace=Path(env.get("MEMORY_WORKSPACE") or DEFAULT_WORKSPACE).expanduser().resolve(),
-            redis_url=env.get("REDIS_URL") or None,
-            qdrant_url=env.get("QDRANT_URL") or None,
-            qdrant_api_key=env.get("QDRANT_API_KEY") or None,
-            embedding_model=env.get("MEMORY_EMBEDDING_MODEL") or "all-MiniLM-L6-v2",
-            llm_provider=provider,
-            observer_model=env.get("OBSERVER_MODEL") or "claude-haiku-4-5",
-            reflector_model=env.get("REFLECTOR_MODEL") or "claude-sonnet-4-5",
-            anthropic_api_key=api_key,
-            anthropic_base_url=env.get("ANTHROPIC_BASE_URL") or None,
-        )
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        """Settings from the environment (or `env`); an empty variable counts as unset."""
+        source = os.environ if env is None else env
+        values = {name: source[info.json_schema_extra["env"]] for name, info in cls.model_fields.items()
+                  if source.get(info.json_schema_extra["env"], "").strip()}
+        if not values.get("llm_provider"):
+            values["llm_provider"] = "anthropic" if values.get("anthropic_api_key") else "offline"
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = str(first["loc"][0])
+            env_name = cls.model_fields[field].json_schema_extra["env"]
+            raise BadInputError(f"{env_name}={values.get(field)!r}: {first['msg']}") from exc
+
+    def replace(self, **changes: Any) -> "Settings":
+        return self.model_copy(update=changes)
+
+
+def settings_table() -> str:
+    """The README's configuration table, generated from `Settings`."""
+    rows = ["| variable | default | meaning |", "|---|---|---|"]
+    for info in Settings.model_fields.values():
+        extra = info.json_schema_extra
+        shown = extra["shown"] or (f"`{info.default}`" if info.default is not None else "unset")
+        rows.append(f"| `{extra['env']}` | {shown} | {info.description} |")
+    return "\n".join(rows)
+
+
+def configure_process() -> None:
+    """Called once by each entry point (the CLI, the recall service): offline model loading."""
+    for name, value in PROCESS_DEFAULTS.items():
+        os.environ.setdefault(name, value)
+
+
+def workspace_override() -> str | None:
+    """MEMORY_WORKSPACE when the user set it (the hooks' command line carries it), else None."""
+    return os.environ.get("MEMORY_WORKSPACE") or None
+
+
+def child_environment(**variables: str) -> dict[str, str]:
+    """This process's environment with `variables` set: for a child process (`dagster dev`)."""
+    return {**os.environ, **variables}
+
+
+def set_process_environment(**variables: str) -> None:
+    """Point this process (and the children it starts) at other settings: a benchmark's own
+    workspace. Only harnesses call it; nothing reads settings from anywhere but `Settings`."""
+    os.environ.update(variables)

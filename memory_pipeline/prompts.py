@@ -7,7 +7,6 @@ Variables are written `{{name}}`; rendering with a missing or an extra variable 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,11 +18,12 @@ USER_MARKER = "=== user ==="
 _VARIABLE = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 
 
-def prompts_dir() -> Path:
-    override = os.environ.get("MEMORY_PROMPTS_DIR")
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parent.parent / "prompts"
+PROJECT_PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
+
+
+def prompts_dir(folder: Path | None = None) -> Path:
+    """`folder` (the MEMORY_PROMPTS_DIR setting) when given, else prompts/ in the project."""
+    return Path(folder) if folder else PROJECT_PROMPTS
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,8 @@ def _load(path: Path, mtime_ns: int) -> Prompt:
     return parse_prompt(path.stem, path.read_text(encoding="utf-8"))
 
 
-def load_prompt(name: str) -> Prompt:
-    path = prompts_dir() / f"{name}.md"
+def load_prompt(name: str, folder: Path | None = None) -> Prompt:
+    path = prompts_dir(folder) / f"{name}.md"
     if not path.is_file():
         raise MemoryPipelineError(f"prompt file not found: {path}")
     return _load(path, path.stat().st_mtime_ns)

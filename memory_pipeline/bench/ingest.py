@@ -7,19 +7,19 @@ sentence-transformers encode of the same texts.
 
 from __future__ import annotations
 
-import os
 import statistics
 import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from memory_pipeline.config import Settings, set_process_environment
 
 
 def _step_seconds(instance, run_id: str) -> dict[str, float]:
     return {s.step_key: (s.end_time or 0) - (s.start_time or 0) for s in instance.get_run_step_stats(run_id)}
 
 
-def bench_ingest(sessions: int = 50, turns: int = 8, repeats: int = 3) -> dict:
+def bench_ingest(definitions, sessions: int = 50, turns: int = 8, repeats: int = 3) -> dict:
     from memory_pipeline.bench.synthetic import write_sessions
     from memory_pipeline.flows.ingest import ingest
     from memory_pipeline.flows.observe import load_observations
@@ -32,11 +32,10 @@ def bench_ingest(sessions: int = 50, turns: int = 8, repeats: int = 3) -> dict:
     day = datetime(2026, 11, 2, tzinfo=timezone.utc)
     with tempfile.TemporaryDirectory(prefix="mp-bench-") as tmp:
         root = Path(tmp)
-        os.environ["MEMORY_WORKSPACE"] = str(root / "ws")
-        os.environ["DAGSTER_HOME"] = str(root / "dagster")
+        set_process_environment(MEMORY_WORKSPACE=str(root / "ws"), DAGSTER_HOME=str(root / "dagster"))
         workspace = Workspace(root / "ws").create()
         paths = write_sessions(root / "transcripts", sessions, day, turns=turns)
-        embedder = get_embedder(os.environ.get("MEMORY_EMBEDDING_MODEL") or "all-MiniLM-L6-v2")
+        embedder = get_embedder(Settings.from_env().embedding_model)
         embedder.encode(["warm up"])  # model load is not throughput
         started = time.perf_counter()
         messages = 0
@@ -44,7 +43,7 @@ def bench_ingest(sessions: int = 50, turns: int = 8, repeats: int = 3) -> dict:
             result = emit_session_event(workspace, path, trigger="shutdown", captured_at=day)
             messages += result.event.data.message_count
         emitted = time.perf_counter()
-        report = ingest(workspace)
+        report = ingest(workspace, definitions)
         finished = time.perf_counter()
         if not report.success:
             raise RuntimeError(f"ingest failed: {[d.error for d in report.days]}")

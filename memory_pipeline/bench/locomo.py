@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from memory_pipeline.defs.partitions import PARTITIONS_START
+from memory_pipeline.config import Settings, set_process_environment
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "bench" / "locomo-dev.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -65,7 +65,7 @@ def evidence_ids(question: dict) -> list[str]:
 
 def load_conversations(path: Path = DEFAULT_DATA, limit_sessions: int | None = None) -> list[LocomoConversation]:
     raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    start = datetime.fromisoformat(PARTITIONS_START).replace(tzinfo=timezone.utc)
+    start = datetime.fromisoformat(Settings.from_env().partitions_start).replace(tzinfo=timezone.utc)
     conversations = []
     for sample in raw:
         conv = sample["conversation"]
@@ -114,16 +114,13 @@ def session_jsonl(conversation: LocomoConversation, session: LocomoSession) -> s
     return "\n".join(lines) + "\n"
 
 
-def ingest_conversation(conversation: LocomoConversation, root: Path):
+def ingest_conversation(conversation: LocomoConversation, root: Path, definitions):
     """Write the transcripts, emit one event per session, run the ingest; returns the workspace."""
-    import os
-
     from memory_pipeline.flows.ingest import ingest
     from memory_pipeline.flows.emit import emit_session_event
     from memory_pipeline.resources.workspace import Workspace
 
-    os.environ["MEMORY_WORKSPACE"] = str(root / "ws")
-    os.environ["DAGSTER_HOME"] = str(root / "dagster")
+    set_process_environment(MEMORY_WORKSPACE=str(root / "ws"), DAGSTER_HOME=str(root / "dagster"))
     workspace = Workspace(root / "ws").create()
     folder = root / "transcripts"
     folder.mkdir(parents=True, exist_ok=True)
@@ -132,7 +129,7 @@ def ingest_conversation(conversation: LocomoConversation, root: Path):
         path.write_text(session_jsonl(conversation, session), encoding="utf-8")
         emit_session_event(workspace, path, trigger="shutdown", session_id=f"locomo-{conversation.sample_id}-s{session.number}",
                            format="claude-code", force=True, use_transcript_time=True)
-    report = ingest(workspace)
+    report = ingest(workspace, definitions)
     if not report.success:
         raise RuntimeError(f"ingest failed: {[d.error for d in report.days if not d.success]}")
     if report.quarantined:

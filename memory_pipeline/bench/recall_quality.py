@@ -61,7 +61,7 @@ def _searcher(workspace, now_ts: float):
     return search
 
 
-def bench_recall_quality(data: Path = DEFAULT_DATA, workdir: Path | None = None, conversations: int | None = None,
+def bench_recall_quality(definitions, data: Path = DEFAULT_DATA, workdir: Path | None = None, conversations: int | None = None,
                          sessions: int | None = None, max_sources: int | None = MAX_SOURCES,
                          variants: list[Variant] | None = None) -> dict:
     """Ingest each conversation into its own workspace (reused when `workdir` already holds it)."""
@@ -81,7 +81,7 @@ def bench_recall_quality(data: Path = DEFAULT_DATA, workdir: Path | None = None,
             if done.exists():
                 workspace = Workspace(root / "ws")
             else:
-                workspace = ingest_conversation(conv, root)
+                workspace = ingest_conversation(conv, root, definitions)
                 done.write_text("ok\n", encoding="utf-8")
             ingested = time.perf_counter()
             search = _searcher(workspace, conv.last_date.timestamp())

@@ -9,7 +9,6 @@ embedding the query.
 
 from __future__ import annotations
 
-import os
 import random
 import statistics
 import tempfile
@@ -17,6 +16,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from memory_pipeline.config import set_process_environment
 
 WORDS = ("redis pool timeout pagination orders api worker memory docker image cache ci flaky test deploy "
          "migration schema index query latency retry backoff queue consumer producer kafka postgres sqlite "
@@ -89,7 +89,7 @@ def measure_size(count: int, queries: int) -> dict:
 
     with tempfile.TemporaryDirectory(prefix="mp-speed-") as tmp:
         workspace = Workspace(Path(tmp) / "ws").create()
-        os.environ["MEMORY_WORKSPACE"] = str(workspace.root)
+        set_process_environment(MEMORY_WORKSPACE=str(workspace.root))
         fill_s = _fill(workspace, count, get_embedder().dimension)
         try:
             t0 = time.perf_counter()

@@ -7,13 +7,13 @@ grows quadratically with history), peak RSS of this process and its children, st
 
 from __future__ import annotations
 
-import os
 import resource
 import statistics
 import tempfile
 import time
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
+from memory_pipeline.config import Settings, set_process_environment
 
 QUERIES = ["redis connection pool", "pagination is slow", "CI cache key", "memory growth in the worker",
            "timezone bug in reports", "docker image size", "uv instead of pip", "small commits",
@@ -79,7 +79,7 @@ def recall_latency(workspace, queries: int) -> dict | None:
             "p95_ms": round(timings[int(len(timings) * 0.95) - 1], 1)}
 
 
-def bench_soak(days: int = 30, sessions_per_day: int = 50, turns: int = 6, queries: int = 50,
+def bench_soak(definitions, days: int = 30, sessions_per_day: int = 50, turns: int = 6, queries: int = 50,
                root: Path | None = None, progress=None) -> dict:
     from memory_pipeline.bench.synthetic import write_sessions
     from memory_pipeline.flows.ingest import ingest
@@ -89,9 +89,8 @@ def bench_soak(days: int = 30, sessions_per_day: int = 50, turns: int = 6, queri
 
     with tempfile.TemporaryDirectory(prefix="mp-soak-", dir=root) as tmp:
         base = Path(tmp)
-        os.environ["MEMORY_WORKSPACE"] = str(base / "ws")
-        os.environ["DAGSTER_HOME"] = str(base / "dagster")
-        os.environ.setdefault("MEMORY_LLM_PROVIDER", "offline")
+        set_process_environment(MEMORY_WORKSPACE=str(base / "ws"), DAGSTER_HOME=str(base / "dagster"),
+                                MEMORY_LLM_PROVIDER=Settings.from_env().llm_provider or "offline")
         workspace = Workspace(base / "ws").create()
         first = date.today() - timedelta(days=days)
         per_day, sessions = [], 0
@@ -104,7 +103,7 @@ def bench_soak(days: int = 30, sessions_per_day: int = 50, turns: int = 6, queri
                                                         day, seed=1000 + n, turns=turns)):
                     emit_session_event(workspace, path, trigger="shutdown",
                                        captured_at=day.replace(hour=18) + timedelta(minutes=i))
-                report = ingest(workspace)
+                report = ingest(workspace, definitions)
                 if not report.success:
                     raise RuntimeError(f"ingest of {day.date()} failed: {[d.error for d in report.days]}")
                 sessions += report.accepted

@@ -6,20 +6,21 @@ Exit codes: 0 ok, 1 operational error, 2 bad input.
 from __future__ import annotations
 
 import argparse
-import os
+from collections.abc import Callable
 import sys
 
+from memory_pipeline.config import configure_process
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-os.environ.setdefault("TQDM_DISABLE", "1")  # no model-loading progress bars in our output
 
 COMMAND_MODULES = ["events", "ingest", "demo", "status", "bench", "ui"]
 COMMAND_MODULES += ["hook", "install_hooks", "import_cmd"]  # agent integration (issue 4)
 COMMAND_MODULES += ["reflect", "review", "brief"]  # reflection, review and briefing (issue 3)
 COMMAND_MODULES += ["recall"]  # recall and the recall service (issue 6)
+
+
+def _no_definitions() -> object:
+    raise MemoryPipelineError("this command runs Dagster jobs: start it with `memory-pipeline` "
+                              "(memory_pipeline.main), which hands the CLI its definitions")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,9 +36,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, load_definitions: Callable[[], object] | None = None) -> int:
+    """Run one command. `load_definitions` builds the Dagster definitions for the commands that run
+    jobs (ingest, reflect, demo, bench); memory_pipeline.main hands it in."""
+    configure_process()
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.definitions = load_definitions or _no_definitions
     try:
         return int(args.handler(args) or 0)
     except BadInputError as exc:

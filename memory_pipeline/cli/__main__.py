@@ -2,6 +2,6 @@
 
 import sys
 
-from memory_pipeline.cli import main
+from memory_pipeline.main import main
 
 sys.exit(main())

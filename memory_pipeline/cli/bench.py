@@ -28,7 +28,7 @@ def register(sub) -> None:
 def run_bench_ingest(args) -> int:
     from memory_pipeline.bench.ingest import bench_ingest
 
-    figures = bench_ingest(sessions=args.sessions, turns=args.turns)
+    figures = bench_ingest(args.definitions(), sessions=args.sessions, turns=args.turns)
     if args.json:
         print_json(figures)
         return 0
@@ -46,7 +46,7 @@ def run_bench_soak(args) -> int:
         raise BadInputError("--days, --sessions-per-day and --queries must be at least 1")
     out = console()
     report = None if args.json else (lambda n, total, s: out.log(f"day {n}/{total}: {s:.1f}s"))
-    figures = bench_soak(days=args.days, sessions_per_day=args.sessions_per_day, turns=args.turns,
+    figures = bench_soak(args.definitions(), days=args.days, sessions_per_day=args.sessions_per_day, turns=args.turns,
                          queries=args.queries, progress=report)
     if args.json:
         print_json(figures)

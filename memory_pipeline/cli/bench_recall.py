@@ -34,7 +34,7 @@ def run_bench_recall(args) -> int:
         data = Path(args.data).expanduser() if args.data else DEFAULT_DATA
         if not data.is_file():
             raise BadInputError(f"LoCoMo data not found: {data}")
-        figures = bench_recall_quality(data, Path(args.workdir) if args.workdir else None, args.conversations,
+        figures = bench_recall_quality(args.definitions(), data, Path(args.workdir) if args.workdir else None, args.conversations,
                                        args.sessions, None if args.credit_all_sources else 5)
         return _print_quality(figures) if not args.json else (print_json(figures) or 0)
     from memory_pipeline.bench.recall_speed import bench_recall_speed

@@ -26,20 +26,19 @@ def emit_samples(workspace) -> list:
     return results
 
 
-def run_sensor_runs(workspace) -> tuple[list, list]:
+def run_sensor_runs(workspace, definitions) -> tuple[list, list]:
     """Evaluate the inbox sensor once and execute its run requests in this process, a run per day."""
     import dagster as dg
 
-    from memory_pipeline.defs.resources import WorkspaceResource
-    from memory_pipeline.defs.intake import inbox_sensor
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
 
     instance = get_instance(workspace)
-    context = dg.build_sensor_context(instance=instance, resources={"workspace": WorkspaceResource()})
-    requests = inbox_sensor(context)
+    sensor = definitions.resolve_sensor_def("inbox_sensor")
+    context = dg.build_sensor_context(instance=instance, resources={"workspace": definitions.resources["workspace"]})
+    requests = sensor(context)
     requests = requests if isinstance(requests, list) else []
     days = sorted({r.partition_key for r in requests})
-    return requests, run_job_for_days("ingest_job", days, instance, tags={"memory/source": "demo"})
+    return requests, run_job_for_days(definitions, "ingest_job", days, instance, tags={"memory/source": "demo"})
 
 
 def print_memory(out, workspace, days: list[str]) -> None:
@@ -69,7 +68,7 @@ def run_demo(args) -> int:
     emitted = emit_samples(workspace)
     out.print(f"emitted {sum(1 for r in emitted if r.path)} events from {len(list(SAMPLES.glob('*.jsonl')))} sample sessions")
     with out.status("running the inbox sensor's runs (loads the embedding model once)…"):
-        requests, runs = run_sensor_runs(workspace)
+        requests, runs = run_sensor_runs(workspace, args.definitions())
     by_day = defaultdict(int)
     for request in requests:
         by_day[request.partition_key] += 1
@@ -80,9 +79,9 @@ def run_demo(args) -> int:
     print_memory(out, workspace, days)
     home = dagster_home(workspace)
     out.rule("where things are")
-    out.print(f"daily logs   {workspace.root / 'memory'}")
-    out.print(f"observations {workspace.root / 'observations'}")
-    out.print(f"Qdrant store {workspace.state / 'qdrant'}   Redis socket {workspace.state / 'redis' / 'redis.sock'}")
+    out.print(f"daily logs   {workspace.memory_dir}")
+    out.print(f"observations {workspace.observations_root}")
+    out.print(f"Qdrant store {workspace.state_path('qdrant')}   Redis socket {workspace.state_path('redis') / 'redis.sock'}")
     out.print("open the UI:  "
               f"DAGSTER_HOME={home} MEMORY_WORKSPACE={workspace.root} dagster dev -m memory_pipeline.definitions")
     return 0 if all(r.success for r in runs) else 1

@@ -35,10 +35,10 @@ def run_ingest(args) -> int:
 
     out = console()
     if args.json:
-        report = ingest(workspace_from_env(), day=args.date)
+        report = ingest(workspace_from_env(), args.definitions(), day=args.date)
         print_json(report.as_dict())
     else:
         with out.status("ingesting…"):
-            report = ingest(workspace_from_env(), day=args.date, progress=lambda d: out.log(f"materialized {d}"))
+            report = ingest(workspace_from_env(), args.definitions(), day=args.date, progress=lambda d: out.log(f"materialized {d}"))
         print_report(report, out)
     return 0 if report.success else 1

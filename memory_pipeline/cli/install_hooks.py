@@ -10,6 +10,7 @@ import stat
 import sys
 from pathlib import Path
 
+from memory_pipeline.config import workspace_override
 from memory_pipeline.cli.common import add_json_flag, print_json
 from memory_pipeline.errors import BadInputError
 
@@ -36,7 +37,7 @@ def hook_command() -> str:
     beside = Path(sys.executable).parent / "memory-pipeline"
     found = str(beside) if beside.is_file() else shutil.which("memory-pipeline")
     base = shlex.quote(found) if found else f"{shlex.quote(sys.executable)} -m memory_pipeline.cli"
-    workspace = os.environ.get("MEMORY_WORKSPACE")
+    workspace = workspace_override()
     prefix = f"MEMORY_WORKSPACE={shlex.quote(str(Path(workspace).expanduser().resolve()))} " if workspace else ""
     return f"{prefix}{base} hook claude-code"
 

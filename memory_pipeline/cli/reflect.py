@@ -36,17 +36,19 @@ def reflect_report(workspace, day: str, run) -> dict:
 def run_reflect(args) -> int:
     from datetime import date
 
-    from memory_pipeline.defs.intake import valid_day
+    from memory_pipeline import pipeline
+    from memory_pipeline.config import Settings
     from memory_pipeline.errors import BadInputError
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
 
-    day = args.date or date.today().isoformat()
-    if not valid_day(day):
-        raise BadInputError(f"--date {day} is not a daily partition (YYYY-MM-DD from 2023-01-01 to tomorrow)")
+    day, settings = args.date or date.today().isoformat(), Settings.from_env()
+    if not pipeline.valid_day(day, settings):
+        raise BadInputError(f"--date {day} is not a daily partition (YYYY-MM-DD from "
+                            f"{settings.partitions_start} to today)")
     workspace = workspace_from_env()
     out = console()
     with out.status(f"reflecting on the 7 days ending {day}…"):
-        [run] = run_job_for_days("reflect_job", [day], get_instance(workspace))
+        [run] = run_job_for_days(args.definitions(), "reflect_job", [day], get_instance(workspace))
     report = reflect_report(workspace, day, run)
     if args.json:
         print_json(report)

@@ -20,7 +20,7 @@ def service_status(workspace, settings: Settings) -> dict:
     services: dict[str, dict] = {}
     try:
         RedisStore(connect_redis(settings.redis_url, workspace.state)).ping()
-        services["redis"] = {"ok": True, "where": settings.redis_url or str(workspace.state / "redis" / "redis.sock")}
+        services["redis"] = {"ok": True, "where": settings.redis_url or str(workspace.state_path("redis") / "redis.sock")}
     except MemoryPipelineError as exc:
         services["redis"] = {"ok": False, "error": str(exc)}
     try:
@@ -35,7 +35,7 @@ def service_status(workspace, settings: Settings) -> dict:
 
 
 def counts(workspace) -> dict:
-    from memory_pipeline.defs.observe import observer_code_version
+    from memory_pipeline import pipeline
     from memory_pipeline.flows.intake import pending_days
     from memory_pipeline.flows.runs import get_instance
     from memory_pipeline.flows.observe import load_observations
@@ -51,7 +51,7 @@ def counts(workspace) -> dict:
         "days": len(days),
         "observations": len(observations),
         "facts": sum(len(o.facts) for o in observations),
-        "pending_days": pending_days(workspace, observer_code_version(), get_instance(workspace)),
+        "pending_days": pending_days(workspace, pipeline.code_version("observe", Settings.from_env()), get_instance(workspace)),
     }
 
 

@@ -7,6 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from memory_pipeline.config import child_environment
 from memory_pipeline.cli.common import workspace_from_env
 from memory_pipeline.errors import MemoryPipelineError
 
@@ -26,7 +27,7 @@ def run_ui(args) -> int:
     dagster = shutil.which("dagster") or str(Path(sys.executable).parent / "dagster")
     if not Path(dagster).exists():
         raise MemoryPipelineError("the dagster command is not installed in this environment")
-    os.environ["MEMORY_WORKSPACE"] = str(workspace.root)
     print(f"workspace {workspace.root}\nDAGSTER_HOME {home}\nhttp://{args.host}:{args.port}", flush=True)
-    os.execv(dagster, [dagster, "dev", "-m", "memory_pipeline.definitions", "-h", args.host, "-p", str(args.port)])
+    env = child_environment(MEMORY_WORKSPACE=str(workspace.root), DAGSTER_HOME=str(home))
+    os.execve(dagster, [dagster, "dev", "-m", "memory_pipeline.definitions", "-h", args.host, "-p", str(args.port)], env)
     return 0

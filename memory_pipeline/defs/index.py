@@ -1,35 +1,51 @@
-"""The message_index asset: every user and assistant message of the day, searchable."""
+"""The index stage's assets: a day's observations and a day's messages in the vector store.
+
+One factory builds both: they differ only in what they read (the day's observation facts, or the
+day's transcript messages) and in the tier their points carry.
+"""
+
+from collections.abc import Callable
 
 import dagster as dg
 
-from memory_pipeline.defs.observe import GROUP, sessions
+from memory_pipeline import pipeline
+from memory_pipeline.config import Settings
 from memory_pipeline.defs.metadata import index_result
-from memory_pipeline.defs.partitions import daily_partitions
+from memory_pipeline.defs.observe import GROUP
 from memory_pipeline.defs.resources import EmbedderResource, VectorStoreResource, WorkspaceResource
-from memory_pipeline.flows.index_messages import day_message_points, index_messages
+from memory_pipeline.flows.index import index_observation_day
+from memory_pipeline.flows.index_messages import index_message_day
+
+INDEXES = {
+    "observation_index": dict(
+        upstream="observations", index_day=index_observation_day, check="index_matches_observations",
+        check_description="The day's point count equals its facts and narratives.",
+        description="Observation facts and segment narratives in Qdrant (dense + BM25 sparse vectors), "
+        "one point per fact, ids derived from content; unchanged content is not embedded again."),
+    "message_index": dict(
+        upstream="sessions", index_day=index_message_day, check="index_matches_messages",
+        check_description="The day's message point count equals its indexable messages.",
+        description="The temporal tier: each user and assistant message of the day's sessions (tool-only "
+        "turns and compaction summaries left out) in Qdrant with dense + BM25 vectors, tier=messages, "
+        "citing its transcript message id. Unchanged messages are not embedded again."),
+}
 
 
-@dg.asset(
-    partitions_def=daily_partitions,
-    group_name=GROUP,
-    deps=[sessions],
-    code_version="message-index-2",
-    kinds={"qdrant"},
-    check_specs=[dg.AssetCheckSpec("index_matches_messages", asset="message_index",
-                                   description="The day's message point count equals its indexable messages.")],
-    description="The temporal tier: each user and assistant message of the day's sessions (tool-only "
-    "turns and compaction summaries left out) in Qdrant with dense + BM25 vectors, tier=messages, "
-    "citing its transcript message id. Unchanged messages are not embedded again.",
-)
-def message_index(
-    context: dg.AssetExecutionContext,
-    workspace: WorkspaceResource,
-    vector_store: VectorStoreResource,
-    embedder: EmbedderResource,
-) -> dg.MaterializeResult:
-    day = context.partition_key
-    model = embedder.get()
-    store = vector_store.get_store(model.dimension)
-    ws = workspace.get()
-    stats = index_messages(store, model, day, day_message_points(ws, day), manifest_dir=ws.state / "index")
-    return index_result(stats, "index_matches_messages", model.model_name)
+def index_asset(name: str, partitions: dg.PartitionsDefinition, settings: Settings, *, upstream: str,
+                index_day: Callable, check: str, check_description: str, description: str) -> dg.AssetsDefinition:
+    @dg.asset(
+        name=name, partitions_def=partitions, group_name=GROUP, deps=[upstream], kinds={"qdrant"},
+        code_version=pipeline.code_version(name, settings), description=description,
+        check_specs=[dg.AssetCheckSpec(check, asset=name, description=check_description)],
+    )
+    def _index(context: dg.AssetExecutionContext, workspace: WorkspaceResource, vector_store: VectorStoreResource,
+               embedder: EmbedderResource) -> dg.MaterializeResult:
+        model = embedder.get()
+        stats = index_day(workspace.get(), vector_store.get_store(model.dimension), model, context.partition_key)
+        return index_result(stats, check, model.model_name)
+
+    return _index
+
+
+def index_assets(partitions: dg.PartitionsDefinition, settings: Settings) -> list[dg.AssetsDefinition]:
+    return [index_asset(name, partitions, settings, **spec) for name, spec in INDEXES.items()]

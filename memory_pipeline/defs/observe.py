@@ -1,23 +1,15 @@
-"""Assets of the ingest stage: sessions → observations → observation_index (daily partitions)."""
-
+"""The observe stage's assets: sessions → observations (daily partitions)."""
 
 from collections import Counter
 
 import dagster as dg
 
-from memory_pipeline.defs.metadata import index_result, md_list
-from memory_pipeline.defs.partitions import daily_partitions
-from memory_pipeline.defs.resources import (
-    EmbedderResource,
-    LLMResource,
-    RedisResource,
-    VectorStoreResource,
-    WorkspaceResource,
-)
+from memory_pipeline import pipeline
+from memory_pipeline.config import Settings
+from memory_pipeline.defs.metadata import md_list
+from memory_pipeline.defs.resources import LLMResource, RedisResource, WorkspaceResource
 from memory_pipeline.errors import LLMError, ServiceError
-from memory_pipeline.flows.index import index_observations
-from memory_pipeline.flows.observe import collect_sessions, load_observations, observe_day
-from memory_pipeline.prompts import load_prompt
+from memory_pipeline.flows.observe import collect_sessions, observe_day
 from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.stages.invariants import duplicate_ids, facts_without_source
 
@@ -25,18 +17,14 @@ GROUP = "ingest"
 REDIS_RETRIES = 3
 
 
-def observer_code_version() -> str:
-    return load_prompt("observer").code_version(LLMResource(workspace=WorkspaceResource()).model_for("observer"))
-
-
-@dg.asset(
-    partitions_def=daily_partitions,
+SESSIONS_SPEC = dict(
     group_name=GROUP,
-    code_version="sessions-1",
     kinds={"python"},
     description="Agent sessions captured on the day: each accepted event's transcript window, "
     "parsed (Claude Code, pi, Codex or text) and redacted, stored under `sessions/YYYY-MM-DD/`.",
 )
+
+
 def sessions(context: dg.AssetExecutionContext, workspace: WorkspaceResource) -> dg.MaterializeResult:
     records = collect_sessions(workspace.get(), context.partition_key)
     ok = [r for r in records if r.transcript is not None]
@@ -59,11 +47,9 @@ def sessions(context: dg.AssetExecutionContext, workspace: WorkspaceResource) ->
     })
 
 
-@dg.asset(
-    partitions_def=daily_partitions,
+OBSERVATIONS_SPEC = dict(
     group_name=GROUP,
-    deps=[sessions],
-    code_version=observer_code_version(),
+    deps=["sessions"],
     kinds={"python", "redis"},
     check_specs=[
         dg.AssetCheckSpec("unique_ids", asset="observations", description="Observation and fact ids are unique."),
@@ -74,6 +60,8 @@ def sessions(context: dg.AssetExecutionContext, workspace: WorkspaceResource) ->
     "their transcript messages. Written to `observations/YYYY-MM-DD/`, the daily log and the Redis hot list. "
     "The code version is the hash of prompts/observer.md and the model.",
 )
+
+
 def observations(
     context: dg.AssetExecutionContext, workspace: WorkspaceResource, llm: LLMResource, redis: RedisResource
 ) -> dg.MaterializeResult:
@@ -84,7 +72,7 @@ def observations(
         redis_store.ping()
     except ServiceError as exc:
         redis_error = str(exc)
-    prompt, model = load_prompt("observer"), llm.model_for("observer")
+    prompt, model = llm.prompt("observer"), llm.model_for("observe")
     try:
         result = observe_day(ws, day, llm=llm.get_client(), prompt=prompt, model=model,
                              redis_store=redis_store, redis_error=redis_error)
@@ -121,26 +109,11 @@ def observations(
     })
 
 
-@dg.asset(
-    partitions_def=daily_partitions,
-    group_name=GROUP,
-    deps=[observations],
-    code_version="index-1",
-    kinds={"qdrant"},
-    check_specs=[dg.AssetCheckSpec("index_matches_observations", asset="observation_index",
-                                   description="The day's point count equals its facts and narratives.")],
-    description="Observation facts and segment narratives in Qdrant (dense + BM25 sparse vectors), "
-    "one point per fact, ids derived from content; unchanged content is not embedded again.",
-)
-def observation_index(
-    context: dg.AssetExecutionContext,
-    workspace: WorkspaceResource,
-    vector_store: VectorStoreResource,
-    embedder: EmbedderResource,
-) -> dg.MaterializeResult:
-    day = context.partition_key
-    model = embedder.get()
-    store = vector_store.get_store(model.dimension)
-    ws = workspace.get()
-    stats = index_observations(store, model, day, load_observations(ws, day), manifest_dir=ws.state / "index")
-    return index_result(stats, "index_matches_observations", model.model_name)
+def observe_assets(partitions: dg.PartitionsDefinition, settings: Settings) -> list[dg.AssetsDefinition]:
+    """`sessions` and `observations`; the Observer's code version is its prompt's hash and model."""
+    return [
+        dg.asset(partitions_def=partitions, code_version=pipeline.code_version("sessions", settings),
+                 **SESSIONS_SPEC)(sessions),
+        dg.asset(partitions_def=partitions, code_version=pipeline.code_version("observe", settings),
+                 **OBSERVATIONS_SPEC)(observations),
+    ]

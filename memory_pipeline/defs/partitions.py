@@ -2,7 +2,9 @@
 
 import dagster as dg
 
-PARTITIONS_START = "2023-01-01"
+from memory_pipeline.config import Settings
 
-# end_offset=1: today's partition exists while the day is still running (events arrive now).
-daily_partitions = dg.DailyPartitionsDefinition(start_date=PARTITIONS_START, end_offset=1)
+
+def daily_partitions(settings: Settings) -> dg.DailyPartitionsDefinition:
+    # end_offset=1: today's partition exists while the day is still running (events arrive now).
+    return dg.DailyPartitionsDefinition(start_date=settings.partitions_start, end_offset=1)

@@ -6,12 +6,19 @@ read when a run starts, never at import time.
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
 
 import dagster as dg
 
+from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.prompts import Prompt, load_prompt
 from memory_pipeline.resources.workspace import Workspace
+
+if TYPE_CHECKING:
+    from memory_pipeline.ports import Embedder, VectorIndex
+    from memory_pipeline.resources.llm.client import LLMClient
+    from memory_pipeline.resources.redis_store import RedisStore
 
 
 def _settings() -> Settings:
@@ -32,17 +39,15 @@ class RedisResource(dg.ConfigurableResource):
 
     workspace: WorkspaceResource
     url: str = ""
-    retry_seconds: float = 30.0  # wait before a run retries a step that found Redis down
-
-    def get_store(self):
+    def get_store(self) -> "RedisStore":
         from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 
         client = connect_redis(self.url or _settings().redis_url, self.workspace.get().state)
         return RedisStore(client)
 
     def retry_wait(self) -> float:
-        """Seconds before a step that found Redis down is retried (MEMORY_REDIS_RETRY_SECONDS overrides)."""
-        return float(os.environ.get("MEMORY_REDIS_RETRY_SECONDS") or self.retry_seconds)
+        """Seconds before a step that found Redis down is retried (MEMORY_REDIS_RETRY_SECONDS)."""
+        return _settings().redis_retry_seconds
 
 
 class VectorStoreResource(dg.ConfigurableResource):
@@ -52,13 +57,13 @@ class VectorStoreResource(dg.ConfigurableResource):
     url: str = ""
     collection: str = "memory"
 
-    def get_store(self, dimension: int):
+    def get_store(self, dimension: int) -> "VectorIndex":
         from memory_pipeline.resources.vector_shards import workspace_store
 
         settings = _settings()
         return workspace_store(self.workspace.get().state, self.url or settings.qdrant_url, dimension=dimension,
                                api_key=settings.qdrant_api_key, collection=self.collection,
-                               lock_timeout=float(os.environ.get("MEMORY_QDRANT_LOCK_TIMEOUT") or 60.0))
+                               lock_timeout=settings.qdrant_lock_timeout)
 
 
 class EmbedderResource(dg.ConfigurableResource):
@@ -66,7 +71,7 @@ class EmbedderResource(dg.ConfigurableResource):
 
     model_name: str = ""
 
-    def get(self):
+    def get(self) -> "Embedder":
         from memory_pipeline.resources.embedder import get_embedder
 
         return get_embedder(self.model_name or _settings().embedding_model)
@@ -80,20 +85,18 @@ class LLMResource(dg.ConfigurableResource):
 
     def settings(self) -> Settings:
         settings = _settings()
-        if self.provider:
-            settings = Settings(**{**settings.__dict__, "llm_provider": self.provider})
-        return settings
+        return settings.replace(llm_provider=self.provider) if self.provider else settings
 
     def model_for(self, task: str) -> str:
-        settings = self.settings()
-        if settings.llm_provider == "offline":
-            return "offline-extractive-1"
-        return settings.reflector_model if task == "reflector" else settings.observer_model
+        return pipeline.model_for(self.settings(), task)
 
-    def get_client(self):
+    def prompt(self, name: str) -> Prompt:
+        return load_prompt(name, self.settings().prompts_dir)
+
+    def get_client(self) -> "LLMClient":
         from memory_pipeline.resources.llm import build_llm_client
 
-        return build_llm_client(self.settings(), self.workspace.get().state / "llm-cache")
+        return build_llm_client(self.settings(), self.workspace.get().state_path("llm_cache"))
 
 
 def build_resources() -> dict[str, object]:

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from memory_pipeline import pipeline
+from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.emit import _session_id_from, emit_session_event
 from memory_pipeline.resources.hook_state import HookStateStore
@@ -84,7 +86,7 @@ def find_transcripts(paths: Iterable[Path]) -> tuple[list[Path], list[ImportItem
 
 
 def already_imported(workspace: Workspace, dedupe_key: str) -> bool:
-    accepted = any((workspace.root / "events").glob(f"*/{dedupe_key}.json"))
+    accepted = any(workspace.events_root.glob(f"*/{dedupe_key}.json"))
     waiting = any(workspace.inbox.glob(f"*-shutdown-{dedupe_key[:16]}.json")) if workspace.inbox.is_dir() else False
     return accepted or waiting
 
@@ -130,11 +132,7 @@ def import_transcripts(
     on_found: Callable[[int], None] | None = None,
     on_item: Callable[[ImportItem], None] | None = None,
 ) -> ImportReport:
-    from memory_pipeline.defs.partitions import daily_partitions
-
-    def valid_day(day: str) -> bool:
-        return daily_partitions.has_partition_key(day)
-
+    valid_day = pipeline.day_checker(Settings.from_env())
     workspace.create()
     files, missing = find_transcripts(paths)
     report = ImportReport(items=list(missing))

@@ -13,8 +13,9 @@ from pathlib import Path
 from memory_pipeline.faults import pause_point
 from memory_pipeline.models import Observation, content_hash, stable_id
 from memory_pipeline.resources.vector_store import StorePoint
-from memory_pipeline.resources.workspace import atomic_write_json
+from memory_pipeline.resources.workspace import Workspace, atomic_write_json
 from memory_pipeline.stages.index.sparse import sparse_vector
+from memory_pipeline.ports import Embedder, ShardedIndex, VectorIndex
 
 
 @dataclass
@@ -66,7 +67,7 @@ def observation_points(observation: Observation) -> list[StorePoint]:
     return points
 
 
-def index_points(store, embedder, points: list[StorePoint], stats: IndexStats) -> None:
+def index_points(store: VectorIndex, embedder: Embedder, points: list[StorePoint], stats: IndexStats) -> None:
     """Embed and upsert the points whose content is new or changed."""
     by_id = {p.id: p for p in points}
     hashes = {p.id: content_hash(p.text) for p in by_id.values()}
@@ -91,7 +92,7 @@ def _read_manifest(path: Path) -> set[str] | None:
         return None
 
 
-def index_day(store, embedder, day: str, tier: str, points: list[StorePoint],
+def index_day(store: ShardedIndex, embedder: Embedder, day: str, tier: str, points: list[StorePoint],
               manifest_dir: Path | None = None) -> IndexStats:
     """Make the day's points of one tier exactly `points`: stale ones deleted, new ones embedded.
 
@@ -124,8 +125,16 @@ def index_day(store, embedder, day: str, tier: str, points: list[StorePoint],
     return stats
 
 
-def index_observations(store, embedder, day: str, observations: list[Observation],
+def index_observations(store: ShardedIndex, embedder: Embedder, day: str, observations: list[Observation],
                        manifest_dir: Path | None = None) -> IndexStats:
     pause_point("index:before-upsert")
     points = [p for o in observations for p in observation_points(o)]
     return index_day(store, embedder, day, "observations", points, manifest_dir)
+
+
+def index_observation_day(workspace: Workspace, store: VectorIndex, embedder: Embedder, day: str) -> IndexStats:
+    """The `observation_index` asset's work: the day's observations, their manifest in state/index."""
+    from memory_pipeline.flows.observe import load_observations
+
+    return index_observations(store, embedder, day, load_observations(workspace, day),
+                              manifest_dir=workspace.state_path("index"))

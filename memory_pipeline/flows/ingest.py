@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from memory_pipeline import pipeline
+from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.intake import pending_days, take_inbox
 from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.flows.runs import RunSummary, get_instance, run_job_for_days
 from memory_pipeline.resources.workspace import Workspace
+
+if TYPE_CHECKING:
+    import dagster as dg
 
 
 @dataclass
@@ -45,12 +51,14 @@ class IngestReport:
         }
 
 
-def ingest(workspace: Workspace, *, day: str | None = None, progress=None) -> IngestReport:
-    from memory_pipeline.defs.observe import observer_code_version
-    from memory_pipeline.defs.intake import valid_day
-
+def ingest(workspace: Workspace, definitions: "dg.Definitions", *, day: str | None = None,
+           progress=None) -> IngestReport:
+    """Take the inbox, then run ingest_job of `definitions` for every day with events to observe."""
+    settings = Settings.from_env()
+    valid_day = pipeline.day_checker(settings)
     if day is not None and not valid_day(day):
-        raise BadInputError(f"--date {day} is not a daily partition (YYYY-MM-DD from 2023-01-01 to tomorrow)")
+        raise BadInputError(f"--date {day} is not a daily partition (YYYY-MM-DD from "
+                            f"{settings.partitions_start} to today)")
     report = IngestReport()
     for outcome in take_inbox(workspace, valid_day):
         if outcome.status == "accepted":
@@ -62,8 +70,9 @@ def ingest(workspace: Workspace, *, day: str | None = None, progress=None) -> In
         else:
             report.waiting += 1
     instance = get_instance(workspace)
-    days = [day] if day else pending_days(workspace, observer_code_version(), instance)
-    runs: list[RunSummary] = run_job_for_days("ingest_job", days, instance, progress=progress) if days else []
+    days = [day] if day else pending_days(workspace, pipeline.code_version("observe", settings), instance)
+    runs: list[RunSummary] = (run_job_for_days(definitions, "ingest_job", days, instance, progress=progress)
+                              if days else [])
     for run in runs:
         found = load_observations(workspace, run.day)
         facts = Counter(f.priority for o in found for f in o.facts)

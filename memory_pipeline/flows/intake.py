@@ -86,7 +86,7 @@ def folder_stamp(workspace: Workspace, day: str) -> list[int]:
 
 
 def _settled_path(workspace: Workspace) -> Path:
-    return workspace.state / "intake-settled.json"
+    return workspace.state_path("intake_settled")
 
 
 def _read_settled(workspace: Workspace, code_version: str) -> dict:

@@ -6,8 +6,6 @@ Flows compose pure stages with resources; assets and the CLI call them.
 from __future__ import annotations
 
 import json
-import os
-import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,12 +15,12 @@ from memory_pipeline.faults import pause_point
 from memory_pipeline.models import LLMUsage, Observation, SessionEvent, Transcript
 from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.daily_log import DailyLog
-from memory_pipeline.resources.embedded_redis import process_alive
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.observe.observer import format_segments_for_log
 from memory_pipeline.stages.observe.session import observe_session
 from memory_pipeline.stages.redact import redact_transcript
+from memory_pipeline.ports import Completer, ObserveStore
 
 
 @dataclass
@@ -44,7 +42,7 @@ class DayObservations:
 
 
 def sessions_path(workspace: Workspace, day: str, key: str) -> Path:
-    return workspace.root / "sessions" / day / f"{key}.json"
+    return workspace.sessions_dir(day) / f"{key}.json"
 
 
 def observation_path(workspace: Workspace, day: str, key: str) -> Path:
@@ -99,28 +97,6 @@ def _wait_for(path: Path, version: str, seconds: float) -> Observation | None:
         time.sleep(0.5)
 
 
-def _lock_value(version: str) -> str:
-    return f"{version} {socket.gethostname()} {os.getpid()}"
-
-
-def _held_by_a_live_run(redis_store, key: str, version: str) -> bool:
-    """Take the observe lock; False when we got it, or its holder observes another version or was
-    a process of this host that died (kill -9 mid-observation: its lock is released, not waited on)."""
-    if redis_store.acquire_observe_lock(key, _lock_value(version)):
-        return False
-    holder = redis_store.get_observe_lock(key) or ""
-    parts = holder.split()
-    if not parts or parts[0] != version:
-        return False
-    if len(parts) == 3 and parts[1] == socket.gethostname() and parts[2].isdigit():
-        pid = int(parts[2])
-        if pid == os.getpid() or not process_alive(pid):
-            redis_store.release_observe_lock(key, holder)
-            redis_store.acquire_observe_lock(key, _lock_value(version))
-            return False
-    return True
-
-
 def hot_entry(observation: Observation) -> dict:
     """The Redis hot-list entry, shaped as the seed describes."""
     from memory_pipeline.stages.observe.observer import optimize_for_context
@@ -150,10 +126,10 @@ def observe_day(
     workspace: Workspace,
     day: str,
     *,
-    llm,
+    llm: Completer,
     prompt: Prompt,
     model: str,
-    redis_store=None,
+    redis_store: ObserveStore | None = None,
     redis_error: str | None = None,
     wait_seconds: float = 30.0,
 ) -> DayObservations:
@@ -172,7 +148,7 @@ def observe_day(
         if observation is None or observation.code_version != version:
             if redis_store is not None and result.redis_error is None:
                 try:
-                    if _held_by_a_live_run(redis_store, key, version):
+                    if not redis_store.claim_observe_lock(key, version):
                         result.in_flight.append(key)
                         observation = _wait_for(path, version, wait_seconds)
                 except ServiceError as exc:

@@ -19,6 +19,7 @@ from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.memory_md import bullet_texts
 from memory_pipeline.stages.review.review_md import next_numbers, normalize_text, text_key
+from memory_pipeline.ports import Embedder
 
 NEAR_DUPLICATE_SIMILARITY = 0.85
 
@@ -35,7 +36,7 @@ def _cosine(a: list[float], b: list[float]) -> float:
     return sum(x * y for x, y in zip(a, b))  # the embedder returns unit vectors
 
 
-def near_duplicates(drafts: list[ProposalDraft], known: list[str], embedder, similarity: float) -> dict[int, str]:
+def near_duplicates(drafts: list[ProposalDraft], known: list[str], embedder: Embedder, similarity: float) -> dict[int, str]:
     """Index of each draft that is near a known text, or an earlier draft, -> the text it repeats."""
     if not drafts:
         return {}
@@ -60,7 +61,7 @@ def stage_proposals(
     proposals: ProposalStore,
     reflection: Reflection,
     *,
-    embedder,
+    embedder: Embedder,
     today: str,
     now: datetime,
     similarity: float = NEAR_DUPLICATE_SIMILARITY,

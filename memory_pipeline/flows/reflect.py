@@ -20,9 +20,9 @@ from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.flows.observe import hot_entry, load_observations
 from memory_pipeline.stages.reflect.reflector import needs_redistill, redistill, reflect_observations
 from memory_pipeline.stages.tokens import estimate_tokens
+from memory_pipeline.ports import Completer, HotList
 
 REFLECT_WINDOW_DAYS = 7
-REFLECT_THRESHOLD_TOKENS = 40_000
 
 
 @dataclass
@@ -33,7 +33,7 @@ class ReflectResult:
 
 
 def reflection_path(workspace: Workspace, day: str) -> Path:
-    return workspace.root / "reflections" / f"{day}.json"
+    return workspace.reflection_path(day)
 
 
 def load_reflection(workspace: Workspace, day: str) -> Reflection | None:
@@ -48,7 +48,7 @@ def window(day: str, days: int) -> list[str]:
     return [(end - timedelta(days=n)).isoformat() for n in range(days - 1, -1, -1)]
 
 
-def redistill_hot_list(redis_store, day: str, originals: dict[str, Observation]) -> int:
+def redistill_hot_list(redis_store: HotList, day: str, originals: dict[str, Observation]) -> int:
     """Replace the day's hot-list entries by their re-distilled form (once); returns how many."""
     replaced = 0
     for index, entry in enumerate(redis_store.observations(day)):
@@ -64,7 +64,7 @@ def redistill_hot_list(redis_store, day: str, originals: dict[str, Observation])
     return replaced
 
 
-def day_tokens(redis_store, day: str) -> int:
+def day_tokens(redis_store: HotList, day: str) -> int:
     """The estimated tokens of a day's hot list (what the reflection threshold is measured on)."""
     return sum(int(entry.get("tokenCount") or 0) for entry in redis_store.observations(day))
 
@@ -99,11 +99,11 @@ def reflect_day(
     workspace: Workspace,
     day: str,
     *,
-    llm,
+    llm: Completer,
     prompt: Prompt,
     model: str,
     observer_prompt: Prompt,
-    redis_store=None,
+    redis_store: HotList | None = None,
     window_days: int = REFLECT_WINDOW_DAYS,
 ) -> ReflectResult:
     """Reflect on the observations of the `window_days` ending at `day` (temporal gradient applied)."""
@@ -126,7 +126,7 @@ def reflect_day(
     return ReflectResult(reflection, notes, replaced)
 
 
-def days_to_reflect(redis_store, days: list[str], threshold: int) -> list[tuple[str, int]]:
+def days_to_reflect(redis_store: HotList, days: list[str], threshold: int) -> list[tuple[str, int]]:
     """(day, tokens) for each day whose hot list passed `threshold`, claimed once per day in Redis."""
     found = []
     for day in days:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from memory_pipeline.config import Settings
 from memory_pipeline.resources.workspace import Workspace, atomic_write_text, ensure_dir
+
+if TYPE_CHECKING:
+    import dagster as dg
 
 # Run retries: under `dagster dev` a run that failed (Redis down past its step retries, a locked
 # store) is retried by the daemon; the sensor does not request a run key twice.
@@ -16,24 +20,24 @@ DAGSTER_YAML = "telemetry:\n  enabled: false\nrun_retries:\n  enabled: true\n  m
 QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
-def dagster_home(workspace: Workspace) -> Path:
+def dagster_home(workspace: Workspace, settings: Settings | None = None) -> Path:
     """DAGSTER_HOME if set, else state/dagster in the workspace (created with telemetry off)."""
-    home = Path(os.environ.get("DAGSTER_HOME") or workspace.state / "dagster")
+    settings = settings or Settings.from_env()
+    home = settings.dagster_home or workspace.state_path("dagster")
     ensure_dir(home)
     if not (home / "dagster.yaml").exists():
         atomic_write_text(home / "dagster.yaml", DAGSTER_YAML)
-    os.environ["DAGSTER_HOME"] = str(home)
     return home
 
 
-def get_instance(workspace: Workspace):
-    """The Dagster instance; opened under a workspace lock, since two processes opening a fresh
-    DAGSTER_HOME at once would both create its SQLite schema and one would fail."""
+def get_instance(workspace: Workspace, settings: Settings | None = None) -> "dg.DagsterInstance":
+    """The Dagster instance of DAGSTER_HOME; opened under a workspace lock, since two processes
+    opening a fresh DAGSTER_HOME at once would both create its SQLite schema and one would fail."""
     import dagster as dg
 
-    dagster_home(workspace)
+    home = dagster_home(workspace, settings)
     with workspace.locked("dagster-instance", timeout=120):
-        return dg.DagsterInstance.get()
+        return dg.DagsterInstance.from_config(str(home))
 
 
 @dataclass(frozen=True)
@@ -56,12 +60,11 @@ def failure_message(event) -> str:
     return f"{event.step_key}: {error.cls_name}: {message}"
 
 
-def run_job_for_days(job_name: str, days: list[str], instance, tags: dict[str, str] | None = None,
-                     progress=None) -> list[RunSummary]:
-    """Execute a partitioned job once per day in this process; failures are reported, not raised."""
-    from memory_pipeline.definitions import defs
-
-    job = defs.resolve_job_def(job_name)
+def run_job_for_days(definitions: "dg.Definitions", job_name: str, days: list[str], instance: "dg.DagsterInstance",
+                     tags: dict[str, str] | None = None, progress=None) -> list[RunSummary]:
+    """Execute a partitioned job of `definitions` once per day in this process; failures are
+    reported, not raised. The caller hands the Definitions in (memory_pipeline.main builds them)."""
+    job = definitions.resolve_job_def(job_name)
     summaries = []
     for day in days:
         result = job.execute_in_process(instance=instance, partition_key=day, raise_on_error=False,

@@ -6,7 +6,6 @@ any other name is handed to SentenceTransformer (a local path or a model in the 
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Any
 
@@ -46,9 +45,6 @@ class Embedder:
         return self._model
 
     def _load(self) -> Any:
-        os.environ["HF_HUB_OFFLINE"] = "1"
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         location = resolve_model_location(self.model_name)
         try:
             from sentence_transformers import SentenceTransformer

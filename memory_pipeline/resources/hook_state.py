@@ -25,7 +25,7 @@ TELEMETRY_FILE = "telemetry.jsonl"
 
 
 def hooks_dir(workspace: Workspace) -> Path:
-    return workspace.state / "hooks"
+    return workspace.state_path("hooks")
 
 
 class HookStateStore:

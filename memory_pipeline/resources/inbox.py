@@ -130,14 +130,14 @@ class Inbox:
         return sorted(events, key=lambda e: (e.data.captured_at, e.data.dedupe_key))
 
     def accepted_days(self) -> list[str]:
-        root = self.workspace.root / "events"
+        root = self.workspace.events_root
         if not root.is_dir():
             return []
         return sorted(p.name for p in root.iterdir() if p.is_dir() and any(p.glob("*.json")))
 
     def accepted_since(self, mtime_ns: int) -> list[tuple[int, SessionEvent]]:
         """Accepted events written after `mtime_ns` (the sensor's cursor), oldest first."""
-        root = self.workspace.root / "events"
+        root = self.workspace.events_root
         if not root.is_dir():
             return []
         found = []

@@ -48,7 +48,7 @@ class MemoryFiles:
     # --- snapshots -----------------------------------------------------------------------
     @property
     def snapshots_dir(self) -> Path:
-        return self.workspace.state / "memory_snapshots"
+        return self.workspace.state_path("snapshots")
 
     def snapshot_path(self, day: str) -> Path:
         return self.snapshots_dir / f"{day}.md"
@@ -71,7 +71,7 @@ class MemoryFiles:
     # --- REVIEW.md -----------------------------------------------------------------------
     @property
     def rendered_state_path(self) -> Path:
-        return self.workspace.state / "review" / "rendered.json"
+        return self.workspace.state_path("review") / "rendered.json"
 
     def read_review(self) -> str | None:
         path = self.workspace.review_md
@@ -95,6 +95,6 @@ class MemoryFiles:
         return True
 
     def backup_review(self, text: str, now: datetime) -> Path:
-        path = self.workspace.state / "review" / "backups" / f"REVIEW-{now.strftime('%Y%m%dT%H%M%S%f')}.md"
+        path = self.workspace.state_path("review") / "backups" / f"REVIEW-{now.strftime('%Y%m%dT%H%M%S%f')}.md"
         atomic_write_text(path, text)
         return path

@@ -37,11 +37,11 @@ def socket_path(workspace: Workspace) -> Path:
 
 
 def pid_path(workspace: Workspace) -> Path:
-    return workspace.state / "recall-service.pid"
+    return workspace.state_path("recall_pid")
 
 
 def log_path(workspace: Workspace) -> Path:
-    return workspace.state / "recall-service.log"
+    return workspace.state_path("recall_log")
 
 
 # --- client ----------------------------------------------------------------------------

@@ -12,6 +12,8 @@ Keys (ADR-0021 "Storage Architecture"):
 from __future__ import annotations
 
 import json
+import os
+import socket
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -19,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 import redis
 
 from memory_pipeline.errors import BadInputError, ServiceError
-from memory_pipeline.resources.embedded_redis import EmbeddedRedis
+from memory_pipeline.resources.embedded_redis import EmbeddedRedis, process_alive
 
 __all__ = ["EmbeddedRedis", "RedisStore", "connect_redis"]
 
@@ -124,6 +126,26 @@ class RedisStore:
         if value is None:
             return bool(self._call(self.client.delete, key))
         return bool(self._call(self._delete_if_equal, keys=[key], args=[value]))
+
+    def claim_observe_lock(self, dedupe_key: str, version: str) -> bool:
+        """Take the observe lock for one event. True when this process now holds it: it was free,
+        its holder observes another code version, or its holder was a process of this host that
+        died (kill -9 mid-observation: its lock is taken over, not waited on). False while a live
+        run of the same version holds it."""
+        mine = f"{version} {socket.gethostname()} {os.getpid()}"
+        if self.acquire_observe_lock(dedupe_key, mine):
+            return True
+        holder = self.get_observe_lock(dedupe_key) or ""
+        parts = holder.split()
+        if not parts or parts[0] != version:
+            return True
+        if len(parts) == 3 and parts[1] == socket.gethostname() and parts[2].isdigit():
+            pid = int(parts[2])
+            if pid == os.getpid() or not process_alive(pid):
+                self.release_observe_lock(dedupe_key, holder)
+                self.acquire_observe_lock(dedupe_key, mine)
+                return True
+        return False
 
     # --- hot observations --------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from memory_pipeline.config import Settings
 from memory_pipeline.faults import check_disk_space
 
 FILE_MODE = 0o600
@@ -37,7 +38,7 @@ def unix_socket_path(folder: Path, name: str) -> Path:
     if len(os.fsencode(inside)) <= SOCKET_PATH_MAX:
         return inside
     digest = hashlib.sha256(os.fsencode(folder)).hexdigest()[:20]
-    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
+    base = Settings.from_env().runtime_dir
     return base / f"memory-pipeline-{os.getuid()}" / f"{digest}-{name}"
 
 
@@ -94,6 +95,14 @@ def atomic_write_json(path: Path, value: object) -> None:
     atomic_write_text(path, json.dumps(value, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
+# The state/ layout: every path the pipeline keeps for itself, by name.
+STATE_NAMES = {
+    "dagster": "dagster", "llm_cache": "llm-cache", "qdrant": "qdrant", "redis": "redis", "hooks": "hooks",
+    "index": "index", "locks": "locks", "snapshots": "memory_snapshots", "review": "review",
+    "recall_pid": "recall-service.pid", "recall_log": "recall-service.log", "intake_settled": "intake-settled.json",
+}
+
+
 class Workspace:
     """Paths and safe file operations for one workspace folder."""
 
@@ -125,23 +134,49 @@ class Workspace:
     def review_md(self) -> Path:
         return self.root / "REVIEW.md"
 
+    @property
+    def events_root(self) -> Path:
+        return self.root / "events"
+
     def events_dir(self, day: str) -> Path:
-        return self.root / "events" / day
+        return self.events_root / day
+
+    def sessions_dir(self, day: str) -> Path:
+        return self.root / "sessions" / day
+
+    @property
+    def observations_root(self) -> Path:
+        return self.root / "observations"
 
     def observations_dir(self, day: str) -> Path:
-        return self.root / "observations" / day
+        return self.observations_root / day
+
+    def reflection_path(self, day: str) -> Path:
+        return self.root / "reflections" / f"{day}.json"
+
+    @property
+    def memory_dir(self) -> Path:
+        """The daily logs memory/YYYY-MM-DD.md."""
+        return self.root / "memory"
 
     def daily_log(self, day: str) -> Path:
-        return self.root / "memory" / f"{day}.md"
+        return self.memory_dir / f"{day}.md"
+
+    # --- state/: what the pipeline keeps for itself ------------------------------------
+    def state_path(self, name: str) -> Path:
+        """state/<name>, one of STATE_NAMES (the only place the state layout is spelled)."""
+        if name not in STATE_NAMES:
+            raise ValueError(f"unknown state path {name!r}")
+        return self.state / STATE_NAMES[name]
 
     def lock_path(self, name: str) -> Path:
-        return ensure_dir(self.state / "locks") / f"{name}.lock"
+        return ensure_dir(self.state_path("locks")) / f"{name}.lock"
 
     def create(self) -> "Workspace":
         """Make the layout. Also sets this process's umask to 077, so the files other libraries
         create for it (Qdrant's store, Dagster's SQLite, lock files) are user-only too."""
         os.umask(0o077)
-        for path in (self.root, self.inbox, self.quarantine, self.transcripts, self.state, self.root / "memory"):
+        for path in (self.root, self.inbox, self.quarantine, self.transcripts, self.state, self.memory_dir):
             ensure_dir(path)
         os.chmod(self.root, DIR_MODE)
         return self

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from memory_pipeline_tests.support.dagster_defs import definitions
 from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.hooks.recovery import one_line
@@ -59,7 +60,7 @@ def ingested(tmp_path_factory):
         patch.setenv("MEMORY_WORKSPACE", str(workspace.root))
         patch.setenv("DAGSTER_HOME", str(root / "dagster"))
         try:
-            report = ingest(workspace)
+            report = ingest(workspace, definitions())
             assert report.success and report.accepted == 1 and report.days[0].observations == 1
             yield Ingested(workspace, env, transcript)
         finally:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from memory_pipeline.cli import main
+from memory_pipeline.main import main
 from memory_pipeline.resources.vector_shards import week_of
 from memory_pipeline_tests.flows.test_recall import ROWS, add_points
 

@@ -5,16 +5,14 @@ from __future__ import annotations
 import dagster as dg
 import pytest
 
-from memory_pipeline.defs.observe import sessions
-from memory_pipeline.defs.index import message_index
 from memory_pipeline.defs.resources import build_resources
-from memory_pipeline.definitions import defs
 from memory_pipeline.flows.intake import take_inbox
 from memory_pipeline.flows.observe import load_session
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.vector_shards import workspace_store
 from memory_pipeline_tests.conftest import SAMPLES
+from memory_pipeline_tests.support.dagster_defs import assets, definitions
 
 pytestmark = pytest.mark.slow
 
@@ -24,9 +22,9 @@ def test_message_index_materializes_idempotently(workspace):
             for path in sorted(SAMPLES.glob("*.jsonl"))}
     take_inbox(workspace)
     day = sorted(days)[0]
-    assert "message_index" in {n.name for n in defs.resolve_job_def("ingest_job").nodes}
+    assert "message_index" in {n.name for n in definitions().resolve_job_def("ingest_job").nodes}
 
-    first = dg.materialize([sessions, message_index], partition_key=day, resources=build_resources())
+    first = dg.materialize(assets("sessions", "message_index"), partition_key=day, resources=build_resources())
     store = workspace_store(workspace.state, None, dimension=384)
     stored = store.count({"tier": "messages", "date": day})
     meta = first.asset_materializations_for_node("message_index")[0].metadata
@@ -38,7 +36,7 @@ def test_message_index_materializes_idempotently(workspace):
     assert all(len(p.payload["source_message_ids"]) == 1 and p.payload["stale"] is False for p in points)
     assert {p.payload["role"] for p in points} == {"user", "assistant"}
 
-    again = dg.materialize([sessions, message_index], partition_key=day, resources=build_resources())
+    again = dg.materialize(assets("sessions", "message_index"), partition_key=day, resources=build_resources())
     meta = again.asset_materializations_for_node("message_index")[0].metadata
     assert meta["embedded_now"].value == 0 and meta["unchanged"].value == stored
     assert store.count({"tier": "messages", "date": day}) == stored

@@ -9,14 +9,14 @@ import time
 import dagster as dg
 
 from memory_pipeline.defs.resources import WorkspaceResource
-from memory_pipeline.defs.intake import inbox_sensor
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline_tests.conftest import SAMPLES
+from memory_pipeline_tests.support.dagster_defs import sensor
 
 
 def evaluate(instance, cursor=None):
     context = dg.build_sensor_context(instance=instance, cursor=cursor, resources={"workspace": WorkspaceResource()})
-    return inbox_sensor(context), context.cursor
+    return sensor("inbox_sensor")(context), context.cursor
 
 
 def test_each_new_event_requests_one_run_for_its_day(workspace):

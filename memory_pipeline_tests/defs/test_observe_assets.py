@@ -7,8 +7,7 @@ import shutil
 import dagster as dg
 import pytest
 
-from memory_pipeline.defs.observe import observation_index, observations, sessions
-from memory_pipeline.defs.resources import RedisResource, build_resources
+from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.flows.intake import take_inbox
 from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.prompts import prompts_dir
@@ -17,9 +16,10 @@ from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.vector_shards import workspace_store
 from memory_pipeline_tests.conftest import SAMPLES
+from memory_pipeline_tests.support.dagster_defs import assets
 
 pytestmark = pytest.mark.slow
-ASSETS = [sessions, observations, observation_index]
+ASSETS = ("sessions", "observations", "observation_index")
 
 
 def emit_samples(ws) -> str:
@@ -33,7 +33,7 @@ def emit_samples(ws) -> str:
 
 
 def materialize(day: str, instance=None) -> dg.ExecuteInProcessResult:
-    return dg.materialize(ASSETS, partition_key=day, resources=build_resources(), instance=instance,
+    return dg.materialize(assets(*ASSETS), partition_key=day, resources=build_resources(), instance=instance,
                           raise_on_error=False)
 
 
@@ -105,8 +105,8 @@ def test_redis_unreachable_fails_loudly_but_writes_the_daily_log(workspace, monk
     day = emit_samples(workspace)
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")
     resources = build_resources()
-    resources["redis"] = RedisResource(workspace=resources["workspace"], retry_seconds=0)
-    failed = dg.materialize([sessions, observations], partition_key=day, resources=resources,
+    monkeypatch.setenv("MEMORY_REDIS_RETRY_SECONDS", "0")
+    failed = dg.materialize(assets("sessions", "observations"), partition_key=day, resources=resources,
                             raise_on_error=False)
     assert not failed.success
     retries = [e for e in failed.all_events if e.event_type_value == "STEP_UP_FOR_RETRY"]

@@ -6,31 +6,33 @@ from datetime import date, datetime, timezone
 
 import dagster as dg
 
-from memory_pipeline.defs.reflect import reflections, reflector_code_version
-from memory_pipeline.defs.reflect_triggers import reflect_schedule, reflect_threshold_sensor, review_sensor
+from memory_pipeline import pipeline
+from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import LLMResource, RedisResource, WorkspaceResource
 from memory_pipeline.flows.review import render_review
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline_tests.support.dagster_defs import assets, definitions, schedule, sensor
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
 
 
 def test_definitions_hold_the_assets_jobs_schedule_and_sensors():
-    from memory_pipeline.definitions import defs
-
+    defs = definitions()
     assert {"reflect_job", "review_job"} <= {job.name for job in defs.jobs}
     assert defs.resolve_schedule_def("reflect_schedule").cron_schedule == "0 6 * * *"
     assert defs.resolve_sensor_def("review_sensor") and defs.resolve_sensor_def("reflect_threshold_sensor")
     job = defs.resolve_job_def("reflect_job")
     assert {n.name for n in job.graph.node_defs} == {"reflections", "proposals", "memory_md"}
+    [reflections] = assets("reflections")
     spec = next(iter(reflections.specs))
-    model = LLMResource(workspace=WorkspaceResource()).model_for("reflector")
-    assert spec.code_version == reflector_code_version() == load_prompt("reflector").code_version(model)
+    model = LLMResource(workspace=WorkspaceResource()).model_for("reflect")
+    version = pipeline.code_version("reflect", Settings.from_env())
+    assert spec.code_version == version == load_prompt("reflector").code_version(model)
 
 
 def test_schedule_reflects_the_previous_day():
     context = dg.build_schedule_context(scheduled_execution_time=datetime(2026, 11, 22, 6, 0, tzinfo=timezone.utc))
-    request = reflect_schedule(context)
+    request = schedule("reflect_schedule")(context)
     assert request.partition_key == "2026-11-21" and request.run_key == "reflect-2026-11-21"
 
 
@@ -41,15 +43,16 @@ def test_threshold_sensor_requests_one_reflection_per_day(tmp_path, redis_store,
     workspace = WorkspaceResource(root=str(tmp_path / "ws"))
     resources = {"redis": RedisResource(workspace=workspace), "workspace": workspace}
     with dg.build_sensor_context(resources=resources) as context:
-        first = reflect_threshold_sensor(context)
+        first = sensor("reflect_threshold_sensor")(context)
     assert [(r.partition_key, r.tags["memory/trigger"]) for r in first] == [(today, "token-threshold")]
     with dg.build_sensor_context(resources=resources) as context:
-        assert isinstance(reflect_threshold_sensor(context), dg.SkipReason)
+        assert isinstance(sensor("reflect_threshold_sensor")(context), dg.SkipReason)
 
 
 def test_review_sensor_fires_on_user_edits_only(tmp_path, proposal_store):
     workspace = Workspace(tmp_path / "ws").create()
     resources = {"workspace": WorkspaceResource(root=str(workspace.root))}
+    review_sensor = sensor("review_sensor")
     assert isinstance(review_sensor(dg.build_sensor_context(resources=resources)), dg.SkipReason)
     render_review(workspace, proposal_store, datetime.now(timezone.utc))
     context = dg.build_sensor_context(resources=resources)

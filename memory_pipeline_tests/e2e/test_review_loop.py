@@ -11,7 +11,8 @@ from datetime import datetime, timezone
 import dagster as dg
 import pytest
 
-from memory_pipeline.defs.reflect import TODAY_TAG, memory_md, proposals, reflections
+from memory_pipeline.defs.review import TODAY_TAG
+from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.flows.intake import take_inbox
 from memory_pipeline.flows.observe import collect_sessions, observe_day
@@ -56,7 +57,7 @@ def test_review_loop_end_to_end(workspace_dir, proposal_store, tmp_path, monkeyp
     workspace.memory_md.write_text(EARLIER)
     observe_samples(workspace, proposal_store.store, tmp_path)
 
-    result = dg.materialize([reflections, proposals, memory_md], partition_key=DAY, resources=build_resources(),
+    result = dg.materialize(assets("reflections", "proposals", "memory_md"), partition_key=DAY, resources=build_resources(),
                             tags={TODAY_TAG: DAY})
     assert result.success
     checks = {e.check_name: e.passed for e in result.get_asset_check_evaluations()}

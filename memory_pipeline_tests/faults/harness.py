@@ -149,6 +149,7 @@ def using_workspace(ws: Workspace, **extra: str):
 def ingest_here(ws: Workspace, **extra: str):
     """`ingest` in this process (the embedding model stays loaded between runs)."""
     from memory_pipeline.flows.ingest import ingest
+    from memory_pipeline_tests.support.dagster_defs import definitions
 
     with using_workspace(ws, **extra):
-        return ingest(ws)
+        return ingest(ws, definitions())

@@ -6,7 +6,8 @@ from __future__ import annotations
 import dagster as dg
 import pytest
 
-from memory_pipeline.defs.reflect import TODAY_TAG, proposals, reflections
+from memory_pipeline.defs.review import TODAY_TAG
+from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.proposals import ProposalStore
@@ -30,7 +31,7 @@ def staged(ws) -> list[str]:
         emit_session_event(ws, path, trigger="shutdown", use_transcript_time=True)
     assert ingest_here(ws).success
     with using_workspace(ws):
-        result = dg.materialize([reflections, proposals], partition_key=DAY, resources=build_resources(),
+        result = dg.materialize(assets("reflections", "proposals"), partition_key=DAY, resources=build_resources(),
                                 tags={TODAY_TAG: DAY})
         assert result.success
         return [p.id for p in ProposalStore(RedisStore(connect_redis(None, ws.state))).pending()]

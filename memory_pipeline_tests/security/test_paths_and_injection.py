@@ -9,7 +9,8 @@ from datetime import datetime, timezone
 import dagster as dg
 import pytest
 
-from memory_pipeline.defs.reflect import TODAY_TAG, proposals, reflections
+from memory_pipeline.defs.review import TODAY_TAG
+from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.observe import load_observations
@@ -85,7 +86,7 @@ def test_prompt_injection_is_only_observed_and_never_promoted_without_review(wor
     emit_session_event(ws, SAMPLES / "pi-api-refactor.jsonl", trigger="shutdown", use_transcript_time=True)
     assert ingest_here(ws).success
     with using_workspace(ws):
-        result = dg.materialize([reflections, proposals], partition_key="2026-11-21", resources=build_resources(),
+        result = dg.materialize(assets("reflections", "proposals"), partition_key="2026-11-21", resources=build_resources(),
                                 tags={TODAY_TAG: "2026-11-21"})
         assert result.success
         staged = ProposalStore(RedisStore(connect_redis(None, ws.state))).all().values()

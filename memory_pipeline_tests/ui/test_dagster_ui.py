@@ -31,21 +31,21 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 @pytest.fixture
 def demo_workspace(workspace):
     """The demo's workspace, reflected for 2026-11-21, with one proposal approved into MEMORY.md."""
-    from memory_pipeline.defs.reflect import memory_md, proposals, reflections
+    from memory_pipeline_tests.support.dagster_defs import assets
     from memory_pipeline.defs.resources import build_resources
     from memory_pipeline.resources.proposals import ProposalStore
     from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 
     assert cli("demo").returncode == 0
     with dg.DagsterInstance.get() as instance:
-        reflect = dg.materialize([reflections, proposals, memory_md], partition_key="2026-11-21",
+        reflect = dg.materialize(assets("reflections", "proposals", "memory_md"), partition_key="2026-11-21",
                                  resources=build_resources(), instance=instance)
         assert reflect.success
         pending = ProposalStore(RedisStore(connect_redis(None, workspace.state))).pending()
         assert pending, "the demo's reflection staged no proposal"
         approved = pending[0]
         assert cli("review", "approve", approved.id).returncode == 0
-        assert dg.materialize([memory_md], partition_key="2026-11-21", resources=build_resources(),
+        assert dg.materialize(assets("memory_md"), partition_key="2026-11-21", resources=build_resources(),
                               instance=instance).success
     return workspace, approved
 

@@ -9,11 +9,11 @@ checkpoint. SessionStart(compact) turns the checkpoint and the cache into the re
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from datetime import datetime, timedelta
 
+from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.hooks.memory import find_memories
 from memory_pipeline.flows.hooks.claude_code import HookResult, parse_session, session_start_output, transcript_file
@@ -49,12 +49,10 @@ REFRESH_STALE = timedelta(seconds=120)
 
 
 def configured_window() -> int | None:
-    value = os.environ.get(WINDOW_ENV, "").strip()
-    if not value:
-        return None
-    if not value.isdigit() or int(value) <= 0:
+    value = Settings.from_env().context_window
+    if value is not None and value <= 0:
         raise BadInputError(f"{WINDOW_ENV} must be a positive number of tokens, got {value!r}")
-    return int(value)
+    return value
 
 
 def tail_of(payload: HookPayload) -> TailReading:

@@ -6,7 +6,6 @@ index in memory); when the service cannot start, the search runs in this process
 
 from __future__ import annotations
 
-import os
 import sys
 from datetime import date, datetime, time, timezone
 from pathlib import Path
@@ -34,20 +33,12 @@ def as_timestamp(now: datetime | date | float | int | None) -> float | None:
 
 
 def idle_timeout() -> float:
-    raw = os.environ.get("MEMORY_RECALL_IDLE_TIMEOUT")
-    try:
-        return float(raw) if raw else recall_service.DEFAULT_IDLE_TIMEOUT
-    except ValueError as exc:
-        raise BadInputError(f"MEMORY_RECALL_IDLE_TIMEOUT must be seconds, got {raw!r}") from exc
+    return Settings.from_env().recall_idle_timeout
 
 
 def start_timeout() -> float:
     """Seconds to wait for a cold service (model + index load; ~40 s at 100k local points)."""
-    raw = os.environ.get("MEMORY_RECALL_START_TIMEOUT")
-    try:
-        return float(raw) if raw else 90.0
-    except ValueError as exc:
-        raise BadInputError(f"MEMORY_RECALL_START_TIMEOUT must be seconds, got {raw!r}") from exc
+    return Settings.from_env().recall_start_timeout
 
 
 def service_command(workspace: Workspace) -> list[str]:
@@ -67,7 +58,7 @@ def local_engine(workspace: Workspace):
 
 def store_is_empty(workspace: Workspace, settings: Settings) -> bool:
     """Local mode with no store folder yet: nothing was ever indexed."""
-    return not settings.qdrant_url and not (workspace.state / "qdrant").exists()
+    return not settings.qdrant_url and not workspace.state_path("qdrant").exists()
 
 
 def via_service(workspace: Workspace, args: dict) -> list[RecallHit]:

@@ -6,7 +6,6 @@ the index (in a background thread, answering from the previous index meanwhile).
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
@@ -56,20 +55,14 @@ def open_store(workspace: Workspace, settings: Settings, dimension: int, lock_ti
     from memory_pipeline.resources.vector_shards import workspace_store
 
     if lock_timeout is None:
-        lock_timeout = float(os.environ.get("MEMORY_QDRANT_LOCK_TIMEOUT") or 10.0)
+        lock_timeout = settings.qdrant_lock_timeout
     return workspace_store(workspace.state, settings.qdrant_url, dimension=dimension,
                            api_key=settings.qdrant_api_key, lock_timeout=lock_timeout)
 
 
-def default_rank_options() -> RankOptions:
-    """RankOptions with MEMORY_RECALL_DECAY_RATE (per day) applied when set."""
-    raw = os.environ.get("MEMORY_RECALL_DECAY_RATE")
-    if not raw:
-        return RankOptions()
-    try:
-        rate = float(raw)
-    except ValueError as exc:
-        raise BadInputError(f"MEMORY_RECALL_DECAY_RATE must be a number, got {raw!r}") from exc
+def default_rank_options(settings: Settings | None = None) -> RankOptions:
+    """The one default ranking: RankOptions with the MEMORY_RECALL_DECAY_RATE setting (per day)."""
+    rate = (settings or Settings.from_env()).recall_decay_rate
     if rate < 0:
         raise BadInputError(f"MEMORY_RECALL_DECAY_RATE must not be negative, got {rate}")
     return RankOptions(decay_rate=rate)
@@ -80,7 +73,7 @@ class RecallEngine:
                  prefetch: int = 100, store=None, embedder=None) -> None:
         self.workspace = workspace
         self.settings = settings or Settings.from_env()
-        self.options = options or default_rank_options()
+        self.options = options or default_rank_options(self.settings)
         self.prefetch = prefetch
         self._embedder = embedder
         self._store = store

@@ -11,6 +11,7 @@ import sys
 import time
 import traceback
 
+from memory_pipeline.config import Settings, configure_process
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
 from memory_pipeline.resources.recall_service import DEFAULT_IDLE_TIMEOUT, serve
@@ -73,7 +74,7 @@ def limit_torch_threads() -> None:
     two (MEMORY_RECALL_TORCH_THREADS overrides)."""
     import torch
 
-    torch.set_num_threads(max(1, int(os.environ.get("MEMORY_RECALL_TORCH_THREADS") or 1)))
+    torch.set_num_threads(max(1, Settings.from_env().recall_torch_threads))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,8 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workspace", required=True)
     parser.add_argument("--idle-timeout", type=float, default=DEFAULT_IDLE_TIMEOUT)
     args = parser.parse_args(argv)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    configure_process()
     workspace = Workspace(args.workspace).create()
     limit_torch_threads()
     engine = RecallEngine(workspace)

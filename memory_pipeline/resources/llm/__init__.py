@@ -5,7 +5,6 @@ Stages never import this; assets call `LLMClient.complete` and pass the text to 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from memory_pipeline.config import Settings
@@ -43,8 +42,9 @@ def build_llm_client(settings: Settings, cache_dir: Path | None) -> LLMClient:
                 "MEMORY_LLM_PROVIDER=anthropic needs ANTHROPIC_API_KEY; set it, "
                 "or set MEMORY_LLM_PROVIDER=offline to run without a model"
             )
-        timeout = float(os.environ.get("MEMORY_LLM_TIMEOUT_SECONDS") or 60.0)
-        return LLMClient(AnthropicProvider(settings.anthropic_api_key, settings.anthropic_base_url, timeout), cache_dir)
+        provider = AnthropicProvider(settings.anthropic_api_key, settings.anthropic_base_url,
+                                     settings.llm_timeout_seconds)
+        return LLMClient(provider, cache_dir)
     raise BadInputError(
         f"unknown LLM provider {settings.llm_provider!r} (MEMORY_LLM_PROVIDER): use 'offline' or 'anthropic'"
     )

@@ -7,6 +7,7 @@ from memory_pipeline.prompts import Prompt
 from memory_pipeline.stages.observe.observer import build_observer_messages, observation_from_output, parse_observer_output
 from memory_pipeline.stages.redact import redact_transcript
 from memory_pipeline.stages.transcripts import serialize_transcript
+from memory_pipeline.ports import Completer
 
 MAX_TRANSCRIPT_CHARS = 400_000
 
@@ -21,7 +22,7 @@ def _validator(refs: dict[str, str]):
     return validate
 
 
-def observe_session(transcript: Transcript, event: SessionEvent, *, llm, prompt: Prompt, model: str) -> Observation:
+def observe_session(transcript: Transcript, event: SessionEvent, *, llm: Completer, prompt: Prompt, model: str) -> Observation:
     """Run the Observer over one transcript window. `llm` is an LLMClient."""
     clean = redact_transcript(transcript)
     serialized = serialize_transcript(clean.messages)

@@ -1,0 +1,55 @@
+"""What the pipeline is, without Dagster: its stages, their days, models and code versions.
+
+defs/ turns these facts into assets, partitions, sensors and schedules; the CLI, the flows and
+the benchmarks read them from here, so nothing below the wiring imports it.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+
+from memory_pipeline.config import Settings
+from memory_pipeline.prompts import load_prompt
+
+OFFLINE_MODEL = "offline-extractive-1"
+# The stages that ask a model, by the prompt file they use (prompts/<name>.md).
+LLM_STAGES = {"observe": "observer", "reflect": "reflector", "rewrite": "rewrite"}
+# Code versions of the stages without a prompt: bump one when its output changes for the same input.
+FIXED_VERSIONS = {"sessions": "sessions-1", "observation_index": "index-1", "message_index": "message-index-2",
+                  "proposals": "proposals-1", "memory_md": "memory-md-1"}
+
+
+def model_for(settings: Settings, task: str) -> str:
+    """The model a task runs on: the offline extractor, the Reflector's model, or the Observer's."""
+    if settings.llm_provider == "offline":
+        return OFFLINE_MODEL
+    return settings.reflector_model if task in ("reflect", "reflector") else settings.observer_model
+
+
+def code_version(stage: str, settings: Settings) -> str:
+    """A stage's code version: its prompt's hash and its model for LLM stages, a fixed tag otherwise."""
+    if stage in LLM_STAGES:
+        return load_prompt(LLM_STAGES[stage], settings.prompts_dir).code_version(model_for(settings, stage))
+    return FIXED_VERSIONS[stage]
+
+
+def partitions_start(settings: Settings) -> str:
+    return settings.partitions_start
+
+
+def today_utc() -> date:
+    return datetime.now(timezone.utc).date()
+
+
+def valid_day(day: str, settings: Settings, today: date | None = None) -> bool:
+    """A day has a partition: YYYY-MM-DD between the partitions' first day and today (inclusive)."""
+    try:
+        parsed = date.fromisoformat(day)
+    except (TypeError, ValueError):
+        return False
+    return date.fromisoformat(settings.partitions_start) <= parsed <= (today or today_utc())
+
+
+def day_checker(settings: Settings):
+    """`valid_day` bound to the settings, for the inbox and import (callable(day) -> bool)."""
+    return lambda day: valid_day(day, settings)

@@ -1,0 +1,102 @@
+"""The seams between stages, flows and resources, as small protocols.
+
+A flow that takes a store, an embedder or an LLM names one of these, so a reader (and a type
+checker) knows what answers the call; resources/ holds the implementations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from memory_pipeline.models import LLMUsage, Proposal
+    from memory_pipeline.resources.vector_points import StorePoint
+
+T = TypeVar("T")
+
+
+class Completer(Protocol):
+    """One LLM call: cached, retried and validated (resources.llm.client.LLMClient)."""
+
+    def complete(self, *, task: str, model: str, system: str, prompt: str, max_tokens: int = 4096,
+                 validate: Callable[[str], T] | None = None) -> tuple[T | str, "LLMUsage"]: ...
+
+
+class Embedder(Protocol):
+    """Sentence embeddings (resources.embedder.Embedder)."""
+
+    model_name: str
+
+    @property
+    def dimension(self) -> int: ...
+
+    def encode(self, texts: list[str]) -> list[list[float]]: ...
+
+    def encode_query(self, text: str) -> list[float]: ...
+
+
+class VectorIndex(Protocol):
+    """The vector + keyword store of one day's points (resources.vector_store.VectorStore)."""
+
+    def session(self) -> AbstractContextManager[Any]: ...
+
+    def ensure_collection(self) -> None: ...
+
+    def upsert(self, points: list["StorePoint"]) -> None: ...
+
+    def delete(self, ids: list[str]) -> None: ...
+
+    def missing_or_changed(self, ids_and_hashes: dict[str, str]) -> set[str]: ...
+
+    def count(self, filter: dict[str, Any] | None = None) -> int: ...
+
+    def scroll_all(self, with_vectors: bool = False,
+                   payload_filter: dict[str, Any] | None = None) -> Iterator["StorePoint"]: ...
+
+
+class ShardedIndex(VectorIndex, Protocol):
+    """The workspace's store: a server collection, or local stores by ISO week (vector_shards)."""
+
+    def for_day(self, day: str) -> VectorIndex: ...
+
+
+class ObserveLock(Protocol):
+    """The Observer's per-event lock (Redis SET NX with takeover of dead holders)."""
+
+    def claim_observe_lock(self, dedupe_key: str, version: str) -> bool: ...
+
+    def release_observe_lock(self, dedupe_key: str, value: str | None = None) -> bool: ...
+
+
+class HotList(Protocol):
+    """The day's hot list of observations in Redis."""
+
+    def observations(self, day: str) -> list[dict]: ...
+
+    def push_observation(self, day: str, entry: dict, ttl_days: int = 30) -> bool: ...
+
+    def replace_observation(self, day: str, index: int, entry: dict) -> None: ...
+
+    def mark_reflect_triggered(self, day: str) -> bool: ...
+
+
+class ObserveStore(ObserveLock, HotList, Protocol):
+    """What the Observer's flow needs of Redis: the lock and the hot list."""
+
+
+class ProposalStore(Protocol):
+    """Staged proposals and their review state (resources.proposals.ProposalStore)."""
+
+    def get(self, pid: str) -> "Proposal | None": ...
+
+    def save(self, proposal: "Proposal") -> None: ...
+
+    def all(self) -> dict[str, "Proposal"]: ...
+
+    def pending(self) -> list["Proposal"]: ...
+
+    def transition(self, pid: str, expected: str, status: str, **fields: object) -> bool: ...
+
+    def update(self, pid: str, **fields: object) -> None: ...
