@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install browser demo test ui bench clean
+.PHONY: install browser demo test test-fast ui bench clean
 
 install: $(VENV)/.installed browser
 
@@ -30,6 +30,10 @@ demo: install
 
 test: install
 	$(BIN)/python -m pytest -q
+
+# The tests that need neither the embedding model nor Dagster (under 2 minutes).
+test-fast: install
+	MEMORY_TEST_FAST=1 $(BIN)/python -m pytest -q -m "not slow and not browser"
 
 ui: install
 	$(BIN)/memory-pipeline ui

@@ -134,3 +134,7 @@ def set_process_environment(**variables: str) -> None:
     """Point this process (and the children it starts) at other settings: a benchmark's own
     workspace. Only harnesses call it; nothing reads settings from anywhere but `Settings`."""
     os.environ.update(variables)
+
+
+if __name__ == "__main__":  # `python -m memory_pipeline.config` prints the README's table
+    print(settings_table())

@@ -18,7 +18,6 @@ import os
 import time
 from pathlib import Path
 
-
 _paused: set[str] = set()
 
 

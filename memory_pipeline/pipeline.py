@@ -12,6 +12,8 @@ from memory_pipeline.config import Settings
 from memory_pipeline.prompts import load_prompt
 
 OFFLINE_MODEL = "offline-extractive-1"
+# The module Dagster loads (`dagster dev -m …`, [tool.dg.project] in pyproject.toml).
+DEFINITIONS_MODULE = "memory_pipeline.definitions"
 # The stages that ask a model, by the prompt file they use (prompts/<name>.md).
 LLM_STAGES = {"observe": "observer", "reflect": "reflector", "rewrite": "rewrite"}
 # Code versions of the stages without a prompt: bump one when its output changes for the same input.

@@ -12,6 +12,7 @@ import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+
 from memory_pipeline.config import Settings, set_process_environment
 
 
@@ -21,11 +22,11 @@ def _step_seconds(instance, run_id: str) -> dict[str, float]:
 
 def bench_ingest(definitions, sessions: int = 50, turns: int = 8, repeats: int = 3) -> dict:
     from memory_pipeline.bench.synthetic import write_sessions
+    from memory_pipeline.flows.emit import emit_session_event
+    from memory_pipeline.flows.index import observation_points
     from memory_pipeline.flows.ingest import ingest
     from memory_pipeline.flows.observe import load_observations
-    from memory_pipeline.flows.index import observation_points
     from memory_pipeline.flows.runs import get_instance
-    from memory_pipeline.flows.emit import emit_session_event
     from memory_pipeline.resources.embedder import get_embedder
     from memory_pipeline.resources.workspace import Workspace
 

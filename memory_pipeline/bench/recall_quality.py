@@ -16,7 +16,7 @@ from pathlib import Path
 
 from memory_pipeline.bench.locomo import DEFAULT_DATA, ingest_conversation, load_conversations
 from memory_pipeline.bench.locomo_eval import MAX_SOURCES, Variant, evaluate, merge, table
-from memory_pipeline.stages.recall.rank import RankOptions, RecallFilters
+from memory_pipeline.stages.recall.rank import RecallFilters
 
 VARIANTS = [
     Variant("recall() defaults: decay 0.01", through_api=True, decay_rate=None),

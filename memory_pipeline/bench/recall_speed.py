@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+
 from memory_pipeline.config import set_process_environment
 
 WORDS = ("redis pool timeout pagination orders api worker memory docker image cache ci flaky test deploy "

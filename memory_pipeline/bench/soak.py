@@ -13,6 +13,7 @@ import tempfile
 import time
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
+
 from memory_pipeline.config import Settings, set_process_environment
 
 QUERIES = ["redis connection pool", "pagination is slow", "CI cache key", "memory growth in the worker",
@@ -82,9 +83,9 @@ def recall_latency(workspace, queries: int) -> dict | None:
 def bench_soak(definitions, days: int = 30, sessions_per_day: int = 50, turns: int = 6, queries: int = 50,
                root: Path | None = None, progress=None) -> dict:
     from memory_pipeline.bench.synthetic import write_sessions
+    from memory_pipeline.flows.emit import emit_session_event
     from memory_pipeline.flows.ingest import ingest
     from memory_pipeline.resources.embedded_redis import EmbeddedRedis
-    from memory_pipeline.flows.emit import emit_session_event
     from memory_pipeline.resources.workspace import Workspace
 
     with tempfile.TemporaryDirectory(prefix="mp-soak-", dir=root) as tmp:

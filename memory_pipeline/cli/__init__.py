@@ -6,16 +6,12 @@ Exit codes: 0 ok, 1 operational error, 2 bad input.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 import sys
+from collections.abc import Callable
 
 from memory_pipeline.config import configure_process
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 
-COMMAND_MODULES = ["events", "ingest", "demo", "status", "bench", "ui"]
-COMMAND_MODULES += ["hook", "install_hooks", "import_cmd"]  # agent integration (issue 4)
-COMMAND_MODULES += ["reflect", "review", "brief"]  # reflection, review and briefing (issue 3)
-COMMAND_MODULES += ["recall"]  # recall and the recall service (issue 6)
 
 
 def _no_definitions() -> object:
@@ -24,15 +20,19 @@ def _no_definitions() -> object:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    import importlib
+    from memory_pipeline.cli import (
+        bench, brief, demo, events, hook, import_cmd, ingest, install_hooks, recall, reflect, review, status, ui,
+    )
 
+    commands = [events, ingest, demo, status, bench, ui, hook, install_hooks, import_cmd, reflect, review, brief,
+                recall]
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Durable, reviewable, searchable memory for coding agents.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(f"memory_pipeline.cli.{name}").register(sub)
+    for command in commands:
+        command.register(sub)
     return parser
 
 

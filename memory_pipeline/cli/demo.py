@@ -6,6 +6,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from memory_pipeline.cli.common import console, workspace_from_env
+from memory_pipeline.pipeline import DEFINITIONS_MODULE
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -83,5 +84,5 @@ def run_demo(args) -> int:
     out.print(f"observations {workspace.observations_root}")
     out.print(f"Qdrant store {workspace.state_path('qdrant')}   Redis socket {workspace.state_path('redis') / 'redis.sock'}")
     out.print("open the UI:  "
-              f"DAGSTER_HOME={home} MEMORY_WORKSPACE={workspace.root} dagster dev -m memory_pipeline.definitions")
+              f"DAGSTER_HOME={home} MEMORY_WORKSPACE={workspace.root} dagster dev -m {DEFINITIONS_MODULE}")
     return 0 if all(r.success for r in runs) else 1

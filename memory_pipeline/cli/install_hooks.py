@@ -10,8 +10,8 @@ import stat
 import sys
 from pathlib import Path
 
-from memory_pipeline.config import workspace_override
 from memory_pipeline.cli.common import add_json_flag, print_json
+from memory_pipeline.config import workspace_override
 from memory_pipeline.errors import BadInputError
 
 

@@ -37,8 +37,8 @@ def service_status(workspace, settings: Settings) -> dict:
 def counts(workspace) -> dict:
     from memory_pipeline import pipeline
     from memory_pipeline.flows.intake import pending_days
-    from memory_pipeline.flows.runs import get_instance
     from memory_pipeline.flows.observe import load_observations
+    from memory_pipeline.flows.runs import get_instance
     from memory_pipeline.resources.inbox import Inbox
 
     inbox = Inbox(workspace)

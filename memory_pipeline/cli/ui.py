@@ -7,9 +7,10 @@ import shutil
 import sys
 from pathlib import Path
 
-from memory_pipeline.config import child_environment
 from memory_pipeline.cli.common import workspace_from_env
+from memory_pipeline.config import child_environment
 from memory_pipeline.errors import MemoryPipelineError
+from memory_pipeline.pipeline import DEFINITIONS_MODULE
 
 
 def register(sub) -> None:
@@ -29,5 +30,5 @@ def run_ui(args) -> int:
         raise MemoryPipelineError("the dagster command is not installed in this environment")
     print(f"workspace {workspace.root}\nDAGSTER_HOME {home}\nhttp://{args.host}:{args.port}", flush=True)
     env = child_environment(MEMORY_WORKSPACE=str(workspace.root), DAGSTER_HOME=str(home))
-    os.execve(dagster, [dagster, "dev", "-m", "memory_pipeline.definitions", "-h", args.host, "-p", str(args.port)], env)
+    os.execve(dagster, [dagster, "dev", "-m", DEFINITIONS_MODULE, "-h", args.host, "-p", str(args.port)], env)
     return 0

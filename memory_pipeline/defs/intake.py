@@ -12,9 +12,7 @@ from memory_pipeline.flows.intake import needs_observation, take_inbox
 from memory_pipeline.resources.inbox import Inbox
 
 if TYPE_CHECKING:  # what dg.define_asset_job returns
-    from dagster._core.definitions.unresolved_asset_job_definition import (
-        UnresolvedAssetJobDefinition as AssetJob,
-    )
+    from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition as AssetJob
 
 
 def ingest_job() -> "AssetJob":

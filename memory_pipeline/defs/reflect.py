@@ -3,7 +3,6 @@ token-threshold sensor. reflect_job runs reflections → proposals → memory_md
 
 from collections import Counter
 from datetime import date, timedelta
-
 from typing import TYPE_CHECKING
 
 import dagster as dg
@@ -15,9 +14,7 @@ from memory_pipeline.errors import LLMError
 from memory_pipeline.flows.reflect import days_to_reflect, reflect_day
 
 if TYPE_CHECKING:  # what dg.define_asset_job returns
-    from dagster._core.definitions.unresolved_asset_job_definition import (
-        UnresolvedAssetJobDefinition as AssetJob,
-    )
+    from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition as AssetJob
 
 GROUP = "reflect"
 

@@ -2,7 +2,6 @@
 review_job and the REVIEW.md sensor."""
 
 from datetime import date, datetime
-
 from typing import TYPE_CHECKING
 
 import dagster as dg
@@ -21,9 +20,7 @@ from memory_pipeline.stages.review.memory_md import lines_lost, promoted_ids, un
 from memory_pipeline.stages.tokens import estimate_tokens
 
 if TYPE_CHECKING:  # what dg.define_asset_job returns
-    from dagster._core.definitions.unresolved_asset_job_definition import (
-        UnresolvedAssetJobDefinition as AssetJob,
-    )
+    from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition as AssetJob
 
 TODAY_TAG = "memory/today"  # a run tag that sets the review clock (tests, replays)
 

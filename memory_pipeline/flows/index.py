@@ -12,10 +12,10 @@ from pathlib import Path
 
 from memory_pipeline.faults import pause_point
 from memory_pipeline.models import Observation, content_hash, stable_id
+from memory_pipeline.ports import Embedder, ShardedIndex, VectorIndex
 from memory_pipeline.resources.vector_store import StorePoint
 from memory_pipeline.resources.workspace import Workspace, atomic_write_json
 from memory_pipeline.stages.index.sparse import sparse_vector
-from memory_pipeline.ports import Embedder, ShardedIndex, VectorIndex
 
 
 @dataclass
@@ -132,7 +132,7 @@ def index_observations(store: ShardedIndex, embedder: Embedder, day: str, observ
     return index_day(store, embedder, day, "observations", points, manifest_dir)
 
 
-def index_observation_day(workspace: Workspace, store: VectorIndex, embedder: Embedder, day: str) -> IndexStats:
+def index_observation_day(workspace: Workspace, store: ShardedIndex, embedder: Embedder, day: str) -> IndexStats:
     """The `observation_index` asset's work: the day's observations, their manifest in state/index."""
     from memory_pipeline.flows.observe import load_observations
 

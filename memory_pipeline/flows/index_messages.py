@@ -10,11 +10,11 @@ from pathlib import Path
 
 from memory_pipeline.flows.index import IndexStats, index_day
 from memory_pipeline.flows.observe import collect_sessions, load_session
+from memory_pipeline.ports import Embedder, ShardedIndex
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.vector_store import StorePoint
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.message_docs import DocOptions, message_documents
-from memory_pipeline.ports import Embedder, ShardedIndex
 
 
 def day_message_points(workspace: Workspace, day: str, options: DocOptions = DocOptions()) -> list[StorePoint]:
@@ -38,7 +38,7 @@ def index_messages(store: ShardedIndex, embedder: Embedder, day: str, points: li
     return index_day(store, embedder, day, "messages", points, manifest_dir)
 
 
-def index_message_day(workspace: Workspace, store: VectorIndex, embedder: Embedder, day: str) -> IndexStats:
+def index_message_day(workspace: Workspace, store: ShardedIndex, embedder: Embedder, day: str) -> IndexStats:
     """The `message_index` asset's work: every message of the day's sessions, manifest in state/index."""
     return index_messages(store, embedder, day, day_message_points(workspace, day),
                           manifest_dir=workspace.state_path("index"))

@@ -13,6 +13,7 @@ from pathlib import Path
 from memory_pipeline.errors import BadInputError, ServiceError
 from memory_pipeline.faults import pause_point
 from memory_pipeline.models import LLMUsage, Observation, SessionEvent, Transcript
+from memory_pipeline.ports import Completer, ObserveStore
 from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.resources.inbox import Inbox
@@ -20,7 +21,6 @@ from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.observe.observer import format_segments_for_log
 from memory_pipeline.stages.observe.session import observe_session
 from memory_pipeline.stages.redact import redact_transcript
-from memory_pipeline.ports import Completer, ObserveStore
 
 
 @dataclass

@@ -14,12 +14,12 @@ from datetime import datetime
 from memory_pipeline.flows.promote import log_outcomes
 from memory_pipeline.flows.review import REVIEW_LOCK, ReviewReport, render_review, sync_review_edits
 from memory_pipeline.models import Proposal, ProposalDraft, Reflection
+from memory_pipeline.ports import Embedder
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.memory_md import bullet_texts
 from memory_pipeline.stages.review.review_md import next_numbers, normalize_text, text_key
-from memory_pipeline.ports import Embedder
 
 NEAR_DUPLICATE_SIMILARITY = 0.85
 

@@ -12,15 +12,15 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
+from memory_pipeline.flows.observe import hot_entry, load_observations
 from memory_pipeline.models import Observation, Reflection, content_hash
+from memory_pipeline.ports import Completer, HotList
 from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.daily_log import DailyLog, marker
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.flows.observe import hot_entry, load_observations
 from memory_pipeline.stages.reflect.reflector import needs_redistill, redistill, reflect_observations
 from memory_pipeline.stages.tokens import estimate_tokens
-from memory_pipeline.ports import Completer, HotList
 
 REFLECT_WINDOW_DAYS = 7
 

@@ -9,7 +9,6 @@ non-atomic writer: it is left for the next pass.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import dataclass
@@ -171,6 +170,3 @@ class Inbox:
                 transcript = transcript.model_copy(update={"messages": transcript.messages[ids.index(start):]})
         return transcript
 
-
-def read_json(path: Path) -> object:
-    return json.loads(path.read_text(encoding="utf-8"))

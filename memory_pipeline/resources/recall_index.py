@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from memory_pipeline.stages.recall.rank import PRIORITIES, TIERS, RecallFilters
-from memory_pipeline.stages.index.sparse import tokenize
 from memory_pipeline.ports import VectorIndex
+from memory_pipeline.stages.index.sparse import tokenize
+from memory_pipeline.stages.recall.rank import PRIORITIES, TIERS, RecallFilters
 
 if TYPE_CHECKING:
     from memory_pipeline.resources.vector_points import StorePoint

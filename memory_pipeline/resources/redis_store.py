@@ -165,9 +165,6 @@ class RedisStore:
     def observations(self, day: str) -> list[dict]:
         return [json.loads(raw) for raw in self._call(self.client.lrange, self.observations_key(day), 0, -1)]
 
-    def has_observation(self, day: str, dedupe_key: str) -> bool:
-        return bool(self._call(self.client.sismember, f"{self.observations_key(day)}:keys", dedupe_key))
-
     def replace_observation(self, day: str, index: int, entry: dict) -> None:
         """LSET: replace the entry at `index` (used by recursive distillation)."""
         key = self.observations_key(day)

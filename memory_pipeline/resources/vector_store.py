@@ -245,48 +245,6 @@ class VectorStore:
                 if offset is None:
                     return
 
-    def hybrid_query(
-        self,
-        dense: list[float],
-        sparse: tuple[list[int], list[float]],
-        limit: int = 10,
-        prefetch_limit: int = 50,
-        filter: dict[str, Any] | None = None,
-    ) -> list[StoreHit]:
-        """Dense and sparse candidates fused by reciprocal rank (RRF)."""
-        if not sparse[0]:
-            return self.dense_query(dense, limit=limit, filter=filter)
-        qfilter = build_filter(filter)
-        prefetch = [
-            models.Prefetch(query=dense, using=DENSE, limit=prefetch_limit, filter=qfilter),
-            models.Prefetch(
-                query=models.SparseVector(indices=sparse[0], values=sparse[1]),
-                using=SPARSE,
-                limit=prefetch_limit,
-                filter=qfilter,
-            ),
-        ]
-        query = models.FusionQuery(fusion=models.Fusion.RRF)
-        return self._query(query, limit, qfilter, prefetch=prefetch)
-
-    def dense_query(self, dense: list[float], limit: int = 10, filter: dict[str, Any] | None = None) -> list[StoreHit]:
-        return self._query(dense, limit, build_filter(filter), using=DENSE)
-
-    def sparse_query(
-        self, sparse: tuple[list[int], list[float]], limit: int = 10, filter: dict[str, Any] | None = None
-    ) -> list[StoreHit]:
-        if not sparse[0]:
-            return []
-        vector = models.SparseVector(indices=sparse[0], values=sparse[1])
-        return self._query(vector, limit, build_filter(filter), using=SPARSE)
-
-    def _query(self, query: Any, limit: int, qfilter: models.Filter | None, **kwargs: Any) -> list[StoreHit]:
-        with self.session():
-            response = self.client.query_points(
-                self.collection, query=query, limit=limit, query_filter=qfilter, with_payload=True, **kwargs
-            )
-        return [StoreHit(id=str(p.id), score=p.score, payload=p.payload or {}) for p in response.points]
-
 
 def _norm(point_id: str) -> str:
     try:

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from memory_pipeline.bench.locomo import DEFAULT_DATA, evidence_ids, load_conversations, parse_session_date, session_jsonl
+from memory_pipeline.bench.locomo import evidence_ids, load_conversations, parse_session_date, session_jsonl
 from memory_pipeline.bench.locomo_eval import Scores
 from memory_pipeline.models import RecallHit
 from memory_pipeline.stages.index.message_docs import message_documents
 from memory_pipeline.stages.transcripts.claude_code import parse_claude_code
+from memory_pipeline_tests.support.paths import locomo_data
 
 
 @pytest.fixture(scope="module")
 def conversation():
-    if not DEFAULT_DATA.exists():
-        pytest.skip(f"LoCoMo dev set missing: {DEFAULT_DATA} (clone ../shared beside the project)")
-    return load_conversations(DEFAULT_DATA, limit_sessions=1)[0]
+    return load_conversations(locomo_data(), limit_sessions=1)[0]
 
 
 def test_session_becomes_a_claude_code_transcript_with_dialog_ids(conversation):

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from memory_pipeline_tests.conftest import fixture_transcript
+from memory_pipeline_tests.support.paths import fixture_transcript
 
 BIG_SESSION = "claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 SESSION_ID = "4d5611e5-241a-462a-8d15-5122611a9569"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline_tests.conftest import SAMPLES
+from memory_pipeline_tests.support.paths import SAMPLES
 
 
 def run_cli(*args: str, env_extra: dict | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:

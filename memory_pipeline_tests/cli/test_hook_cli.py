@@ -22,7 +22,7 @@ from memory_pipeline_tests.cli.hook_helpers import (
     telemetry,
     wait_for,
 )
-from memory_pipeline_tests.conftest import fixture_transcript
+from memory_pipeline_tests.support.paths import fixture_transcript
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline_tests.support.dagster_defs import definitions
 from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.hooks.recovery import one_line
@@ -29,7 +28,8 @@ from memory_pipeline_tests.cli.hook_helpers import (
     telemetry,
     wait_for,
 )
-from memory_pipeline_tests.conftest import fixture_transcript
+from memory_pipeline_tests.support.dagster_defs import definitions
+from memory_pipeline_tests.support.paths import fixture_transcript
 
 CLEAN_ENV = ("REDIS_URL", "QDRANT_URL", "ANTHROPIC_API_KEY", "MEMORY_LLM_PROVIDER", "MEMORY_CONTEXT_WINDOW")
 

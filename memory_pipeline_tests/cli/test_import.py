@@ -9,7 +9,7 @@ from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.transcripts import parse_transcript
 from memory_pipeline_tests.cli.hook_helpers import first_user_turns, hook_env, hook_state, payload, run_cli, run_hook
-from memory_pipeline_tests.conftest import fixture_transcript
+from memory_pipeline_tests.support.paths import fixture_transcript
 
 
 def run_import(paths: list[Path], env: dict[str, str]) -> dict:

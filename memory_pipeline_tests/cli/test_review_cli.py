@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from datetime import date, datetime, timezone
 
-from memory_pipeline.main import main
 from memory_pipeline.flows.proposals import stage_proposals
+from memory_pipeline.main import main
 from memory_pipeline.models import ProposalDraft, Reflection
 from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.resources.embedder import get_embedder

@@ -10,8 +10,8 @@ import dagster as dg
 
 from memory_pipeline.defs.resources import WorkspaceResource
 from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline_tests.conftest import SAMPLES
 from memory_pipeline_tests.support.dagster_defs import sensor
+from memory_pipeline_tests.support.paths import SAMPLES
 
 
 def evaluate(instance, cursor=None):

@@ -34,9 +34,9 @@ def test_demo_runs_end_to_end_on_embedded_defaults(workspace):
 
 
 def test_dagster_cli_materializes_a_partition_from_the_environment(workspace):
-    from memory_pipeline.flows.intake import take_inbox
     from memory_pipeline.flows.emit import emit_session_event
-    from memory_pipeline_tests.conftest import SAMPLES
+    from memory_pipeline.flows.intake import take_inbox
+    from memory_pipeline_tests.support.paths import SAMPLES
 
     emit_session_event(workspace, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown", use_transcript_time=True)
     take_inbox(workspace)

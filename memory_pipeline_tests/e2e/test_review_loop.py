@@ -11,19 +11,19 @@ from datetime import datetime, timezone
 import dagster as dg
 import pytest
 
-from memory_pipeline.defs.review import TODAY_TAG
-from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline.defs.resources import build_resources
+from memory_pipeline.defs.review import TODAY_TAG
+from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.intake import take_inbox
 from memory_pipeline.flows.observe import collect_sessions, observe_day
 from memory_pipeline.flows.review import apply_review, decide_ids
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.daily_log import DailyLog
-from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.memory_md import lines_lost, promoted_ids
-from memory_pipeline_tests.conftest import SAMPLES
+from memory_pipeline_tests.support.dagster_defs import assets
+from memory_pipeline_tests.support.paths import SAMPLES
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
 
 pytestmark = pytest.mark.slow

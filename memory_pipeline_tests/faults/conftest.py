@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline_tests.faults.compare import StoreState, read_state
 from memory_pipeline_tests.faults import harness
+from memory_pipeline_tests.faults.compare import StoreState, read_state
 from memory_pipeline_tests.faults.harness import Workspaces, emit_inputs, ingest_here, using_workspace, write_inputs
 
 SMALL_PER_DAY = 10  # 20 events over two days: enough to stop a run half way

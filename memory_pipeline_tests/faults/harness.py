@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from memory_pipeline.bench.synthetic import write_sessions
-from memory_pipeline.resources.embedded_redis import EmbeddedRedis
 from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.resources.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.workspace import Workspace
 
 DAYS = ("2026-11-18", "2026-11-19")

@@ -9,9 +9,7 @@ import random
 import pytest
 
 from memory_pipeline_tests.faults.compare import assert_same_state, read_state
-from memory_pipeline_tests.faults.harness import (
-    emit_inputs, ingest_here, start_cli, using_workspace, write_inputs,
-)
+from memory_pipeline_tests.faults.harness import emit_inputs, ingest_here, start_cli, using_workspace, write_inputs
 
 pytestmark = pytest.mark.slow
 

@@ -6,13 +6,19 @@ killed day is picked up again although its observation files exist) and nothing 
 
 from __future__ import annotations
 
-
 import pytest
 
 from memory_pipeline.flows.observe import load_observations
 from memory_pipeline_tests.faults.compare import assert_same_state, read_state
 from memory_pipeline_tests.faults.harness import (
-    DAYS, emit_inputs, ingest_here, kill9, pause_env, start_cli, using_workspace, wait_for_file,
+    DAYS,
+    emit_inputs,
+    ingest_here,
+    kill9,
+    pause_env,
+    start_cli,
+    using_workspace,
+    wait_for_file,
 )
 
 pytestmark = pytest.mark.slow

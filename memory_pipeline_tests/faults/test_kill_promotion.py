@@ -6,18 +6,24 @@ from __future__ import annotations
 import dagster as dg
 import pytest
 
-from memory_pipeline.defs.review import TODAY_TAG
-from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline.defs.resources import build_resources
+from memory_pipeline.defs.review import TODAY_TAG
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.stages.review.memory_md import promoted_ids
-from memory_pipeline_tests.conftest import SAMPLES
 from memory_pipeline_tests.faults.compare import assert_same_state, read_state
 from memory_pipeline_tests.faults.harness import (
-    ingest_here, kill9, pause_env, run_cli, start_cli, using_workspace, wait_for_file,
+    ingest_here,
+    kill9,
+    pause_env,
+    run_cli,
+    start_cli,
+    using_workspace,
+    wait_for_file,
 )
+from memory_pipeline_tests.support.dagster_defs import assets
+from memory_pipeline_tests.support.paths import SAMPLES
 
 pytestmark = pytest.mark.slow
 DAY = "2026-11-20"  # the samples' day

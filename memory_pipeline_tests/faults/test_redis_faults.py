@@ -15,7 +15,14 @@ from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.resources.embedded_redis import EmbeddedRedis, process_alive
 from memory_pipeline_tests.faults.compare import assert_same_state, read_state
 from memory_pipeline_tests.faults.harness import (
-    DAYS, emit_inputs, ingest_here, pause_env, run_cli, start_cli, using_workspace, wait_for_file,
+    DAYS,
+    emit_inputs,
+    ingest_here,
+    pause_env,
+    run_cli,
+    start_cli,
+    using_workspace,
+    wait_for_file,
 )
 
 pytestmark = pytest.mark.slow

@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
 
@@ -17,11 +16,11 @@ from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.resources.embedder import get_embedder
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline_tests.support.paths import PROJECT_ROOT
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
 
 DAY = "2026-11-21"
 NOW = datetime(2026, 11, 21, 18, 0, tzinfo=timezone.utc)
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def draft(section: str, text: str, *, cited: bool = True, quoted: bool = False) -> ProposalDraft:

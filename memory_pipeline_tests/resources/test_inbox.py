@@ -13,7 +13,7 @@ from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline_tests.conftest import SAMPLES
+from memory_pipeline_tests.support.paths import SAMPLES
 
 SAMPLE = SAMPLES / "claude-code-redis-debugging.jsonl"
 

@@ -16,8 +16,8 @@ from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline_tests.conftest import SAMPLES
 from memory_pipeline_tests.stages.test_transcripts_mutations import JSON_VALUES, _set_somewhere, deep
+from memory_pipeline_tests.support.paths import SAMPLES
 
 FIELDS = ["name", "data", "sessionId", "dedupeKey", "trigger", "messageCount", "capturedAt", "schemaVersion",
           "transcript", "messages", "filesRead", "windowStartId"]

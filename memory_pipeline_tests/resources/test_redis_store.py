@@ -16,8 +16,7 @@ import pytest
 from memory_pipeline.errors import BadInputError, ServiceError
 from memory_pipeline.resources.embedded_redis import process_alive
 from memory_pipeline.resources.redis_store import EmbeddedRedis, RedisStore, connect_redis
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+from memory_pipeline_tests.support.paths import PROJECT_ROOT
 
 START_IN_CHILD = """
 import sys, time
@@ -198,7 +197,7 @@ def test_push_observation_is_idempotent_by_dedupe_key(store: RedisStore) -> None
     assert store.push_observation(day, observation("b"))
     assert [e["dedupeKey"] for e in store.observations(day)] == ["a", "b"]
     assert store.observations(day)[0]["observations"] == "* 🔴 (09:15) decided X"
-    assert store.has_observation(day, "a") and not store.has_observation(day, "c")
+    assert store.client.smembers(f"memory:observations:{day}:keys") == {"a", "b"}
     thirty_days = 30 * 86_400
     for key in (f"memory:observations:{day}", f"memory:observations:{day}:keys"):
         assert thirty_days - 60 < store.client.ttl(key) <= thirty_days

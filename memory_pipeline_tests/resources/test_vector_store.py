@@ -6,7 +6,6 @@ import os
 import random
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -14,11 +13,10 @@ from qdrant_client import QdrantClient
 
 from memory_pipeline.errors import ServiceError, StoreLockedError
 from memory_pipeline.models import content_hash, stable_id
-from memory_pipeline.resources.embedder import Embedder
 from memory_pipeline.resources.vector_store import StorePoint, VectorStore
 from memory_pipeline.stages.index.sparse import sparse_vector
+from memory_pipeline_tests.support.paths import PROJECT_ROOT
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DIM = 8
 
 
@@ -90,35 +88,6 @@ def test_scroll_set_payload_and_delete(store: VectorStore) -> None:
     assert store.count({"tier": "archived"}) == 2
     store.delete([points[0].id])
     assert store.count() == 299
-
-
-@pytest.mark.slow
-def test_hybrid_query_ranks_the_related_point_first(tmp_path: Path, embedder: Embedder) -> None:
-    store = VectorStore(tmp_path / "qdrant", None, dimension=embedder.dimension)
-    store.ensure_collection()
-    texts = [
-        "Restarted redis-server after changing the unix socket permissions",
-        "The recipe needs two cups of flour and an egg",
-        "Dagster sensors poll the inbox folder every thirty seconds",
-        "Qdrant local mode allows one process per store folder",
-    ]
-    vectors = embedder.encode(texts)
-    store.upsert(
-        [
-            StorePoint(id=stable_id("doc", t), text=t, dense=v, sparse=sparse_vector(t), payload={"tier": "messages"})
-            for t, v in zip(texts, vectors)
-        ]
-    )
-    query = "how do I restart the redis server"
-    with store.session() as s:
-        hybrid = s.hybrid_query(embedder.encode_query(query), sparse_vector(query), limit=3)
-        dense = s.dense_query(embedder.encode_query(query), limit=3)
-        sparse = s.sparse_query(sparse_vector(query), limit=3)
-        filtered = s.hybrid_query(embedder.encode_query(query), sparse_vector(query), filter={"tier": "other"})
-    assert hybrid[0].payload["text"] == texts[0]
-    assert dense[0].payload["text"] == texts[0]
-    assert sparse[0].payload["text"] == texts[0]
-    assert len(hybrid) == 3 and filtered == []
 
 
 def test_dimension_mismatch_explains_the_rebuild(store: VectorStore, tmp_path: Path) -> None:

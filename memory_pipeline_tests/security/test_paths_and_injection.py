@@ -9,19 +9,19 @@ from datetime import datetime, timezone
 import dagster as dg
 import pytest
 
-from memory_pipeline.defs.review import TODAY_TAG
-from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline.defs.resources import build_resources
+from memory_pipeline.defs.review import TODAY_TAG
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import parse_event
-from memory_pipeline_tests.conftest import SAMPLES
 from memory_pipeline_tests.faults.harness import ingest_here, using_workspace
+from memory_pipeline_tests.support.dagster_defs import assets
+from memory_pipeline_tests.support.paths import SAMPLES
 
 WHEN = datetime(2026, 11, 21, 16, 5, tzinfo=timezone.utc)
 

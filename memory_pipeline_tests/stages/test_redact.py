@@ -8,7 +8,7 @@ import pytest
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
 from memory_pipeline.stages.redact import redact, redact_jsonl, redact_transcript, redact_value
-from memory_pipeline_tests.conftest import PROJECT_ROOT, fixture_transcript
+from memory_pipeline_tests.support.paths import PROJECT_ROOT, fixture_transcript
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq98z\nQ2xhdWRlIGtleQ==\n-----END RSA PRIVATE KEY-----"
 

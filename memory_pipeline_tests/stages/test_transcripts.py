@@ -14,7 +14,7 @@ from memory_pipeline.stages.transcripts import (
     parse_transcript,
     serialize_transcript,
 )
-from memory_pipeline_tests.conftest import PROJECT_ROOT, fixture_transcript
+from memory_pipeline_tests.support.paths import PROJECT_ROOT, fixture_transcript
 
 CLAUDE_MAIN = "claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 CLAUDE_SUBAGENT = "claude-code/4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-acompact-e1f845.jsonl"

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import Transcript
 from memory_pipeline.stages.transcripts import parse_transcript
-from memory_pipeline_tests.conftest import PROJECT_ROOT
+from memory_pipeline_tests.support.paths import PROJECT_ROOT
 
 SAMPLE = PROJECT_ROOT / "memory_pipeline" / "samples" / "claude-code-redis-debugging.jsonl"
 

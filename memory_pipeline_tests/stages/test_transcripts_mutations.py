@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import Transcript
 from memory_pipeline.stages.transcripts import parse_transcript
-from memory_pipeline_tests.conftest import SAMPLES, fixture_transcript
+from memory_pipeline_tests.support.paths import SAMPLES, fixture_transcript
 
 TEXT = b"[2026-11-21 10:00] [User]: Fix the flaky test.\n[2026-11-21 10:01] [Assistant]: Looking at it now.\n"
 SOURCES = {

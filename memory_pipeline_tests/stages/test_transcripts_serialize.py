@@ -13,7 +13,7 @@ from memory_pipeline.stages.transcripts import (
     parse_transcript,
     serialize_transcript,
 )
-from memory_pipeline_tests.conftest import PROJECT_ROOT, fixture_transcript
+from memory_pipeline_tests.support.paths import PROJECT_ROOT, fixture_transcript
 
 SAMPLES = PROJECT_ROOT / "memory_pipeline" / "samples"
 

@@ -7,15 +7,43 @@ or import a fixture by name into a test module:
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
 
 from memory_pipeline_tests.support.anthropic_server import anthropic_server
 from memory_pipeline_tests.support.fake_llm import QueuedProvider
+from memory_pipeline_tests.support.workspaces import workspace, workspace_dir
 
-__all__ = ["anthropic_server", "queued_provider"]
+__all__ = ["anthropic_server", "queued_provider", "workspace", "workspace_dir"]
 
 
 @pytest.fixture
 def queued_provider() -> QueuedProvider:
     """A fresh QueuedProvider named "fake"."""
     return QueuedProvider()
+
+
+class _HeavyImportBlocker:
+    """Under `make test-fast` (MEMORY_TEST_FAST=1) a test that imports the model or Dagster fails
+    and says to mark it slow, so the fast target stays fast and honest."""
+
+    HEAVY = ("torch", "sentence_transformers", "dagster")
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in self.HEAVY:
+            raise ImportError(f"test-fast: this test imports {name}; mark it @pytest.mark.slow")
+        return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    if os.environ.get("MEMORY_TEST_FAST") != "1":
+        return (yield)
+    blocker = _HeavyImportBlocker()
+    sys.meta_path.insert(0, blocker)
+    try:
+        return (yield)
+    finally:
+        sys.meta_path.remove(blocker)

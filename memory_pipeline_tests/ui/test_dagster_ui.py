@@ -31,10 +31,10 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 @pytest.fixture
 def demo_workspace(workspace):
     """The demo's workspace, reflected for 2026-11-21, with one proposal approved into MEMORY.md."""
-    from memory_pipeline_tests.support.dagster_defs import assets
     from memory_pipeline.defs.resources import build_resources
     from memory_pipeline.resources.proposals import ProposalStore
     from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+    from memory_pipeline_tests.support.dagster_defs import assets
 
     assert cli("demo").returncode == 0
     with dg.DagsterInstance.get() as instance:

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.hooks.memory import find_memories
-from memory_pipeline.flows.hooks.claude_code import HookResult, parse_session, session_start_output, transcript_file
+from memory_pipeline.flows.hooks.transcript import HookResult, parse_session, session_start_output, transcript_file
 from memory_pipeline.models import CachedRecall, HookPayload, HookSessionState, TaskCheckpoint
 from memory_pipeline.resources.hook_state import HookStateStore, log_decision, read_tail
 from memory_pipeline.resources.workspace import Workspace

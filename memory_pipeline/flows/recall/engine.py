@@ -17,6 +17,7 @@ from memory_pipeline.errors import BadInputError, MemoryPipelineError
 from memory_pipeline.models import RecallHit
 from memory_pipeline.resources.recall_index import RecallIndex, load_index, read_generation
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.index.sparse import tokenize
 from memory_pipeline.stages.recall.rank import (
     RankOptions,
     RecallFilters,
@@ -26,7 +27,6 @@ from memory_pipeline.stages.recall.rank import (
     fuse,
     rank,
 )
-from memory_pipeline.stages.index.sparse import tokenize
 
 MODES = ("hybrid", "dense", "sparse")
 QUERY_CACHE = 256

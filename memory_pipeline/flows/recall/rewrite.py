@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from memory_pipeline.config import Settings
+from memory_pipeline.ports import Completer
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.recall.rewrite import parse_rewrite
-from memory_pipeline.ports import Completer
 
 
 def rewrite_model(settings: Settings) -> str:

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Callable
 
 from memory_pipeline.errors import LLMError
 from memory_pipeline.resources.llm.base import LLMResponse
+from memory_pipeline.stages.offline.observer import observe_offline
+from memory_pipeline.stages.offline.reflector import reflect_offline
+from memory_pipeline.stages.recall.rewrite import rewrite_offline
 from memory_pipeline.stages.tokens import estimate_tokens
 
 Extractor = Callable[[str, str], str]  # (system, prompt) -> answer text
 
-# task -> (module, function) of the offline extractor; registered only when the module exists.
-OFFLINE_EXTRACTORS: dict[str, tuple[str, str]] = {
-    "observer": ("memory_pipeline.stages.offline.observer", "observe_offline"),
-    "reflector": ("memory_pipeline.stages.offline.reflector", "reflect_offline"),
-    "rewrite": ("memory_pipeline.stages.recall.rewrite", "rewrite_offline"),
+# task -> the offline extractor that answers it.
+OFFLINE_EXTRACTORS: dict[str, Extractor] = {
+    "observer": observe_offline,
+    "reflector": reflect_offline,
+    "rewrite": rewrite_offline,
 }
 
 
@@ -51,14 +52,8 @@ class OfflineProvider:
 
 
 def default_offline_provider() -> OfflineProvider:
-    """An OfflineProvider with every extractor in OFFLINE_EXTRACTORS whose module exists."""
+    """An OfflineProvider with every extractor in OFFLINE_EXTRACTORS."""
     provider = OfflineProvider()
-    for task, (module_name, function_name) in OFFLINE_EXTRACTORS.items():
-        if importlib.util.find_spec(module_name) is None:
-            continue
-        module = importlib.import_module(module_name)
-        extractor = getattr(module, function_name, None)
-        if extractor is None:
-            raise LLMError(f"{module_name} has no function {function_name} for offline task {task!r}")
+    for task, extractor in OFFLINE_EXTRACTORS.items():
         provider.register(task, extractor)
     return provider

@@ -26,7 +26,6 @@ __all__ = [
     "build_observer_messages",
     "format_segments_for_log",
     "observation_from_output",
-    "observer_code_version",
     "optimize_for_context",
     "parse_observer_output",
     "trigger_description",
@@ -50,10 +49,6 @@ def build_observer_messages(
         date=day,
         transcript=serialized.text,
     )
-
-
-def observer_code_version(prompt: Prompt, model: str) -> str:
-    return prompt.code_version(model)
 
 
 def _dedupe_facts(segments: list[Segment], dedupe_key: str) -> list[Segment]:

@@ -8,6 +8,7 @@ and natural breakpoints, and answers in the same XML a model would, so the same 
 from __future__ import annotations
 
 import re
+
 from memory_pipeline.stages.offline import observer_rules as rules
 from memory_pipeline.stages.offline.observer_facts import Block, Candidate, facts_for
 

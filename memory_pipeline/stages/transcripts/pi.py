@@ -18,7 +18,6 @@ from memory_pipeline.stages.transcripts.jsonl import (
 )
 
 
-
 def _context_tokens(usage: dict[str, Any]) -> int | None:
     if not usage:
         return None

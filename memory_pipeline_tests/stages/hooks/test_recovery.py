@@ -28,7 +28,7 @@ from memory_pipeline.stages.hooks.recovery import (
     validated_queries,
 )
 from memory_pipeline.stages.tokens import estimate_tokens
-from memory_pipeline_tests.conftest import fixture_transcript
+from memory_pipeline_tests.support.paths import fixture_transcript
 
 NOW = datetime(2026, 2, 12, 20, 30, tzinfo=UTC)
 

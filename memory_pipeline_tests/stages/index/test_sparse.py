@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from memory_pipeline.stages.index.sparse import sparse_vector, token_id, tokenize
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+from memory_pipeline_tests.support.paths import PROJECT_ROOT
 
 
 def test_words_are_lowercased_and_stop_words_dropped() -> None:

@@ -8,16 +8,16 @@ import pytest
 
 from memory_pipeline.errors import MemoryPipelineError
 from memory_pipeline.models import EventData, LLMUsage, SerializedTranscript, SessionEvent, stable_id
+from memory_pipeline.prompts import PROJECT_PROMPTS as PROMPTS
 from memory_pipeline.prompts import load_prompt
+from memory_pipeline.stages.observe.format import format_fact
 from memory_pipeline.stages.observe.observer import (
     build_observer_messages,
     format_segments_for_log,
     observation_from_output,
-    observer_code_version,
     optimize_for_context,
     parse_observer_output,
 )
-from memory_pipeline.stages.observe.format import format_fact
 from memory_pipeline.stages.tokens import estimate_tokens
 
 SEGMENTED = """<observations>
@@ -188,7 +188,18 @@ def test_build_observer_messages_puts_the_transcript_between_markers():
     assert "Observe this session transcript (session: s1)" in shutdown_user
 
 
-def test_code_version_follows_prompt_and_model():
-    prompt = load_prompt("observer")
-    assert observer_code_version(prompt, "m-a") == prompt.code_version("m-a")
-    assert observer_code_version(prompt, "m-a") != observer_code_version(prompt, "m-b")
+def test_code_version_follows_prompt_model_and_prompt_folder(tmp_path):
+    from memory_pipeline import pipeline
+    from memory_pipeline.config import Settings
+
+    anthropic = Settings.from_env({"ANTHROPIC_API_KEY": "k"})
+    version = pipeline.code_version("observe", anthropic)
+    assert version == load_prompt("observer").code_version("claude-haiku-4-5")
+    assert version != pipeline.code_version("observe", anthropic.replace(observer_model="other"))
+    assert version != pipeline.code_version("observe", Settings.from_env({}))  # the offline model
+    edited = tmp_path / "prompts"
+    edited.mkdir()
+    for name in ("observer", "reflector", "rewrite"):
+        (edited / f"{name}.md").write_text((PROMPTS / f"{name}.md").read_text() + "\nBe brief.\n")
+    assert version != pipeline.code_version("observe", anthropic.replace(prompts_dir=edited))
+    assert pipeline.code_version("sessions", anthropic) == pipeline.FIXED_VERSIONS["sessions"]

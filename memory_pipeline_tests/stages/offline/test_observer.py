@@ -10,7 +10,7 @@ from memory_pipeline.models import SerializedTranscript
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.stages.observe.observer import build_observer_messages, parse_observer_output
 from memory_pipeline.stages.offline.observer import observe_offline, read_blocks, segment_blocks, split_prompt
-from memory_pipeline_tests.conftest import fixture_transcript
+from memory_pipeline_tests.support.paths import fixture_transcript
 
 TRANSCRIPT = """[09:02] [User] (m1): The upload test in tests/test_upload.py fails on CI with a timeout. Please find out why.
 

@@ -6,8 +6,13 @@ from memory_pipeline.models import Segment
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider
 from memory_pipeline.stages.offline.reflector import reflect_offline
-from memory_pipeline.stages.reflect.reflector import GUIDANCE, build_reflector_messages, parse_reflector_output, reflect_observations
-from memory_pipeline.stages.reflect.reflector import render_observations
+from memory_pipeline.stages.reflect.reflector import (
+    GUIDANCE,
+    build_reflector_messages,
+    parse_reflector_output,
+    reflect_observations,
+    render_observations,
+)
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline_tests.support.review_fixtures import fact, observation
 

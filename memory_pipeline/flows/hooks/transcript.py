@@ -1,0 +1,46 @@
+"""What every hook handler shares: its result, the SessionStart output, the session's transcript."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from memory_pipeline.errors import BadInputError
+from memory_pipeline.flows.emit import MAX_TRANSCRIPT_BYTES
+from memory_pipeline.models import HookPayload, Transcript
+from memory_pipeline.stages.transcripts import detect_format, parse_transcript
+
+MAX_CONTEXT_CHARS = 10_000  # Claude Code's limit on a hook's additionalContext
+HEAD_BYTES = 1024 * 1024  # a first line can be long (a pasted prompt); this covers the 50 lines detection reads
+
+
+@dataclass
+class HookResult:
+    output: dict | None = None  # printed on stdout as JSON
+    note: str | None = None  # one line on stderr
+
+
+def session_start_output(text: str) -> dict:
+    if len(text) > MAX_CONTEXT_CHARS:
+        text = text[: MAX_CONTEXT_CHARS - 1] + "…"
+    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+
+
+def transcript_file(payload: HookPayload) -> Path:
+    """The payload's transcript: an existing Claude Code JSONL file, or BadInputError."""
+    path = Path(payload.transcript_path or "").expanduser()
+    if not path.is_file():
+        raise BadInputError(f"transcript not found: {path}" if not path.exists() else f"not a file: {path}")
+    with path.open("rb") as handle:
+        head = handle.read(HEAD_BYTES).decode("utf-8", errors="replace")
+    found = detect_format(head.rsplit("\n", 1)[0] if len(head) == HEAD_BYTES else head)
+    if found != "claude-code":
+        raise BadInputError(f"{path} is not a Claude Code transcript (it reads as {found})")
+    return path
+
+
+def parse_session(path: Path, session_id: str) -> Transcript:
+    size = path.stat().st_size
+    if size > MAX_TRANSCRIPT_BYTES:
+        raise BadInputError(f"transcript {path} is {size} bytes, over the {MAX_TRANSCRIPT_BYTES}-byte limit")
+    return parse_transcript(path, format="claude-code", session_id=session_id)

@@ -1,0 +1,54 @@
+"""Settings: one model, one default each, the README's table generated from it, nobody else reads env."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from memory_pipeline.config import Settings, settings_table
+from memory_pipeline.errors import BadInputError
+from memory_pipeline_tests.support.paths import PROJECT_ROOT
+
+
+def test_readme_configuration_table_is_the_generated_one():
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- settings:start -->\n", 1)[1].split("<!-- settings:end -->", 1)[0]
+    assert block.strip() == settings_table().strip(), "regenerate with `python -m memory_pipeline.config`"
+
+
+def test_every_setting_has_one_env_name_and_a_description():
+    names = [info.json_schema_extra["env"] for info in Settings.model_fields.values()]
+    assert len(names) == len(set(names))
+    assert all(info.description for info in Settings.model_fields.values())
+
+
+def test_defaults_and_overrides(tmp_path: Path):
+    default = Settings.from_env({})
+    assert default.llm_provider == "offline" and default.qdrant_lock_timeout == 30.0
+    keyed = Settings.from_env({"ANTHROPIC_API_KEY": "k", "MEMORY_QDRANT_LOCK_TIMEOUT": "2.5",
+                               "MEMORY_WORKSPACE": str(tmp_path / "ws"), "REDIS_URL": " "})
+    assert keyed.llm_provider == "anthropic" and keyed.qdrant_lock_timeout == 2.5
+    assert keyed.workspace == (tmp_path / "ws").resolve() and keyed.redis_url is None  # blank = unset
+
+
+def test_a_bad_value_names_its_variable():
+    with pytest.raises(BadInputError, match="MEMORY_RECALL_IDLE_TIMEOUT='soon'"):
+        Settings.from_env({"MEMORY_RECALL_IDLE_TIMEOUT": "soon"})
+
+
+def test_only_config_and_fault_injection_read_the_environment():
+    readers = []
+    for path in (PROJECT_ROOT / "memory_pipeline").rglob("*.py"):
+        if re.search(r"os\.environ|os\.getenv", path.read_text(encoding="utf-8")):
+            readers.append(path.relative_to(PROJECT_ROOT).as_posix())
+    assert sorted(readers) == ["memory_pipeline/config.py", "memory_pipeline/faults.py"]
+
+
+def test_nothing_below_the_wiring_imports_it():
+    below = ("stages", "resources", "flows", "cli", "bench")
+    offenders = [path.relative_to(PROJECT_ROOT).as_posix()
+                 for layer in below for path in (PROJECT_ROOT / "memory_pipeline" / layer).rglob("*.py")
+                 if re.search(r"memory_pipeline\.(defs|definitions)\b", path.read_text(encoding="utf-8"))]
+    assert offenders == []
