@@ -13,7 +13,6 @@ from memory_pipeline.defs.resources import LLMResource, RedisResource, Workspace
 from memory_pipeline.flows.review import render_review
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.workspace import Workspace
-
 from memory_pipeline_tests.support.dagster_defs import assets, definitions, schedule, sensor
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
 

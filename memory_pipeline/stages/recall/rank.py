@@ -105,7 +105,8 @@ def matches(payload: dict, filters: RecallFilters) -> bool:
     """The filters as a predicate over a payload (the index applies the same in numpy)."""
     day = str(payload.get("date") or "")
     return (
-        (filters.tier == "all" or payload.get("tier") == filters.tier)
+        not payload.get("merged_into")
+        and (filters.tier == "all" or payload.get("tier") == filters.tier)
         and (filters.since is None or day >= filters.since)
         and (filters.until is None or day <= filters.until)
         and (filters.priority is None or payload.get("priority") == filters.priority)
@@ -200,6 +201,7 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
                 "fused": float(f"{item.score:.6g}"),
                 "decay": round(decay, 4),
                 "stale": int(stale),
+                "mentions": int(payload.get("mentions") or 1),
             },
         ))
         if len(hits) >= options.limit:
