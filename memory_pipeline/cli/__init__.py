@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
         brief,
         demo,
         events,
+        feedback,
         hook,
         import_cmd,
         ingest,
@@ -37,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     commands = [events, ingest, demo, status, bench, ui, hook, install_hooks, import_cmd, reflect, review, brief,
-                recall, maintain]
+                recall, maintain, feedback]
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Durable, reviewable, searchable memory for coding agents.",

@@ -10,6 +10,7 @@ from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.resources import EmbedderResource, RedisResource, VectorStoreResource, WorkspaceResource
+from memory_pipeline.flows.feedback import process_feedback
 from memory_pipeline.flows.maintenance import audit_index, maintain_day
 from memory_pipeline.resources.inbox import Inbox
 
@@ -21,7 +22,8 @@ TODAY_TAG = "memory/today"  # a run tag that sets "today" for staleness (tests, 
 
 MAINTENANCE_SPEC = dict(
     group_name=GROUP, deps=["observation_index"], kinds={"qdrant", "redis"},
-    description="Nightly hygiene for the day: its facts merged into near-duplicates already remembered (one "
+    description="Nightly hygiene for the day: queued agent answers judged (echo/fizzle: a memory the agent "
+    "used +0.1, one it ignored −0.05), its facts merged into near-duplicates already remembered (one "
     "memory, every source, the freshest wording), memories older than MEMORY_STALE_AFTER_DAYS with no recall "
     "and no echo tagged stale (recall de-ranks them; a recalled one is untagged), Redis keys past their window "
     "dropped. Counts in the metadata; a report in state/maintenance/.",
@@ -32,13 +34,16 @@ def maintenance(context: dg.AssetExecutionContext, workspace: WorkspaceResource,
                 embedder: EmbedderResource, redis: RedisResource) -> dg.MaterializeResult:
     ws, day, settings = workspace.get(), context.partition_key, Settings.from_env()
     today = context.run.tags.get(TODAY_TAG) or date.today().isoformat()
-    store = vector_store.get_store(embedder.get().dimension)
-    report = maintain_day(ws, store, redis.get_store(), day, today=today, settings=settings)
+    model, redis_store = embedder.get(), redis.get_store()
+    store = vector_store.get_store(model.dimension)
+    feedback = process_feedback(ws, redis_store, model, store)  # answers the Stop hook queued
+    report = maintain_day(ws, store, redis_store, day, today=today, settings=settings)
     groups = [f"`{g['keep'][:8]}` ← {len(g['members']) - 1} merged" for g in report.merge_groups]
     return dg.MaterializeResult(metadata={
         "memories": report.memories, "merged": report.merged, "tagged_stale": report.tagged_stale,
         "unstaled": report.unstaled, "redis_keys_removed": report.redis_keys_removed,
         "bytes_reclaimed": report.bytes_reclaimed, "merge_groups": md_list(groups),
+        "answers_judged": feedback.answers, "boosted": len(feedback.used), "penalized": len(feedback.ignored),
     })
 
 

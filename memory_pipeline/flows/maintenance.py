@@ -84,10 +84,10 @@ def merge_duplicates(store: ShardedIndex, points: dict[str, StorePoint], day: st
     return merges
 
 
-def tag_stale(store: ShardedIndex, points: dict[str, StorePoint], recalls: dict[str, int], today: str,
-              stale_after_days: int) -> tuple[int, int]:
+def tag_stale(store: ShardedIndex, points: dict[str, StorePoint], recalls: dict[str, int], echoes: dict[str, int],
+              today: str, stale_after_days: int) -> tuple[int, int]:
     memories = [Memory(pid, str(p.payload.get("date")), bool(p.payload.get("stale")), recalls.get(pid, 0),
-                       int(p.payload.get("echoes") or 0))
+                       echoes.get(pid, 0))
                 for pid, p in points.items() if p.payload.get("date") and not p.payload.get("merged_into")]
     changes = stale_changes(memories, today, stale_after_days)
     _set_payloads(store, points, {pid: {"stale": True} for pid in changes.tag}
@@ -118,7 +118,7 @@ def maintain_day(workspace: Workspace, store: ShardedIndex, redis: RedisStore, d
     report.merge_groups = [{"keep": m.keep, "members": m.members} for m in merges]
     if merges:  # the payloads changed: read them again before staleness looks at merged_into
         points = {p.id: p for p in store.scroll_all(payload_filter={"tier": "observations"})}
-    report.tagged_stale, report.unstaled = tag_stale(store, points, redis.recall_hits(), today,
+    report.tagged_stale, report.unstaled = tag_stale(store, points, redis.recall_hits(), redis.echoes(), today,
                                                      settings.stale_after_days)
     report.redis_keys_removed, report.bytes_reclaimed = drop_expired_redis_keys(redis, today)
     workspace.write_json(workspace.state_path("maintenance") / f"{day}.json", report.as_dict())
