@@ -21,5 +21,6 @@ def index_result(stats, check_name: str, model_name: str) -> dg.MaterializeResul
         "embedded_now": stats.embedded,
         "unchanged": stats.unchanged,
         "deleted_stale": stats.deleted,
+        "merged_at_write": stats.merged,
         "embedding_model": model_name,
     })

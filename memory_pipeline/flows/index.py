@@ -25,6 +25,7 @@ class IndexStats:
     unchanged: int = 0
     deleted: int = 0
     stored: int = 0  # the day's points of the tier in the store afterwards
+    merged: int = 0  # new facts folded into a near-duplicate memory at write
 
 
 def observation_points(observation: Observation) -> list[StorePoint]:
@@ -134,7 +135,17 @@ def index_observations(store: ShardedIndex, embedder: Embedder, day: str, observ
 
 def index_observation_day(workspace: Workspace, store: ShardedIndex, embedder: Embedder, day: str) -> IndexStats:
     """The `observation_index` asset's work: the day's observations, their manifest in state/index."""
+    from memory_pipeline.config import Settings
+    from memory_pipeline.flows.maintenance import merge_duplicates
     from memory_pipeline.flows.observe import load_observations
 
-    return index_observations(store, embedder, day, load_observations(workspace, day),
-                              manifest_dir=workspace.state_path("index"))
+    stats = index_observations(store, embedder, day, load_observations(workspace, day),
+                               manifest_dir=workspace.state_path("index"))
+    # Dedup at write: the day's facts against the facts of its own week store (open already, so
+    # cheap); the nightly maintenance compares them with every week.
+    week = store.for_day(day)
+    with week.session():
+        points = {p.id: p for p in week.scroll_all(with_vectors=True, payload_filter={"tier": "observations"})}
+        merges = merge_duplicates(week, points, day, Settings.from_env().dedup_similarity)
+    stats.merged = sum(len(m.members) - 1 for m in merges)
+    return stats

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date, timedelta
 
 from memory_pipeline.config import Settings
+from memory_pipeline.faults import pause_point
 from memory_pipeline.ports import ShardedIndex
 from memory_pipeline.resources.redis_store import RedisStore
 from memory_pipeline.resources.vector_points import StorePoint
@@ -75,12 +76,16 @@ def merge_duplicates(store: ShardedIndex, points: dict[str, StorePoint], day: st
     new = [v for pid, v in vectors.items() if facts[pid].payload.get("date") == day]
     known = [v for pid, v in vectors.items() if facts[pid].payload.get("date") != day]
     merges = near_duplicate_groups(new, known, similarity)
-    payloads: dict[str, dict] = {}
+    keeps: dict[str, dict] = {}
+    folded: dict[str, dict] = {}
     for merge in merges:
-        keep, folded = _merge_payloads(merge, points)
-        payloads[merge.keep] = keep
-        payloads.update(folded)
-    _set_payloads(store, points, payloads)
+        keeps[merge.keep], members = _merge_payloads(merge, points)
+        folded.update(members)
+    # The kept memory gets every source before the others are folded into it: a run killed in
+    # between leaves them unfolded, and the next run forms the same group again (nothing lost).
+    _set_payloads(store, points, keeps)
+    pause_point("maintenance:kept")
+    _set_payloads(store, points, folded)
     return merges
 
 
@@ -111,11 +116,20 @@ def drop_expired_redis_keys(redis: RedisStore, today: str) -> tuple[int, int]:
 
 def maintain_day(workspace: Workspace, store: ShardedIndex, redis: RedisStore, day: str, *, today: str,
                  settings: Settings) -> MaintenanceReport:
+    """One run at a time per workspace (a second waits for the first)."""
+    with workspace.locked("maintenance", timeout=600):
+        return _maintain(workspace, store, redis, day, today, settings)
+
+
+def _maintain(workspace: Workspace, store: ShardedIndex, redis: RedisStore, day: str, today: str,
+              settings: Settings) -> MaintenanceReport:
+    pause_point("maintenance:start")
     points = {p.id: p for p in store.scroll_all(with_vectors=True, payload_filter={"tier": "observations"})}
     report = MaintenanceReport(day=day, memories=len(points))
     merges = merge_duplicates(store, points, day, settings.dedup_similarity)
     report.merged = sum(len(m.members) - 1 for m in merges)
     report.merge_groups = [{"keep": m.keep, "members": m.members} for m in merges]
+    pause_point("maintenance:merged")
     if merges:  # the payloads changed: read them again before staleness looks at merged_into
         points = {p.id: p for p in store.scroll_all(payload_filter={"tier": "observations"})}
     report.tagged_stale, report.unstaled = tag_stale(store, points, redis.recall_hits(), redis.echoes(), today,
