@@ -74,6 +74,10 @@ class Settings(BaseModel):
                                     "days without a recall or an echo after which a memory is tagged stale")
     timezone: str | None = setting(None, "MEMORY_TIMEZONE", "the time zone the schedules run in",
                                    shown="the machine's")
+    auto_reject: bool = setting(True, "MEMORY_AUTO_REJECT",
+                                "triage rejects junk proposals on its own (reversible: `review restore ID`)")
+    auto_promote: bool = setting(False, "MEMORY_AUTO_PROMOTE",
+                                 "triage promotes durable proposals on its own (never held ones)")
     partitions_start: str = setting("2023-01-01", "MEMORY_PARTITIONS_START",
                                     "the first day of the daily partitions (YYYY-MM-DD)")
     runtime_dir: Path = setting(Path(tempfile.gettempdir()), "XDG_RUNTIME_DIR",

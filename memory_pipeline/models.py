@@ -284,6 +284,9 @@ class Proposal(BaseModel):
     original_text: str = ""
     decided: str | None = None  # the day of approval, rejection or expiry
     promoted: bool = False
+    triage: str = ""  # promote | reject | needs-review (stages/review/triage.py)
+    triage_reason: str = ""
+    decided_by: str = ""  # "triage" when auto-triage decided it, else a person
 
 
 # --- agent hooks and compaction recovery ---------------------------------------------------

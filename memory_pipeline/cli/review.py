@@ -16,6 +16,7 @@ def register(sub) -> None:
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     listing = actions.add_parser("list", help="pending proposals (add --all for every status)")
     listing.add_argument("--all", action="store_true", help="include approved, rejected and expired ones")
+    listing.add_argument("--rejected", action="store_true", help="the rejected ones, triage's reasons beside them")
     show = actions.add_parser("show", help="one proposal with its sources")
     show.add_argument("id")
     approve = actions.add_parser("approve", help="approve proposals and promote them into MEMORY.md")
@@ -26,7 +27,9 @@ def register(sub) -> None:
     edit.add_argument("id")
     edit.add_argument("text", nargs="+")
     sync = actions.add_parser("sync", help="apply REVIEW.md edits, expire old proposals, promote approvals")
-    for sub_parser in (listing, show, approve, reject, edit, sync):
+    restore = actions.add_parser("restore", help="make rejected proposals pending again (undo auto-reject)")
+    restore.add_argument("ids", nargs="+", metavar="ID")
+    for sub_parser in (listing, show, approve, reject, edit, sync, restore):
         add_json_flag(sub_parser)
         sub_parser.set_defaults(handler=run_review)
 
@@ -60,17 +63,18 @@ def print_proposals(proposals, out) -> None:
     if not proposals:
         out.print("no proposals")
         return
-    table = Table("id", "status", "section", "text", "sources")
+    table = Table("id", "status", "section", "text", "triage", "sources")
     for p in proposals:
         flag = " [quotes transcript]" if p.quotes_transcript else ""
-        table.add_row(p.id, p.status, p.section, p.text + flag,
-                      f"{len(p.source_observation_ids)} obs / {len(p.sessions)} sessions")
+        verdict = f"{p.triage}: {p.triage_reason}" if p.triage else ""
+        table.add_row(p.id, p.status + (" (triage)" if p.decided_by == "triage" else ""), p.section, p.text + flag,
+                      verdict, f"{len(p.source_observation_ids)} obs / {len(p.sessions)} sessions")
     out.print(table)
 
 
 def run_review(args) -> int:
     from memory_pipeline.errors import BadInputError
-    from memory_pipeline.flows.review import apply_review, decide_ids, edit_text
+    from memory_pipeline.flows.review import apply_review, decide_ids, edit_text, restore_ids
 
     workspace = workspace_from_env()
     store = proposal_store(workspace)
@@ -80,6 +84,8 @@ def run_review(args) -> int:
         report = decide_ids(workspace, store, approve=args.ids, today=today, now=now)
     elif args.action == "reject":
         report = decide_ids(workspace, store, reject=args.ids, today=today, now=now)
+    elif args.action == "restore":
+        report = restore_ids(workspace, store, args.ids, today=today, now=now)
     elif args.action == "edit":
         report = edit_text(workspace, store, args.id, " ".join(args.text), today=today, now=now)
     else:
@@ -96,7 +102,11 @@ def run_review(args) -> int:
             out.print(f"{key:<24} {value}", markup=False, highlight=False)
         return 0
     if args.action == "list":
-        found = sorted(store.all().values(), key=lambda p: p.id) if args.all else store.pending()
+        if args.all or args.rejected:
+            found = sorted((p for p in store.all().values() if args.all or p.status == "rejected"),
+                           key=lambda p: p.id)
+        else:  # needs-review first, as in REVIEW.md
+            found = sorted(store.pending(), key=lambda p: (p.triage != "needs-review", p.id))
         if args.json:
             print_json({"proposals": [p.model_dump() for p in found], "review": report.as_dict()})
             return 0

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memory_pipeline.flows.promote import log_outcomes
+from memory_pipeline.config import Settings
+from memory_pipeline.flows.promote import Outcome, log_outcomes
 from memory_pipeline.flows.review import REVIEW_LOCK, ReviewReport, render_review, sync_review_edits
 from memory_pipeline.models import Proposal, ProposalDraft, Reflection
 from memory_pipeline.ports import Embedder
@@ -20,6 +21,7 @@ from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.memory_md import bullet_texts
 from memory_pipeline.stages.review.review_md import next_numbers, normalize_text, text_key
+from memory_pipeline.stages.review.triage import PROMOTE, REJECT, triage
 
 NEAR_DUPLICATE_SIMILARITY = 0.85
 
@@ -27,6 +29,7 @@ NEAR_DUPLICATE_SIMILARITY = 0.85
 @dataclass
 class StageReport:
     staged: list[Proposal] = field(default_factory=list)
+    triaged: list[Proposal] = field(default_factory=list)  # decided by triage at once (rejected, approved)
     skipped: dict[str, str] = field(default_factory=dict)  # draft text -> reason
     pending: int = 0
     review: ReviewReport = field(default_factory=ReviewReport)
@@ -56,6 +59,18 @@ def near_duplicates(drafts: list[ProposalDraft], known: list[str], embedder: Emb
     return found
 
 
+def apply_triage(proposal: Proposal, settings: Settings, today: str) -> Proposal:
+    """The triage verdict on a new proposal; junk is rejected and, with MEMORY_AUTO_PROMOTE, durable
+    statements approved right away (both marked decided_by=triage, both reversible by a person)."""
+    verdict = triage(proposal.text, quotes_transcript=proposal.quotes_transcript)
+    fields: dict = {"triage": verdict.verdict, "triage_reason": verdict.reason}
+    if verdict.verdict == REJECT and settings.auto_reject:
+        fields |= {"status": "rejected", "decided": today, "decided_by": "triage"}
+    elif verdict.verdict == PROMOTE and settings.auto_promote:
+        fields |= {"status": "approved", "decided": today, "decided_by": "triage"}
+    return proposal.model_copy(update=fields)
+
+
 def stage_proposals(
     workspace: Workspace,
     proposals: ProposalStore,
@@ -65,6 +80,7 @@ def stage_proposals(
     today: str,
     now: datetime,
     similarity: float = NEAR_DUPLICATE_SIMILARITY,
+    settings: Settings | None = None,
 ) -> StageReport:
     """Store the reflection's new proposals as pending and re-render REVIEW.md (after taking in
     the user's unsynced REVIEW.md edits, so a re-render never drops a tick)."""
@@ -103,8 +119,11 @@ def stage_proposals(
                                 source_observation_ids=draft.source_observation_ids,
                                 source_fact_ids=draft.source_fact_ids, sessions=draft.sessions,
                                 quotes_transcript=draft.quotes_transcript, original_text=draft.text)
+            proposal = apply_triage(proposal, settings or Settings.from_env(), today)
             proposals.save(proposal)
-            report.staged.append(proposal)
+            (report.staged if proposal.status == "pending" else report.triaged).append(proposal)
+        log_outcomes(workspace, today, now, [Outcome(p.status, p.id, p.text, f"triage: {p.triage_reason}")
+                                             for p in report.triaged])
         render_review(workspace, proposals, now, expected=seen)
         report.pending = len(proposals.pending())
     return report

@@ -160,3 +160,19 @@ def edit_text(workspace: Workspace, proposals: ProposalStore, pid: str, text: st
             proposals.update(pid, text=text, original_text=current.original_text or current.text)
             report.outcomes.append(Outcome("edited", pid, text, f"was: {current.text}"))
         return _finish(workspace, proposals, report, today, now, expected=read)
+
+
+def restore_ids(workspace: Workspace, proposals: ProposalStore, pids: list[str], *, today: str,
+                now: datetime) -> ReviewReport:
+    """`review restore ID…`: a rejected proposal (by triage or by hand) is pending again."""
+    report = ReviewReport()
+    with workspace.locked(REVIEW_LOCK):
+        read = sync_review_edits(workspace, proposals, report, today, now)
+        for pid in pids:
+            found = proposals.get(pid)
+            if found is None or not proposals.transition(pid, "rejected", "pending", decided="", decided_by=""):
+                report.errors.append(f"{pid} is not a rejected proposal" if found else f"unknown proposal id {pid}")
+                continue
+            proposals.store.add_pending(pid)
+            report.outcomes.append(Outcome("restored", pid, found.text, found.triage_reason or "rejected by hand"))
+        return _finish(workspace, proposals, report, today, now, expected=read)

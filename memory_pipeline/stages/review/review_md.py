@@ -16,6 +16,7 @@ from memory_pipeline.models import MEMORY_SECTIONS, Proposal
 
 REVIEW_HEADING = "# Pending Memory Proposals"
 QUOTE_NOTE = "_(quotes transcript)_"
+_TRIAGE_NOTE = re.compile(r"\s*_\(triage: [^\n]*\)_$")
 EXPIRE_AFTER_DAYS = 7
 _ID = re.compile(r"^p-(\d{8})-(\d{3})$")
 _LINE = re.compile(r"^\s*[-*]\s*\[(?P<mark>[ xX\-~]?)\]\s*(?P<rest>.*)$")
@@ -56,13 +57,15 @@ def render_review_md(pending: list[Proposal], now: datetime) -> str:
     lines = [REVIEW_HEADING, "", f"_Reviewed by Reflector on {reviewed}. Approve, edit, or reject each item._",
              "_Mark [x] to approve, delete the line to reject, or edit the text before approving._", ""]
     for section in MEMORY_SECTIONS:
-        group = sorted((p for p in pending if p.section == section), key=lambda p: p.id)
+        # what triage could not settle first: a person's attention goes where it is needed
+        group = sorted((p for p in pending if p.section == section), key=lambda p: (p.triage != "needs-review", p.id))
         if not group:
             continue
         lines.append(f"## Proposed for: {section}")
         for p in group:
             note = f" {QUOTE_NOTE}" if p.quotes_transcript else ""
-            lines.append(f"- [ ] `{p.id}` {p.text}{note}")
+            verdict = f" _(triage: {p.triage} — {p.triage_reason})_" if p.triage else ""
+            lines.append(f"- [ ] `{p.id}` {p.text}{note}{verdict}")
         lines.append("")
     if not pending:
         lines += ["_No proposals pending._", ""]
@@ -107,7 +110,7 @@ def parse_review_md(text: str) -> ParsedReview:
 
 
 def _clean(text: str) -> str:
-    text = text.strip().strip("`").strip()
+    text = _TRIAGE_NOTE.sub("", text.strip()).strip("`").strip()
     if text.endswith(QUOTE_NOTE):
         text = text[: -len(QUOTE_NOTE)]
     return " ".join(text.split())
