@@ -13,7 +13,7 @@ from memory_pipeline.prompts import load_prompt
 
 OFFLINE_MODEL = "offline-extractive-1"
 # The stages that ask a model, by the prompt file they use (prompts/<name>.md).
-LLM_STAGES = {"observe": "observer", "reflect": "reflector", "rewrite": "rewrite"}
+LLM_STAGES = {"observe": "observer", "reflect": "reflector", "rewrite": "rewrite", "friction": "friction"}
 # Code versions of the stages without a prompt: bump one when its output changes for the same input.
 FIXED_VERSIONS = {"sessions": "sessions-1", "observation_index": "index-1", "message_index": "message-index-2",
                   "proposals": "proposals-1", "memory_md": "memory-md-1"}
@@ -23,7 +23,8 @@ def model_for(settings: Settings, task: str) -> str:
     """The model a task runs on: the offline extractor, the Reflector's model, or the Observer's."""
     if settings.llm_provider == "offline":
         return OFFLINE_MODEL
-    return settings.reflector_model if task in ("reflect", "reflector") else settings.observer_model
+    stronger = ("reflect", "reflector", "friction")  # friction words fixes a person will apply
+    return settings.reflector_model if task in stronger else settings.observer_model
 
 
 def code_version(stage: str, settings: Settings) -> str:
