@@ -11,6 +11,7 @@ built from signals cites evidence that exists.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -104,12 +105,26 @@ STOP_IDENTIFIERS = frozenset(
     instead rather same each per via off out over back down been being done very well too yet still ever""".split())
 
 
+def _json_command(arguments: str) -> str | None:
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return None
+    command = value.get("command", value.get("cmd")) if isinstance(value, dict) else None
+    if isinstance(command, list):  # codex: ["bash", "-lc", "npm test"]
+        command = command[-1] if command else None
+    return command if isinstance(command, str) else None
+
+
 def command_of(name: str, arguments: str) -> str:
-    """The shell command of a command-tool call (`command=…` argument), else the tool's name."""
+    """The shell command of a command-tool call (its `command` argument), else the tool's name."""
     if name.rsplit("__", 1)[-1].lower() not in COMMAND_TOOLS:
         return name
-    found = _COMMAND_ARG.search(arguments.splitlines()[0] if arguments else "")
-    return _CD_PREFIX.sub("", found.group(1).strip()) if found else name
+    command = _json_command(arguments) if arguments.lstrip().startswith("{") else None
+    if command is None:
+        found = _COMMAND_ARG.search(arguments.splitlines()[0] if arguments else "")
+        command = found.group(1) if found else None
+    return _CD_PREFIX.sub("", " ".join(command.split())) if command else name
 
 
 def command_head(command: str) -> str:
