@@ -1,4 +1,5 @@
 """Promotion: approved proposals into MEMORY.md, the day's snapshot, and the review log lines.
+Approved friction fixes go to their target: MEMORY.md like a proposal, or a project's CLAUDE.md.
 
 Only proposals whose status is `approved` are ever written; each line carries its proposal id,
 so a promotion repeated after a crash or by a second process finds its line and adds nothing.
@@ -75,7 +76,16 @@ def promote_approved(workspace: Workspace, proposals: ProposalStore, snapshot_da
                 proposals.update(proposal.id, promoted=True, applied_to=str(workspace.memory_md))
             else:
                 proposals.update(proposal.id, promoted=True)
-    for fix in sorted((p for p in approved if p.target != "MEMORY.md"), key=lambda p: p.id):
+    apply_project_fixes(workspace, proposals, [p for p in approved if p.target != "MEMORY.md"], result)
+    result.snapshot = str(files.write_snapshot(snapshot_day))
+    return result
+
+
+def apply_project_fixes(workspace: Workspace, proposals: ProposalStore, fixes: list[Proposal],
+                        result: PromoteResult) -> None:
+    """Approved friction fixes for a project's CLAUDE.md / AGENTS.md, each appended to its file; one
+    whose project folder is unknown or gone stays approved and unapplied, with a message."""
+    for fix in sorted(fixes, key=lambda p: p.id):
         path, why_not = apply_fix_to_project(workspace, fix.target_dir, fix.target, day=fix.created,
                                              change=fix.text, fid=fix.id)
         if path is None:
@@ -84,5 +94,3 @@ def promote_approved(workspace: Workspace, proposals: ProposalStore, snapshot_da
         result.promoted.append(fix.id)
         result.applied[fix.id] = str(path)
         proposals.update(fix.id, promoted=True, applied_to=str(path))
-    result.snapshot = str(files.write_snapshot(snapshot_day))
-    return result

@@ -3,7 +3,8 @@
 Severity is frequency × impact: the sessions a pattern recurred in × the friction one occurrence
 costs (IMPACT: a user repeating a correction costs most, a command failing the same way less, a
 failure the Observer noted least). A cluster seen in fewer than `min_sessions` sessions is a
-one-off and is not reported.
+one-off and is not reported, unless it is a command failing the same way LOOP_REPEATS times or
+more in one session (a loop the agent did not get out of).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from memory_pipeline.stages.friction.cluster import cluster_signals
 from memory_pipeline.stages.friction.signals import Signal, clip
 
 IMPACT = {"correction": 3.0, "command-failure": 2.0, "failure": 1.5}
+LOOP_REPEATS = 3
 PROJECT_FILE = {"claude-code": "CLAUDE.md", "codex": "AGENTS.md", "pi": "AGENTS.md"}
 
 
@@ -95,6 +97,10 @@ def choose_target(kind: str, members: list[Signal]) -> tuple[FixTarget, str, str
     return "MEMORY.md", "Lessons", ""
 
 
+def _sessions(n: int) -> str:
+    return f"{n} session{'s' if n != 1 else ''}"
+
+
 def draft_fix(finding: Finding) -> tuple[str, str]:
     """(title, change) for a finding, worded without a model."""
     n = len(finding.sessions)
@@ -105,10 +111,10 @@ def draft_fix(finding: Finding) -> tuple[str, str]:
         error = finding.pattern.split("→", 1)[-1].strip()
         if finding.then:
             return (clip(f"Use `{finding.then}`, not `{finding.command}`", 70),
-                    f"`{finding.command}` fails here with “{error}” ({finding.occurrences} times in {n} sessions); "
+                    f"`{finding.command}` fails here with “{error}” ({finding.occurrences} times in {_sessions(n)}); "
                     f"use `{finding.then}`, which worked right after it.")
         return (clip(f"`{finding.command}` keeps failing", 70),
-                f"`{finding.command}` fails here with “{error}” ({finding.occurrences} times in {n} sessions); "
+                f"`{finding.command}` fails here with “{error}” ({finding.occurrences} times in {_sessions(n)}); "
                 "find out why before running it again, and record the working command here.")
     return (clip(f"Recurring failure: {finding.pattern}", 70),
             f"Recurring failure in {n} sessions: {finding.pattern.rstrip('.')}. Check for this cause first.")
@@ -136,6 +142,7 @@ def find_friction(signals: list[Signal], vectors: list[list[float]], *, min_sess
     findings = []
     for group in cluster_signals(signals, vectors):
         members = [signals[i] for i in group]
-        if len({s.session_id for s in members}) >= min_sessions:
+        looped = members[0].kind == "command-failure" and len(members) >= LOOP_REPEATS
+        if len({s.session_id for s in members}) >= min_sessions or looped:
             findings.append(build_finding(members))
     return sorted(findings, key=lambda f: (-f.severity, -f.occurrences, f.pattern))

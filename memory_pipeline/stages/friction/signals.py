@@ -78,7 +78,7 @@ def correction_rule(text: str) -> str | None:
         if not (lead or CORRECTION_PHRASE.search(sentence) or (index == 0 and PROHIBITION.match(sentence))):
             continue
         rule = sentence[lead.end():] if lead else sentence
-        rule = re.sub(r"^(?:,|that|to|,? ?i (?:already )?(?:told|asked) you(?: to)?)\s*", "", rule.strip(), flags=re.I)
+        rule = re.sub(r"^(?:,|that\s|to\s|,? ?i (?:already )?(?:told|asked) you(?: to)?)\s*", "", rule.strip(), flags=re.I)
         if len(rule.split()) < 3 and index + 1 < len(sentences):
             rule = f"{rule} {sentences[index + 1]}".strip()
         rule = rule.strip(" ,;:—-")
@@ -116,9 +116,13 @@ def _json_command(arguments: str) -> str | None:
     return command if isinstance(command, str) else None
 
 
+def is_shell(name: str) -> bool:
+    return name.rsplit("__", 1)[-1].lower() in COMMAND_TOOLS
+
+
 def command_of(name: str, arguments: str) -> str:
     """The shell command of a command-tool call (its `command` argument), else the tool's name."""
-    if name.rsplit("__", 1)[-1].lower() not in COMMAND_TOOLS:
+    if not is_shell(name):
         return name
     command = _json_command(arguments) if arguments.lstrip().startswith("{") else None
     if command is None:
@@ -159,7 +163,7 @@ def session_signals(transcript: Transcript, observation: Observation) -> list[Si
     """The corrections and command failures in one observed session window."""
     base = dict(session_id=observation.session_id, observation_id=observation.id, day=observation.date,
                 cwd=transcript.cwd or "", agent=transcript.format)
-    calls: dict[str, tuple[str, Message]] = {}
+    calls: dict[str, tuple[str, Message, bool]] = {}
     found: list[Signal] = []
     open_failures: list[int] = []  # failures still waiting for the command that worked after them
     for message in transcript.messages:
@@ -169,12 +173,14 @@ def session_signals(transcript: Transcript, observation: Observation) -> list[Si
                 found.append(Signal(kind="correction", text=rule, message_ids=(message.id,), time=_time(message),
                                     identifiers=identifiers(rule), **base))
         for call in message.tool_calls:
-            calls[call.id] = (command_of(call.name, call.input), message)
+            calls[call.id] = (command_of(call.name, call.input), message, is_shell(call.name))
         for result in message.tool_results:
-            command, call_message = calls.get(result.call_id, ("", message))
+            command, call_message, shell = calls.get(result.call_id, ("", message, False))
             if not command:
                 continue
             if not result.is_error:
+                if not shell:  # reading or editing a file is not what "worked instead"
+                    continue
                 for index in open_failures:
                     if command_head(command) != found[index].command:
                         found[index] = _with_then(found[index], command)

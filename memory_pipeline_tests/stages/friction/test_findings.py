@@ -89,3 +89,10 @@ def test_the_behaviour_loop_tells_new_pending_fixed_and_recurring_apart():
     stronger = escalate(found, _fix("approved", "2026-11-16"))
     assert stronger.sessions == ["s2"] and stronger.section == "Hard Rules" and stronger.recurring_of == "f-20261110-001"
     assert stronger.draft.endswith("still recurring after the fix approved on 2026-11-16.")
+
+
+def test_a_command_failing_the_same_way_three_times_in_one_session_is_a_loop():
+    loop = [failure("s1", "2026-11-15")] * 3
+    [found] = find_friction(loop, [unit(1, 0)] * 3)
+    assert (found.sessions, found.occurrences) == (["s1"], 3) and "3 times in 1 session)" in found.draft
+    assert find_friction([failure("s1", "2026-11-15")] * 2, [unit(1, 0)] * 2) == []

@@ -19,6 +19,7 @@ from memory_pipeline_tests.support.review_fixtures import observation
     ("don't run the migrations on the shared database", "Don't run the migrations on the shared database"),
     ("Nope. The tests live in memory_pipeline_tests/, not tests/", "The tests live in memory_pipeline_tests/, not tests/"),
     ("Stop using print for logging, use the logger", "Stop using print for logging, use the logger"),
+    ("No, that's horrible. Revert it.", "That's horrible. Revert it."),
 ])
 def test_a_correction_becomes_the_rule_it_states(text, rule):
     assert correction_rule(text) == rule
@@ -58,6 +59,9 @@ def test_session_signals_cite_their_messages_and_what_worked_after_a_failure():
                 input='{"command": "npm run build"}')]),
         Message(id="t1", role="tool", timestamp=_at(2), tool_results=[ToolResult(call_id="c1", is_error=True,
                 text="Error: Cannot find module 'vite'")]),
+        Message(id="a3", role="assistant", timestamp=_at(3), tool_calls=[ToolCall(id="c3", name="Read",
+                input='{"file_path": "package.json"}')]),
+        Message(id="t4", role="tool", timestamp=_at(3), tool_results=[ToolResult(call_id="c3", text="{}")]),
         Message(id="a2", role="assistant", timestamp=_at(3), tool_calls=[ToolCall(id="c2", name="Bash",
                 input='{"command": "pnpm run build"}')]),
         Message(id="t2", role="tool", timestamp=_at(4), tool_results=[ToolResult(call_id="c2", text="built")]),
