@@ -126,7 +126,7 @@ def build_finding(members: list[Signal]) -> Finding:
     thens = Counter(s.then for s in members if s.then)
     target, section, folder = choose_target(kind, members)
     evidence = [Evidence(day=s.day, time=s.time, session_id=s.session_id, observation_id=s.observation_id,
-                         message_ids=list(s.message_ids), quote=s.text)
+                         message_ids=list(s.message_ids), quote=s.quote or s.text)
                 for s in sorted(members, key=lambda s: (s.day, s.time or "", s.session_id))]
     finding = Finding(kind=kind, pattern=representative([s.text for s in members]), sessions=sessions,
                       occurrences=len(members), impact=IMPACT[kind], severity=len(sessions) * IMPACT[kind],

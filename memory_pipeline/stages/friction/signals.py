@@ -48,7 +48,7 @@ _EXIT_LINE = re.compile(r"^(?:exit code \d+|command exited with code \d+|\$ .*)$
 @dataclass(frozen=True)
 class Signal:
     kind: str  # "correction", "command-failure" or "failure"
-    text: str  # what is embedded and quoted: the correction, `command` → error, the fact
+    text: str  # what is embedded: the rule a correction states, `command` → error, the fact
     session_id: str
     observation_id: str
     day: str
@@ -60,6 +60,7 @@ class Signal:
     cwd: str = ""
     agent: str = ""  # the transcript format: claude-code, pi, codex, text
     identifiers: frozenset[str] = field(default_factory=frozenset)
+    quote: str = ""  # the message's own words, when they differ from `text`
 
 
 def clip(text: str, limit: int = QUOTE_CHARS) -> str:
@@ -171,7 +172,7 @@ def session_signals(transcript: Transcript, observation: Observation) -> list[Si
             rule = correction_rule(message.text)
             if rule:
                 found.append(Signal(kind="correction", text=rule, message_ids=(message.id,), time=_time(message),
-                                    identifiers=identifiers(rule), **base))
+                                    identifiers=identifiers(rule), quote=clip(message.text), **base))
         for call in message.tool_calls:
             calls[call.id] = (command_of(call.name, call.input), message, is_shell(call.name))
         for result in message.tool_results:
