@@ -4,8 +4,9 @@ Two signals of the same kind join one cluster when
 - they carry the same exact key (a command failing with the same error signature), or
 - their embeddings are close (cosine ≥ `similar`), or
 - they are related (cosine ≥ `related`) and name the same identifiers (`uv`, `pip`, a path).
-Command failures only join when they run the same command. Clusters are the connected parts
-(union-find), so the result does not depend on the order of the signals.
+Command failures only join when they run the same command, and then by key or by a close
+error (cosine ≥ SIMILAR_ERROR): the paths two errors share say nothing about their cause.
+Clusters are the connected parts (union-find), so the result does not depend on the order.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from memory_pipeline.stages.friction.signals import Signal
 SIMILAR = 0.75
 RELATED = 0.5
 SHARED_IDENTIFIERS = 2
+SIMILAR_ERROR = 0.85
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -27,10 +29,10 @@ def linked(a: Signal, b: Signal, similarity: float, *, similar: float = SIMILAR,
     """Whether two signals are the same friction."""
     if a.kind != b.kind:
         return False
-    if a.kind == "command-failure" and a.command != b.command:
-        return False
     if a.key and a.key == b.key:
         return True
+    if a.kind == "command-failure":
+        return a.command == b.command and similarity >= SIMILAR_ERROR
     shared = len(a.identifiers & b.identifiers)
     needed = min(SHARED_IDENTIFIERS, len(a.identifiers), len(b.identifiers))
     return similarity >= similar or (needed > 0 and similarity >= related and shared >= needed)

@@ -56,7 +56,8 @@ class Signal:
     time: str | None = None
     key: str = ""  # an exact identifier: the command failure's signature
     command: str = ""  # command failures: the command's head (`pip install`)
-    then: str = ""  # command failures: the next command that worked in that session
+    then: str = ""  # command failures: the next command that worked in its place in that session
+    command_line: str = ""  # command failures: the whole command
     cwd: str = ""
     agent: str = ""  # the transcript format: claude-code, pi, codex, text
     identifiers: frozenset[str] = field(default_factory=frozenset)
@@ -183,7 +184,7 @@ def session_signals(transcript: Transcript, observation: Observation) -> list[Si
                 if not shell:  # reading or editing a file is not what "worked instead"
                     continue
                 for index in open_failures:
-                    if command_head(command) != found[index].command:
+                    if is_alternative(found[index].command_line, command):
                         found[index] = _with_then(found[index], command)
                 open_failures = []
                 continue
@@ -191,9 +192,19 @@ def session_signals(transcript: Transcript, observation: Observation) -> list[Si
             found.append(Signal(kind="command-failure", text=f"`{clip(command, 80)}` → {error}",
                                 message_ids=tuple(dict.fromkeys((call_message.id, message.id))),
                                 time=_time(message), key=f"{head} | {error_signature(error)}", command=head,
+                                command_line=command if shell else "",
                                 identifiers=identifiers(command) | {head.lower()}, **base))
             open_failures.append(len(found) - 1)
     return found
+
+
+def is_alternative(failed: str, worked: str) -> bool:
+    """Whether `worked` did the failed command's job another way (`pnpm run build` for `npm run
+    build`, `uv pip install x` for `pip install x`): another program, the same arguments."""
+    if not failed or command_head(failed) == command_head(worked):
+        return False
+    arguments = {w for w in failed.split("|")[0].split()[1:4] if len(w) > 1 and not w.startswith("-")}
+    return bool(arguments & set(worked.split("|")[0].split()))
 
 
 def _with_then(signal: Signal, command: str) -> Signal:

@@ -85,3 +85,12 @@ def test_failure_facts_skip_messages_already_counted():
     found = fact_signals(obs, {("s1", "m2")})
     assert [(s.kind, s.text, s.message_ids) for s in found] == [
         ("failure", "The deploy failed because the token expired", ("m1",))]
+
+
+def test_only_the_same_job_done_another_way_counts_as_what_worked():
+    from memory_pipeline.stages.friction.signals import is_alternative
+
+    assert is_alternative("npm run build", "pnpm run build")
+    assert is_alternative("pip install requests", "uv pip install requests")
+    assert not is_alternative("npm run check 2>&1 | head -40", "git checkout -- . && rm -rf node_modules")
+    assert not is_alternative("npm run check", "npm run check")
