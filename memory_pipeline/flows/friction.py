@@ -147,7 +147,8 @@ def analyse_friction(workspace: Workspace, day: str, *, fixes: ProposalStore, em
         signals = collect_signals(observed)
         for signal in signals:
             report.signals[signal.kind] = report.signals.get(signal.kind, 0) + 1
-        vectors = embedder.encode([s.text for s in signals]) if signals else []
+        # a command failure is compared by its error signature (paths, numbers blanked), the rest by text
+        vectors = embedder.encode([s.key or s.text for s in signals]) if signals else []
         report.findings = find_friction(signals, vectors, min_sessions=min_sessions)
         candidates = check_recurrence(report.findings, fixes, embedder, report)
         memory_md = MemoryFiles(workspace).read_memory()

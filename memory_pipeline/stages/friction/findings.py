@@ -113,6 +113,10 @@ def draft_fix(finding: Finding) -> tuple[str, str]:
             return (clip(f"Use `{finding.then}`, not `{finding.command}`", 70),
                     f"`{finding.command}` fails here with “{error}” ({finding.occurrences} times in {_sessions(n)}); "
                     f"use `{finding.then}`, which worked right after it.")
+        if " " not in finding.command:  # a tool, not a shell command
+            return (clip(f"The `{finding.command}` tool keeps failing", 70),
+                    f"The `{finding.command}` tool fails here with “{error}” ({finding.occurrences} times in "
+                    f"{_sessions(n)}); check what it is given (re-read the file first) before calling it again.")
         return (clip(f"`{finding.command}` keeps failing", 70),
                 f"`{finding.command}` fails here with “{error}” ({finding.occurrences} times in {_sessions(n)}); "
                 "find out why before running it again, and record the working command here.")
