@@ -72,14 +72,19 @@ class Settings(BaseModel):
                                       "cosine at which two facts are one memory (maintenance merges them)")
     stale_after_days: int = setting(90, "MEMORY_STALE_AFTER_DAYS",
                                     "days without a recall or an echo after which a memory is tagged stale")
-    timezone: str | None = setting(None, "MEMORY_TIMEZONE", "the time zone the schedules run in",
-                                   shown="the machine's")
     auto_reject: bool = setting(True, "MEMORY_AUTO_REJECT",
                                 "triage rejects junk proposals on its own (reversible: `review restore ID`)")
     auto_promote: bool = setting(False, "MEMORY_AUTO_PROMOTE",
                                  "triage promotes durable proposals on its own (never held ones)")
     partitions_start: str = setting("2023-01-01", "MEMORY_PARTITIONS_START",
                                     "the first day of the daily partitions (YYYY-MM-DD)")
+    timezone: str | None = setting(None, "MEMORY_TIMEZONE",
+                                   "the IANA time zone the daily schedules run in, e.g. `Europe/Paris`",
+                                   shown="the machine's time zone")
+    friction_min_observations: int = setting(10, "MEMORY_FRICTION_MIN_OBSERVATIONS",
+                                             "friction analysis skips a window with fewer observations")
+    friction_min_sessions: int = setting(2, "MEMORY_FRICTION_MIN_SESSIONS",
+                                         "sessions a pattern must recur in to become a friction fix")
     runtime_dir: Path = setting(Path(tempfile.gettempdir()), "XDG_RUNTIME_DIR",
                                 "where short unix-socket paths go when the workspace path is too long",
                                 shown="the system's temporary folder")
@@ -88,6 +93,18 @@ class Settings(BaseModel):
     @classmethod
     def _absolute(cls, value: Path) -> Path:
         return value.expanduser().resolve()
+
+    @field_validator("timezone", mode="after")
+    @classmethod
+    def _timezone(cls, value: str | None) -> str | None:
+        if value:
+            from zoneinfo import ZoneInfo
+
+            try:
+                ZoneInfo(value)
+            except (KeyError, ValueError) as exc:
+                raise ValueError(f"unknown time zone {value!r} (use an IANA name such as Europe/Paris)") from exc
+        return value
 
     @field_validator("llm_provider", mode="after")
     @classmethod
@@ -112,6 +129,32 @@ class Settings(BaseModel):
 
     def replace(self, **changes: Any) -> "Settings":
         return self.model_copy(update=changes)
+
+
+def machine_timezone() -> str:
+    """The machine's IANA time zone name: $TZ, /etc/timezone, the /etc/localtime link, else UTC."""
+    from zoneinfo import ZoneInfo
+
+    candidates = [os.environ.get("TZ", "").lstrip(":")]
+    timezone_file = Path("/etc/timezone")
+    if timezone_file.is_file():
+        candidates.append(timezone_file.read_text(encoding="utf-8").strip())
+    localtime = Path("/etc/localtime")
+    if localtime.is_symlink():
+        candidates.append(str(localtime.resolve()).split("zoneinfo/", 1)[-1])
+    for name in candidates:
+        try:
+            if name:
+                ZoneInfo(name)
+                return name
+        except (KeyError, ValueError, OSError):
+            continue
+    return "UTC"
+
+
+def schedule_timezone(settings: Settings) -> str:
+    """The time zone the daily schedules run in: MEMORY_TIMEZONE, else the machine's."""
+    return settings.timezone or machine_timezone()
 
 
 def settings_table() -> str:

@@ -229,8 +229,10 @@ class RecallHit(BaseModel):
 
 # --- reflection and review ---------------------------------------------------------------
 
-MemorySection = Literal["User", "Hard Rules", "System Architecture", "Patterns"]
-MEMORY_SECTIONS: tuple[str, ...] = ("User", "Hard Rules", "System Architecture", "Patterns")
+MemorySection = Literal["User", "Hard Rules", "Lessons", "System Architecture", "Patterns"]
+MEMORY_SECTIONS: tuple[str, ...] = ("User", "Hard Rules", "Lessons", "System Architecture", "Patterns")
+# Where an approved friction fix is applied: MEMORY.md (in its section), or the project's own file.
+FixTarget = Literal["MEMORY.md", "CLAUDE.md", "AGENTS.md"]
 ProposalStatus = Literal["pending", "approved", "rejected", "expired"]
 
 
@@ -270,9 +272,10 @@ class Reflection(BaseModel):
 
 
 class Proposal(BaseModel):
-    """A staged proposal (Redis hash memory:review:proposal:{id})."""
+    """A staged proposal (Redis hash memory:review:proposal:{id}): a Reflector line for MEMORY.md
+    (p-YYYYMMDD-NNN), or a friction fix (f-YYYYMMDD-NNN) with its target, evidence and severity."""
 
-    id: str  # p-YYYYMMDD-NNN
+    id: str  # p-YYYYMMDD-NNN or f-YYYYMMDD-NNN
     section: MemorySection
     text: str
     status: ProposalStatus = "pending"
@@ -287,6 +290,21 @@ class Proposal(BaseModel):
     triage: str = ""  # promote | reject | needs-review (stages/review/triage.py)
     triage_reason: str = ""
     decided_by: str = ""  # "triage" when auto-triage decided it, else a person
+    # friction fixes only
+    target: FixTarget = "MEMORY.md"
+    target_dir: str = ""  # the project folder holding CLAUDE.md / AGENTS.md
+    title: str = ""
+    severity: float = 0.0
+    source_message_ids: list[str] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=list)  # one readable line per occurrence
+    pattern: str = ""  # what recurred (matched against later findings: did the fix work?)
+    friction_kind: str = ""  # correction, command-failure or failure
+    recurring_of: str = ""  # the approved fix this one escalates
+    applied_to: str = ""  # the file an approved fix was written into
+
+    @property
+    def is_fix(self) -> bool:
+        return self.id.startswith("f-")
 
 
 # --- agent hooks and compaction recovery ---------------------------------------------------

@@ -7,16 +7,15 @@ the benchmarks read them from here, so nothing below the wiring imports it.
 from __future__ import annotations
 
 from datetime import date, datetime, timezone
-from pathlib import Path
 
-from memory_pipeline.config import Settings
+from memory_pipeline.config import Settings, schedule_timezone
 from memory_pipeline.prompts import load_prompt
 
 OFFLINE_MODEL = "offline-extractive-1"
 # The module Dagster loads (`dagster dev -m …`, [tool.dg.project] in pyproject.toml).
 DEFINITIONS_MODULE = "memory_pipeline.definitions"
 # The stages that ask a model, by the prompt file they use (prompts/<name>.md).
-LLM_STAGES = {"observe": "observer", "reflect": "reflector", "rewrite": "rewrite"}
+LLM_STAGES = {"observe": "observer", "reflect": "reflector", "rewrite": "rewrite", "friction": "friction"}
 # Code versions of the stages without a prompt: bump one when its output changes for the same input.
 FIXED_VERSIONS = {"sessions": "sessions-1", "observation_index": "index-1", "message_index": "message-index-2",
                   "proposals": "proposals-1", "memory_md": "memory-md-1", "maintenance": "maintenance-1",
@@ -27,7 +26,8 @@ def model_for(settings: Settings, task: str) -> str:
     """The model a task runs on: the offline extractor, the Reflector's model, or the Observer's."""
     if settings.llm_provider == "offline":
         return OFFLINE_MODEL
-    return settings.reflector_model if task in ("reflect", "reflector") else settings.observer_model
+    stronger = ("reflect", "reflector", "friction")  # friction words fixes a person will apply
+    return settings.reflector_model if task in stronger else settings.observer_model
 
 
 def code_version(stage: str, settings: Settings) -> str:
@@ -61,10 +61,4 @@ def day_checker(settings: Settings):
 
 def timezone_name(settings: Settings) -> str:
     """The schedules' time zone: MEMORY_TIMEZONE, else the machine's (an IANA name), else UTC."""
-    if settings.timezone:
-        return settings.timezone
-    try:
-        link = Path("/etc/localtime").resolve()
-        return str(link).split("zoneinfo/", 1)[1] if "zoneinfo/" in str(link) else "UTC"
-    except OSError:
-        return "UTC"
+    return schedule_timezone(settings)

@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         demo,
         events,
         feedback,
+        friction,
         hook,
         import_cmd,
         ingest,
@@ -38,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     commands = [events, ingest, demo, status, bench, ui, hook, install_hooks, import_cmd, reflect, review, brief,
-                recall, maintain, feedback]
+                recall, maintain, feedback, friction]
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Durable, reviewable, searchable memory for coding agents.",

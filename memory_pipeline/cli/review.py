@@ -12,7 +12,7 @@ from memory_pipeline.cli.common import add_json_flag, console, print_json, works
 
 
 def register(sub) -> None:
-    parser = sub.add_parser("review", help="review memory proposals (REVIEW.md) and promote them into MEMORY.md")
+    parser = sub.add_parser("review", help="review memory proposals and friction fixes (REVIEW.md) and apply them")
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     listing = actions.add_parser("list", help="pending proposals (add --all for every status)")
     listing.add_argument("--all", action="store_true", help="include approved, rejected and expired ones")
@@ -50,7 +50,7 @@ def print_report(report, out) -> None:
         out.print(f"{OUTCOME_ICONS[outcome.kind]} {outcome.kind} {outcome.pid}{detail}: {outcome.text}",
                   markup=False, highlight=False)
     for pid in report.promoted:
-        out.print(f"📌 promoted {pid} into MEMORY.md", highlight=False)
+        out.print(f"📌 promoted {pid} into {report.applied.get(pid, 'MEMORY.md')}", markup=False, highlight=False)
     for message in report.messages:
         out.print(f"note: {message}", markup=False, highlight=False)
     for error in report.errors:

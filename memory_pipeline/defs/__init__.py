@@ -6,6 +6,7 @@ Nothing below this package imports it; `memory_pipeline.definitions` builds it l
 import dagster as dg
 
 from memory_pipeline.config import Settings
+from memory_pipeline.defs.friction import friction_assets, friction_defs
 from memory_pipeline.defs.index import index_assets
 from memory_pipeline.defs.intake import intake_defs
 from memory_pipeline.defs.maintenance import maintenance_assets, maintenance_defs
@@ -21,7 +22,7 @@ def stage_assets(settings: Settings) -> list[dg.AssetsDefinition]:
     partitions = daily_partitions(settings)
     return [*observe_assets(partitions, settings), *index_assets(partitions, settings),
             *reflect_assets(partitions, settings), *review_assets(partitions, settings),
-            *maintenance_assets(partitions, settings)]
+            *maintenance_assets(partitions, settings), *friction_assets(partitions, settings)]
 
 
 def build_definitions(settings: Settings) -> dg.Definitions:
@@ -29,4 +30,5 @@ def build_definitions(settings: Settings) -> dg.Definitions:
     return dg.Definitions.merge(
         dg.Definitions(assets=stage_assets(settings), resources=build_resources()),
         intake_defs(), reflect_defs(partitions), review_defs(partitions), maintenance_defs(partitions, settings),
+        friction_defs(partitions, settings),
     )

@@ -1,4 +1,5 @@
 """Promotion: approved proposals into MEMORY.md, the day's snapshot, and the review log lines.
+Approved friction fixes go to their target: MEMORY.md like a proposal, or a project's CLAUDE.md.
 
 Only proposals whose status is `approved` are ever written; each line carries its proposal id,
 so a promotion repeated after a crash or by a second process finds its line and adds nothing.
@@ -13,6 +14,7 @@ from memory_pipeline.faults import pause_point
 from memory_pipeline.models import MEMORY_SECTIONS, Proposal
 from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.resources.memory_files import MemoryFiles
+from memory_pipeline.resources.project_files import apply_fix_to_project
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.memory_md import append_to_sections, promoted_ids, promoted_line
@@ -33,6 +35,8 @@ class PromoteResult:
     promoted: list[str] = field(default_factory=list)
     already_present: list[str] = field(default_factory=list)
     snapshot: str = ""
+    applied: dict[str, str] = field(default_factory=dict)  # friction fix id -> the file it went into
+    messages: list[str] = field(default_factory=list)
 
 
 def log_outcomes(workspace: Workspace, today: str, now: datetime, outcomes: list[Outcome]) -> None:
@@ -51,8 +55,9 @@ def promote_approved(workspace: Workspace, proposals: ProposalStore, snapshot_da
     snapshot of `snapshot_day` (state/memory_snapshots/<day>.md)."""
     files = MemoryFiles(workspace)
     result = PromoteResult()
+    approved = [p for p in proposals.all().values() if p.status == "approved" and not p.promoted]
     waiting: list[Proposal] = sorted(  # sections a batch creates come out in MEMORY_SECTIONS order
-        (p for p in proposals.all().values() if p.status == "approved" and not p.promoted),
+        (p for p in approved if p.target == "MEMORY.md"),
         key=lambda p: (MEMORY_SECTIONS.index(p.section), p.id),
     )
     if waiting:
@@ -66,6 +71,26 @@ def promote_approved(workspace: Workspace, proposals: ProposalStore, snapshot_da
         present = promoted_ids(before)
         for proposal in waiting:
             (result.already_present if proposal.id in present else result.promoted).append(proposal.id)
-            proposals.update(proposal.id, promoted=True)
+            if proposal.is_fix:
+                result.applied[proposal.id] = str(workspace.memory_md)
+                proposals.update(proposal.id, promoted=True, applied_to=str(workspace.memory_md))
+            else:
+                proposals.update(proposal.id, promoted=True)
+    apply_project_fixes(workspace, proposals, [p for p in approved if p.target != "MEMORY.md"], result)
     result.snapshot = str(files.write_snapshot(snapshot_day))
     return result
+
+
+def apply_project_fixes(workspace: Workspace, proposals: ProposalStore, fixes: list[Proposal],
+                        result: PromoteResult) -> None:
+    """Approved friction fixes for a project's CLAUDE.md / AGENTS.md, each appended to its file; one
+    whose project folder is unknown or gone stays approved and unapplied, with a message."""
+    for fix in sorted(fixes, key=lambda p: p.id):
+        path, why_not = apply_fix_to_project(workspace, fix.target_dir, fix.target, day=fix.created,
+                                             change=fix.text, fid=fix.id)
+        if path is None:
+            result.messages.append(why_not)
+            continue
+        result.promoted.append(fix.id)
+        result.applied[fix.id] = str(path)
+        proposals.update(fix.id, promoted=True, applied_to=str(path))

@@ -24,6 +24,7 @@ REVIEW_LOCK = "review"
 class ReviewReport:
     outcomes: list[Outcome] = field(default_factory=list)
     promoted: list[str] = field(default_factory=list)
+    applied: dict[str, str] = field(default_factory=dict)  # friction fix id -> the file it went into
     messages: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -32,7 +33,7 @@ class ReviewReport:
 
     def as_dict(self) -> dict:
         return {kind: self.ids(kind) for kind in ("approved", "rejected", "expired", "edited")} | {
-            "promoted": self.promoted, "messages": self.messages, "errors": self.errors}
+            "promoted": self.promoted, "applied": self.applied, "messages": self.messages, "errors": self.errors}
 
 
 def _why_not(pid: str, proposals: ProposalStore) -> str:
@@ -113,7 +114,9 @@ def sync_review_edits(workspace: Workspace, proposals: ProposalStore, report: Re
 def _finish(workspace: Workspace, proposals: ProposalStore, report: ReviewReport, today: str, now: datetime,
             expected: str | None = None, snapshot_day: str | None = None) -> ReviewReport:
     log_outcomes(workspace, today, now, report.outcomes)
-    report.promoted = promote_approved(workspace, proposals, snapshot_day or today).promoted
+    promoted = promote_approved(workspace, proposals, snapshot_day or today)
+    report.promoted, report.applied = promoted.promoted, promoted.applied
+    report.messages += promoted.messages
     if not render_review(workspace, proposals, now, expected=expected):
         report.messages.append("REVIEW.md changed while it was being applied; it will be read again next time")
     return report

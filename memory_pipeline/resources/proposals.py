@@ -7,7 +7,7 @@ import json
 from memory_pipeline.models import Proposal
 from memory_pipeline.resources.redis_store import RedisStore
 
-LIST_FIELDS = ("source_observation_ids", "source_fact_ids", "sessions")
+LIST_FIELDS = ("source_observation_ids", "source_fact_ids", "sessions", "source_message_ids", "evidence")
 BOOL_FIELDS = ("quotes_transcript", "promoted")
 
 
@@ -46,7 +46,7 @@ class ProposalStore:
 
     def all(self) -> dict[str, Proposal]:
         found = {}
-        for pid in self.store.proposal_ids():
+        for pid in self.store.proposal_ids("p-") + self.store.proposal_ids("f-"):
             proposal = self.get(pid)
             if proposal is not None:
                 found[pid] = proposal

@@ -6,6 +6,7 @@ Layout (all under MEMORY_WORKSPACE):
   events/YYYY-MM-DD/*.json     accepted events, one per dedupe key
   transcripts/                 redacted transcript snapshots taken at emit time
   observations/YYYY-MM-DD/     one JSON per observation (the asset's durable output)
+  friction/YYYY-MM-DD.json     friction findings of the 7 days ending that day
   memory/YYYY-MM-DD.md         the daily log (human-readable, append-only)
   MEMORY.md, REVIEW.md         curated memory and the review staging file
   state/                       llm cache, redis data, qdrant store, locks, telemetry
@@ -153,6 +154,10 @@ class Workspace:
 
     def reflection_path(self, day: str) -> Path:
         return self.root / "reflections" / f"{day}.json"
+
+    def friction_path(self, day: str) -> Path:
+        """The friction analysis of the 7 days ending at `day` (friction/YYYY-MM-DD.json)."""
+        return self.root / "friction" / f"{day}.json"
 
     @property
     def memory_dir(self) -> Path:

@@ -1,7 +1,7 @@
 """MEMORY.md, pure: append promoted lines to their sections without touching any existing line.
 
 A promoted line reads `- (YYYY-MM-DD) text <!-- p-YYYYMMDD-NNN -->`: the date it was approved,
-the approved text, and the proposal id as a comment so every line traces back to its proposal
+the approved text, and the proposal (or friction fix, f-YYYYMMDD-NNN) id as a comment so every line traces back to its proposal
 and a promotion that is repeated (a crash, a second process) finds its line already there.
 """
 
@@ -11,11 +11,11 @@ import re
 
 MEMORY_TITLE = "# MEMORY"
 _HEADING = re.compile(r"^##\s+(?P<name>.+?)\s*$")
-_MARKER = re.compile(r"<!--\s*(p-\d{8}-\d{3})\s*-->")
+_MARKER = re.compile(r"<!--\s*([pf]-\d{8}-\d{3})\s*-->")
 _DATE_PREFIX = re.compile(r"^\(\d{4}-\d{2}-\d{2}\)\s*")
 SECTION_ALIASES = {"user": "User", "the user": "User", "joel": "User", "hard rules": "Hard Rules",
                    "system architecture": "System Architecture", "architecture": "System Architecture",
-                   "patterns": "Patterns"}
+                   "patterns": "Patterns", "lessons": "Lessons"}
 
 
 def promoted_line(day: str, text: str, pid: str) -> str:

@@ -3,6 +3,8 @@
 REVIEW.md (seed format): a heading, two instruction lines, `## Proposed for: Section` groups of
 `- [ ] \`p-YYYYMMDD-NNN\` text` lines, and a last-updated line with the pending count.
 `[x]` approves, `[-]` or a deleted line rejects, edited text is what gets approved.
+Friction fixes (`f-YYYYMMDD-NNN`) follow under `## Friction Fixes`, reviewed the same way; their
+`↳` detail lines (target, severity, evidence) are for reading and never parsed.
 """
 
 from __future__ import annotations
@@ -13,29 +15,32 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from memory_pipeline.models import MEMORY_SECTIONS, Proposal
+from memory_pipeline.stages.friction.review_section import DETAIL_MARK, render_fix_section
 
 REVIEW_HEADING = "# Pending Memory Proposals"
 QUOTE_NOTE = "_(quotes transcript)_"
 _TRIAGE_NOTE = re.compile(r"\s*_\(triage: [^\n]*\)_$")
 EXPIRE_AFTER_DAYS = 7
-_ID = re.compile(r"^p-(\d{8})-(\d{3})$")
+_ID = re.compile(r"^(?P<kind>[pf])-(?P<day>\d{8})-(?P<number>\d{3})$")
 _LINE = re.compile(r"^\s*[-*]\s*\[(?P<mark>[ xX\-~]?)\]\s*(?P<rest>.*)$")
-_LINE_ID = re.compile(r"^`?(?P<id>p-\d{8}-\d{3})`?\s*(?P<text>.*)$")
-_ANY_ID = re.compile(r"p-\d{8}-\d{3}")
+_LINE_ID = re.compile(r"^`?(?P<id>[pf]-\d{8}-\d{3})`?\s*(?P<text>.*)$")
+_ANY_ID = re.compile(r"\b[pf]-\d{8}-\d{3}\b")
 
 
-def proposal_id(day: str, number: int) -> str:
-    return f"p-{day.replace('-', '')}-{number:03d}"
+def proposal_id(day: str, number: int, kind: str = "p") -> str:
+    """p-YYYYMMDD-NNN for a proposal, f-YYYYMMDD-NNN (kind "f") for a friction fix."""
+    return f"{kind}-{day.replace('-', '')}-{number:03d}"
 
 
-def next_numbers(day: str, existing_ids: list[str], count: int) -> list[str]:
-    """`count` fresh ids for `day`, after the highest number already used that day."""
+def next_numbers(day: str, existing_ids: list[str], count: int, kind: str = "p") -> list[str]:
+    """`count` fresh ids of `kind` for `day`, after the highest number that kind already used that day."""
     stamp = day.replace("-", "")
-    used = [int(m.group(2)) for pid in existing_ids if (m := _ID.match(pid)) and m.group(1) == stamp]
+    used = [int(m.group("number")) for pid in existing_ids
+            if (m := _ID.match(pid)) and m.group("day") == stamp and m.group("kind") == kind]
     start = max(used, default=0) + 1
     if start + count - 1 > 999:
-        raise ValueError(f"more than 999 proposals on {day}")
-    return [proposal_id(day, n) for n in range(start, start + count)]
+        raise ValueError(f"more than 999 {'fixes' if kind == 'f' else 'proposals'} on {day}")
+    return [proposal_id(day, n, kind) for n in range(start, start + count)]
 
 
 def normalize_text(text: str) -> str:
@@ -52,7 +57,10 @@ def is_expired(proposal: Proposal, today: str, days: int = EXPIRE_AFTER_DAYS) ->
 
 
 def render_review_md(pending: list[Proposal], now: datetime) -> str:
-    """REVIEW.md for the pending proposals, grouped by section in MEMORY.md order."""
+    """REVIEW.md for the pending proposals, grouped by section in MEMORY.md order, then the
+    pending friction fixes under `## Friction Fixes`."""
+    fixes = [p for p in pending if p.is_fix]
+    pending = [p for p in pending if not p.is_fix]
     reviewed = max((p.created for p in pending), default=now.date().isoformat())
     lines = [REVIEW_HEADING, "", f"_Reviewed by Reflector on {reviewed}. Approve, edit, or reject each item._",
              "_Mark [x] to approve, delete the line to reject, or edit the text before approving._", ""]
@@ -69,9 +77,11 @@ def render_review_md(pending: list[Proposal], now: datetime) -> str:
         lines.append("")
     if not pending:
         lines += ["_No proposals pending._", ""]
+    lines += render_fix_section(fixes)
     stamp = now.astimezone().strftime("%Y-%m-%dT%H:%M:%S%z")
     count = len(pending)
-    lines.append(f"_Last updated: {stamp} | {count} proposal{'s' if count != 1 else ''} pending_")
+    fix_note = f", {len(fixes)} friction fix{'es' if len(fixes) != 1 else ''}" if fixes else ""
+    lines.append(f"_Last updated: {stamp} | {count} proposal{'s' if count != 1 else ''}{fix_note} pending_")
     return "\n".join(lines) + "\n"
 
 
@@ -96,6 +106,8 @@ def parse_review_md(text: str) -> ParsedReview:
     for number, line in enumerate(text.splitlines(), start=1):
         match = _LINE.match(line)
         if not match:
+            if line.lstrip().startswith(DETAIL_MARK):  # a fix's detail line: for reading only
+                continue
             if _ANY_ID.search(line):  # an id on a line whose checkbox the user broke
                 pid = _ANY_ID.search(line).group(0)
                 parsed.lines.append(ReviewLine(number, pid, "open", _clean(line.split(pid, 1)[1])))

@@ -1,0 +1,67 @@
+"""Staging friction fixes: worded findings become f-YYYYMMDD-NNN proposals in Redis and REVIEW.md.
+
+The same review machinery as the Reflector's proposals (flows/proposals.py): the review lock,
+the user's unsynced REVIEW.md edits taken in first, one owner per normalized text, and ids
+numbered after the fixes the day already has, so re-running a day stages nothing twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memory_pipeline.flows.promote import log_outcomes
+from memory_pipeline.flows.review import REVIEW_LOCK, ReviewReport, render_review, sync_review_edits
+from memory_pipeline.models import Proposal
+from memory_pipeline.resources.memory_files import MemoryFiles
+from memory_pipeline.resources.proposals import ProposalStore
+from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.friction.findings import Finding
+from memory_pipeline.stages.friction.wording import Wording
+from memory_pipeline.stages.review.review_md import next_numbers, normalize_text, text_key
+
+
+@dataclass
+class StagedFixes:
+    staged: list[Proposal] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)  # finding pattern -> reason
+    review: ReviewReport = field(default_factory=ReviewReport)
+
+
+def fix_proposal(fid: str, day: str, finding: Finding, wording: Wording) -> Proposal:
+    return Proposal(
+        id=fid, section=finding.section, text=" ".join(wording.change.split()), original_text=wording.change,
+        created=day, title=wording.title, target=finding.target, target_dir=finding.target_dir,
+        severity=finding.severity, sessions=finding.sessions, source_observation_ids=finding.observation_ids,
+        source_message_ids=finding.message_ids, evidence=[e.line() for e in finding.evidence],
+        pattern=finding.pattern, friction_kind=finding.kind, recurring_of=finding.recurring_of,
+    )
+
+
+def stage_fixes(workspace: Workspace, fixes: ProposalStore, worded: list[tuple[Finding, Wording]], *, day: str,
+                today: str, now: datetime) -> StagedFixes:
+    """Store each worded finding as a pending fix and re-render REVIEW.md."""
+    result = StagedFixes()
+    with workspace.locked(REVIEW_LOCK):
+        seen = sync_review_edits(workspace, fixes, result.review, today, now)
+        log_outcomes(workspace, today, now, result.review.outcomes)
+        memory_flat = normalize_text(MemoryFiles(workspace).read_memory())
+        fresh = []
+        for finding, wording in worded:
+            owner = fixes.store.proposal_for_text(text_key(wording.change))
+            if normalize_text(wording.change) and normalize_text(wording.change) in memory_flat:
+                result.skipped[finding.pattern] = "already in MEMORY.md"
+            elif owner:
+                result.skipped[finding.pattern] = f"already proposed as {owner}"
+            else:
+                fresh.append((finding, wording))
+        ids = next_numbers(day, list(fixes.all()), len(fresh), kind="f")
+        for fid, (finding, wording) in zip(ids, fresh):
+            if fixes.store.claim_proposal_text(text_key(wording.change), fid) != fid:
+                result.skipped[finding.pattern] = "proposed by another run meanwhile"
+                continue
+            proposal = fix_proposal(fid, day, finding, wording)
+            fixes.save(proposal)
+            result.staged.append(proposal)
+        render_review(workspace, fixes, now, expected=seen)
+    return result
