@@ -60,9 +60,13 @@ def print_proposals(proposals, out) -> None:
     if not proposals:
         out.print("no proposals")
         return
+    from memory_pipeline.stages.guard import hold_reasons
+
     table = Table("id", "status", "section", "text", "sources")
     for p in proposals:
         flag = " [quotes transcript]" if p.quotes_transcript else ""
+        if reasons := hold_reasons(p.text):
+            flag += f" [HELD FOR REVIEW: {'; '.join(reasons)}]"
         table.add_row(p.id, p.status, p.section, p.text + flag,
                       f"{len(p.source_observation_ids)} obs / {len(p.sessions)} sessions")
     out.print(table)
@@ -98,7 +102,10 @@ def run_review(args) -> int:
     if args.action == "list":
         found = sorted(store.all().values(), key=lambda p: p.id) if args.all else store.pending()
         if args.json:
-            print_json({"proposals": [p.model_dump() for p in found], "review": report.as_dict()})
+            from memory_pipeline.stages.guard import hold_reasons
+
+            print_json({"proposals": [{**p.model_dump(), "held": hold_reasons(p.text)} for p in found],
+                        "review": report.as_dict()})
             return 0
         print_report(report, out)
         print_proposals(found, out)

@@ -13,9 +13,12 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from memory_pipeline.models import MEMORY_SECTIONS, Proposal
+from memory_pipeline.stages.guard import hold_reasons
 
 REVIEW_HEADING = "# Pending Memory Proposals"
 QUOTE_NOTE = "_(quotes transcript)_"
+HELD_NOTE = "_(⚠ held for review: {})_"
+_HELD = re.compile(r"\s*_\(⚠ held for review:[^)]*\)_\s*$")
 EXPIRE_AFTER_DAYS = 7
 _ID = re.compile(r"^p-(\d{8})-(\d{3})$")
 _LINE = re.compile(r"^\s*[-*]\s*\[(?P<mark>[ xX\-~]?)\]\s*(?P<rest>.*)$")
@@ -62,6 +65,8 @@ def render_review_md(pending: list[Proposal], now: datetime) -> str:
         lines.append(f"## Proposed for: {section}")
         for p in group:
             note = f" {QUOTE_NOTE}" if p.quotes_transcript else ""
+            if reasons := hold_reasons(p.text):
+                note += " " + HELD_NOTE.format("; ".join(reasons))
             lines.append(f"- [ ] `{p.id}` {p.text}{note}")
         lines.append("")
     if not pending:
@@ -107,7 +112,7 @@ def parse_review_md(text: str) -> ParsedReview:
 
 
 def _clean(text: str) -> str:
-    text = text.strip().strip("`").strip()
+    text = _HELD.sub("", text.strip()).strip().strip("`").strip()
     if text.endswith(QUOTE_NOTE):
         text = text[: -len(QUOTE_NOTE)]
     return " ".join(text.split())
