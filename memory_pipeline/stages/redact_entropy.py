@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from itertools import pairwise
 
 MIN_LENGTH = 20
 MAX_LENGTH = 128  # longer opaque runs are data (thinking signatures, images); keys are shorter
@@ -38,7 +39,7 @@ def _kind(c: str) -> int:
 
 
 def switch_rate(token: str) -> float:
-    return sum(_kind(a) != _kind(b) for a, b in zip(token, token[1:])) / max(len(token) - 1, 1)
+    return sum(_kind(a) != _kind(b) for a, b in pairwise(token)) / max(len(token) - 1, 1)
 
 
 def _wordy_path(token: str) -> bool:
