@@ -17,7 +17,7 @@ from datetime import date, timedelta
 
 from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.models import Observation, Segment
-from memory_pipeline.resources.memory_files import MemoryFiles
+from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import from_tool_output, is_held
 from memory_pipeline.stages.observe.observer import optimize_for_context
@@ -40,6 +40,7 @@ class Brief:
     observations: list[dict] = field(default_factory=list)  # {"date", "session", "text"}, newest first
     current_task: str | None = None
     withheld: int = 0  # facts and tasks left out: from tool output, or held for review
+    notes_on_files: list[str] = field(default_factory=list)  # e.g. a byte in MEMORY.md that is not UTF-8
     budget_tokens: int = 2000
     observation_tokens: int = 0
     truncated: bool = False
@@ -133,6 +134,7 @@ def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str |
     files = MemoryFiles(workspace)
     brief = Brief(date=today, memory_md=_ID_MARKER.sub("", files.read_memory()),
                   pending_proposals=pending_in_review(files.read_review()), budget_tokens=budget_tokens)
+    brief.notes_on_files = [n for n in (bad_bytes(workspace.memory_md), bad_bytes(workspace.review_md)) if n]
     start = date.fromisoformat(today)
     days = [(start - timedelta(days=n)).isoformat() for n in range(CURRENT_TASK_LOOKBACK_DAYS)]
     recent: list[Observation] = sorted((o for d in days for o in load_observations(workspace, d)),

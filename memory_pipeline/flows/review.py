@@ -12,7 +12,7 @@ from datetime import datetime
 
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.promote import Outcome, log_outcomes, promote_approved
-from memory_pipeline.resources.memory_files import MemoryFiles, sha256_text
+from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes, sha256_text
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.review_md import decide, is_expired, parse_review_md, render_review_md
@@ -91,6 +91,7 @@ def sync_review_edits(workspace: Workspace, proposals: ProposalStore, report: Re
     (None when there is no file), to pass as `expected` when REVIEW.md is rendered again."""
     files = MemoryFiles(workspace)
     text = files.read_review()
+    report.messages += [n for n in (bad_bytes(workspace.review_md), bad_bytes(workspace.memory_md)) if n]
     rendered = files.rendered()
     if text is None or sha256_text(text) == rendered.get("sha256"):
         return text

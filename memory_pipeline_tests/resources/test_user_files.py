@@ -16,7 +16,6 @@ from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes
 from memory_pipeline.resources.user_files import replace_if_unchanged, update_user_file
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.memory_md import append_to_sections, promoted_ids, promoted_line
-from memory_pipeline_tests.support.paths import PROJECT_ROOT
 
 EDITOR = textwrap.dedent("""
     import os, random, sys, time
