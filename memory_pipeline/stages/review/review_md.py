@@ -21,7 +21,9 @@ HELD_NOTE = "_(⚠ held for review: {})_"
 _HELD = re.compile(r"\s*_\(⚠ held for review:[^)]*\)_\s*$")
 EXPIRE_AFTER_DAYS = 7
 _ID = re.compile(r"^p-(\d{8})-(\d{3})$")
-_LINE = re.compile(r"^\s*[-*]\s*\[(?P<mark>[ xX\-~]?)\]\s*(?P<rest>.*)$")
+_LINE = re.compile(r"^\s*[-*+]\s*\[(?P<mark>[^\]\n]{0,4})\]\s*(?P<rest>.*)$")
+APPROVE_MARKS = {"x", "✓", "✔", "☑", "✅", "y", "yes", "ok", "+", "*"}  # compared lower-case, spaces removed
+REJECT_MARKS = {"-", "~", "✗", "✘", "❌", "n", "no", "–", "—"}
 _LINE_ID = re.compile(r"^`?(?P<id>p-\d{8}-\d{3})`?\s*(?P<text>.*)$")
 _ANY_ID = re.compile(r"p-\d{8}-\d{3}")
 
@@ -90,6 +92,16 @@ class ParsedReview:
     has_heading: bool = False
     lines: list[ReviewLine] = field(default_factory=list)
     stray: list[int] = field(default_factory=list)  # checkbox lines without an id
+    not_understood: list[tuple[int, str]] = field(default_factory=list)  # (line, mark) left open
+
+
+def read_mark(raw: str) -> str:
+    """approve, reject or open for a checkbox's content; `[x ]`, `[ X]`, `[✓]` are approvals,
+    `[ - ]`, `[✗]` rejections; anything else is "unknown" (reported, the line stays open)."""
+    mark = "".join(raw.split()).lower()
+    if not mark:
+        return "open"
+    return "approve" if mark in APPROVE_MARKS else "reject" if mark in REJECT_MARKS else "unknown"
 
 
 def parse_review_md(text: str) -> ParsedReview:
@@ -102,11 +114,14 @@ def parse_review_md(text: str) -> ParsedReview:
                 pid = _ANY_ID.search(line).group(0)
                 parsed.lines.append(ReviewLine(number, pid, "open", _clean(line.split(pid, 1)[1])))
             continue
-        mark = {"x": "approve", "X": "approve", "-": "reject", "~": "reject"}.get(match.group("mark"), "open")
+        mark = read_mark(match.group("mark"))
         found = _LINE_ID.match(match.group("rest").strip())
         if found is None:
             parsed.stray.append(number)
             continue
+        if mark == "unknown":
+            parsed.not_understood.append((number, match.group("mark")))
+            mark = "open"
         parsed.lines.append(ReviewLine(number, found.group("id"), mark, _clean(found.group("text"))))
     return parsed
 
@@ -142,6 +157,9 @@ def decide(parsed: ParsedReview, rendered: dict[str, str], proposals: dict[str, 
     by_id: dict[str, list[ReviewLine]] = {}
     for line in parsed.lines:
         by_id.setdefault(line.pid, []).append(line)
+    for number, mark in parsed.not_understood:
+        out.messages.append(f"REVIEW.md line {number}: mark [{mark}] not understood; use [x] to approve or "
+                            "[-] to reject (left pending)")
     for number in parsed.stray:
         out.messages.append(f"REVIEW.md line {number}: no proposal id; ignored (edit MEMORY.md directly for your own lines)")
     for pid, lines in by_id.items():
