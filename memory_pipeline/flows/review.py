@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.promote import Outcome, log_outcomes, promote_approved
+from memory_pipeline.faults import pause_point
+from memory_pipeline.flows.promote import Outcome, log_outcomes, promote_approved, repair_audit_log
 from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes, sha256_text
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
@@ -113,7 +114,10 @@ def sync_review_edits(workspace: Workspace, proposals: ProposalStore, report: Re
 
 def _finish(workspace: Workspace, proposals: ProposalStore, report: ReviewReport, today: str, now: datetime,
             expected: str | None = None, snapshot_day: str | None = None) -> ReviewReport:
+    pause_point("review:before-log")
     log_outcomes(workspace, today, now, report.outcomes)
+    if repaired := repair_audit_log(workspace, proposals, now):  # a run killed after its status changes
+        report.messages.append(f"wrote {len(repaired)} review log line(s) an interrupted run had left out")
     report.promoted = promote_approved(workspace, proposals, snapshot_day or today).promoted
     if not render_review(workspace, proposals, now, expected=expected):
         report.messages.append("REVIEW.md changed while it was being applied; it will be read again next time")
