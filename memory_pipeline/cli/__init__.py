@@ -21,11 +21,12 @@ def _no_definitions() -> object:
 
 def build_parser() -> argparse.ArgumentParser:
     from memory_pipeline.cli import (
-        bench, brief, demo, events, hook, import_cmd, ingest, install_hooks, recall, reflect, review, status, ui,
+        bench, brief, demo, events, hook, import_cmd, ingest, install_hooks, recall, reflect, review, secrets, status,
+        ui,
     )
 
     commands = [events, ingest, demo, status, bench, ui, hook, install_hooks, import_cmd, reflect, review, brief,
-                recall]
+                recall, secrets]
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Durable, reviewable, searchable memory for coding agents.",
