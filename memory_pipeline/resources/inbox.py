@@ -21,6 +21,7 @@ from memory_pipeline.resources.workspace import Workspace, atomic_write_text, en
 from memory_pipeline.stages.events import event_to_json, parse_event
 
 WRITE_GRACE_SECONDS = 5.0
+MAX_EVENT_ATTEMPTS = 3  # an accepted event whose transcript fails this many times is quarantined
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,25 @@ class Inbox:
             except ValueError:
                 continue
         return entries
+
+    def failed(self, event: SessionEvent, reason: str) -> bool:
+        """Count one failure of an accepted event; at MAX_EVENT_ATTEMPTS it moves to the quarantine
+        with the reason (so it is not re-run forever). True when it was quarantined."""
+        import json
+
+        path = self.workspace.state_path("event_failures")
+        key = event.data.dedupe_key
+        with self.workspace.locked("event-failures"):
+            try:
+                counts = json.loads(path.read_text(encoding="utf-8"))
+            except (FileNotFoundError, ValueError):
+                counts = {}
+            counts[key] = int(counts.get(key, 0)) + 1
+            self.workspace.write_json(path, counts)
+        if counts[key] < MAX_EVENT_ATTEMPTS:
+            return False
+        accepted = self.workspace.events_dir(event.day) / f"{key}.json"
+        return self.quarantine(accepted, f"failed {counts[key]} times: {reason}").status == "quarantined"
 
     # --- accepted events ----------------------------------------------------------------
     def accepted(self, day: str) -> list[SessionEvent]:

@@ -99,3 +99,19 @@ def test_marks_not_understood_are_reported_and_left_pending():
     decisions = decide(parse_review_md(text), {}, proposals)
     assert sorted(decisions.approve) == ["p-20261121-001", "p-20261121-003"]
     assert any("line 5: mark [?] not understood" in m for m in decisions.messages)
+
+
+def test_an_event_that_keeps_failing_is_quarantined_after_a_few_tries(ws):
+    from memory_pipeline.flows.observe import collect_sessions
+    from memory_pipeline.resources.inbox import MAX_EVENT_ATTEMPTS
+
+    result = emit_session_event(ws, SAMPLE, trigger="shutdown", captured_at=WHEN)
+    assert Inbox(ws, grace_seconds=0).take(result.path).status == "accepted"
+    (ws.root / result.event.data.transcript.path).unlink()  # the snapshot is gone: every load fails
+    day = result.event.day
+    for attempt in range(1, MAX_EVENT_ATTEMPTS + 1):
+        [record] = collect_sessions(ws, day)
+        assert record.error and ("quarantined" in record.error) == (attempt == MAX_EVENT_ATTEMPTS)
+    assert collect_sessions(ws, day) == [] and Inbox(ws).accepted(day) == []
+    [entry] = Inbox(ws).quarantined()
+    assert f"failed {MAX_EVENT_ATTEMPTS} times" in entry.reason and "snapshot missing" in entry.reason
