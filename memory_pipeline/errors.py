@@ -19,3 +19,30 @@ class LLMError(MemoryPipelineError):
 
 class StoreLockedError(ServiceError):
     """The embedded Qdrant store stayed locked by another process past the timeout."""
+
+
+DISK_FULL_TEXTS = ("no space left on device", "database or disk is full", "disk quota exceeded")
+
+
+def disk_full_at(exc: BaseException, default: str = "the workspace") -> str | None:
+    """Where the disk filled up, when `exc` (or anything in its cause chain, however wrapped: an
+    SQLAlchemy or Dagster error around sqlite's, a failed run's message) is a full disk; else None."""
+    import errno
+
+    seen: set[int] = set()
+    stack: list[BaseException] = [exc]
+    while stack:
+        error = stack.pop()
+        if id(error) in seen:
+            continue
+        seen.add(id(error))
+        if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+            return str(error.filename or default)
+        if any(text in str(error).lower() for text in DISK_FULL_TEXTS):
+            return default
+        stack += [e for e in (error.__cause__, error.__context__, getattr(error, "orig", None)) if e is not None]
+    return None
+
+
+def is_disk_full_message(message: str | None) -> bool:
+    return bool(message) and any(text in message.lower() for text in DISK_FULL_TEXTS)

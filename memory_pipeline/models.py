@@ -143,6 +143,8 @@ class Fact(BaseModel):
     time: str | None = None  # "HH:MM" taken from the transcript, never invented
     text: str
     source_message_ids: list[str] = Field(default_factory=list)
+    # the role of each cited message: user, assistant, tool, system or summary (compaction summary)
+    source_roles: list[str] = Field(default_factory=list)
 
     @property
     def emoji(self) -> str:

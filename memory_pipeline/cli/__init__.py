@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 
 from memory_pipeline.config import configure_process
-from memory_pipeline.errors import BadInputError, MemoryPipelineError
+from memory_pipeline.errors import BadInputError, MemoryPipelineError, disk_full_at
 
 
 def _no_definitions() -> object:
@@ -34,12 +34,13 @@ def build_parser() -> argparse.ArgumentParser:
         recall,
         reflect,
         review,
+        secrets,
         status,
         ui,
     )
 
     commands = [events, ingest, demo, status, bench, ui, hook, install_hooks, import_cmd, reflect, review, brief,
-                recall, maintain, feedback, friction]
+                recall, maintain, feedback, friction, secrets]
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Durable, reviewable, searchable memory for coding agents.",
@@ -67,6 +68,21 @@ def main(argv: list[str] | None = None, load_definitions: Callable[[], object] |
         return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a full disk anywhere below (ENOSPC, sqlite's "disk is full"): one line, exit 1
+        where = disk_full_at(exc, default=_workspace_hint())
+        if where is None:
+            raise
+        print(f"memory-pipeline: disk full at {where}", file=sys.stderr)
+        return 1
+
+
+def _workspace_hint() -> str:
+    try:
+        from memory_pipeline.config import Settings
+
+        return str(Settings.from_env().workspace)
+    except Exception:  # the hint must never hide the disk-full message
+        return "the workspace"
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ def run_brief(args) -> int:
         except ValueError as exc:
             raise BadInputError(f"--date {args.date!r} is not YYYY-MM-DD") from exc
     brief = build_brief(workspace_from_env(), budget_tokens=args.budget_tokens, today=args.date)
+    for note in brief.notes_on_files:
+        print(f"note: {note}", file=sys.stderr)
     if args.json:
         print_json(brief.as_dict())
     else:

@@ -41,4 +41,9 @@ def run_ingest(args) -> int:
         with out.status("ingesting…"):
             report = ingest(workspace_from_env(), args.definitions(), day=args.date, progress=lambda d: out.log(f"materialized {d}"))
         print_report(report, out)
+    from memory_pipeline.errors import is_disk_full_message
+
+    full = next((d.error for d in report.days if is_disk_full_message(d.error)), None)
+    if full is not None:
+        raise OSError(28, f"No space left on device ({full})", str(workspace_from_env().root))
     return 0 if report.success else 1

@@ -38,7 +38,7 @@ def run_reflect(args) -> int:
 
     from memory_pipeline import pipeline
     from memory_pipeline.config import Settings
-    from memory_pipeline.errors import BadInputError
+    from memory_pipeline.errors import BadInputError, is_disk_full_message
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
 
     day, settings = args.date or date.today().isoformat(), Settings.from_env()
@@ -49,6 +49,8 @@ def run_reflect(args) -> int:
     out = console()
     with out.status(f"reflecting on the 7 days ending {day}…"):
         [run] = run_job_for_days(args.definitions(), "reflect_job", [day], get_instance(workspace))
+    if not run.success and is_disk_full_message(run.error):
+        raise OSError(28, f"No space left on device ({run.error})", str(workspace.root))
     report = reflect_report(workspace, day, run)
     if args.json:
         print_json(report)

@@ -63,9 +63,13 @@ def print_proposals(proposals, out) -> None:
     if not proposals:
         out.print("no proposals")
         return
+    from memory_pipeline.stages.guard import hold_reasons
+
     table = Table("id", "status", "section", "text", "triage", "sources")
     for p in proposals:
         flag = " [quotes transcript]" if p.quotes_transcript else ""
+        if reasons := hold_reasons(p.text):
+            flag += f" [HELD FOR REVIEW: {'; '.join(reasons)}]"
         verdict = f"{p.triage}: {p.triage_reason}" if p.triage else ""
         table.add_row(p.id, p.status + (" (triage)" if p.decided_by == "triage" else ""), p.section, p.text + flag,
                       verdict, f"{len(p.source_observation_ids)} obs / {len(p.sessions)} sessions")
@@ -108,7 +112,10 @@ def run_review(args) -> int:
         else:  # needs-review first, as in REVIEW.md
             found = sorted(store.pending(), key=lambda p: (p.triage != "needs-review", p.id))
         if args.json:
-            print_json({"proposals": [p.model_dump() for p in found], "review": report.as_dict()})
+            from memory_pipeline.stages.guard import hold_reasons
+
+            print_json({"proposals": [{**p.model_dump(), "held": hold_reasons(p.text)} for p in found],
+                        "review": report.as_dict()})
             return 0
         print_report(report, out)
         print_proposals(found, out)

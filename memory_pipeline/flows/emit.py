@@ -86,6 +86,10 @@ def emit_session_event(
     path = Path(transcript_path).expanduser()
     if not path.is_file():
         raise BadInputError(f"transcript not found: {path}")
+    resolved = path.resolve()
+    if resolved == workspace.root or workspace.root in resolved.parents:
+        raise BadInputError(f"{path} is inside the workspace ({workspace.root}); only transcripts from outside "
+                            "it can be emitted (its own state and snapshots are never read as a session)")
     if path.stat().st_size > MAX_TRANSCRIPT_BYTES:
         raise BadInputError(f"transcript is {path.stat().st_size} bytes, over the {MAX_TRANSCRIPT_BYTES} limit")
     if session_id is not None:

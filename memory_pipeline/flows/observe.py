@@ -57,7 +57,8 @@ def collect_sessions(workspace: Workspace, day: str) -> list[SessionRecord]:
         try:
             transcript = redact_transcript(inbox.load_transcript(event))
         except BadInputError as exc:
-            records.append(SessionRecord(event, None, str(exc)))
+            quarantined = inbox.failed(event, str(exc))  # bounded: quarantined after a few failures
+            records.append(SessionRecord(event, None, str(exc) + (" (quarantined)" if quarantined else "")))
             continue
         workspace.write_text(sessions_path(workspace, day, event.data.dedupe_key), transcript.model_dump_json())
         records.append(SessionRecord(event, transcript))

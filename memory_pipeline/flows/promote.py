@@ -50,6 +50,29 @@ def log_outcomes(workspace: Workspace, today: str, now: datetime, outcomes: list
     DailyLog(workspace).append(today, "\n".join(lines))
 
 
+def repair_audit_log(workspace: Workspace, proposals: ProposalStore, now: datetime) -> list[Outcome]:
+    """Write the review lines a killed run left out: every decided proposal whose decision line is
+    missing from its decision day's log gets it now (an approval with an edit gets both lines)."""
+    log, repaired = DailyLog(workspace), []
+    by_day: dict[str, list[Proposal]] = {}
+    for proposal in proposals.all().values():
+        if proposal.status != "pending" and proposal.decided:
+            by_day.setdefault(proposal.decided, []).append(proposal)
+    for day, decided in sorted(by_day.items()):
+        text = log.read(day)
+        missing = []
+        for p in sorted(decided, key=lambda p: p.id):
+            if f"{p.status} `{p.id}`" in text:
+                continue
+            if p.status == "approved" and p.original_text and p.original_text != p.text:
+                missing.append(Outcome("edited", p.id, p.text, f"was: {p.original_text}; recorded late"))
+            detail = p.section if p.status == "approved" else f"proposed {p.created}" if p.status == "expired" else ""
+            missing.append(Outcome(p.status, p.id, p.text, f"{detail}; recorded late" if detail else "recorded late"))
+        log_outcomes(workspace, day, now, missing)
+        repaired += missing
+    return repaired
+
+
 def promote_approved(workspace: Workspace, proposals: ProposalStore, snapshot_day: str) -> PromoteResult:
     """Append every approved, not yet promoted proposal to its MEMORY.md section, then write the
     snapshot of `snapshot_day` (state/memory_snapshots/<day>.md)."""

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.promote import Outcome, log_outcomes, promote_approved
-from memory_pipeline.resources.memory_files import MemoryFiles, sha256_text
+from memory_pipeline.faults import pause_point
+from memory_pipeline.flows.promote import Outcome, log_outcomes, promote_approved, repair_audit_log
+from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes, sha256_text
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.review_md import decide, is_expired, parse_review_md, render_review_md
@@ -92,6 +93,7 @@ def sync_review_edits(workspace: Workspace, proposals: ProposalStore, report: Re
     (None when there is no file), to pass as `expected` when REVIEW.md is rendered again."""
     files = MemoryFiles(workspace)
     text = files.read_review()
+    report.messages += [n for n in (bad_bytes(workspace.review_md), bad_bytes(workspace.memory_md)) if n]
     rendered = files.rendered()
     if text is None or sha256_text(text) == rendered.get("sha256"):
         return text
@@ -113,7 +115,10 @@ def sync_review_edits(workspace: Workspace, proposals: ProposalStore, report: Re
 
 def _finish(workspace: Workspace, proposals: ProposalStore, report: ReviewReport, today: str, now: datetime,
             expected: str | None = None, snapshot_day: str | None = None) -> ReviewReport:
+    pause_point("review:before-log")
     log_outcomes(workspace, today, now, report.outcomes)
+    if repaired := repair_audit_log(workspace, proposals, now):  # a run killed after its status changes
+        report.messages.append(f"wrote {len(repaired)} review log line(s) an interrupted run had left out")
     promoted = promote_approved(workspace, proposals, snapshot_day or today)
     report.promoted, report.applied = promoted.promoted, promoted.applied
     report.messages += promoted.messages

@@ -15,9 +15,10 @@ if TYPE_CHECKING:
 # Run retries: under `dagster dev` a run that failed (Redis down past its step retries, a locked
 # store) is retried by the daemon; the sensor does not request a run key twice.
 DAGSTER_YAML = "telemetry:\n  enabled: false\nrun_retries:\n  enabled: true\n  max_retries: 2\n"
-# Runs started from the CLI keep their full event log in the instance (the UI shows it);
-# the terminal only gets warnings and errors.
-QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+# Runs started from the CLI keep their full event log in the instance (the UI shows it); the
+# terminal gets only critical lines: a failed step is reported by the command in one line
+# (`failure_message`), not as Dagster's 80-line traceback.
+QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
 def dagster_home(workspace: Workspace, settings: Settings | None = None) -> Path:

@@ -235,9 +235,13 @@ class EmbeddedRedis:
 
     def _write_pid(self, pid: int) -> None:
         tmp = self.pid_path.with_suffix(".pid.tmp")
-        tmp.write_text(f"{pid}\n")
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, self.pid_path)
+        try:
+            tmp.write_text(f"{pid}\n")
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.pid_path)
+        except OSError:  # a full disk leaves no half-written temp file behind
+            tmp.unlink(missing_ok=True)
+            raise
 
     def _log_tail(self, lines: int = 20) -> str:
         try:

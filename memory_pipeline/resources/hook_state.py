@@ -2,7 +2,8 @@
 
 Each hook is its own short process, so what one learns (the context zone, the recall cache, the
 checkpoint, when the last compaction happened) lives in `state/hooks/<session>.json`, changed
-under a per-session lock and replaced atomically. Decisions go to `state/hooks/telemetry.jsonl`,
+under a per-session lock, redacted and replaced atomically (user messages, queries and cached hits
+are transcript text: a secret in them never reaches the disk). Decisions go to `state/hooks/telemetry.jsonl`,
 one JSON line per decision, appended with a single O_APPEND write under a lock.
 """
 
@@ -19,6 +20,7 @@ from pydantic import ValidationError
 from memory_pipeline.models import HookSessionState
 from memory_pipeline.resources.workspace import FILE_MODE, Workspace, atomic_write_text, ensure_dir
 from memory_pipeline.stages.events import check_session_id
+from memory_pipeline.stages.redact import redact_value
 
 TAIL_BYTES = 512 * 1024
 TELEMETRY_FILE = "telemetry.jsonl"
@@ -49,13 +51,15 @@ class HookStateStore:
             state = self.load(session_id)
             change(state)
             state.updated_at = now
-            atomic_write_text(self.path(session_id), state.model_dump_json(indent=2) + "\n")
-            return state
+            clean = HookSessionState.model_validate(redact_value(state.model_dump(mode="json")))
+            atomic_write_text(self.path(session_id), clean.model_dump_json(indent=2) + "\n")
+            return clean
 
 
 def log_decision(workspace: Workspace, decision: str, *, at: datetime, session_id: str, hook: str, **details) -> None:
     """Append one decision line to the telemetry log."""
-    record = {"at": at.isoformat(), "decision": decision, "session_id": session_id, "hook": hook, **details}
+    record = {"at": at.isoformat(), "decision": decision, "session_id": session_id, "hook": hook,
+              **redact_value(json.loads(json.dumps(details, default=str)))}
     line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
     path = ensure_dir(hooks_dir(workspace)) / TELEMETRY_FILE
     with workspace.locked("hook-telemetry"):

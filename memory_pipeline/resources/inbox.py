@@ -21,6 +21,7 @@ from memory_pipeline.resources.workspace import Workspace, atomic_write_text, en
 from memory_pipeline.stages.events import event_to_json, parse_event
 
 WRITE_GRACE_SECONDS = 5.0
+MAX_EVENT_ATTEMPTS = 3  # an accepted event whose transcript fails this many times is quarantined
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,17 @@ class TakeOutcome:
 def inbox_file_name(event: SessionEvent) -> str:
     stamp = event.data.captured_at.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S")
     return f"{stamp}-{event.data.trigger}-{event.data.dedupe_key[:16]}.json"
+
+
+def _same_event(accepted: Path, event: SessionEvent) -> bool:
+    """The same dedupe key and the same content (the transcript's hash or inline messages, the counts)."""
+    try:
+        known = parse_event(accepted.read_bytes()).data
+    except (OSError, BadInputError):
+        return False
+    new = event.data
+    same_ref = (known.transcript.sha256 if known.transcript else None) == (new.transcript.sha256 if new.transcript else None)
+    return same_ref and known.messages == new.messages and known.message_count == new.message_count
 
 
 class Inbox:
@@ -76,7 +88,36 @@ class Inbox:
             return self.quarantine(path, str(exc))
         if valid_day is not None and not valid_day(event.day):
             return self.quarantine(path, f"capturedAt day {event.day} is outside the daily partitions")
+        if refused := self.refuse_snapshot(event):
+            return self.quarantine(path, refused)
         return self.accept(path, event)
+
+    def refuse_snapshot(self, event: SessionEvent) -> str | None:
+        """Why the event's transcript reference cannot be read as a session, or None: it must be a
+        snapshot under transcripts/ (never the workspace's own state), hold the bytes its sha256
+        names, and read as a transcript."""
+        from memory_pipeline.models import content_hash
+        from memory_pipeline.stages.transcripts import detect_format
+
+        ref = event.data.transcript
+        if ref is None:
+            return None
+        try:
+            path = self.workspace.resolve_inside(ref.path)
+        except ValueError as exc:
+            return str(exc)
+        if self.workspace.transcripts.resolve() not in path.parents:
+            return f"transcript {ref.path!r} is not a snapshot under transcripts/ (the workspace's own files are refused)"
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            return f"transcript snapshot unreadable: {ref.path} ({exc.strerror or exc})"
+        text = data.decode("utf-8", errors="replace")
+        if content_hash(text) != ref.sha256:
+            return f"transcript snapshot {ref.path} does not match the sha256 the event names"
+        if ref.format != "text" and detect_format(text[:1_000_000]) != ref.format:
+            return f"transcript snapshot {ref.path} does not read as a {ref.format} transcript"
+        return None
 
     def _maybe_still_writing(self, path: Path, reason: str) -> bool:
         looks_partial = "not valid JSON" in reason or "is empty" in reason
@@ -90,6 +131,9 @@ class Inbox:
         target = self.workspace.events_dir(event.day) / f"{event.data.dedupe_key}.json"
         with self.workspace.locked("inbox-accept"):
             if target.exists():
+                if not _same_event(target, event):
+                    return self.quarantine(path, f"dedupeKey conflict: {event.data.dedupe_key} was already "
+                                                 "accepted with different content")
                 path.unlink(missing_ok=True)
                 return TakeOutcome(path, "duplicate", event, reason="same dedupeKey already accepted")
             atomic_write_text(target, event_to_json(event))
@@ -119,6 +163,25 @@ class Inbox:
             except ValueError:
                 continue
         return entries
+
+    def failed(self, event: SessionEvent, reason: str) -> bool:
+        """Count one failure of an accepted event; at MAX_EVENT_ATTEMPTS it moves to the quarantine
+        with the reason (so it is not re-run forever). True when it was quarantined."""
+        import json
+
+        path = self.workspace.state_path("event_failures")
+        key = event.data.dedupe_key
+        with self.workspace.locked("event-failures"):
+            try:
+                counts = json.loads(path.read_text(encoding="utf-8"))
+            except (FileNotFoundError, ValueError):
+                counts = {}
+            counts[key] = int(counts.get(key, 0)) + 1
+            self.workspace.write_json(path, counts)
+        if counts[key] < MAX_EVENT_ATTEMPTS:
+            return False
+        accepted = self.workspace.events_dir(event.day) / f"{key}.json"
+        return self.quarantine(accepted, f"failed {counts[key]} times: {reason}").status == "quarantined"
 
     # --- accepted events ----------------------------------------------------------------
     def accepted(self, day: str) -> list[SessionEvent]:

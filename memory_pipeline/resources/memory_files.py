@@ -1,7 +1,9 @@
 """MEMORY.md, its daily snapshots, REVIEW.md and what was last rendered into it: file I/O only.
 
-MEMORY.md is the user's file: every write re-reads it under a lock right before replacing it
-atomically, and starts over when it changed in between, so a hand edit is never overwritten.
+MEMORY.md and REVIEW.md are the user's files: every write goes through user_files.py (an atomic
+exchange, then a check of what it displaced and of what the file holds after a settle), so a hand
+edit saved in place or by rename during a promotion is merged, never overwritten. Both are read
+tolerantly: a byte that is not UTF-8 is kept (and shown as U+FFFD), never a crash.
 """
 
 from __future__ import annotations
@@ -12,14 +14,35 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from memory_pipeline.errors import ServiceError
-from memory_pipeline.resources.workspace import Workspace, atomic_write_text
-
-WRITE_ATTEMPTS = 5
+from memory_pipeline.resources.user_files import (
+    decode,
+    displayable,
+    read_snapshot,
+    replace_if_unchanged,
+    update_user_file,
+)
+from memory_pipeline.resources.workspace import Workspace, atomic_write_bytes, atomic_write_text
 
 
 def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", errors="surrogateescape")).hexdigest()
+
+
+def bad_bytes(path: Path) -> str | None:
+    """One line naming the first byte of `path` that is not UTF-8, or None."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        count = len(data.decode("utf-8", errors="replace")) - len(data.decode("utf-8", errors="ignore"))
+        return (f"{path.name}: byte 0x{data[exc.start]:02x} at line {line}, column {column} is not UTF-8 "
+                f"({count} such byte{'s' if count != 1 else ''}); shown as \ufffd, the bytes are kept")
+    return None
 
 
 class MemoryFiles:
@@ -28,22 +51,14 @@ class MemoryFiles:
 
     # --- MEMORY.md -----------------------------------------------------------------------
     def read_memory(self) -> str:
-        path = self.workspace.memory_md
-        return path.read_text(encoding="utf-8") if path.exists() else ""
+        """MEMORY.md for reading (bad bytes shown as U+FFFD; see bad_bytes for where)."""
+        text = read_snapshot(self.workspace.memory_md).text
+        return displayable(text or "")
 
     def update_memory(self, change: Callable[[str], str]) -> tuple[str, str]:
-        """(before, after) of applying `change` to MEMORY.md, compare-and-swap under a lock."""
+        """(base, after) of applying `change` to MEMORY.md's newest text, verified in the file."""
         with self.workspace.locked("memory-md"):
-            for _ in range(WRITE_ATTEMPTS):
-                before = self.read_memory()
-                after = change(before)
-                if after == before:
-                    return before, after
-                if self.read_memory() != before:  # edited while we merged: merge into the new text
-                    continue
-                atomic_write_text(self.workspace.memory_md, after)
-                return before, after
-        raise ServiceError(f"MEMORY.md changed {WRITE_ATTEMPTS} times while promoting; nothing was written, try again")
+            return update_user_file(self.workspace.memory_md, change)
 
     # --- snapshots -----------------------------------------------------------------------
     @property
@@ -56,7 +71,8 @@ class MemoryFiles:
     def write_snapshot(self, day: str) -> Path:
         """Copy MEMORY.md as it is now to state/memory_snapshots/<day>.md."""
         path = self.snapshot_path(day)
-        atomic_write_text(path, self.read_memory())
+        data = self.workspace.memory_md.read_bytes() if self.workspace.memory_md.exists() else b""
+        atomic_write_bytes(path, data)
         return path
 
     def previous_snapshot(self, day: str) -> tuple[str, str] | None:
@@ -66,7 +82,7 @@ class MemoryFiles:
         days = sorted(p.stem for p in self.snapshots_dir.glob("*.md") if p.stem < day)
         if not days:
             return None
-        return days[-1], self.snapshot_path(days[-1]).read_text(encoding="utf-8")
+        return days[-1], displayable(decode(self.snapshot_path(days[-1]).read_bytes()))
 
     # --- REVIEW.md -----------------------------------------------------------------------
     @property
@@ -74,8 +90,8 @@ class MemoryFiles:
         return self.workspace.state_path("review") / "rendered.json"
 
     def read_review(self) -> str | None:
-        path = self.workspace.review_md
-        return path.read_text(encoding="utf-8") if path.exists() else None
+        text = read_snapshot(self.workspace.review_md).text
+        return None if text is None else displayable(text)
 
     def rendered(self) -> dict:
         """{"sha256": ..., "proposals": {id: text}} of the last REVIEW.md this pipeline wrote."""
@@ -86,11 +102,8 @@ class MemoryFiles:
 
     def write_review(self, text: str, proposals: dict[str, str], expected: str | None = None) -> bool:
         """Write REVIEW.md unless it no longer holds `expected` (the user saved meanwhile)."""
-        current = self.read_review()
-        if expected is not None and current is not None and current != expected:
+        if not replace_if_unchanged(self.workspace.review_md, text, expected):
             return False
-        if current != text:
-            atomic_write_text(self.workspace.review_md, text)
         self.workspace.write_json(self.rendered_state_path, {"sha256": sha256_text(text), "proposals": proposals})
         return True
 

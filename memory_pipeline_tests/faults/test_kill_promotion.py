@@ -72,3 +72,26 @@ def test_kill_9_during_promotion_then_sync_equals_a_clean_approval(workspaces, t
         expected = read_state(clean)
     with using_workspace(killed):
         assert_same_state(read_state(killed), expected)
+
+
+def test_kill_9_after_the_status_change_then_a_rerun_writes_the_missing_audit_lines(workspaces, tmp_path):
+    from memory_pipeline.resources.daily_log import DailyLog
+
+    ws = workspaces.new("audit")
+    ids = staged(ws)
+    chosen = ids[:2]
+    flag = tmp_path / "paused.flag"
+    proc = start_cli(ws, "review", "approve", *chosen, **pause_env("review:before-log", flag))
+    wait_for_file(flag, proc)
+    kill9(proc)
+    assert {statuses(ws)[pid][0] for pid in chosen} == {"approved"}
+    decided = ProposalStore(RedisStore(connect_redis(None, ws.state))).get(chosen[0]).decided
+    assert all(f"approved `{pid}`" not in DailyLog(ws).read(decided) for pid in chosen)  # the lines were lost
+
+    again = run_cli(ws, "review", "approve", *chosen)
+    assert again.returncode == 0, again.stderr
+    assert "already approved" in again.stdout + again.stderr
+    log = DailyLog(ws).read(decided)
+    assert all(log.count(f"approved `{pid}`") == 1 for pid in chosen), log
+    assert promoted_ids(ws.memory_md.read_text()) >= set(chosen)
+    assert run_cli(ws, "review", "sync").returncode == 0 and DailyLog(ws).read(decided) == log  # repaired once

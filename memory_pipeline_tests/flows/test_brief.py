@@ -39,7 +39,7 @@ def test_brief_holds_memory_red_observations_and_the_latest_task(tmp_path):
     assert "OLD red fact" not in text and "yellow" not in text and "green" not in text
     assert text.index("Today's red fact") < text.index("Yesterday's red fact")  # newest first
     assert brief.current_task == "Primary: wire the briefing hook Secondary: none"
-    assert brief.suggested_response == "Session completed normally."
+    assert "Session completed normally." not in text and "Suggested response" not in text  # compaction only
     assert brief.pending_proposals == 0 and brief.nudge is None and "📋" not in text
 
 
@@ -58,7 +58,7 @@ def test_the_observation_part_stays_within_the_budget(tmp_path):
     full = build_brief(workspace, today=TODAY)
     small = build_brief(workspace, today=TODAY, budget_tokens=60)
     assert small.truncated and not full.truncated
-    parts = [b["text"] for b in small.observations] + [small.current_task or "", small.suggested_response or ""]
+    parts = [b["text"] for b in small.observations] + [small.current_task or ""]
     assert small.observation_tokens <= 60 and sum(estimate_tokens(p) for p in parts) <= 60
     assert "Yesterday's red fact" not in small.text and "Yesterday's red fact" in full.text
     assert build_brief(workspace, today=TODAY, budget_tokens=0).observations == []

@@ -147,18 +147,15 @@ def test_edit_changes_a_pending_proposal_and_is_logged(workspace, proposal_store
 
 def test_a_hand_edit_during_promotion_is_kept(workspace, proposal_store):
     stage(workspace, proposal_store)
-    files, calls = MemoryFiles(workspace), []
-    original = files.read_memory
+    files = MemoryFiles(workspace)
 
-    def read_with_a_save_in_between():  # the user's editor saves right after the pipeline first read the file
-        text = original()
-        calls.append(text)
-        if len(calls) == 1:
-            workspace.memory_md.write_text(text + "\n## Notes\n\n- my hand edit\n")
-        return text
+    def change(text: str) -> str:  # the user's editor saves (in place) while the pipeline merges
+        if "my hand edit" not in text:
+            with workspace.memory_md.open("a") as handle:
+                handle.write("\n## Notes\n\n- my hand edit\n")
+        return text + "- appended\n"
 
-    files.read_memory = read_with_a_save_in_between
-    before, after = files.update_memory(lambda text: text + "- appended\n")
+    before, after = files.update_memory(change)
     assert "my hand edit" in before and after.endswith("- my hand edit\n- appended\n")
     assert workspace.memory_md.read_text() == after
 

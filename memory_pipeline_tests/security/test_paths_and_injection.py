@@ -95,6 +95,8 @@ def test_prompt_injection_is_only_observed_and_never_promoted_without_review(wor
     assert injected and all(p.quotes_transcript and p.status == "pending" for p in injected)
     review = ws.review_md.read_text() if ws.review_md.exists() else ""
     for p in injected:
-        assert next(line for line in review.splitlines() if p.id in line).endswith("_(quotes transcript)_")
+        line = next(line for line in review.splitlines() if p.id in line)
+        assert "_(quotes transcript)_" in line
+        assert "⚠ held for review: addresses the pipeline or the agent" in line  # it tells the pipeline what to do
     facts = [f for o in load_observations(ws, "2026-11-21") if o.session_id == "injection" for f in o.facts]
     assert facts and all(f.source_message_ids for f in facts)  # observed as what was said, with its source

@@ -26,6 +26,9 @@ SECRETS = {
     "aws": "AKIAQ3EGWXYZ7PLMN4TR",
     "private-key": "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun",
     "url-password": "Sup3rS3cretPa55",
+    "token-in-prose": "b7e4Q9zK2mW5xR8tL3vN6pY1cF0hJ4gD7sA2uE9i",
+    "aws-secret-configure": "Zr8Kq2Lm5Np7Tx4Vb9Wc1Yd3Fg6Hj0Ks8Qe2Ru5T",
+    "aws-secret-prose": "Hq3Wx7Lp2Zn9Rk4Tm8Vb1Yc6Fd0Gs5Ja2Ue7Ki3O",
 }
 TRANSCRIPT = f"""[2026-11-21 10:00] [User]: The deploy fails. My key is {SECRETS['anthropic']} if you need it.
 [2026-11-21 10:01] [Assistant]: I will not store that key. Checking the CI config.
@@ -35,6 +38,9 @@ TRANSCRIPT = f"""[2026-11-21 10:00] [User]: The deploy fails. My key is {SECRETS
 [2026-11-21 10:05] [User]: And the deploy key: -----BEGIN RSA PRIVATE KEY-----
 {SECRETS['private-key']}
 -----END RSA PRIVATE KEY-----
+[2026-11-21 10:05] [User]: The CI token is {SECRETS['token-in-prose']} and it expires Friday.
+[2026-11-21 10:05] [Assistant]: Running aws configure set aws_secret_access_key {SECRETS['aws-secret-configure']} now.
+[2026-11-21 10:05] [User]: The AWS secret access key for prod is {SECRETS['aws-secret-prose']}, careful.
 [2026-11-21 10:06] [User]: Always rotate credentials after an incident; we use Vault for that.
 [2026-11-21 10:07] [Assistant]: Noted: rotate after incidents, keep credentials in Vault.
 """

@@ -21,6 +21,7 @@ from memory_pipeline.models import CachedRecall, HookPayload, HookSessionState, 
 from memory_pipeline.resources.feedback import record_injected
 from memory_pipeline.resources.hook_state import HookStateStore, log_decision, read_tail
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.guard import is_held
 from memory_pipeline.stages.hooks.context_level import (
     TailReading,
     context_percent,
@@ -128,7 +129,8 @@ def _cache_entries(workspace: Workspace, queries: list[str], now: datetime) -> t
         found = find_memories(workspace, query)
         if found.note:
             notes.append(found.note)
-        entries.append(CachedRecall(query=query, hits=found.hits, at=now))
+        hits = [h for h in found.hits if not is_held(h.text)]  # the cache feeds the pointer: held text stays out
+        entries.append(CachedRecall(query=query, hits=hits, at=now))
     return entries, notes
 
 

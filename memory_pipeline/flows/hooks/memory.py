@@ -50,4 +50,5 @@ def session_briefing(workspace: Workspace, *, budget_tokens: int = 2000) -> Brie
     except MemoryPipelineError as exc:
         return Briefing(note=f"the briefing failed: {exc}")
     text = (brief.text or "").strip()
-    return Briefing(text=text or None, note=None if text else "the briefing is empty")
+    notes = "; ".join(brief.notes_on_files)
+    return Briefing(text=text or None, note=notes or (None if text else "the briefing is empty"))

@@ -8,6 +8,7 @@ from pathlib import Path
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.emit import MAX_TRANSCRIPT_BYTES
 from memory_pipeline.models import HookPayload, Transcript
+from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.transcripts import detect_format, parse_transcript
 
 MAX_CONTEXT_CHARS = 10_000  # Claude Code's limit on a hook's additionalContext
@@ -21,6 +22,8 @@ class HookResult:
 
 
 def session_start_output(text: str) -> dict:
+    """The hook's stdout JSON; the text is redacted here, the last boundary before the agent."""
+    text = redact(text)
     if len(text) > MAX_CONTEXT_CHARS:
         text = text[: MAX_CONTEXT_CHARS - 1] + "…"
     return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}

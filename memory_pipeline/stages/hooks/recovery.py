@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memory_pipeline.models import CachedRecall, Message, RecallHit
+from memory_pipeline.stages.guard import is_held
 from memory_pipeline.stages.tokens import estimate_tokens
 
 TASK_CHARS = 200
@@ -102,11 +103,12 @@ def validated_queries(cache: list[CachedRecall]) -> list[str]:
 
 
 def related_memories(cache: list[CachedRecall]) -> list[RecallHit]:
-    """Distinct hits from the cache, observations before raw messages, best score first."""
+    """Distinct hits from the cache, observations before raw messages, best score first; a hit
+    whose text the guard holds (a dangerous command, an instruction to the agent) is left out."""
     best: dict[str, RecallHit] = {}
     for entry in cache:
         for hit in entry.hits:
-            if hit.text.strip() and (hit.id not in best or best[hit.id].score < hit.score):
+            if hit.text.strip() and not is_held(hit.text) and (hit.id not in best or best[hit.id].score < hit.score):
                 best[hit.id] = hit
     ranked = sorted(best.values(), key=lambda h: (h.tier != "observations", -h.score))
     return ranked[:MAX_MEMORIES]

@@ -51,6 +51,17 @@ def build_observer_messages(
     )
 
 
+def with_roles(segments: list[Segment], roles: dict[str, str]) -> list[Segment]:
+    """Each fact gets the roles of the messages it cites (its provenance: user, tool, …)."""
+    return [
+        segment.model_copy(update={"facts": [
+            f.model_copy(update={"source_roles": list(dict.fromkeys(
+                roles[m] for m in f.source_message_ids if m in roles))}) for f in segment.facts
+        ]})
+        for segment in segments
+    ]
+
+
 def _dedupe_facts(segments: list[Segment], dedupe_key: str) -> list[Segment]:
     """Give every fact its stable id; an identical fact text seen again merges into the first."""
     seen: dict[str, Fact] = {}
@@ -68,16 +79,19 @@ def _dedupe_facts(segments: list[Segment], dedupe_key: str) -> list[Segment]:
                 first.priority = fact.priority
             first.time = first.time or fact.time
             first.source_message_ids = list(dict.fromkeys(first.source_message_ids + fact.source_message_ids))
+            first.source_roles = list(dict.fromkeys(first.source_roles + fact.source_roles))
         result.append(segment.model_copy(update={"facts": kept}))
     return result
 
 
 def observation_from_output(
-    output: ObserverOutput, *, event: SessionEvent, code_version: str, usage: LLMUsage
+    output: ObserverOutput, *, event: SessionEvent, code_version: str, usage: LLMUsage,
+    roles: dict[str, str] | None = None,
 ) -> Observation:
-    """The stored Observation: content-derived ids, provenance from the event, tokens of its facts."""
+    """The stored Observation: content-derived ids, provenance from the event (and, with `roles`,
+    message id -> role, the role of every fact's sources), tokens of its facts."""
     data = event.data
-    segments = _dedupe_facts(output.segments, data.dedupe_key)
+    segments = _dedupe_facts(with_roles(output.segments, roles or {}), data.dedupe_key)
     facts_text = "\n".join(format_fact(f) for s in segments for f in s.facts)
     return Observation(
         id=stable_id(data.dedupe_key),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from memory_pipeline.models import Observation, ObserverOutput, SessionEvent, Transcript
 from memory_pipeline.ports import Completer
 from memory_pipeline.prompts import Prompt
+from memory_pipeline.stages.guard import role_of
 from memory_pipeline.stages.observe.observer import (
     build_observer_messages,
     observation_from_output,
@@ -39,4 +40,6 @@ def observe_session(transcript: Transcript, event: SessionEvent, *, llm: Complet
     output, usage = llm.complete(
         task="observer", model=model, system=system, prompt=user, validate=_validator(serialized.refs)
     )
-    return observation_from_output(output, event=event, code_version=prompt.code_version(model), usage=usage)
+    roles = {m.id: role_of(m.role, m.is_compaction_summary) for m in clean.messages}
+    return observation_from_output(output, event=event, code_version=prompt.code_version(model), usage=usage,
+                                   roles=roles)

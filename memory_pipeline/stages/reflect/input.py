@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from memory_pipeline.models import Observation, Segment
+from memory_pipeline.stages.guard import from_tool_output
 from memory_pipeline.stages.observe.format import format_fact
 
 REDISTILL_AFTER_DAYS = 3
@@ -76,6 +77,8 @@ def render_observations(observations: list[Observation], distilled_ids: set[str]
             if segment.narrative:
                 lines.append(" ".join(segment.narrative.split()))
             for fact in segment.facts:
+                if from_tool_output(fact.source_roles):  # tool output never becomes a preference or rule
+                    continue
                 fact_number += 1
                 fref = f"F{fact_number}"
                 result.refs[fref] = Source(observation.id, observation.session_id, fact.id or None)

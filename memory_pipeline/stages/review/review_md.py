@@ -16,13 +16,18 @@ from datetime import date, datetime, timedelta
 
 from memory_pipeline.models import MEMORY_SECTIONS, Proposal
 from memory_pipeline.stages.friction.review_section import DETAIL_MARK, render_fix_section
+from memory_pipeline.stages.guard import hold_reasons
 
 REVIEW_HEADING = "# Pending Memory Proposals"
 QUOTE_NOTE = "_(quotes transcript)_"
+HELD_NOTE = "_(⚠ held for review: {})_"
+_HELD = re.compile(r"\s*_\(⚠ held for review:[^)]*\)_\s*$")
 _TRIAGE_NOTE = re.compile(r"\s*_\(triage: [^\n]*\)_$")
 EXPIRE_AFTER_DAYS = 7
 _ID = re.compile(r"^(?P<kind>[pf])-(?P<day>\d{8})-(?P<number>\d{3})$")
-_LINE = re.compile(r"^\s*[-*]\s*\[(?P<mark>[ xX\-~]?)\]\s*(?P<rest>.*)$")
+_LINE = re.compile(r"^\s*[-*+]\s*\[(?P<mark>[^\]\n]{0,4})\]\s*(?P<rest>.*)$")
+APPROVE_MARKS = {"x", "✓", "✔", "☑", "✅", "y", "yes", "ok", "+", "*"}  # compared lower-case, spaces removed
+REJECT_MARKS = {"-", "~", "✗", "✘", "❌", "n", "no", "–", "—"}
 _LINE_ID = re.compile(r"^`?(?P<id>[pf]-\d{8}-\d{3})`?\s*(?P<text>.*)$")
 _ANY_ID = re.compile(r"\b[pf]-\d{8}-\d{3}\b")
 
@@ -72,6 +77,8 @@ def render_review_md(pending: list[Proposal], now: datetime) -> str:
         lines.append(f"## Proposed for: {section}")
         for p in group:
             note = f" {QUOTE_NOTE}" if p.quotes_transcript else ""
+            if reasons := hold_reasons(p.text):
+                note += " " + HELD_NOTE.format("; ".join(reasons))
             verdict = f" _(triage: {p.triage} — {p.triage_reason})_" if p.triage else ""
             lines.append(f"- [ ] `{p.id}` {p.text}{note}{verdict}")
         lines.append("")
@@ -98,6 +105,16 @@ class ParsedReview:
     has_heading: bool = False
     lines: list[ReviewLine] = field(default_factory=list)
     stray: list[int] = field(default_factory=list)  # checkbox lines without an id
+    not_understood: list[tuple[int, str]] = field(default_factory=list)  # (line, mark) left open
+
+
+def read_mark(raw: str) -> str:
+    """approve, reject or open for a checkbox's content; `[x ]`, `[ X]`, `[✓]` are approvals,
+    `[ - ]`, `[✗]` rejections; anything else is "unknown" (reported, the line stays open)."""
+    mark = "".join(raw.split()).lower()
+    if not mark:
+        return "open"
+    return "approve" if mark in APPROVE_MARKS else "reject" if mark in REJECT_MARKS else "unknown"
 
 
 def parse_review_md(text: str) -> ParsedReview:
@@ -112,17 +129,20 @@ def parse_review_md(text: str) -> ParsedReview:
                 pid = _ANY_ID.search(line).group(0)
                 parsed.lines.append(ReviewLine(number, pid, "open", _clean(line.split(pid, 1)[1])))
             continue
-        mark = {"x": "approve", "X": "approve", "-": "reject", "~": "reject"}.get(match.group("mark"), "open")
+        mark = read_mark(match.group("mark"))
         found = _LINE_ID.match(match.group("rest").strip())
         if found is None:
             parsed.stray.append(number)
             continue
+        if mark == "unknown":
+            parsed.not_understood.append((number, match.group("mark")))
+            mark = "open"
         parsed.lines.append(ReviewLine(number, found.group("id"), mark, _clean(found.group("text"))))
     return parsed
 
 
 def _clean(text: str) -> str:
-    text = _TRIAGE_NOTE.sub("", text.strip()).strip("`").strip()
+    text = _HELD.sub("", _TRIAGE_NOTE.sub("", text.strip())).strip().strip("`").strip()
     if text.endswith(QUOTE_NOTE):
         text = text[: -len(QUOTE_NOTE)]
     return " ".join(text.split())
@@ -152,6 +172,9 @@ def decide(parsed: ParsedReview, rendered: dict[str, str], proposals: dict[str, 
     by_id: dict[str, list[ReviewLine]] = {}
     for line in parsed.lines:
         by_id.setdefault(line.pid, []).append(line)
+    for number, mark in parsed.not_understood:
+        out.messages.append(f"REVIEW.md line {number}: mark [{mark}] not understood; use [x] to approve or "
+                            "[-] to reject (left pending)")
     for number in parsed.stray:
         out.messages.append(f"REVIEW.md line {number}: no proposal id; ignored (edit MEMORY.md directly for your own lines)")
     for pid, lines in by_id.items():

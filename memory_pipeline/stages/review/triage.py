@@ -14,22 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memory_pipeline.stages.guard import hold_reasons
+
 PROMOTE, REJECT, NEEDS_REVIEW = "promote", "reject", "needs-review"
 
-DANGEROUS = [
-    (re.compile(r"\b(curl|wget)\b[^|\n]*\|\s*(sudo\s+)?(ba|z)?sh\b", re.I), "would run code from the network"),
-    (re.compile(r"\brm\s+-[a-z]*r[a-z]*f?\b|\brm\s+-[a-z]*f[a-z]*r\b", re.I), "deletes recursively"),
-    (re.compile(r"\bchmod\s+(-R\s+)?(777|a\+rwx|o\+w)\b|\bchown\s+-R\b", re.I), "opens permissions broadly"),
-    (re.compile(r"--no-verify\b|verify\s*=\s*false|--insecure\b|\bsslverify\s*=?\s*false|-k\s+https?://|"
-                r"disable\w*\s+(ssl|tls|certificate|signature)\s+(verification|checks?)", re.I),
-     "disables verification"),
-    (re.compile(r"\b(curl|wget|scp|rsync|nc)\b[^\n]*(-d\s*@|--data|--upload-file|-T\s|@\S+\s+\S+:)", re.I),
-     "sends data to a host"),
-]
-INSTRUCTS_PIPELINE = re.compile(
-    r"\b(approve|promote|accept)\s+(all|every|each)\b|\bwrite\s+(this\s+)?(to|into)\s+memory\.md\b|"
-    r"\b(add|save|put)\s+(this\s+)?(to|in|into)\s+(your\s+)?memory\b|\bignore\s+(all\s+)?previous\s+instructions\b|"
-    r"\bmemory[- ]pipeline\s+review\b", re.I)
 STATUS_LINE = re.compile(
     r"^(all\s+)?\d+\s+(tests?|checks?)\s+(pass|passed|passing|fail|failed)|^(done|fixed|ok|okay|great|perfect|"
     r"sounds good|thanks?|thank you|looks good|lgtm)\b[.!]?$|^(tests?|build|ci)\s+(is\s+)?(green|passing|passes|"
@@ -54,11 +42,8 @@ class Triage:
 
 def triage(text: str, *, quotes_transcript: bool = False) -> Triage:
     body = text.strip()
-    for pattern, why in DANGEROUS:
-        if pattern.search(body):
-            return Triage(NEEDS_REVIEW, f"held: {why}")
-    if INSTRUCTS_PIPELINE.search(body):
-        return Triage(NEEDS_REVIEW, "held: tries to instruct the pipeline")
+    if reasons := hold_reasons(body):  # the one guard the briefing and the hooks use too
+        return Triage(NEEDS_REVIEW, "held: " + "; ".join(reasons))
     words = re.findall(r"\w+", body)
     if len(words) < 5:
         return Triage(REJECT, "a fragment, not a statement")

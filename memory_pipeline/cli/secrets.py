@@ -1,0 +1,63 @@
+"""`memory-pipeline redact-check [PATH…]` and `memory-pipeline scrub`: audit a workspace for
+secrets, and rewrite what can be rewritten.
+
+redact-check exits 0 when nothing is found, 1 when something is (a line per finding: the path,
+the line number and the kinds of secret, never the secret).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memory_pipeline.cli.common import add_json_flag, print_json, workspace_from_env
+
+
+def register(sub) -> None:
+    check = sub.add_parser("redact-check", help="scan a workspace (or PATHs) for anything that looks like a secret")
+    check.add_argument("paths", nargs="*", type=Path, help="files or folders (default: the workspace)")
+    add_json_flag(check)
+    check.set_defaults(handler=run_check)
+    scrub = sub.add_parser("scrub", help="redact secrets in every store of the workspace (files and Redis)")
+    add_json_flag(scrub)
+    scrub.set_defaults(handler=run_scrub)
+
+
+def run_check(args) -> int:
+    from memory_pipeline.errors import BadInputError
+    from memory_pipeline.flows.secrets import find_secrets
+
+    roots = args.paths or [workspace_from_env().root]
+    for root in roots:
+        if not root.exists():
+            raise BadInputError(f"no such file or folder: {root}")
+    found = find_secrets(roots)
+    if args.json:
+        print_json({"findings": [f.__dict__ for f in found]})
+    else:
+        for finding in found:
+            print(finding)
+        print(f"{len(found)} line(s) look like they hold a secret" if found else "no secrets found")
+    return 1 if found else 0
+
+
+def run_scrub(args) -> int:
+    from memory_pipeline.config import Settings
+    from memory_pipeline.errors import MemoryPipelineError
+    from memory_pipeline.flows.secrets import ScrubReport, scrub_files, scrub_redis
+    from memory_pipeline.resources.redis_store import connect_redis
+
+    workspace, report, notes = workspace_from_env(), ScrubReport(), []
+    try:
+        scrub_redis(connect_redis(Settings.from_env().redis_url, workspace.state), report)
+    except MemoryPipelineError as exc:
+        notes.append(f"Redis not scrubbed: {exc}")
+    scrub_files(workspace.root, report)
+    if args.json:
+        print_json({**report.__dict__, "notes": notes})
+        return 0
+    print(f"rewrote {len(report.files)} file(s) and {report.redis_keys} Redis value(s)")
+    for path in report.not_rewritable:
+        print(f"still holds a secret (a store that cannot be rewritten in place; rebuild it): {path}")
+    for note in notes:
+        print(note)
+    return 0

@@ -1,0 +1,197 @@
+"""Writing files a person edits too (MEMORY.md, REVIEW.md) without losing their save or ours.
+
+An editor saves in place (truncate, write: a reader can catch the file empty or half written)
+or by renaming a new file over the old one. A plain read-then-rename loses whichever save lands
+between the read and the rename. Here the new text is swapped in with one atomic exchange
+(Linux renameat2 RENAME_EXCHANGE; os.replace elsewhere), which leaves the displaced file under
+the temp name: if it is not exactly the file we read (another inode: a rename-style save; other
+bytes: an in-place save, or a read that caught it half written), its text is the newest and the
+change is merged into it again. After a short settle the path is read back and must still hold
+every line of the base and every line the change added; only then does the update count as done.
+
+Bytes that are not UTF-8 are kept (surrogateescape) so a bad byte never costs its line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from memory_pipeline.errors import ServiceError
+from memory_pipeline.resources.workspace import FILE_MODE, check_disk_space, ensure_dir
+
+ATTEMPTS = 20
+SETTLE_SECONDS = 0.02  # an in-place save that had the old file open lands within this
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _renameat2():
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        function = libc.renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    return function
+
+
+_EXCHANGE = _renameat2()
+
+
+def decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def displayable(text: str) -> str:
+    """Kept bad bytes (lone surrogates) shown as U+FFFD, so the text prints and encodes."""
+    return text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
+
+
+def encode(text: str) -> bytes:
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+@dataclass
+class Snapshot:
+    text: str | None  # None: no file
+    inode: int | None
+
+
+def read_snapshot(path: Path) -> Snapshot:
+    try:
+        with path.open("rb") as handle:
+            return Snapshot(decode(handle.read()), os.fstat(handle.fileno()).st_ino)
+    except FileNotFoundError:
+        return Snapshot(None, None)
+
+
+def _temp_with(path: Path, text: str) -> Path:
+    ensure_dir(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".swap", dir=path.parent)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(encode(text))
+        handle.flush()
+        check_disk_space(path)
+        os.fsync(handle.fileno())
+    os.chmod(tmp, FILE_MODE)
+    return Path(tmp)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically; False where the system cannot (then the caller replaces)."""
+    if _EXCHANGE is None:
+        return False
+    if _EXCHANGE(_AT_FDCWD, bytes(a), _AT_FDCWD, bytes(b), _RENAME_EXCHANGE) == 0:
+        return True
+    errno = ctypes.get_errno()
+    if errno in (2, 22, 38, 95):  # ENOENT, EINVAL, ENOSYS, EOPNOTSUPP: no file yet or no support
+        return False
+    raise OSError(errno, os.strerror(errno), str(b))
+
+
+def read_stable(path: Path, tries: int = 50) -> Snapshot:
+    """The file once two reads a moment apart agree (an in-place save is not caught half written)."""
+    first = read_snapshot(path)
+    for _ in range(tries):
+        time.sleep(0.002)
+        second = read_snapshot(path)
+        if second == first:
+            return second
+        first = second
+    return first
+
+
+def _swap_in(path: Path, tmp: Path, current: Snapshot) -> Snapshot:
+    """Put `tmp` at `path`; returns what was displaced. A displaced file that is not `current` (a
+    save we did not see) is put straight back, so no reader sees our stale-based text for long."""
+    if current.inode is None or not _exchange(tmp, path):
+        displaced = read_snapshot(path)
+        if displaced != current:
+            return displaced
+        os.replace(tmp, path)
+        return displaced
+    displaced = read_snapshot(tmp)
+    if displaced != current:
+        ours = os.stat(path).st_ino
+        _exchange(tmp, path)
+        if read_snapshot(tmp).inode != ours:  # yet another save meanwhile: it is the newest, keep it
+            os.replace(tmp, path)
+        return displaced
+    time.sleep(SETTLE_SECONDS)
+    return read_snapshot(tmp)  # an in-place save into the displaced file after the swap shows here
+
+
+def _missing(lines_from: str, text: str) -> list[str]:
+    remaining: dict[str, int] = {}
+    for line in text.splitlines():
+        remaining[line] = remaining.get(line, 0) + 1
+    lost = []
+    for line in lines_from.splitlines():
+        if line.strip() and remaining.get(line, 0) <= 0:
+            lost.append(line)
+        elif line.strip():
+            remaining[line] -= 1
+    return lost
+
+
+def _added(before: str, after: str) -> str:
+    return "\n".join(_missing(after, before))
+
+
+def update_user_file(path: Path, change: Callable[[str], str], *, empty: str = "") -> tuple[str, str]:
+    """(base, result) of applying `change` to the file's newest text; see the module docstring.
+    Call it under the file's lock (that orders this pipeline's own writers; a person's editor is
+    handled by the swap). Raises ServiceError when the file keeps changing."""
+    current = read_stable(path)
+    base = current.text if current.text is not None else empty
+    for _ in range(ATTEMPTS):
+        after = change(base)
+        if after == base:
+            return base, after
+        tmp = _temp_with(path, after)
+        try:
+            displaced = _swap_in(path, tmp, current)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+        if displaced != current:  # a save we did not see: merge into it
+            current = read_stable(path)
+            # ours stays only when the save went into the displaced file after the swap; else theirs is back
+            newest = displaced.text if current.text == after else current.text
+            base = newest if newest is not None else empty
+            continue
+        written = read_stable(path)
+        if not _missing(base, written.text or "") and not _missing(_added(base, after), written.text or ""):
+            return base, after
+        base, current = written.text or empty, written  # replaced after our swap: merge into that
+    raise ServiceError(f"{path.name} kept changing while it was being updated ({ATTEMPTS} tries); nothing "
+                       "was lost, but the update is not done: try again")
+
+
+def replace_if_unchanged(path: Path, text: str, expected: str | None) -> bool:
+    """Write `text` unless the file no longer holds `expected` (None: whatever it holds); a save
+    that lands during the swap is put back and the write reported as not done."""
+    current = read_snapshot(path)
+    if expected is not None and current.text is not None and displayable(current.text) != displayable(expected):
+        return False
+    if current.text == text:
+        return True
+    tmp = _temp_with(path, text)
+    try:
+        displaced = _swap_in(path, tmp, current)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    if displaced != current:
+        if displaced.text is not None and read_snapshot(path).text == text:  # saved into the old file late
+            os.replace(_temp_with(path, displaced.text), path)
+        return False
+    return True

@@ -1,0 +1,85 @@
+"""Text that must not reach a session, or MEMORY.md, without a human in between.
+
+Observed and proposed text is data. Two classes are held for review wherever they appear
+(briefings, recovery pointers, REVIEW.md, proposals):
+
+- dangerous actions: running code fetched from the network, recursive deletion, broad permission
+  changes, disabled verification, sending data to a host;
+- text that addresses the pipeline or the agent itself ("approve all proposals", "write to
+  MEMORY.md", "ignore previous instructions", "from now on always …").
+
+`hold_reasons(text)` names every class a text falls in; an empty list means nothing to hold.
+The role of a fact's sources (user, assistant, tool, summary) is tracked on the fact; text that
+came only from tool output is never presented as what the user wants.
+"""
+
+from __future__ import annotations
+
+import re
+
+_F = re.IGNORECASE
+_SHELL = r"(?:ba|z|da|k|fi)?sh|python[23]?|perl|ruby|node|pwsh|powershell|iex|source"
+DANGER: list[tuple[str, re.Pattern[str]]] = [
+    ("runs code from the network", re.compile(
+        rf"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch)\b[^\n|;]*\|\s*(?:sudo\s+)?(?:{_SHELL})\b"
+        rf"|(?:{_SHELL})\s+(?:-c\s+)?[\"']?(?:<\(|\$\()\s*(?:curl|wget)\b"
+        r"|\biex\s*\(\s*(?:new-object|iwr|irm|invoke-)"
+        r"|\b(?:pip3?|npm|npx|gem)\s+(?:install\s+)?(?:-\S+\s+)*(?:git\+)?https?://", _F)),
+    ("deletes recursively", re.compile(
+        r"\brm\s+(?:-[a-z]*r[a-z]*|-[a-z]*\s+-r|--recursive)\b|\brmdir\s+/s\b|\bdel\s+/[sq]\b"
+        r"|remove-item\b[^\n]*-recurse|\bshutil\.rmtree\b|\bfind\b[^\n]*\s-delete\b"
+        r"|\bgit\s+clean\s+-[a-z]*f[a-z]*d|\bmkfs(?:\.\w+)?\b|\bdd\s+if=[^\n]*of=/dev/", _F)),
+    ("changes permissions broadly", re.compile(
+        r"\bchmod\s+(?:-[a-z]*R[a-z]*\s+|--recursive\s+)|\bchmod\s+(?:0?777|a\+rwx|o\+w)\b"
+        r"|\bchown\s+(?:-[a-z]*R|--recursive)\b|\bicacls\b[^\n]*/grant\s+everyone"
+        r"|\bsudoers\b|NOPASSWD", _F)),
+    ("disables verification", re.compile(
+        r"--no-verify\b|--insecure\b|\bcurl\s+(?:\S+\s+)*-k\b|verify\s*=\s*False\b"
+        r"|NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*['\"]?0|GIT_SSL_NO_VERIFY|http\.sslverify\s*(?:=\s*)?false"
+        r"|StrictHostKeyChecking\s*=?\s*no|PYTHONHTTPSVERIFY\s*=\s*0|--trusted-host\b"
+        r"|--disable-(?:ssl|tls|certificate)|set\s+-o\s+nosigcheck|--allow-unauthenticated|--skip-verify", _F)),
+    ("sends data to a host", re.compile(
+        r"\bcurl\b[^\n]*(?:\s-d\b|\s--data(?:-\w+)?\b|\s-F\b|\s--form\b|\s-T\b|\s--upload-file\b|\s-X\s*(?:POST|PUT))"
+        r"|\bwget\b[^\n]*--post-(?:data|file)|\b(?:nc|ncat|netcat)\s+(?:-\S+\s+)*[\w.\-]+\s+\d{2,5}\b"
+        r"|\|\s*(?:nc|ncat|netcat)\b|\bscp\s+[^\n]*\s[\w.\-]+@[\w.\-]+:"
+        r"|\b(?:exfiltrate|upload|send|post)\b[^\n]{0,40}(?:~/\.ssh|\bid_rsa|\.env\b|\bcredentials|\bsecrets?\b|\btokens?\b)",
+        _F)),
+]
+PIPELINE = re.compile(
+    r"\b(?:approve|accept)\s+(?:all|every|each)\b[^\n]{0,30}\b(?:proposals?|memor(?:y|ies)|items?)"
+    r"|\b(?:write|add|append|insert|put|save)\b[^\n]{0,40}\b(?:to|into|in)\s+`?MEMORY\.md"
+    r"|\b(?:edit|modify|overwrite|rewrite)\s+`?(?:MEMORY|REVIEW)\.md"
+    r"|\bmemory-pipeline\s+(?:review\s+approve|scrub)\b"
+    r"|\bmark\b[^\n]{0,40}\bas\s+approved\b"
+    r"|\bignore\s+(?:all\s+)?(?:the\s+)?(?:previous|prior|above|earlier)\s+(?:instructions|rules|messages)"
+    r"|\bdisregard\s+(?:all\s+)?(?:the\s+)?(?:previous|prior|above|earlier|your)\b"
+    r"|\bfrom\s+now\s+on\b[^\n]{0,20}\b(?:always|never|you\s+must|run|execute)\b"
+    r"|\b(?:new|updated)\s+system\s+(?:prompt|instructions)\b|\byou\s+are\s+now\b", _F)
+INSTRUCTS_PIPELINE = "addresses the pipeline or the agent"
+
+
+def danger_reasons(text: str) -> list[str]:
+    """The dangerous-action classes the text would perform."""
+    return [name for name, pattern in DANGER if pattern.search(text or "")]
+
+
+def hold_reasons(text: str) -> list[str]:
+    """Every reason to hold the text for a human: dangerous actions and instructions to the pipeline."""
+    reasons = danger_reasons(text)
+    if PIPELINE.search(text or ""):
+        reasons.append(INSTRUCTS_PIPELINE)
+    return reasons
+
+
+def is_held(text: str) -> bool:
+    return bool(hold_reasons(text))
+
+
+def role_of(role: str, is_compaction_summary: bool) -> str:
+    """The provenance label of a transcript message: user, assistant, tool, system or summary."""
+    return "summary" if is_compaction_summary else role
+
+
+def from_tool_output(source_roles: list[str]) -> bool:
+    """A fact that cites tool output (or fetched content) and no message of the user."""
+    return "tool" in source_roles and "user" not in source_roles

@@ -1,0 +1,35 @@
+"""`redact-check` names where secrets sit (never the secret); `scrub` rewrites files and Redis."""
+
+from __future__ import annotations
+
+import json
+
+from memory_pipeline.resources.embedded_redis import EmbeddedRedis
+from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline_tests.cli.hook_helpers import hook_env, run_cli
+from memory_pipeline_tests.security.secret_samples import LOOK_ALIKES, SECRETS
+
+KEY = SECRETS[9][1]  # "the AWS secret access key is …"
+
+
+def test_redact_check_then_scrub(tmp_path):
+    ws = Workspace(tmp_path / "ws").create()
+    (ws.root / "memory").mkdir(exist_ok=True)
+    (ws.root / "memory" / "2026-11-21.md").write_text("ok line\n" + SECRETS[9][0] + "\n" + "\n".join(LOOK_ALIKES) + "\n")
+    ws.state_path("hooks").mkdir(parents=True, exist_ok=True)
+    (ws.state_path("hooks") / "s.json").write_text(json.dumps({"user_messages": [f"the token is {SECRETS[11][1]}"]}))
+    env = hook_env(ws.root)
+    done = run_cli(["redact-check"], env)
+    out = done.stdout.decode()
+    assert done.returncode == 1 and KEY not in out and SECRETS[11][1] not in out
+    assert "2026-11-21.md:2: secret-in-prose" in out and "s.json:1:" in out and "2 line(s)" in out
+    try:
+        scrub = run_cli(["scrub"], env, timeout=180)
+    finally:
+        EmbeddedRedis(ws.state).stop()  # scrub started the workspace's redis-server
+    assert scrub.returncode == 0, scrub.stderr
+    assert KEY not in (ws.root / "memory" / "2026-11-21.md").read_text()
+    assert json.loads((ws.state_path("hooks") / "s.json").read_text())["user_messages"][0].startswith("the token is [RED")
+    again = run_cli(["redact-check", str(ws.root / "memory"), str(ws.state_path("hooks"))], env)
+    assert again.returncode == 0 and "no secrets found" in again.stdout.decode()
+    assert all(line in (ws.root / "memory" / "2026-11-21.md").read_text() for line in LOOK_ALIKES)

@@ -1,0 +1,99 @@
+"""A full disk: each command says `disk full at PATH` in one line, exits 1, leaves nothing half written.
+
+Injected (MEMORY_FAULT_DISK_FULL) for emit, ingest and reflect writes; a real full filesystem (a 4 MB
+tmpfs, where mounting is allowed) for ingest and status; and the classifier on the wrapped errors
+a full disk shows up as (sqlite through SQLAlchemy, Dagster's step failure text).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+
+import pytest
+
+from memory_pipeline.errors import disk_full_at
+from memory_pipeline_tests.faults.harness import run_cli
+from memory_pipeline_tests.support.paths import SAMPLES
+
+
+def one_line_disk_full(done) -> None:
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert any(line.startswith("memory-pipeline: disk full at ") for line in lines), done.stderr
+    assert "Traceback" not in done.stderr and len(lines) <= 3, done.stderr
+
+
+def no_temp_files(root) -> list[str]:
+    return [str(p) for p in root.rglob("*") if p.is_file() and p.name.endswith((".tmp", ".swap"))]
+
+
+def test_emit_with_a_full_disk(workspaces):
+    ws = workspaces.new("full-emit")
+    done = run_cli(ws, "emit", "--trigger", "shutdown", "--transcript", str(SAMPLES / "codex-ci-fix.jsonl"),
+                   MEMORY_FAULT_DISK_FULL="inbox")
+    one_line_disk_full(done)
+    assert f"{ws.inbox}" in done.stderr and no_temp_files(ws.root) == [] and list(ws.inbox.glob("*.json")) == []
+
+
+@pytest.mark.slow
+def test_ingest_with_a_full_disk_writing_observations(workspaces):
+    ws = workspaces.new("full-ingest")
+    assert run_cli(ws, "emit", "--trigger", "shutdown", "--transcript", str(SAMPLES / "codex-ci-fix.jsonl"),
+                   "--force").returncode == 0
+    done = run_cli(ws, "ingest", MEMORY_FAULT_DISK_FULL="observations")
+    one_line_disk_full(done)
+    assert no_temp_files(ws.root) == [] and not list(ws.root.glob("observations/*/*.json"))
+
+
+@pytest.mark.parametrize("error", [
+    OSError(28, "No space left on device", "/ws/inbox/x.json"),
+    sqlite3.OperationalError("database or disk is full"),
+    RuntimeError("step observations: OSError: [Errno 28] No space left on device: '/ws/state/x'"),
+])
+def test_a_full_disk_is_recognized_however_it_is_wrapped(error):
+    try:
+        try:
+            raise error
+        except Exception as inner:
+            raise RuntimeError("(sqlite3.OperationalError) wrapper") from inner
+    except RuntimeError as outer:
+        where = disk_full_at(outer, default="/ws")
+    assert where in ("/ws/inbox/x.json", "/ws")
+    assert disk_full_at(ValueError("an ordinary failure")) is None
+
+
+@pytest.fixture
+def tiny_filesystem(tmp_path):
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], capture_output=True, check=False).returncode:
+        pytest.skip("mounting a tmpfs is not allowed here")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], capture_output=True, check=False)
+
+
+@pytest.mark.slow
+def test_status_and_ingest_on_a_really_full_filesystem(tiny_filesystem, workspaces):
+    from memory_pipeline.resources.workspace import Workspace
+
+    ws = Workspace(tiny_filesystem / "ws").create()
+    workspaces.made.append(ws)
+    assert run_cli(ws, "emit", "--trigger", "shutdown", "--transcript", str(SAMPLES / "codex-ci-fix.jsonl"),
+                   "--force").returncode == 0
+    filler = tiny_filesystem / "filler"
+    with filler.open("wb") as handle:  # fill what is left
+        try:
+            while True:
+                handle.write(b"\0" * 65536)
+                handle.flush()
+        except OSError:
+            pass
+    try:
+        for command in (["ingest"], ["status"]):
+            done = run_cli(ws, *command)
+            if done.returncode != 0:
+                one_line_disk_full(done)
+        assert no_temp_files(ws.root) == []
+    finally:
+        filler.unlink()  # so the teardown can stop the workspace's redis-server
