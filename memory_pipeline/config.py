@@ -21,6 +21,9 @@ class Settings:
     reflector_model: str
     anthropic_api_key: str | None
     anthropic_base_url: str | None
+    # MEMORY_RECALL_RECENCY_WEIGHT: the most recency adds to a recall score (stages/recall/rank.py,
+    # RankOptions.recency_weight); None keeps the default. 0 turns recency off.
+    recall_recency_weight: float | None = None
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
@@ -38,4 +41,20 @@ class Settings:
             reflector_model=env.get("REFLECTOR_MODEL") or "claude-sonnet-4-5",
             anthropic_api_key=api_key,
             anthropic_base_url=env.get("ANTHROPIC_BASE_URL") or None,
+            recall_recency_weight=_number(env, "MEMORY_RECALL_RECENCY_WEIGHT"),
         )
+
+
+def _number(env: dict[str, str], name: str) -> float | None:
+    from memory_pipeline.errors import BadInputError
+
+    raw = env.get(name)
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError as exc:
+        raise BadInputError(f"{name} must be a number, got {raw!r}") from exc
+    if value < 0:
+        raise BadInputError(f"{name} must not be negative, got {value}")
+    return value

@@ -65,6 +65,6 @@ def _print_quality(figures: dict) -> int:
         table.add_row(row["variant"], row["category"], str(row["n"]), str(row["recall@5"]), str(row["recall@10"]),
                       str(row["hit@5"]), str(row["sources_per_hit"]))
     out.print(table)
-    for key in ("data", "conversations", "year_shifts", "max_sources_credited"):
+    for key in ("data", "conversations", "days", "max_sources_credited"):
         out.print(f"{key}: {figures[key]}", highlight=False)
     return 0

@@ -88,6 +88,8 @@ class RecallIndex:
         self.priority = np.array(
             [PRIORITIES.index(x["priority"]) if x.get("priority") in PRIORITIES else -1 for x in p], dtype=np.int8
         )
+        self.message_rows = {(str(x.get("session_id", "")), str(x["source_message_ids"][0])): row
+                             for row, x in enumerate(p) if x.get("tier") == "messages" and x.get("source_message_ids")}
         self.session_codes: dict[str, int] = {}
         self.session = np.array(
             [self.session_codes.setdefault(str(x.get("session_id", "")), len(self.session_codes)) for x in p],
@@ -113,6 +115,24 @@ class RecallIndex:
             code = self.session_codes.get(filters.session_id, -1)
             mask = both(self.session == code)
         return mask
+
+    def window_mask(self, start: date, end: date, mask: np.ndarray | None) -> np.ndarray:
+        """Rows dated from `start` to `end` (inclusive), within `mask`."""
+        inside = (self.day >= start.toordinal()) & (self.day <= end.toordinal())
+        return inside if mask is None else inside & mask
+
+    def cited_messages(self, payloads: Iterable[dict]) -> dict[tuple[str, str], str]:
+        """(session id, message id) → message point id, for every message the observations cite."""
+        found = {}
+        for payload in payloads:
+            if payload.get("tier") != "observations":
+                continue
+            session = str(payload.get("session_id", ""))
+            for source in payload.get("source_message_ids") or []:
+                row = self.message_rows.get((session, str(source)))
+                if row is not None:
+                    found[(session, str(source))] = self.ids[row]
+        return found
 
     @staticmethod
     def _top(scores: np.ndarray, k: int, keep: np.ndarray) -> list[tuple[int, float]]:

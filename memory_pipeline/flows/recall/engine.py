@@ -12,6 +12,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
+from datetime import timedelta
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
@@ -28,6 +29,7 @@ from memory_pipeline.stages.recall.rank import (
     rank,
 )
 from memory_pipeline.stages.index.sparse import tokenize
+from memory_pipeline.stages.recall.when import named_window
 
 MODES = ("hybrid", "dense", "sparse")
 QUERY_CACHE = 256
@@ -61,18 +63,19 @@ def open_store(workspace: Workspace, settings: Settings, dimension: int, lock_ti
                            api_key=settings.qdrant_api_key, lock_timeout=lock_timeout)
 
 
-def default_rank_options() -> RankOptions:
-    """RankOptions with MEMORY_RECALL_DECAY_RATE (per day) applied when set."""
-    raw = os.environ.get("MEMORY_RECALL_DECAY_RATE")
-    if not raw:
-        return RankOptions()
-    try:
-        rate = float(raw)
-    except ValueError as exc:
-        raise BadInputError(f"MEMORY_RECALL_DECAY_RATE must be a number, got {raw!r}") from exc
-    if rate < 0:
-        raise BadInputError(f"MEMORY_RECALL_DECAY_RATE must not be negative, got {rate}")
-    return RankOptions(decay_rate=rate)
+def default_rank_options(settings: Settings | None = None) -> RankOptions:
+    """The one ranking every caller gets (CLI, service, hooks, brief): RankOptions(), with
+    MEMORY_RECALL_RECENCY_WEIGHT applied when set."""
+    weight = (settings or Settings.from_env()).recall_recency_weight
+    return RankOptions() if weight is None else RankOptions(recency_weight=weight)
+
+
+def _union(first: list[tuple[int, float]], more: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """Two (row, score) lists of the same search as one, best first."""
+    if not more:
+        return first
+    merged = dict(first) | dict(more)
+    return sorted(merged.items(), key=lambda rs: (-rs[1], rs[0]))
 
 
 class RecallEngine:
@@ -80,7 +83,7 @@ class RecallEngine:
                  prefetch: int = 100, store=None, embedder=None) -> None:
         self.workspace = workspace
         self.settings = settings or Settings.from_env()
-        self.options = options or default_rank_options()
+        self.options = options or default_rank_options(self.settings)
         self.prefetch = prefetch
         self._embedder = embedder
         self._store = store
@@ -170,8 +173,17 @@ class RecallEngine:
         dense_hits = index.dense_search(dense, self.prefetch, mask) if dense is not None else []
         sparse_hits = index.sparse_search(tokenize(query), self.prefetch, mask) if request.mode != "dense" else []
         options = replace(self.options, limit=limit, now_ts=time.time() if request.now is None else request.now)
+        window = named_window(query, options.now_ts) if options.time_aware else None
+        if window is not None:  # the named time's own best candidates join the lists
+            inside = index.window_mask(window.start, window.end + timedelta(days=options.report_lag_days), mask)
+            dense_hits = _union(dense_hits, index.dense_search(dense, self.prefetch, inside) if dense is not None else [])
+            sparse_hits = _union(sparse_hits, index.sparse_search(tokenize(query), self.prefetch, inside)
+                                 if request.mode != "dense" else [])
         fused = fuse([(index.ids[r], s) for r, s in dense_hits], [(index.ids[r], s) for r, s in sparse_hits], options)
-        hits = rank({pid: index.payloads[index.row_of[pid]] for pid in fused}, fused, options)
+        payloads = {pid: index.payloads[index.row_of[pid]] for pid in fused}
+        message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
+        payloads |= {pid: index.payloads[index.row_of[pid]] for pid in message_of.values()}
+        hits = rank(payloads, fused, options, window, message_of)
         done = time.perf_counter()
         self.last = Timings((t1 - t0) * 1000, (done - t1) * 1000, (done - started) * 1000)
         if request.record:
