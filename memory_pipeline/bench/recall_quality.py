@@ -32,8 +32,8 @@ VARIANTS = [
     Variant("messages tier", tier="messages"),
     Variant("observations tier", tier="observations"),
     Variant("no per-message fusion", options=dict(fuse_by_message=False)),
+    Variant("observations weigh 1.0", options=dict(observation_weight=1.0)),
     Variant("no time-aware ranking", options=dict(time_aware=False)),
-    Variant("no multi-hop expansion", options=dict(expand_weight=0.0)),
 ]
 
 

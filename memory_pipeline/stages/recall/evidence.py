@@ -16,11 +16,6 @@ from memory_pipeline.stages.recall.when import Window
 
 DAY_SECONDS = 86_400.0
 
-# RECENCY_NOTE. LoCoMo questions carry no recency preference, so the dev set can only price the
-# term: through import (sessions spread over the past 5–11 months), recall@10 over categories 1–4 was
-# <FILLED IN FROM THE BENCH> — a weight of 0.05 (5% of the fused scale) decides only near ties; a half
-# life of 30 days makes "this month" count and last year's work hardly at all.
-
 
 def decay_factor(created_ts: float | None, now_ts: float, rate: float) -> float:
     """exp(-rate × days since created); items from the future or without a time are not decayed."""
