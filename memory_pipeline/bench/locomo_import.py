@@ -76,8 +76,12 @@ def run_cli(args: list[str], env: dict[str, str], cwd: Path | None = None) -> st
 
 def import_and_ingest(conversation: LocomoConversation, root: Path) -> dict:
     """Transcripts written, imported and ingested by the CLI; the import's counts."""
+    return import_folder(write_transcripts(conversation, root / "projects"), root)
+
+
+def import_folder(folder: Path, root: Path) -> dict:
+    """`memory-pipeline import FOLDER` then `memory-pipeline ingest`, workspace under `root`."""
     env = cli_env(root)
-    folder = write_transcripts(conversation, root / "projects")
     report = json.loads(run_cli(["import", str(folder), "--json"], env).strip().splitlines()[-1])
     ingested = json.loads(run_cli(["ingest", "--json"], env).strip().splitlines()[-1])
     failed = [d for d in ingested.get("days", []) if not d.get("success", True)]

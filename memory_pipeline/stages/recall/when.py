@@ -55,9 +55,10 @@ def _month_end(year: int, month: int) -> date:
     return (date(year + month // 12, month % 12 + 1, 1)) - timedelta(days=1)
 
 
-def _safe(build) -> date | None:
+def _day(year: str, month: str, day: str) -> date | None:
+    """A real date from matched text ("31 February" is none)."""
     try:
-        return build()
+        return date(int(year), MONTHS.get(month) or int(month), int(day))
     except ValueError:
         return None
 
@@ -68,11 +69,11 @@ def named_window(query: str, now: datetime | float) -> Window | None:
     text = query.lower()
     for pattern, day_at, month_at, year_at in ((DAY_MONTH_YEAR, 1, 2, 3), (MONTH_DAY_YEAR, 2, 1, 3)):
         if m := pattern.search(text):
-            day = _safe(lambda: date(int(m.group(year_at)), MONTHS[m.group(month_at)], int(m.group(day_at))))
+            day = _day(m.group(year_at), m.group(month_at), m.group(day_at))
             if day:  # a stated day: the week around it (people say "on Monday" for "around then")
                 return Window(day - timedelta(days=3), day + timedelta(days=3), m.group(0))
     if m := ISO_DAY.search(text):
-        day = _safe(lambda: date(int(m.group(1)), int(m.group(2)), int(m.group(3))))
+        day = _day(m.group(1), m.group(2), m.group(3))
         if day:
             return Window(day - timedelta(days=3), day + timedelta(days=3), m.group(0))
     if m := MONTH_YEAR.search(text):
