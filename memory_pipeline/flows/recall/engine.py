@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
 from memory_pipeline.config import Settings
-from memory_pipeline.errors import BadInputError, MemoryPipelineError
+from memory_pipeline.errors import MemoryPipelineError
 from memory_pipeline.models import RecallHit
 from memory_pipeline.resources.recall_index import RecallIndex, load_index, read_generation
 from memory_pipeline.resources.workspace import Workspace

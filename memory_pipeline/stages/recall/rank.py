@@ -16,7 +16,7 @@ from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import RecallHit
 from memory_pipeline.stages.index.sparse import tokenize
 from memory_pipeline.stages.recall.evidence import (
-    DAY_SECONDS,
+    DAY_SECONDS,  # noqa: F401 (callers read it here)
     Unit,
     decay_factor,
     in_window,
