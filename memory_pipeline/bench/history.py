@@ -1,6 +1,7 @@
 """A generated three-year history of Claude Code sessions, with questions, deterministic by seed.
 
-Sessions fall two to a day on days spread evenly over the three years before `today`; half are
+Sessions fall six to a day (a busy day of short sessions; fewer days keep the ingest, one Dagster
+run per day, within a bench's time) on days spread evenly over the three years before `today`; half are
 coding sessions (a project, one of its parts, a decision and its reason, among routine chatter),
 half personal (a person, an occasion, what came of it). Each decision or outcome is said once, in
 one turn, so a question about it has one evidence turn whose age is known. A fifth of the topics come
@@ -109,18 +110,17 @@ def time_phrase(when: datetime, today: datetime, rng: random.Random) -> str:
     return rng.choice(options)
 
 
-def generate(today: datetime, sessions: int = 540, seed: int = 7, years: int = 3
+def generate(today: datetime, sessions: int = 540, seed: int = 7, years: int = 3, per_day: int = 6
              ) -> tuple[list[HistorySession], list[HistoryQuestion]]:
     rng = random.Random(seed)
     start = today - timedelta(days=365 * years)
-    days = sessions // 2
+    days = -(-sessions // per_day)
     topics: dict[tuple[str, str], list[tuple[int, str]]] = {}
     out: list[HistorySession] = []
     questions: list[HistoryQuestion] = []
     for n in range(sessions):
-        day = start + timedelta(days=round((n // 2) * (365 * years - 2) / max(days - 1, 1)))
-        started = day.replace(hour=9 + 5 * (n % 2) + rng.randint(0, 2), minute=rng.randint(0, 59), second=0,
-                              microsecond=0)
+        day = start + timedelta(days=round((n // per_day) * (365 * years - 2) / max(days - 1, 1)))
+        started = day.replace(hour=8 + 2 * (n % per_day), minute=rng.randint(0, 59), second=0, microsecond=0)
         coding = n % 2 == 0
         topic = _topic(rng, coding, {t: out[k[-1][0]].started for t, k in topics.items()}, started)
         repeat = topic in topics
