@@ -89,10 +89,17 @@ def _key_turn(coding: bool, topic: tuple[str, str], answer: str, reason: str) ->
     return f"About {topic[0]}'s {topic[1]}: {answer}."
 
 
-def _question(coding: bool, topic: tuple[str, str]) -> str:
+CODING_ASKS = ["What did we settle on for the {part} in {project}?", "Which option did we choose for {project}'s {part}?",
+               "{project}: what do we use for the {part}?", "What was decided about the {part} of {project}?"]
+PERSONAL_ASKS = ["What happened at {person}'s {occasion}?", "How did {person}'s {occasion} go?",
+                 "Anything memorable from {person}'s {occasion}?"]
+
+
+def _question(coding: bool, topic: tuple[str, str], wording: random.Random) -> str:
+    """Asked in one of several wordings (from its own random stream, so the sessions do not change)."""
     if coding:
-        return f"What did we settle on for the {topic[1]} in {topic[0]}?"
-    return f"What happened at {topic[0]}'s {topic[1]}?"
+        return wording.choice(CODING_ASKS).format(project=topic[0], part=topic[1])
+    return wording.choice(PERSONAL_ASKS).format(person=topic[0], occasion=topic[1])
 
 
 def time_phrase(when: datetime, today: datetime, rng: random.Random) -> str:
@@ -113,6 +120,7 @@ def time_phrase(when: datetime, today: datetime, rng: random.Random) -> str:
 def generate(today: datetime, sessions: int = 540, seed: int = 7, years: int = 3, per_day: int = 6
              ) -> tuple[list[HistorySession], list[HistoryQuestion]]:
     rng = random.Random(seed)
+    wording = random.Random(seed * 7919 + 1)
     start = today - timedelta(days=365 * years)
     days = -(-sessions // per_day)
     topics: dict[tuple[str, str], list[tuple[int, str]]] = {}
@@ -144,16 +152,15 @@ def generate(today: datetime, sessions: int = 540, seed: int = 7, years: int = 3
                 first = out[first_n]
                 first_key = next(t for t in first.turns if t[2].startswith(("For the", "About")))
                 questions = [q for q in questions if q.evidence != first_key[0]]
-                questions.append(_named(coding, topic, first_key[0], first.started, today, rng))
-            questions.append(_named(coding, topic, evidence, started, today, rng))
+                questions.append(_named(_question(coding, topic, wording), first_key[0], first.started, today, rng))
+            questions.append(_named(_question(coding, topic, wording), evidence, started, today, rng))
         else:
-            questions.append(HistoryQuestion(_question(coding, topic), evidence, started))
+            questions.append(HistoryQuestion(_question(coding, topic, wording), evidence, started))
     return out, questions
 
 
-def _named(coding: bool, topic: tuple[str, str], evidence: str, when: datetime, today: datetime,
-           rng: random.Random) -> HistoryQuestion:
-    return HistoryQuestion(f"{_question(coding, topic)[:-1]} {time_phrase(when, today, rng)}?", evidence, when, True)
+def _named(question: str, evidence: str, when: datetime, today: datetime, rng: random.Random) -> HistoryQuestion:
+    return HistoryQuestion(f"{question[:-1]} {time_phrase(when, today, rng)}?", evidence, when, True)
 
 
 def session_jsonl(session: HistorySession) -> str:

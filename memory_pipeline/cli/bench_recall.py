@@ -68,7 +68,8 @@ def _print_quality(figures: dict) -> int:
     from rich.table import Table
 
     out = console()
-    columns = [c for c in ("variant", "category", "n", "recall@5", "recall@10", "hit@5", "sources_per_hit")
+    columns = [c for c in ("variant", "category", "n", "recall@1", "recall@3", "recall@5", "recall@10", "hit@5",
+                           "sources_per_hit")
                if c in figures["rows"][0]] if figures["rows"] else ["variant"]
     table = Table(*columns)
     for row in figures["rows"]:

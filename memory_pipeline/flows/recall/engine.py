@@ -70,14 +70,6 @@ def default_rank_options(settings: Settings | None = None) -> RankOptions:
     return RankOptions() if weight is None else RankOptions(recency_weight=weight)
 
 
-def _union(first: list[tuple[int, float]], more: list[tuple[int, float]]) -> list[tuple[int, float]]:
-    """Two (row, score) lists of the same search as one, best first."""
-    if not more:
-        return first
-    merged = dict(first) | dict(more)
-    return sorted(merged.items(), key=lambda rs: (-rs[1], rs[0]))
-
-
 class RecallEngine:
     def __init__(self, workspace: Workspace, settings: Settings | None = None, options: RankOptions | None = None,
                  prefetch: int = 100, store=None, embedder=None) -> None:
@@ -170,15 +162,14 @@ class RecallEngine:
         t0 = time.perf_counter()
         dense = self.embed(query) if request.mode != "sparse" and len(index) else None
         t1 = time.perf_counter()
-        dense_hits = index.dense_search(dense, self.prefetch, mask) if dense is not None else []
-        sparse_hits = index.sparse_search(tokenize(query), self.prefetch, mask) if request.mode != "dense" else []
         options = replace(self.options, limit=limit, now_ts=time.time() if request.now is None else request.now)
         window = named_window(query, options.now_ts) if options.time_aware else None
-        if window is not None:  # the named time's own best candidates join the lists
-            inside = index.window_mask(window.start, window.end + timedelta(days=options.report_lag_days), mask)
-            dense_hits = _union(dense_hits, index.dense_search(dense, self.prefetch, inside) if dense is not None else [])
-            sparse_hits = _union(sparse_hits, index.sparse_search(tokenize(query), self.prefetch, inside)
-                                 if request.mode != "dense" else [])
+        # a named time's own best candidates join the lists (the same scores, a second top-k)
+        inside = index.window_mask(window.start, window.end + timedelta(days=options.report_lag_days)) if window \
+            else None
+        dense_hits = index.dense_search(dense, self.prefetch, mask, inside) if dense is not None else []
+        sparse_hits = index.sparse_search(tokenize(query), self.prefetch, mask, inside) if request.mode != "dense" \
+            else []
         fused = fuse([(index.ids[r], s) for r, s in dense_hits], [(index.ids[r], s) for r, s in sparse_hits], options)
         payloads = {pid: index.payloads[index.row_of[pid]] for pid in fused}
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}

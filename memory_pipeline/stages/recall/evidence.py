@@ -33,13 +33,14 @@ def recency_term(created_ts: float | None, now_ts: float, weight: float, half_li
     return weight * 0.5 ** (days / half_life_days)
 
 
-def in_window(created_ts: float | None, window: Window, lag_days: int) -> bool:
-    """Inside the named time, or told up to `lag_days` after it ("last weekend I…")."""
-    if created_ts is None:
-        return False
-    from datetime import timedelta
+def window_bounds(window: Window, lag_days: int) -> tuple[float, float]:
+    """[start, end) in unix seconds: the named days, and `lag_days` after them, when the event is
+    told ("last weekend I…")."""
+    from datetime import datetime, time, timedelta, timezone
 
-    return Window(window.start, window.end + timedelta(days=lag_days), window.said).contains(created_ts)
+    start = datetime.combine(window.start, time(), tzinfo=timezone.utc)
+    end = datetime.combine(window.end + timedelta(days=lag_days + 1), time(), tzinfo=timezone.utc)
+    return start.timestamp(), end.timestamp()
 
 
 @dataclass

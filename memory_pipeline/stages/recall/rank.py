@@ -19,7 +19,7 @@ from memory_pipeline.stages.recall.evidence import (
     DAY_SECONDS,  # noqa: F401 (callers read it here)
     Unit,
     decay_factor,
-    in_window,
+    window_bounds,
     message_index,
     recency_term,
     unit_keys,
@@ -213,10 +213,11 @@ def score_units(payloads: dict[str, dict], fused: dict[str, Fused], options: Ran
     return units
 
 
-def time_term(created_ts: float | None, options: RankOptions, window: Window | None) -> float:
-    """+time_weight inside a window the query names; else the bounded recency term."""
-    if window is not None and options.time_aware:
-        return options.time_weight if in_window(created_ts, window, options.report_lag_days) else 0.0
+def time_term(created_ts: float | None, options: RankOptions, bounds: tuple[float, float] | None) -> float:
+    """+time_weight inside the window a query names (`bounds`); else the bounded recency term."""
+    if bounds is not None:
+        inside = created_ts is not None and bounds[0] <= float(created_ts) < bounds[1]
+        return options.time_weight if inside else 0.0
     return recency_term(created_ts, options.now_ts, options.recency_weight, options.recency_half_life_days)
 
 
@@ -228,10 +229,11 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
     when not given); `window` is the time the query names, if any.
     """
     message_of = message_index(payloads) if message_of is None else message_of
+    bounds = window_bounds(window, options.report_lag_days) if window is not None and options.time_aware else None
     scored = []
     for key, unit in score_units(payloads, fused, options, message_of).items():
         anchor = payloads[key]
-        extra = time_term(anchor.get("created_ts"), options, window)
+        extra = time_term(anchor.get("created_ts"), options, bounds)
         scored.append((unit.best_score + extra, key, unit, extra))
     scored.sort(key=lambda row: (-row[0], row[1]))
     hits: list[RecallHit] = []
