@@ -58,7 +58,8 @@ class Settings(BaseModel):
                                             "a day's observation tokens that trigger an early reflection")
     redis_retry_seconds: float = setting(30.0, "MEMORY_REDIS_RETRY_SECONDS",
                                          "wait before a run retries a step that found Redis down")
-    recall_decay_rate: float = setting(0.01, "MEMORY_RECALL_DECAY_RATE", "recall score decay per day since created")
+    recall_recency_weight: float = setting(0.05, "MEMORY_RECALL_RECENCY_WEIGHT",
+                                           "the most recency adds to a recall score (halved every 30 days; 0 = off)")
     recall_idle_timeout: float = setting(1800.0, "MEMORY_RECALL_IDLE_TIMEOUT",
                                          "seconds the recall service waits idle before it stops")
     recall_start_timeout: float = setting(90.0, "MEMORY_RECALL_START_TIMEOUT",
@@ -178,9 +179,9 @@ def workspace_override() -> str | None:
     return os.environ.get("MEMORY_WORKSPACE") or None
 
 
-def child_environment(**variables: str) -> dict[str, str]:
-    """This process's environment with `variables` set: for a child process (`dagster dev`)."""
-    return {**os.environ, **variables}
+def child_environment(drop: tuple[str, ...] = (), **variables: str) -> dict[str, str]:
+    """This process's environment, less `drop`, with `variables` set: for a child process."""
+    return {**{k: v for k, v in os.environ.items() if k not in drop}, **variables}
 
 
 def set_process_environment(**variables: str) -> None:

@@ -22,9 +22,9 @@ class Variant:
     name: str
     mode: str = "hybrid"  # hybrid | dense | sparse
     tier: str = "all"
-    decay_rate: float | None = 0.0  # None: the engine's default (0.01/day)
-    fusion: str | None = None  # None: the engine's default (min-max weighted, 0.4 dense / 0.6 sparse)
-    through_api: bool = False  # run through flows.recall.recall() itself
+    options: dict = field(default_factory=dict)  # RankOptions fields changed from the defaults
+    base: str = "default"  # "default": the current RankOptions(); "old": the defaults before issue 13
+    through_cli: bool = False  # the product path: `recall --queries FILE --json`, no flags
 
 
 @dataclass

@@ -16,6 +16,9 @@ def register_recall(kinds) -> None:
     parser.add_argument("--workdir", help="keep the ingested workspaces here (reused on the next run)")
     parser.add_argument("--conversations", type=int, help="only the first N conversations")
     parser.add_argument("--sessions", type=int, help="only the first N sessions of each conversation")
+    parser.add_argument("--by-age", action="store_true",
+                        help="quality: a generated 3-year history, recall@10 by evidence age (--sessions, default 540)")
+    parser.add_argument("--seed", type=int, default=7, help="--by-age: the history's seed")
     parser.add_argument("--credit-all-sources", action="store_true",
                         help="credit hits citing more than 5 message ids too (default: no credit)")
     parser.add_argument("--sizes", default="1000,10000,100000", help="speed: point counts")
@@ -27,6 +30,11 @@ def register_recall(kinds) -> None:
 def run_bench_recall(args) -> int:
     if args.quality == args.speed:
         raise BadInputError("choose one of --quality or --speed")
+    if args.quality and args.by_age:
+        from memory_pipeline.bench.recall_by_age import bench_recall_by_age
+
+        figures = bench_recall_by_age(Path(args.workdir) if args.workdir else None, args.sessions or 540, args.seed)
+        return _print_quality(figures) if not args.json else (print_json(figures) or 0)
     if args.quality:
         from memory_pipeline.bench.locomo import DEFAULT_DATA
         from memory_pipeline.bench.recall_quality import bench_recall_quality
@@ -34,7 +42,7 @@ def run_bench_recall(args) -> int:
         data = Path(args.data).expanduser() if args.data else DEFAULT_DATA
         if not data.is_file():
             raise BadInputError(f"LoCoMo data not found: {data}")
-        figures = bench_recall_quality(args.definitions(), data, Path(args.workdir) if args.workdir else None, args.conversations,
+        figures = bench_recall_quality(data, Path(args.workdir) if args.workdir else None, args.conversations,
                                        args.sessions, None if args.credit_all_sources else 5)
         return _print_quality(figures) if not args.json else (print_json(figures) or 0)
     from memory_pipeline.bench.recall_speed import bench_recall_speed
@@ -60,11 +68,14 @@ def _print_quality(figures: dict) -> int:
     from rich.table import Table
 
     out = console()
-    table = Table("variant", "category", "n", "recall@5", "recall@10", "hit@5", "src/hit")
+    columns = [c for c in ("variant", "category", "n", "recall@1", "recall@3", "recall@5", "recall@10", "hit@5",
+                           "sources_per_hit")
+               if c in figures["rows"][0]] if figures["rows"] else ["variant"]
+    table = Table(*columns)
     for row in figures["rows"]:
-        table.add_row(row["variant"], row["category"], str(row["n"]), str(row["recall@5"]), str(row["recall@10"]),
-                      str(row["hit@5"]), str(row["sources_per_hit"]))
+        table.add_row(*(str(row[c]) for c in columns))
     out.print(table)
-    for key in ("data", "conversations", "year_shifts", "max_sources_credited"):
-        out.print(f"{key}: {figures[key]}", highlight=False)
+    for key, value in figures.items():
+        if key != "rows":
+            out.print(f"{key}: {value}", highlight=False)
     return 0

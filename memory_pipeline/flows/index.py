@@ -1,6 +1,7 @@
 """Index a day's observations in the vector store: one point per fact and per segment narrative.
 
-Point ids are content-derived (uuid5), so re-runs upsert the same points; unchanged content is
+Each point is dated by when it happened: a fact by its transcript time, a narrative by the capture
+(the session's end when imported). Point ids are content-derived (uuid5), so re-runs upsert the same points; unchanged content is
 not embedded again; points of a re-derived observation that no longer exist are deleted.
 """
 
@@ -8,6 +9,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from datetime import time as dt_time
 from pathlib import Path
 
 from memory_pipeline.faults import pause_point
@@ -28,6 +31,18 @@ class IndexStats:
     merged: int = 0  # new facts folded into a near-duplicate memory at write
 
 
+def fact_time(observation: Observation, hhmm: str | None) -> datetime:
+    """When a fact happened: the observation's day at the fact's transcript time ("HH:MM", in the
+    capture's zone), a day earlier if that would be after the capture; the capture time without one."""
+    captured = observation.captured_at
+    try:
+        hour, minute = (int(part) for part in str(hhmm).split(":")[:2])
+        when = datetime.combine(date.fromisoformat(observation.date), dt_time(hour, minute), captured.tzinfo)
+    except (TypeError, ValueError):
+        return captured
+    return when - timedelta(days=1) if when > captured + timedelta(minutes=1) else when
+
+
 def observation_points(observation: Observation) -> list[StorePoint]:
     """The points of one observation, without vectors (filled in by `index_points`)."""
     base = {
@@ -44,7 +59,10 @@ def observation_points(observation: Observation) -> list[StorePoint]:
     points: list[StorePoint] = []
     for segment in observation.segments:
         for fact in segment.facts:
+            when = fact_time(observation, fact.time)
             payload = base | {
+                "created_at": when.isoformat(),
+                "created_ts": when.timestamp(),
                 "kind": "fact",
                 "priority": fact.priority,
                 "time": fact.time,

@@ -90,6 +90,8 @@ class RecallIndex:
             [PRIORITIES.index(x["priority"]) if x.get("priority") in PRIORITIES else -1 for x in p], dtype=np.int8
         )
         self.live = np.array([not x.get("merged_into") for x in p], dtype=bool)
+        self.message_rows = {(str(x.get("session_id", "")), str(x["source_message_ids"][0])): row
+                             for row, x in enumerate(p) if x.get("tier") == "messages" and x.get("source_message_ids")}
         self.session_codes: dict[str, int] = {}
         self.session = np.array(
             [self.session_codes.setdefault(str(x.get("session_id", "")), len(self.session_codes)) for x in p],
@@ -117,6 +119,23 @@ class RecallIndex:
             mask = both(self.session == code)
         return mask
 
+    def window_mask(self, start: date, end: date) -> np.ndarray:
+        """Rows dated from `start` to `end` (inclusive)."""
+        return (self.day >= start.toordinal()) & (self.day <= end.toordinal())
+
+    def cited_messages(self, payloads: Iterable[dict]) -> dict[tuple[str, str], str]:
+        """(session id, message id) → message point id, for every message the observations cite."""
+        found = {}
+        for payload in payloads:
+            if payload.get("tier") != "observations":
+                continue
+            session = str(payload.get("session_id", ""))
+            for source in payload.get("source_message_ids") or []:
+                row = self.message_rows.get((session, str(source)))
+                if row is not None:
+                    found[(session, str(source))] = self.ids[row]
+        return found
+
     @staticmethod
     def _top(scores: np.ndarray, k: int, keep: np.ndarray) -> list[tuple[int, float]]:
         rows = np.flatnonzero(keep)
@@ -128,14 +147,17 @@ class RecallIndex:
         order = np.argsort(-scores[rows], kind="stable")
         return [(int(r), float(scores[r])) for r in rows[order]]
 
-    def dense_search(self, vector: list[float] | np.ndarray, k: int, mask: np.ndarray | None) -> list[tuple[int, float]]:
+    def dense_search(self, vector: list[float] | np.ndarray, k: int, mask: np.ndarray | None,
+                     also: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """The top k within `mask`; with `also`, the top k within it join (one matrix product)."""
         if not len(self) or self.dense.shape[1] == 0:
             return []
         scores = self.dense @ np.asarray(vector, dtype=np.float32)
         keep = self.has_dense if mask is None else mask & self.has_dense
-        return self._top(scores, k, keep)
+        return self._top_also(scores, k, keep, also)
 
-    def sparse_search(self, tokens: list[str], k: int, mask: np.ndarray | None) -> list[tuple[int, float]]:
+    def sparse_search(self, tokens: list[str], k: int, mask: np.ndarray | None,
+                      also: np.ndarray | None = None) -> list[tuple[int, float]]:
         found = [self.postings[t] for t in dict.fromkeys(tokens) if t in self.postings]
         if not found:
             return []
@@ -143,7 +165,15 @@ class RecallIndex:
         weights = np.concatenate([w for _, w in found])
         scores = np.bincount(rows, weights=weights, minlength=len(self)).astype(np.float32)
         keep = scores > 0 if mask is None else (scores > 0) & mask
-        return self._top(scores, k, keep)
+        return self._top_also(scores, k, keep, also)
+
+    def _top_also(self, scores: np.ndarray, k: int, keep: np.ndarray, also: np.ndarray | None
+                  ) -> list[tuple[int, float]]:
+        top = self._top(scores, k, keep)
+        if also is None:
+            return top
+        merged = dict(top) | dict(self._top(scores, k, keep & also))
+        return sorted(merged.items(), key=lambda rs: (-rs[1], rs[0]))
 
 
 def read_generation(store: VectorIndex) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from memory_pipeline.bench.locomo import evidence_ids, load_conversations, parse_session_date, session_jsonl
@@ -50,3 +52,19 @@ def test_scores_cover_evidence_and_refuse_credit_to_wide_hits():
     loose.add(["D1:1", "D1:2", "D2:3"], hits, max_sources=None)
     assert loose.recall5 == [pytest.approx(2 / 3)]
     assert scores.summary()["sources_per_hit"] == pytest.approx(13 / 6, abs=1e-3)
+
+
+def test_import_harness_moves_a_conversation_into_the_past_months_by_whole_years(conversation):
+    from datetime import datetime, timezone
+
+    from memory_pipeline.bench.locomo_import import moved_to_recent
+
+    today = datetime(2026, 11, 23, tzinfo=timezone.utc)
+    first = conversation.sessions[0].started
+    moved = moved_to_recent(conversation, today)
+    years = moved.sessions[0].started.year - first.year
+    assert years > 0 and moved.last_date < today
+    assert (moved.sessions[0].started.month, moved.sessions[0].started.day) == (first.month, first.day)
+    question = {"question": "What happened in May 2023?", "evidence": ["D1:1"], "category": 2}
+    shifted = moved_to_recent(replace(conversation, questions=[question]), today)
+    assert shifted.questions[0]["question"] == f"What happened in May {2023 + shifted.year_shift}?"

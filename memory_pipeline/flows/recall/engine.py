@@ -11,6 +11,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
+from datetime import timedelta
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
@@ -27,6 +28,7 @@ from memory_pipeline.stages.recall.rank import (
     fuse,
     rank,
 )
+from memory_pipeline.stages.recall.when import named_window
 
 MODES = ("hybrid", "dense", "sparse")
 QUERY_CACHE = 256
@@ -61,11 +63,12 @@ def open_store(workspace: Workspace, settings: Settings, dimension: int, lock_ti
 
 
 def default_rank_options(settings: Settings | None = None) -> RankOptions:
-    """The one default ranking: RankOptions with the MEMORY_RECALL_DECAY_RATE setting (per day)."""
-    rate = (settings or Settings.from_env()).recall_decay_rate
-    if rate < 0:
-        raise BadInputError(f"MEMORY_RECALL_DECAY_RATE must not be negative, got {rate}")
-    return RankOptions(decay_rate=rate)
+    """The one ranking every caller gets (CLI, service, hooks, brief): RankOptions(), with
+    MEMORY_RECALL_RECENCY_WEIGHT applied when set."""
+    weight = (settings or Settings.from_env()).recall_recency_weight
+    if weight < 0:
+        raise BadInputError(f"MEMORY_RECALL_RECENCY_WEIGHT must not be negative, got {weight}")
+    return RankOptions(recency_weight=weight)
 
 
 class RecallEngine:
@@ -160,11 +163,19 @@ class RecallEngine:
         t0 = time.perf_counter()
         dense = self.embed(query) if request.mode != "sparse" and len(index) else None
         t1 = time.perf_counter()
-        dense_hits = index.dense_search(dense, self.prefetch, mask) if dense is not None else []
-        sparse_hits = index.sparse_search(tokenize(query), self.prefetch, mask) if request.mode != "dense" else []
         options = replace(self.options, limit=limit, now_ts=time.time() if request.now is None else request.now)
+        window = named_window(query, options.now_ts) if options.time_aware else None
+        # a named time's own best candidates join the lists (the same scores, a second top-k)
+        inside = index.window_mask(window.start, window.end + timedelta(days=options.report_lag_days)) if window \
+            else None
+        dense_hits = index.dense_search(dense, self.prefetch, mask, inside) if dense is not None else []
+        sparse_hits = index.sparse_search(tokenize(query), self.prefetch, mask, inside) if request.mode != "dense" \
+            else []
         fused = fuse([(index.ids[r], s) for r, s in dense_hits], [(index.ids[r], s) for r, s in sparse_hits], options)
-        hits = rank({pid: index.payloads[index.row_of[pid]] for pid in fused}, fused, options)
+        payloads = {pid: index.payloads[index.row_of[pid]] for pid in fused}
+        message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
+        payloads |= {pid: index.payloads[index.row_of[pid]] for pid in message_of.values()}
+        hits = rank(payloads, fused, options, window, message_of)
         done = time.perf_counter()
         self.last = Timings((t1 - t0) * 1000, (done - t1) * 1000, (done - started) * 1000)
         if request.record:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from datetime import date, datetime, timezone
 
 import pytest
 
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.stages.recall.rank import (
     DAY_SECONDS,
+    Fused,
     RankOptions,
     RecallFilters,
     check_filters,
@@ -18,7 +21,9 @@ from memory_pipeline.stages.recall.rank import (
     fuse,
     matches,
     rank,
+    recency_term,
 )
+from memory_pipeline.stages.recall.when import named_window
 
 NOW = 1_800_000_000.0
 
@@ -52,19 +57,103 @@ def test_minmax_fusion_scales_each_list_between_its_worst_and_best():
     assert fused["c"].score == pytest.approx(0.6)  # worst dense candidate, the only sparse one
 
 
-def test_decay_with_a_fixed_now():
+def test_old_multiplicative_decay_is_still_available_for_comparison():
     assert decay_factor(NOW - 10 * DAY_SECONDS, NOW, 0.01) == pytest.approx(math.exp(-0.1))
     assert decay_factor(NOW + DAY_SECONDS, NOW, 0.01) == 1.0  # from the future: not boosted
     assert decay_factor(None, NOW, 0.01) == 1.0
     payloads = {"old": payload("old redis fix", days_old=100), "new": payload("new redis fix", days_old=0)}
     fused = fuse([("old", 0.9), ("new", 0.8)], [], RankOptions(fusion="weighted"))
-    hits = rank(payloads, fused, RankOptions(now_ts=NOW, decay_rate=0.01, collapse_jaccard=1.1))
-    assert [h.id for h in hits] == ["new", "old"]
-    assert hits[1].why["decay"] == pytest.approx(math.exp(-1.0), abs=1e-4)
-    no_decay = rank(payloads, fused, RankOptions(now_ts=NOW, decay_rate=0.0, collapse_jaccard=1.1))
-    assert [h.id for h in no_decay] == ["old", "new"]
+    hits = rank(payloads, fused, RankOptions(now_ts=NOW, decay_rate=0.01, recency_weight=0, collapse_jaccard=1.1))
+    assert [h.id for h in hits] == ["new", "old"]  # why it was replaced: a 10% better old match lost
+    assert hits[1].score == pytest.approx(fused["old"].score * math.exp(-1.0), rel=1e-4)
 
 
+def test_recency_never_buries_a_strong_old_match():
+    assert recency_term(NOW, NOW, 0.05, 30) == pytest.approx(0.05)
+    assert recency_term(NOW - 30 * DAY_SECONDS, NOW, 0.05, 30) == pytest.approx(0.025)
+    assert recency_term(NOW + DAY_SECONDS, NOW, 0.05, 30) == pytest.approx(0.05)  # the future counts as now
+    assert recency_term(None, NOW, 0.05, 30) == 0.0
+    payloads = {"old": payload("pgbouncer pool size answer", days_old=365),
+                "new": payload("weak recent mention of pools", days_old=0)}
+    fused = {"old": Fused(score=0.9), "new": Fused(score=0.7)}
+    hits = rank(payloads, fused, RankOptions(now_ts=NOW))
+    assert [h.id for h in hits] == ["old", "new"]
+    assert hits[0].why["time"] < 0.001 and hits[1].why["time"] == pytest.approx(0.05)
+
+
+def test_recency_breaks_near_ties_toward_the_recent():
+    payloads = {"old": payload("raised the redis pool to 64", days_old=200),
+                "new": payload("lowered the redis pool to 32", days_old=2)}
+    fused = {"old": Fused(score=0.80), "new": Fused(score=0.78)}
+    assert [h.id for h in rank(payloads, fused, RankOptions(now_ts=NOW))] == ["new", "old"]
+    assert [h.id for h in rank(payloads, fused, RankOptions(now_ts=NOW, recency_weight=0))] == ["old", "new"]
+
+
+def test_a_named_time_is_favoured_instead_of_the_newest():
+    spring = datetime(2026, 4, 15, tzinfo=timezone.utc).timestamp()
+    now = datetime(2026, 11, 23, tzinfo=timezone.utc).timestamp()
+    payloads = {"spring": payload("migrated billing to postgres", created_ts=spring),
+                "recent": payload("billing postgres upgrade planned", created_ts=now - DAY_SECONDS)}
+    fused = {"spring": Fused(score=0.70), "recent": Fused(score=0.74)}
+    options = RankOptions(now_ts=now)
+    window = named_window("what did we do to billing last spring?", now)
+    assert (window.start, window.end) == (date(2026, 3, 1), date(2026, 5, 31))
+    assert [h.id for h in rank(payloads, fused, options, window)] == ["spring", "recent"]
+    assert [h.id for h in rank(payloads, fused, options)] == ["recent", "spring"]
+    assert [h.id for h in rank(payloads, fused, replace(options, time_aware=False), window)] == ["recent", "spring"]
+
+
+@pytest.mark.parametrize("query, start, end", [
+    ("Who came to dinner on May 3, 2026?", date(2026, 4, 30), date(2026, 5, 6)),
+    ("what broke on 7 July, 2026", date(2026, 7, 4), date(2026, 7, 10)),
+    ("the workout class in December 2025", date(2025, 12, 1), date(2025, 12, 31)),
+    ("the outage two years ago", date(2024, 5, 25), date(2025, 5, 24)),
+    ("what did I fix yesterday", date(2026, 11, 22), date(2026, 11, 22)),
+    ("plans for the winter of 2025", date(2025, 12, 1), date(2026, 2, 28)),
+    ("deploys in 2025", date(2025, 1, 1), date(2025, 12, 31)),
+])
+def test_named_windows(query, start, end):
+    window = named_window(query, datetime(2026, 11, 23, 10, tzinfo=timezone.utc))
+    assert (window.start, window.end) == (start, end)
+
+
+@pytest.mark.parametrize("query", ["When did Caroline go to the support group?", "May I see the pool config?",
+                                   "how do I run the tests"])
+def test_queries_without_a_time_name_none(query):
+    assert named_window(query, datetime(2026, 11, 23, tzinfo=timezone.utc)) is None
+
+
+def test_an_observation_and_the_message_it_cites_are_one_hit():
+    fact = {"tier": "observations", "text": "User chose keyset pagination for the orders API", "date": "2026-11-01",
+            "session_id": "s1", "priority": "high", "source_message_ids": ["m7"], "created_ts": NOW}
+    payloads = {"f1": fact, "m7": payload("ok let's go with keyset pagination", source_message_ids=["m7"]),
+                "m8": payload("offset pagination is slow on big tables", source_message_ids=["m8"])}
+    fused = {"f1": Fused(score=0.9), "m8": Fused(score=0.6)}  # the cited message itself was not retrieved
+    hits = rank(payloads, fused, RankOptions(now_ts=NOW, observation_weight=1.0))
+    assert [(h.id, h.source_message_ids) for h in hits] == [("f1", ["m7"]), ("m8", ["m8"])]
+    fused["m7"] = Fused(score=0.5)
+    hits = rank(payloads, fused, RankOptions(now_ts=NOW, observation_weight=1.0, collapse_same_sources=False))
+    assert [h.id for h in hits] == ["f1", "m8"]  # one unit, scored by its best member
+    assert hits[0].why["members"] == 2
+    weighted = rank(payloads, fused, RankOptions(now_ts=NOW, observation_weight=0.5, collapse_same_sources=False))
+    assert [h.id for h in weighted] == ["m8", "m7"]  # 0.5 × 0.9 < 0.5 (the message): the message speaks
+    apart = rank(payloads, fused, RankOptions(now_ts=NOW, observation_weight=1.0, fuse_by_message=False,
+                                              collapse_same_sources=False))
+    assert [h.id for h in apart] == ["f1", "m8", "m7"]
+
+
+def test_a_wide_narrative_stands_alone_and_is_dated_by_its_message_when_fused():
+    old_message = payload("we moved the cache to redis", days_old=300, source_message_ids=["m1"])
+    fact = {"tier": "observations", "text": "Cache moved to redis", "date": "2026-11-20", "session_id": "s1",
+            "source_message_ids": ["m1"], "created_ts": NOW}  # captured (imported) today, said 300 days ago
+    narrative = {"tier": "observations", "text": "A long day of cache work", "date": "2026-11-20", "session_id": "s1",
+                 "source_message_ids": [f"m{i}" for i in range(1, 9)], "created_ts": NOW}
+    payloads = {"m1": old_message, "f1": fact, "n1": narrative}
+    hits = rank(payloads, {"f1": Fused(score=0.8), "n1": Fused(score=0.5)},
+                RankOptions(now_ts=NOW, collapse_same_sources=False))
+    assert [h.id for h in hits] == ["f1", "n1"]
+    assert hits[0].why["time"] < 0.001  # the fact's unit is dated by the message it cites
+    assert hits[1].source_message_ids == narrative["source_message_ids"]
 def test_stale_items_are_deranked_not_dropped():
     payloads = {"a": payload("alpha pool fix", stale=True), "b": payload("beta cache note")}
     fused = fuse([("a", 0.9), ("b", 0.7)], [], RankOptions(fusion="weighted"))
@@ -84,8 +173,10 @@ def test_near_duplicates_and_restated_sources_collapse():
     fused = fuse([("m1", 0.9), ("m2", 0.89), ("f1", 0.8), ("m3", 0.5)], [], RankOptions())
     hits = rank(payloads, fused, RankOptions(now_ts=NOW))
     assert [h.id for h in hits] == ["m1", "m3"]
-    kept = rank(payloads, fused, RankOptions(now_ts=NOW, collapse_same_sources=False))
+    kept = rank(payloads, fused, RankOptions(now_ts=NOW, collapse_same_sources=False, fuse_by_message=False))
     assert [h.id for h in kept] == ["m1", "f1", "m3"]
+    fused_by_message = rank(payloads, fused, RankOptions(now_ts=NOW, collapse_same_sources=False))
+    assert [(h.id, h.why["members"]) for h in fused_by_message] == [("m1", 2), ("m3", 1)]
 
 
 def test_inject_cap_and_hit_fields():
