@@ -84,6 +84,8 @@ def _assistant_candidates(block: Block) -> list[Candidate]:
             found.append(Candidate("high", block.time, text, [block.ref]))
         elif rules.FAILURE.search(sentence) and rules.ABANDONED.search(sentence):
             found.append(Candidate("medium", block.time, f"Failed approach: {text}", [block.ref]))
+        elif rules.INVARIANT.search(sentence) and not rules.FUTURE.search(sentence):
+            found.append(Candidate("medium", block.time, text, [block.ref]))
     return found
 
 

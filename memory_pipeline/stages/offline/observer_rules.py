@@ -43,8 +43,10 @@ CORRECTION = re.compile(
 )
 DECISION = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|going with|because|chose|opted)\b", re.I)
 ASSISTANT_DECISION = re.compile(
-    r"\b(?:decided|let'?s go with|we'?ll go with|chose|opted for|instead of|instead$|always|never)\b", re.IGNORECASE
+    r"\b(?:decided|let'?s go with|we'?ll go with|chose|opted for|instead of|instead$)\b", re.IGNORECASE
 )
+# an agent's claim that code always or never does something: context for the session, not a decision
+INVARIANT = re.compile(r"\b(?:always|never)\b", re.IGNORECASE)
 # a statement with its reason: "X is unused because the code still uses the full paths"
 REASON = re.compile(r"\b(?:because|since|which means|due to|so that|bypass(?:es)?)\b", re.IGNORECASE)
 TRANSIENT = re.compile(r"\b(?:yet|for now|right now|at the moment|currently|still)\b", re.IGNORECASE)
