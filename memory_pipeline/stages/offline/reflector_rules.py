@@ -47,6 +47,9 @@ REQUEST = re.compile(r"^(?:please |can you |could you )?(?:propose|read|check|cr
 STRUCTURE = re.compile(r"\b(?:moved|renamed|lives in|live in|installed|upgraded|migrated|layout|structure)\b|->|→",
                        re.IGNORECASE)
 MIN_WORDS = 6
+# what makes a line with "tests pass" in it more than a status: the fix or the cause it reports
+LESSON = re.compile(r"\b(?:root cause|the fix|fixed by|because|instead|caused by|the (?:issue|problem) (?:is|was)|"
+                    r"switched to|points? at|now (?:uses|reads|runs))\b", re.IGNORECASE)
 MIN_AGENT_WORDS = 8  # an agent's line without a code name needs room for a subject, a verb and what it is about
 # "We removed ~290 lines …", "I fixed the import": a report of the session's work, unless it gives a reason
 REPORT = re.compile(r"^(?:we|i)(?:'ve| have)?\s+\w+ed\b", re.IGNORECASE)
@@ -121,7 +124,7 @@ def rejection(item: "Item") -> str | None:
         return "not a high-priority fact"
     if is_routine(text) or TASK_STATUS.match(text):
         return "activity or task status"
-    if STATUS.search(text) and not (RESOLUTION.search(text) or PATTERN.search(text)):
+    if STATUS.search(text) and not LESSON.search(text):
         return "status line"
     if ERROR_LINE.match(text) or text.rstrip(".").endswith("?"):
         return "error line or question"
