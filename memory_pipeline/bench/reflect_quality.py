@@ -81,6 +81,7 @@ def score_proposals(proposals: list[ProposalView], labels: list[ProposalLabel], 
     return {"sessions": sessions, "proposals": len(proposals), "labelled": len(labelled), "good": good,
             "precision": round(good / len(labelled), 3) if labelled else None,
             "useful_per_10_sessions": round(10 * good / sessions, 2) if sessions else None,
+            "good_lines": [f"{p.section}: {p.text}" for p, v in zip(proposals, verdicts) if v is True],
             "unlabelled": [f"{p.section}: {p.text}" for p, v in zip(proposals, verdicts) if v is None],
             "bad": [f"{p.section}: {p.text}" for p, v in zip(proposals, verdicts) if v is False]}
 

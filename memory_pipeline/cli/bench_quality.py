@@ -93,7 +93,9 @@ def run_bench_reflect(args) -> int:
               f"proposals, {figures['labelled']} labelled, {figures['good']} good", highlight=False)
     out.print(f"  precision {figures['precision']}  useful per 10 sessions {figures['useful_per_10_sessions']}",
               highlight=False)
-    for title, lines in (("bad", figures["bad"]), ("unlabelled (label them in bench/labels)", figures["unlabelled"])):
+    listed = (("good", figures["good_lines"]), ("bad", figures["bad"]),
+              ("unlabelled (label them in bench/labels)", figures["unlabelled"]))
+    for title, lines in listed:
         if lines:
             out.print(f"  {title}:", highlight=False)
             for line in lines:
