@@ -132,7 +132,8 @@ def rejection(item: "Item") -> str | None:
     clipped = text.rstrip(".").endswith("…")
     if DEICTIC.match(text) or POINTER.search(text) or text.rstrip(".").endswith(":") or clipped or len(main_clause) < 4:
         return "not self-contained"
-    if len(text.split()) < (MIN_WORDS if item.quoted or "`" in text else MIN_AGENT_WORDS):
+    stated_rule = item.quoted and (HARD_RULE.search(text) or PREFERENCE.search(text))
+    if len(text.split()) < (4 if stated_rule else MIN_WORDS if item.quoted or "`" in text else MIN_AGENT_WORDS):
         return "too short to stand alone"
     if CHANGE_REPORT.match(text) and "`" not in text and "/" not in text:
         return "a change report that names no code"
