@@ -23,6 +23,9 @@ def register(sub) -> None:
     from memory_pipeline.cli.bench_recall import register_recall  # issue 6
 
     register_recall(kinds)
+    from memory_pipeline.cli.bench_quality import register_quality  # issue 13
+
+    register_quality(kinds)
 
 
 def run_bench_ingest(args) -> int:

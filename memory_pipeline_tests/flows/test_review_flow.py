@@ -207,7 +207,7 @@ def test_triage_rejects_junk_holds_danger_and_restore_brings_a_proposal_back(wor
     assert held.status == "pending" and held.triage == "needs-review" and "network" in held.triage_reason
     review = workspace.review_md.read_text()
     hard_rules = review.split("## Proposed for: Hard Rules")[1].split("## ")[0]
-    assert "triage: needs-review — held: would run code from the network" in hard_rules
+    assert "_(triage: needs-review — held: runs code" in hard_rules and "held for review" in hard_rules
     log = workspace.daily_log(DAY).read_text()
     assert "❌ rejected" in log and "(triage: a fragment, not a statement)" in log and "(triage: error output)" in log
 

@@ -11,6 +11,7 @@ import re
 
 from memory_pipeline.stages.offline import observer_rules as rules
 from memory_pipeline.stages.offline.observer_facts import Block, Candidate, facts_for
+from memory_pipeline.stages.offline.observer_people import is_chat_log
 
 _HEADER = re.compile(r"^\[(\d{2}:\d{2}|--:--)\] \[(User|Assistant|Tool|System|Summary)\] \((m\d+)\): ?(.*)$")
 _DATE = re.compile(r"^Date:\s*(\d{4}-\d{2}-\d{2})\s*$", re.MULTILINE)
@@ -173,10 +174,11 @@ def observe_offline(system: str, prompt: str) -> str:
     date = _DATE.search(header)
     out = ["<observations>", f"Date: {date.group(1)}" if date else "", ""]
     segments = segment_blocks(blocks)
+    chat_log = is_chat_log(blocks)
     for segment in segments:
         if segment[0].role == "Summary" and len(segment) == 1:
             continue
-        facts = facts_for(segment)
+        facts = facts_for(segment, chat_log)
         out += ["<segment>", f"<title>{title_for(segment)}</title>", f"<narrative>{narrative_for(segment)}</narrative>"]
         out += ["<facts>", *[_render_fact(f) for f in facts], "</facts>", "</segment>", ""]
     out.append("</observations>")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memory_pipeline.stages.offline import observer_rules as rules
+from memory_pipeline.stages.offline.observer_people import personal_fact
 
 CAPS = {"high": 8, "medium": 6, "low": 3}
 
@@ -39,42 +40,59 @@ class Candidate:
 
 
 def _user_candidates(block: Block) -> list[Candidate]:
-    found = []
+    """Corrections, rules, preferences and decisions the user states; never questions or greetings."""
+    found, mapping = [], []
     for sentence in rules.sentences(block.text):
+        cleaned = rules.FILLER.sub("", sentence).strip()
+        if rules.MAPPING.match(cleaned) and not rules.is_question(sentence):
+            mapping.append(cleaned)
+            continue
+        if rules.is_question(sentence) or rules.GREETING.match(cleaned) or len(rules.content_words(cleaned)) < 2:
+            continue
         quoted = f'"{rules.clip(sentence)}"'
-        if sentence.endswith("?"):
-            if len(rules.content_words(sentence)) >= 2:
-                found.append(Candidate("low", block.time, f"User asked: {quoted}", [block.ref]))
-        elif rules.CORRECTION.search(sentence):
+        if rules.CORRECTION.search(sentence) and rules.is_self_contained(rules.CORRECTION.sub("", sentence).strip(" ,.;:")):
             found.append(Candidate("high", block.time, f"User corrected the agent: {quoted}", [block.ref]))
-        elif rules.RULE.search(sentence):
+        elif rules.RULE.search(sentence) or rules.PREFERENCE.search(sentence):
             found.append(Candidate("high", block.time, f"User stated: {quoted}", [block.ref]))
-        elif rules.DECISION.search(sentence):
+        elif rules.DECISION.search(sentence) and rules.is_self_contained(sentence):
             found.append(Candidate("high", block.time, f"User decided: {quoted}", [block.ref]))
-        elif rules.FAILURE.search(sentence):
+        elif rules.USER_DESIGN.search(sentence) and len(sentence.split()) >= 6 and rules.is_self_contained(sentence):
+            found.append(Candidate("high", block.time, f"User stated: {quoted}", [block.ref]))
+        elif rules.FAILURE.search(sentence) and not rules.ERROR_LINE.match(cleaned) and rules.is_self_contained(sentence):
             found.append(Candidate("medium", block.time, f"User reported: {quoted}", [block.ref]))
+    if mapping:  # a list of "a -> b" lines: where things go, as the user decided it
+        found.append(Candidate("high", block.time, f"User decided: {'; '.join(mapping)}", [block.ref]))
     return found
 
 
 def _assistant_candidates(block: Block) -> list[Candidate]:
+    """Root causes, fixes, decisions and state changes the agent states; no running commentary or status."""
     found = []
     for sentence in rules.sentences(block.text):
-        if sentence.endswith("?") or rules.is_fragment(sentence):
+        if rules.is_question(sentence) or rules.is_fragment(sentence) or rules.COMMENTARY.search(sentence):
+            continue
+        if not rules.is_self_contained(sentence) or rules.TASK_STATUS.match(sentence):
             continue
         text = rules.clip(sentence)
         if rules.ROOT_CAUSE.search(sentence):
             found.append(Candidate("high", block.time, text, [block.ref]))
-        elif rules.AGENT_NARRATION.match(sentence):
-            continue
         elif rules.ASSISTANT_DECISION.search(sentence) or (
             rules.STATE_CHANGE.search(sentence) and not rules.FUTURE.search(sentence)
         ):
             found.append(Candidate("high", block.time, text, [block.ref]))
-        elif rules.FAILURE.search(sentence):
+        elif rules.REASON.search(sentence) and not (rules.TRANSIENT.search(sentence) or rules.FUTURE.search(sentence)):
+            found.append(Candidate("high", block.time, text, [block.ref]))
+        elif rules.FAILURE.search(sentence) and rules.ABANDONED.search(sentence):
             found.append(Candidate("medium", block.time, f"Failed approach: {text}", [block.ref]))
-        elif rules.COMPLETION.search(sentence):
+        elif rules.INVARIANT.search(sentence) and not rules.FUTURE.search(sentence):
             found.append(Candidate("medium", block.time, text, [block.ref]))
     return found
+
+
+def _personal_candidates(segment: list[Block]) -> list[Candidate]:
+    """In a chat log: one fact per message that tells something about its speaker."""
+    return [Candidate("medium", b.time, fact, [b.ref]) for b in segment
+            if b.role in ("User", "Assistant") and (fact := personal_fact(b.text))]
 
 
 def _tool_candidates(segment: list[Block]) -> list[Candidate]:
@@ -118,7 +136,9 @@ def _select(candidates: list[Candidate]) -> list[Candidate]:
     return ordered
 
 
-def facts_for(segment: list[Block]) -> list[Candidate]:
+def facts_for(segment: list[Block], chat_log: bool = False) -> list[Candidate]:
+    if chat_log:
+        return _personal_candidates(segment)
     candidates: list[Candidate] = []
     for block in segment:
         if block.role == "User" and not rules.is_meta_user_text(block.text):

@@ -26,7 +26,14 @@ _META_USER = re.compile(
 )
 
 RULE = re.compile(
-    r"\b(?:always|never|don'?t|do not|prefer|must|we use|from now on|remember|make sure|should (?:always|never))\b",
+    r"\b(?:always|never|prefer|we use|we always|from now on|going forward|in future|remember (?:that|to)|"
+    r"should (?:always|never)|do(?:n'?t| not) ever|no exceptions)\b",
+    re.IGNORECASE,
+)
+PREFERENCE = re.compile(
+    r"\b(?:i (?:prefer|like|love|hate|dislike|don'?t like)|i(?: would|'d) (?:only |rather |much rather )?"
+    r"(?:want|like|prefer)|i'?d rather|"
+    r"i would rather|my preference)\b",
     re.IGNORECASE,
 )
 CORRECTION = re.compile(
@@ -35,7 +42,21 @@ CORRECTION = re.compile(
     re.IGNORECASE,
 )
 DECISION = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|going with|because|chose|opted)\b", re.I)
-ASSISTANT_DECISION = re.compile(r"\b(?:decided|let'?s go with|we'?ll go with|chose|opted for)\b", re.IGNORECASE)
+ASSISTANT_DECISION = re.compile(
+    r"\b(?:decided|let'?s go with|we'?ll go with|chose|opted for|instead of|instead$)\b", re.IGNORECASE
+)
+# an agent's claim that code always or never does something: context for the session, not a decision
+INVARIANT = re.compile(r"\b(?:always|never)\b", re.IGNORECASE)
+# a statement with its reason: "X is unused because the code still uses the full paths"
+REASON = re.compile(r"\b(?:because|since|which means|due to|so that|bypass(?:es)?)\b", re.IGNORECASE)
+TRANSIENT = re.compile(r"\b(?:yet|for now|right now|at the moment|currently|still)\b", re.IGNORECASE)
+# a user's design statement: how something should be, or what to use instead
+USER_DESIGN = re.compile(r"\b(?:should (?:be|have|go|live|use)|instead of|i would assume)\b", re.IGNORECASE)
+# a progress bullet led by a task or work-package id: "PROJ-12 — Upgraded the renderer", "WP3: done"
+TASK_STATUS = re.compile(r"^[\w.\-]*\d[\w.\-]*\s*(?:[—–:]|-\s)")
+# opens by pointing at something said before: "It uses …", "That's fine since …", "Now X is unused"
+DEICTIC = re.compile(r"^(?:(?:but|and|so|also),? )?(?:that|this|it|they|these|those|here|there|now)\b", re.IGNORECASE)
+MAPPING = re.compile(r"^\S.{0,120}?\s(?:->|→|=>)\s\S")
 ROOT_CAUSE = re.compile(
     r"\b(?:root cause|the (?:problem|issue|bug) (?:was|is)|caused by|fixed by|the fix (?:is|was)|"
     r"fix(?:ed)? (?:it|this) by|the culprit|turns out)\b",
@@ -43,11 +64,27 @@ ROOT_CAUSE = re.compile(
 )
 STATE_CHANGE = re.compile(
     r"\b(?:installed|uninstalled|migrated|replaced|renamed|upgraded|downgraded|switched|reconfigured|"
-    r"deprecated|moved \S+ to)\b",
+    r"deprecated|removed|extracted|moved (?:\S+ )?to)\b",
     re.IGNORECASE,
 )
 FAILURE = re.compile(
     r"\b(?:didn'?t work|did not work|doesn'?t work|does not work|failed|failing|still broken|not working)\b|error:",
+    re.IGNORECASE,
+)
+ABANDONED = re.compile(
+    r"\b(?:instead|switched|gave up|giving up|abandon\w*|revert\w*|rolled back|dropped|went with|"
+    r"so we|so i|rather than|won'?t work|doesn'?t work for)\b",
+    re.IGNORECASE,
+)
+ERROR_LINE = re.compile(r"^[\w.]*(?:error|exception|warning|traceback)\b\s*[:(]", re.IGNORECASE)
+GREETING = re.compile(
+    r"^(?:hi|hey|hello|good (?:morning|afternoon|evening)|thanks|thank you|bye|cheers|welcome back)\b", re.I
+)
+# first-person running commentary: what the agent is doing or about to do, not what it found
+COMMENTARY = re.compile(
+    r"^(?:(?:now|ok(?:ay)?|great|good|perfect|alright|so|first|next|then),? )*(?:let me|let's|i'll|i will|"
+    r"i'm going to|i need to|i should|i can|i see|i notice|i think|i want to|i have to|now i)\b|"
+    r"\b(?:i'm|i am|i'll|i will|i need|let me|i can see|i see)\b",
     re.IGNORECASE,
 )
 COMPLETION = re.compile(
@@ -63,7 +100,7 @@ ACKNOWLEDGEMENT = re.compile(
     re.IGNORECASE,
 )
 AGENT_NARRATION = re.compile(r"^(?:now,? )?(?:let me|let's|i'll|i will|i'm going to|i need to|first,? i)\b", re.I)
-_FILLER = re.compile(
+FILLER = re.compile(
     r"^(?:(?:ok(?:ay)?|alright|so+|well|hey|yo|hi|great|cool|right|btw|and|also|now|then|please)\b[,.!]?\s*)+", re.I
 )
 
@@ -80,6 +117,14 @@ NOTEWORTHY_COMMAND = re.compile(
     r"terraform|helm)",
     re.IGNORECASE,
 )
+# test, lint and check runs: routine, one session's detail
+ROUTINE_COMMAND = re.compile(
+    r"\b(?:pytest|npm (?:test|run)|pnpm (?:test|run)|yarn (?:test|run)|cargo (?:test|build|check|clippy)|"
+    r"go (?:test|vet|build)|mix (?:test|format|credo|compile)|make(?: \w+)?$|tsc\b|eslint|ruff|mypy)",
+    re.IGNORECASE,
+)
+_CUE_WORDS = frozenset("issue problem bug fix fixed root cause culprit turns decided chose opted".split())
+_SPECIFIC = re.compile(r"`[^`]+`|\b[\w\-]+\.(?:py|ts|tsx|js|md|ex|exs|rs|go|json|ya?ml|toml|sh|sql)\b|/[\w.\-]+/")
 
 STOPWORDS = frozenset(
     """the and for are but not you all any can had her was one our out has him his how its may new now old see
@@ -149,12 +194,23 @@ def intent(text: str) -> str:
     """The first prose sentence with its filler removed ("ok, so …"); a "…:" lead-in takes the next one too."""
     found = sentences(text)
     for i, sentence in enumerate(found):
-        cleaned = _FILLER.sub("", sentence).strip()
+        cleaned = FILLER.sub("", sentence).strip()
         if cleaned.endswith(":") and i + 1 < len(found):
             cleaned = f"{cleaned} {found[i + 1]}"
         if len(cleaned.split()) >= 2:
             return clip(cleaned[:1].upper() + cleaned[1:], 160)
     return ""
+
+
+def is_self_contained(sentence: str) -> bool:
+    """Names what it is about: a path or code name, or at least three content words besides the cue."""
+    if DEICTIC.match(sentence.strip()):
+        return False
+    return bool(_SPECIFIC.search(sentence)) or len(content_words(sentence) - _CUE_WORDS) >= 3
+
+
+def is_question(sentence: str) -> bool:
+    return sentence.rstrip(" \"'”)").endswith("?")
 
 
 def is_fragment(sentence: str) -> bool:
@@ -163,8 +219,11 @@ def is_fragment(sentence: str) -> bool:
 
 
 def purpose(sentence: str) -> str:
-    """What the agent said it was about to do, without "Let me": the intent behind an edit."""
-    if is_fragment(sentence) or sentence.endswith("?"):
+    """What the agent said it was about to do ("Let me fix the loader" → "fix the loader"): an edit's intent.
+
+    Only a stated intent counts; a status line or a remark ("All tests pass") is no purpose.
+    """
+    if is_fragment(sentence) or sentence.endswith("?") or not AGENT_NARRATION.match(sentence):
         return ""
     cleaned = AGENT_NARRATION.sub("", sentence).strip(" ,.")
     return clip(cleaned, 120) if len(cleaned.split()) >= 2 else ""
@@ -204,7 +263,9 @@ def noteworthy_command(name: str, args: str) -> str | None:
         return None
     m = _COMMAND_ARG.search(args.splitlines()[0] if args else "")
     command = _CD_PREFIX.sub("", m.group(1).strip()) if m else ""
-    return clip(command, 120) if command and NOTEWORTHY_COMMAND.search(command) else None
+    if not command or not NOTEWORTHY_COMMAND.search(command) or ROUTINE_COMMAND.search(command.split("|")[0]):
+        return None
+    return clip(command, 120)
 
 
 def command_key(command: str) -> str:

@@ -72,16 +72,16 @@ def select(items: list[Item], level: int, memory: str) -> list[Item]:
     memory_lines = [line for line in memory.splitlines() if line.strip().startswith(("-", "*"))]
     chosen = []
     for item in items:
-        if item.priority == "low" or (item.priority == "medium" and (not keep_medium or item.distilled)):
+        if rules.rejection(item) or (item.priority == "medium" and (not keep_medium or item.distilled)):
             continue
-        if rules.is_routine(item.text) or (item.priority == "medium" and not rules.is_notable(item.text)):
+        if item.priority == "medium" and not rules.is_notable(item.text):
             continue
         decided = rules.HARD_RULE.search(item.text) or rules.PREFERENCE.search(item.text)
         if not decided and rules.is_problem(item.text) and rules.resolved(item, items):
             continue
         if _known(item.text, memory, memory_lines):
             continue
-        item.section = rules.categorize(item.text)
+        item.section = rules.categorize(item.text, item.quoted)
         chosen.append(item)
     if level >= 3:
         chosen = [i for i in chosen if i.section != "Patterns" and i.priority == "high"]
@@ -111,13 +111,18 @@ def merge(items: list[Item], max_parts: int, max_words: int) -> list[Item]:
         if extra:
             text += f" (also: {', '.join(extra)})"
         merged.append(Item(ref=lead.ref, order=lead.order, priority=lead.priority,
-                           text=rules.limit_words(text, max_words).rstrip(".") + ".",
+                           text=_end_sentence(rules.limit_words(text, max_words)),
                            observation=lead.observation, segment=lead.segment, session=lead.session,
                            distilled=lead.distilled, when=lead.when, quoted=any(i.quoted for i in group),
                            section=lead.section,
                            refs=sorted({r for i in group for r in i.refs}, key=lambda r: int(r[1:])),
                            parts=parts))
     return merged
+
+
+def _end_sentence(text: str) -> str:
+    text = text.rstrip(". ")
+    return text if text.endswith(("!", "?", "…")) else text + "."
 
 
 def render(proposals: list[Item], summary: str) -> str:

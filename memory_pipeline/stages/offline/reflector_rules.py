@@ -21,9 +21,9 @@ _ROUTINE = re.compile(r"^(?:modified|edited|read|ran|opened|viewed|listed|pushed
 
 HARD_RULE = re.compile(r"\b(?:always|never|must(?:n't| not)?|no exceptions|from now on|do not|don't|forbidden|"
                        r"required|only ever)\b", re.IGNORECASE)
-PREFERENCE = re.compile(r"\b(?:i prefer|prefers?|i'd rather|i would rather|rather have|i like|likes|i want|"
-                        r"i'd like|my preference)\b", re.IGNORECASE)
-PATTERN = re.compile(r"\b(?:root cause|fix(?:ed|es)?|works?|worked|failed approach|gotcha|trap|workaround|"
+PREFERENCE = re.compile(r"\b(?:i prefer|prefers?|i'd rather|i would rather|rather have|i like|likes|"
+                        r"i(?: would|'d) (?:only |rather )?(?:want|like|prefer)|my preference)\b", re.IGNORECASE)
+PATTERN = re.compile(r"\b(?:root cause|the (?:issue|problem|bug|culprit|pattern) (?:is|was)|caused by|fix(?:ed|es)?|works?|worked|failed approach|gotcha|trap|workaround|"
                      r"instead|because|switched|passes|pass|solved|resolved|lesson|corrected|turned out)\b",
                      re.IGNORECASE)
 ARCHITECTURE = re.compile(r"\b(?:runs? (?:on|in)|listens|port|version|installed|upgraded|migrated|configured|"
@@ -33,6 +33,34 @@ PROBLEM = re.compile(r"\b(?:fails?|failing|error|errors|broken|red|exception|too
                      r"keeps throwing|throws|flaky|stuck)\b", re.IGNORECASE)
 RESOLUTION = re.compile(r"\b(?:root cause|the fix|fixed|fixes|resolved|solved|now pass(?:es)?|passes|switched to|"
                         r"works now|pushed .*fix)\b", re.IGNORECASE)
+STATUS = re.compile(r"\b(?:(?:all )?\d* ?(?:tests?|checks?) (?:now )?pass\w*|all (?:clean|done|committed)|"
+                    r"(?:is|are|was|were) (?:done|clean|completed|committed|pushed)|compiles? clean|"
+                    r"we(?:'ve| have)? completed)\b", re.IGNORECASE)
+ERROR_LINE = re.compile(r"^[\w.]*(?:error|exception|traceback|warning)\b\s*[:(]", re.IGNORECASE)
+DEICTIC = re.compile(r"^(?:(?:but|and|so|also|then),? )?(?:that|this|it|they|these|those|here|there|now|no|yes|ok"
+                     r"|okay)\b", re.IGNORECASE)
+TASK_STATUS = re.compile(r"^[\w.\-]*\d[\w.\-]*\s*(?:[—–:]|-\s)")
+# a request for this session's work ("Propose where …", "Read X in full"), not a standing rule
+REQUEST = re.compile(r"^(?:please |can you |could you )?(?:propose|read|check|create|add|remove|move|run|make|start|"
+                     r"continue|commit|tell|suggest|look|fix|implement|update|write|show|give|copy|revert|split|"
+                     r"locations?|go|do)\b", re.IGNORECASE)
+STRUCTURE = re.compile(r"\b(?:moved|renamed|lives in|live in|installed|upgraded|migrated|layout|structure)\b|->|→",
+                       re.IGNORECASE)
+MIN_WORDS = 6
+# what makes a line with "tests pass" in it more than a status: the fix or the cause it reports
+LESSON = re.compile(r"\b(?:root cause|the fix|fixed by|because|instead|caused by|the (?:issue|problem) (?:is|was)|"
+                    r"switched to|points? at|now (?:uses|reads|runs))\b", re.IGNORECASE)
+MIN_AGENT_WORDS = 8  # an agent's line without a code name needs room for a subject, a verb and what it is about
+# "We removed ~290 lines …", "I fixed the import": a report of the session's work, unless it gives a reason
+REPORT = re.compile(r"^(?:we|i)(?:'ve| have)?\s+\w+ed\b", re.IGNORECASE)
+# "Removed the truncation, added a default": a change report; it helps later only when it names the code
+CHANGE_REPORT = re.compile(r"^(?:removed|added|replaced|moved|renamed|extracted|updated|changed|refactored|created|"
+                           r"deleted|cleaned)\b", re.IGNORECASE)
+REASON = re.compile(r"\b(?:because|since|so that|due to|which means)\b", re.IGNORECASE)
+_PARENTHESES = re.compile(r"\([^)]*\)")
+# points at something only the session shows: "for that branch", "this file"; or note shorthand ("a + b")
+POINTER = re.compile(r"\b(?:that|this|these|those) (?:branch|file|function|method|test|error|issue|one|case|change|"
+                     r"approach|code|line|call|thing|stuff)s?\b|\s\+\s", re.IGNORECASE)
 INSTRUCTION = re.compile(r"\b(?:add (?:this |that )?to memory|memory\.md|remember (?:this|that)|"
                          r"ignore (?:your|the|all|previous))", re.IGNORECASE)
 
@@ -89,20 +117,50 @@ def is_routine(text: str) -> bool:
     return bool(_ROUTINE.match(text))
 
 
+def rejection(item: "Item") -> str | None:
+    """Why a fact cannot become a MEMORY.md line, or None when it can."""
+    text = item.text
+    if item.priority != "high" and not text.lower().startswith("failed approach"):
+        return "not a high-priority fact"
+    if is_routine(text) or TASK_STATUS.match(text):
+        return "activity or task status"
+    if STATUS.search(text) and not LESSON.search(text):
+        return "status line"
+    if ERROR_LINE.match(text) or text.rstrip(".").endswith("?"):
+        return "error line or question"
+    main_clause = _PARENTHESES.sub("", text).split()
+    clipped = text.rstrip(".").endswith("…")
+    if DEICTIC.match(text) or POINTER.search(text) or text.rstrip(".").endswith(":") or clipped or len(main_clause) < 4:
+        return "not self-contained"
+    stated_rule = item.quoted and (HARD_RULE.search(text) or PREFERENCE.search(text))
+    if len(text.split()) < (4 if stated_rule else MIN_WORDS if item.quoted or "`" in text else MIN_AGENT_WORDS):
+        return "too short to stand alone"
+    if CHANGE_REPORT.match(text) and "`" not in text and "/" not in text:
+        return "a change report that names no code"
+    if REPORT.match(text) and not REASON.search(text):
+        return "a report of that session's work"
+    if REQUEST.match(text) and not (HARD_RULE.search(text) or PREFERENCE.search(text)):
+        return "a request for that session's work"
+    return None
+
+
 def is_notable(text: str) -> bool:
     return bool(PATTERN.search(text) or ARCHITECTURE.search(text) or HARD_RULE.search(text)
                 or PREFERENCE.search(text))
 
 
-def categorize(text: str) -> str:
-    """The MEMORY.md section for a fact, by rule: rules, then preferences, then fixes, then setup."""
-    if HARD_RULE.search(text):
+def categorize(text: str, quoted: bool = False) -> str:
+    """The MEMORY.md section: the user's own rules, then preferences, then lessons, then setup.
+
+    Only words the user said make a Hard Rule; an agent's "never" describes code, not a rule.
+    """
+    if quoted and HARD_RULE.search(text):
         return "Hard Rules"
     if PREFERENCE.search(text):
         return "User"
-    if PATTERN.search(text) and not re.search(r"\b(?:uses|is stored|lives in|runs on)\b", text, re.IGNORECASE):
+    if PATTERN.search(text) and not STRUCTURE.search(text):
         return "Patterns"
-    if ARCHITECTURE.search(text) or specifics(text):
+    if STRUCTURE.search(text) or ARCHITECTURE.search(text) or specifics(text):
         return "System Architecture"
     return "Patterns"
 
@@ -124,17 +182,16 @@ def resolved(problem: Item, later: list[Item]) -> bool:
     return False
 
 
+def _anchors(text: str) -> set[str]:
+    """Specifics that name one thing: files and dotted or called names, not bare folders or numbers."""
+    return {s for s in specifics(text) if not s.endswith("/") and not s.replace(".", "").isdigit() and len(s) >= 5}
+
+
 def related(a: Item, b: Item) -> bool:
-    """Same section and about the same thing: a shared path or name, many shared words, or a
-    root cause and its fix in one segment."""
+    """Same section and about the same thing: a shared file or name, or most words shared."""
     if a.section != b.section:
         return False
-    if specifics(a.text) & specifics(b.text) - {str(n) for n in range(10)}:
-        return True
-    if overlap(a.text, b.text) >= 0.3:
-        return True
-    same_segment = a.observation == b.observation and a.segment == b.segment
-    return same_segment and a.section == "Patterns" and bool(RESOLUTION.search(a.text) or RESOLUTION.search(b.text))
+    return bool(_anchors(a.text) & _anchors(b.text)) or overlap(a.text, b.text) >= 0.5
 
 
 def limit_words(text: str, limit: int) -> str:

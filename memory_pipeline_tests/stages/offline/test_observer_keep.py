@@ -1,0 +1,115 @@
+"""What the offline Observer keeps and drops: noise classes out, durable classes in (variants written here)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_pipeline.models import SerializedTranscript
+from memory_pipeline.prompts import load_prompt
+from memory_pipeline.stages.observe.observer import build_observer_messages, parse_observer_output
+from memory_pipeline.stages.offline.observer import observe_offline, read_blocks
+from memory_pipeline.stages.offline.observer_people import is_chat_log, personal_fact, third_person
+
+
+def facts_of(transcript: str, refs: int = 20):
+    mapping = {f"m{n}": f"id-{n}" for n in range(1, refs + 1)}
+    serialized = SerializedTranscript(text=transcript, refs=mapping)
+    system, user = build_observer_messages(load_prompt("observer"), serialized, trigger="shutdown",
+                                           session_name="s", day="2026-03-02")
+    return parse_observer_output(observe_offline(system, user), mapping).facts
+
+
+def one_turn(role: str, text: str) -> str:
+    return f"[10:00] [{role}] (m1): {text}"
+
+
+@pytest.mark.parametrize("text", [
+    "Should the importer retry on a 429 from the billing API?",
+    "Can you check why the nightly export job stopped writing files?",
+    "Hi there, thanks for picking this up so quickly this morning.",
+    "Good morning! Hope the weekend treated you well, ready to start.",
+])
+def test_user_questions_and_greetings_are_not_facts(text):
+    assert facts_of(one_turn("User", text)) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Let me look at the scheduler configuration in cron/jobs.yaml first.",
+    "I'll run the migration script against the staging database now.",
+    "Now I need to update the serializer to handle the new field.",
+    "The issue is that I'm using the do syntax incorrectly in this block.",
+    "I see the problem, the handler never awaits the database write.",
+    "All 42 tests pass and the linter reports no new warnings today.",
+    "Everything is committed and pushed to the feature branch now.",
+    "The issue is the type annotation.",
+    "It uses the helper which we fixed earlier in the session.",
+    "PROJ-114 — Upgraded the invoice renderer with grouped lines.",
+])
+def test_agent_commentary_status_lines_and_dangling_statements_are_not_facts(text):
+    assert facts_of(one_turn("Assistant", text)) == []
+
+
+def test_a_failing_run_is_not_a_failed_approach_unless_it_was_abandoned():
+    ordinary = facts_of(one_turn("Assistant", "The smoke test failed on the first run with a flaky network timeout."))
+    abandoned = facts_of(one_turn(
+        "Assistant", "Polling the queue every second failed under load, so we switched to webhook delivery instead."))
+    assert not any(f.text.startswith("Failed approach") for f in ordinary)
+    assert any("switched to webhook delivery" in f.text for f in abandoned)
+
+
+@pytest.mark.parametrize(("role", "text", "expected"), [
+    ("Assistant", "The root cause was a stale DNS cache in the resolver sidecar of the payments pod.", "stale DNS cache"),
+    ("Assistant", "Fixed by pinning `urllib3` below 2.0 in requirements.txt for the legacy client.", "pinning `urllib3`"),
+    ("Assistant", "Chose Postgres advisory locks over Redis locks because the jobs already share one database.",
+     "advisory locks"),
+    ("Assistant", "Migrated the session store from memcached to Redis 7 on the cache host.", "memcached to Redis 7"),
+    ("Assistant", "The invoices are rounded twice because `round_total` runs in both the model and the view.",
+     "rounded twice"),
+    ("User", "I prefer squash merges for feature branches, keep main's history linear.", "squash merges"),
+    ("User", "From now on, never run the seed script against production.", "never run the seed script"),
+    ("User", "No, the retry budget belongs in the client config, not in the worker.", "retry budget"),
+    ("User", "The exporter should live in its own package, separate from the web app.", "own package"),
+])
+def test_durable_statements_are_kept_with_their_message(role, text, expected):
+    facts = facts_of(one_turn(role, text))
+    kept = [f for f in facts if expected in f.text]
+    assert kept and kept[0].source_message_ids == ["id-1"] and kept[0].time == "10:00"
+
+
+def test_a_users_layout_list_becomes_one_decision():
+    facts = facts_of(one_turn("User", "Put them here:\nhandlers -> app/handlers\nmodels -> app/domain/models"))
+    assert [f.text for f in facts] == ['User decided: handlers -> app/handlers; models -> app/domain/models']
+
+
+CHAT = """[14:00] [User] (m1): Dana: Hey Sam! Good to see you! How have you been?
+
+[14:00] [Assistant] (m2): Sam: Hi Dana! Busy, I just moved to Lisbon for a new job at a design studio.
+
+[14:00] [User] (m3): Dana: Wow, that's amazing! What's the studio like?
+
+[14:00] [Assistant] (m4): Sam: It's small and friendly. My brother helped me find an apartment near the river.
+
+[14:01] [User] (m5): Dana: I started a pottery class last month and I really love it."""
+
+
+def test_a_chat_log_gives_third_person_facts_about_each_speaker_citing_their_turn():
+    facts = facts_of(CHAT)
+    by_ref = {f.source_message_ids[0]: f.text for f in facts}
+    assert set(by_ref) == {"id-2", "id-4", "id-5"}  # no greeting, question or reaction
+    assert "Sam just moved to Lisbon for a new job at a design studio" in by_ref["id-2"]
+    assert "Sam's brother helped Sam find an apartment" in by_ref["id-4"]
+    assert by_ref["id-5"].startswith("Dana started a pottery class last month and Dana really loves it")
+
+
+def test_third_person_rewrites_pronouns_and_the_verb_after_i():
+    assert third_person("I have two cats and my sister walks them.", "Ana") == "Ana has two cats and Ana's sister walks them."
+    assert third_person("I'm training for a marathon, I run daily.", "Ana") == "Ana is training for a marathon, Ana runs daily."
+    assert personal_fact("Ana: Thanks so much, that means a lot!") is None
+    assert personal_fact("no speaker label here, I went hiking") is None
+
+
+def test_a_coding_session_is_not_read_as_a_chat_log():
+    coding = ("[09:00] [User] (m1): Error: the build fails with exit code 2 after the webpack upgrade.\n\n"
+              "[09:01] [Assistant] (m2): Note: reading the config.\n  → Read(file_path=webpack.config.js)")
+    assert not is_chat_log(read_blocks(coding))
+    assert is_chat_log(read_blocks(CHAT))

@@ -1,0 +1,65 @@
+"""What the offline Reflector proposes: durable, self-contained lines in the right section, nothing else."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_pipeline.models import Segment
+from memory_pipeline_tests.stages.offline.test_reflector import offline
+from memory_pipeline_tests.support.review_fixtures import fact, observation
+
+# routine low-priority context, so the observations outweigh any answer (the Reflector must compress)
+CONTEXT = [f"Looked at the dashboard panel number {n} while waiting for the deploy to finish" for n in range(12)]
+
+
+def proposals_for(*facts_by_session: tuple[str, list[str]]):
+    observations = [observation("2026-11-17", session, [Segment(title="work", facts=[
+        *(fact("high", t, key=session) for t in texts), *(fact("low", c, key=session) for c in CONTEXT)])], hour=9 + i)
+                    for i, (session, texts) in enumerate(facts_by_session)]
+    _, output, _ = offline(observations)
+    return output.proposals
+
+
+@pytest.mark.parametrize("text", [
+    "All 128 tests pass and the linter is clean.",
+    "Error: ENOENT: no such file or directory, open '/srv/app/src/package.json'",
+    'User corrected the agent: "No, that\'s horrible."',
+    "The issue is the type annotation.",
+    "It uses the theme loader which we fixed earlier.",
+    'User stated: "Propose where each of these modules should go."',
+    "Should the exporter retry on a 429 from the billing API?",
+    "PROJ-12 — Upgraded the invoice renderer.",
+    "We removed about 300 lines from the entry point today.",
+    "Removed silent truncation, added a longer default with expand groups.",
+    "But the loader is never called for that branch so the config stays empty.",
+])
+def test_quotes_status_error_lines_requests_and_one_session_details_are_not_proposed(text):
+    assert proposals_for(("s1", [text])) == []
+
+
+@pytest.mark.parametrize(("text", "section"), [
+    ('User stated: "From now on, never run the seed script against production."', "Hard Rules"),
+    ('User stated: "I would only want end-to-end tests for the session API, unit tests elsewhere are noise."', "User"),
+    ("The issue is that `__dirname` points at `utils/` after the move, so `dirname(__dirname)` misses the package root.",
+     "Patterns"),
+    ("Moved the exporters to `app/exporters/` and the shared helpers to `app/common/`.", "System Architecture"),
+])
+def test_durable_statements_land_in_their_section(text, section):
+    [proposal] = proposals_for(("s1", [text]))
+    assert proposal.section == section
+
+
+def test_an_agents_never_describes_code_and_is_not_a_hard_rule():
+    proposals = proposals_for(("s1", ["The cache warmer never runs before the migrations because the job depends on "
+                                      "`migrate_all` in `jobs/schedule.py`."]))
+    assert proposals and all(p.section != "Hard Rules" for p in proposals)
+
+
+def test_facts_from_unrelated_sessions_sharing_only_a_folder_stay_apart():
+    proposals = proposals_for(
+        ("billing", ["The issue is that the invoice job reads `utils/` templates relative to the working directory, "
+                     "so cron runs render empty invoices."]),
+        ("frontend", ["Moved the date pickers and modal dialogs into `utils/` and `components/forms/` folders."]),
+    )
+    assert len(proposals) == 2
+    assert all(len(p.sessions) == 1 for p in proposals)
