@@ -13,10 +13,11 @@ from memory_pipeline.prompts import load_prompt
 
 OFFLINE_MODEL = "offline-extractive-1"
 # The stages that ask a model, by the prompt file they use (prompts/<name>.md).
-LLM_STAGES = {"observe": "observer", "reflect": "reflector", "rewrite": "rewrite"}
+LLM_STAGES = {"observe": "observer", "reflect": "reflector", "rewrite": "rewrite", "ledger": "ledger"}
 # Code versions of the stages without a prompt: bump one when its output changes for the same input.
 FIXED_VERSIONS = {"sessions": "sessions-1", "observation_index": "index-1", "message_index": "message-index-2",
-                  "proposals": "proposals-1", "memory_md": "memory-md-1"}
+                  "proposals": "proposals-1", "memory_md": "memory-md-1",
+                  "recall_pack": "recall-pack-1", "ledger_maintenance": "ledger-maintenance-1"}
 
 
 def model_for(settings: Settings, task: str) -> str:

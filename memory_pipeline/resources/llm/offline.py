@@ -17,6 +17,7 @@ OFFLINE_EXTRACTORS: dict[str, tuple[str, str]] = {
     "observer": ("memory_pipeline.stages.offline.observer", "observe_offline"),
     "reflector": ("memory_pipeline.stages.offline.reflector", "reflect_offline"),
     "rewrite": ("memory_pipeline.stages.recall.rewrite", "rewrite_offline"),
+    "ledger": ("memory_pipeline.stages.ledger.event_typing", "type_facts_offline"),
 }
 
 
