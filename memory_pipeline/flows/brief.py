@@ -1,6 +1,7 @@
 """The session briefing: what an agent reads at session start.
 
-MEMORY.md, a nudge when proposals wait in REVIEW.md, the 🔴 observations of today and yesterday
+MEMORY.md, a nudge when proposals wait in REVIEW.md, the recall pack (recall/pack.md, built from
+the ledger by the `recall_pack` asset or `memory-pipeline pack`), the 🔴 observations of today and yesterday
 (newest first) and where the latest session left off. The observation part (observations, current
 task, suggested response) stays within `budget_tokens`. Reads files only: no Redis, no model,
 fast enough for a SessionStart hook.
@@ -14,6 +15,7 @@ from datetime import date, timedelta
 
 from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.models import Observation
+from memory_pipeline.resources.ledger_files import LedgerFiles
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.observe.observer import optimize_for_context
@@ -35,6 +37,7 @@ class Brief:
     budget_tokens: int = 2000
     observation_tokens: int = 0
     truncated: bool = False
+    pack: str | None = None  # recall/pack.md as written, headings one level down
 
     @property
     def nudge(self) -> str | None:
@@ -49,6 +52,8 @@ class Brief:
                  self.memory_md.strip() or "_MEMORY.md is empty._", ""]
         if self.nudge:
             parts += [self.nudge, ""]
+        if self.pack:
+            parts += [self.pack.strip(), ""]
         if self.observations:
             parts += ["## Recent observations (🔴 only)", ""]
             for block in self.observations:
@@ -66,7 +71,8 @@ class Brief:
         return {"date": self.date, "memory_md": self.memory_md, "pending_proposals": self.pending_proposals,
                 "nudge": self.nudge, "observations": self.observations, "current_task": self.current_task,
                 "suggested_response": self.suggested_response, "budget_tokens": self.budget_tokens,
-                "observation_tokens": self.observation_tokens, "truncated": self.truncated, "text": self.text}
+                "observation_tokens": self.observation_tokens, "truncated": self.truncated, "pack": self.pack,
+                "text": self.text}
 
 
 def pending_in_review(review_text: str | None) -> int:
@@ -95,12 +101,20 @@ def _fit(text: str, budget: int) -> str:
     return "\n".join(kept).strip()
 
 
+def nested_pack(text: str | None) -> str | None:
+    """The pack with its headings one level down, to sit inside the briefing."""
+    if not text or not text.strip():
+        return None
+    return "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
+
+
 def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str | None = None) -> Brief:
     """The briefing for a session starting on `today` (default: the local date)."""
     today = today or date.today().isoformat()
     files = MemoryFiles(workspace)
     brief = Brief(date=today, memory_md=_ID_MARKER.sub("", files.read_memory()),
-                  pending_proposals=pending_in_review(files.read_review()), budget_tokens=budget_tokens)
+                  pending_proposals=pending_in_review(files.read_review()), budget_tokens=budget_tokens,
+                  pack=nested_pack(LedgerFiles(workspace).read_pack()))
     start = date.fromisoformat(today)
     days = [(start - timedelta(days=n)).isoformat() for n in range(CURRENT_TASK_LOOKBACK_DAYS)]
     recent: list[Observation] = sorted((o for d in days for o in load_observations(workspace, d)),

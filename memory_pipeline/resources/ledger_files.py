@@ -125,3 +125,19 @@ class LedgerFiles:
                 self.workspace.write_text(path, new)
                 changed.append(relative)
         return changed
+
+
+def read_superseded(workspace: Workspace, cached: tuple[int, dict] | None = None) -> tuple[int, dict]:
+    """(mtime_ns, map) of memory/index/superseded.json; `cached` is returned when unchanged."""
+    path = workspace.ledger_file("index/superseded.json")
+    try:
+        stamp = path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return 0, {}
+    if cached is not None and cached[0] == stamp:
+        return cached
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0, {}
+    return stamp, value if isinstance(value, dict) else {}

@@ -29,6 +29,14 @@ from memory_pipeline.stages.recall.rank import (
 from memory_pipeline.stages.index.sparse import tokenize
 
 MODES = ("hybrid", "dense", "sparse")
+
+
+def with_supersession(payloads: dict[str, dict], superseded: dict[str, dict]) -> dict[str, dict]:
+    """Payloads of facts the ledger superseded get `superseded_by` ("EVT-…: the replacement")."""
+    if not superseded:
+        return payloads
+    return {pid: payload | {"superseded_by": f"{superseded[pid]['by']}: {superseded[pid]['text']}"}
+            if pid in superseded else payload for pid, payload in payloads.items()}
 QUERY_CACHE = 256
 
 
@@ -83,6 +91,7 @@ class RecallEngine:
         self._query_vectors: OrderedDict[str, list[float]] = OrderedDict()
         self._rewrites: dict[str, str] = {}
         self._redis = None
+        self._superseded: tuple[int, dict] | None = None
         self.last = Timings()
         self.reload_error: str | None = None
 
@@ -164,12 +173,21 @@ class RecallEngine:
         sparse_hits = index.sparse_search(tokenize(query), self.prefetch, mask) if request.mode != "dense" else []
         options = replace(self.options, limit=limit, now_ts=time.time() if request.now is None else request.now)
         fused = fuse([(index.ids[r], s) for r, s in dense_hits], [(index.ids[r], s) for r, s in sparse_hits], options)
-        hits = rank({pid: index.payloads[index.row_of[pid]] for pid in fused}, fused, options)
+        hits = rank(with_supersession({pid: index.payloads[index.row_of[pid]] for pid in fused},
+                                      self.superseded()), fused, options)
         done = time.perf_counter()
         self.last = Timings((t1 - t0) * 1000, (done - t1) * 1000, (done - started) * 1000)
         if request.record:
             self.record(hits)
         return hits
+
+    def superseded(self) -> dict[str, dict]:
+        """The ledger's map of superseded observation facts (memory/index/superseded.json), re-read
+        when the file changes."""
+        from memory_pipeline.resources.ledger_files import read_superseded
+
+        self._superseded = read_superseded(self.workspace, self._superseded)
+        return self._superseded[1]
 
     def record(self, hits: list[RecallHit]) -> None:
         """Count each hit in Redis; a Redis failure is reported on stderr, the hits still return."""

@@ -41,7 +41,8 @@ class IntegrityReport:
         return {"generated": generated, "passed": self.passed, "checks": [asdict(c) for c in self.checks]}
 
     def summary(self) -> list[str]:
-        return [f"{c.name}: {c.count} ({', '.join(map(str, c.found[:3]))})" for c in self.failures()]
+        return [f"{c.name}{' (warning)' if c.severity == 'warn' else ''}: {c.count} "
+                f"({', '.join(map(str, c.found[:3]))})" for c in self.failures()]
 
 
 def _check(name: str, found: list, severity: str = "error") -> Check:

@@ -47,6 +47,7 @@ class RankOptions:
     decay_rate: float = 0.01  # per day: score × exp(-rate × days since created)
     now_ts: float = 0.0
     stale_factor: float = 0.5  # a stale item keeps this share of its score
+    superseded_factor: float = 0.3  # an item the ledger superseded (payload `superseded_by`) keeps this share
     collapse_jaccard: float = 0.9  # hits whose word sets overlap this much are one hit
     collapse_same_sources: bool = True  # a hit citing only messages already cited above is dropped
 
@@ -167,6 +168,7 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
         decay = decay_factor(payload.get("created_ts"), options.now_ts, options.decay_rate)
         stale = bool(payload.get("stale"))
         score = item.score * decay * (options.stale_factor if stale else 1.0)
+        score *= options.superseded_factor if payload.get("superseded_by") else 1.0
         scored.append((score, pid, item, decay, stale))
     scored.sort(key=lambda row: (-row[0], row[1]))
     hits: list[RecallHit] = []
@@ -192,6 +194,7 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
             session_id=str(payload.get("session_id", "")),
             priority=payload.get("priority"),
             source_message_ids=list(payload.get("source_message_ids") or []),
+            replaced_by=payload.get("superseded_by"),
             why={
                 "dense_rank": item.dense_rank,
                 "dense_score": None if item.dense_score is None else round(item.dense_score, 4),
@@ -200,6 +203,7 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
                 "fused": float(f"{item.score:.6g}"),
                 "decay": round(decay, 4),
                 "stale": int(stale),
+                "superseded": int(bool(payload.get("superseded_by"))),
             },
         ))
         if len(hits) >= options.limit:
