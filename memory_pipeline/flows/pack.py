@@ -43,7 +43,7 @@ def build_packs(workspace: Workspace, day: str, *, write: bool = True, knowledge
                 for c in structural if not c.passed]
     projects = sorted({DEFAULT_PROJECT} | {e.project for e in parsed.events})
     packs = [build_pack(parsed.events, today, project=p, warnings=warnings) for p in projects]
-    report = check_ledger(parsed, archive_ids, index, saved_checkpoint, packs)
+    report = check_ledger(structural, packs)
     build = PackBuild(day=day, packs=packs, report=report)
     if not write:
         return build

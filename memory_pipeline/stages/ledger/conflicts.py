@@ -1,6 +1,7 @@
 """Simple conflict detection (seed 001): two active events about one entity that disagree.
 
-They disagree when they say nearly the same words but with other numbers ("port 6379" / "port
+Events of one type are compared (a fact with a fact, a decision with a decision). They disagree
+when they say nearly the same words but with other numbers ("port 6379" / "port
 6380") or opposite polarity ("uses X" / "does not use X"). Conflicts are surfaced, never resolved.
 Only the newest events per entity are compared, so a large ledger stays fast.
 """
@@ -12,7 +13,7 @@ from collections import defaultdict
 
 from memory_pipeline.stages.ledger.model import LedgerEvent
 
-PER_ENTITY = 20
+PER_ENTITY = 10
 OVERLAP = 0.5
 _NEGATION = {"not", "no", "never", "don't", "doesn't", "isn't", "won't", "without", "cannot", "can't", "nor"}
 _WORD = re.compile(r"[a-z][a-z0-9'_-]*|\d+(?:\.\d+)*")
@@ -29,8 +30,11 @@ def _signature(text: str) -> tuple[frozenset[str], frozenset[str], bool]:
 
 
 def disagree(a: str, b: str) -> bool:
-    words_a, numbers_a, neg_a = _signature(a)
-    words_b, numbers_b, neg_b = _signature(b)
+    return _disagree(_signature(a), _signature(b))
+
+
+def _disagree(first: tuple, second: tuple) -> bool:
+    (words_a, numbers_a, neg_a), (words_b, numbers_b, neg_b) = first, second
     if not words_a or not words_b:
         return False
     overlap = len(words_a & words_b) / len(words_a | words_b)
@@ -40,16 +44,17 @@ def disagree(a: str, b: str) -> bool:
 
 
 def find_conflicts(events: list[LedgerEvent]) -> list[tuple[str, str]]:
-    """(older id, newer id) pairs that disagree, in a stable order."""
-    by_entity: dict[str, list[LedgerEvent]] = defaultdict(list)
+    """(older id, newer id) pairs of one entity and type that disagree, in a stable order."""
+    by_entity: dict[tuple[str, str], list[LedgerEvent]] = defaultdict(list)
     for event in events:
         if event.entity:
-            by_entity[event.entity].append(event)
+            by_entity[(event.entity, event.type)].append(event)
     found = []
     for entity in sorted(by_entity):
         newest = sorted(by_entity[entity], key=lambda e: (e.ts, e.id))[-PER_ENTITY:]
+        signatures = [_signature(e.content) for e in newest]
         for i, first in enumerate(newest):
-            for second in newest[i + 1:]:
-                if disagree(first.content, second.content):
-                    found.append((first.id, second.id))
+            for j in range(i + 1, len(newest)):
+                if _disagree(signatures[i], signatures[j]):
+                    found.append((first.id, newest[j].id))
     return found

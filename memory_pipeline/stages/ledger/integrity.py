@@ -107,6 +107,6 @@ def pack_checks(packs: list[PackResult]) -> list[Check]:
     ]
 
 
-def check_ledger(parsed: ParsedLedger, archive_ids: list[str], open_loops_index: list[str] | None,
-                 checkpoint: dict | None, packs: list[PackResult]) -> IntegrityReport:
-    return IntegrityReport(structural_checks(parsed, archive_ids, open_loops_index, checkpoint) + pack_checks(packs))
+def check_ledger(structural: list[Check], packs: list[PackResult]) -> IntegrityReport:
+    """The structural checks (already run) and the checks of the packs built after them."""
+    return IntegrityReport(structural + pack_checks(packs))

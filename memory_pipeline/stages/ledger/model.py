@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 EventType = Literal["fact", "decision", "preference", "commitment", "constraint", "procedure", "relationship"]
 EVENT_TYPES: tuple[str, ...] = ("fact", "decision", "preference", "commitment", "constraint", "procedure",
@@ -45,12 +45,12 @@ def snake_entity(text: str) -> str:
 class LedgerEvent(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    ts: datetime
-    id: str
+    ts: AwareDatetime  # ISO 8601 with a UTC offset
+    id: str = Field(pattern=EVENT_ID.pattern)
     type: EventType
     priority: LedgerPriority
     content: str = Field(min_length=1)
-    entity: str | None = None
+    entity: str | None = Field(None, pattern=_ENTITY.pattern)  # snake_case
     tags: list[str] = Field(default_factory=list)
     source: str = Field(min_length=1)  # memory/YYYY-MM-DD.md, "live", or "manual"
     session: str | None = None
@@ -61,27 +61,6 @@ class LedgerEvent(BaseModel):
     status: Literal["open", "closed"] | None = None
     project: str = DEFAULT_PROJECT
     valid_from: datetime | None = None
-
-    @field_validator("id")
-    @classmethod
-    def _id(cls, value: str) -> str:
-        if not EVENT_ID.match(value):
-            raise ValueError(f"id {value!r} is not EVT-YYYYMMDD-NNN")
-        return value
-
-    @field_validator("entity")
-    @classmethod
-    def _entity(cls, value: str | None) -> str | None:
-        if value is not None and not _ENTITY.match(value):
-            raise ValueError(f"entity {value!r} is not snake_case")
-        return value
-
-    @field_validator("ts")
-    @classmethod
-    def _aware(cls, value: datetime) -> datetime:
-        if value.tzinfo is None:
-            raise ValueError("ts needs a UTC offset (ISO 8601, e.g. 2026-01-28T14:03:11-05:00)")
-        return value
 
     @property
     def day(self) -> str:

@@ -30,6 +30,7 @@ SECTIONS: tuple[tuple[str, str, int], ...] = (
 OVERFLOW_SECTIONS = ("p0", "commitments")  # may spend the buffer
 MAX_ITEM_WORDS = 60
 FOCUS_ITEMS = 5
+CONFLICT_SCOPE = 500  # conflicts are looked for among the most relevant context candidates
 RESERVE = 12  # words kept for the "… N more not shown" line
 PRIORITY_RANK = {"P0": 0, "P1": 1, "P2": 2, "P3": 3}
 
@@ -107,7 +108,7 @@ def build_pack(events: list[LedgerEvent], today: date, *, project: str = DEFAULT
     w = _Writer(today)
     budgets = {key: budget for key, _, budget in SECTIONS}
     loops = sorted((state.events[i] for i in state.open_loops if i not in gone), key=lambda e: (e.ts, e.id))
-    conflicts = find_conflicts([e for e in live if e.type != "commitment"])
+    conflicts = find_conflicts(_by_relevance([e for e in live if e.type != "commitment"], today)[:CONFLICT_SCOPE])
     _fill(w, budgets, buffer, live, loops, today, {i for pair in conflicts for i in pair})
     _context(w, budgets, live, today, warnings or [], conflicts)
     text = _render(w, today.isoformat(), project)
@@ -168,9 +169,13 @@ def _context(w: _Writer, budgets, live, today: date, warnings, conflicts) -> Non
         first, second = by_id[a], by_id[b]
         w.add("context", f"- ⚠️ CONFLICT: {a} says \"{_clip(first.content, 25)}\", {b} says "
               f"\"{_clip(second.content, 25)}\" — needs resolution", budgets["context"] - RESERVE, (a, b))
-    rest = sorted((e for e in live if e.type != "commitment" and e.id not in w.shown),
-                  key=lambda e: (_recency(e, today), PRIORITY_RANK[e.priority], -e.ts.timestamp(), e.id))
+    rest = _by_relevance([e for e in live if e.type != "commitment" and e.id not in w.shown], today)
     _spend(w, "context", budgets, 0, rest, today)
+
+
+def _by_relevance(events: list[LedgerEvent], today: date) -> list[LedgerEvent]:
+    """Last 48 h before last week before last month before older; then priority; newest first."""
+    return sorted(events, key=lambda e: (_recency(e, today), PRIORITY_RANK[e.priority], -e.ts.timestamp(), e.id))
 
 
 def _render(w: _Writer, day: str, project: str) -> str:

@@ -20,7 +20,7 @@ class LedgerState:
     open_loops: dict[str, None] = field(default_factory=dict)  # open commitment ids, oldest first
     by_entity: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     fact_ids: set[str] = field(default_factory=set)
-    content_keys: set[tuple[str, str]] = field(default_factory=set)  # (session, normalized content)
+    _content_keys: set[tuple[str, str]] | None = None  # (session, normalized content), built when asked
 
     @classmethod
     def of(cls, events: list[LedgerEvent]) -> "LedgerState":
@@ -45,7 +45,8 @@ class LedgerState:
             self.by_entity[event.entity].append(event.id)
         if event.fact_id:
             self.fact_ids.add(event.fact_id)
-        self.content_keys.add(content_key(event.session, event.content))
+        if self._content_keys is not None:
+            self._content_keys.add(content_key(event.session, event.content))
 
     def is_active(self, event_id: str) -> bool:
         """Still true as far as the ledger knows: not superseded, not closed, not a closing event."""
@@ -63,7 +64,11 @@ class LedgerState:
 
     def seen(self, fact_id: str | None, session: str | None, content: str) -> bool:
         """An event for this fact (or this content from this session) is already in the ledger."""
-        return (fact_id is not None and fact_id in self.fact_ids) or content_key(session, content) in self.content_keys
+        if fact_id is not None and fact_id in self.fact_ids:
+            return True
+        if self._content_keys is None:
+            self._content_keys = {content_key(e.session, e.content) for e in self.events.values()}
+        return content_key(session, content) in self._content_keys
 
     def replacement(self, event_id: str) -> str | None:
         """The newest event in the supersession chain starting at `event_id` (None if not superseded)."""
