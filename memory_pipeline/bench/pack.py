@@ -1,10 +1,11 @@
 """`memory-pipeline bench pack`: recall pack build time and peak memory for ledgers of N events.
 
-Each size runs in a fresh Python process (so its peak RSS is its own) on a generated ledger of
+Each size is measured in a fresh Python process (so its peak RSS is its own) on a generated ledger of
 N events over 365 days (all types and priorities, 2% superseding, commitments opened and closed,
 one entity per 50 events). Timed: the pack build (`memory-pipeline pack`: read and parse the
 ledger, integrity checks, the pack, pack.md and the report written), its parts alone, and the
-knowledge pages (which the `recall_pack` asset also writes) on their own. Target: 100k under 5 s,
+knowledge pages (which the `recall_pack` asset also writes) on their own. Wall and CPU seconds
+both: on a shared machine the CPU time is the steadier figure. Target: 100k under 5 s,
 under 500 MB.
 """
 
@@ -57,50 +58,60 @@ def synthetic_events(n: int, seed: int = 17) -> list[str]:
     return lines
 
 
-def measure(n: int) -> dict:
-    """In this process: build the ledger, then time the pack build. Returns the figures."""
+def prepare(root: Path, n: int) -> Path:
+    """A workspace with a generated ledger of `n` events, its index and checkpoint written."""
     from memory_pipeline.flows.ledger import after_write
-    from memory_pipeline.flows.pack import build_packs
     from memory_pipeline.resources.ledger_files import LedgerFiles
     from memory_pipeline.resources.workspace import Workspace, atomic_write_text
+
+    workspace = Workspace(root / f"ws-{n}").create()
+    atomic_write_text(workspace.ledger_path, "\n".join(synthetic_events(n)) + "\n")
+    files = LedgerFiles(workspace)
+    with files.locked():
+        after_write(files)  # as the ledger asset leaves them
+    return workspace.root
+
+
+def measure(root: str) -> dict:
+    """In a fresh process: build the packs of the workspace at `root`, then the parts alone."""
+    from memory_pipeline.flows.pack import build_packs
+    from memory_pipeline.resources.ledger_files import LedgerFiles
+    from memory_pipeline.resources.workspace import Workspace
     from memory_pipeline.stages.ledger.knowledge import knowledge_pages
     from memory_pipeline.stages.ledger.pack import build_pack
 
-    with tempfile.TemporaryDirectory(prefix="mp-bench-pack-") as tmp:
-        workspace = Workspace(Path(tmp) / "ws").create()
-        atomic_write_text(workspace.ledger_path, "\n".join(synthetic_events(n)) + "\n")
-        files = LedgerFiles(workspace)
-        with files.locked():
-            after_write(files)  # the index and checkpoint, as the ledger asset leaves them
-        rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        started = time.perf_counter()
-        build = build_packs(workspace, DAY.isoformat(), knowledge=False)
-        total = time.perf_counter() - started
-        peak_pack = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        t0 = time.perf_counter()
-        parsed = files.read()
-        t1 = time.perf_counter()
-        pack = build_pack(parsed.events, DAY)
-        t2 = time.perf_counter()
-        pages = files.write_knowledge(knowledge_pages(parsed.events, DAY))
-        t3 = time.perf_counter()
-        return {"events": n, "pack_build_s": round(total, 3), "parse_s": round(t1 - t0, 3),
-                "pack_only_s": round(t2 - t1, 3), "knowledge_s": round(t3 - t2, 3), "knowledge_pages": len(pages),
-                "pack_words": pack.words, "integrity_passed": build.report.passed,
-                "peak_rss_pack_mb": round(peak_pack),
-                "ledger_mb": round(workspace.ledger_path.stat().st_size / 2**20, 1),
-                "rss_before_build_mb": round(rss_before), 
-                "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+    workspace = Workspace(root)
+    files = LedgerFiles(workspace)
+    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    wall, cpu = time.perf_counter(), time.process_time()
+    build = build_packs(workspace, DAY.isoformat(), knowledge=False)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    t0 = time.process_time()
+    parsed = files.read()
+    t1 = time.process_time()
+    pack = build_pack(parsed.events, DAY)
+    t2 = time.process_time()
+    pages = files.write_knowledge(knowledge_pages(parsed.events, DAY))
+    t3 = time.process_time()
+    return {"events": len(parsed.events), "pack_build_s": round(wall, 3), "pack_build_cpu_s": round(cpu, 3),
+            "peak_rss_mb": round(peak), "rss_after_imports_mb": round(baseline),
+            "parse_cpu_s": round(t1 - t0, 3), "pack_only_cpu_s": round(t2 - t1, 3),
+            "knowledge_cpu_s": round(t3 - t2, 3), "knowledge_pages": len(pages), "pack_words": pack.words,
+            "integrity_passed": build.report.passed,
+            "ledger_mb": round(workspace.ledger_path.stat().st_size / 2**20, 1)}
 
 
 def bench_pack(sizes: tuple[int, ...] = (1_000, 10_000, 100_000)) -> list[dict]:
-    """Each size in its own process; returns one row of figures per size."""
+    """Each size's ledger generated here, measured in its own process; one row of figures per size."""
     rows = []
-    for n in sizes:
-        code = f"import json; from memory_pipeline.bench.pack import measure; print(json.dumps(measure({int(n)})))"
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            rows.append({"events": n, "error": done.stderr.strip().splitlines()[-1:]})
-            continue
-        rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    with tempfile.TemporaryDirectory(prefix="mp-bench-pack-") as tmp:
+        for n in sizes:
+            root = prepare(Path(tmp), n)
+            code = f"import json; from memory_pipeline.bench.pack import measure; print(json.dumps(measure({str(root)!r})))"
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                rows.append({"events": n, "error": done.stderr.strip().splitlines()[-1:]})
+                continue
+            rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
     return rows
