@@ -102,16 +102,22 @@ def measure(root: str) -> dict:
             "ledger_mb": round(workspace.ledger_path.stat().st_size / 2**20, 1)}
 
 
+def _in_child(code: str) -> tuple[dict | None, str]:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        return None, (done.stderr.strip().splitlines() or ["failed"])[-1]
+    return json.loads(done.stdout.strip().splitlines()[-1]), ""
+
+
 def bench_pack(sizes: tuple[int, ...] = (1_000, 10_000, 100_000)) -> list[dict]:
-    """Each size's ledger generated here, measured in its own process; one row of figures per size."""
+    """Each size's ledger generated in one fresh process and measured in another (a forked child
+    would inherit its parent's peak RSS); one row of figures per size."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="mp-bench-pack-") as tmp:
         for n in sizes:
-            root = prepare(Path(tmp), n)
-            code = f"import json; from memory_pipeline.bench.pack import measure; print(json.dumps(measure({str(root)!r})))"
-            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-            if done.returncode != 0:
-                rows.append({"events": n, "error": done.stderr.strip().splitlines()[-1:]})
-                continue
-            rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+            root, error = _in_child("import json; from pathlib import Path; from memory_pipeline.bench.pack import "
+                                    f"prepare; print(json.dumps(str(prepare(Path({tmp!r}), {int(n)}))))")
+            row, error = _in_child("import json; from memory_pipeline.bench.pack import measure; "
+                                   f"print(json.dumps(measure({root!r})))") if root else (None, error)
+            rows.append(row or {"events": n, "error": error})
     return rows
