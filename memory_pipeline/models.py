@@ -227,6 +227,7 @@ class RecallHit(BaseModel):
     priority: Priority | None = None
     source_message_ids: list[str] = Field(default_factory=list)
     why: dict[str, int | float | None] = Field(default_factory=dict)
+    replaced_by: str | None = None  # "EVT-…: what replaced it" when the ledger superseded this memory
 
 
 # --- reflection and review ---------------------------------------------------------------

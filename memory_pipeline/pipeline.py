@@ -15,11 +15,13 @@ OFFLINE_MODEL = "offline-extractive-1"
 # The module Dagster loads (`dagster dev -m …`, [tool.dg.project] in pyproject.toml).
 DEFINITIONS_MODULE = "memory_pipeline.definitions"
 # The stages that ask a model, by the prompt file they use (prompts/<name>.md).
-LLM_STAGES = {"observe": "observer", "reflect": "reflector", "rewrite": "rewrite", "friction": "friction"}
+LLM_STAGES = {"observe": "observer", "reflect": "reflector", "rewrite": "rewrite", "friction": "friction",
+              "ledger": "ledger"}
 # Code versions of the stages without a prompt: bump one when its output changes for the same input.
 FIXED_VERSIONS = {"sessions": "sessions-1", "observation_index": "index-1", "message_index": "message-index-2",
                   "proposals": "proposals-1", "memory_md": "memory-md-1", "maintenance": "maintenance-1",
-                  "index_audit": "index-audit-1"}
+                  "index_audit": "index-audit-1", "recall_pack": "recall-pack-1",
+                  "ledger_maintenance": "ledger-maintenance-1"}
 
 
 def model_for(settings: Settings, task: str) -> str:

@@ -30,7 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
         import_cmd,
         ingest,
         install_hooks,
+        ledger,
         maintain,
+        pack,
         recall,
         reflect,
         review,
@@ -40,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     commands = [events, ingest, demo, status, bench, ui, hook, install_hooks, import_cmd, reflect, review, brief,
-                recall, maintain, feedback, friction, secrets]
+                recall, maintain, feedback, friction, secrets, ledger, pack]
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Durable, reviewable, searchable memory for coding agents.",

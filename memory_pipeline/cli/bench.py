@@ -20,6 +20,10 @@ def register(sub) -> None:
     soak.add_argument("--queries", type=int, default=50, help="recall queries timed at the end")
     add_json_flag(soak)
     soak.set_defaults(handler=run_bench_soak)
+    pack = kinds.add_parser("pack", help="recall pack build time and peak memory for 1k/10k/100k ledger events")
+    pack.add_argument("--sizes", default="1000,10000,100000", help="comma-separated ledger sizes")
+    add_json_flag(pack)
+    pack.set_defaults(handler=run_bench_pack)
     from memory_pipeline.cli.bench_recall import register_recall  # issue 6
 
     register_recall(kinds)
@@ -56,4 +60,24 @@ def run_bench_soak(args) -> int:
         return 0
     for key, value in figures.items():
         out.print(f"{key:<28} {value}", highlight=False)
+    return 0
+
+
+def run_bench_pack(args) -> int:
+    from memory_pipeline.bench.pack import bench_pack
+    from memory_pipeline.errors import BadInputError
+
+    try:
+        sizes = tuple(int(s) for s in args.sizes.split(",") if s.strip())
+    except ValueError as exc:
+        raise BadInputError(f"--sizes {args.sizes!r} is not a list of whole numbers") from exc
+    if not sizes or min(sizes) < 1:
+        raise BadInputError("--sizes needs at least one size of 1 or more")
+    rows = bench_pack(sizes)
+    if args.json:
+        print_json(rows)
+        return 0
+    out = console()
+    for row in rows:
+        out.print("  ".join(f"{key} {value}" for key, value in row.items()), highlight=False)
     return 0

@@ -9,6 +9,7 @@ from memory_pipeline.config import Settings
 from memory_pipeline.defs.friction import friction_assets, friction_defs
 from memory_pipeline.defs.index import index_assets
 from memory_pipeline.defs.intake import intake_defs
+from memory_pipeline.defs.ledger import ledger_assets, ledger_defs
 from memory_pipeline.defs.maintenance import maintenance_assets, maintenance_defs
 from memory_pipeline.defs.observe import observe_assets
 from memory_pipeline.defs.partitions import daily_partitions
@@ -22,7 +23,8 @@ def stage_assets(settings: Settings) -> list[dg.AssetsDefinition]:
     partitions = daily_partitions(settings)
     return [*observe_assets(partitions, settings), *index_assets(partitions, settings),
             *reflect_assets(partitions, settings), *review_assets(partitions, settings),
-            *maintenance_assets(partitions, settings), *friction_assets(partitions, settings)]
+            *maintenance_assets(partitions, settings), *friction_assets(partitions, settings),
+            *ledger_assets(partitions, settings)]
 
 
 def build_definitions(settings: Settings) -> dg.Definitions:
@@ -31,4 +33,5 @@ def build_definitions(settings: Settings) -> dg.Definitions:
         dg.Definitions(assets=stage_assets(settings), resources=build_resources()),
         intake_defs(), reflect_defs(partitions), review_defs(partitions), maintenance_defs(partitions, settings),
         friction_defs(partitions, settings),
+        ledger_defs(partitions),
     )

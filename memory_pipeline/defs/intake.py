@@ -6,6 +6,7 @@ import dagster as dg
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.defs.ledger import GROUP as LEDGER_GROUP
 from memory_pipeline.defs.observe import GROUP
 from memory_pipeline.defs.resources import WorkspaceResource
 from memory_pipeline.flows.intake import needs_observation, take_inbox
@@ -18,9 +19,9 @@ if TYPE_CHECKING:  # what dg.define_asset_job returns
 def ingest_job() -> "AssetJob":
     return dg.define_asset_job(
         "ingest_job",
-        selection=dg.AssetSelection.groups(GROUP),
+        selection=dg.AssetSelection.groups(GROUP, LEDGER_GROUP),
         executor_def=dg.in_process_executor,  # one process: the model loads once, one Qdrant opener
-        description="Collect, observe and index one day's sessions.",
+        description="Collect, observe and index one day's sessions; record them in the ledger, build the pack.",
     )
 
 

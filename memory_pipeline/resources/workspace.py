@@ -8,6 +8,10 @@ Layout (all under MEMORY_WORKSPACE):
   observations/YYYY-MM-DD/     one JSON per observation (the asset's durable output)
   friction/YYYY-MM-DD.json     friction findings of the 7 days ending that day
   memory/YYYY-MM-DD.md         the daily log (human-readable, append-only)
+  memory/ledger.jsonl          the event ledger (append-only), memory/ledger-archive-YYYY.jsonl
+  memory/index/, memory/checkpoint.json, memory/integrity-report.json, memory/entity-snapshot.json
+  recall/pack.md               the recall pack (recall/projects/<project>/pack.md for other projects)
+  knowledge/                   entities/, procedures/, principles/, insights/ derived from the ledger
   MEMORY.md, REVIEW.md         curated memory and the review staging file
   state/                       llm cache, redis data, qdrant store, locks, telemetry
 """
@@ -167,6 +171,42 @@ class Workspace:
 
     def daily_log(self, day: str) -> Path:
         return self.memory_dir / f"{day}.md"
+
+    # --- the ledger, the recall pack and the knowledge base (seed 001) -----------------
+    @property
+    def ledger_path(self) -> Path:
+        return self.memory_dir / "ledger.jsonl"
+
+    def ledger_archive_path(self, year: int) -> Path:
+        return self.memory_dir / f"ledger-archive-{year}.jsonl"
+
+    def ledger_archives(self) -> list[Path]:
+        return sorted(self.memory_dir.glob("ledger-archive-*.jsonl"))
+
+    @property
+    def ledger_index_dir(self) -> Path:
+        return self.memory_dir / "index"
+
+    def ledger_file(self, name: str) -> Path:
+        """memory/<name>: checkpoint.json, integrity-report.json, entity-snapshot.json, index/*.json."""
+        if name not in ("checkpoint.json", "integrity-report.json", "entity-snapshot.json",
+                        "index/open-loops.json", "index/superseded.json"):
+            raise ValueError(f"unknown ledger file {name!r}")
+        return self.memory_dir / name
+
+    @property
+    def recall_dir(self) -> Path:
+        return self.root / "recall"
+
+    def pack_path(self, project: str = "default") -> Path:
+        if project == "default":
+            return self.recall_dir / "pack.md"
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in project).strip(".") or "_"
+        return self.recall_dir / "projects" / safe / "pack.md"
+
+    @property
+    def knowledge_dir(self) -> Path:
+        return self.root / "knowledge"
 
     # --- state/: what the pipeline keeps for itself ------------------------------------
     def state_path(self, name: str) -> Path:

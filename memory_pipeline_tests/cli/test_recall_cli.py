@@ -11,7 +11,8 @@ from memory_pipeline.resources.vector_shards import week_of
 from memory_pipeline_tests.flows.test_recall import ROWS, add_points
 
 pytestmark = pytest.mark.slow
-HIT_FIELDS = {"id", "tier", "text", "score", "date", "session_id", "priority", "source_message_ids", "why"}
+HIT_FIELDS = {"id", "tier", "text", "score", "date", "session_id", "priority", "source_message_ids", "why",
+              "replaced_by"}  # replaced_by: the ledger event that superseded the memory, or null
 
 
 @pytest.fixture

@@ -232,7 +232,7 @@ def test_offline_provider_answers_with_estimated_tokens_and_is_not_cached(tmp_pa
 
 def test_default_offline_provider_answers_every_offline_task():
     provider = default_offline_provider()
-    assert set(provider.extractors) == set(OFFLINE_EXTRACTORS) == {"observer", "reflector", "rewrite", "friction"}
+    assert set(provider.extractors) == set(OFFLINE_EXTRACTORS) == {"observer", "reflector", "rewrite", "friction", "ledger"}
     with pytest.raises(LLMError, match="no extractor for task 'ghost'"):
         provider.complete(task="ghost", model="offline", system="", prompt="hi", max_tokens=10)
 

@@ -92,11 +92,16 @@ def test_secrets_never_reach_any_store_offline(workspaces, tmp_path):
     assert leaks_in_services(ws) == []
 
 
+LEDGER_TYPING = json.dumps([{"ref": f"F{n}", "type": "fact", "priority": "P2", "entity": None, "tags": [],
+                             "change": False} for n in range(1, 41)])
+
+
 def test_secrets_never_reach_the_model_or_the_llm_cache(workspaces, tmp_path):
     ws = workspaces.new("anthropic")
     emit(ws, tmp_path)
     with AnthropicServer() as server:
         server.reply_text(GOOD)
+        server.reply_text(LEDGER_TYPING)  # ingest_job ends in the ledger, which types the facts with the model
         report = ingest_here(ws, ANTHROPIC_API_KEY=server.api_key, ANTHROPIC_BASE_URL=server.url)
         bodies = json.dumps([r.body for r in server.requests])
     assert report.success, report.as_dict()

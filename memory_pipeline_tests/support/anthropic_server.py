@@ -74,6 +74,7 @@ class AnthropicServer:
         self.api_key = api_key
         self.requests: list[RecordedRequest] = []
         self.script: list[ScriptedReply] = []
+        self.standing: dict[str, str] = {}  # system-prompt prefix -> the text every such request gets
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
@@ -155,6 +156,13 @@ class AnthropicServer:
                 return ScriptedReply(400, error_body("invalid_request_error", "anthropic-version header is required"))
             if request.body is None:
                 return ScriptedReply(400, error_body("invalid_request_error", "body is not JSON"))
+            system = str(request.body.get("system") or "")
+            standing = next((text for prefix, text in self.standing.items() if system.startswith(prefix)), None)
+            if standing is not None:
+                return ScriptedReply(200, {"id": "msg_standing", "type": "message", "role": "assistant",
+                                           "content": [{"type": "text", "text": standing}], "stop_reason": "end_turn",
+                                           "model": request.body.get("model"),
+                                           "usage": {"input_tokens": 10, "output_tokens": 10}})
             if not self.script:
                 message = f"anthropic_server: no scripted reply left for request {len(self.requests)}"
                 return ScriptedReply(400, error_body("invalid_request_error", message))

@@ -40,7 +40,8 @@ def find_memories(workspace: Workspace, query: str, *, limit: int = 5) -> Memori
 
 
 def session_briefing(workspace: Workspace, *, budget_tokens: int = 2000) -> Briefing:
-    """The session-start briefing text; none (with a note) when the briefing is unavailable."""
+    """The session-start briefing text (MEMORY.md, the recall pack, recent 🔴 observations); none
+    (with a note) when the briefing is unavailable."""
     try:
         from memory_pipeline.flows.brief import build_brief
     except ImportError as exc:

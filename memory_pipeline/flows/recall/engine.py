@@ -31,6 +31,14 @@ from memory_pipeline.stages.recall.rank import (
 from memory_pipeline.stages.recall.when import named_window
 
 MODES = ("hybrid", "dense", "sparse")
+
+
+def with_supersession(payloads: dict[str, dict], superseded: dict[str, dict]) -> dict[str, dict]:
+    """Payloads of facts the ledger superseded get `superseded_by` ("EVT-…: the replacement")."""
+    if not superseded:
+        return payloads
+    return {pid: payload | {"superseded_by": f"{superseded[pid]['by']}: {superseded[pid]['text']}"}
+            if pid in superseded else payload for pid, payload in payloads.items()}
 QUERY_CACHE = 256
 
 
@@ -86,6 +94,7 @@ class RecallEngine:
         self._query_vectors: OrderedDict[str, list[float]] = OrderedDict()
         self._rewrites: dict[str, str] = {}
         self._redis = None
+        self._superseded: tuple[int, dict] | None = None
         self.last = Timings()
         self.reload_error: str | None = None
 
@@ -172,7 +181,7 @@ class RecallEngine:
         sparse_hits = index.sparse_search(tokenize(query), self.prefetch, mask, inside) if request.mode != "dense" \
             else []
         fused = fuse([(index.ids[r], s) for r, s in dense_hits], [(index.ids[r], s) for r, s in sparse_hits], options)
-        payloads = {pid: index.payloads[index.row_of[pid]] for pid in fused}
+        payloads = with_supersession({pid: index.payloads[index.row_of[pid]] for pid in fused}, self.superseded())
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
         payloads |= {pid: index.payloads[index.row_of[pid]] for pid in message_of.values()}
         hits = rank(payloads, fused, options, window, message_of)
@@ -181,6 +190,14 @@ class RecallEngine:
         if request.record:
             self.record(hits)
         return hits
+
+    def superseded(self) -> dict[str, dict]:
+        """The ledger's map of superseded observation facts (memory/index/superseded.json), re-read
+        when the file changes."""
+        from memory_pipeline.resources.ledger_files import read_superseded
+
+        self._superseded = read_superseded(self.workspace, self._superseded)
+        return self._superseded[1]
 
     def record(self, hits: list[RecallHit]) -> None:
         """Count each hit in Redis; a Redis failure is reported on stderr, the hits still return."""

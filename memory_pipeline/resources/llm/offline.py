@@ -7,6 +7,7 @@ from collections.abc import Callable
 from memory_pipeline.errors import LLMError
 from memory_pipeline.resources.llm.base import LLMResponse
 from memory_pipeline.stages.friction.wording import word_fixes_offline
+from memory_pipeline.stages.ledger.event_typing import type_facts_offline
 from memory_pipeline.stages.offline.observer import observe_offline
 from memory_pipeline.stages.offline.reflector import reflect_offline
 from memory_pipeline.stages.recall.rewrite import rewrite_offline
@@ -20,6 +21,7 @@ OFFLINE_EXTRACTORS: dict[str, Extractor] = {
     "reflector": reflect_offline,
     "rewrite": rewrite_offline,
     "friction": word_fixes_offline,
+    "ledger": type_facts_offline,
 }
 
 

@@ -41,7 +41,8 @@ CORRECTION = re.compile(
     r"|\bnot \w+(?: \w+)?,? but\b|\binstead of\b",
     re.IGNORECASE,
 )
-DECISION = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|going with|because|chose|opted)\b", re.I)
+DECISION = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|going with|because|chose|opted|"
+                      r"(?:moved|switched|migrated|upgraded) (?:from|to)|no longer)\b", re.I)
 ASSISTANT_DECISION = re.compile(
     r"\b(?:decided|let'?s go with|we'?ll go with|chose|opted for|instead of|instead$)\b", re.IGNORECASE
 )

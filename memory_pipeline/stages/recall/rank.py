@@ -87,6 +87,7 @@ class RankOptions:
     time_aware: bool = True
     time_weight: float = 0.15
     report_lag_days: int = 7
+    superseded_factor: float = 0.3  # an item the ledger superseded (payload `superseded_by`) keeps this share
     collapse_jaccard: float = 0.9  # hits whose word sets overlap this much are one hit
     collapse_same_sources: bool = True  # a hit citing only messages already cited above is dropped
 
@@ -207,6 +208,8 @@ def score_units(payloads: dict[str, dict], fused: dict[str, Fused], options: Ran
         if payload.get("stale"):
             score *= options.stale_factor
         score *= 1.0 + float(payload.get("feedback") or 0.0)  # echo/fizzle, bounded to ±0.5
+        if payload.get("superseded_by"):  # the ledger knows what replaced it
+            score *= options.superseded_factor
         if payload.get("tier") == "observations":
             score *= options.observation_weight
         keys = unit_keys(pid, payload, message_of, options.max_cited) if options.fuse_by_message else [pid]
@@ -271,6 +274,7 @@ def _hit(payloads: dict[str, dict], fused: dict[str, Fused], key: str, unit: Uni
         session_id=str(anchor.get("session_id", "")),
         priority=best.get("priority"),
         source_message_ids=list(anchor.get("source_message_ids") or []),
+        replaced_by=best.get("superseded_by"),
         why={
             "dense_rank": item.dense_rank,
             "dense_score": None if item.dense_score is None else round(item.dense_score, 4),
@@ -282,5 +286,6 @@ def _hit(payloads: dict[str, dict], fused: dict[str, Fused], key: str, unit: Uni
             "members": len(unit.members),  # points folded into this hit (an observation and its message)
             "mentions": int(best.get("mentions") or 1),  # sessions that observed it (maintenance merges)
             "feedback": float(best.get("feedback") or 0.0),  # echo/fizzle
+            "superseded": int(bool(best.get("superseded_by"))),  # the ledger recorded a replacement
         },
     )

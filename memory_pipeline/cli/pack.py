@@ -1,0 +1,41 @@
+"""`memory-pipeline pack`: build the recall pack now (recall/pack.md, one per project) and print it.
+Integrity failures are printed on stderr and make the exit code 1."""
+
+from __future__ import annotations
+
+import sys
+
+from memory_pipeline.cli.common import add_json_flag, print_json, workspace_from_env
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("pack", help="build the recall pack from the ledger and print it")
+    parser.add_argument("--date", help="the pack's day, YYYY-MM-DD (default today)")
+    parser.add_argument("--project", default="default", help="the project whose pack is printed")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run_pack)
+
+
+def run_pack(args) -> int:
+    from datetime import date
+
+    from memory_pipeline.errors import BadInputError
+    from memory_pipeline.flows.pack import build_packs
+
+    day = args.date or date.today().isoformat()
+    try:
+        date.fromisoformat(day)
+    except ValueError as exc:
+        raise BadInputError(f"--date {day!r} is not YYYY-MM-DD") from exc
+    build = build_packs(workspace_from_env(), day)
+    pack = next((p for p in build.packs if p.project == args.project), None)
+    if pack is None:
+        raise BadInputError(f"no events for project {args.project!r}")
+    if args.json:
+        print_json({"day": day, "project": pack.project, "words": pack.words, "text": pack.text,
+                    "integrity": build.report.as_dict(day), "written": build.written})
+    else:
+        sys.stdout.write(pack.text)
+    for line in build.report.summary():
+        print(f"memory-pipeline: integrity check failed: {line}", file=sys.stderr)
+    return 0 if build.report.passed else 1

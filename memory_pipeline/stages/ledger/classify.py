@@ -1,0 +1,126 @@
+"""Typing an observation fact as a ledger event (offline rules): type, priority, entity, tags.
+
+The Observer marks facts 🔴/🟡/🟢; the type raises or lowers that: a 🔴 constraint is P0, a binding
+type one step above its mark, a 🟢 fact P3. The entity is the first named thing in the text
+("Postgres 15" -> postgres), so facts about one thing meet and can supersede each other.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from memory_pipeline.stages.ledger.model import snake_entity
+
+_PREFIX = re.compile(r"^(?:User (?:stated|decided|corrected the agent|reported|asked)|Failed approach|Decision|Fact)"
+                     r":\s*", re.IGNORECASE)
+# Checked in order: the first type whose pattern matches wins.
+TYPE_RULES: tuple[tuple[str, re.Pattern], ...] = (
+    ("constraint", re.compile(r"\b(?:never|must(?: not)?|do not|don'?t|cannot|can'?t|not allowed|only ever|"
+                              r"budget|limit(?:ed)? to|at most|required|forbidden|always)\b", re.I)),
+    ("commitment", re.compile(r"\b(?:will|need to|needs to|todo|to-do|follow up|promised?|remember to|by (?:mon|tue|"
+                              r"wed|thu|fri|sat|sun|next|tomorrow|end of)|next step|waiting (?:on|for)|owe)\b", re.I)),
+    ("decision", re.compile(r"\b(?:decided|decide to|chose|choose|opted|going with|go with|switch(?:ed)? (?:to|from)|"
+                            r"moved (?:from|to)|migrat\w*|upgraded|downgraded|adopt\w*|replaced|instead of|"
+                            r"settled on|we use|we'?ll use)\b", re.I)),
+    ("preference", re.compile(r"\b(?:prefers?|preferred|likes?|dislikes?|rather|favou?rs?|wants?|style)\b", re.I)),
+    ("procedure", re.compile(r"\b(?:run|ran|steps?|how to|workflow|to deploy|to release|command|invoke|"
+                             r"first .+ then)\b", re.I)),
+    ("relationship", re.compile(r"\b(?:depends on|owned by|owns|maintainer|contact|works with|belongs to|"
+                                r"part of|reports to|is the \w+ (?:of|for))\b", re.I)),
+)
+CHANGE = re.compile(r"\b(?:moved (?:from|to)|switch(?:ed)? (?:from|to)|migrat\w* (?:from|to)|no longer|"
+                    r"instead of|replaced|changed (?:from|to)|upgraded|downgraded|now (?:uses?|is|runs?)|"
+                    r"not \w+ anymore|actually)\b", re.I)
+CLOSING = re.compile(r"\b(?:done|completed|finished|fixed|resolved|shipped|closed|followed up|delivered|"
+                     r"merged|sent)\b", re.I)
+WAITING = re.compile(r"\b(?:waiting (?:on|for)|blocked (?:on|by)|depends on|pending (?:from|on))\b", re.I)
+ACCOUNT = re.compile(r"\b(?:account|acct|id|user ?name|org|tenant|project id)\b\s*[:=#]?\s*[\w-]{3,}", re.I)
+SECURITY = re.compile(r"\b(?:secret|password|credential|token|security|private key|prod(?:uction)? data)\b", re.I)
+TAG_RULES: tuple[tuple[str, re.Pattern], ...] = (
+    ("waiting", WAITING), ("account", ACCOUNT), ("security", SECURITY),
+    ("insight", re.compile(r"\b(?:root cause|turns out|lesson|learned|the (?:problem|issue|bug) (?:was|is))\b", re.I)),
+    ("milestone", re.compile(r"\b(?:released|shipped|launched|v\d+\.\d+)\b", re.I)),
+    ("mantra", re.compile(r"\b(?:mission|mantra|north star|the goal is)\b", re.I)),
+)
+_STOP = {"user", "assistant", "the", "we", "i", "it", "this", "that", "a", "an", "and", "or", "but", "if", "when",
+         "then", "so", "no", "yes", "ok", "also", "please", "let", "let's", "now", "always", "never", "don't",
+         "do", "not", "use", "using", "run", "ran", "modified", "failed", "decided", "stated", "fact", "decision",
+         "moved", "switched", "after", "before", "from", "to", "for", "in", "on", "of", "with", "by", "at", "our",
+         "my", "you", "they", "he", "she", "is", "are", "was", "were", "be", "will", "should", "must", "can",
+         "prefer", "prefers", "todo", "remember", "make", "sure", "actually", "instead", "follow", "up", "there",
+         "here", "what", "which", "who", "how", "why", "all", "every", "each", "some", "any", "one", "two",
+         "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+         "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+_CANDIDATE = re.compile(r"`([^`]{2,80})`|([A-Za-z][A-Za-z0-9.+#/_-]*[A-Za-z0-9+#])")
+_VERSION = re.compile(r"[\s_-]*v?\d+(?:\.\d+)*$")
+OBSERVER_PRIORITY = {"high": "P1", "medium": "P2", "low": "P3"}
+
+
+@dataclass(frozen=True)
+class Classified:
+    type: str
+    priority: str
+    entity: str | None
+    tags: list[str] = field(default_factory=list)
+    status: str | None = None  # "open" for a commitment
+    change: bool = False  # the text states that something changed (a supersession cue)
+
+
+def plain_text(text: str) -> str:
+    """The fact without the Observer's "User stated:" prefix and its quotes."""
+    stripped = _PREFIX.sub("", text.strip())
+    return stripped.strip().strip('"“”').strip()
+
+
+def event_type(text: str) -> str:
+    body = plain_text(text)
+    if body.startswith("Modified `"):
+        return "fact"  # the Observer's record of an edited file
+    return next((name for name, pattern in TYPE_RULES if pattern.search(body)), "fact")
+
+
+def priority_for(observer_priority: str, kind: str, text: str) -> str:
+    """P0–P3 from the Observer's mark and the type (see the module doc)."""
+    base = OBSERVER_PRIORITY.get(observer_priority, "P2")
+    if kind == "constraint" and observer_priority == "high":
+        return "P0"
+    if observer_priority == "high" and SECURITY.search(text) and kind in ("constraint", "procedure", "decision"):
+        return "P0"
+    if kind in ("commitment", "constraint", "decision", "procedure") and base in ("P2", "P3"):
+        return f"P{int(base[1]) - 1}"
+    return base
+
+
+def entity_of(text: str) -> str | None:
+    """The first named thing: a `code` span's stem, else a word that is not a common word."""
+    body = plain_text(text)
+    for match in _CANDIDATE.finditer(body):
+        code, word = match.groups()
+        raw = code or word
+        if code:
+            raw = raw.split()[0].rstrip("/").rsplit("/", 1)[-1].split(".")[0] or raw
+        name = snake_entity(_VERSION.sub("", raw))
+        if len(name) < 2 or name in _STOP or name.isdigit():
+            continue
+        if word and not (word[0].isupper() or any(c.isdigit() for c in word) or word.isupper()):
+            continue  # a lowercase common word: not a name
+        return name
+    return None
+
+
+def tags_for(text: str) -> list[str]:
+    return [name for name, pattern in TAG_RULES if pattern.search(text)]
+
+
+def classify_fact(text: str, observer_priority: str) -> Classified:
+    kind = event_type(text)
+    body = plain_text(text)
+    return Classified(type=kind, priority=priority_for(observer_priority, kind, body), entity=entity_of(text),
+                      tags=tags_for(body), status="open" if kind == "commitment" else None,
+                      change=bool(CHANGE.search(body)))
+
+
+def closes_commitment(text: str) -> bool:
+    """The text reports something finished (it may close an open commitment it resembles)."""
+    return bool(CLOSING.search(plain_text(text)))

@@ -1,0 +1,117 @@
+"""Observation facts -> new ledger events: typed, linked to what they supersede, close or relate to.
+
+Pure: the caller hands in the classification of each fact (offline rules or the model), the
+ledger's current state and a similarity function (embeddings in the flow). Each new event is
+applied to the state at once, so a later fact of the same day can supersede an earlier one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memory_pipeline.stages.ledger.classify import Classified, closes_commitment, plain_text
+from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT, LedgerEvent, event_id, id_parts
+from memory_pipeline.stages.ledger.state import LedgerState
+
+Similarity = Callable[[str, list[str]], list[float]]  # (text, others) -> cosine-like scores in [0, 1]
+
+CHANGE_SIMILARITY = 0.4  # a fact saying "moved from X to Y" supersedes an active fact this close about X
+UPDATE_SIMILARITY = 0.8  # a near-restatement with other numbers ("port 6380" after "port 6379") updates it
+CLOSE_SIMILARITY = 0.5  # "fixed the flaky test" closes "need to fix the flaky test" (same entity)
+CLOSE_ANY_SIMILARITY = 0.7  # ... or any open commitment this close
+RELATED_SIMILARITY = 0.5
+MAX_RELATED = 3
+_NUMBER = re.compile(r"\d+(?:\.\d+)*")
+
+
+@dataclass(frozen=True)
+class FactInput:
+    """One observation fact on its way into the ledger, with its provenance."""
+
+    fact_id: str
+    text: str
+    observer_priority: str
+    day: str  # the partition day: the event id's day
+    ts: datetime  # when it was recorded (the observation's capture time)
+    source: str  # memory/YYYY-MM-DD.md
+    session: str | None = None
+    message_ids: list[str] = field(default_factory=list)
+    valid_from: datetime | None = None  # when it became true (the message time), if known
+    project: str | None = None
+
+
+def numbers_differ(a: str, b: str) -> bool:
+    first, second = set(_NUMBER.findall(a)), set(_NUMBER.findall(b))
+    return bool(first) and bool(second) and first != second
+
+
+def next_numbers(ids: list[str]) -> dict[str, int]:
+    """The next free number per id day (YYYYMMDD), from every id ever used (ledger and archive)."""
+    found: dict[str, int] = {}
+    for value in ids:
+        parts = id_parts(value)
+        if parts:
+            found[parts[0]] = max(found.get(parts[0], 0), parts[1])
+    return {day: n + 1 for day, n in found.items()}
+
+
+def _supersedes(kind: Classified, content: str, candidates: list[LedgerEvent], scores: list[float]) -> str | None:
+    for event, score in sorted(zip(candidates, scores), key=lambda p: p[0].ts, reverse=True):
+        if event.type == "commitment" and kind.type != "commitment":
+            continue
+        if (kind.change and score >= CHANGE_SIMILARITY) or (
+                score >= UPDATE_SIMILARITY and numbers_differ(content, event.content)):
+            return event.id
+    return None
+
+
+def _closes(state: LedgerState, kind: Classified, content: str, similarity: Similarity) -> list[str]:
+    if kind.type == "commitment" or not closes_commitment(content) or not state.open_loops:
+        return []
+    loops = [state.events[i] for i in state.open_loops]
+    scores = similarity(content, [e.content for e in loops])
+    best = max(zip(scores, loops), key=lambda p: p[0], default=None)
+    if best is None:
+        return []
+    score, loop = best
+    same = kind.entity is not None and loop.entity == kind.entity
+    return [loop.id] if score >= (CLOSE_SIMILARITY if same else CLOSE_ANY_SIMILARITY) else []
+
+
+def derive_event(fact: FactInput, kind: Classified, state: LedgerState, similarity: Similarity,
+                 numbers: dict[str, int]) -> LedgerEvent:
+    """One new event for `fact`, linked against `state`, applied to it; `numbers` advances."""
+    content = plain_text(fact.text) or fact.text.strip()
+    candidates = [e for e in state.active_about(kind.entity) if not e.closes]
+    scores = similarity(content, [e.content for e in candidates]) if candidates else []
+    supersedes = _supersedes(kind, content, candidates, scores)
+    related = [e.id for e, s in sorted(zip(candidates, scores), key=lambda p: p[0].ts, reverse=True)
+               if s >= RELATED_SIMILARITY and e.id != supersedes][:MAX_RELATED]
+    closes = _closes(state, kind, content, similarity)
+    day_key = fact.day.replace("-", "")
+    number = numbers.get(day_key, 1)
+    numbers[day_key] = number + 1
+    event = LedgerEvent(
+        ts=fact.ts, id=event_id(fact.day, number), type="commitment" if closes else kind.type,
+        priority=kind.priority, content=content, entity=kind.entity, tags=kind.tags, source=fact.source,
+        session=fact.session, message_ids=fact.message_ids, fact_id=fact.fact_id,
+        related=closes + [r for r in related if r not in closes], supersedes=supersedes,
+        status="closed" if closes else kind.status, project=fact.project or DEFAULT_PROJECT,
+        valid_from=fact.valid_from,
+    )
+    state.apply(event)
+    return event
+
+
+def derive_events(facts: list[FactInput], kinds: list[Classified], state: LedgerState, similarity: Similarity,
+                  numbers: dict[str, int]) -> list[LedgerEvent]:
+    """New events for the facts the ledger has not seen yet, in order."""
+    events = []
+    for fact, kind in zip(facts, kinds, strict=True):
+        if state.seen(fact.fact_id, fact.session, plain_text(fact.text) or fact.text.strip()):
+            continue
+        events.append(derive_event(fact, kind, state, similarity, numbers))
+    return events

@@ -1,0 +1,185 @@
+"""The recall pack (seed 001, Layer 4): one deterministic document, fixed sections, word budgets.
+
+Same ledger + same day = same pack. Superseded events and closed commitments never appear;
+expired P2/P3 are left out; binding types never decay out; stale facts carry ⚠️ STALE; two active
+events about one entity that disagree are both shown under a ⚠️ CONFLICT line. Total ≤ 3,000 words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from memory_pipeline.stages.ledger.conflicts import find_conflicts
+from memory_pipeline.stages.ledger.decay import age_days, freshness
+from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT, LedgerEvent
+from memory_pipeline.stages.ledger.state import LedgerState
+
+TOTAL_WORDS = 3000
+# (key, heading, budget in words), in the fixed order
+SECTIONS: tuple[tuple[str, str, int], ...] = (
+    ("p0", "## 🔴 P0 CONSTRAINTS — Rules that must never be violated", 200),
+    ("mantra", "## 🎯 THE MANTRA — Core mission", 20),
+    ("commitments", "## 📋 OPEN COMMITMENTS — Oldest first, with status and age", 500),
+    ("waiting", "## ⏳ WAITING ON — External dependencies", 150),
+    ("focus", "## 🎯 TODAY'S FOCUS — Priority work for the day", 300),
+    ("context", "## 🧠 CONTEXT — Current projects, recent decisions, state", 800),
+    ("procedures", "## 📚 PROCEDURES — Key operational procedures", 500),
+    ("accounts", "## 🔑 ACCOUNTS — Quick reference account IDs", 200),
+)
+OVERFLOW_SECTIONS = ("p0", "commitments")  # may spend the buffer
+MAX_ITEM_WORDS = 60
+FOCUS_ITEMS = 5
+CONFLICT_SCOPE = 500  # conflicts are looked for among the most relevant context candidates
+RESERVE = 12  # words kept for the "… N more not shown" line
+PRIORITY_RANK = {"P0": 0, "P1": 1, "P2": 2, "P3": 3}
+
+
+@dataclass
+class PackResult:
+    project: str
+    day: str
+    text: str
+    words: int
+    included: set[str] = field(default_factory=set)
+    omitted: dict[str, list[str]] = field(default_factory=dict)  # section -> ids left out for budget
+    excluded_expired: list[str] = field(default_factory=list)
+    binding_decayed: list[str] = field(default_factory=list)  # must stay empty
+    conflicts: list[tuple[str, str]] = field(default_factory=list)
+    section_words: dict[str, int] = field(default_factory=dict)
+    active: list[LedgerEvent] = field(default_factory=list)
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def _clip(text: str, limit: int = MAX_ITEM_WORDS) -> str:
+    parts = " ".join(text.split()).split(" ")
+    return " ".join(parts) if len(parts) <= limit else " ".join(parts[:limit]) + " …"
+
+
+def _line(event: LedgerEvent, today: date, note: str = "") -> str:
+    flag = " ⚠️ STALE" if freshness(event, today) == "stale" else ""
+    about = f" ({event.entity})" if event.entity else ""
+    return f"- [{event.id}] {_clip(event.content)}{about}{note}{flag}"
+
+
+def _recency(event: LedgerEvent, today: date) -> int:
+    age = age_days(event, today)
+    return 0 if age <= 2 else 1 if age <= 7 else 2 if age <= 31 else 3
+
+
+class _Writer:
+    def __init__(self, today: date) -> None:
+        self.today = today
+        self.lines: dict[str, list[str]] = {key: [] for key, _, _ in SECTIONS}
+        self.used: dict[str, int] = {key: 0 for key, _, _ in SECTIONS}
+        self.shown: set[str] = set()
+        self.omitted: dict[str, list[str]] = {}
+
+    def add(self, section: str, text: str, room: int, ids: tuple[str, ...] = ()) -> bool:
+        cost = words(text)
+        if self.used[section] + cost > room:
+            self.omitted.setdefault(section, []).extend(ids)
+            return False
+        self.lines[section].append(text)
+        self.used[section] += cost
+        self.shown.update(ids)
+        return True
+
+
+def pack_header(day: str, project: str) -> str:
+    suffix = "" if project == DEFAULT_PROJECT else f" · {project}"
+    return f"# Recall Pack — {day}{suffix}"
+
+
+def build_pack(events: list[LedgerEvent], today: date, *, project: str = DEFAULT_PROJECT,
+               warnings: list[str] | None = None) -> PackResult:
+    """The pack for `project` as of `today`, from the events recorded up to that day."""
+    mine = [e for e in events if e.project == project and e.ts.date() <= today]
+    state = LedgerState.of(mine)
+    active = state.active()
+    expired = [e.id for e in active if freshness(e, today) == "expired"]
+    gone = set(expired)
+    live = [e for e in active if e.id not in gone]
+    header_words = words(pack_header(today.isoformat(), project)) + sum(words(h) for _, h, _ in SECTIONS)
+    buffer = TOTAL_WORDS - sum(b for _, _, b in SECTIONS) - header_words - len(SECTIONS)  # "_none_" lines
+    w = _Writer(today)
+    budgets = {key: budget for key, _, budget in SECTIONS}
+    loops = sorted((state.events[i] for i in state.open_loops if i not in gone), key=lambda e: (e.ts, e.id))
+    conflicts = find_conflicts(_by_relevance([e for e in live if e.type != "commitment"], today)[:CONFLICT_SCOPE])
+    _fill(w, budgets, buffer, live, loops, today, {i for pair in conflicts for i in pair})
+    _context(w, budgets, live, today, warnings or [], conflicts)
+    text = _render(w, today.isoformat(), project)
+    return PackResult(project=project, day=today.isoformat(), text=text, words=words(text), included=w.shown,
+                      omitted=w.omitted, excluded_expired=expired,
+                      binding_decayed=[i for i in expired if state.events[i].binding], conflicts=conflicts,
+                      section_words=dict(w.used), active=live)
+
+
+def _spend(w: _Writer, key: str, budgets: dict[str, int], buffer: int, items, today: date,
+           note=lambda e: "") -> None:
+    """Add items in order while they fit; sections in OVERFLOW_SECTIONS may borrow from the shared
+    buffer. What does not fit is counted on one closing line (its words are reserved)."""
+    def room() -> int:
+        if key not in OVERFLOW_SECTIONS:
+            return budgets[key] - RESERVE
+        borrowed = sum(max(0, w.used[k] - (budgets[k] - RESERVE)) for k in OVERFLOW_SECTIONS if k != key)
+        return budgets[key] - RESERVE + max(0, buffer - borrowed)
+
+    for n, event in enumerate(items):
+        if not w.add(key, _line(event, today, note(event)), room(), (event.id,)):
+            rest = [e.id for e in items[n + 1:]]
+            w.omitted.setdefault(key, []).extend(rest)
+            w.lines[key].append(f"- … {len(rest) + 1} more not shown (word budget); see `memory-pipeline ledger show`")
+            w.used[key] += words(w.lines[key][-1])
+            break
+
+
+def _fill(w: _Writer, budgets, buffer: int, live, loops, today: date, conflicted: set[str]) -> None:
+    p0 = sorted((e for e in live if e.priority == "P0" and e.type != "commitment"), key=lambda e: (e.ts, e.id))
+    _spend(w, "p0", budgets, buffer, p0, today)
+    mantra = max((e for e in live if "mantra" in e.tags), key=lambda e: (e.ts, e.id), default=None)
+    w.add("mantra", f"{_clip(mantra.content, 18)}" if mantra else "_No mantra recorded (tag an event `mantra`)._",
+          budgets["mantra"], (mantra.id,) if mantra else ())
+    _spend(w, "commitments", budgets, buffer, loops, today,
+           note=lambda e: f" — open, {age_days(e, today)} days ({e.priority})")
+    waiting = [e for e in loops if "waiting" in e.tags]
+    for event in waiting:
+        w.add("waiting", f"- {event.entity or 'external'}: {_clip(event.content, 20)}", budgets["waiting"])
+    recent = today - timedelta(days=1)
+    focus = sorted((e for e in live if e.id not in w.shown and e.id not in conflicted and e.type != "commitment"
+                    and e.ts.date() >= recent
+                    and e.priority in ("P0", "P1")), key=lambda e: (e.ts, e.id), reverse=True)[:FOCUS_ITEMS]
+    _spend(w, "focus", budgets, buffer, focus, today)
+    procedures = sorted((e for e in live if e.type == "procedure" and e.id not in w.shown),
+                        key=lambda e: (PRIORITY_RANK[e.priority], -e.ts.timestamp(), e.id))
+    _spend(w, "procedures", budgets, buffer, procedures, today)
+    accounts = sorted((e for e in live if "account" in e.tags and e.id not in w.shown), key=lambda e: (e.ts, e.id))
+    for event in accounts:
+        w.add("accounts", f"- {_clip(event.content, 25)}", budgets["accounts"], (event.id,))
+
+
+def _context(w: _Writer, budgets, live, today: date, warnings, conflicts) -> None:
+    for warning in warnings:
+        w.add("context", f"- ⚠️ integrity: {_clip(warning, 30)}", budgets["context"] - RESERVE)
+    by_id = {e.id: e for e in live}
+    for a, b in conflicts:
+        first, second = by_id[a], by_id[b]
+        w.add("context", f"- ⚠️ CONFLICT: {a} says \"{_clip(first.content, 25)}\", {b} says "
+              f"\"{_clip(second.content, 25)}\" — needs resolution", budgets["context"] - RESERVE, (a, b))
+    rest = _by_relevance([e for e in live if e.type != "commitment" and e.id not in w.shown], today)
+    _spend(w, "context", budgets, 0, rest, today)
+
+
+def _by_relevance(events: list[LedgerEvent], today: date) -> list[LedgerEvent]:
+    """Last 48 h before last week before last month before older; then priority; newest first."""
+    return sorted(events, key=lambda e: (_recency(e, today), PRIORITY_RANK[e.priority], -e.ts.timestamp(), e.id))
+
+
+def _render(w: _Writer, day: str, project: str) -> str:
+    parts = [pack_header(day, project), ""]
+    for key, heading, _ in SECTIONS:
+        parts += [heading, *(w.lines[key] or ["_none_"]), ""]
+    return "\n".join(parts).rstrip() + "\n"

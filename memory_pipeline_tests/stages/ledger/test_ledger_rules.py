@@ -1,0 +1,105 @@
+"""Ledger rules without I/O: typing, the model's validation, open loops, integrity, archival,
+knowledge pages keeping hand-written text."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_pipeline.stages.ledger.archive import plan_compaction
+from memory_pipeline.stages.ledger.classify import classify_fact
+from memory_pipeline.stages.ledger.event_typing import facts_block, parse_typing, type_facts_offline
+from memory_pipeline.stages.ledger.index import advance_open_loops, rebuild_open_loops
+from memory_pipeline.stages.ledger.integrity import structural_checks
+from memory_pipeline.stages.ledger.knowledge import START, knowledge_pages, merge_generated
+from memory_pipeline.stages.ledger.model import parse_lines
+from memory_pipeline_tests.stages.ledger.helpers import TODAY, Events
+
+
+@pytest.mark.parametrize("text, mark, kind, priority, entity", [
+    ('User decided: "We moved from Postgres 15 to 16 last night."', "high", "decision", "P1", "postgres"),
+    ('User stated: "Never force-push to main."', "high", "constraint", "P0", None),
+    ("I will follow up with Scott about the invoice", "medium", "commitment", "P1", "scott"),
+    ("User prefers tabs over spaces", "low", "preference", "P3", None),
+    ("Modified `src/app/db.py` — pool size", "medium", "fact", "P2", "db"),
+    ("Redis runs on port 6380", "high", "fact", "P1", "redis"),
+])
+def test_facts_are_typed_prioritized_and_named(text, mark, kind, priority, entity):
+    found = classify_fact(text, mark)
+    assert (found.type, found.priority, found.entity) == (kind, priority, entity)
+
+
+def test_the_offline_typing_answer_parses_and_a_bad_answer_is_refused():
+    block = facts_block([("We moved from Postgres 15 to 16", "high"), ("Waiting on the vendor's API key", "medium")])
+    kinds = parse_typing(type_facts_offline("", f"<facts>\n{block}\n</facts>"), ["high", "medium"])
+    assert kinds[0].change and kinds[0].entity == "postgres" and "waiting" in kinds[1].tags
+    with pytest.raises(ValueError, match="no answer for F2"):
+        parse_typing('[{"ref": "F1", "type": "fact", "priority": "P1"}]', ["high", "medium"])
+    with pytest.raises(ValueError, match="type 'opinion'"):
+        parse_typing('[{"ref": "F1", "type": "opinion", "priority": "P1"}]', ["high"])
+
+
+def test_bad_lines_are_reported_with_their_numbers():
+    log = Events()
+    good = log.add("Kafka keeps 7 days of data", entity="kafka")
+    lines = [good.line(), "{not json", good.line().replace('"P2"', '"P9"'), ""]
+    parsed = parse_lines(lines)
+    assert [e.id for e in parsed.events] == [good.id]
+    assert [(e.line, e.reason.split(":")[0]) for e in parsed.errors] == [(2, "line"), (3, "priority"), (4, "line")]
+
+
+def test_structural_checks_find_duplicates_gaps_and_dangling_references():
+    log = Events()
+    a = log.add("First", entity="x")
+    b = log.add("Second", entity="x", supersedes="EVT-20200101-001", related=["EVT-20200101-002"])
+    parsed = parse_lines([a.line(), b.line(), a.line()])
+    checks = {c.name: c for c in structural_checks(parsed, [], None, {"last_processed_event_id": "EVT-20200101-009"})}
+    assert checks["unique_ids"].found == [a.id]
+    assert checks["sequential_ids"].found == [f"{a.id} after {b.id}"]
+    assert checks["supersedes_resolve"].found == [f"{b.id} -> EVT-20200101-001"]
+    assert checks["related_resolve"].count == 1 and not checks["checkpoint_valid"].passed
+    gap = parse_lines([a.line(), log.add("Third", entity="x").line()])
+    assert {c.name: c for c in structural_checks(gap, [], [], None)}["sequential_ids"].found == [b.id + " missing"]
+
+
+def test_the_incremental_open_loops_index_equals_a_rebuild_at_every_step():
+    log = Events()
+    first = log.add("Need to fix the flaky test", type="commitment", days_ago=9)
+    second = log.add("Need to bump the SDK", type="commitment", days_ago=8)
+    log.add("Fixed the flaky test", type="commitment", status="closed", related=[first.id], days_ago=7)
+    log.add("Need to bump the SDK to v3", type="commitment", supersedes=second.id, days_ago=6)
+    log.add("Need to reply to the audit", type="commitment", days_ago=5)
+    index: list[str] = []
+    for n, event in enumerate(log.events, start=1):
+        index = advance_open_loops(index, [event])
+        assert index == rebuild_open_loops(log.events[:n])
+    assert len(index) == 2 and first.id not in index and second.id not in index
+
+
+def test_resolved_chains_older_than_30_days_are_archived_but_p0_p1_and_recent_ones_stay():
+    log = Events()
+    old = log.add("Staging uses node 16", entity="staging", days_ago=80)
+    newer = log.add("Staging uses node 18", entity="staging", supersedes=old.id, days_ago=60)
+    rule = log.add("Never deploy on Friday", type="constraint", priority="P1", entity="deploy", days_ago=90)
+    log.add("Never deploy on Friday or Saturday", type="constraint", priority="P1", entity="deploy",
+            supersedes=rule.id, days_ago=70)
+    recent = log.add("Cache TTL is 60s", entity="cache", days_ago=20)
+    log.add("Cache TTL is 120s", entity="cache", supersedes=recent.id, days_ago=10)
+    plan = plan_compaction(log.events, TODAY, log.events[-1].ts, 1)
+    assert [e.id for e in plan.archived] == [old.id, newer.id]
+    [summary] = plan.summaries
+    assert summary.content.startswith("Staging uses node 18") and "archived-chain" in summary.tags
+    assert rule.id in {e.id for e in plan.keep} and recent.id in {e.id for e in plan.keep}
+
+
+def test_knowledge_pages_keep_hand_written_text():
+    log = Events()
+    log.add("The billing service uses Postgres 16", entity="postgres", priority="P1", days_ago=40)
+    page = knowledge_pages(log.events, TODAY)["entities/postgres.md"]
+    assert page.startswith("# Postgres") and "[verified: 2026-10-14] [⚠️ STALE]" in page
+    hand = "# My notes on Postgres\n\nAsk Dana before touching replication.\n"
+    merged = merge_generated(hand, page)
+    assert merged.startswith(hand.rstrip("\n")) and START in merged
+    edited = merged + "\nA line written after the block.\n"
+    again = merge_generated(edited, page.replace("16", "17"))
+    assert "Ask Dana" in again and "A line written after the block." in again and "Postgres 17" in again
+    assert "Postgres 16" not in again.split(START, 1)[1]

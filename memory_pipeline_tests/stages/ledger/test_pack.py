@@ -1,0 +1,106 @@
+"""The recall pack's rules: supersession, decay regimes, conflicts, open loops, budgets, determinism."""
+
+from __future__ import annotations
+
+import random
+
+from memory_pipeline.stages.ledger.model import EVENT_TYPES, PRIORITIES
+from memory_pipeline.stages.ledger.pack import SECTIONS, TOTAL_WORDS, build_pack, words
+from memory_pipeline_tests.stages.ledger.helpers import TODAY, Events
+
+
+def section(text: str, key: str) -> str:
+    headings = [h for _, h, _ in SECTIONS]
+    start = text.index(dict((k, h) for k, h, _ in SECTIONS)[key])
+    ends = [text.index(h) for h in headings if text.index(h) > start]
+    return text[start:min(ends) if ends else len(text)]
+
+
+def test_a_superseded_event_leaves_the_pack_and_its_replacement_is_shown():
+    log = Events()
+    old = log.add("The project database is Postgres 15", entity="postgres", priority="P1", days_ago=3)
+    new = log.add("We moved from Postgres 15 to 16", type="decision", entity="postgres", priority="P1",
+                  supersedes=old.id)
+    pack = build_pack(log.events, TODAY)
+    assert old.id not in pack.text and "The project database is Postgres 15" not in pack.text
+    assert new.id in pack.text and new.id in pack.included
+
+
+def test_binding_commitment_older_than_90_days_stays_while_old_facts_expire():
+    log = Events()
+    promise = log.add("Follow up with the security team about key rotation", type="commitment", priority="P2",
+                      entity="security_team", days_ago=120)
+    old_fact = log.add("Staging runs on node 14", priority="P2", entity="staging", days_ago=95)
+    ephemeral = log.add("The demo laptop is charging", priority="P3", entity="laptop", days_ago=31)
+    aging = log.add("CI takes about 9 minutes", priority="P1", entity="ci", days_ago=40)
+    pack = build_pack(log.events, TODAY)
+    commitments = section(pack.text, "commitments")
+    assert promise.id in commitments and "open, 120 days" in commitments
+    assert old_fact.id not in pack.text and ephemeral.id not in pack.text
+    assert {old_fact.id, ephemeral.id} <= set(pack.excluded_expired) and pack.binding_decayed == []
+    assert f"[{aging.id}]" in pack.text and "⚠️ STALE" in pack.text.split(aging.id, 1)[1].split("\n", 1)[0]
+
+
+def test_a_closed_commitment_leaves_the_open_loops():
+    log = Events()
+    first = log.add("Need to rotate the API keys", type="commitment", priority="P1", entity="api_keys", days_ago=9)
+    second = log.add("Need to update the changelog", type="commitment", priority="P1", entity="changelog", days_ago=5)
+    log.add("Rotated the API keys", type="commitment", status="closed", related=[first.id], entity="api_keys")
+    commitments = section(build_pack(log.events, TODAY).text, "commitments")
+    assert first.id not in commitments and second.id in commitments
+
+
+def test_open_commitments_are_listed_oldest_first():
+    log = Events()
+    newer = log.add("Need to write the release notes", type="commitment", priority="P1", days_ago=2)
+    older = log.add("Need to answer the license question", type="commitment", priority="P1", days_ago=20)
+    commitments = section(build_pack(log.events, TODAY).text, "commitments")
+    assert commitments.index(older.id) < commitments.index(newer.id)
+
+
+def test_two_active_facts_that_disagree_are_both_shown_with_a_conflict_flag():
+    log = Events()
+    a = log.add("Redis listens on port 6379", entity="redis", priority="P1", days_ago=4)
+    b = log.add("Redis listens on port 6380", entity="redis", priority="P1", days_ago=1)
+    pack = build_pack(log.events, TODAY)
+    assert pack.conflicts == [(a.id, b.id)]
+    assert f"⚠️ CONFLICT: {a.id} says" in pack.text and f"{b.id} says" in pack.text
+
+
+def test_the_word_budget_holds_with_5000_events():
+    rng = random.Random(7)
+    log = Events()
+    vocabulary = "deploy cache schema index queue worker token billing search upload retry timeout".split()
+    for n in range(5000):
+        kind = rng.choice(EVENT_TYPES)
+        log.add(" ".join(rng.choice(vocabulary) for _ in range(rng.randint(6, 30))) + f" item {n}", type=kind,
+                priority=rng.choice(PRIORITIES), entity=f"entity_{rng.randint(0, 80)}", days_ago=rng.randint(0, 200),
+                tags=["waiting"] if rng.random() < 0.05 else ["account"] if rng.random() < 0.05 else [])
+    pack = build_pack(log.events, TODAY)
+    assert words(pack.text) == pack.words <= TOTAL_WORDS
+    for key, _, budget in SECTIONS:
+        if key not in ("p0", "commitments"):
+            assert pack.section_words[key] <= budget, key
+    assert pack.omitted["commitments"] and "more not shown" in section(pack.text, "commitments")
+    assert [h for _, h, _ in SECTIONS] == [line for line in pack.text.splitlines() if line.startswith("## ")]
+
+
+def test_the_pack_is_deterministic_and_ignores_events_after_its_day():
+    log = Events()
+    log.add("Use uv for Python environments", type="procedure", entity="uv", priority="P1", days_ago=2)
+    log.add("Mission: memory that knows what is no longer true", tags=["mantra"], type="decision", priority="P0")
+    first, second = build_pack(log.events, TODAY), build_pack(list(log.events), TODAY)
+    assert first.text == second.text and "Mission: memory" in section(first.text, "mantra")
+    from datetime import timedelta
+
+    earlier = build_pack(log.events, TODAY - timedelta(days=1))
+    assert "Mission" not in earlier.text and "Use uv" in earlier.text
+
+
+def test_each_project_gets_its_own_pack():
+    log = Events()
+    log.add("Default project fact about Kafka", entity="kafka", priority="P1")
+    log.add("Other project fact about Flink", entity="flink", priority="P1", project="stream-app")
+    default, other = build_pack(log.events, TODAY), build_pack(log.events, TODAY, project="stream-app")
+    assert "Kafka" in default.text and "Flink" not in default.text
+    assert "Flink" in other.text and other.text.startswith("# Recall Pack — 2026-11-23 · stream-app")
