@@ -65,7 +65,7 @@ class MemoryMdConfig(dg.Config):
 
 
 MEMORY_MD_SPEC = dict( group_name=GROUP, deps=["proposals"],
-    kinds={"python"},
+    kinds={"python"}, pool="memory_md",  # one writer of MEMORY.md at a time on an instance that limits pools
     check_specs=[
         dg.AssetCheckSpec("no_content_lost", asset="memory_md",
                           description="Every line of the previous day's snapshot is still in MEMORY.md."),
