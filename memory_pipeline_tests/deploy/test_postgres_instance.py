@@ -41,7 +41,7 @@ def overlaps(a, b) -> bool:
     return a.start_time < b.end_time and b.start_time < a.end_time
 
 
-@pytest.mark.timeout(1500)  # 5 runs: ~4 min on an idle 2-core machine, 10+ when it is shared
+@pytest.mark.timeout(1500)  # five run processes: over 10 min measured on 2 cores shared with other jobs
 def test_sensor_ingest_reflect_on_postgres_and_a_redis_server(workspace, postgres, tcp_redis, tmp_path,  # noqa: F811
                                                               monkeypatch):
     import dagster as dg
@@ -76,12 +76,12 @@ def test_sensor_ingest_reflect_on_postgres_and_a_redis_server(workspace, postgre
     assert sorted(r.dagster_run.tags["dagster/partition"] for r in reflect) == list(DAYS)
     # the index and review steps took their pools (limit 1 from deploy/dagster.yaml) and gave them back
     for name, pool in pools.items():
-        assert pool.slot_count == 1 and pool.claimed_slots == 0, name
+        assert (pool.limit, pool.claimed_slots, pool.pending_steps) == (1, [], []), (name, pool)
 
     # every run and its events are in PostgreSQL
     engine = sa.create_engine(postgres.url)
     with engine.connect() as db:
-        runs = db.execute(sa.text("select pipeline_name, status from runs")).all()
+        runs = [tuple(row) for row in db.execute(sa.text("select pipeline_name, status from runs"))]
         events = db.execute(sa.text("select count(*) from event_logs")).scalar()
     engine.dispose()
     assert sorted(runs) == [("ingest_job", "SUCCESS")] * 3 + [("reflect_job", "SUCCESS")] * 2
