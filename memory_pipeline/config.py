@@ -72,6 +72,12 @@ class Settings(BaseModel):
     context_window: int | None = setting(None, "MEMORY_CONTEXT_WINDOW",
                                          "the window the UserPromptSubmit hook measures against",
                                          shown="by model name: 200k, or 1M for `[1m]` models")
+    dedup_similarity: float = setting(0.85, "MEMORY_DEDUP_SIMILARITY",
+                                      "cosine at which two facts are one memory (maintenance merges them)")
+    stale_after_days: int = setting(90, "MEMORY_STALE_AFTER_DAYS",
+                                    "days without a recall or an echo after which a memory is tagged stale")
+    timezone: str | None = setting(None, "MEMORY_TIMEZONE", "the time zone the schedules run in",
+                                   shown="the machine's")
     partitions_start: str = setting("2023-01-01", "MEMORY_PARTITIONS_START",
                                     "the first day of the daily partitions (YYYY-MM-DD)")
     runtime_dir: Path = setting(Path(tempfile.gettempdir()), "XDG_RUNTIME_DIR",

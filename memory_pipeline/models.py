@@ -304,6 +304,7 @@ class HookPayload(BaseModel):
     reason: str | None = None  # SessionEnd
     source: str | None = None  # SessionStart: startup | resume | clear | compact
     prompt: str | None = None  # UserPromptSubmit
+    last_assistant_message: str | None = None  # Stop
 
 
 class CachedRecall(BaseModel):

@@ -7,6 +7,7 @@ the benchmarks read them from here, so nothing below the wiring imports it.
 from __future__ import annotations
 
 from datetime import date, datetime, timezone
+from pathlib import Path
 
 from memory_pipeline.config import Settings
 from memory_pipeline.prompts import load_prompt
@@ -18,7 +19,8 @@ DEFINITIONS_MODULE = "memory_pipeline.definitions"
 LLM_STAGES = {"observe": "observer", "reflect": "reflector", "rewrite": "rewrite"}
 # Code versions of the stages without a prompt: bump one when its output changes for the same input.
 FIXED_VERSIONS = {"sessions": "sessions-1", "observation_index": "index-1", "message_index": "message-index-2",
-                  "proposals": "proposals-1", "memory_md": "memory-md-1"}
+                  "proposals": "proposals-1", "memory_md": "memory-md-1", "maintenance": "maintenance-1",
+                  "index_audit": "index-audit-1"}
 
 
 def model_for(settings: Settings, task: str) -> str:
@@ -55,3 +57,14 @@ def valid_day(day: str, settings: Settings, today: date | None = None) -> bool:
 def day_checker(settings: Settings):
     """`valid_day` bound to the settings, for the inbox and import (callable(day) -> bool)."""
     return lambda day: valid_day(day, settings)
+
+
+def timezone_name(settings: Settings) -> str:
+    """The schedules' time zone: MEMORY_TIMEZONE, else the machine's (an IANA name), else UTC."""
+    if settings.timezone:
+        return settings.timezone
+    try:
+        link = Path("/etc/localtime").resolve()
+        return str(link).split("zoneinfo/", 1)[1] if "zoneinfo/" in str(link) else "UTC"
+    except OSError:
+        return "UTC"

@@ -13,7 +13,6 @@ from memory_pipeline.config import configure_process
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 
 
-
 def _no_definitions() -> object:
     raise MemoryPipelineError("this command runs Dagster jobs: start it with `memory-pipeline` "
                               "(memory_pipeline.main), which hands the CLI its definitions")
@@ -21,11 +20,25 @@ def _no_definitions() -> object:
 
 def build_parser() -> argparse.ArgumentParser:
     from memory_pipeline.cli import (
-        bench, brief, demo, events, hook, import_cmd, ingest, install_hooks, recall, reflect, review, status, ui,
+        bench,
+        brief,
+        demo,
+        events,
+        feedback,
+        hook,
+        import_cmd,
+        ingest,
+        install_hooks,
+        maintain,
+        recall,
+        reflect,
+        review,
+        status,
+        ui,
     )
 
     commands = [events, ingest, demo, status, bench, ui, hook, install_hooks, import_cmd, reflect, review, brief,
-                recall]
+                recall, maintain, feedback]
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Durable, reviewable, searchable memory for coding agents.",

@@ -8,6 +8,7 @@ import dagster as dg
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.index import index_assets
 from memory_pipeline.defs.intake import intake_defs
+from memory_pipeline.defs.maintenance import maintenance_assets, maintenance_defs
 from memory_pipeline.defs.observe import observe_assets
 from memory_pipeline.defs.partitions import daily_partitions
 from memory_pipeline.defs.reflect import reflect_assets, reflect_defs
@@ -19,12 +20,13 @@ def stage_assets(settings: Settings) -> list[dg.AssetsDefinition]:
     """Every stage's assets, in data-flow order, without resources bound."""
     partitions = daily_partitions(settings)
     return [*observe_assets(partitions, settings), *index_assets(partitions, settings),
-            *reflect_assets(partitions, settings), *review_assets(partitions, settings)]
+            *reflect_assets(partitions, settings), *review_assets(partitions, settings),
+            *maintenance_assets(partitions, settings)]
 
 
 def build_definitions(settings: Settings) -> dg.Definitions:
     partitions = daily_partitions(settings)
     return dg.Definitions.merge(
         dg.Definitions(assets=stage_assets(settings), resources=build_resources()),
-        intake_defs(), reflect_defs(partitions), review_defs(partitions),
+        intake_defs(), reflect_defs(partitions), review_defs(partitions), maintenance_defs(partitions, settings),
     )

@@ -89,6 +89,7 @@ class RecallIndex:
         self.priority = np.array(
             [PRIORITIES.index(x["priority"]) if x.get("priority") in PRIORITIES else -1 for x in p], dtype=np.int8
         )
+        self.live = np.array([not x.get("merged_into") for x in p], dtype=bool)
         self.session_codes: dict[str, int] = {}
         self.session = np.array(
             [self.session_codes.setdefault(str(x.get("session_id", "")), len(self.session_codes)) for x in p],
@@ -96,8 +97,9 @@ class RecallIndex:
         )
 
     def mask(self, filters: RecallFilters) -> np.ndarray | None:
-        """A boolean row mask for the filters, or None when nothing is filtered."""
-        mask = None
+        """A boolean row mask for the filters, or None when nothing is filtered. A fact merged into
+        another memory by maintenance is never a hit: the memory it joined carries its sources."""
+        mask = None if self.live.all() else self.live
 
         def both(extra: np.ndarray) -> np.ndarray:
             return extra if mask is None else mask & extra

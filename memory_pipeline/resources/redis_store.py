@@ -231,6 +231,28 @@ class RedisStore:
         values = self._call(self.client.hmget, self.RECALL_HITS_KEY, list(point_ids))
         return {pid: int(v or 0) for pid, v in zip(point_ids, values, strict=True)}
 
+    # --- echo/fizzle ------------------------------------------------------------------
+
+    FEEDBACK_KEY = "memory:feedback:score"
+    ECHOES_KEY = "memory:feedback:used"
+    FIZZLES_KEY = "memory:feedback:ignored"
+
+    def feedback(self, ids: list[str] | None = None) -> dict[str, float]:
+        """The echo/fizzle scores of the given memories (0.0 when never judged), or every score."""
+        if ids is None:
+            return {k: float(v) for k, v in self._call(self.client.hgetall, self.FEEDBACK_KEY).items()}
+        values = self._call(self.client.hmget, self.FEEDBACK_KEY, list(ids)) if ids else []
+        return {i: float(v or 0.0) for i, v in zip(ids, values, strict=True)}
+
+    def echoes(self) -> dict[str, int]:
+        return {k: int(v) for k, v in self._call(self.client.hgetall, self.ECHOES_KEY).items()}
+
+    def record_feedback(self, memory_id: str, score: float, used: bool) -> None:
+        pipe = self.client.pipeline(transaction=True)
+        pipe.hset(self.FEEDBACK_KEY, memory_id, score)
+        pipe.hincrby(self.ECHOES_KEY if used else self.FIZZLES_KEY, memory_id, 1)
+        self._call(pipe.execute)
+
     # --- review proposals: indexes and status changes (reflection & review) ------------
 
     TEXT_INDEX_KEY = "memory:review:texts"

@@ -99,7 +99,7 @@ def atomic_write_json(path: Path, value: object) -> None:
 STATE_NAMES = {
     "dagster": "dagster", "llm_cache": "llm-cache", "qdrant": "qdrant", "redis": "redis", "hooks": "hooks",
     "index": "index", "locks": "locks", "snapshots": "memory_snapshots", "review": "review",
-    "recall_pid": "recall-service.pid", "recall_log": "recall-service.log", "intake_settled": "intake-settled.json",
+    "maintenance": "maintenance", "feedback": "feedback", "recall_pid": "recall-service.pid", "recall_log": "recall-service.log", "intake_settled": "intake-settled.json",
 }
 
 

@@ -46,7 +46,8 @@ def test_merge_is_idempotent_and_uninstall_leaves_theirs(tmp_path: Path):
     assert merged["hooks"]["SessionStart"][0] == THEIRS["hooks"]["SessionStart"][0]
     assert merged["hooks"]["UserPromptSubmit"][0] == THEIRS["hooks"]["UserPromptSubmit"][0]
     added = ours(merged)
-    assert {e for e, found in added.items() if found} == {"PreCompact", "SessionStart", "SessionEnd", "UserPromptSubmit"}
+    assert {e for e, found in added.items() if found} == {"PreCompact", "SessionStart", "SessionEnd", "UserPromptSubmit",
+                                                          "Stop"}
     command = added["PreCompact"][0]["command"]
     words = shlex.split(command)
     assert words[0] == f"MEMORY_WORKSPACE={tmp_path / 'ws'}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime, timezone
 
 import dagster as dg
+import pytest
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
@@ -14,6 +15,8 @@ from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.support.dagster_defs import assets, definitions, schedule, sensor
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
+
+pytestmark = pytest.mark.slow  # Dagster sensors, schedules and definitions
 
 
 def test_definitions_hold_the_assets_jobs_schedule_and_sensors():

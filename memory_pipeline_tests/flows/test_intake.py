@@ -57,6 +57,7 @@ def reads(monkeypatch) -> list[str]:
     return seen
 
 
+@pytest.mark.slow  # a Dagster instance
 def test_settled_days_are_not_read_again_until_their_folders_change(observed, reads):
     instance = dg.DagsterInstance.ephemeral()
     assert pending_days(observed, VERSION, instance) == []
@@ -73,12 +74,14 @@ def test_settled_days_are_not_read_again_until_their_folders_change(observed, re
     assert pending_days(observed, VERSION, instance) == [] and reads == [DAYS[1]]
 
 
+@pytest.mark.slow  # a Dagster instance
 def test_a_new_code_version_makes_every_day_pending(observed, reads):
     instance = dg.DagsterInstance.ephemeral()
     assert pending_days(observed, VERSION, instance) == []
     assert pending_days(observed, "observer-v2", instance) == list(DAYS)
 
 
+@pytest.mark.slow  # a Dagster instance
 def test_a_failed_run_of_a_settled_day_makes_it_pending(observed, reads):
     instance = dg.DagsterInstance.ephemeral()
     assert pending_days(observed, VERSION, instance) == []

@@ -186,11 +186,11 @@ def test_four_processes_upsert_into_one_store_at_once(tmp_path: Path) -> None:
     assert VectorStore(path, None, dimension=DIM).count() == 800
 
 
-def test_a_missing_collection_counts_zero_but_queries_are_a_service_error(tmp_path: Path) -> None:
+def test_a_missing_collection_counts_zero_but_reads_are_a_service_error(tmp_path: Path) -> None:
     store = VectorStore(tmp_path / "empty", None, dimension=DIM)
     assert store.count() == 0
     with pytest.raises(ServiceError, match="Qdrant operation on .* failed"):
-        store.dense_query([0.1] * DIM)
+        list(store.scroll_all())
 
 
 def test_point_ids_must_be_uuids() -> None:

@@ -12,13 +12,18 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.hooks.transcript import HookResult, parse_session, session_start_output, transcript_file
 from memory_pipeline.models import HookPayload, TaskCheckpoint, Transcript
+from memory_pipeline.resources.feedback import FeedbackFiles, record_injected
 from memory_pipeline.resources.hook_state import HookStateStore, log_decision
+from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.hooks.context_level import context_percent, context_window_for
 from memory_pipeline.stages.hooks.recovery import current_task, user_intents
+from memory_pipeline.stages.redact import redact
+from memory_pipeline.stages.review.memory_md import memory_items
 from memory_pipeline.stages.transcripts import files_touched
 
 
@@ -72,6 +77,9 @@ def before_compaction(workspace: Workspace, payload: HookPayload, now: datetime)
 
 
 def session_ended(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:
+    files = FeedbackFiles(workspace)
+    if any(not item.get("settled") for item in files.injected(payload.session_id)):
+        files.enqueue_answer(payload.session_id, "", now, final=True)  # what was never used: ignored
     path = transcript_file(payload)
     store = HookStateStore(workspace)
     state = store.load(payload.session_id)
@@ -111,7 +119,28 @@ def session_started(workspace: Workspace, payload: HookPayload, now: datetime) -
     output = session_start_output(briefing.text)
     log_decision(workspace, "inject", kind="briefing",
                  chars=len(output["hookSpecificOutput"]["additionalContext"]), **log)
+    given = memory_items(MemoryFiles(workspace).read_memory())
+    record_injected(workspace, payload.session_id, given, "briefing", now)
     return HookResult(output=output)
+
+
+def answered(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:
+    """Stop: queue the answer for echo/fizzle when the session was given memories (judged later)."""
+    files = FeedbackFiles(workspace)
+    if not any(not item.get("settled") for item in files.injected(payload.session_id)):
+        return HookResult()
+    text = payload.last_assistant_message
+    if text is None and payload.transcript_path:
+        try:
+            transcript = parse_session(transcript_file(payload), payload.session_id)
+            text = next((m.text for m in reversed(transcript.messages) if m.role == "assistant" and m.text), None)
+        except (BadInputError, OSError):
+            text = None
+    if not text:
+        return HookResult(note="no answer to judge: the Stop input has no last_assistant_message")
+    files.enqueue_answer(payload.session_id, redact(text), now)
+    log_decision(workspace, "feedback_queued", at=now, session_id=payload.session_id, hook="Stop", chars=len(text))
+    return HookResult()
 
 
 def prompt_submitted(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:
@@ -125,6 +154,7 @@ HANDLERS = {
     "SessionEnd": session_ended,
     "SessionStart": session_started,
     "UserPromptSubmit": prompt_submitted,
+    "Stop": answered,
 }
 
 

@@ -18,6 +18,7 @@ from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.hooks.memory import find_memories
 from memory_pipeline.flows.hooks.transcript import HookResult, parse_session, session_start_output, transcript_file
 from memory_pipeline.models import CachedRecall, HookPayload, HookSessionState, TaskCheckpoint
+from memory_pipeline.resources.feedback import record_injected
 from memory_pipeline.resources.hook_state import HookStateStore, log_decision, read_tail
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.hooks.context_level import (
@@ -192,6 +193,7 @@ def recover_after_compaction(workspace: Workspace, payload: HookPayload, now: da
         log_decision(workspace, "inject_skipped", reason="nothing-to-recover", compaction=state.compaction_count, **log)
         return HookResult(note=notes[0] if notes else "recovery pointer skipped: no task, files or memories found")
     pointer = build_pointer(task, files, memories, queries, cwd=payload.cwd)
+    record_injected(workspace, payload.session_id, [(h.id, h.text) for h in memories], "pointer", now)
     log_decision(workspace, "inject", kind="pointer", tokens=estimate_tokens(pointer), files=min(len(files), 5),
                  memories=len(memories), queries=len(queries), fallback=fallback,
                  compaction=state.compaction_count, **log)

@@ -11,7 +11,7 @@ from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import HookPayload
 from memory_pipeline.stages.events import check_session_id
 
-KNOWN_EVENTS = ("PreCompact", "SessionStart", "SessionEnd", "UserPromptSubmit")
+KNOWN_EVENTS = ("PreCompact", "SessionStart", "SessionEnd", "UserPromptSubmit", "Stop")
 NEEDS_TRANSCRIPT = ("PreCompact", "SessionEnd", "UserPromptSubmit")
 MAX_STDIN_BYTES = 16 * 1024 * 1024
 

@@ -21,6 +21,7 @@ HOOK_EVENTS: dict[str, tuple[str | None, int]] = {
     "SessionStart": ("startup|resume|clear|compact", 60),
     "SessionEnd": (None, 30),
     "UserPromptSubmit": (None, 10),
+    "Stop": (None, 10),
 }
 _OURS = re.compile(r"memory[-_]pipeline\S*\s+hook\s+claude-code\s*$")
 

@@ -105,7 +105,8 @@ def matches(payload: dict, filters: RecallFilters) -> bool:
     """The filters as a predicate over a payload (the index applies the same in numpy)."""
     day = str(payload.get("date") or "")
     return (
-        (filters.tier == "all" or payload.get("tier") == filters.tier)
+        not payload.get("merged_into")
+        and (filters.tier == "all" or payload.get("tier") == filters.tier)
         and (filters.since is None or day >= filters.since)
         and (filters.until is None or day <= filters.until)
         and (filters.priority is None or payload.get("priority") == filters.priority)
@@ -166,7 +167,8 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
         payload = payloads[pid]
         decay = decay_factor(payload.get("created_ts"), options.now_ts, options.decay_rate)
         stale = bool(payload.get("stale"))
-        score = item.score * decay * (options.stale_factor if stale else 1.0)
+        feedback = float(payload.get("feedback") or 0.0)  # echo/fizzle, bounded to ±0.5
+        score = item.score * decay * (options.stale_factor if stale else 1.0) * (1.0 + feedback)
         scored.append((score, pid, item, decay, stale))
     scored.sort(key=lambda row: (-row[0], row[1]))
     hits: list[RecallHit] = []
@@ -200,6 +202,8 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
                 "fused": float(f"{item.score:.6g}"),
                 "decay": round(decay, 4),
                 "stale": int(stale),
+                "mentions": int(payload.get("mentions") or 1),
+                "feedback": float(payload.get("feedback") or 0.0),
             },
         ))
         if len(hits) >= options.limit:

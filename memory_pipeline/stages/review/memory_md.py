@@ -100,3 +100,19 @@ def lines_lost(previous: str, current: str) -> list[str]:
 def untraceable_ids(current: str, previous: str, approved_ids: set[str]) -> list[str]:
     """Ids on lines added since `previous` that name no approved proposal."""
     return sorted(promoted_ids(current) - promoted_ids(previous) - approved_ids)
+
+
+def memory_items(text: str) -> list[tuple[str, str]]:
+    """(id, text) of every bullet: the proposal id it was promoted from, or `md-<hash>` for a
+    line written by hand (echo/fizzle judges both)."""
+    import hashlib
+
+    items = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("- ", "* ")):
+            found = _MARKER.findall(stripped)
+            body = _DATE_PREFIX.sub("", _MARKER.sub("", stripped[2:]).strip()).strip()
+            if body:
+                items.append((found[0] if found else "md-" + hashlib.sha256(body.encode()).hexdigest()[:12], body))
+    return items

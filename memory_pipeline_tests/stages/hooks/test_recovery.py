@@ -144,7 +144,7 @@ def test_hook_payload_checks():
         (b"{not json", "not JSON"),
         (b"[1]", "JSON object"),
         (b'{"hook_event_name": "PreCompact"}', "session_id"),
-        (b'{"session_id": "a", "hook_event_name": "Stop"}', "unknown hook event"),
+        (b'{"session_id": "a", "hook_event_name": "Notification"}', "unknown hook event"),
         (b'{"session_id": "a/../b", "hook_event_name": "SessionEnd", "transcript_path": "x"}', "unsafe"),
         (b'{"session_id": "a", "hook_event_name": "PreCompact"}', "transcript_path"),
     ]:

@@ -128,3 +128,16 @@ def test_bad_queries_are_refused_clearly(query, message):
 def test_control_characters_are_removed_and_unicode_kept():
     assert clean_query("redis\x00 pool\x1b timeout\u200b") == "redis pool timeout"
     assert clean_query("  数据库 连接池  ") == "数据库 连接池"
+
+
+def test_echo_feedback_moves_a_memory_and_shows_in_why():
+    from memory_pipeline.stages.recall.rank import Fused, RankOptions, rank
+
+    payloads = {
+        "used": {"tier": "observations", "text": "pool of 128 clients", "date": "2026-11-20", "feedback": 0.3},
+        "ignored": {"tier": "observations", "text": "socket path too long", "date": "2026-11-20", "feedback": -0.2},
+    }
+    fused = {"used": Fused(score=1.0), "ignored": Fused(score=1.1)}
+    hits = rank(payloads, fused, RankOptions(decay_rate=0.0))
+    assert [h.id for h in hits] == ["used", "ignored"]
+    assert hits[0].why["feedback"] == 0.3 and hits[1].why["feedback"] == -0.2

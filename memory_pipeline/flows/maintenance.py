@@ -1,0 +1,148 @@
+"""Nightly maintenance of one day (seed 003, Increments 2 and 3): merge the day's facts into the
+near-duplicates already remembered, tag memories nobody uses as stale (and untag used ones),
+and drop Redis keys past their window. The work behind the `maintenance` asset and `maintain`.
+
+Merged and stale are payload fields of the Qdrant points: `merged_into` hides a fact from recall
+(its sources live on the memory it was merged into), `stale` de-ranks it. Nothing on disk is
+deleted: the daily logs and observation files still say what each session observed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from datetime import date, timedelta
+
+from memory_pipeline.config import Settings
+from memory_pipeline.ports import ShardedIndex
+from memory_pipeline.resources.redis_store import RedisStore
+from memory_pipeline.resources.vector_points import StorePoint
+from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.maintenance.duplicates import FactVector, Merge, near_duplicate_groups
+from memory_pipeline.stages.maintenance.staleness import Memory, stale_changes
+
+HOT_LIST_DAYS = 30  # the Redis hot list keeps a day's observations this long (redis_store TTL)
+
+
+@dataclass
+class MaintenanceReport:
+    day: str
+    memories: int = 0
+    merged: int = 0  # facts folded into another memory
+    merge_groups: list[dict] = field(default_factory=list)
+    tagged_stale: int = 0
+    unstaled: int = 0
+    redis_keys_removed: int = 0
+    bytes_reclaimed: int = 0
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _source(point: StorePoint) -> dict:
+    p = point.payload
+    return {"id": point.id, "date": p.get("date"), "session_id": p.get("session_id"),
+            "observation_id": p.get("observation_id"), "source_message_ids": list(p.get("source_message_ids") or [])}
+
+
+def _merge_payloads(merge: Merge, points: dict[str, StorePoint]) -> tuple[dict, dict[str, dict]]:
+    """The payload of the kept memory (every source, the mention count) and of the folded ones."""
+    sources: dict[str, dict] = {}
+    for member in merge.members:
+        for source in points[member].payload.get("sources") or [_source(points[member])]:
+            sources[source["id"]] = source
+    ordered = sorted(sources.values(), key=lambda s: (str(s.get("date")), s["id"]))
+    messages = sorted({m for s in ordered for m in s["source_message_ids"]})
+    keep = {"sources": ordered, "mentions": len(ordered), "source_message_ids": messages, "merged_into": None}
+    return keep, {m: {"merged_into": merge.keep} for m in merge.members if m != merge.keep}
+
+
+def _set_payloads(store: ShardedIndex, points: dict[str, StorePoint], payloads: dict[str, dict]) -> None:
+    """One set_payload call per (week store, payload): the points of a day live in its week's store."""
+    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for pid, payload in payloads.items():
+        groups[(str(points[pid].payload.get("date")), json.dumps(payload, sort_keys=True))].append(pid)
+    for (day, payload), ids in sorted(groups.items()):
+        store.for_day(day).set_payload(ids, json.loads(payload))
+
+
+def merge_duplicates(store: ShardedIndex, points: dict[str, StorePoint], day: str,
+                     similarity: float) -> list[Merge]:
+    facts = {pid: p for pid, p in points.items() if p.payload.get("kind") == "fact" and p.dense is not None}
+    vectors = {pid: FactVector(pid, float(p.payload.get("created_ts") or 0.0), p.dense,
+                               p.payload.get("merged_into")) for pid, p in facts.items()}
+    new = [v for pid, v in vectors.items() if facts[pid].payload.get("date") == day]
+    known = [v for pid, v in vectors.items() if facts[pid].payload.get("date") != day]
+    merges = near_duplicate_groups(new, known, similarity)
+    payloads: dict[str, dict] = {}
+    for merge in merges:
+        keep, folded = _merge_payloads(merge, points)
+        payloads[merge.keep] = keep
+        payloads.update(folded)
+    _set_payloads(store, points, payloads)
+    return merges
+
+
+def tag_stale(store: ShardedIndex, points: dict[str, StorePoint], recalls: dict[str, int], echoes: dict[str, int],
+              today: str, stale_after_days: int) -> tuple[int, int]:
+    memories = [Memory(pid, str(p.payload.get("date")), bool(p.payload.get("stale")), recalls.get(pid, 0),
+                       echoes.get(pid, 0))
+                for pid, p in points.items() if p.payload.get("date") and not p.payload.get("merged_into")]
+    changes = stale_changes(memories, today, stale_after_days)
+    _set_payloads(store, points, {pid: {"stale": True} for pid in changes.tag}
+                  | {pid: {"stale": False} for pid in changes.untag})
+    return len(changes.tag), len(changes.untag)
+
+
+def drop_expired_redis_keys(redis: RedisStore, today: str) -> tuple[int, int]:
+    """Hot lists and reflect markers of days past the window (a TTL normally removes them; keys
+    written by an older version or restored from an AOF may lack one)."""
+    oldest = (date.fromisoformat(today) - timedelta(days=HOT_LIST_DAYS)).isoformat()
+    removed, freed = 0, 0
+    for pattern in ("memory:observations:*", "memory:reflect:triggered:*"):
+        for key in redis.client.scan_iter(match=pattern, count=500):
+            day = key.split(":")[-1] if not key.endswith(":keys") else key.split(":")[-2]
+            if len(day) == 10 and day < oldest:
+                freed += int(redis.client.memory_usage(key) or 0)
+                removed += redis.client.delete(key)
+    return removed, freed
+
+
+def maintain_day(workspace: Workspace, store: ShardedIndex, redis: RedisStore, day: str, *, today: str,
+                 settings: Settings) -> MaintenanceReport:
+    points = {p.id: p for p in store.scroll_all(with_vectors=True, payload_filter={"tier": "observations"})}
+    report = MaintenanceReport(day=day, memories=len(points))
+    merges = merge_duplicates(store, points, day, settings.dedup_similarity)
+    report.merged = sum(len(m.members) - 1 for m in merges)
+    report.merge_groups = [{"keep": m.keep, "members": m.members} for m in merges]
+    if merges:  # the payloads changed: read them again before staleness looks at merged_into
+        points = {p.id: p for p in store.scroll_all(payload_filter={"tier": "observations"})}
+    report.tagged_stale, report.unstaled = tag_stale(store, points, redis.recall_hits(), redis.echoes(), today,
+                                                     settings.stale_after_days)
+    report.redis_keys_removed, report.bytes_reclaimed = drop_expired_redis_keys(redis, today)
+    workspace.write_json(workspace.state_path("maintenance") / f"{day}.json", report.as_dict())
+    return report
+
+
+@dataclass
+class IndexAudit:
+    expected: int
+    stored: int
+    missing: list[str]  # facts and narratives of the observation files the store lacks
+    extra: list[str]  # points the store holds that no observation file explains
+
+    @property
+    def equal(self) -> bool:
+        return not self.missing and not self.extra
+
+
+def audit_index(workspace: Workspace, store: ShardedIndex, days: list[str]) -> IndexAudit:
+    """Rebuild the observation tier's point ids from the observation files and compare them with
+    the live store (the weekly check that nothing drifted)."""
+    from memory_pipeline.flows.index import observation_points
+    from memory_pipeline.flows.observe import load_observations
+
+    expected = {p.id for day in days for o in load_observations(workspace, day) for p in observation_points(o)}
+    stored = {p.id for p in store.scroll_all(payload_filter={"tier": "observations"})}
+    return IndexAudit(len(expected), len(stored), sorted(expected - stored), sorted(stored - expected))
