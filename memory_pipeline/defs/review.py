@@ -31,8 +31,13 @@ def review_clock(context) -> tuple[str, datetime]:
     return context.run.tags.get(TODAY_TAG) or now.date().isoformat(), now
 
 
+# The steps that write the review state (proposals in Redis, REVIEW.md, MEMORY.md) share a Dagster
+# pool: an instance that limits it (deploy/dagster.yaml) queues them one at a time across concurrent
+# runs, instead of a step timing out on the workspace's review lock.
+REVIEW_POOL = "review"
+
 PROPOSALS_SPEC = dict( group_name=GROUP, deps=["reflections"],
-    kinds={"redis"},
+    kinds={"redis"}, pool=REVIEW_POOL,
     check_specs=[dg.AssetCheckSpec("proposals_cite_sources", asset="proposals",
                                    description="Every staged proposal cites an observation and a session.")],
     description="The day's reflection staged for review: proposals p-YYYYMMDD-NNN in Redis and REVIEW.md. "
@@ -65,7 +70,7 @@ class MemoryMdConfig(dg.Config):
 
 
 MEMORY_MD_SPEC = dict( group_name=GROUP, deps=["proposals"],
-    kinds={"python"},
+    kinds={"python"}, pool=REVIEW_POOL,
     check_specs=[
         dg.AssetCheckSpec("no_content_lost", asset="memory_md",
                           description="Every line of the previous day's snapshot is still in MEMORY.md."),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from memory_pipeline.config import Settings
 from memory_pipeline.errors import ServiceError
 
 SHIPPED_MODEL_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
@@ -27,12 +28,30 @@ def resolve_model_location(model_name: str) -> str:
     return model_name
 
 
-class Embedder:
-    """Normalized embeddings; the model loads on first use."""
+def resolve_device(requested: str = "auto") -> str:
+    """The torch device for MEMORY_EMBEDDING_DEVICE: `auto` picks CUDA, then Apple MPS, then CPU;
+    any other value (`cpu`, `cuda:1`, `mps`) is used as given."""
+    wanted = requested.strip().lower()
+    if wanted != "auto":
+        return wanted
+    import torch
 
-    def __init__(self, model_name: str = "all-MiniLM-L6-v2", batch_size: int = 64) -> None:
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+class Embedder:
+    """Normalized embeddings; the model loads on first use, on `device` (see resolve_device)."""
+
+    def __init__(self, model_name: str = "all-MiniLM-L6-v2", batch_size: int = 64, device: str = "auto") -> None:
         self.model_name = model_name
         self.batch_size = batch_size
+        self.requested_device = device
+        self.device: str | None = None  # the resolved device, once loaded
         self._model: Any = None
         self._lock = threading.Lock()
 
@@ -49,7 +68,8 @@ class Embedder:
         try:
             from sentence_transformers import SentenceTransformer
 
-            return SentenceTransformer(location, device="cpu")
+            self.device = resolve_device(self.requested_device)
+            return SentenceTransformer(location, device=self.device)
         except Exception as exc:  # import errors, missing files, offline cache misses
             raise ServiceError(
                 f"could not load embedding model {self.model_name!r} from {location!r} "
@@ -82,14 +102,16 @@ class Embedder:
         return self.encode([text])[0]
 
 
-_EMBEDDERS: dict[str, Embedder] = {}
+_EMBEDDERS: dict[tuple[str, str], Embedder] = {}
 _EMBEDDERS_LOCK = threading.Lock()
 
 
-def get_embedder(model_name: str = "all-MiniLM-L6-v2") -> Embedder:
-    """The process-wide Embedder for a model (so each model loads once)."""
-    key = resolve_model_location(model_name)
+def get_embedder(model_name: str = "all-MiniLM-L6-v2", device: str | None = None) -> Embedder:
+    """The process-wide Embedder for a model and device (so each model loads once); the device
+    defaults to the MEMORY_EMBEDDING_DEVICE setting."""
+    device = device or Settings.from_env().embedding_device
+    key = (resolve_model_location(model_name), device)
     with _EMBEDDERS_LOCK:
         if key not in _EMBEDDERS:
-            _EMBEDDERS[key] = Embedder(model_name)
+            _EMBEDDERS[key] = Embedder(model_name, device=device)
         return _EMBEDDERS[key]

@@ -4,7 +4,8 @@ Local mode (`path`) allows one process per store folder, while Dagster run worke
 commands and hooks may run at once. So each operation takes an inter-process file lock
 (`<path>.lock`), opens `QdrantClient(path=...)`, works, closes the client and releases the lock.
 `with store.session():` batches several operations under one open. With `url` the store talks
-to a Qdrant server and needs no lock.
+to a Qdrant server and needs no lock; `url=":memory:"` is Qdrant's in-process engine with no
+lock and no file, held for the object's life: the server path's code, run here (tests, benchmarks).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ DENSE = "dense"
 SPARSE = "bm25"
 BATCH = 256
 GENERATION_FILE = "index-generation"
+IN_MEMORY = ":memory:"
 
 
 class VectorStore:
@@ -57,6 +59,7 @@ class VectorStore:
         # bumped after every write, so readers holding an in-memory copy (the recall service) reload
         self.generation_file = generation_file or (self.path.parent / GENERATION_FILE if self.path else None)
         self._client: QdrantClient | None = None
+        self._memory: QdrantClient | None = None  # the in-memory engine, kept across sessions
         self._depth = 0
         self._thread_lock = threading.RLock()
 
@@ -90,7 +93,8 @@ class VectorStore:
                         yield self
                 finally:
                     client, self._client = self._client, None
-                    client.close()
+                    if client is not self._memory:
+                        client.close()
 
     @contextlib.contextmanager
     def _file_lock(self) -> Iterator[None]:
@@ -113,6 +117,9 @@ class VectorStore:
             lock.release()
 
     def _open(self) -> QdrantClient:
+        if self.url == IN_MEMORY:
+            self._memory = self._memory or QdrantClient(location=IN_MEMORY)
+            return self._memory
         if self.url is not None:
             return QdrantClient(url=self.url, api_key=self.api_key, timeout=30)
         deadline = time.monotonic() + self.lock_timeout

@@ -36,8 +36,8 @@ def observation_summary(ws: Workspace) -> dict[str, tuple]:
     return found
 
 
-def redis_contents(ws: Workspace) -> tuple[dict[str, list[str]], list[str]]:
-    client = connect_redis(None, ws.state)
+def redis_contents(ws: Workspace, redis_url: str | None = None) -> tuple[dict[str, list[str]], list[str]]:
+    client = connect_redis(redis_url, ws.state)
     try:
         keys = sorted(k for k in client.scan_iter("memory:*") if not k.startswith(TRANSIENT_KEYS))
         hot = {}
@@ -57,11 +57,12 @@ def point_ids(ws: Workspace) -> list[str]:
     return sorted(p.id for p in workspace_store(ws.state, None, dimension=384, lock_timeout=30).scroll_all())
 
 
-def read_state(ws: Workspace) -> StoreState:
+def read_state(ws: Workspace, redis_url: str | None = None) -> StoreState:
+    """Everything `ws` holds; its hot lists from the Redis at `redis_url`, else its embedded server."""
     logs = {}
     for path in sorted((ws.root / "memory").glob("*.md")):
         logs[path.stem] = MARKER.findall(path.read_text(encoding="utf-8"))
-    hot, keys = redis_contents(ws)
+    hot, keys = redis_contents(ws, redis_url)
     temps = sorted(str(p.relative_to(ws.root)) for p in ws.root.rglob(".*.tmp"))
     memory = ws.memory_md.read_text(encoding="utf-8") if ws.memory_md.exists() else ""
     return StoreState(observation_summary(ws), logs, hot, keys, point_ids(ws), memory, temps)

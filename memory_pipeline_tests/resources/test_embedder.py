@@ -7,7 +7,7 @@ import math
 import pytest
 
 from memory_pipeline.errors import ServiceError
-from memory_pipeline.resources.embedder import Embedder, get_embedder
+from memory_pipeline.resources.embedder import Embedder, get_embedder, resolve_device
 
 
 def cosine(a: list[float], b: list[float]) -> float:
@@ -51,3 +51,24 @@ def test_model_names_share_one_cached_embedder() -> None:
 def test_unknown_model_is_a_service_error(tmp_path) -> None:
     with pytest.raises(ServiceError, match="could not load embedding model"):
         Embedder(str(tmp_path / "no-such-model")).dimension
+
+
+def test_a_set_device_is_used_as_given() -> None:
+    assert resolve_device("cpu") == "cpu" and resolve_device(" CUDA:1 ") == "cuda:1"
+
+
+@pytest.mark.slow
+def test_auto_device_prefers_cuda_then_apple_mps_then_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    for cuda, mps, expected in ((True, True, "cuda"), (False, True, "mps"), (False, False, "cpu")):
+        monkeypatch.setattr(torch.cuda, "is_available", lambda cuda=cuda: cuda)
+        monkeypatch.setattr(torch.backends.mps, "is_available", lambda mps=mps: mps)
+        assert resolve_device("auto") == expected
+
+
+@pytest.mark.slow
+def test_the_model_runs_on_the_resolved_device(embedder: Embedder) -> None:
+    embedder.dimension  # loads the model
+    assert embedder.device == resolve_device(embedder.requested_device)
+    assert str(embedder.model.device).startswith(embedder.device)

@@ -1,4 +1,10 @@
-"""The Qdrant store in local mode: collection, points, queries, filters, and sharing the folder."""
+"""The Qdrant store: its contract (points, filters, scrolls) on every backend that runs here, and
+local mode's sharing of one folder between processes.
+
+Backends: local mode (a folder, under a file lock) and Qdrant's in-memory engine through the
+server path (`url`, no lock, no file). A Qdrant server cannot be installed on these machines, so
+`QDRANT_URL=http://…` itself is not exercised here (README, "Deploying past one laptop").
+"""
 
 from __future__ import annotations
 
@@ -38,6 +44,17 @@ def store(tmp_path: Path) -> VectorStore:
     return vs
 
 
+@pytest.fixture(params=["local", "in-memory"])
+def backend(request, tmp_path: Path) -> VectorStore:
+    """The same contract on each backend that runs here."""
+    if request.param == "local":
+        vs = VectorStore(tmp_path / "qdrant", None, dimension=DIM, lock_timeout=5.0)
+    else:
+        vs = VectorStore(None, ":memory:", dimension=DIM)
+    vs.ensure_collection()
+    return vs
+
+
 def cosine(a: list[float], b: list[float]) -> float:
     dot = sum(x * y for x, y in zip(a, b))
     return dot / (sum(x * x for x in a) ** 0.5 * sum(y * y for y in b) ** 0.5)
@@ -48,7 +65,7 @@ def run_python(code: str, *args: str, **popen) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", code, *args], text=True, env=env, **popen)
 
 
-def test_upsert_count_with_filters(store: VectorStore) -> None:
+def test_upsert_count_with_filters(backend: VectorStore) -> None:
     days = ["2026-01-01", "2026-01-05", "2026-02-01"]
     points = [
         random_point(f"p{i}", f"text {i}", {"tier": tier, "date": day, "priority": prio, "session_id": f"s{i % 2}"})
@@ -56,38 +73,38 @@ def test_upsert_count_with_filters(store: VectorStore) -> None:
             [("messages", days[0], "high"), ("messages", days[1], "low"), ("observations", days[2], "medium")]
         )
     ]
-    store.upsert(points)
-    store.upsert(points)  # idempotent: same ids
-    assert store.count() == 3
-    assert store.count({"tier": "messages"}) == 2
-    assert store.count({"date_gte": "2026-01-02", "date_lte": "2026-01-31"}) == 1
-    assert store.count({"priority": ["high", "medium"]}) == 2
-    assert store.count({"session_id": "s0", "tier": "messages", "priority": None}) == 1
+    backend.upsert(points)
+    backend.upsert(points)  # idempotent: same ids
+    assert backend.count() == 3
+    assert backend.count({"tier": "messages"}) == 2
+    assert backend.count({"date_gte": "2026-01-02", "date_lte": "2026-01-31"}) == 1
+    assert backend.count({"priority": ["high", "medium"]}) == 2
+    assert backend.count({"session_id": "s0", "tier": "messages", "priority": None}) == 1
 
 
-def test_missing_or_changed_skips_unchanged_content(store: VectorStore) -> None:
+def test_missing_or_changed_skips_unchanged_content(backend: VectorStore) -> None:
     a, b = random_point("a", "alpha text"), random_point("b", "beta text")
-    store.upsert([a, b])
+    backend.upsert([a, b])
     c_id = stable_id("test", "c")
     wanted = {a.id: content_hash("alpha text"), b.id.upper(): content_hash("beta text, edited"), c_id: "x"}
-    assert store.missing_or_changed(wanted) == {b.id.upper(), c_id}
-    assert store.missing_or_changed({}) == set()
+    assert backend.missing_or_changed(wanted) == {b.id.upper(), c_id}
+    assert backend.missing_or_changed({}) == set()
 
 
-def test_scroll_set_payload_and_delete(store: VectorStore) -> None:
+def test_scroll_set_payload_and_delete(backend: VectorStore) -> None:
     points = [random_point(f"s{i}", f"scroll text {i}", {"tier": "messages"}) for i in range(300)]
-    store.upsert(points)
-    scrolled = list(store.scroll_all(with_vectors=True))
+    backend.upsert(points)
+    scrolled = list(backend.scroll_all(with_vectors=True))
     assert {p.id for p in scrolled} == {p.id for p in points}
     first = next(p for p in scrolled if p.id == points[0].id)
     assert first.text == "scroll text 0" and first.payload["content_hash"] == content_hash("scroll text 0")
     assert cosine(first.dense, points[0].dense) == pytest.approx(1.0, abs=1e-5)  # same direction
     assert first.sparse is not None and first.sparse[0] == points[0].sparse[0]
-    store.set_payload([points[0].id, points[1].id], {"tier": "archived"})
-    assert [p.id for p in store.scroll_all(payload_filter={"tier": "archived"})] != []
-    assert store.count({"tier": "archived"}) == 2
-    store.delete([points[0].id])
-    assert store.count() == 299
+    backend.set_payload([points[0].id, points[1].id], {"tier": "archived"})
+    assert [p.id for p in backend.scroll_all(payload_filter={"tier": "archived"})] != []
+    assert backend.count({"tier": "archived"}) == 2
+    backend.delete([points[0].id])
+    assert backend.count() == 299
 
 
 def test_dimension_mismatch_explains_the_rebuild(store: VectorStore, tmp_path: Path) -> None:
