@@ -58,6 +58,9 @@ class Settings(BaseModel):
                                             "a day's observation tokens that trigger an early reflection")
     redis_retry_seconds: float = setting(30.0, "MEMORY_REDIS_RETRY_SECONDS",
                                          "wait before a run retries a step that found Redis down")
+    redis_idle_timeout: float = setting(1800.0, "MEMORY_REDIS_IDLE_TIMEOUT",
+                                        "seconds the embedded redis-server waits with no client and no command "
+                                        "before it persists and stops (0: never); the next command starts it again")
     recall_decay_rate: float = setting(0.01, "MEMORY_RECALL_DECAY_RATE", "recall score decay per day since created")
     recall_idle_timeout: float = setting(1800.0, "MEMORY_RECALL_IDLE_TIMEOUT",
                                          "seconds the recall service waits idle before it stops")
