@@ -26,7 +26,7 @@ from redis.retry import Retry
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import ServiceError
 from memory_pipeline.resources.processes import (
-    command_line, own_pids, process_alive, read_pid, terminate, working_dir, write_pid,
+    command_line, folder_identity, own_pids, process_alive, read_pid, terminate, working_dir, write_pid,
 )
 from memory_pipeline.resources.workspace import ensure_socket_dir, unix_socket_path
 
@@ -205,6 +205,9 @@ class EmbeddedRedis:
         self._stop_watchdog()
         args = [sys.executable, "-m", "memory_pipeline.resources.redis_watchdog", "--dir", str(self.dir),
                 "--socket", str(self.socket_path), "--pid", str(pid), "--idle-timeout", str(self.idle_timeout)]
+        identity = folder_identity(self.dir)
+        if identity is not None:
+            args += ["--folder-id", f"{identity[0]}:{identity[1]}"]
         with open(self.log_path, "ab") as log:
             watchdog = subprocess.Popen(args, cwd=self.dir, stdin=subprocess.DEVNULL, stdout=log,
                                         stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)

@@ -110,9 +110,9 @@ def stop_if_still_idle(folder: Path, pid: int, probe: RedisProbe) -> bool:
         lock.release()
 
 
-def watch(folder: Path, socket_path: Path, pid: int, idle_timeout: float) -> str:
-    """Run until the server is gone; returns why this watchdog stopped."""
-    identity = folder_identity(folder)
+def watch(folder: Path, socket_path: Path, pid: int, idle_timeout: float, identity: tuple[int, int] | None) -> str:
+    """Run until the server is gone; returns why this watchdog stopped. `identity` is the folder's
+    (device, inode) when the server started (the folder may be gone before this process looks)."""
     probe = RedisProbe(socket_path)
     poll = min(30.0, max(TICK_SECONDS, idle_timeout / 10)) if idle_timeout > 0 else None
     idle_since = next_poll = time.monotonic()
@@ -138,9 +138,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--socket", required=True, type=Path)
     parser.add_argument("--pid", required=True, type=int)
     parser.add_argument("--idle-timeout", type=float, default=1800.0, help="seconds; 0 never stops an idle server")
+    parser.add_argument("--folder-id", help="DEVICE:INODE of --dir when the server started")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    why = watch(args.dir, args.socket, args.pid, args.idle_timeout)
+    identity = tuple(int(n) for n in args.folder_id.split(":")) if args.folder_id else folder_identity(args.dir)
+    why = watch(args.dir, args.socket, args.pid, args.idle_timeout, identity)
     print(f"redis watchdog {args.pid}: {why}", file=sys.stderr, flush=True)
     return 0
 
