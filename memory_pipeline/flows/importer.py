@@ -26,7 +26,7 @@ from pathlib import Path
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
-from memory_pipeline.errors import BadInputError
+from memory_pipeline.errors import BadInputError, EmptyTranscriptError
 from memory_pipeline.flows.emit import _session_id_from, emit_session_event
 from memory_pipeline.resources.hook_state import HookStateStore
 from memory_pipeline.resources.inbox import Inbox
@@ -109,11 +109,11 @@ def already_imported(workspace: Workspace, dedupe_key: str) -> bool:
 def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool]) -> ImportItem:
     try:
         transcript = parse_transcript(path)
+    except EmptyTranscriptError:
+        return ImportItem(str(path), "skipped", reason="empty session: no user or assistant messages")
     except BadInputError as exc:
         return ImportItem(str(path), "failed", reason=str(exc))
     session_id = _session_id_from(transcript, path)
-    if not transcript.messages:
-        return ImportItem(str(path), "skipped", session_id, reason="empty session: no user or assistant messages")
     hook_state = HookStateStore(workspace)
     covered = hook_state.load(session_id).last_event_message_id
     if covered is None:
