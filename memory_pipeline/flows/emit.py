@@ -119,4 +119,5 @@ def emit_session_event(
         session_name=session_name,
     )
     event.data.window_start_id = window_start
+    event.data.session_user_message_count = transcript.user_message_count
     return EmitResult(event, Inbox(workspace).write(event), last_message_id=windowed.messages[-1].id)

@@ -90,7 +90,7 @@ def find_transcripts(paths: Iterable[Path]) -> tuple[list[Path], list[ImportItem
                 if not candidate.is_file() or candidate.suffix not in SUFFIXES:
                     continue
                 if is_subagent_file(candidate.relative_to(path)):
-                    reported.append(ImportItem(str(candidate), "skipped", reason=SUBAGENT))
+                    reported.append(ImportItem(str(candidate.resolve()), "skipped", reason=SUBAGENT))
                 else:
                     found.setdefault(candidate.resolve(), None)
         elif path.is_file():

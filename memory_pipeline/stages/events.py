@@ -84,9 +84,13 @@ def build_event(
 
 
 def observe_skip_reason(event: SessionEvent) -> str | None:
-    """Why the Observer skips this event (a session end under 5 user messages), or None.
-    A compaction window is always observed: the context it summarizes is about to be lost."""
-    count = event.data.user_message_count
+    """Why the Observer skips this event (the end of a session of under 5 user messages), or None.
+    The count is the whole session's (`sessionUserMessageCount`; older events: the window's), so the
+    tail of a resumed session is observed once the session has grown long enough. A compaction
+    window is always observed: the context it summarizes is about to be lost."""
+    count = event.data.session_user_message_count
+    if count is None:
+        count = event.data.user_message_count
     if event.data.trigger == "shutdown" and count < MIN_USER_MESSAGES_TO_OBSERVE:
         return f"{NOT_OBSERVED}: {count} user message{'s' if count != 1 else ''} (observing needs {MIN_USER_MESSAGES_TO_OBSERVE})"
     return None
