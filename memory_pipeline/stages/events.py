@@ -27,6 +27,7 @@ from memory_pipeline.models import (
 # Observing is worth an Observer run from 5 user messages on; remembering is not: a shorter
 # session's event is accepted and its messages indexed ("indexed, not observed").
 MIN_USER_MESSAGES_TO_OBSERVE = 5
+MIN_USER_MESSAGES_FOR_SHUTDOWN = MIN_USER_MESSAGES_TO_OBSERVE  # the old name, for code written against it
 NOT_OBSERVED = "indexed, not observed"
 MAX_EVENT_BYTES = 64 * 1024 * 1024
 MAX_JSON_DEPTH = 64
