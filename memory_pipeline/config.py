@@ -64,6 +64,9 @@ class Settings(BaseModel):
                                          "wait before a run retries a step that found Redis down")
     recall_recency_weight: float = setting(0.05, "MEMORY_RECALL_RECENCY_WEIGHT",
                                            "the most recency adds to a recall score (halved every 30 days; 0 = off)")
+    redis_idle_timeout: float = setting(1800.0, "MEMORY_REDIS_IDLE_TIMEOUT",
+                                        "seconds the embedded redis-server waits with no client and no command "
+                                        "before it persists and stops (0: never); the next command starts it again")
     recall_idle_timeout: float = setting(1800.0, "MEMORY_RECALL_IDLE_TIMEOUT",
                                          "seconds the recall service waits idle before it stops")
     recall_start_timeout: float = setting(90.0, "MEMORY_RECALL_START_TIMEOUT",

@@ -9,6 +9,10 @@ class BadInputError(MemoryPipelineError):
     """Input from a user, an agent or a file that cannot be used (CLI exit code 2)."""
 
 
+class EmptyTranscriptError(BadInputError):
+    """A transcript that parses but holds no user or assistant message (nothing to remember)."""
+
+
 class ServiceError(MemoryPipelineError):
     """Redis, Qdrant or the embedder is unreachable or failed (CLI exit code 1)."""
 

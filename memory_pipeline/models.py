@@ -116,6 +116,8 @@ class EventData(BaseModel):
     messages: str | None = None  # inline serialized transcript
     transcript: TranscriptRef | None = None  # or a snapshot in the workspace
     window_start_id: str | None = Field(None, alias="windowStartId")  # first message of the window
+    # user messages in the whole session so far (the window may be the tail of a resumed session)
+    session_user_message_count: int | None = Field(None, alias="sessionUserMessageCount", ge=0)
 
 
 class SessionEvent(BaseModel):

@@ -38,11 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
         review,
         secrets,
         status,
+        stop,
         ui,
     )
 
     commands = [events, ingest, demo, status, bench, ui, hook, install_hooks, import_cmd, reflect, review, brief,
-                recall, maintain, feedback, friction, secrets, ledger, pack]
+                recall, maintain, feedback, friction, secrets, ledger, pack, stop]
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Durable, reviewable, searchable memory for coding agents.",

@@ -20,7 +20,8 @@ def register(sub) -> None:
     emit.add_argument("--captured-at", help="ISO 8601 time of capture (default: now)")
     emit.add_argument("--window", default="all", choices=["all", "since-compaction"],
                       help="which messages the event covers (default: the whole transcript)")
-    emit.add_argument("--force", action="store_true", help="emit a shutdown event even under 5 user messages")
+    emit.add_argument("--force", action="store_true", help="no effect (kept for old scripts): a session under 5 user messages is always emitted, "
+                      "indexed and not observed")
     add_json_flag(emit)
     emit.set_defaults(handler=run_emit)
 
@@ -37,6 +38,7 @@ def parse_time(value: str | None) -> datetime | None:
 
 def run_emit(args) -> int:
     from memory_pipeline.flows.emit import emit_session_event
+    from memory_pipeline.stages.events import observe_skip_reason
 
     result = emit_session_event(
         workspace_from_env(),
@@ -55,9 +57,12 @@ def run_emit(args) -> int:
         else:
             print(f"memory-pipeline: no event: {result.skipped}", file=sys.stderr)
         return 0
+    skip = observe_skip_reason(result.event)
     if args.json:
         print_json({"emitted": True, "path": str(result.path), "dedupeKey": result.event.data.dedupe_key,
-                    "day": result.event.day})
+                    "day": result.event.day, "observed": skip is None, "note": skip})
     else:
         print(result.path)
+        if skip:
+            print(f"memory-pipeline: {skip}", file=sys.stderr)
     return 0

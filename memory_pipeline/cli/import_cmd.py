@@ -12,8 +12,9 @@ def register(sub) -> None:
         "import",
         help="backfill transcripts (Claude Code projects folder, pi or Codex sessions folder, files) as events",
         description="Each session becomes a shutdown event dated by the transcript's own timestamps and is "
-        "accepted into events/<day>/. Subagent files, sessions under 5 user messages and sessions already "
-        "imported are skipped. Then run `memory-pipeline ingest` (or a Dagster backfill over those days).",
+        "accepted into events/<day>/. A session under 5 user messages is imported as indexed, not observed "
+        "(its messages become searchable; the Observer skips it). Empty sessions, subagent files and sessions "
+        "already imported are skipped. Then run `memory-pipeline ingest` (or a Dagster backfill over those days).",
     )
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     add_json_flag(parser)
@@ -46,11 +47,12 @@ def run_import(args) -> int:
     else:
         counts = report.counts
         out = Console()
-        out.print(f"{counts['imported']} imported, {counts['already']} already imported, "
-                  f"{counts['too-short']} under 5 user messages, {counts['failed']} failed")
+        out.print(f"{counts['imported']} imported ({counts['indexed_not_observed']} of them indexed, not observed: "
+                  f"under 5 user messages), {counts['already']} already imported, {counts['skipped']} skipped, "
+                  f"{counts['failed']} failed")
         if report.days:
-            out.print(f"days: {', '.join(report.days)}  →  run `memory-pipeline ingest` to observe them")
+            out.print(f"days: {', '.join(report.days)}  →  run `memory-pipeline ingest` to index and observe them")
         for item in report.items:
-            if item.status == "failed":
-                out.print(f"  [yellow]failed[/] {item.path}: {item.reason}", highlight=False)
+            if item.status in ("failed", "skipped"):
+                out.print(f"  [yellow]{item.status}[/] {item.path}: {item.reason}", highlight=False)
     return 1 if report.counts["failed"] and not report.counts["imported"] else 0

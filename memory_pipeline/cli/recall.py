@@ -141,7 +141,9 @@ def run_service(args) -> int:
     if args.action == "start":
         status = recall_service.ensure_service(workspace, service_command(workspace))
     elif args.action == "stop":
-        status = {"stopped": recall_service.stop_service(workspace)}
+        pid = recall_service.stop_service(workspace)
+        status = {"stopped": pid is not None, "pid": pid,
+                  "note": "only the recall service; `memory-pipeline stop` stops every service of the workspace"}
     else:
         status = recall_service.ping(workspace) or {"running": False}
     if args.json:

@@ -14,13 +14,21 @@ def register(sub) -> None:
 
 
 def service_status(workspace, settings: Settings) -> dict:
+    from memory_pipeline.resources.embedded_redis import EmbeddedRedis
     from memory_pipeline.resources.redis_store import RedisStore, connect_redis
     from memory_pipeline.resources.vector_shards import workspace_store
 
     services: dict[str, dict] = {}
     try:
-        RedisStore(connect_redis(settings.redis_url, workspace.state)).ping()
-        services["redis"] = {"ok": True, "where": settings.redis_url or str(workspace.state_path("redis") / "redis.sock")}
+        if settings.redis_url:
+            RedisStore(connect_redis(settings.redis_url, workspace.state)).ping()
+            services["redis"] = {"ok": True, "where": settings.redis_url}
+        else:  # looking must not start it: an idle embedded server stops, the next command starts it
+            server = EmbeddedRedis(workspace.state)
+            running = server.running_pid() is not None
+            services["redis"] = {"ok": True, "where": str(server.socket_path), "running": running}
+            if not running:
+                services["redis"]["note"] = "not running; the next command that needs it starts it"
     except MemoryPipelineError as exc:
         services["redis"] = {"ok": False, "error": str(exc)}
     try:
@@ -40,14 +48,17 @@ def counts(workspace) -> dict:
     from memory_pipeline.flows.observe import load_observations
     from memory_pipeline.flows.runs import get_instance
     from memory_pipeline.resources.inbox import Inbox
+    from memory_pipeline.stages.events import observe_skip_reason
 
     inbox = Inbox(workspace)
     days = inbox.accepted_days()
+    events = [e for d in days for e in inbox.accepted(d)]
     observations = [o for d in days for o in load_observations(workspace, d)]
     return {
         "inbox_pending": len(inbox.pending()),
         "quarantined": len(inbox.quarantined()),
-        "events": sum(len(inbox.accepted(d)) for d in days),
+        "events": len(events),
+        "indexed_not_observed": sum(1 for e in events if observe_skip_reason(e) is not None),
         "days": len(days),
         "observations": len(observations),
         "facts": sum(len(o.facts) for o in observations),
@@ -56,10 +67,15 @@ def counts(workspace) -> dict:
 
 
 def run_status(args) -> int:
+    from memory_pipeline.cli.stop import describe
+    from memory_pipeline.resources.services import workspace_processes
+
     settings = Settings.from_env()
     workspace = workspace_from_env()
     report = {"workspace": str(workspace.root), "services": service_status(workspace, settings), **counts(workspace)}
     report["hooks_7d"] = hook_decisions(workspace)
+    processes = workspace_processes(workspace)
+    report["processes"] = [p.as_dict() for p in processes]
     if args.json:
         print_json(report)
         return 0
@@ -70,12 +86,16 @@ def run_status(args) -> int:
         detail = ", ".join(f"{k}={v}" for k, v in info.items() if k != "ok")
         out.print(f"{name:<10} {state}{detail}", highlight=False)
     out.print(f"inbox      {report['inbox_pending']} pending, {report['quarantined']} quarantined")
-    out.print(f"memory     {report['events']} events over {report['days']} days, "
+    out.print(f"memory     {report['events']} events over {report['days']} days "
+              f"({report['indexed_not_observed']} indexed, not observed), "
               f"{report['observations']} observations, {report['facts']} facts")
     pending = report["pending_days"]
     out.print(f"pending    {', '.join(pending) if pending else 'nothing'}")
     hooks = report["hooks_7d"]
     out.print(f"hooks (7d) {', '.join(f'{k} {v}' for k, v in hooks.items()) if hooks else 'no decisions logged'}")
+    out.print(f"processes  {'none running' if not processes else len(processes)}")
+    for process in processes:
+        out.print(f"  {describe(process)}", highlight=False)
     return 0
 
 

@@ -11,6 +11,7 @@ from memory_pipeline.defs.resources import LLMResource, RedisResource, Workspace
 from memory_pipeline.errors import LLMError, ServiceError
 from memory_pipeline.flows.observe import collect_sessions, observe_day
 from memory_pipeline.resources.daily_log import DailyLog
+from memory_pipeline.stages.events import observe_skip_reason
 from memory_pipeline.stages.invariants import duplicate_ids, facts_without_source
 
 GROUP = "ingest"
@@ -21,7 +22,9 @@ SESSIONS_SPEC = dict(
     group_name=GROUP,
     kinds={"python"},
     description="Agent sessions captured on the day: each accepted event's transcript window, "
-    "parsed (Claude Code, pi, Codex or text) and redacted, stored under `sessions/YYYY-MM-DD/`.",
+    "parsed (Claude Code, pi, Codex or text) and redacted, stored under `sessions/YYYY-MM-DD/`. "
+    "Every session's messages are indexed; a session end under 5 user messages is not observed "
+    "(`indexed, not observed` in the table).",
 )
 
 
@@ -31,18 +34,21 @@ def sessions(context: dg.AssetExecutionContext, workspace: WorkspaceResource) ->
     failed = {r.event.data.dedupe_key[:12]: r.error for r in records if r.error}
     for key, reason in failed.items():
         context.log.warning(f"session {key}: {reason}")
+    skipped = {r.event.data.dedupe_key: observe_skip_reason(r.event) for r in ok}
     rows = "\n".join(
         f"| {r.event.data.session_id} | {r.event.data.trigger} | {len(r.transcript.messages)} | "
-        f"{r.transcript.format} |" for r in ok
+        f"{r.transcript.format} | {skipped[r.event.data.dedupe_key] or 'observed'} |" for r in ok
     )
     return dg.MaterializeResult(metadata={
         "sessions": len(ok),
         "messages": sum(len(r.transcript.messages) for r in ok),
         "user_messages": sum(r.transcript.user_message_count for r in ok),
+        "indexed_not_observed": sum(1 for reason in skipped.values() if reason),
         "failed": len(failed),
         "failures": md_list(failed),
         "sessions_table": dg.MetadataValue.md(
-            "| session | trigger | messages | format |\n|---|---|---|---|\n" + rows if rows else "_no sessions_"
+            "| session | trigger | messages | format | memory |\n|---|---|---|---|---|\n" + rows
+            if rows else "_no sessions_"
         ),
     })
 
@@ -93,6 +99,7 @@ def observations(
         "observations": len(result.observations),
         "observed_now": result.observed,
         "reused": result.reused,
+        "indexed_not_observed": len(result.not_observed),
         "lock_waits": len(result.in_flight),  # events another live run held the observe lock for
         "facts_high": priorities["high"],
         "facts_medium": priorities["medium"],

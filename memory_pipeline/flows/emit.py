@@ -14,7 +14,7 @@ from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import SessionEvent, Transcript, TranscriptRef, Trigger, content_hash
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace, atomic_write_text
-from memory_pipeline.stages.events import MIN_USER_MESSAGES_FOR_SHUTDOWN, build_event, check_session_id
+from memory_pipeline.stages.events import build_event, check_session_id
 
 MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
 
@@ -80,7 +80,11 @@ def emit_session_event(
     force: bool = False,
     use_transcript_time: bool = False,
 ) -> EmitResult:
-    """Write one event file into the inbox. Raises BadInputError for unusable input."""
+    """Write one event file into the inbox. Raises BadInputError for unusable input.
+
+    A session end under 5 user messages is emitted too: its messages are indexed, and the Observer
+    skips it (`stages.events.observe_skip_reason`). `force` is kept for older callers; it changes nothing.
+    """
     from memory_pipeline.stages.transcripts import parse_transcript
 
     path = Path(transcript_path).expanduser()
@@ -99,11 +103,6 @@ def emit_session_event(
         raise BadInputError(f"transcript has no messages: {path}")
     session_id = session_id or _session_id_from(transcript, path)
     check_session_id(session_id)
-    if trigger == "shutdown" and transcript.user_message_count < MIN_USER_MESSAGES_FOR_SHUTDOWN and not force:
-        return EmitResult(None, None, skipped=(
-            f"session has {transcript.user_message_count} user messages; "
-            f"shutdown events need at least {MIN_USER_MESSAGES_FOR_SHUTDOWN}"
-        ))
     windowed, window_start = _window(transcript, window)
     if not windowed.messages:
         return EmitResult(None, None, skipped="no new messages since the last event of this session")
@@ -124,4 +123,5 @@ def emit_session_event(
         session_name=session_name,
     )
     event.data.window_start_id = window_start
+    event.data.session_user_message_count = transcript.user_message_count
     return EmitResult(event, Inbox(workspace).write(event), last_message_id=windowed.messages[-1].id)

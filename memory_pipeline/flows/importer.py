@@ -3,11 +3,13 @@
 Each session found (Claude Code projects folder without subagent files, pi or Codex sessions
 folder, or single files) is emitted like a session end with `use_transcript_time=True`, then
 accepted straight into `events/<day>/` so a Dagster backfill over those days (or `ingest`) sees it.
-A session already imported (its dedupe key accepted or waiting in the inbox) is skipped, and so
-is a session under 5 user messages. A session the hooks already captured live (or an earlier
-import took) is imported from the message after the last one an event covered, so nothing is
-observed twice; the import then records its own last message, so a later live resume or import
-continues from there.
+A session already imported (its dedupe key accepted or waiting in the inbox) is skipped. Every
+other session with messages is imported: one under 5 user messages too, as "indexed, not
+observed" (its messages become searchable; the Observer skips it). Only empty sessions and
+subagent files are skipped, each with its reason. A session the hooks already captured live (or
+an earlier import took) is imported from the message after the last one an event covered, so
+nothing is indexed or observed twice; the import then records its own last message, so a later
+live resume or import continues from there, and that later window is observed when it is long enough.
 
 One event per session, covering the whole file: the transcript still holds every message from
 before its compactions, so one observation sees it all; compaction events per window would make
@@ -24,25 +26,29 @@ from pathlib import Path
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
-from memory_pipeline.errors import BadInputError
+from memory_pipeline.errors import BadInputError, EmptyTranscriptError
 from memory_pipeline.flows.emit import _session_id_from, emit_session_event
 from memory_pipeline.resources.hook_state import HookStateStore
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.events import MIN_USER_MESSAGES_FOR_SHUTDOWN, build_event
+from memory_pipeline.stages.events import build_event, observe_skip_reason
 from memory_pipeline.stages.transcripts import parse_transcript
 
 SUFFIXES = (".jsonl",)
 
 
+STATUSES = ("imported", "already", "skipped", "failed")
+
+
 @dataclass
 class ImportItem:
     path: str
-    status: str  # imported | already | too-short | failed
+    status: str  # one of STATUSES
     session_id: str | None = None
     day: str | None = None
     dedupe_key: str | None = None
     reason: str | None = None
+    observed: bool | None = None  # imported: False when the Observer will skip it ("indexed, not observed")
 
 
 @dataclass
@@ -52,7 +58,9 @@ class ImportReport:
     @property
     def counts(self) -> dict[str, int]:
         found = Counter(item.status for item in self.items)
-        return {status: found.get(status, 0) for status in ("imported", "already", "too-short", "failed")}
+        counts = {status: found.get(status, 0) for status in STATUSES}
+        counts["indexed_not_observed"] = sum(1 for item in self.items if item.observed is False)
+        return counts
 
     @property
     def days(self) -> list[str]:
@@ -67,22 +75,29 @@ def is_subagent_file(path: Path) -> bool:
     return "subagents" in path.parts or path.name.startswith("agent-")
 
 
+SUBAGENT = "subagent transcript: part of its parent session, which is imported"
+
+
 def find_transcripts(paths: Iterable[Path]) -> tuple[list[Path], list[ImportItem]]:
-    """Transcript files under the given folders and files, and items for paths that do not exist."""
+    """Transcript files under the given folders and files, and items for what is not imported:
+    paths that do not exist (failed) and subagent files (skipped)."""
     found: dict[Path, None] = {}
-    missing: list[ImportItem] = []
+    reported: list[ImportItem] = []
     for given in paths:
         path = Path(given).expanduser()
         if path.is_dir():
             for candidate in sorted(path.rglob("*")):
-                relative = candidate.relative_to(path)
-                if candidate.is_file() and candidate.suffix in SUFFIXES and not is_subagent_file(relative):
+                if not candidate.is_file() or candidate.suffix not in SUFFIXES:
+                    continue
+                if is_subagent_file(candidate.relative_to(path)):
+                    reported.append(ImportItem(str(candidate.resolve()), "skipped", reason=SUBAGENT))
+                else:
                     found.setdefault(candidate.resolve(), None)
         elif path.is_file():
             found.setdefault(path.resolve(), None)
         else:
-            missing.append(ImportItem(str(path), "failed", reason="no such file or folder"))
-    return list(found), missing
+            reported.append(ImportItem(str(path), "failed", reason="no such file or folder"))
+    return list(found), reported
 
 
 def already_imported(workspace: Workspace, dedupe_key: str) -> bool:
@@ -94,14 +109,15 @@ def already_imported(workspace: Workspace, dedupe_key: str) -> bool:
 def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool]) -> ImportItem:
     try:
         transcript = parse_transcript(path)
+    except EmptyTranscriptError:
+        return ImportItem(str(path), "skipped", reason="empty session: no user or assistant messages")
     except BadInputError as exc:
         return ImportItem(str(path), "failed", reason=str(exc))
     session_id = _session_id_from(transcript, path)
-    if transcript.user_message_count < MIN_USER_MESSAGES_FOR_SHUTDOWN:
-        return ImportItem(str(path), "too-short", session_id,
-                          reason=f"{transcript.user_message_count} user messages")
     hook_state = HookStateStore(workspace)
     covered = hook_state.load(session_id).last_event_message_id
+    if covered is not None and covered not in {m.id for m in transcript.messages}:
+        covered = None  # another file of the session (a migrated copy): its ids are not this one's
     if covered is None:
         draft = build_event(transcript, trigger="shutdown", session_id=session_id,
                             captured_at=datetime.now().astimezone(), messages="-")
@@ -115,14 +131,16 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
     if result.path is None or result.event is None:
         if covered:
             return ImportItem(str(path), "already", session_id, reason=f"captured up to message {covered}")
-        return ImportItem(str(path), "too-short", session_id, reason=result.skipped)
+        return ImportItem(str(path), "skipped", session_id, reason=result.skipped)
     outcome = Inbox(workspace).take(result.path, valid_day)
     status = {"accepted": "imported", "duplicate": "already"}.get(outcome.status, "failed")
     if status != "failed":
         last = result.last_message_id
         hook_state.update(session_id, lambda s: setattr(s, "last_event_message_id", last), datetime.now().astimezone())
+    skip = observe_skip_reason(result.event)
     return ImportItem(str(path), status, session_id, result.event.day, result.event.data.dedupe_key,
-                      reason=outcome.reason if status == "failed" else None)
+                      reason=outcome.reason if status == "failed" else skip,
+                      observed=(skip is None) if status == "imported" else None)
 
 
 def import_transcripts(

@@ -8,10 +8,11 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from memory_pipeline.flows.observe import observation_path
+from memory_pipeline.flows.observe import not_observed_path, observation_path
 from memory_pipeline.models import Observation, SessionEvent
 from memory_pipeline.resources.inbox import Inbox, TakeOutcome
 from memory_pipeline.resources.workspace import Workspace, atomic_write_json
+from memory_pipeline.stages.events import observe_skip_reason
 
 
 def take_inbox(workspace: Workspace, valid_day: Callable[[str], bool] | None = None) -> list[TakeOutcome]:
@@ -20,6 +21,10 @@ def take_inbox(workspace: Workspace, valid_day: Callable[[str], bool] | None = N
 
 
 def needs_observation(workspace: Workspace, event: SessionEvent, code_version: str) -> bool:
+    """The event still needs its run: no observation of this code version yet, or, for a session
+    the Observer skips (indexed, not observed), no run has marked it yet."""
+    if observe_skip_reason(event) is not None:
+        return not not_observed_path(workspace, event.day, event.data.dedupe_key).exists()
     path = observation_path(workspace, event.day, event.data.dedupe_key)
     if not path.exists():
         return True

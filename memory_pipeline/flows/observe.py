@@ -18,6 +18,7 @@ from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.events import observe_skip_reason
 from memory_pipeline.stages.observe.observer import format_segments_for_log
 from memory_pipeline.stages.observe.session import observe_session
 from memory_pipeline.stages.redact import redact_transcript
@@ -37,6 +38,7 @@ class DayObservations:
     reused: int = 0
     in_flight: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
+    not_observed: dict[str, str] = field(default_factory=dict)  # dedupe key -> why (indexed only)
     usage: LLMUsage = field(default_factory=LLMUsage)
     redis_error: str | None = None
 
@@ -47,6 +49,11 @@ def sessions_path(workspace: Workspace, day: str, key: str) -> Path:
 
 def observation_path(workspace: Workspace, day: str, key: str) -> Path:
     return workspace.observations_dir(day) / f"{key}.json"
+
+
+def not_observed_path(workspace: Workspace, day: str, key: str) -> Path:
+    """Marks an event the Observer skipped on purpose (a short session: indexed, not observed)."""
+    return workspace.observations_dir(day) / f"{key}.not-observed"
 
 
 def collect_sessions(workspace: Workspace, day: str) -> list[SessionRecord]:
@@ -144,6 +151,11 @@ def observe_day(
     version = prompt.code_version(model)
     for event in Inbox(workspace).accepted(day):
         key = event.data.dedupe_key
+        skip = observe_skip_reason(event)
+        if skip is not None:
+            workspace.write_text(not_observed_path(workspace, day, key), skip + "\n")
+            result.not_observed[key] = skip
+            continue
         path = observation_path(workspace, day, key)
         observation = _load_observation(path)
         if observation is None or observation.code_version != version:

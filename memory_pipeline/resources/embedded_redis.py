@@ -3,6 +3,9 @@
 Several processes (the Dagster daemon, CLI commands, hooks) share one server: the first one
 to need it starts it detached, the others find it through the pid file and a PING on the
 socket. A file lock around the start makes two processes starting at once produce one server.
+Beside the server runs its watchdog (resources/redis_watchdog.py): it shuts an idle server down
+(MEMORY_REDIS_IDLE_TIMEOUT) and stops it when the workspace is removed. A start first stops any
+server of this folder that no longer answers (its workspace was removed and made again).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -19,8 +23,21 @@ from filelock import FileLock, Timeout
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
+from memory_pipeline.config import Settings
 from memory_pipeline.errors import ServiceError
+from memory_pipeline.resources.processes import (
+    command_line,
+    folder_identity,
+    own_pids,
+    process_alive,
+    read_pid,
+    terminate,
+    working_dir,
+    write_pid,
+)
 from memory_pipeline.resources.workspace import ensure_socket_dir, unix_socket_path
+
+__all__ = ["EmbeddedRedis", "process_alive", "redis_server_binary"]
 
 DIR_MODE = 0o700
 
@@ -44,54 +61,18 @@ def redis_server_binary() -> str:
     return found
 
 
-def process_alive(pid: int) -> bool:
-    """True if `pid` runs and is not a zombie (reaps it if it is our own dead child)."""
-    try:
-        reaped, _ = os.waitpid(pid, os.WNOHANG)
-        if reaped == pid:
-            return False
-    except ChildProcessError:
-        pass
-    stat = Path(f"/proc/{pid}/stat")
-    if Path("/proc/self").exists():
-        try:
-            return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
-        except (FileNotFoundError, ProcessLookupError, IndexError):
-            return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _terminate(pid: int, signals: tuple[signal.Signals | None, ...], grace: float) -> bool:
-    """Wait `grace` seconds per step for `pid` to exit, sending each signal in turn (None: just wait)."""
-    for sig in signals:
-        if sig is not None:
-            try:
-                os.kill(pid, sig)
-            except ProcessLookupError:
-                return True
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline:
-            if not process_alive(pid):
-                return True
-            time.sleep(0.02)
-    return not process_alive(pid)
-
-
 class EmbeddedRedis:
-    """One redis-server per state dir: `<state_dir>/redis/{redis.sock,redis.pid,redis.log}`."""
+    """One redis-server per state dir: `<state_dir>/redis/{redis.sock,redis.pid,redis.log}`,
+    and its watchdog (`watchdog.pid`)."""
 
-    def __init__(self, state_dir: Path, start_timeout: float = 10.0) -> None:
+    def __init__(self, state_dir: Path, start_timeout: float = 10.0, idle_timeout: float | None = None) -> None:
         self.dir = Path(state_dir).expanduser().resolve() / "redis"
         self.socket_path = unix_socket_path(self.dir, "redis.sock")
         self.pid_path = self.dir / "redis.pid"
+        self.watchdog_pid_path = self.dir / "watchdog.pid"
         self.log_path = self.dir / "redis.log"
         self.start_timeout = start_timeout
+        self.idle_timeout = Settings.from_env().redis_idle_timeout if idle_timeout is None else idle_timeout
 
     def client(self, timeout: float = 5.0, retries: int = 3) -> redis.Redis:
         """A client on the socket; probes use retries=0 so a dead server is seen at once."""
@@ -153,9 +134,26 @@ class EmbeddedRedis:
             finally:
                 client.close()
         if pid is not None and self._is_ours(pid):
-            _terminate(pid, (None, signal.SIGTERM, signal.SIGKILL), grace=timeout)
+            terminate(pid, (None, signal.SIGTERM, signal.SIGKILL), grace=timeout)
+        for other in self.server_pids():  # one that no longer answers, or a hung one
+            terminate(other, (signal.SIGTERM, signal.SIGKILL), grace=timeout)
+        self._stop_watchdog()
         self.pid_path.unlink(missing_ok=True)
         self.socket_path.unlink(missing_ok=True)
+
+    def watchdog_pid(self) -> int | None:
+        """The live watchdog's pid, or None."""
+        pid = read_pid(self.watchdog_pid_path)
+        if pid is None or not process_alive(pid):
+            return None
+        line = command_line(pid)
+        return pid if "memory_pipeline.resources.redis_watchdog" in line and str(self.dir) in line else None
+
+    def _stop_watchdog(self) -> None:
+        pid = self.watchdog_pid()
+        if pid is not None:
+            terminate(pid, (signal.SIGTERM, signal.SIGKILL), grace=5.0)
+        self.watchdog_pid_path.unlink(missing_ok=True)
 
     # --- internals ---------------------------------------------------------------------
 
@@ -197,6 +195,7 @@ class EmbeddedRedis:
             if process.poll() is not None:
                 break
             if self.running_pid() == process.pid:
+                self._start_watchdog(process.pid)
                 return process.pid
             time.sleep(0.01)
         if process.poll() is None:
@@ -208,40 +207,51 @@ class EmbeddedRedis:
             f"(exit code {process.returncode}); last lines of {self.log_path}:\n{self._log_tail()}"
         )
 
+    def _start_watchdog(self, pid: int) -> None:
+        """The watchdog of server `pid` (detached, so it outlives this process)."""
+        self._stop_watchdog()
+        args = [sys.executable, "-m", "memory_pipeline.resources.redis_watchdog", "--dir", str(self.dir),
+                "--socket", str(self.socket_path), "--pid", str(pid), "--idle-timeout", str(self.idle_timeout)]
+        identity = folder_identity(self.dir)
+        if identity is not None:
+            args += ["--folder-id", f"{identity[0]}:{identity[1]}"]
+        with open(self.log_path, "ab") as log:
+            watchdog = subprocess.Popen(args, cwd=self.dir, stdin=subprocess.DEVNULL, stdout=log,
+                                        stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
+        write_pid(self.watchdog_pid_path, watchdog.pid)
+
     def _clean_stale(self) -> None:
-        """Remove a pid file and socket left by a dead (or hung) server of this state dir."""
-        pid = self._read_pid()
-        if pid is not None and self._is_ours(pid):
-            _terminate(pid, (signal.SIGTERM, signal.SIGKILL), grace=5.0)
+        """Stop every server of this state dir that does not answer: a hung one, or one whose
+        workspace was removed (its socket and pid file went with it) and made again here."""
+        for pid in self.server_pids():
+            terminate(pid, (signal.SIGTERM, signal.SIGKILL), grace=5.0)
+        self._stop_watchdog()
         self.pid_path.unlink(missing_ok=True)
         self.socket_path.unlink(missing_ok=True)
 
-    def _is_ours(self, pid: int) -> bool:
+    def server_pids(self) -> list[int]:
+        """This user's redis-servers working in this state dir (or in a removed one at its path),
+        answering or not."""
+        found = {pid for pid in own_pids() if self._is_ours(pid, removed_too=True)}
+        recorded = self._read_pid()
+        if recorded is not None and self._is_ours(recorded):
+            found.add(recorded)
+        return sorted(found)
+
+    def _is_ours(self, pid: int, removed_too: bool = False) -> bool:
         """A live redis-server whose working directory is this state dir (pids get reused)."""
-        if not process_alive(pid):
+        if pid == os.getpid() or not process_alive(pid):
             return False
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-            cwd = os.readlink(f"/proc/{pid}/cwd")
-        except OSError:
+        line, cwd = command_line(pid), working_dir(pid)
+        if not line or "redis-server" not in line[0] or cwd is None:
             return False
-        return b"redis-server" in cmdline and Path(cwd) == self.dir
+        return cwd == str(self.dir) or (removed_too and cwd == f"{self.dir} (deleted)")
 
     def _read_pid(self) -> int | None:
-        try:
-            return int(self.pid_path.read_text().strip())
-        except (FileNotFoundError, ValueError):
-            return None
+        return read_pid(self.pid_path)
 
     def _write_pid(self, pid: int) -> None:
-        tmp = self.pid_path.with_suffix(".pid.tmp")
-        try:
-            tmp.write_text(f"{pid}\n")
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.pid_path)
-        except OSError:  # a full disk leaves no half-written temp file behind
-            tmp.unlink(missing_ok=True)
-            raise
+        write_pid(self.pid_path, pid)
 
     def _log_tail(self, lines: int = 20) -> str:
         try:

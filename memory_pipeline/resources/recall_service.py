@@ -1,7 +1,8 @@
 """The long-lived recall service: JSON lines over a user-only unix socket in the workspace's state/.
 
 One request per connection: the client writes a JSON object and a newline, the server answers
-one JSON line. The server stops itself after `idle_timeout` seconds without requests. Clients
+one JSON line. The server stops itself after `idle_timeout` seconds without requests, and when
+its workspace folder is removed (or replaced by another folder at the same path). Clients
 start it on demand under a file lock, so two clients starting at once get one service; a
 second server that cannot take the run lock exits at once.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import socket
 import socketserver
 import subprocess
@@ -23,6 +25,14 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from memory_pipeline.errors import ServiceError
+from memory_pipeline.resources.processes import (
+    command_line,
+    folder_identity,
+    process_alive,
+    read_pid,
+    terminate,
+    write_pid,
+)
 from memory_pipeline.resources.workspace import Workspace, ensure_socket_dir, unix_socket_path
 
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0
@@ -115,16 +125,29 @@ def ensure_service(workspace: Workspace, command: list[str], start_timeout: floa
         lock.release()
 
 
-def stop_service(workspace: Workspace, timeout: float = 10.0) -> bool:
-    """Ask the service to stop and wait until its socket is gone; False if none was running."""
-    if ping(workspace) is None:
-        return False
-    with contextlib.suppress(ServiceError):
-        request(socket_path(workspace), {"op": "stop"}, timeout)
+def service_pid(workspace: Workspace) -> int | None:
+    """The pid of this workspace's live recall service (from its pid file), or None."""
+    pid = read_pid(pid_path(workspace))
+    if pid is None or not process_alive(pid):
+        return None
+    line = command_line(pid)
+    return pid if "memory_pipeline.flows.recall.server" in line and str(workspace.root) in line else None
+
+
+def stop_service(workspace: Workspace, timeout: float = 10.0) -> int | None:
+    """Ask the service to stop and wait until its process has exited (SIGTERM, then SIGKILL, if it
+    does not); returns the pid it stopped, or None if none was running."""
+    status = ping(workspace)
+    pid = service_pid(workspace) or (int(status["pid"]) if status and status.get("pid") else None)
+    if status is not None:
+        with contextlib.suppress(ServiceError):
+            request(socket_path(workspace), {"op": "stop"}, timeout)
+    if pid is not None:
+        terminate(pid, (None, signal.SIGTERM, signal.SIGKILL), grace=timeout)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and socket_path(workspace).exists():
         time.sleep(0.05)
-    return True
+    return pid
 
 
 # --- server ----------------------------------------------------------------------------
@@ -187,12 +210,17 @@ def serve(workspace: Workspace, handler: Handler, idle_timeout: float = DEFAULT_
             os.umask(old_umask)
         os.chmod(path, 0o600)
         server.handler, server.touched = handler, time.monotonic()
-        pid_path(workspace).write_text(f"{os.getpid()}\n", encoding="utf-8")
+        write_pid(pid_path(workspace), os.getpid())
+        identity = folder_identity(workspace.root)
 
         def watch_idle() -> None:
             while True:
                 time.sleep(min(1.0, idle_timeout / 4))
                 if time.monotonic() - server.touched > idle_timeout:
+                    server.close_down()
+                    return
+                if folder_identity(workspace.root) != identity:
+                    print("recall service: the workspace folder is gone; stopping", file=sys.stderr, flush=True)
                     server.close_down()
                     return
 

@@ -24,7 +24,11 @@ from memory_pipeline.models import (
     Trigger,
 )
 
-MIN_USER_MESSAGES_FOR_SHUTDOWN = 5
+# Observing is worth an Observer run from 5 user messages on; remembering is not: a shorter
+# session's event is accepted and its messages indexed ("indexed, not observed").
+MIN_USER_MESSAGES_TO_OBSERVE = 5
+MIN_USER_MESSAGES_FOR_SHUTDOWN = MIN_USER_MESSAGES_TO_OBSERVE  # the old name, for code written against it
+NOT_OBSERVED = "indexed, not observed"
 MAX_EVENT_BYTES = 64 * 1024 * 1024
 MAX_JSON_DEPTH = 64
 _SAFE_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -78,6 +82,19 @@ def build_event(
         transcript=transcript_ref,
     )
     return SessionEvent(name=EVENT_NAMES[trigger], data=data)
+
+
+def observe_skip_reason(event: SessionEvent) -> str | None:
+    """Why the Observer skips this event (the end of a session of under 5 user messages), or None.
+    The count is the whole session's (`sessionUserMessageCount`; older events: the window's), so the
+    tail of a resumed session is observed once the session has grown long enough. A compaction
+    window is always observed: the context it summarizes is about to be lost."""
+    count = event.data.session_user_message_count
+    if count is None:
+        count = event.data.user_message_count
+    if event.data.trigger == "shutdown" and count < MIN_USER_MESSAGES_TO_OBSERVE:
+        return f"{NOT_OBSERVED}: {count} user message{'s' if count != 1 else ''} (observing needs {MIN_USER_MESSAGES_TO_OBSERVE})"
+    return None
 
 
 def event_to_json(event: SessionEvent) -> str:

@@ -51,14 +51,16 @@ def test_emit_binary_transcript_exits_2(workspace, tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr
 
 
-def test_emit_short_session_shutdown_is_skipped_with_a_note(workspace, tmp_path):
+def test_emit_short_session_shutdown_is_emitted_as_indexed_not_observed(workspace, tmp_path):
     short = tmp_path / "short.txt"
     short.write_text("User: hi\n\nAssistant: hello\n", encoding="utf-8")
     result = run_cli("emit", "--trigger", "shutdown", "--transcript", str(short), "--json")
-    assert result.returncode == 0
-    assert json.loads(result.stdout) == {"emitted": False, "reason": json.loads(result.stdout)["reason"]}
-    assert "at least 5" in json.loads(result.stdout)["reason"]
-    assert list(workspace.inbox.glob("*.json")) == []
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["emitted"] and report["observed"] is False
+    assert report["note"] == "indexed, not observed: 1 user message (observing needs 5)"
+    [event_file] = workspace.inbox.glob("*.json")
+    assert str(event_file) == report["path"]
 
 
 @pytest.mark.slow

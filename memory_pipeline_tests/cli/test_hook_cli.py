@@ -64,14 +64,15 @@ def test_precompact_before_the_first_compaction_covers_the_whole_session(ws: Pat
     assert event.data.tokens_before == last_usage > 150_000  # the session was near the 200k window
 
 
-def test_session_end_under_five_user_messages_writes_no_event(ws: Path, tmp_path: Path):
+def test_session_end_under_five_user_messages_emits_an_event_to_index_not_observe(ws: Path, tmp_path: Path):
     path = first_user_turns("claude-code/tool_heavy.jsonl", 2, tmp_path / "short.jsonl")
     done = run_hook(payload("SessionEnd", path, session_id="short-session", reason="exit"), hook_env(ws))
     assert done.returncode == 0 and done.stdout == b""
-    assert b"2 user messages" in done.stderr
-    assert {p.relative_to(ws).parts[0] for p in all_files(ws)} == {"state"}  # no event, no snapshot
+    assert b"indexed, not observed: 2 user messages" in done.stderr
+    [event_file] = (ws / "inbox").glob("*.json")
+    assert json.loads(event_file.read_text())["data"]["userMessageCount"] == 2
     [decision] = telemetry(ws)
-    assert decision["decision"] == "skipped" and decision["hook"] == "SessionEnd"
+    assert decision["decision"] == "emitted" and decision["hook"] == "SessionEnd" and decision["observed"] is False
 
 
 def test_session_end_emits_a_session_that_had_enough_turns_quickly(ws: Path):

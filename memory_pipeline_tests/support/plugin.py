@@ -14,6 +14,7 @@ import pytest
 
 from memory_pipeline_tests.support.anthropic_server import anthropic_server
 from memory_pipeline_tests.support.fake_llm import QueuedProvider
+from memory_pipeline_tests.support.leaks import leftover_services, stop_leftovers
 from memory_pipeline_tests.support.workspaces import workspace, workspace_dir
 
 __all__ = ["anthropic_server", "queued_provider", "workspace", "workspace_dir"]
@@ -47,3 +48,19 @@ def pytest_runtest_call(item: pytest.Item):
         return (yield)
     finally:
         sys.meta_path.remove(blocker)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when a redis-server, watchdog, recall service or `dagster dev` started under the
+    run's temporary folders is still alive at the end; stop them first, so nothing outlives the run."""
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is None or getattr(factory, "_basetemp", None) is None:
+        return  # no test asked for a temporary folder: nothing can have been started in one
+    leftovers = leftover_services(factory.getbasetemp())
+    if not leftovers:
+        return
+    stop_leftovers(leftovers)
+    lines = "\n".join(f"  {item}" for item in leftovers)
+    sys.stderr.write(f"\nprocesses left behind by tests (now stopped):\n{lines}\n")
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -1,8 +1,9 @@
 """Claude Code hooks: what each hook event does.
 
 - PreCompact: event for the window about to be summarized + the task checkpoint.
-- SessionEnd: `memory/session.ended` when the session had ≥5 user messages. Fast: parse, redact,
-  snapshot and write one file; the sensor does the heavy work later.
+- SessionEnd: `memory/session.ended` for what the session said since its last event. Fast: parse,
+  redact, snapshot and write one file; the sensor does the heavy work later. Under 5 user messages
+  the window is indexed, not observed.
 - SessionStart: the briefing (startup, resume, clear) or the recovery pointer (compact).
 - UserPromptSubmit: the context level (flows/hook_context.py).
 Every decision is logged to state/hooks/telemetry.jsonl.
@@ -20,6 +21,7 @@ from memory_pipeline.resources.feedback import FeedbackFiles, record_injected
 from memory_pipeline.resources.hook_state import HookStateStore, log_decision
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.events import observe_skip_reason
 from memory_pipeline.stages.hooks.context_level import context_percent, context_window_for
 from memory_pipeline.stages.hooks.recovery import current_task, user_intents
 from memory_pipeline.stages.redact import redact
@@ -99,9 +101,10 @@ def session_ended(workspace: Workspace, payload: HookPayload, now: datetime) -> 
     if result.event is None:
         log_decision(workspace, "skipped", why=result.skipped, **log)
         return HookResult(note=f"no event: {result.skipped}")
+    skip = observe_skip_reason(result.event)
     log_decision(workspace, "emitted", event=result.event.name, dedupe_key=result.event.data.dedupe_key,
-                 window=window, messages=result.event.data.message_count, **log)
-    return HookResult()
+                 window=window, messages=result.event.data.message_count, observed=skip is None, **log)
+    return HookResult(note=skip)
 
 
 def session_started(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:

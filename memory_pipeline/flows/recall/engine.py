@@ -203,12 +203,15 @@ class RecallEngine:
         """Count each hit in Redis; a Redis failure is reported on stderr, the hits still return."""
         if not hits:
             return
-        try:
-            if self._redis is None:
-                from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+        from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 
-                self._redis = RedisStore(connect_redis(self.settings.redis_url, self.workspace.state))
-            self._redis.record_recall_hits([h.id for h in hits])
-        except MemoryPipelineError as exc:
-            self._redis = None
-            print(f"memory-pipeline: recall counters not updated: {exc}", file=sys.stderr)
+        for attempt in (1, 2):  # a kept connection fails once after the idle server stopped: reconnect
+            try:
+                if self._redis is None:
+                    self._redis = RedisStore(connect_redis(self.settings.redis_url, self.workspace.state))
+                self._redis.record_recall_hits([h.id for h in hits])
+                return
+            except MemoryPipelineError as exc:
+                self._redis = None
+                if attempt == 2:
+                    print(f"memory-pipeline: recall counters not updated: {exc}", file=sys.stderr)

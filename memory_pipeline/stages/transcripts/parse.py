@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from memory_pipeline.errors import BadInputError
+from memory_pipeline.errors import BadInputError, EmptyTranscriptError
 from memory_pipeline.models import Transcript, content_hash, stable_id
 from memory_pipeline.stages.transcripts.claude_code import parse_claude_code
 from memory_pipeline.stages.transcripts.codex import parse_codex
@@ -81,7 +81,7 @@ def parse_transcript(
     except PARSE_ERRORS as exc:
         raise BadInputError(f"could not parse {where} as {chosen}: {exc}") from exc
     if not transcript.messages:
-        raise BadInputError(f"{where} has no usable {chosen} messages")
+        raise EmptyTranscriptError(f"{where} has no usable {chosen} messages")
     read, modified = files_touched(transcript.messages)
     return transcript.model_copy(update={
         "session_id": session_id or transcript.session_id or fallback_id or stable_id("text", content_hash(text)),

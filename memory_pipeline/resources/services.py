@@ -1,0 +1,95 @@
+"""The background processes a workspace starts, in one place: list them, stop them all.
+
+- redis-server: the embedded Redis (state/redis/redis.pid) and its watchdog (state/redis/watchdog.pid);
+- recall service: state/recall-service.pid;
+- ui: `dagster dev` started by `memory-pipeline ui` (state/ui.pid; it leads its own process group).
+Each pid is checked against the process's command line (and working directory or environment)
+before anything is sent to it, so a reused pid is never touched.
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import asdict, dataclass
+
+from memory_pipeline.resources import recall_service
+from memory_pipeline.resources.embedded_redis import EmbeddedRedis
+from memory_pipeline.resources.processes import (
+    command_line,
+    environment_has,
+    group_members,
+    process_alive,
+    process_info,
+    read_pid,
+    terminate,
+)
+from memory_pipeline.resources.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class ServiceProcess:
+    name: str  # redis-server | redis-watchdog | recall-service | ui
+    pid: int
+    uptime_s: float | None
+    rss_bytes: int | None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def ui_pid(workspace: Workspace) -> int | None:
+    """The live `dagster dev` that `memory-pipeline ui` started for this workspace, or None."""
+    pid = read_pid(workspace.state_path("ui_pid"))
+    if pid is None or not process_alive(pid):
+        return None
+    if not any("dagster" in part for part in command_line(pid)[:3]):
+        return None
+    return pid if environment_has(pid, "MEMORY_WORKSPACE", str(workspace.root)) else None
+
+
+def _described(name: str, pid: int, group: bool = False) -> ServiceProcess:
+    info = process_info(pid)
+    rss = info.rss_bytes
+    if group:  # dagster dev runs its webserver, daemon and code server in its group
+        sizes = [process_info(member).rss_bytes for member in group_members(pid)]
+        rss = sum(size for size in sizes if size) or rss
+    return ServiceProcess(name, pid, info.uptime_s, rss)
+
+
+def workspace_processes(workspace: Workspace) -> list[ServiceProcess]:
+    """Every live process this workspace started."""
+    found = []
+    redis = EmbeddedRedis(workspace.state)
+    found += [_described("redis-server", pid) for pid in redis.server_pids()]
+    watchdog = redis.watchdog_pid()
+    if watchdog is not None:
+        found.append(_described("redis-watchdog", watchdog))
+    recall = recall_service.service_pid(workspace)
+    if recall is not None:
+        found.append(_described("recall-service", recall))
+    ui = ui_pid(workspace)
+    if ui is not None:
+        found.append(_described("ui", ui, group=True))
+    return found
+
+
+def stop_ui(workspace: Workspace, timeout: float) -> None:
+    pid = ui_pid(workspace)
+    if pid is not None:
+        terminate(pid, (signal.SIGTERM, signal.SIGKILL), grace=timeout, group=True)
+        for member in group_members(pid):
+            terminate(member, (signal.SIGKILL,), grace=timeout)
+    workspace.state_path("ui_pid").unlink(missing_ok=True)
+
+
+def stop_workspace_services(workspace: Workspace, timeout: float = 10.0) -> list[ServiceProcess]:
+    """Stop the ui, the recall service, then Redis (persisted by SHUTDOWN) and its watchdog; wait
+    for each to exit. Returns what was running; a process that would not exit stays in
+    `workspace_processes` (the caller reports it)."""
+    running = workspace_processes(workspace)
+    if not running:
+        return []
+    stop_ui(workspace, timeout)
+    recall_service.stop_service(workspace, timeout)
+    EmbeddedRedis(workspace.state).stop(timeout)
+    return running
