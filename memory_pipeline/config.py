@@ -70,6 +70,9 @@ class Settings(BaseModel):
                                          shown="by model name: 200k, or 1M for `[1m]` models")
     partitions_start: str = setting("2023-01-01", "MEMORY_PARTITIONS_START",
                                     "the first day of the daily partitions (YYYY-MM-DD)")
+    timezone: str | None = setting(None, "MEMORY_TIMEZONE",
+                                   "the IANA time zone the schedules run in and \"today\" is taken in",
+                                   shown="the machine's (`TZ`, else `/etc/localtime`, else UTC)")
     runtime_dir: Path = setting(Path(tempfile.gettempdir()), "XDG_RUNTIME_DIR",
                                 "where short unix-socket paths go when the workspace path is too long",
                                 shown="the system's temporary folder")
@@ -78,6 +81,18 @@ class Settings(BaseModel):
     @classmethod
     def _absolute(cls, value: Path) -> Path:
         return value.expanduser().resolve()
+
+    @field_validator("timezone", mode="after")
+    @classmethod
+    def _zone(cls, value: str | None) -> str | None:
+        if value:
+            from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+            try:
+                ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError) as exc:
+                raise ValueError(f"unknown time zone {value!r} (an IANA name, e.g. Europe/Berlin)") from exc
+        return value
 
     @field_validator("llm_provider", mode="after")
     @classmethod
@@ -112,6 +127,17 @@ def settings_table() -> str:
         shown = extra["shown"] or (f"`{info.default}`" if info.default is not None else "unset")
         rows.append(f"| `{extra['env']}` | {shown} | {info.description} |")
     return "\n".join(rows)
+
+
+def machine_timezone() -> str:
+    """The machine's IANA time zone: TZ, else what /etc/localtime points to, else UTC."""
+    named = os.environ.get("TZ", "").lstrip(":")
+    if named and ("/" in named or named == "UTC"):
+        return named
+    link = Path("/etc/localtime")
+    if link.is_symlink() and "zoneinfo/" in str(link.resolve()):
+        return str(link.resolve()).split("zoneinfo/", 1)[1]
+    return "UTC"
 
 
 def configure_process() -> None:

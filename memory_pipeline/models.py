@@ -276,7 +276,8 @@ class Proposal(BaseModel):
     section: MemorySection
     text: str
     status: ProposalStatus = "pending"
-    created: str  # YYYY-MM-DD
+    created: str  # YYYY-MM-DD: the day the proposal is about (its reflection's partition)
+    staged: str | None = None  # YYYY-MM-DD it entered review: the 7-day review clock starts here
     source_observation_ids: list[str] = Field(default_factory=list)
     source_fact_ids: list[str] = Field(default_factory=list)
     sessions: list[str] = Field(default_factory=list)

@@ -41,6 +41,19 @@ def today_utc() -> date:
     return datetime.now(timezone.utc).date()
 
 
+def timezone_name(settings: Settings) -> str:
+    """The time zone schedules run in and days are dated in: MEMORY_TIMEZONE or the machine's."""
+    from memory_pipeline.config import machine_timezone
+
+    return settings.timezone or machine_timezone()
+
+
+def local_today(settings: Settings) -> date:
+    from zoneinfo import ZoneInfo
+
+    return datetime.now(ZoneInfo(timezone_name(settings))).date()
+
+
 def valid_day(day: str, settings: Settings, today: date | None = None) -> bool:
     """A day has a partition: YYYY-MM-DD between the partitions' first day and today (inclusive)."""
     try:

@@ -13,7 +13,8 @@ def register(sub) -> None:
         help="backfill transcripts (Claude Code projects folder, pi or Codex sessions folder, files) as events",
         description="Each session becomes a shutdown event dated by the transcript's own timestamps and is "
         "accepted into events/<day>/. Subagent files, sessions under 5 user messages and sessions already "
-        "imported are skipped. Then run `memory-pipeline ingest` (or a Dagster backfill over those days).",
+        "imported are skipped. Then run `memory-pipeline ingest` (observe them) and `memory-pipeline reflect "
+        "--backfill` (reflect them; under `dagster dev` the unreflected_days_sensor does it).",
     )
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     add_json_flag(parser)
@@ -49,7 +50,8 @@ def run_import(args) -> int:
         out.print(f"{counts['imported']} imported, {counts['already']} already imported, "
                   f"{counts['too-short']} under 5 user messages, {counts['failed']} failed")
         if report.days:
-            out.print(f"days: {', '.join(report.days)}  →  run `memory-pipeline ingest` to observe them")
+            out.print(f"days: {', '.join(report.days)}  →  run `memory-pipeline ingest` to observe them, then "
+                      "`memory-pipeline reflect --backfill` to reflect them")
         for item in report.items:
             if item.status == "failed":
                 out.print(f"  [yellow]failed[/] {item.path}: {item.reason}", highlight=False)

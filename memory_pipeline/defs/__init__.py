@@ -26,5 +26,5 @@ def build_definitions(settings: Settings) -> dg.Definitions:
     partitions = daily_partitions(settings)
     return dg.Definitions.merge(
         dg.Definitions(assets=stage_assets(settings), resources=build_resources()),
-        intake_defs(), reflect_defs(partitions), review_defs(partitions),
+        intake_defs(), reflect_defs(partitions, settings), review_defs(partitions),
     )

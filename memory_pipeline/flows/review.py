@@ -15,7 +15,8 @@ from memory_pipeline.flows.promote import Outcome, log_outcomes, promote_approve
 from memory_pipeline.resources.memory_files import MemoryFiles, sha256_text
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.review.review_md import decide, is_expired, parse_review_md, render_review_md
+from memory_pipeline.stages.review.review_md import (decide, is_expired, parse_review_md, render_review_md,
+                                                     review_start)
 
 REVIEW_LOCK = "review"
 
@@ -67,6 +68,7 @@ def _reject(proposals: ProposalStore, report: ReviewReport, pid: str, today: str
         (report.messages if current and current.status == "rejected" else report.errors).append(_why_not(pid, proposals))
         return
     if proposals.transition(pid, "pending", "rejected", decided=today):
+        proposals.release_text(current.model_copy(update={"status": "rejected"}))
         report.outcomes.append(Outcome("rejected", pid, current.text))
     else:
         report.messages.append(_why_not(pid, proposals) + " (by another process)")
@@ -75,7 +77,10 @@ def _reject(proposals: ProposalStore, report: ReviewReport, pid: str, today: str
 def _expire(proposals: ProposalStore, report: ReviewReport, today: str) -> None:
     for proposal in proposals.pending():
         if is_expired(proposal, today) and proposals.transition(proposal.id, "pending", "expired", decided=today):
-            report.outcomes.append(Outcome("expired", proposal.id, proposal.text, f"proposed {proposal.created}"))
+            proposals.release_text(proposal.model_copy(update={"status": "expired"}))  # it may be proposed again
+            start = review_start(proposal)
+            about = f", about {proposal.created}" if proposal.created != start else ""
+            report.outcomes.append(Outcome("expired", proposal.id, proposal.text, f"proposed {start}{about}"))
 
 
 def render_review(workspace: Workspace, proposals: ProposalStore, now: datetime, expected: str | None = None) -> bool:
