@@ -199,6 +199,8 @@ class Observation(BaseModel):
     token_count: int = 0
     usage: LLMUsage = Field(default_factory=LLMUsage)
     code_version: str = ""
+    prompt_sha: str = ""  # the Observer prompt's sha256 (first 12) and the model: lineage for `trace`
+    model: str = ""
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -284,6 +286,7 @@ class Proposal(BaseModel):
     quotes_transcript: bool = False
     original_text: str = ""
     decided: str | None = None  # the day of approval, rejection or expiry
+    decided_by: str | None = None  # the surface and account that approved or rejected it
     promoted: bool = False
 
 

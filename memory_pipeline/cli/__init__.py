@@ -16,6 +16,7 @@ COMMAND_MODULES = ["events", "ingest", "demo", "status", "bench", "ui"]
 COMMAND_MODULES += ["hook", "install_hooks", "import_cmd"]  # agent integration (issue 4)
 COMMAND_MODULES += ["reflect", "review", "brief"]  # reflection, review and briefing (issue 3)
 COMMAND_MODULES += ["recall"]  # recall and the recall service (issue 6)
+COMMAND_MODULES += ["trace"]  # record-level lineage (issue 12)
 
 
 def _no_definitions() -> object:

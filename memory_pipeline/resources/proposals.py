@@ -28,7 +28,8 @@ def from_mapping(found: dict[str, str]) -> Proposal:
     for key in LIST_FIELDS + BOOL_FIELDS:
         if key in data:
             data[key] = json.loads(str(data[key]) or "null") or ([] if key in LIST_FIELDS else False)
-    data["decided"] = data.get("decided") or None
+    for key in ("decided", "decided_by", "staged"):
+        data[key] = data.get(key) or None
     return Proposal.model_validate(data)
 
 

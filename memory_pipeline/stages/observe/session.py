@@ -35,4 +35,5 @@ def observe_session(transcript: Transcript, event: SessionEvent, *, llm: Complet
     output, usage = llm.complete(
         task="observer", model=model, system=system, prompt=user, validate=_validator(serialized.refs)
     )
-    return observation_from_output(output, event=event, code_version=prompt.code_version(model), usage=usage)
+    observation = observation_from_output(output, event=event, code_version=prompt.code_version(model), usage=usage)
+    return observation.model_copy(update={"prompt_sha": prompt.sha256[:12], "model": model})
