@@ -26,11 +26,24 @@ def model_for(settings: Settings, task: str) -> str:
     return settings.reflector_model if task in ("reflect", "reflector") else settings.observer_model
 
 
-def code_version(stage: str, settings: Settings) -> str:
-    """A stage's code version: its prompt's hash and its model for LLM stages, a fixed tag otherwise."""
+# Stages whose output also depends on another stage's logic: their code version carries it, so an
+# Observer prompt edit marks the observation index (built from the Observer's facts) and every
+# reflection (the Reflector reads the Observer's instructions) stale, not only `observations`.
+# Dagster 1.13 does not pass "upstream is stale" down the graph by itself.
+CARRIES = {"observation_index": ("observe",), "reflect": ("observe",)}
+
+
+def own_code_version(stage: str, settings: Settings) -> str:
+    """A stage's own code version: its prompt's hash and its model for LLM stages, a fixed tag otherwise."""
     if stage in LLM_STAGES:
         return load_prompt(LLM_STAGES[stage], settings.prompts_dir).code_version(model_for(settings, stage))
     return FIXED_VERSIONS[stage]
+
+
+def code_version(stage: str, settings: Settings) -> str:
+    """The code version Dagster compares: the stage's own, plus those of the stages it carries."""
+    carried = [f"{name}-{own_code_version(name, settings)}" for name in CARRIES.get(stage, ())]
+    return "+".join([own_code_version(stage, settings), *carried])
 
 
 def partitions_start(settings: Settings) -> str:

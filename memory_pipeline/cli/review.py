@@ -71,7 +71,7 @@ def print_proposals(proposals, out) -> None:
 def record_in_dagster(workspace, store, report, today: str, surface: str, settings) -> None:
     """A decision made here is a memory_md materialization in the Dagster instance (the UI shows it)."""
     from memory_pipeline import pipeline
-    from memory_pipeline.flows.memory_events import record_memory_md_change
+    from memory_pipeline.flows.asset_events import record_memory_md_change
     from memory_pipeline.flows.runs import get_instance
 
     if pipeline.valid_day(today, settings, today=pipeline.local_today(settings)):

@@ -12,7 +12,7 @@ from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import LLMResource, RedisResource, WorkspaceResource
 from memory_pipeline.errors import LLMError
-from memory_pipeline.flows.reflect import days_to_reflect, observed_digest, reflect_day, unreflected_days
+from memory_pipeline.flows.reflect import REFLECT_WINDOW_DAYS, days_to_reflect, observed_digest, reflect_day, unreflected_days
 
 if TYPE_CHECKING:  # what dg.define_asset_job returns
     from dagster._core.definitions.unresolved_asset_job_definition import (
@@ -22,7 +22,10 @@ if TYPE_CHECKING:  # what dg.define_asset_job returns
 GROUP = "reflect"
 
 
-REFLECTIONS_SPEC = dict( group_name=GROUP, deps=["observations"],
+# Day D reads the observations of D-6…D: a changed observation marks the 7 reflections that read it stale.
+WINDOW_MAPPING = dg.TimeWindowPartitionMapping(start_offset=-(REFLECT_WINDOW_DAYS - 1))
+
+REFLECTIONS_SPEC = dict( group_name=GROUP, deps=[dg.AssetDep("observations", partition_mapping=WINDOW_MAPPING)],
     kinds={"python", "redis"},
     description="The Reflector over the 7 days ending at the partition: proposals for MEMORY.md by section "
     "and a summary. Observations older than 3 days are re-distilled first (🔴 + narratives; the Redis hot list "

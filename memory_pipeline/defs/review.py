@@ -10,10 +10,11 @@ import dagster as dg
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.defs.automation import FOLLOW_UPSTREAM
 from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.reflect import GROUP
 from memory_pipeline.defs.resources import EmbedderResource, RedisResource, WorkspaceResource
-from memory_pipeline.flows.memory_events import memory_md_metadata, proposal_sources_metadata
+from memory_pipeline.flows.asset_events import memory_md_metadata, proposal_sources_metadata
 from memory_pipeline.flows.proposals import stage_proposals
 from memory_pipeline.flows.reflect import load_reflection
 from memory_pipeline.flows.review import apply_review
@@ -37,7 +38,7 @@ def review_clock(context) -> tuple[str, datetime]:
     return context.run.tags.get(TODAY_TAG) or now.date().isoformat(), now
 
 
-PROPOSALS_SPEC = dict( group_name=GROUP, deps=["reflections"],
+PROPOSALS_SPEC = dict( group_name=GROUP, deps=["reflections"], automation_condition=FOLLOW_UPSTREAM,
     kinds={"redis"},
     check_specs=[dg.AssetCheckSpec("proposals_cite_sources", asset="proposals",
                                    description="Every staged proposal cites an observation and a session.")],

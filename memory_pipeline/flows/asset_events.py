@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import dagster as dg
 
-from memory_pipeline.models import Proposal
+from memory_pipeline.models import Proposal, SessionEvent
 from memory_pipeline.resources.memory_files import MemoryFiles, sha256_text
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.memory_md import promoted_ids
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from memory_pipeline.resources.proposals import ProposalStore
 
 MEMORY_ASSET = "memory_md"
+TRANSCRIPTS_ASSET = "transcripts"
 CODE_VERSION_TAG = "dagster/code_version"  # what Dagster compares with the asset's code_version
 DATA_VERSION_TAG = "dagster/data_version"
 
@@ -82,3 +83,21 @@ def record_memory_md_change(instance: dg.DagsterInstance, workspace: Workspace, 
     tags = {CODE_VERSION_TAG: code_version, DATA_VERSION_TAG: str(metadata["memory_sha256"])}
     instance.report_runless_asset_event(
         dg.AssetMaterialization(asset_key=MEMORY_ASSET, partition=day, metadata=metadata, tags=tags))
+
+
+def transcript_materialization(event: SessionEvent) -> dg.AssetMaterialization:
+    """An accepted event as a materialization of the external `transcripts` asset for its day."""
+    data = event.data
+    where = data.transcript.path if data.transcript else f"inline in events/{event.day}/{data.dedupe_key}.json"
+    return dg.AssetMaterialization(asset_key=TRANSCRIPTS_ASSET, partition=event.day, metadata={
+        "transcript": where, "format": data.transcript.format if data.transcript else "text",
+        "session": data.session_id, "trigger": data.trigger, "messages": data.message_count,
+        "user_messages": data.user_message_count, "captured_at": data.captured_at.isoformat(),
+        "dedupe_key": data.dedupe_key,
+    }, tags={DATA_VERSION_TAG: data.transcript.sha256[:16] if data.transcript else data.dedupe_key[:16]})
+
+
+def record_transcripts(instance: dg.DagsterInstance, events: list[SessionEvent]) -> None:
+    """Accepted events taken outside the sensor (`ingest`, `import`) recorded on `transcripts`."""
+    for event in events:
+        instance.report_runless_asset_event(transcript_materialization(event))
