@@ -68,8 +68,11 @@ class Settings(BaseModel):
     context_window: int | None = setting(None, "MEMORY_CONTEXT_WINDOW",
                                          "the window the UserPromptSubmit hook measures against",
                                          shown="by model name: 200k, or 1M for `[1m]` models")
-    partitions_start: str = setting("2023-01-01", "MEMORY_PARTITIONS_START",
-                                    "the first day of the daily partitions (YYYY-MM-DD)")
+    partitions_start: str | None = setting(None, "MEMORY_PARTITIONS_START",
+                                           "the first day of the daily partitions (YYYY-MM-DD); set it earlier "
+                                           "to import older history (earlier only adds partitions)",
+                                           shown="fixed at first use: 90 days before that day, kept in "
+                                                 "`state/partitions-start.txt`")
     timezone: str | None = setting(None, "MEMORY_TIMEZONE",
                                    "the IANA time zone the schedules run in and \"today\" is taken in",
                                    shown="the machine's (`TZ`, else `/etc/localtime`, else UTC)")
@@ -81,6 +84,15 @@ class Settings(BaseModel):
     @classmethod
     def _absolute(cls, value: Path) -> Path:
         return value.expanduser().resolve()
+
+    @field_validator("partitions_start", mode="after")
+    @classmethod
+    def _day(cls, value: str | None) -> str | None:
+        if value:
+            from datetime import date
+
+            date.fromisoformat(value)  # a ValueError names the bad value
+        return value
 
     @field_validator("timezone", mode="after")
     @classmethod

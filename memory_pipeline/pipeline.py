@@ -46,8 +46,20 @@ def code_version(stage: str, settings: Settings) -> str:
     return "+".join([own_code_version(stage, settings), *carried])
 
 
+DEFAULT_HISTORY_DAYS = 90
+
+
 def partitions_start(settings: Settings) -> str:
-    return settings.partitions_start
+    """MEMORY_PARTITIONS_START, else the workspace's first day: 90 days before its first use, fixed
+    then (a recent start keeps the UI's partition bars readable; an earlier one only adds days)."""
+    if settings.partitions_start:
+        return settings.partitions_start
+    from datetime import timedelta
+
+    from memory_pipeline.resources.workspace import Workspace
+
+    proposed = (local_today(settings) - timedelta(days=DEFAULT_HISTORY_DAYS)).isoformat()
+    return Workspace(settings.workspace).create().first_day(proposed)
 
 
 def today_utc() -> date:
@@ -73,9 +85,10 @@ def valid_day(day: str, settings: Settings, today: date | None = None) -> bool:
         parsed = date.fromisoformat(day)
     except (TypeError, ValueError):
         return False
-    return date.fromisoformat(settings.partitions_start) <= parsed <= (today or today_utc())
+    return date.fromisoformat(partitions_start(settings)) <= parsed <= (today or today_utc())
 
 
 def day_checker(settings: Settings):
     """`valid_day` bound to the settings, for the inbox and import (callable(day) -> bool)."""
-    return lambda day: valid_day(day, settings)
+    fixed = settings.replace(partitions_start=partitions_start(settings))  # read the workspace once
+    return lambda day: valid_day(day, fixed)

@@ -49,7 +49,7 @@ def run_reflect(args) -> int:
     day = args.date or pipeline.local_today(settings).isoformat()
     if not pipeline.valid_day(day, settings):
         raise BadInputError(f"--date {day} is not a daily partition (YYYY-MM-DD from "
-                            f"{settings.partitions_start} to today)")
+                            f"{pipeline.partitions_start(settings)} to today)")
     workspace = workspace_from_env()
     out = console()
     with out.status(f"reflecting on the 7 days ending {day}…"):

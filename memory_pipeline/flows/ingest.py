@@ -60,7 +60,7 @@ def ingest(workspace: Workspace, definitions: "dg.Definitions", *, day: str | No
     valid_day = pipeline.day_checker(settings)
     if day is not None and not valid_day(day):
         raise BadInputError(f"--date {day} is not a daily partition (YYYY-MM-DD from "
-                            f"{settings.partitions_start} to today)")
+                            f"{pipeline.partitions_start(settings)} to today)")
     report = IngestReport()
     for outcome in take_inbox(workspace, valid_day):
         if outcome.status == "accepted":

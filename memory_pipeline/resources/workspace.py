@@ -100,6 +100,7 @@ STATE_NAMES = {
     "dagster": "dagster", "llm_cache": "llm-cache", "qdrant": "qdrant", "redis": "redis", "hooks": "hooks",
     "index": "index", "locks": "locks", "snapshots": "memory_snapshots", "review": "review",
     "recall_pid": "recall-service.pid", "recall_log": "recall-service.log", "intake_settled": "intake-settled.json",
+    "partitions_start": "partitions-start.txt",
 }
 
 
@@ -168,6 +169,16 @@ class Workspace:
         if name not in STATE_NAMES:
             raise ValueError(f"unknown state path {name!r}")
         return self.state / STATE_NAMES[name]
+
+    def first_day(self, proposed: str) -> str:
+        """The daily partitions' first day of this workspace: written once (`proposed`), then fixed,
+        so partition keys never shift under what was materialized."""
+        path = self.state_path("partitions_start")
+        with self.locked("partitions-start"):
+            if path.is_file() and path.read_text(encoding="utf-8").strip():
+                return path.read_text(encoding="utf-8").strip()
+            atomic_write_text(path, proposed + "\n")
+            return proposed
 
     def lock_path(self, name: str) -> Path:
         return ensure_dir(self.state_path("locks")) / f"{name}.lock"
