@@ -96,8 +96,8 @@ def observations(
         dg.AssetCheckResult(check_name="facts_cite_sources", passed=not unsourced,
                             metadata={"unsourced_facts": len(unsourced)}),
     ]
-    return dg.MaterializeResult(check_results=checks, data_version=observed_data_version(result.observations),
-                                metadata={
+    version = observed_data_version(result.observations)
+    return dg.MaterializeResult(check_results=checks, data_version=version, metadata={
         "observations": len(result.observations),
         "observed_now": result.observed,
         "reused": result.reused,

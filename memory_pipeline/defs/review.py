@@ -141,7 +141,8 @@ def review_sensor(job: "AssetJob") -> dg.SensorDefinition:
             context.update_cursor(digest)
             return dg.SkipReason("REVIEW.md unchanged since the pipeline wrote it")
         context.update_cursor(digest)
-        return dg.RunRequest(run_key=f"review-{digest[:16]}", partition_key=pipeline.local_today(Settings.from_env()).isoformat(),
+        today = pipeline.local_today(Settings.from_env()).isoformat()
+        return dg.RunRequest(run_key=f"review-{digest[:16]}", partition_key=today,
                              tags={"memory/trigger": "review-md"})
 
     return watch_review_md

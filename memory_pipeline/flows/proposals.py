@@ -86,7 +86,7 @@ def stage_proposals(
                 report.skipped[draft.text] = "already in MEMORY.md"
             elif owner:
                 status, pid = owner
-                report.skipped[draft.text] = f"{status} as {pid}" if status == "rejected" else f"already proposed as {pid}"
+                report.skipped[draft.text] = f"rejected as {pid}" if status == "rejected" else f"already proposed as {pid}"
             else:
                 candidates.append(draft)
         known = bullet_texts(memory) + [p.text for p in existing.values() if p.status != "expired"]

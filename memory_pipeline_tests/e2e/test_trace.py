@@ -98,3 +98,21 @@ def test_a_fact_id_is_traced_to_its_message_and_the_proposals_citing_it(promoted
     assert [f["id"] for f in trace["observations"][0]["facts"]] == [chosen.source_fact_ids[0]]
     assert chosen.id in {c["id"] for c in trace["cited_by"]}
     assert main(["trace", "no such line in memory"]) == 2
+
+
+def test_a_recall_message_hit_and_a_hand_written_line(promoted, capsys):
+    from memory_pipeline.flows.observe import load_session
+    from memory_pipeline.resources.inbox import Inbox
+    from memory_pipeline.stages.index.message_docs import message_documents
+
+    workspace, store, chosen, day = promoted
+    [event] = Inbox(workspace).accepted(day)
+    docs = message_documents(load_session(workspace, day, event), day=day, session_id=event.data.session_id)
+    hit = trace_json(capsys, docs[3].id)
+    [link] = hit["observations"]
+    assert [m["id"] for m in link["messages"]] == docs[3].payload["source_message_ids"]
+    assert link["event"]["session_id"] == event.data.session_id and "raw message hit" in hit["notes"][0]
+    workspace.memory_md.write_text(workspace.memory_md.read_text() + "- my own note\n")
+    number = len(workspace.memory_md.read_text().splitlines())
+    hand = trace_json(capsys, str(number))
+    assert hand["proposal"] is None and "written by hand" in hand["missing"][0]
