@@ -84,8 +84,11 @@ class Settings(BaseModel):
                                 "triage rejects junk proposals on its own (reversible: `review restore ID`)")
     auto_promote: bool = setting(False, "MEMORY_AUTO_PROMOTE",
                                  "triage promotes durable proposals on its own (never held ones)")
-    partitions_start: str = setting("2023-01-01", "MEMORY_PARTITIONS_START",
-                                    "the first day of the daily partitions (YYYY-MM-DD)")
+    partitions_start: str | None = setting(None, "MEMORY_PARTITIONS_START",
+                                           "the first day of the daily partitions (YYYY-MM-DD); set it earlier "
+                                           "to import older history (earlier only adds partitions)",
+                                           shown="fixed at first use: 90 days before that day, kept in "
+                                                 "`state/partitions-start.txt`")
     timezone: str | None = setting(None, "MEMORY_TIMEZONE",
                                    "the IANA time zone the daily schedules run in, e.g. `Europe/Paris`",
                                    shown="the machine's time zone")
@@ -121,6 +124,15 @@ class Settings(BaseModel):
         if value in ("auto", "cpu", "cuda", "mps") or re.fullmatch(r"cuda:\d+", value):
             return value
         raise ValueError("expected auto, cpu, cuda, cuda:N or mps")
+
+    @field_validator("partitions_start", mode="after")
+    @classmethod
+    def _day(cls, value: str | None) -> str | None:
+        if value:
+            from datetime import date
+
+            date.fromisoformat(value)  # a ValueError names the bad value
+        return value
 
     @field_validator("llm_provider", mode="after")
     @classmethod
@@ -181,6 +193,17 @@ def settings_table() -> str:
         shown = extra["shown"] or (f"`{info.default}`" if info.default is not None else "unset")
         rows.append(f"| `{extra['env']}` | {shown} | {info.description} |")
     return "\n".join(rows)
+
+
+def machine_timezone() -> str:
+    """The machine's IANA time zone: TZ, else what /etc/localtime points to, else UTC."""
+    named = os.environ.get("TZ", "").lstrip(":")
+    if named and ("/" in named or named == "UTC"):
+        return named
+    link = Path("/etc/localtime")
+    if link.is_symlink() and "zoneinfo/" in str(link.resolve()):
+        return str(link.resolve()).split("zoneinfo/", 1)[1]
+    return "UTC"
 
 
 def configure_process() -> None:

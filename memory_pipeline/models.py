@@ -203,6 +203,8 @@ class Observation(BaseModel):
     token_count: int = 0
     usage: LLMUsage = Field(default_factory=LLMUsage)
     code_version: str = ""
+    prompt_sha: str = ""  # the Observer prompt's sha256 (first 12) and the model: lineage for `trace`
+    model: str = ""
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -284,13 +286,15 @@ class Proposal(BaseModel):
     section: MemorySection
     text: str
     status: ProposalStatus = "pending"
-    created: str  # YYYY-MM-DD
+    created: str  # YYYY-MM-DD: the day the proposal is about (its reflection's partition)
+    staged: str | None = None  # YYYY-MM-DD it entered review: the 7-day review clock starts here
     source_observation_ids: list[str] = Field(default_factory=list)
     source_fact_ids: list[str] = Field(default_factory=list)
     sessions: list[str] = Field(default_factory=list)
     quotes_transcript: bool = False
     original_text: str = ""
     decided: str | None = None  # the day of approval, rejection or expiry
+    decided_by: str | None = None  # the surface and account that approved or rejected it
     promoted: bool = False
     triage: str = ""  # promote | reject | needs-review (stages/review/triage.py)
     triage_reason: str = ""

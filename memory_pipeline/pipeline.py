@@ -32,19 +32,57 @@ def model_for(settings: Settings, task: str) -> str:
     return settings.reflector_model if task in stronger else settings.observer_model
 
 
-def code_version(stage: str, settings: Settings) -> str:
-    """A stage's code version: its prompt's hash and its model for LLM stages, a fixed tag otherwise."""
+# Stages whose output also depends on another stage's logic: their code version carries it, so an
+# Observer prompt edit marks the observation index (built from the Observer's facts) and every
+# reflection (the Reflector reads the Observer's instructions) stale, not only `observations`.
+# Dagster 1.13 does not pass "upstream is stale" down the graph by itself.
+CARRIES = {"observation_index": ("observe",), "reflect": ("observe",)}
+
+
+def own_code_version(stage: str, settings: Settings) -> str:
+    """A stage's own code version: its prompt's hash and its model for LLM stages, a fixed tag otherwise."""
     if stage in LLM_STAGES:
         return load_prompt(LLM_STAGES[stage], settings.prompts_dir).code_version(model_for(settings, stage))
     return FIXED_VERSIONS[stage]
 
 
+def code_version(stage: str, settings: Settings) -> str:
+    """The code version Dagster compares: the stage's own, plus those of the stages it carries."""
+    carried = [f"{name}-{own_code_version(name, settings)}" for name in CARRIES.get(stage, ())]
+    return "+".join([own_code_version(stage, settings), *carried])
+
+
+DEFAULT_HISTORY_DAYS = 90
+
+
 def partitions_start(settings: Settings) -> str:
-    return settings.partitions_start
+    """MEMORY_PARTITIONS_START, else the workspace's first day: 90 days before its first use, fixed
+    then (a recent start keeps the UI's partition bars readable; an earlier one only adds days)."""
+    if settings.partitions_start:
+        return settings.partitions_start
+    from datetime import timedelta
+
+    from memory_pipeline.resources.workspace import Workspace
+
+    proposed = (local_today(settings) - timedelta(days=DEFAULT_HISTORY_DAYS)).isoformat()
+    return Workspace(settings.workspace).create().first_day(proposed)
 
 
 def today_utc() -> date:
     return datetime.now(timezone.utc).date()
+
+
+def timezone_name(settings: Settings) -> str:
+    """The time zone schedules run in and days are dated in: MEMORY_TIMEZONE or the machine's."""
+    from memory_pipeline.config import machine_timezone
+
+    return settings.timezone or machine_timezone()
+
+
+def local_today(settings: Settings) -> date:
+    from zoneinfo import ZoneInfo
+
+    return datetime.now(ZoneInfo(timezone_name(settings))).date()
 
 
 def valid_day(day: str, settings: Settings, today: date | None = None) -> bool:
@@ -53,12 +91,13 @@ def valid_day(day: str, settings: Settings, today: date | None = None) -> bool:
         parsed = date.fromisoformat(day)
     except (TypeError, ValueError):
         return False
-    return date.fromisoformat(settings.partitions_start) <= parsed <= (today or today_utc())
+    return date.fromisoformat(partitions_start(settings)) <= parsed <= (today or today_utc())
 
 
 def day_checker(settings: Settings):
     """`valid_day` bound to the settings, for the inbox and import (callable(day) -> bool)."""
-    return lambda day: valid_day(day, settings)
+    fixed = settings.replace(partitions_start=partitions_start(settings))  # read the workspace once
+    return lambda day: valid_day(day, fixed)
 
 
 def timezone_name(settings: Settings) -> str:

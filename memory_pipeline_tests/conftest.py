@@ -5,5 +5,8 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# The shared fixtures are dated back to 2025 (the default first day is 90 days back); the tests of
+# the default unset it.
+os.environ.setdefault("MEMORY_PARTITIONS_START", "2023-01-01")
 
 pytest_plugins = ["memory_pipeline_tests.support.plugin"]

@@ -20,6 +20,8 @@ from pathlib import Path
 
 from memory_pipeline.config import Settings, set_process_environment
 
+LOCOMO_START = "2023-01-01"  # conversations are dated from here: a fixed first day of the partitions
+
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "bench" / "locomo-dev.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
@@ -65,7 +67,7 @@ def evidence_ids(question: dict) -> list[str]:
 
 def load_conversations(path: Path = DEFAULT_DATA, limit_sessions: int | None = None) -> list[LocomoConversation]:
     raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    start = datetime.fromisoformat(Settings.from_env().partitions_start).replace(tzinfo=timezone.utc)
+    start = datetime.fromisoformat(Settings.from_env().partitions_start or LOCOMO_START).replace(tzinfo=timezone.utc)
     conversations = []
     for sample in raw:
         conv = sample["conversation"]
@@ -120,7 +122,8 @@ def ingest_conversation(conversation: LocomoConversation, root: Path, definition
     from memory_pipeline.flows.ingest import ingest
     from memory_pipeline.resources.workspace import Workspace
 
-    set_process_environment(MEMORY_WORKSPACE=str(root / "ws"), DAGSTER_HOME=str(root / "dagster"))
+    set_process_environment(MEMORY_WORKSPACE=str(root / "ws"), DAGSTER_HOME=str(root / "dagster"),
+                            MEMORY_PARTITIONS_START=Settings.from_env().partitions_start or LOCOMO_START)
     workspace = Workspace(root / "ws").create()
     folder = root / "transcripts"
     folder.mkdir(parents=True, exist_ok=True)

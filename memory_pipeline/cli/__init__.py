@@ -39,11 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
         secrets,
         status,
         stop,
+        trace,
         ui,
     )
 
     commands = [events, ingest, demo, status, bench, ui, hook, install_hooks, import_cmd, reflect, review, brief,
-                recall, maintain, feedback, friction, secrets, ledger, pack, stop]
+                recall, maintain, feedback, friction, secrets, ledger, pack, stop, trace]
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Durable, reviewable, searchable memory for coding agents.",

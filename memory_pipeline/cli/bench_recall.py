@@ -36,8 +36,12 @@ def run_bench_recall(args) -> int:
         figures = bench_recall_by_age(Path(args.workdir) if args.workdir else None, args.sessions or 540, args.seed)
         return _print_quality(figures) if not args.json else (print_json(figures) or 0)
     if args.quality:
-        from memory_pipeline.bench.locomo import DEFAULT_DATA
+        from memory_pipeline.bench.locomo import DEFAULT_DATA, LOCOMO_START
         from memory_pipeline.bench.recall_quality import bench_recall_quality
+        from memory_pipeline.config import Settings, set_process_environment
+
+        # LoCoMo is dated from 2023: the partitions (built next) must reach back there
+        set_process_environment(MEMORY_PARTITIONS_START=Settings.from_env().partitions_start or LOCOMO_START)
 
         data = Path(args.data).expanduser() if args.data else DEFAULT_DATA
         if not data.is_file():

@@ -36,8 +36,10 @@ def run_sensor_runs(workspace, definitions) -> tuple[list, list]:
     instance = get_instance(workspace)
     sensor = definitions.resolve_sensor_def("inbox_sensor")
     context = dg.build_sensor_context(instance=instance, resources={"workspace": definitions.resources["workspace"]})
-    requests = sensor(context)
-    requests = requests if isinstance(requests, list) else []
+    result = sensor(context)  # a SensorResult (run requests and the `transcripts` events) or a SkipReason
+    requests = list(result.run_requests or []) if isinstance(result, dg.SensorResult) else []
+    for event in result.asset_events if isinstance(result, dg.SensorResult) else []:
+        instance.report_runless_asset_event(event)
     days = sorted({r.partition_key for r in requests})
     return requests, run_job_for_days(definitions, "ingest_job", days, instance, tags={"memory/source": "demo"})
 

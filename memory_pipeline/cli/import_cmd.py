@@ -14,7 +14,8 @@ def register(sub) -> None:
         description="Each session becomes a shutdown event dated by the transcript's own timestamps and is "
         "accepted into events/<day>/. A session under 5 user messages is imported as indexed, not observed "
         "(its messages become searchable; the Observer skips it). Empty sessions, subagent files and sessions "
-        "already imported are skipped. Then run `memory-pipeline ingest` (or a Dagster backfill over those days).",
+        "already imported are skipped. Then run `memory-pipeline ingest` (observe them) and `memory-pipeline reflect "
+        "--backfill` (reflect them; under `dagster dev` the unreflected_days_sensor does it).",
     )
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     add_json_flag(parser)
@@ -51,7 +52,8 @@ def run_import(args) -> int:
                   f"under 5 user messages), {counts['already']} already imported, {counts['skipped']} skipped, "
                   f"{counts['failed']} failed")
         if report.days:
-            out.print(f"days: {', '.join(report.days)}  →  run `memory-pipeline ingest` to index and observe them")
+            out.print(f"days: {', '.join(report.days)}  →  run `memory-pipeline ingest` to index and observe them, "
+                      "then `memory-pipeline reflect --backfill` to reflect them")
         for item in report.items:
             if item.status in ("failed", "skipped"):
                 out.print(f"  [yellow]{item.status}[/] {item.path}: {item.reason}", highlight=False)

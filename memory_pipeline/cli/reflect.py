@@ -11,8 +11,12 @@ from memory_pipeline.cli.common import add_json_flag, console, print_json, works
 
 def register(sub) -> None:
     parser = sub.add_parser("reflect", help="reflect on a day's observations and stage proposals in REVIEW.md")
-    parser.add_argument("--date", help="the day to reflect on, YYYY-MM-DD (default today; the window is the "
-                                       "7 days ending there)")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--date", help="the day to reflect on, YYYY-MM-DD (default today; the window is the "
+                                      "7 days ending there)")
+    which.add_argument("--backfill", action="store_true",
+                       help="reflect every day whose observations are not reflected yet (after `import` and "
+                            "`ingest`), oldest first; their proposals stay reviewable for 7 days from now")
     add_json_flag(parser)
     parser.set_defaults(handler=run_reflect)
 
@@ -34,17 +38,18 @@ def reflect_report(workspace, day: str, run) -> dict:
 
 
 def run_reflect(args) -> int:
-    from datetime import date
-
     from memory_pipeline import pipeline
     from memory_pipeline.config import Settings
     from memory_pipeline.errors import BadInputError, is_disk_full_message
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
 
-    day, settings = args.date or date.today().isoformat(), Settings.from_env()
+    settings = Settings.from_env()
+    if args.backfill:
+        return run_backfill(args, settings)
+    day = args.date or pipeline.local_today(settings).isoformat()
     if not pipeline.valid_day(day, settings):
         raise BadInputError(f"--date {day} is not a daily partition (YYYY-MM-DD from "
-                            f"{settings.partitions_start} to today)")
+                            f"{pipeline.partitions_start(settings)} to today)")
     workspace = workspace_from_env()
     out = console()
     with out.status(f"reflecting on the 7 days ending {day}…"):
@@ -65,3 +70,26 @@ def run_reflect(args) -> int:
             out.print(f"  ☐ {staged['id']} [{staged['section']}] {staged['text']}", markup=False, highlight=False)
         out.print(f"review them in {report['review']} or with `memory-pipeline review list`", highlight=False)
     return 0 if run.success else 1
+
+
+def run_backfill(args, settings) -> int:
+    from memory_pipeline import pipeline
+    from memory_pipeline.flows.reflect import unreflected_days
+    from memory_pipeline.flows.runs import get_instance, run_job_for_days
+
+    workspace = workspace_from_env()
+    days = [d for d in unreflected_days(workspace) if pipeline.valid_day(d, settings)]
+    out = console()
+    with out.status(f"reflecting {len(days)} days…"):
+        runs = run_job_for_days(args.definitions(), "reflect_job", days, get_instance(workspace),
+                                tags={"memory/trigger": "backfill"}) if days else []
+    reports = [reflect_report(workspace, run.day, run) for run in runs]
+    if args.json:
+        print_json({"days": reports})
+    elif not reports:
+        out.print("every day with observations is already reflected")
+    for report in [] if args.json else reports:
+        state = "ok" if report["success"] else f"[red]failed[/]: {report['error']}"
+        out.print(f"{report['day']}: {report['observations']} observations, {len(report['staged'])} staged ({state})",
+                  highlight=False)
+    return 0 if all(run.success for run in runs) else 1

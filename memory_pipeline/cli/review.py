@@ -76,14 +76,31 @@ def print_proposals(proposals, out) -> None:
     out.print(table)
 
 
+def record_in_dagster(workspace, store, report, today: str, surface: str, settings) -> None:
+    """A decision made here is a memory_md materialization in the Dagster instance (the UI shows it)."""
+    from memory_pipeline import pipeline
+    from memory_pipeline.flows.asset_events import record_memory_md_change
+    from memory_pipeline.flows.runs import get_instance
+
+    if pipeline.valid_day(today, settings, today=pipeline.local_today(settings)):
+        record_memory_md_change(get_instance(workspace, settings), workspace, store, report, day=today,
+                                code_version=pipeline.code_version("memory_md", settings), surface=surface)
+
+
 def run_review(args) -> int:
+    from zoneinfo import ZoneInfo
+
+    from memory_pipeline import pipeline
+    from memory_pipeline.config import Settings
     from memory_pipeline.errors import BadInputError
     from memory_pipeline.flows.review import apply_review, decide_ids, edit_text, restore_ids
+    from memory_pipeline.resources.memory_files import MemoryFiles
 
-    workspace = workspace_from_env()
+    workspace, settings = workspace_from_env(), Settings.from_env()
     store = proposal_store(workspace)
-    now = datetime.now().astimezone()
+    now = datetime.now(ZoneInfo(pipeline.timezone_name(settings)))
     today = now.date().isoformat()
+    before = MemoryFiles(workspace).read_memory()
     if args.action == "approve":
         report = decide_ids(workspace, store, approve=args.ids, today=today, now=now)
     elif args.action == "reject":
@@ -94,6 +111,8 @@ def run_review(args) -> int:
         report = edit_text(workspace, store, args.id, " ".join(args.text), today=today, now=now)
     else:
         report = apply_review(workspace, store, today=today, now=now)
+    if report.outcomes or report.promoted or MemoryFiles(workspace).read_memory() != before:
+        record_in_dagster(workspace, store, report, today, f"cli:review {args.action}", settings)
     out = console()
     if args.action == "show":
         found = store.get(args.id)

@@ -6,6 +6,7 @@ Nothing below this package imports it; `memory_pipeline.definitions` builds it l
 import dagster as dg
 
 from memory_pipeline.config import Settings
+from memory_pipeline.defs.automation import automation_defs
 from memory_pipeline.defs.friction import friction_assets, friction_defs
 from memory_pipeline.defs.index import index_assets
 from memory_pipeline.defs.intake import intake_defs
@@ -18,8 +19,8 @@ from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.defs.review import review_assets, review_defs
 
 
-def stage_assets(settings: Settings) -> list[dg.AssetsDefinition]:
-    """Every stage's assets, in data-flow order, without resources bound."""
+def stage_assets(settings: Settings) -> list[dg.AssetsDefinition | dg.AssetSpec]:
+    """Every stage's assets, in data-flow order (the external `transcripts` first), without resources bound."""
     partitions = daily_partitions(settings)
     return [*observe_assets(partitions, settings), *index_assets(partitions, settings),
             *reflect_assets(partitions, settings), *review_assets(partitions, settings),
@@ -30,8 +31,8 @@ def stage_assets(settings: Settings) -> list[dg.AssetsDefinition]:
 def build_definitions(settings: Settings) -> dg.Definitions:
     partitions = daily_partitions(settings)
     return dg.Definitions.merge(
-        dg.Definitions(assets=stage_assets(settings), resources=build_resources()),
-        intake_defs(), reflect_defs(partitions), review_defs(partitions), maintenance_defs(partitions, settings),
-        friction_defs(partitions, settings),
-        ledger_defs(partitions),
+        # in-process by default: runs the automation sensor starts open the Qdrant store one step at a time
+        dg.Definitions(assets=stage_assets(settings), resources=build_resources(), executor=dg.in_process_executor),
+        intake_defs(), reflect_defs(partitions, settings), review_defs(partitions), automation_defs(),
+        maintenance_defs(partitions, settings), friction_defs(partitions, settings), ledger_defs(partitions),
     )

@@ -9,6 +9,7 @@ from memory_pipeline.config import Settings
 from memory_pipeline.defs.ledger import GROUP as LEDGER_GROUP
 from memory_pipeline.defs.observe import GROUP
 from memory_pipeline.defs.resources import WorkspaceResource
+from memory_pipeline.flows.asset_events import transcript_materialization
 from memory_pipeline.flows.intake import needs_observation, take_inbox
 from memory_pipeline.resources.inbox import Inbox
 
@@ -32,7 +33,8 @@ def inbox_sensor(job: "AssetJob") -> dg.SensorDefinition:
         minimum_interval_seconds=15,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Watches MEMORY_WORKSPACE/inbox: accepts event files (bad ones are quarantined with a "
-        "reason) and requests one run per new event for its day, run_key = dedupeKey.",
+        "reason), records each accepted event on `transcripts` and requests one run per new event for its day, "
+        "run_key = dedupeKey.",
     )
     def _inbox_sensor(context: dg.SensorEvaluationContext, workspace: WorkspaceResource):
         ws, settings = workspace.get(), Settings.from_env()
@@ -44,9 +46,10 @@ def inbox_sensor(job: "AssetJob") -> dg.SensorDefinition:
                 context.log.info(f"duplicate event dropped: {outcome.path.name}")
         cursor = int(context.cursor or 0)
         version = pipeline.code_version("observe", settings)
-        requests = []
+        requests, transcripts = [], []
         for stamp, event in Inbox(ws).accepted_since(cursor):
             cursor = max(cursor, stamp)
+            transcripts.append(transcript_materialization(event))
             if valid_day(event.day) and needs_observation(ws, event, version):
                 requests.append(dg.RunRequest(
                     run_key=event.data.dedupe_key,
@@ -54,9 +57,9 @@ def inbox_sensor(job: "AssetJob") -> dg.SensorDefinition:
                     tags={"memory/session": event.data.session_id, "memory/trigger": event.data.trigger},
                 ))
         context.update_cursor(str(cursor))
-        if not requests:
+        if not requests and not transcripts:
             return dg.SkipReason("no new events in the inbox")
-        return requests
+        return dg.SensorResult(run_requests=requests, asset_events=transcripts)
 
     return _inbox_sensor
 

@@ -1,5 +1,6 @@
 """The observe stage's assets: sessions → observations (daily partitions)."""
 
+import json
 from collections import Counter
 
 import dagster as dg
@@ -10,6 +11,7 @@ from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.resources import LLMResource, RedisResource, WorkspaceResource
 from memory_pipeline.errors import LLMError, ServiceError
 from memory_pipeline.flows.observe import collect_sessions, observe_day
+from memory_pipeline.models import content_hash
 from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.stages.events import observe_skip_reason
 from memory_pipeline.stages.invariants import duplicate_ids, facts_without_source
@@ -18,8 +20,13 @@ GROUP = "ingest"
 REDIS_RETRIES = 3
 
 
+TRANSCRIPTS_DESCRIPTION = (
+    "The agent transcripts behind each accepted event (hooks, `emit`, `import`): the head of the lineage. "
+    "Written outside Dagster; each accepted event is recorded as a materialization of its day with the "
+    "transcript path, session, trigger and message count.")
+
 SESSIONS_SPEC = dict(
-    group_name=GROUP,
+    group_name=GROUP, deps=["transcripts"],
     kinds={"python"},
     description="Agent sessions captured on the day: each accepted event's transcript window, "
     "parsed (Claude Code, pi, Codex or text) and redacted, stored under `sessions/YYYY-MM-DD/`. "
@@ -95,7 +102,8 @@ def observations(
         dg.AssetCheckResult(check_name="facts_cite_sources", passed=not unsourced,
                             metadata={"unsourced_facts": len(unsourced)}),
     ]
-    return dg.MaterializeResult(check_results=checks, metadata={
+    version = observed_data_version(result.observations)
+    return dg.MaterializeResult(check_results=checks, data_version=version, metadata={
         "observations": len(result.observations),
         "observed_now": result.observed,
         "reused": result.reused,
@@ -116,9 +124,19 @@ def observations(
     })
 
 
-def observe_assets(partitions: dg.PartitionsDefinition, settings: Settings) -> list[dg.AssetsDefinition]:
-    """`sessions` and `observations`; the Observer's code version is its prompt's hash and model."""
+def observed_data_version(observations) -> dg.DataVersion:
+    """The day's observations by content (ids, facts, code version): an unchanged re-run keeps it, a
+    new or re-observed session changes it and marks the reflections that read the day stale."""
+    keys = sorted((o.id, o.code_version, sorted(f.id for f in o.facts)) for o in observations)
+    return dg.DataVersion(content_hash(json.dumps(keys))[:16])
+
+
+def observe_assets(partitions: dg.PartitionsDefinition, settings: Settings) -> list:
+    """`transcripts` (external), `sessions` and `observations`; the Observer's code version is its
+    prompt's hash and model."""
     return [
+        dg.AssetSpec("transcripts", partitions_def=partitions, group_name=GROUP, kinds={"file"},
+                     description=TRANSCRIPTS_DESCRIPTION),
         dg.asset(partitions_def=partitions, code_version=pipeline.code_version("sessions", settings),
                  **SESSIONS_SPEC)(sessions),
         dg.asset(partitions_def=partitions, code_version=pipeline.code_version("observe", settings),

@@ -2,7 +2,7 @@
 token-threshold sensor. reflect_job runs reflections → proposals → memory_md (defs/review.py)."""
 
 from collections import Counter
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 import dagster as dg
@@ -11,7 +11,13 @@ from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import LLMResource, RedisResource, WorkspaceResource
 from memory_pipeline.errors import LLMError
-from memory_pipeline.flows.reflect import days_to_reflect, reflect_day
+from memory_pipeline.flows.reflect import (
+    REFLECT_WINDOW_DAYS,
+    days_to_reflect,
+    observed_digest,
+    reflect_day,
+    unreflected_days,
+)
 
 if TYPE_CHECKING:  # what dg.define_asset_job returns
     from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition as AssetJob
@@ -19,7 +25,10 @@ if TYPE_CHECKING:  # what dg.define_asset_job returns
 GROUP = "reflect"
 
 
-REFLECTIONS_SPEC = dict( group_name=GROUP, deps=["observations"],
+# Day D reads the observations of D-6…D: a changed observation marks the 7 reflections that read it stale.
+WINDOW_MAPPING = dg.TimeWindowPartitionMapping(start_offset=-(REFLECT_WINDOW_DAYS - 1))
+
+REFLECTIONS_SPEC = dict( group_name=GROUP, deps=[dg.AssetDep("observations", partition_mapping=WINDOW_MAPPING)],
     kinds={"python", "redis"},
     description="The Reflector over the 7 days ending at the partition: proposals for MEMORY.md by section "
     "and a summary. Observations older than 3 days are re-distilled first (🔴 + narratives; the Redis hot list "
@@ -59,12 +68,15 @@ def reflect_job(partitions: dg.PartitionsDefinition) -> "AssetJob":
     )
 
 
-def reflect_triggers(job: "AssetJob") -> list:
-    """The 06:00 schedule and the token-threshold sensor, both requesting reflect_job."""
+def reflect_triggers(job: "AssetJob", settings: Settings) -> list:
+    """The 06:00 schedule (in the user's time zone), the token-threshold sensor and the sensor for
+    unreflected history, all requesting reflect_job."""
 
     @dg.schedule(name="reflect_schedule", cron_schedule="0 6 * * *", job=job,
+                 execution_timezone=pipeline.timezone_name(settings),
                  default_status=dg.DefaultScheduleStatus.RUNNING,
-                 description="Every day at 06:00: reflections → proposals → memory_md for the previous day.")
+                 description="Every day at 06:00 (MEMORY_TIMEZONE, default the machine's): reflections → "
+                 "proposals → memory_md for the previous day.")
     def reflect_schedule(context: dg.ScheduleEvaluationContext):
         day = (context.scheduled_execution_time.date() - timedelta(days=1)).isoformat()
         return dg.RunRequest(run_key=f"reflect-{day}", partition_key=day, tags={"memory/trigger": "schedule"})
@@ -74,14 +86,36 @@ def reflect_triggers(job: "AssetJob") -> list:
                description="Requests a reflection as soon as a day's hot list passes the token threshold "
                "(MEMORY_REFLECT_THRESHOLD_TOKENS, default 40000), once per day (Redis memory:reflect:triggered:{day}).")
     def reflect_threshold_sensor(context: dg.SensorEvaluationContext, redis: RedisResource):
-        today, threshold = date.today(), Settings.from_env().reflect_threshold_tokens
+        current = Settings.from_env()
+        today, threshold = pipeline.local_today(current), current.reflect_threshold_tokens
         days = [(today - timedelta(days=1)).isoformat(), today.isoformat()]
         requests = [dg.RunRequest(run_key=f"reflect-threshold-{day}", partition_key=day,
                                   tags={"memory/trigger": "token-threshold", "memory/tokens": str(tokens)})
                     for day, tokens in days_to_reflect(redis.get_store(), days, threshold)]
         return requests or dg.SkipReason("no day over the reflection threshold")
 
-    return [reflect_schedule, reflect_threshold_sensor]
+    return [reflect_schedule, reflect_threshold_sensor, unreflected_sensor(job)]
+
+
+BACKFILL_PER_TICK = 7
+
+
+def unreflected_sensor(job: "AssetJob") -> dg.SensorDefinition:
+    @dg.sensor(name="unreflected_days_sensor", job=job, minimum_interval_seconds=300,
+               default_status=dg.DefaultSensorStatus.RUNNING,
+               description="Imported or backfilled history: requests reflect_job for days before yesterday "
+               "whose observations no reflection has read yet (oldest first, a few per tick). Yesterday "
+               "and today are left to the 06:00 schedule and the threshold sensor.")
+    def unreflected_days_sensor(context: dg.SensorEvaluationContext, workspace: WorkspaceResource):
+        settings = Settings.from_env()
+        before = (pipeline.local_today(settings) - timedelta(days=1)).isoformat()
+        ws, valid = workspace.get(), pipeline.day_checker(settings)
+        days = [d for d in unreflected_days(ws, before=before) if valid(d)][:BACKFILL_PER_TICK]
+        requests = [dg.RunRequest(run_key=f"reflect-history-{day}-{observed_digest(ws, day)}", partition_key=day,
+                                  tags={"memory/trigger": "unreflected-history"}) for day in days]
+        return requests or dg.SkipReason("every day with observations is reflected")
+
+    return unreflected_days_sensor
 
 
 def reflect_assets(partitions: dg.PartitionsDefinition, settings: Settings) -> list[dg.AssetsDefinition]:
@@ -89,7 +123,7 @@ def reflect_assets(partitions: dg.PartitionsDefinition, settings: Settings) -> l
                      **REFLECTIONS_SPEC)(reflections)]
 
 
-def reflect_defs(partitions: dg.PartitionsDefinition) -> dg.Definitions:
+def reflect_defs(partitions: dg.PartitionsDefinition, settings: Settings) -> dg.Definitions:
     job = reflect_job(partitions)
-    schedule, sensor = reflect_triggers(job)
-    return dg.Definitions(jobs=[job], schedules=[schedule], sensors=[sensor])
+    schedule, *sensors = reflect_triggers(job, settings)
+    return dg.Definitions(jobs=[job], schedules=[schedule], sensors=sensors)

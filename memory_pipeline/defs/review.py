@@ -1,22 +1,25 @@
 """The review stage's wiring: `proposals` (staged in REVIEW.md) and `memory_md` (approvals promoted),
 review_job and the REVIEW.md sensor."""
 
-from datetime import date, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 import dagster as dg
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.defs.automation import FOLLOW_UPSTREAM
 from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.reflect import GROUP
 from memory_pipeline.defs.resources import EmbedderResource, RedisResource, WorkspaceResource
+from memory_pipeline.flows.asset_events import memory_md_metadata, proposal_sources_metadata
 from memory_pipeline.flows.proposals import stage_proposals
 from memory_pipeline.flows.reflect import load_reflection
 from memory_pipeline.flows.review import apply_review
 from memory_pipeline.resources.memory_files import MemoryFiles, sha256_text
 from memory_pipeline.resources.proposals import ProposalStore
-from memory_pipeline.stages.review.memory_md import lines_lost, promoted_ids, untraceable_ids
+from memory_pipeline.stages.review.memory_md import lines_lost, untraceable_ids
 from memory_pipeline.stages.tokens import estimate_tokens
 
 if TYPE_CHECKING:  # what dg.define_asset_job returns
@@ -26,8 +29,9 @@ TODAY_TAG = "memory/today"  # a run tag that sets the review clock (tests, repla
 
 
 def review_clock(context) -> tuple[str, datetime]:
-    """(today, now) for review decisions: the run tag memory/today when set, else the local clock."""
-    now = datetime.now().astimezone()
+    """(today, now) for review decisions: the run tag memory/today when set, else the clock in
+    the user's time zone (MEMORY_TIMEZONE)."""
+    now = datetime.now(ZoneInfo(pipeline.timezone_name(Settings.from_env())))
     return context.run.tags.get(TODAY_TAG) or now.date().isoformat(), now
 
 
@@ -36,7 +40,7 @@ def review_clock(context) -> tuple[str, datetime]:
 # runs, instead of a step timing out on the workspace's review lock.
 REVIEW_POOL = "review"
 
-PROPOSALS_SPEC = dict( group_name=GROUP, deps=["reflections"],
+PROPOSALS_SPEC = dict( group_name=GROUP, deps=["reflections"], automation_condition=FOLLOW_UPSTREAM,
     kinds={"redis"}, pool=REVIEW_POOL,
     check_specs=[dg.AssetCheckSpec("proposals_cite_sources", asset="proposals",
                                    description="Every staged proposal cites an observation and a session.")],
@@ -59,7 +63,7 @@ def proposals(context: dg.AssetExecutionContext, workspace: WorkspaceResource, r
                                 metadata={"uncited": dg.MetadataValue.json(uncited)})
     return dg.MaterializeResult(check_results=[check], metadata={
         "staged": len(report.staged), "skipped": len(report.skipped), "pending": report.pending,
-        "staged_ids": md_list([p.id for p in report.staged]),
+        "staged_ids": md_list([p.id for p in report.staged]), **proposal_sources_metadata(report.staged),
         "skipped_reasons": md_list(report.skipped),
         "review_md": dg.MetadataValue.md(MemoryFiles(ws).read_review() or "_no REVIEW.md_"),
     })
@@ -109,11 +113,8 @@ def memory_md(context: dg.AssetExecutionContext, config: MemoryMdConfig, workspa
                             metadata={"untraceable_ids": dg.MetadataValue.json(untraced)}),
     ]
     return dg.MaterializeResult(check_results=checks, metadata={
-        **{kind: len(report.ids(kind)) for kind in ("approved", "rejected", "expired", "edited")},
-        "promoted_now": md_list(report.promoted), "promoted_total": len(promoted_ids(text)),
+        **memory_md_metadata(ws, store, report), "changed_by": context.run.tags.get("memory/trigger", "run"),
         "memory_tokens": tokens, "snapshot": dg.MetadataValue.path(str(files.snapshot_path(day))),
-        "memory_md": dg.MetadataValue.md(text or "_MEMORY.md is empty_"),
-        "review_md": dg.MetadataValue.md(files.read_review() or "_no REVIEW.md_"),
     })
 
 
@@ -142,7 +143,8 @@ def review_sensor(job: "AssetJob") -> dg.SensorDefinition:
             context.update_cursor(digest)
             return dg.SkipReason("REVIEW.md unchanged since the pipeline wrote it")
         context.update_cursor(digest)
-        return dg.RunRequest(run_key=f"review-{digest[:16]}", partition_key=date.today().isoformat(),
+        today = pipeline.local_today(Settings.from_env()).isoformat()
+        return dg.RunRequest(run_key=f"review-{digest[:16]}", partition_key=today,
                              tags={"memory/trigger": "review-md"})
 
     return watch_review_md

@@ -139,8 +139,17 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
         hook_state.update(session_id, lambda s: setattr(s, "last_event_message_id", last), datetime.now().astimezone())
     skip = observe_skip_reason(result.event)
     return ImportItem(str(path), status, session_id, result.event.day, result.event.data.dedupe_key,
-                      reason=outcome.reason if status == "failed" else skip,
+                      reason=_explain(outcome.reason, result.event.day) if status == "failed" else skip,
                       observed=(skip is None) if status == "imported" else None)
+
+
+def _explain(reason: str | None, day: str) -> str | None:
+    """A transcript older than the partitions' first day: say what to set."""
+    start = pipeline.partitions_start(Settings.from_env())
+    if day >= start:
+        return reason
+    return (f"dated {day}, before the daily partitions' first day {start}: set MEMORY_PARTITIONS_START={day} "
+            "(or earlier) and import again; an earlier first day only adds partitions, nothing moves")
 
 
 def import_transcripts(

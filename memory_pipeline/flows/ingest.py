@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
+from memory_pipeline.flows.asset_events import record_transcripts
 from memory_pipeline.flows.intake import pending_days, take_inbox
 from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.flows.runs import RunSummary, get_instance, run_job_for_days
+from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -58,7 +60,7 @@ def ingest(workspace: Workspace, definitions: "dg.Definitions", *, day: str | No
     valid_day = pipeline.day_checker(settings)
     if day is not None and not valid_day(day):
         raise BadInputError(f"--date {day} is not a daily partition (YYYY-MM-DD from "
-                            f"{settings.partitions_start} to today)")
+                            f"{pipeline.partitions_start(settings)} to today)")
     report = IngestReport()
     for outcome in take_inbox(workspace, valid_day):
         if outcome.status == "accepted":
@@ -71,6 +73,7 @@ def ingest(workspace: Workspace, definitions: "dg.Definitions", *, day: str | No
             report.waiting += 1
     instance = get_instance(workspace)
     days = [day] if day else pending_days(workspace, pipeline.code_version("observe", settings), instance)
+    record_transcripts(instance, [event for d in days for event in Inbox(workspace).accepted(d)])
     runs: list[RunSummary] = (run_job_for_days(definitions, "ingest_job", days, instance, progress=progress)
                               if days else [])
     for run in runs:

@@ -1,9 +1,11 @@
 """Staging: a day's reflection becomes proposals in Redis and lines in REVIEW.md.
 
-A draft is not staged when it cites no observation, when MEMORY.md or an earlier proposal
-(pending, approved, rejected or expired) already says it, exactly or nearly (embedding cosine
-similarity at or above `similarity`). Ids are p-YYYYMMDD-NNN for the reflected day, numbered
-after the ids that day already has, so re-materializing a day stages nothing twice.
+A draft is not staged when it cites no observation, when MEMORY.md or an earlier pending,
+approved or rejected proposal already says it, exactly or nearly (embedding cosine similarity at
+or above `similarity`). A proposal that expired unreviewed does not block its text: it may come
+back. Ids are p-YYYYMMDD-NNN for the reflected day (the day the proposal is about), numbered
+after the ids that day already has, so re-materializing a day stages nothing twice; `staged` is
+the day it entered review, where its 7-day review clock starts.
 """
 
 from __future__ import annotations
@@ -93,16 +95,17 @@ def stage_proposals(
         existing = proposals.all()
         candidates = []
         for draft in reflection.proposals:
-            owner = proposals.store.proposal_for_text(text_key(draft.text))
+            owner = proposals.claimed_by(draft.text)
             if not draft.source_observation_ids:
                 report.skipped[draft.text] = "cites no observation"
             elif normalize_text(draft.text) and normalize_text(draft.text) in memory_flat:
                 report.skipped[draft.text] = "already in MEMORY.md"
             elif owner:
-                report.skipped[draft.text] = f"already proposed as {owner}"
+                status, pid = owner
+                report.skipped[draft.text] = f"rejected as {pid}" if status == "rejected" else f"already proposed as {pid}"
             else:
                 candidates.append(draft)
-        known = bullet_texts(memory) + [p.text for p in existing.values()]
+        known = bullet_texts(memory) + [p.text for p in existing.values() if p.status != "expired"]
         repeats = near_duplicates(candidates, known, embedder, similarity)
         fresh = []
         for index, draft in enumerate(candidates):
@@ -115,7 +118,7 @@ def stage_proposals(
             if proposals.store.claim_proposal_text(text_key(draft.text), pid) != pid:
                 report.skipped[draft.text] = "proposed by another run meanwhile"
                 continue
-            proposal = Proposal(id=pid, section=draft.section, text=draft.text, created=reflection.date,
+            proposal = Proposal(id=pid, section=draft.section, text=draft.text, created=reflection.date, staged=today,
                                 source_observation_ids=draft.source_observation_ids,
                                 source_fact_ids=draft.source_fact_ids, sessions=draft.sessions,
                                 quotes_transcript=draft.quotes_transcript, original_text=draft.text)

@@ -134,3 +134,24 @@ def days_to_reflect(redis_store: HotList, days: list[str], threshold: int) -> li
         if tokens > threshold and redis_store.mark_reflect_triggered(day):
             found.append((day, tokens))
     return found
+
+
+def unreflected_days(workspace: Workspace, before: str | None = None) -> list[str]:
+    """Days (oldest first, before `before` when given) whose observations no reflection has read:
+    no reflections/<day>.json, or one written before some of the day's observations (an import)."""
+    root = workspace.observations_root
+    days = sorted(p.name for p in root.iterdir() if p.is_dir() and any(p.glob("*.json"))) if root.is_dir() else []
+    found = []
+    for day in days:
+        if before is not None and day >= before:
+            continue
+        reflection = load_reflection(workspace, day)
+        observed = {o.id for o in load_observations(workspace, day)}
+        if reflection is None or not observed <= set(reflection.observation_ids):
+            found.append(day)
+    return found
+
+
+def observed_digest(workspace: Workspace, day: str) -> str:
+    """A short digest of the day's observation ids: a run key that changes when an import adds one."""
+    return content_hash(json.dumps(sorted(o.id for o in load_observations(workspace, day))))[:12]

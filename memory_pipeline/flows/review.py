@@ -7,6 +7,7 @@ promotes what was approved and re-renders REVIEW.md.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -16,7 +17,7 @@ from memory_pipeline.flows.promote import Outcome, log_outcomes, promote_approve
 from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes, sha256_text
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.review.review_md import decide, is_expired, parse_review_md, render_review_md
+from memory_pipeline.stages.review.review_md import decide, is_expired, parse_review_md, render_review_md, review_start
 
 REVIEW_LOCK = "review"
 
@@ -46,13 +47,25 @@ def _why_not(pid: str, proposals: ProposalStore) -> str:
     return f"{pid} was already {found.status}" + (f" on {found.decided}" if found.decided else "")
 
 
-def _approve(proposals: ProposalStore, report: ReviewReport, pid: str, today: str, text: str | None) -> None:
+def decider(surface: str) -> str:
+    """Who decided: the surface (`review command`, `REVIEW.md`) and the local account."""
+    import pwd
+
+    try:
+        account = pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        account = str(os.getuid())
+    return f"{surface} ({account})"
+
+
+def _approve(proposals: ProposalStore, report: ReviewReport, pid: str, today: str, text: str | None,
+             by: str) -> None:
     current = proposals.get(pid)
     if current is None or current.status != "pending":
         (report.messages if current and current.status == "approved" else report.errors).append(_why_not(pid, proposals))
         return
     edited = text is not None and " ".join(text.split()) != current.text
-    fields: dict[str, object] = {"decided": today}
+    fields: dict[str, object] = {"decided": today, "decided_by": decider(by)}
     if edited:
         fields.update(text=" ".join(text.split()), original_text=current.text)
     if not proposals.transition(pid, "pending", "approved", **fields):
@@ -63,12 +76,13 @@ def _approve(proposals: ProposalStore, report: ReviewReport, pid: str, today: st
     report.outcomes.append(Outcome("approved", pid, str(fields.get("text", current.text)), current.section))
 
 
-def _reject(proposals: ProposalStore, report: ReviewReport, pid: str, today: str) -> None:
+def _reject(proposals: ProposalStore, report: ReviewReport, pid: str, today: str, by: str) -> None:
     current = proposals.get(pid)
     if current is None or current.status != "pending":
         (report.messages if current and current.status == "rejected" else report.errors).append(_why_not(pid, proposals))
         return
-    if proposals.transition(pid, "pending", "rejected", decided=today):
+    if proposals.transition(pid, "pending", "rejected", decided=today, decided_by=decider(by)):
+        proposals.release_text(current.model_copy(update={"status": "rejected"}))
         report.outcomes.append(Outcome("rejected", pid, current.text))
     else:
         report.messages.append(_why_not(pid, proposals) + " (by another process)")
@@ -77,7 +91,10 @@ def _reject(proposals: ProposalStore, report: ReviewReport, pid: str, today: str
 def _expire(proposals: ProposalStore, report: ReviewReport, today: str) -> None:
     for proposal in proposals.pending():
         if is_expired(proposal, today) and proposals.transition(proposal.id, "pending", "expired", decided=today):
-            report.outcomes.append(Outcome("expired", proposal.id, proposal.text, f"proposed {proposal.created}"))
+            proposals.release_text(proposal.model_copy(update={"status": "expired"}))  # it may be proposed again
+            start = review_start(proposal)
+            about = f", about {proposal.created}" if proposal.created != start else ""
+            report.outcomes.append(Outcome("expired", proposal.id, proposal.text, f"proposed {start}{about}"))
 
 
 def render_review(workspace: Workspace, proposals: ProposalStore, now: datetime, expected: str | None = None) -> bool:
@@ -107,9 +124,9 @@ def sync_review_edits(workspace: Workspace, proposals: ProposalStore, report: Re
         proposals.update(pid, text=new_text, original_text=current.original_text or current.text)
         report.outcomes.append(Outcome("edited", pid, new_text, f"was: {current.text}"))
     for pid, new_text in decisions.approve.items():
-        _approve(proposals, report, pid, today, new_text)
+        _approve(proposals, report, pid, today, new_text, "REVIEW.md")
     for pid in decisions.reject:
-        _reject(proposals, report, pid, today)
+        _reject(proposals, report, pid, today, "REVIEW.md")
     return text
 
 
@@ -146,9 +163,9 @@ def decide_ids(workspace: Workspace, proposals: ProposalStore, *, approve: list[
         read = sync_review_edits(workspace, proposals, report, today, now)
         _expire(proposals, report, today)
         for pid in approve:
-            _approve(proposals, report, pid, today, None)
+            _approve(proposals, report, pid, today, None, "review command")
         for pid in reject:
-            _reject(proposals, report, pid, today)
+            _reject(proposals, report, pid, today, "review command")
         return _finish(workspace, proposals, report, today, now, expected=read)
 
 

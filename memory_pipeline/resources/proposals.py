@@ -6,6 +6,7 @@ import json
 
 from memory_pipeline.models import Proposal
 from memory_pipeline.resources.redis_store import RedisStore
+from memory_pipeline.stages.review.review_md import text_key
 
 LIST_FIELDS = ("source_observation_ids", "source_fact_ids", "sessions", "source_message_ids", "evidence")
 BOOL_FIELDS = ("quotes_transcript", "promoted")
@@ -27,7 +28,8 @@ def from_mapping(found: dict[str, str]) -> Proposal:
     for key in LIST_FIELDS + BOOL_FIELDS:
         if key in data:
             data[key] = json.loads(str(data[key]) or "null") or ([] if key in LIST_FIELDS else False)
-    data["decided"] = data.get("decided") or None
+    for key in ("decided", "decided_by", "staged"):
+        data[key] = data.get(key) or None
     return Proposal.model_validate(data)
 
 
@@ -75,3 +77,29 @@ class ProposalStore:
     def update(self, pid: str, **fields: object) -> None:
         self.store.update_proposal(pid, {k: (json.dumps(v) if k in LIST_FIELDS + BOOL_FIELDS else str(v))
                                          for k, v in fields.items()})
+
+    def claimed_by(self, text: str) -> tuple[str, str] | None:
+        """(status, id) of the proposal that already says `text`: a pending or approved one, or a
+        rejected one. An entry naming an expired or vanished proposal is dropped (the text may be
+        proposed again), which also heals indexes written before expiry released them."""
+        key = text_key(text)
+        rejected = self.store.rejected_for_text(key)
+        if rejected:
+            return "rejected", rejected
+        owner = self.store.proposal_for_text(key)
+        found = self.get(owner) if owner else None
+        if found is None or found.status == "expired":
+            if owner:
+                self.store.release_proposal_text(key, owner)
+            return None
+        if found.status == "rejected":
+            self.release_text(found)
+            return "rejected", owner
+        return found.status, owner
+
+    def release_text(self, proposal: Proposal) -> None:
+        """An expired proposal frees its text; a rejected one moves it to the rejected index."""
+        key = text_key(proposal.original_text or proposal.text)
+        if proposal.status == "rejected":
+            self.store.mark_text_rejected(key, proposal.id)
+        self.store.release_proposal_text(key, proposal.id)

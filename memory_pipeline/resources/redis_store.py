@@ -7,6 +7,8 @@ Keys (ADR-0021 "Storage Architecture"):
   memory:reflect:triggered:{day}     string, SET NX, 24 hours: reflect once per day
   memory:review:pending              list of pending proposal ids, no TTL
   memory:review:proposal:{id}        hash, 30 days: proposal content and metadata
+  memory:review:texts                hash, no TTL: normalized text -> the pending or approved proposal saying it
+  memory:review:rejected             hash, no TTL: normalized text -> the rejected proposal saying it
 """
 
 from __future__ import annotations
@@ -256,6 +258,9 @@ class RedisStore:
     # --- review proposals: indexes and status changes (reflection & review) ------------
 
     TEXT_INDEX_KEY = "memory:review:texts"
+    REJECTED_KEY = "memory:review:rejected"
+    # Drop a text's entry only while it still names the given proposal.
+    RELEASE_IF = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0"
     # Change a proposal's status only if it still has the expected one (one winner per race).
     SET_STATUS_IF = """
     if redis.call('HGET', KEYS[1], 'status') ~= ARGV[1] then return 0 end
@@ -291,3 +296,14 @@ class RedisStore:
 
     def proposal_for_text(self, text_key: str) -> str | None:
         return self._call(self.client.hget, self.TEXT_INDEX_KEY, text_key)
+
+    def release_proposal_text(self, text_key: str, pid: str) -> bool:
+        """Forget that `pid` proposes this text (it expired or was rejected), unless another owns it."""
+        script = self.client.register_script(self.RELEASE_IF)
+        return bool(self._call(script, keys=[self.TEXT_INDEX_KEY], args=[text_key, pid]))
+
+    def mark_text_rejected(self, text_key: str, pid: str) -> None:
+        self._call(self.client.hset, self.REJECTED_KEY, text_key, pid)
+
+    def rejected_for_text(self, text_key: str) -> str | None:
+        return self._call(self.client.hget, self.REJECTED_KEY, text_key)

@@ -134,6 +134,7 @@ STATE_NAMES = {
     "maintenance": "maintenance", "feedback": "feedback", "recall_pid": "recall-service.pid",
     "recall_log": "recall-service.log", "intake_settled": "intake-settled.json", "event_failures": "event-failures.json",
     "ui_pid": "ui.pid",
+    "partitions_start": "partitions-start.txt",
 }
 
 
@@ -242,6 +243,16 @@ class Workspace:
         if name not in STATE_NAMES:
             raise ValueError(f"unknown state path {name!r}")
         return self.state / STATE_NAMES[name]
+
+    def first_day(self, proposed: str) -> str:
+        """The daily partitions' first day of this workspace: written once (`proposed`), then fixed,
+        so partition keys never shift under what was materialized."""
+        path = self.state_path("partitions_start")
+        with self.locked("partitions-start"):
+            if path.is_file() and path.read_text(encoding="utf-8").strip():
+                return path.read_text(encoding="utf-8").strip()
+            atomic_write_text(path, proposed + "\n")
+            return proposed
 
     def lock_path(self, name: str) -> Path:
         return ensure_dir(self.state_path("locks")) / f"{name}.lock"

@@ -82,3 +82,20 @@ def test_brief_command(workspace_dir, proposal_store, capsys):
     assert main(["brief"]) == 0
     assert "📋 3 pending memory proposals in REVIEW.md — review when ready" in capsys.readouterr().out
     assert main(["brief", "--date", "21-11-2026"]) == 2
+
+
+def test_a_cli_approval_is_a_memory_md_materialization_the_ui_shows(workspace, proposal_store, capsys):
+    import dagster as dg
+
+    from memory_pipeline.flows.runs import get_instance
+
+    staged(workspace.root, proposal_store)
+    code, _ = run_json(capsys, "review", "approve", pid(2))
+    assert code == 0
+    event = get_instance(workspace).get_latest_materialization_event(dg.AssetKey("memory_md"))
+    materialization = event.asset_materialization
+    assert materialization.partition == TODAY and event.run_id == ""  # recorded without a run
+    metadata = materialization.metadata
+    assert metadata["memory_md"].value == workspace.memory_md.read_text()
+    assert metadata["promoted_ids"].value == [pid(2)] and metadata["changed_by"].value == "cli:review approve"
+    assert f"`{pid(2)}`" in metadata["sources"].value and metadata["source_ids"].value[pid(2)]["sessions"] == ["s"]

@@ -16,7 +16,8 @@ from memory_pipeline_tests.support.paths import SAMPLES
 
 def evaluate(instance, cursor=None):
     context = dg.build_sensor_context(instance=instance, cursor=cursor, resources={"workspace": WorkspaceResource()})
-    return sensor("inbox_sensor")(context), context.cursor
+    result = sensor("inbox_sensor")(context)
+    return (result.run_requests if isinstance(result, dg.SensorResult) else result), context.cursor
 
 
 def test_each_new_event_requests_one_run_for_its_day(workspace):

@@ -30,7 +30,8 @@ def test_definitions_hold_the_assets_jobs_schedule_and_sensors():
     spec = next(iter(reflections.specs))
     model = LLMResource(workspace=WorkspaceResource()).model_for("reflect")
     version = pipeline.code_version("reflect", Settings.from_env())
-    assert spec.code_version == version == load_prompt("reflector").code_version(model)
+    observer = load_prompt("observer").code_version(LLMResource(workspace=WorkspaceResource()).model_for("observe"))
+    assert spec.code_version == version == f"{load_prompt('reflector').code_version(model)}+observe-{observer}"
 
 
 def test_schedule_reflects_the_previous_day():

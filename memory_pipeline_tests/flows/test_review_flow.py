@@ -231,3 +231,35 @@ def test_auto_promote_is_off_by_default_and_never_promotes_a_held_proposal(works
                         "Clean up with rm -rf ~/.cache daily": ("pending", "")}
     apply_review(workspace, proposal_store, today="2026-11-22", now=NOW)
     assert "Always answers in British English." in workspace.memory_md.read_text()
+
+
+def test_review_clock_starts_when_staged_not_on_the_day_reflected(workspace, proposal_store):
+    old = stage_proposals(workspace, proposal_store, Reflection(date="2026-11-01", proposals=DRAFTS[:2]),
+                          embedder=get_embedder(), today=DAY, now=NOW)
+    assert [(p.created, p.staged) for p in old.staged] == [("2026-11-01", DAY)] * 2
+    assert apply_review(workspace, proposal_store, today="2026-11-27", now=NOW).ids("expired") == []
+    assert len(proposal_store.pending()) == 2
+    expired = apply_review(workspace, proposal_store, today="2026-11-28", now=NOW)
+    assert sorted(expired.ids("expired")) == [p.id for p in old.staged]
+
+
+def test_an_expired_proposal_can_come_back_but_a_rejected_one_cannot(workspace, proposal_store):
+    first = stage(workspace, proposal_store, drafts=DRAFTS[:2])
+    kept, dropped = first.staged
+    decide_ids(workspace, proposal_store, reject=[dropped.id], today=DAY, now=NOW)
+    assert apply_review(workspace, proposal_store, today="2026-11-28", now=NOW).ids("expired") == [kept.id]
+    again = stage_proposals(workspace, proposal_store, Reflection(date="2026-11-28", proposals=DRAFTS[:2]),
+                            embedder=get_embedder(), today="2026-11-28", now=NOW)
+    assert [p.text for p in again.staged] == [kept.text] and again.staged[0].id == "p-20261128-001"
+    assert again.skipped == {dropped.text: f"rejected as {dropped.id}"}
+    index = proposal_store.store.client.hgetall("memory:review:texts")
+    assert sorted(index.values()) == ["p-20261128-001"]  # only what is pending or approved
+
+
+def test_an_index_written_before_expiry_released_texts_heals(workspace, proposal_store):
+    [expired] = stage(workspace, proposal_store, drafts=DRAFTS[:1]).staged
+    proposal_store.transition(expired.id, "pending", "expired", decided="2026-11-28")  # as the old code left it
+    assert proposal_store.store.client.hget("memory:review:texts", next(iter(
+        proposal_store.store.client.hkeys("memory:review:texts")))) == expired.id
+    again = stage(workspace, proposal_store, drafts=DRAFTS[:1], day="2026-11-29")
+    assert [p.text for p in again.staged] == [expired.text] and again.skipped == {}

@@ -19,7 +19,7 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (make install installs it as root)"),
 ]
-CHAIN = ["sessions", "observations", "reflections", "proposals", "memory_md"]
+CHAIN = ["transcripts", "sessions", "observations", "reflections", "proposals", "memory_md"]
 LINEAGE_QUERY = "{ assetNodes { assetKey { path } groupName description dependencyKeys { path } } }"
 
 
@@ -90,7 +90,8 @@ def test_ui_shows_assets_lineage_automation_and_memory_preview(demo_workspace, t
             observations = visit("/assets/observations", "observations", ["facts_high", "prompt_sha"])
             assert "observations/YYYY-MM-DD/" in observations
             automation = visit("/automation", "automation", ["inbox_sensor"])
-            for name in ("inbox_sensor", "review_sensor", "reflect_threshold_sensor", "reflect_schedule"):
+            for name in ("inbox_sensor", "review_sensor", "reflect_threshold_sensor", "reflect_schedule",
+                         "unreflected_days_sensor", "follow_upstream_sensor"):
                 assert name in automation
             browser.close()
     assert {p.name for p in shots.glob("*.png")} >= {"asset-graph.png", "memory_md.png", "automation.png"}

@@ -41,5 +41,6 @@ def observe_session(transcript: Transcript, event: SessionEvent, *, llm: Complet
         task="observer", model=model, system=system, prompt=user, validate=_validator(serialized.refs)
     )
     roles = {m.id: role_of(m.role, m.is_compaction_summary) for m in clean.messages}
-    return observation_from_output(output, event=event, code_version=prompt.code_version(model), usage=usage,
-                                   roles=roles)
+    observation = observation_from_output(output, event=event, code_version=prompt.code_version(model), usage=usage,
+                                          roles=roles)
+    return observation.model_copy(update={"prompt_sha": prompt.sha256[:12], "model": model})

@@ -57,8 +57,17 @@ def text_key(text: str) -> str:
     return hashlib.sha256(normalize_text(text).encode()).hexdigest()[:24]
 
 
+def review_start(proposal: Proposal) -> str:
+    """The day a proposal's review clock started: when it was staged (proposals staged before
+    `staged` existed were staged on the day they are about)."""
+    return proposal.staged or proposal.created
+
+
 def is_expired(proposal: Proposal, today: str, days: int = EXPIRE_AFTER_DAYS) -> bool:
-    return proposal.status == "pending" and date.fromisoformat(proposal.created) + timedelta(days=days) <= date.fromisoformat(today)
+    """Pending for `days` days since it was staged (not since the day it is about: a backfill of
+    old days must leave its proposals reviewable)."""
+    start = date.fromisoformat(review_start(proposal))
+    return proposal.status == "pending" and start + timedelta(days=days) <= date.fromisoformat(today)
 
 
 def render_review_md(pending: list[Proposal], now: datetime) -> str:

@@ -1,0 +1,224 @@
+"""`trace`: follow one record back to the transcript messages it came from.
+
+A MEMORY.md line carries its proposal id; the proposal (Redis, or for one whose 30-day record
+has gone, the daily log and its reflection file) names its observations and facts; an
+observation names its event, whose stored session holds the cited messages. Works for lines
+promoted before proposals recorded `staged`/`decided_by` and before observations recorded their
+prompt sha and model (inferred from the code version where the current prompt matches).
+"""
+
+from __future__ import annotations
+
+from memory_pipeline import pipeline
+from memory_pipeline.config import Settings
+from memory_pipeline.errors import BadInputError, ServiceError
+from memory_pipeline.flows.observe import load_observations, load_session
+from memory_pipeline.flows.reflect import REFLECT_WINDOW_DAYS, load_reflection, window
+from memory_pipeline.models import Observation, SessionEvent, stable_id
+from memory_pipeline.prompts import load_prompt
+from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.memory_files import MemoryFiles
+from memory_pipeline.resources.proposals import ProposalStore
+from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.index.message_docs import message_documents
+from memory_pipeline.stages.redact import redact
+from memory_pipeline.stages.review.memory_md import bullet_texts
+from memory_pipeline.stages.trace import Trace, find_lines, match_draft, memory_lines, proposal_day, quote, target_kind
+
+
+def trace_target(workspace: Workspace, store: ProposalStore | None, target: str, settings: Settings) -> Trace:
+    """The chain behind `target`: a MEMORY.md line (number or text), a proposal id, or an
+    observation, fact or recall hit id."""
+    trace, kind = Trace(target=target), target_kind(target)
+    if kind == "record_id":
+        return trace_record(workspace, store, trace, target.lower(), settings)
+    memory = MemoryFiles(workspace).read_memory()
+    if kind == "proposal":
+        pid = target
+        trace.line = next((vars(line) for line in memory_lines(memory) if line.proposal_id == pid), None)
+        if trace.line is None:
+            trace.notes.append(f"MEMORY.md has no line for {pid} (not promoted, or the line was removed)")
+    else:
+        lines = memory_lines(memory)
+        if kind == "line_number":
+            number = int(target)
+            if not 1 <= number <= len(lines):
+                raise BadInputError(f"MEMORY.md has {len(lines)} lines; there is no line {number}")
+            found = [lines[number - 1]]
+        else:
+            found = find_lines(memory, target)
+            if not found:
+                raise BadInputError(f"no MEMORY.md line contains {target!r}")
+        trace.line = vars(found[0])
+        if len(found) > 1:
+            trace.notes.append("other matching lines: " + ", ".join(str(line.number) for line in found[1:]))
+        pid = found[0].proposal_id
+        if pid is None:
+            trace.missing.append(f"line {found[0].number} carries no proposal id: it was written by hand "
+                                 "(or before promotion marked lines), not promoted by the pipeline")
+            return trace
+    return trace_proposal(workspace, store, trace, pid, settings)
+
+
+def review_history(workspace: Workspace, pid: str) -> list[str]:
+    """Every daily-log line naming the proposal (staged, approved, edited, rejected, expired), by day."""
+    folder = workspace.memory_dir
+    found = []
+    for path in sorted(folder.glob("????-??-??.md")) if folder.is_dir() else []:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if f"`{pid}`" in line:
+                found.append(f"{path.stem}: {line.lstrip('- ').strip()}")
+    return found
+
+
+def _stored(store: ProposalStore | None, pid: str, trace: Trace):
+    if store is None:
+        return None
+    try:
+        return store.get(pid)
+    except ServiceError as exc:
+        trace.missing.append(f"Redis unreachable ({exc}); the proposal was read from the files")
+        return None
+
+
+def trace_proposal(workspace: Workspace, store: ProposalStore | None, trace: Trace, pid: str,
+                   settings: Settings) -> Trace:
+    history, stored = review_history(workspace, pid), _stored(store, pid, trace)
+    day = stored.created if stored else proposal_day(pid)
+    line_text = next(iter(bullet_texts(trace.line["text"])), "") if trace.line else ""
+    if stored:
+        trace.proposal = stored.model_dump() | {"found_in": "Redis"}
+    else:
+        status = next((kind for kind in ("approved", "rejected", "expired") if any(f" {kind} `" in h for h in history)),
+                      None)
+        trace.proposal = {"id": pid, "status": status, "created": day, "text": line_text,
+                          "found_in": "the daily log and reflection file (its Redis record has expired)"}
+        trace.missing.append(f"{pid}'s Redis record (kept 30 days); who approved it is read from the daily log")
+    trace.proposal["history"] = history
+    texts = [trace.proposal.get("text", ""), trace.proposal.get("original_text", ""), line_text]
+    texts += [h.split("(was: ", 1)[1].split("):", 1)[0] for h in history if "(was: " in h]
+    reflection = load_reflection(workspace, day)
+    draft, how = match_draft(reflection.proposals, texts) if reflection else (None, "")
+    if reflection is None:
+        trace.missing.append(f"reflections/{day}.json (the reflection {pid} came from)")
+    else:
+        trace.reflection = {"day": day, "path": workspace.relative(workspace.reflection_path(day)),
+                            "matched": how or "not matched", "code_version": reflection.code_version,
+                            "observations": len(reflection.observation_ids), "summary": reflection.summary}
+        if draft is None:
+            trace.missing.append(f"the draft of {pid} in reflections/{day}.json (re-reflected since?)")
+    source = stored or draft
+    if source is None:
+        trace.missing.append(f"the observations {pid} cites")
+        return trace
+    observations = {o.id: o for d in window(day, REFLECT_WINDOW_DAYS) for o in load_observations(workspace, d)}
+    for oid in source.source_observation_ids:
+        if oid not in observations:
+            trace.missing.append(f"observation {oid} (in the 7 days ending {day})")
+            continue
+        trace.observations.append(observation_link(workspace, observations[oid], set(source.source_fact_ids),
+                                                   trace, settings))
+    return trace
+
+
+def observer_lineage(observation: Observation, settings: Settings) -> tuple[str, str]:
+    """(prompt sha, model) as recorded, or inferred when the current prompt gives its code version."""
+    if observation.prompt_sha:
+        return observation.prompt_sha, observation.model
+    prompt = load_prompt("observer", settings.prompts_dir)
+    for model in dict.fromkeys([pipeline.model_for(settings, "observe"), pipeline.OFFLINE_MODEL,
+                                settings.observer_model]):
+        if prompt.code_version(model) == observation.code_version:
+            return f"{prompt.sha256[:12]} (inferred: the current prompt)", model
+    return "", ""
+
+
+def _event(workspace: Workspace, day: str, dedupe_key: str) -> SessionEvent | None:
+    return next((e for e in Inbox(workspace).accepted(day) if e.data.dedupe_key == dedupe_key), None)
+
+
+def observation_link(workspace: Workspace, observation: Observation, fact_ids: set[str], trace: Trace,
+                     settings: Settings) -> dict:
+    facts = [f for f in observation.facts if not fact_ids or f.id in fact_ids]
+    prompt_sha, model = observer_lineage(observation, settings)
+    if not prompt_sha:
+        trace.missing.append(f"the Observer prompt of observation {observation.id[:8]} (code version "
+                             f"{observation.code_version}; observed before prompts were recorded, by a prompt since edited)")
+    link = {"id": observation.id, "date": observation.date, "session_id": observation.session_id,
+            "trigger": observation.trigger, "code_version": observation.code_version, "prompt_sha": prompt_sha,
+            "model": model, "facts": [f.model_dump() for f in facts], "event": None, "messages": []}
+    event = _event(workspace, observation.date, observation.dedupe_key)
+    if event is None:
+        trace.missing.append(f"the event {observation.dedupe_key} under events/{observation.date}/")
+        return link
+    cited = [mid for f in facts for mid in f.source_message_ids]
+    link.update(event=event_link(workspace, event), messages=cited_messages(workspace, event, cited, trace))
+    return link
+
+
+def event_link(workspace: Workspace, event: SessionEvent) -> dict:
+    data = event.data
+    ref = data.transcript
+    where = ref.path if ref else f"inline in events/{event.day}/{data.dedupe_key}.json"
+    return {"dedupe_key": data.dedupe_key, "session_id": data.session_id, "trigger": data.trigger,
+            "captured_at": data.captured_at.isoformat(), "message_count": data.message_count,
+            "transcript": where, "format": ref.format if ref else "text"}
+
+
+def cited_messages(workspace: Workspace, event: SessionEvent, ids: list[str], trace: Trace) -> list[dict]:
+    """The cited messages, quoted from the stored (redacted) session, redacted once more."""
+    transcript = load_session(workspace, event.day, event)
+    if transcript is None:
+        trace.missing.append(f"the stored session sessions/{event.day}/{event.data.dedupe_key}.json")
+        return []
+    by_id = {m.id: m for m in transcript.messages}
+    found = []
+    for mid in dict.fromkeys(ids):
+        message = by_id.get(mid)
+        if message is None:
+            trace.missing.append(f"message {mid} in the session of {event.data.session_id}")
+            continue
+        found.append({"id": mid, "role": message.role, "quote": quote(redact(message.text)),
+                      "timestamp": message.timestamp.isoformat() if message.timestamp else None})
+    return found
+
+
+def trace_record(workspace: Workspace, store: ProposalStore | None, trace: Trace, rid: str,
+                 settings: Settings) -> Trace:
+    """An observation, fact or recall hit id (observation narrative or raw message point)."""
+    root = workspace.observations_root
+    for day in sorted((p.name for p in root.iterdir() if p.is_dir()), reverse=True) if root.is_dir() else []:
+        for o in load_observations(workspace, day):
+            narratives = {stable_id(o.dedupe_key, "narrative", f"{s.title}: {s.narrative}" if s.title else s.narrative):
+                          {f.id for f in s.facts} for s in o.segments if s.narrative}
+            fact_ids = ({rid} if rid in {f.id for f in o.facts} else narratives.get(rid, set()))
+            if rid == o.id or fact_ids:
+                trace.observations.append(observation_link(workspace, o, fact_ids, trace, settings))
+                trace.cited_by = citing(store, o.id, fact_ids)
+                return trace
+    return trace_message_hit(workspace, trace, rid)
+
+
+def citing(store: ProposalStore | None, observation_id: str, fact_ids: set[str]) -> list[dict]:
+    if store is None:
+        return []
+    return [{"id": p.id, "status": p.status, "text": p.text} for p in sorted(store.all().values(), key=lambda p: p.id)
+            if observation_id in p.source_observation_ids or fact_ids & set(p.source_fact_ids)]
+
+
+def trace_message_hit(workspace: Workspace, trace: Trace, rid: str) -> Trace:
+    inbox = Inbox(workspace)
+    for day in reversed(inbox.accepted_days()):
+        for event in inbox.accepted(day):
+            transcript = load_session(workspace, day, event)
+            docs = message_documents(transcript, day=day, session_id=event.data.session_id) if transcript else []
+            doc = next((d for d in docs if d.id == rid), None)
+            if doc is not None:
+                trace.notes.append("a raw message hit (the messages tier): no observation or proposal behind it")
+                trace.observations.append({
+                    "id": "none", "date": day, "session_id": event.data.session_id, "trigger": event.data.trigger,
+                    "code_version": "n/a", "prompt_sha": "n/a", "model": "n/a", "facts": [],
+                    "event": event_link(workspace, event),
+                    "messages": cited_messages(workspace, event, doc.payload["source_message_ids"], trace)})
+                return trace
+    raise BadInputError(f"{rid} is no observation, fact or recall hit id in this workspace")
