@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timezone
 
-from memory_pipeline.config import Settings, schedule_timezone
+from memory_pipeline.config import Settings
 from memory_pipeline.prompts import load_prompt
 
 OFFLINE_MODEL = "offline-extractive-1"
@@ -98,8 +98,3 @@ def day_checker(settings: Settings):
     """`valid_day` bound to the settings, for the inbox and import (callable(day) -> bool)."""
     fixed = settings.replace(partitions_start=partitions_start(settings))  # read the workspace once
     return lambda day: valid_day(day, fixed)
-
-
-def timezone_name(settings: Settings) -> str:
-    """The schedules' time zone: MEMORY_TIMEZONE, else the machine's (an IANA name), else UTC."""
-    return schedule_timezone(settings)

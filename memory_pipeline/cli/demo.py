@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import date, timedelta
 from pathlib import Path
 
 from memory_pipeline.cli.common import console, workspace_from_env
@@ -16,9 +17,20 @@ def register(sub) -> None:
     parser.set_defaults(handler=run_demo)
 
 
+SAMPLES_WRITTEN = date(2026, 11, 1)  # before the earliest sample transcript
+
+
 def emit_samples(workspace) -> list:
+    from memory_pipeline import pipeline
+    from memory_pipeline.config import Settings
     from memory_pipeline.flows.emit import emit_session_event
 
+    # The samples are dated by their transcripts: a new workspace's partitions start early enough
+    # to hold them, however long after they were written the demo runs.
+    settings = Settings.from_env()
+    if not settings.partitions_start:
+        default = pipeline.local_today(settings) - timedelta(days=90)
+        workspace.first_day(min(default, SAMPLES_WRITTEN).isoformat())
     results = []
     for path in sorted(SAMPLES.glob("*.jsonl")):
         results.append(emit_session_event(workspace, path, trigger="shutdown", use_transcript_time=True))

@@ -124,6 +124,8 @@ def stage_proposals(
                                 quotes_transcript=draft.quotes_transcript, original_text=draft.text)
             proposal = apply_triage(proposal, settings or Settings.from_env(), today)
             proposals.save(proposal)
+            if proposal.status == "rejected":
+                proposals.release_text(proposal)  # as a person's rejection: never proposed again
             (report.staged if proposal.status == "pending" else report.triaged).append(proposal)
         log_outcomes(workspace, today, now, [Outcome(p.status, p.id, p.text, f"triage: {p.triage_reason}")
                                              for p in report.triaged])

@@ -195,7 +195,8 @@ def restore_ids(workspace: Workspace, proposals: ProposalStore, pids: list[str],
         read = sync_review_edits(workspace, proposals, report, today, now)
         for pid in pids:
             found = proposals.get(pid)
-            if found is None or not proposals.transition(pid, "rejected", "pending", decided="", decided_by=""):
+            if found is None or not proposals.transition(pid, "rejected", "pending", decided="", decided_by="",
+                                                         staged=today):  # a new review clock
                 report.errors.append(f"{pid} is not a rejected proposal" if found else f"unknown proposal id {pid}")
                 continue
             proposals.store.add_pending(pid)

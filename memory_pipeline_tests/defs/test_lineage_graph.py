@@ -16,8 +16,8 @@ from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.ingest import ingest
 from memory_pipeline.flows.runs import get_instance, run_job_for_days
 from memory_pipeline.prompts import prompts_dir
-from memory_pipeline_tests.conftest import SAMPLES
 from memory_pipeline_tests.support.dagster_defs import definitions
+from memory_pipeline_tests.support.paths import SAMPLES
 
 DAY = "2026-11-01"
 

@@ -13,8 +13,8 @@ from memory_pipeline.flows.ingest import ingest
 from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.resources.ledger_files import LedgerFiles
 from memory_pipeline.stages.ledger.model import id_parts
-from memory_pipeline_tests.conftest import fixture_transcript
 from memory_pipeline_tests.support.dagster_defs import assets, definitions
+from memory_pipeline_tests.support.paths import fixture_transcript
 
 pytestmark = pytest.mark.slow
 TRANSCRIPTS = ("claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl",

@@ -17,8 +17,8 @@ from memory_pipeline.resources.llm import LLMClient, default_offline_provider
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.stages.transcripts import parse_transcript
-from memory_pipeline_tests.conftest import fixture_transcript
 from memory_pipeline_tests.support.dagster_defs import assets
+from memory_pipeline_tests.support.paths import fixture_transcript
 
 pytestmark = pytest.mark.slow
 

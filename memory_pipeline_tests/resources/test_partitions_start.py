@@ -8,7 +8,7 @@ from datetime import timedelta
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.importer import import_transcripts
-from memory_pipeline_tests.conftest import fixture_transcript
+from memory_pipeline_tests.support.paths import fixture_transcript
 
 
 def test_the_default_first_day_is_recent_and_fixed_in_the_workspace(workspace, monkeypatch):
