@@ -298,7 +298,6 @@ class Proposal(BaseModel):
     promoted: bool = False
     triage: str = ""  # promote | reject | needs-review (stages/review/triage.py)
     triage_reason: str = ""
-    decided_by: str = ""  # "triage" when auto-triage decided it, else a person
     # friction fixes only
     target: FixTarget = "MEMORY.md"
     target_dir: str = ""  # the project folder holding CLAUDE.md / AGENTS.md

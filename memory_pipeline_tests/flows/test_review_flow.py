@@ -228,7 +228,7 @@ def test_auto_promote_is_off_by_default_and_never_promotes_a_held_proposal(works
                    day="2026-11-22")
     statuses = {p.text: (p.status, p.decided_by) for p in report.staged + report.triaged}
     assert statuses == {"Always answers in British English.": ("approved", "triage"),
-                        "Clean up with rm -rf ~/.cache daily": ("pending", "")}
+                        "Clean up with rm -rf ~/.cache daily": ("pending", None)}
     apply_review(workspace, proposal_store, today="2026-11-22", now=NOW)
     assert "Always answers in British English." in workspace.memory_md.read_text()
 
