@@ -65,14 +65,15 @@ def print_proposals(proposals, out) -> None:
         return
     from memory_pipeline.stages.guard import hold_reasons
 
-    table = Table("id", "status", "section", "text", "triage", "sources")
+    table = Table("id", "status", "section", "text", "sources")
     for p in proposals:
         flag = " [quotes transcript]" if p.quotes_transcript else ""
         if reasons := hold_reasons(p.text):
             flag += f" [HELD FOR REVIEW: {'; '.join(reasons)}]"
-        verdict = f"{p.triage}: {p.triage_reason}" if p.triage else ""
+        if p.triage:
+            flag += f" [triage: {p.triage} — {p.triage_reason}]"
         table.add_row(p.id, p.status + (" (triage)" if p.decided_by == "triage" else ""), p.section, p.text + flag,
-                      verdict, f"{len(p.source_observation_ids)} obs / {len(p.sessions)} sessions")
+                      f"{len(p.source_observation_ids)} obs / {len(p.sessions)} sessions")
     out.print(table)
 
 
@@ -128,8 +129,8 @@ def run_review(args) -> int:
         if args.all or args.rejected:
             found = sorted((p for p in store.all().values() if args.all or p.status == "rejected"),
                            key=lambda p: p.id)
-        else:  # needs-review first, as in REVIEW.md
-            found = sorted(store.pending(), key=lambda p: (p.triage != "needs-review", p.id))
+        else:
+            found = store.pending()
         if args.json:
             from memory_pipeline.stages.guard import hold_reasons
 

@@ -109,7 +109,7 @@ BAD_INPUTS = {
     "not-json": b"session ended",
     "not-an-object": b'["PreCompact"]',
     "missing-fields": b'{"hook_event_name": "PreCompact"}',
-    "unknown-event": json.dumps(payload("Stop", "/tmp/x.jsonl")).encode(),
+    "unknown-event": json.dumps(payload("Notification", "/tmp/x.jsonl")).encode(),
     "no-such-transcript": json.dumps(payload("PreCompact", "/nonexistent/t.jsonl")).encode(),
     "unsafe-session": json.dumps(payload("SessionEnd", "/tmp/x.jsonl", session_id="../../etc")).encode(),
 }

@@ -13,6 +13,7 @@ from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.events import observe_skip_reason
 from memory_pipeline_tests.support.paths import SAMPLES
 
 SAMPLE = SAMPLES / "claude-code-redis-debugging.jsonl"
@@ -116,12 +117,13 @@ def test_snapshot_is_redacted_and_user_only(ws):
     assert ws.transcripts.stat().st_mode & 0o777 == 0o700
 
 
-def test_short_sessions_emit_no_shutdown_event(ws, tmp_path):
+def test_short_sessions_are_emitted_to_be_indexed_but_not_observed(ws, tmp_path):
     short = tmp_path / "short.txt"
     short.write_text("User: hi\n\nAssistant: hello\n", encoding="utf-8")
     result = emit_session_event(ws, short, trigger="shutdown")
-    assert result.path is None and "at least 5" in result.skipped
-    assert emit_session_event(ws, short, trigger="compaction").path is not None
+    assert result.path is not None and observe_skip_reason(result.event).startswith("indexed, not observed: 1")
+    compaction = emit_session_event(ws, short, trigger="compaction")
+    assert compaction.path is not None and observe_skip_reason(compaction.event) is None
 
 
 def test_missing_and_binary_transcripts_are_bad_input(ws, tmp_path):

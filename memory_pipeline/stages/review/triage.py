@@ -45,7 +45,9 @@ def triage(text: str, *, quotes_transcript: bool = False) -> Triage:
     if reasons := hold_reasons(body):  # the one guard the briefing and the hooks use too
         return Triage(NEEDS_REVIEW, "held: " + "; ".join(reasons))
     words = re.findall(r"\w+", body)
-    if len(words) < 5:
+    if quotes_transcript and len(words) >= 3:  # a person judges what the transcript tried to have remembered
+        return Triage(NEEDS_REVIEW, "quotes the transcript: check it says something durable")
+    if len(words) < 3 or (len(words) < 5 and not DURABLE.search(body)):  # "Prefers small commits" stays
         return Triage(REJECT, "a fragment, not a statement")
     if body.endswith("?"):
         return Triage(REJECT, "a question, not a fact")
@@ -55,8 +57,6 @@ def triage(text: str, *, quotes_transcript: bool = False) -> Triage:
         return Triage(REJECT, "error output")
     if QUOTE_START.search(body):
         return Triage(REJECT, "a quote of the conversation")
-    if quotes_transcript:
-        return Triage(NEEDS_REVIEW, "quotes the transcript: check it says something durable")
     if DURABLE.search(body):
         return Triage(PROMOTE, "a durable rule, preference or decision")
     return Triage(NEEDS_REVIEW, "no sign of a rule, preference or decision")
