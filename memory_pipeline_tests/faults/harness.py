@@ -80,7 +80,10 @@ class Workspaces:
         return ws
 
     def stop_all(self) -> None:
-        for ws in self.made:
+        from memory_pipeline.resources.services import stop_workspace_services
+
+        for ws in self.made:  # the recall service a test started too, not only Redis
+            stop_workspace_services(ws)
             EmbeddedRedis(ws.state).stop()
 
 

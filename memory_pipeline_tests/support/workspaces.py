@@ -26,4 +26,7 @@ def workspace(workspace_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
         monkeypatch.delenv(name, raising=False)
     ws = Workspace(workspace_dir).create()
     yield ws
+    from memory_pipeline.resources.services import stop_workspace_services
+
+    stop_workspace_services(ws)  # the recall service, the ui, Redis and its watchdog
     EmbeddedRedis(ws.state).stop()
