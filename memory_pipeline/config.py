@@ -159,32 +159,6 @@ class Settings(BaseModel):
         return self.model_copy(update=changes)
 
 
-def machine_timezone() -> str:
-    """The machine's IANA time zone name: $TZ, /etc/timezone, the /etc/localtime link, else UTC."""
-    from zoneinfo import ZoneInfo
-
-    candidates = [os.environ.get("TZ", "").lstrip(":")]
-    timezone_file = Path("/etc/timezone")
-    if timezone_file.is_file():
-        candidates.append(timezone_file.read_text(encoding="utf-8").strip())
-    localtime = Path("/etc/localtime")
-    if localtime.is_symlink():
-        candidates.append(str(localtime.resolve()).split("zoneinfo/", 1)[-1])
-    for name in candidates:
-        try:
-            if name:
-                ZoneInfo(name)
-                return name
-        except (KeyError, ValueError, OSError):
-            continue
-    return "UTC"
-
-
-def schedule_timezone(settings: Settings) -> str:
-    """The time zone the daily schedules run in: MEMORY_TIMEZONE, else the machine's."""
-    return settings.timezone or machine_timezone()
-
-
 def settings_table() -> str:
     """The README's configuration table, generated from `Settings`."""
     rows = ["| variable | default | meaning |", "|---|---|---|"]

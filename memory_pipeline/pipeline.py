@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from datetime import date, datetime, timezone
 
-from memory_pipeline.config import Settings
+from memory_pipeline.config import Settings, machine_timezone
+from memory_pipeline.errors import BadInputError
 from memory_pipeline.prompts import load_prompt
 
 OFFLINE_MODEL = "offline-extractive-1"
@@ -74,8 +75,6 @@ def today_utc() -> date:
 
 def timezone_name(settings: Settings) -> str:
     """The time zone schedules run in and days are dated in: MEMORY_TIMEZONE or the machine's."""
-    from memory_pipeline.config import machine_timezone
-
     return settings.timezone or machine_timezone()
 
 
@@ -92,6 +91,14 @@ def valid_day(day: str, settings: Settings, today: date | None = None) -> bool:
     except (TypeError, ValueError):
         return False
     return date.fromisoformat(partitions_start(settings)) <= parsed <= (today or today_utc())
+
+
+def check_day(day: str, settings: Settings) -> str:
+    """`day` when it has a partition, else BadInputError saying which days do (the `--date` check)."""
+    if not valid_day(day, settings):
+        raise BadInputError(f"--date {day} is not a daily partition (YYYY-MM-DD from "
+                            f"{partitions_start(settings)} to today)")
+    return day
 
 
 def day_checker(settings: Settings):

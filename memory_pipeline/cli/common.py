@@ -25,3 +25,20 @@ def console():
 
 def add_json_flag(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def run_day_job(args, job_name: str, status: str):
+    """`--date` (default today in MEMORY_TIMEZONE) checked, `job_name` run for it in this process:
+    (workspace, day, run). A run that failed on a full disk becomes one "disk full at PATH" line."""
+    from memory_pipeline import pipeline
+    from memory_pipeline.errors import is_disk_full_message
+    from memory_pipeline.flows.runs import get_instance, run_job_for_days
+
+    settings = Settings.from_env()
+    day = pipeline.check_day(args.date or pipeline.local_today(settings).isoformat(), settings)
+    workspace = workspace_from_env()
+    with console().status(status.format(day=day)):
+        [run] = run_job_for_days(args.definitions(), job_name, [day], get_instance(workspace))
+    if not run.success and is_disk_full_message(run.error):
+        raise OSError(28, f"No space left on device ({run.error})", str(workspace.root))
+    return workspace, day, run

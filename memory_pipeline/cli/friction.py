@@ -6,7 +6,7 @@ instance: recurring friction over the 7 days ending at the day, staged as fixes 
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, console, print_json, run_day_job
 
 
 def register(sub) -> None:
@@ -57,21 +57,8 @@ def print_summary(summary: dict, out) -> None:
 
 
 def run_friction(args) -> int:
-    from datetime import date
-
-    from memory_pipeline import pipeline
-    from memory_pipeline.config import Settings
-    from memory_pipeline.errors import BadInputError
-    from memory_pipeline.flows.runs import get_instance, run_job_for_days
-
-    day, settings = args.date or date.today().isoformat(), Settings.from_env()
-    if not pipeline.valid_day(day, settings):
-        raise BadInputError(f"--date {day} is not a daily partition (YYYY-MM-DD from "
-                            f"{settings.partitions_start} to today)")
-    workspace = workspace_from_env()
+    workspace, day, run = run_day_job(args, "friction_job", "looking for friction in the 7 days ending {day}…")
     out = console()
-    with out.status(f"looking for friction in the 7 days ending {day}…"):
-        [run] = run_job_for_days(args.definitions(), "friction_job", [day], get_instance(workspace))
     summary = friction_summary(workspace, day, run)
     if args.json:
         print_json(summary)

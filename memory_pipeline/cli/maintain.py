@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, console, print_json, run_day_job
 
 
 def register(sub) -> None:
@@ -15,20 +15,7 @@ def register(sub) -> None:
 
 
 def run_maintain(args) -> int:
-    from datetime import date
-
-    from memory_pipeline import pipeline
-    from memory_pipeline.config import Settings
-    from memory_pipeline.errors import BadInputError
-    from memory_pipeline.flows.runs import get_instance, run_job_for_days
-
-    day, settings = args.date or date.today().isoformat(), Settings.from_env()
-    if not pipeline.valid_day(day, settings):
-        raise BadInputError(f"--date {day} is not a daily partition (YYYY-MM-DD from "
-                            f"{settings.partitions_start} to today)")
-    workspace = workspace_from_env()
-    with console().status(f"maintaining {day}…"):
-        [run] = run_job_for_days(args.definitions(), "maintenance_job", [day], get_instance(workspace))
+    workspace, day, run = run_day_job(args, "maintenance_job", "maintaining {day}…")
     path = workspace.state_path("maintenance") / f"{day}.json"
     report = json.loads(path.read_text(encoding="utf-8")) if run.success and path.exists() else {}
     report |= {"day": day, "run_id": run.run_id, "success": run.success, "error": run.error}

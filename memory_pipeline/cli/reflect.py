@@ -6,7 +6,7 @@ recorded in the Dagster instance, for a user who wants proposals without waiting
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, console, print_json, run_day_job, workspace_from_env
 
 
 def register(sub) -> None:
@@ -38,24 +38,13 @@ def reflect_report(workspace, day: str, run) -> dict:
 
 
 def run_reflect(args) -> int:
-    from memory_pipeline import pipeline
     from memory_pipeline.config import Settings
-    from memory_pipeline.errors import BadInputError, is_disk_full_message
-    from memory_pipeline.flows.runs import get_instance, run_job_for_days
 
     settings = Settings.from_env()
     if args.backfill:
         return run_backfill(args, settings)
-    day = args.date or pipeline.local_today(settings).isoformat()
-    if not pipeline.valid_day(day, settings):
-        raise BadInputError(f"--date {day} is not a daily partition (YYYY-MM-DD from "
-                            f"{pipeline.partitions_start(settings)} to today)")
-    workspace = workspace_from_env()
+    workspace, day, run = run_day_job(args, "reflect_job", "reflecting on the 7 days ending {day}…")
     out = console()
-    with out.status(f"reflecting on the 7 days ending {day}…"):
-        [run] = run_job_for_days(args.definitions(), "reflect_job", [day], get_instance(workspace))
-    if not run.success and is_disk_full_message(run.error):
-        raise OSError(28, f"No space left on device ({run.error})", str(workspace.root))
     report = reflect_report(workspace, day, run)
     if args.json:
         print_json(report)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import dagster as dg
 
 from memory_pipeline import pipeline
-from memory_pipeline.config import Settings, schedule_timezone
+from memory_pipeline.config import Settings
 from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.resources import EmbedderResource, LLMResource, RedisResource, WorkspaceResource
 from memory_pipeline.defs.review import review_clock
@@ -87,4 +87,4 @@ def friction_assets(partitions: dg.PartitionsDefinition, settings: Settings) -> 
 
 def friction_defs(partitions: dg.PartitionsDefinition, settings: Settings) -> dg.Definitions:
     job = friction_job(partitions)
-    return dg.Definitions(jobs=[job], schedules=[friction_schedule(job, schedule_timezone(settings))])
+    return dg.Definitions(jobs=[job], schedules=[friction_schedule(job, pipeline.timezone_name(settings))])

@@ -159,8 +159,10 @@ def index_observation_day(workspace: Workspace, store: ShardedIndex, embedder: E
 
     stats = index_observations(store, embedder, day, load_observations(workspace, day),
                                manifest_dir=workspace.state_path("index"))
-    # Dedup at write: the day's facts against the facts of its own week store (open already, so
-    # cheap); the nightly maintenance compares them with every week.
+    if not stats.embedded:  # nothing new: the day's facts were merged when they were written
+        return stats
+    # Dedup at write: the day's new facts against the facts of their own week store; the nightly
+    # maintenance compares them with every week (and catches a run killed between the two steps).
     week = store.for_day(day)
     with week.session():
         points = {p.id: p for p in week.scroll_all(with_vectors=True, payload_filter={"tier": "observations"})}

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
-from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.asset_events import record_transcripts
 from memory_pipeline.flows.intake import pending_days, take_inbox
 from memory_pipeline.flows.observe import load_observations
@@ -58,9 +57,8 @@ def ingest(workspace: Workspace, definitions: "dg.Definitions", *, day: str | No
     """Take the inbox, then run ingest_job of `definitions` for every day with events to observe."""
     settings = Settings.from_env()
     valid_day = pipeline.day_checker(settings)
-    if day is not None and not valid_day(day):
-        raise BadInputError(f"--date {day} is not a daily partition (YYYY-MM-DD from "
-                            f"{pipeline.partitions_start(settings)} to today)")
+    if day is not None:
+        pipeline.check_day(day, settings)
     report = IngestReport()
     for outcome in take_inbox(workspace, valid_day):
         if outcome.status == "accepted":

@@ -6,14 +6,11 @@ atomically (temp file beside it, fsync, rename), keeps its permissions, and is o
 
 from __future__ import annotations
 
-import contextlib
-import os
 import stat
-import tempfile
 from pathlib import Path
 
 from memory_pipeline.errors import ServiceError
-from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.resources.workspace import Workspace, atomic_write_text
 from memory_pipeline.stages.friction.project_file import append_fix
 
 WRITE_ATTEMPTS = 5
@@ -21,19 +18,8 @@ NEW_FILE_MODE = 0o644  # a project file others on the team read, like one made b
 
 
 def _replace_keeping_mode(path: Path, text: str) -> None:
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else NEW_FILE_MODE
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    """Atomically, keeping the file's own permissions (a project file others on the team read)."""
+    atomic_write_text(path, text, stat.S_IMODE(path.stat().st_mode) if path.exists() else NEW_FILE_MODE)
 
 
 def apply_fix_to_project(workspace: Workspace, folder: str, filename: str, *, day: str, change: str,

@@ -98,8 +98,8 @@ def ensure_dir(path: Path) -> Path:
     return path
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write to a temp file beside `path`, fsync, then rename over it.
+def atomic_write_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+    """Write to a temp file beside `path`, fsync, then rename over it (the file gets `mode`).
 
     A crash or a full disk leaves the old file intact; readers never see half a file.
     """
@@ -111,7 +111,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             handle.flush()
             check_disk_space(path)
             os.fsync(handle.fileno())
-        os.chmod(tmp, FILE_MODE)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -119,8 +119,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: Path, text: str, mode: int = FILE_MODE) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), mode)
 
 
 def atomic_write_json(path: Path, value: object) -> None:
