@@ -96,6 +96,9 @@ class Settings(BaseModel):
                                              "friction analysis skips a window with fewer observations")
     friction_min_sessions: int = setting(2, "MEMORY_FRICTION_MIN_SESSIONS",
                                          "sessions a pattern must recur in to become a friction fix")
+    project_map: str | None = setting(None, "MEMORY_PROJECT_MAP",
+                                      "`PATTERN=NAME;…`: name the project of session folders matching a glob "
+                                      "(first match wins)", shown="unset: the git repository's folder name")
     runtime_dir: Path = setting(Path(tempfile.gettempdir()), "XDG_RUNTIME_DIR",
                                 "where short unix-socket paths go when the workspace path is too long",
                                 shown="the system's temporary folder")

@@ -118,6 +118,9 @@ class EventData(BaseModel):
     window_start_id: str | None = Field(None, alias="windowStartId")  # first message of the window
     # user messages in the whole session so far (the window may be the tail of a resumed session)
     session_user_message_count: int | None = Field(None, alias="sessionUserMessageCount", ge=0)
+    # the session's project (stages/projects.py): from the hook's cwd, the transcript's, or `--project`;
+    # None on events written before projects existed (resolved from the transcript when read)
+    project: str | None = None
 
 
 class SessionEvent(BaseModel):
@@ -147,6 +150,7 @@ class Fact(BaseModel):
     source_message_ids: list[str] = Field(default_factory=list)
     # the role of each cited message: user, assistant, tool, system or summary (compaction summary)
     source_roles: list[str] = Field(default_factory=list)
+    scope: Literal["project", "user"] = "project"  # "user": a preference about the user, shown in every project
 
     @property
     def emoji(self) -> str:
@@ -191,6 +195,7 @@ class Observation(BaseModel):
     dedupe_key: str
     session_id: str
     session_name: str | None = None
+    project: str = ""  # "" when unknown (stages/projects.py)
     trigger: Trigger
     date: str
     captured_at: datetime
@@ -232,6 +237,8 @@ class RecallHit(BaseModel):
     source_message_ids: list[str] = Field(default_factory=list)
     why: dict[str, int | float | None] = Field(default_factory=dict)
     replaced_by: str | None = None  # "EVT-…: what replaced it" when the ledger superseded this memory
+    project: str = ""
+    scope: str = "project"
 
 
 # --- reflection and review ---------------------------------------------------------------
@@ -253,6 +260,7 @@ class ProposalDraft(BaseModel):
     source_observation_ids: list[str] = Field(default_factory=list)
     sessions: list[str] = Field(default_factory=list)
     quotes_transcript: bool = False
+    project: str = ""  # "" for a memory about the user (every project) or of no known project
 
 
 class ReflectorOutput(BaseModel):
@@ -298,6 +306,7 @@ class Proposal(BaseModel):
     promoted: bool = False
     triage: str = ""  # promote | reject | needs-review (stages/review/triage.py)
     triage_reason: str = ""
+    project: str = ""  # the project's MEMORY.md it is promoted into; "" = MEMORY.md (the user, every project)
     # friction fixes only
     target: FixTarget = "MEMORY.md"
     target_dir: str = ""  # the project folder holding CLAUDE.md / AGENTS.md
@@ -371,4 +380,5 @@ class HookSessionState(BaseModel):
     compactions_emitted: int = 0  # PreCompact events written
     last_event_message_id: str | None = None  # the last message an emitted event covered
     pending_queries: list[str] = Field(default_factory=list)  # for the background recall refresh
+    project: str | None = None  # the session's project (its hooks' cwd); None = not known: every project
     updated_at: datetime | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from memory_pipeline.cli.common import add_json_flag, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, add_project_flags, print_json, project_scope, workspace_from_env
 
 
 def register(sub) -> None:
@@ -12,6 +12,7 @@ def register(sub) -> None:
     parser.add_argument("--budget-tokens", type=int, default=2000,
                         help="token budget for the observation part (default 2000)")
     parser.add_argument("--date", help="the session's day, YYYY-MM-DD (default today)")
+    add_project_flags(parser)
     add_json_flag(parser)
     parser.set_defaults(handler=run_brief)
 
@@ -29,7 +30,8 @@ def run_brief(args) -> int:
             date.fromisoformat(args.date)
         except ValueError as exc:
             raise BadInputError(f"--date {args.date!r} is not YYYY-MM-DD") from exc
-    brief = build_brief(workspace_from_env(), budget_tokens=args.budget_tokens, today=args.date)
+    brief = build_brief(workspace_from_env(), budget_tokens=args.budget_tokens, today=args.date,
+                        project=project_scope(args))
     for note in brief.notes_on_files:
         print(f"note: {note}", file=sys.stderr)
     if args.json:

@@ -42,3 +42,26 @@ def run_day_job(args, job_name: str, status: str):
     if not run.success and is_disk_full_message(run.error):
         raise OSError(28, f"No space left on device ({run.error})", str(workspace.root))
     return workspace, day, run
+
+
+def add_project_flags(parser) -> None:
+    """`--project NAME` and `--all-projects`; without them, the project of the current folder."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--project", help="this project's memories (plus the user's own), not the current folder's")
+    group.add_argument("--all-projects", action="store_true", help="memories of every project")
+
+
+def project_scope(args) -> str | None:
+    """The project a read command sees (None = every project): `--all-projects`, `--project NAME`
+    (a name, or a folder to resolve), else the git repository of the current folder."""
+    from pathlib import Path
+
+    from memory_pipeline.resources.projects import resolve_project
+    from memory_pipeline.stages.projects import check_project
+
+    if getattr(args, "all_projects", False):
+        return None
+    given = getattr(args, "project", None)
+    if given and ("/" in given or given.startswith("~") or given == "."):
+        return resolve_project(Path(given).expanduser().resolve())
+    return check_project(given) if given else resolve_project(Path.cwd())

@@ -17,6 +17,8 @@ def register(sub) -> None:
     emit.add_argument("--session-id", help="defaults to the id in the transcript")
     emit.add_argument("--format", default="auto", choices=["auto", "claude-code", "pi", "codex", "text"])
     emit.add_argument("--session-name")
+    emit.add_argument("--project", help="the session's project: a name or a folder (default: the project of the "
+                      "transcript's working folder, i.e. its git repository)")
     emit.add_argument("--captured-at", help="ISO 8601 time of capture (default: now)")
     emit.add_argument("--window", default="all", choices=["all", "since-compaction"],
                       help="which messages the event covers (default: the whole transcript)")
@@ -50,6 +52,7 @@ def run_emit(args) -> int:
         window=args.window,
         session_name=args.session_name,
         force=args.force,
+        project=args.project,
     )
     if result.path is None:
         if args.json:
@@ -60,7 +63,7 @@ def run_emit(args) -> int:
     skip = observe_skip_reason(result.event)
     if args.json:
         print_json({"emitted": True, "path": str(result.path), "dedupeKey": result.event.data.dedupe_key,
-                    "day": result.event.day, "observed": skip is None, "note": skip})
+                    "day": result.event.day, "project": result.event.data.project, "observed": skip is None, "note": skip})
     else:
         print(result.path)
         if skip:

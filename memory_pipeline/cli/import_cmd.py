@@ -18,6 +18,8 @@ def register(sub) -> None:
         "--backfill` (reflect them; under `dagster dev` the unreflected_days_sensor does it).",
     )
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    parser.add_argument("--project", help="file every session under this project (default: each session's own "
+                        "project, from the folder it ran in)")
     add_json_flag(parser)
     parser.set_defaults(handler=run_import)
 
@@ -42,7 +44,7 @@ def run_import(args) -> int:
             name = Path(item.path).name
             progress.update(task, advance=1, description=f"{item.status}: {name if len(name) <= 32 else name[:31] + '…'}")
 
-        report = import_transcripts(workspace, args.paths, on_found=found, on_item=done)
+        report = import_transcripts(workspace, args.paths, on_found=found, on_item=done, project=args.project)
     if args.json:
         print_json(report.as_dict())
     else:
@@ -51,6 +53,9 @@ def run_import(args) -> int:
         out.print(f"{counts['imported']} imported ({counts['indexed_not_observed']} of them indexed, not observed: "
                   f"under 5 user messages), {counts['already']} already imported, {counts['skipped']} skipped, "
                   f"{counts['failed']} failed")
+        if report.projects:
+            out.print("projects: " + ", ".join(f"{name or '(none)'} {count}" for name, count in report.projects.items()),
+                      highlight=False)
         if report.days:
             out.print(f"days: {', '.join(report.days)}  →  run `memory-pipeline ingest` to index and observe them, "
                       "then `memory-pipeline reflect --backfill` to reflect them")

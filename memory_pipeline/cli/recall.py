@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, add_project_flags, console, print_json, project_scope, workspace_from_env
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 
 MAX_QUERIES_FILE_BYTES = 50 * 1024 * 1024
@@ -21,6 +21,7 @@ def register(sub) -> None:
     parser.add_argument("--until", help="last day, YYYY-MM-DD")
     parser.add_argument("--priority", choices=["high", "medium", "low"])
     parser.add_argument("--session", help="only this session id")
+    add_project_flags(parser)
     parser.add_argument("--rewrite", action="store_true", help="rewrite the query with the LLM provider first")
     parser.add_argument("--no-service", action="store_true", help="search in this process")
     add_json_flag(parser)
@@ -34,7 +35,7 @@ def register(sub) -> None:
 
 def _options(args) -> dict:
     return dict(limit=args.limit, tier=args.tier, since=args.since, until=args.until, priority=args.priority,
-                session_id=args.session, rewrite=args.rewrite, use_service=not args.no_service)
+                session_id=args.session, project=project_scope(args), rewrite=args.rewrite, use_service=not args.no_service)
 
 
 def _hits_json(hits) -> list[dict]:
@@ -71,7 +72,7 @@ def print_table(hits) -> None:
         out.print("no hits (nothing indexed matches; run `memory-pipeline ingest` first?)")
         return
     table = Table(expand=True)
-    for name in ("#", "score", "tier", "date", "why"):
+    for name in ("#", "score", "tier", "date", "project", "why"):
         table.add_column(name, no_wrap=True)
     table.add_column("text", ratio=1)
     table.add_column("session / sources", max_width=24)
@@ -82,7 +83,8 @@ def print_table(hits) -> None:
         if hit.replaced_by:
             text += f"\n↳ superseded by {hit.replaced_by}"
         sources = ",".join(hit.source_message_ids[:3]) + ("…" if len(hit.source_message_ids) > 3 else "")
-        table.add_row(str(n), f"{hit.score:.3g}", hit.tier[:3], hit.date, ranks, text,
+        where = "(user)" if hit.scope == "user" else (hit.project or "-")
+        table.add_row(str(n), f"{hit.score:.3g}", hit.tier[:3], hit.date, where, ranks, text,
                       f"{hit.session_id[:24]}\n{sources}")
     out.print(table)
 

@@ -106,6 +106,8 @@ def observations(
     return dg.MaterializeResult(check_results=checks, data_version=version, metadata={
         "observations": len(result.observations),
         "observed_now": result.observed,
+        "filed_under_project": result.migrated,  # older observations given their project this run
+        "projects": md_list(Counter(o.project or "(none)" for o in result.observations)),
         "reused": result.reused,
         "indexed_not_observed": len(result.not_observed),
         "lock_waits": len(result.in_flight),  # events another live run held the observe lock for

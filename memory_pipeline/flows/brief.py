@@ -22,6 +22,9 @@ from memory_pipeline.resources.ledger_files import LedgerFiles
 from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import from_tool_output, is_held
+from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT
+from memory_pipeline.stages.projects import USER, ProjectScope
+from memory_pipeline.stages.review.memory_md import for_project
 from memory_pipeline.stages.observe.observer import optimize_for_context
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.review.review_md import parse_review_md
@@ -48,6 +51,7 @@ class Brief:
     observation_tokens: int = 0
     truncated: bool = False
     pack: str | None = None  # recall/pack.md as written, headings one level down
+    project: str | None = None  # the project briefed (None: every project)
 
     @property
     def nudge(self) -> str | None:
@@ -70,7 +74,8 @@ class Brief:
 
     @property
     def text(self) -> str:
-        parts = [f"# Session briefing — {self.date}", "", "## MEMORY.md", "",
+        where = f" · project {self.project}" if self.project else ""
+        parts = [f"# Session briefing — {self.date}{where}", "", "## MEMORY.md", "",
                  self.memory_md.strip() or "_MEMORY.md is empty._", ""]
         if self.nudge:
             parts += [self.nudge, ""]
@@ -84,7 +89,7 @@ class Brief:
 
     def as_dict(self) -> dict:
         return {"date": self.date, "memory_md": self.memory_md, "pending_proposals": self.pending_proposals,
-                "nudge": self.nudge, "observations": self.observations, "current_task": self.current_task,
+                "project": self.project, "nudge": self.nudge, "observations": self.observations, "current_task": self.current_task,
                 "withheld": self.withheld, "budget_tokens": self.budget_tokens, "pack": self.pack,
                 "observation_tokens": self.observation_tokens, "truncated": self.truncated, "text": self.text}
 
@@ -142,17 +147,33 @@ def nested_pack(text: str | None) -> str | None:
     return "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
 
 
-def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str | None = None) -> Brief:
-    """The briefing for a session starting on `today` (default: the local date)."""
+def in_scope(observation: Observation, scope: ProjectScope) -> Observation | None:
+    """The observation as a session in `scope` may see it: whole when it is of that project (or of
+    none known), else only its user-level facts (None when it has none)."""
+    if scope.admits(observation.project):
+        return observation
+    segments = [Segment(title="", narrative="", facts=[f for f in s.facts if f.scope == USER])
+                for s in observation.segments]
+    segments = [s for s in segments if s.facts]
+    return observation.model_copy(update={"segments": segments, "current_task": None}) if segments else None
+
+
+def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str | None = None,
+                project: str | None = None) -> Brief:
+    """The briefing for a session starting on `today` (default: the local date) in `project`: its
+    MEMORY.md sections, notes and pack plus the user's own; None = every project."""
     today = today or date.today().isoformat()
+    scope = ProjectScope(project)
     files = MemoryFiles(workspace)
-    brief = Brief(date=today, memory_md=_ID_MARKER.sub("", files.read_memory()),
+    pack = LedgerFiles(workspace).read_pack(project or DEFAULT_PROJECT)
+    brief = Brief(date=today, memory_md=_ID_MARKER.sub("", for_project(files.read_memory(), project)),
                   pending_proposals=pending_in_review(files.read_review()), budget_tokens=budget_tokens,
-                  pack=nested_pack(LedgerFiles(workspace).read_pack()))
+                  pack=nested_pack(pack), project=project)
     brief.notes_on_files = [n for n in (bad_bytes(workspace.memory_md), bad_bytes(workspace.review_md)) if n]
     start = date.fromisoformat(today)
     days = [(start - timedelta(days=n)).isoformat() for n in range(CURRENT_TASK_LOOKBACK_DAYS)]
-    recent: list[Observation] = sorted((o for d in days for o in load_observations(workspace, d)),
+    seen = (in_scope(o, scope) for d in days for o in load_observations(workspace, d))
+    recent: list[Observation] = sorted((o for o in seen if o is not None),
                                        key=lambda o: (o.captured_at, o.id), reverse=True)
     latest = next((o for o in recent if o.current_task), None)
     left = budget_tokens

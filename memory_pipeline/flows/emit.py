@@ -54,6 +54,19 @@ def _window(transcript: Transcript, window: str) -> tuple[Transcript, str | None
     return transcript.model_copy(update={"messages": messages}), messages[0].id
 
 
+def event_project(given: str | None, transcript_cwd: str | None) -> str:
+    """The event's project: a name given (`--project`), a folder given (a hook's cwd), else the
+    transcript's own working folder."""
+    from memory_pipeline.resources.projects import resolve_project
+    from memory_pipeline.stages.projects import check_project
+
+    if given and ("/" in given or given.startswith("~")):
+        return resolve_project(given)
+    if given:
+        return check_project(given)
+    return resolve_project(transcript_cwd)
+
+
 def snapshot_transcript(workspace: Workspace, path: Path, transcript: Transcript, session_id: str, key: str) -> TranscriptRef:
     """Copy the transcript into the workspace with secrets redacted; returns the event's reference."""
     from memory_pipeline.stages.redact import redact, redact_jsonl
@@ -79,11 +92,13 @@ def emit_session_event(
     tokens_before: int = 0,
     force: bool = False,
     use_transcript_time: bool = False,
+    project: str | None = None,
 ) -> EmitResult:
     """Write one event file into the inbox. Raises BadInputError for unusable input.
 
     A session end under 5 user messages is emitted too: its messages are indexed, and the Observer
     skips it (`stages.events.observe_skip_reason`). `force` is kept for older callers; it changes nothing.
+    `project` (a name, or a folder to resolve) defaults to the project of the transcript's own folder.
     """
     from memory_pipeline.stages.transcripts import parse_transcript
 
@@ -124,4 +139,5 @@ def emit_session_event(
     )
     event.data.window_start_id = window_start
     event.data.session_user_message_count = transcript.user_message_count
+    event.data.project = event_project(project, transcript.cwd)
     return EmitResult(event, Inbox(workspace).write(event), last_message_id=windowed.messages[-1].id)

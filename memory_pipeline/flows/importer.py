@@ -49,6 +49,7 @@ class ImportItem:
     dedupe_key: str | None = None
     reason: str | None = None
     observed: bool | None = None  # imported: False when the Observer will skip it ("indexed, not observed")
+    project: str | None = None  # the project the session was filed under
 
 
 @dataclass
@@ -63,11 +64,16 @@ class ImportReport:
         return counts
 
     @property
+    def projects(self) -> dict[str, int]:
+        """Sessions imported per project ("" = no project known)."""
+        return dict(sorted(Counter(item.project or "" for item in self.items if item.status == "imported").items()))
+
+    @property
     def days(self) -> list[str]:
         return sorted({item.day for item in self.items if item.status == "imported" and item.day})
 
     def as_dict(self) -> dict:
-        return {**self.counts, "days": self.days, "items": [item.__dict__ for item in self.items]}
+        return {**self.counts, "days": self.days, "projects": self.projects, "items": [item.__dict__ for item in self.items]}
 
 
 def is_subagent_file(path: Path) -> bool:
@@ -106,7 +112,8 @@ def already_imported(workspace: Workspace, dedupe_key: str) -> bool:
     return accepted or waiting
 
 
-def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool]) -> ImportItem:
+def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool],
+               project: str | None = None) -> ImportItem:
     try:
         transcript = parse_transcript(path)
     except EmptyTranscriptError:
@@ -125,7 +132,8 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
             return ImportItem(str(path), "already", session_id, dedupe_key=draft.data.dedupe_key)
     try:
         result = emit_session_event(workspace, path, trigger="shutdown", session_id=session_id,
-                                    window=f"after:{covered}" if covered else "all", use_transcript_time=True)
+                                    window=f"after:{covered}" if covered else "all", use_transcript_time=True,
+                                    project=project)
     except BadInputError as exc:
         return ImportItem(str(path), "failed", session_id, reason=str(exc))
     if result.path is None or result.event is None:
@@ -140,7 +148,8 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
     skip = observe_skip_reason(result.event)
     return ImportItem(str(path), status, session_id, result.event.day, result.event.data.dedupe_key,
                       reason=_explain(outcome.reason, result.event.day) if status == "failed" else skip,
-                      observed=(skip is None) if status == "imported" else None)
+                      observed=(skip is None) if status == "imported" else None,
+                      project=result.event.data.project or "")
 
 
 def _explain(reason: str | None, day: str) -> str | None:
@@ -158,6 +167,7 @@ def import_transcripts(
     *,
     on_found: Callable[[int], None] | None = None,
     on_item: Callable[[ImportItem], None] | None = None,
+    project: str | None = None,
 ) -> ImportReport:
     valid_day = pipeline.day_checker(Settings.from_env())
     workspace.create()
@@ -166,7 +176,7 @@ def import_transcripts(
     if on_found:
         on_found(len(files))
     for path in files:
-        item = import_one(workspace, path, valid_day)
+        item = import_one(workspace, path, valid_day, project)
         report.items.append(item)
         if on_item:
             on_item(item)

@@ -29,6 +29,7 @@ class IndexStats:
     deleted: int = 0
     stored: int = 0  # the day's points of the tier in the store afterwards
     merged: int = 0  # new facts folded into a near-duplicate memory at write
+    rescoped: int = 0  # unchanged points whose project or scope was set in place
 
 
 def fact_time(observation: Observation, hhmm: str | None) -> datetime:
@@ -55,6 +56,8 @@ def observation_points(observation: Observation) -> list[StorePoint]:
         "created_at": observation.captured_at.isoformat(),
         "created_ts": observation.captured_at.timestamp(),
         "current_task": observation.current_task or "",
+        "project": observation.project,
+        "scope": "project",
     }
     points: list[StorePoint] = []
     for segment in observation.segments:
@@ -64,6 +67,7 @@ def observation_points(observation: Observation) -> list[StorePoint]:
                 "created_at": when.isoformat(),
                 "created_ts": when.timestamp(),
                 "kind": "fact",
+                "scope": fact.scope,
                 "priority": fact.priority,
                 "time": fact.time,
                 "segment": segment.title,
@@ -104,6 +108,23 @@ def index_points(store: VectorIndex, embedder: Embedder, points: list[StorePoint
     stats.embedded += len(ready)
 
 
+SCOPE_FIELDS = ["project", "scope"]
+
+
+def refresh_scope(store: VectorIndex, points: list[StorePoint]) -> int:
+    """Points indexed before projects existed keep their vectors: their project and scope are set
+    in place (grouped by value, one call each). Returns how many were updated."""
+    stored = store.payload_fields([p.id for p in points], SCOPE_FIELDS)
+    groups: dict[tuple, list[str]] = {}
+    for point in points:
+        wanted = {f: point.payload.get(f) for f in SCOPE_FIELDS}
+        if point.id in stored and stored[point.id] != wanted:
+            groups.setdefault(tuple(wanted.items()), []).append(point.id)
+    for values, ids in groups.items():
+        store.set_payload(ids, dict(values))
+    return sum(len(ids) for ids in groups.values())
+
+
 def _read_manifest(path: Path) -> set[str] | None:
     try:
         return set(json.loads(path.read_text(encoding="utf-8")))
@@ -137,6 +158,7 @@ def index_day(store: ShardedIndex, embedder: Embedder, day: str, tier: str, poin
             store.delete(stale)
             stats.deleted = len(stale)
         index_points(store, embedder, points, stats)
+        stats.rescoped = refresh_scope(store, points) if stats.unchanged else 0
         hashes = {p.id: content_hash(p.text) for p in points}
         stats.stored = len(hashes) - len(store.missing_or_changed(hashes)) if manifest else store.count(day_filter)
         if manifest:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memory_pipeline.flows.index import IndexStats, index_day
-from memory_pipeline.flows.observe import collect_sessions, load_session
+from memory_pipeline.flows.observe import collect_sessions, load_session, session_project
 from memory_pipeline.ports import Embedder, ShardedIndex
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.vector_store import StorePoint
@@ -29,7 +29,9 @@ def day_message_points(workspace: Workspace, day: str, options: DocOptions = Doc
         transcript = transcripts.get(event.data.dedupe_key)
         if transcript is None:
             continue
-        for doc in message_documents(transcript, day=day, session_id=event.data.session_id, options=options):
+        project = session_project(workspace, day, event, transcript)
+        for doc in message_documents(transcript, day=day, session_id=event.data.session_id, options=options,
+                                     project=project):
             points[doc.id] = StorePoint(id=doc.id, text=doc.text, payload=doc.payload)
     return list(points.values())
 

@@ -61,7 +61,7 @@ def fact_inputs(day: str, observations: list[Observation]) -> list[FactInput]:
             found.append(FactInput(fact_id=fact.id, text=fact.text, observer_priority=fact.priority, day=day,
                                    ts=o.captured_at, source=f"memory/{day}.md", session=o.session_id,
                                    message_ids=list(fact.source_message_ids), valid_from=valid,
-                                   project=getattr(o, "project", None)))
+                                   project=o.project or None, scope=fact.scope))
     return found
 
 

@@ -68,14 +68,22 @@ def _set_payloads(store: ShardedIndex, points: dict[str, StorePoint], payloads: 
         store.for_day(day).set_payload(ids, json.loads(payload))
 
 
+def _scope_of(point: StorePoint) -> str:
+    """What a fact may merge with: its project's facts, or the user's own (user-level) facts."""
+    return "\x00user" if point.payload.get("scope") == "user" else str(point.payload.get("project") or "")
+
+
 def merge_duplicates(store: ShardedIndex, points: dict[str, StorePoint], day: str,
                      similarity: float) -> list[Merge]:
     facts = {pid: p for pid, p in points.items() if p.payload.get("kind") == "fact" and p.dense is not None}
     vectors = {pid: FactVector(pid, float(p.payload.get("created_ts") or 0.0), p.dense,
                                p.payload.get("merged_into")) for pid, p in facts.items()}
-    new = [v for pid, v in vectors.items() if facts[pid].payload.get("date") == day]
-    known = [v for pid, v in vectors.items() if facts[pid].payload.get("date") != day]
-    merges = near_duplicate_groups(new, known, similarity)
+    merges = []
+    for project in sorted({_scope_of(p) for p in facts.values()}):  # never one memory across projects
+        mine = {pid: v for pid, v in vectors.items() if _scope_of(facts[pid]) == project}
+        new = [v for pid, v in mine.items() if facts[pid].payload.get("date") == day]
+        known = [v for pid, v in mine.items() if facts[pid].payload.get("date") != day]
+        merges += near_duplicate_groups(new, known, similarity)
     keeps: dict[str, dict] = {}
     folded: dict[str, dict] = {}
     for merge in merges:

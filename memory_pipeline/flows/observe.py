@@ -21,6 +21,7 @@ from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import observe_skip_reason
 from memory_pipeline.stages.observe.observer import format_segments_for_log
 from memory_pipeline.stages.observe.session import observe_session
+from memory_pipeline.stages.projects import scoped
 from memory_pipeline.stages.redact import redact_transcript
 
 
@@ -39,6 +40,7 @@ class DayObservations:
     in_flight: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     not_observed: dict[str, str] = field(default_factory=dict)  # dedupe key -> why (indexed only)
+    migrated: int = 0  # reused observations filed under their project now
     usage: LLMUsage = field(default_factory=LLMUsage)
     redis_error: str | None = None
 
@@ -79,6 +81,17 @@ def load_session(workspace: Workspace, day: str, event: SessionEvent) -> Transcr
     return Transcript.model_validate_json(path.read_text(encoding="utf-8"))
 
 
+def session_project(workspace: Workspace, day: str, event: SessionEvent, transcript: Transcript | None = None) -> str:
+    """The project an event's session belongs to: the event's own (written since projects exist),
+    else the project of the folder its transcript ran in (older events; read from the session)."""
+    if event.data.project is not None:
+        return event.data.project
+    from memory_pipeline.resources.projects import resolve_project
+
+    transcript = transcript or load_session(workspace, day, event)
+    return resolve_project(transcript.cwd if transcript else None)
+
+
 def load_observations(workspace: Workspace, day: str) -> list[Observation]:
     folder = workspace.observations_dir(day)
     if not folder.is_dir():
@@ -114,6 +127,7 @@ def hot_entry(observation: Observation) -> dict:
         "dedupeKey": observation.dedupe_key,
         "observationId": observation.id,
         "sessionId": observation.session_id,
+        "project": observation.project,
         "trigger": observation.trigger,
         "priority": observation.priority,
         "observations": f"Date: {observation.date}\n\n" + "\n".join(lines),
@@ -177,6 +191,7 @@ def observe_day(
                 if redis_store is not None and result.redis_error is None:
                     redis_store.release_observe_lock(key)
                 raise
+            observation = scoped(observation, session_project(workspace, day, event, transcript))
             pause_point("observe:before-write")
             workspace.write_json(path, json.loads(observation.model_dump_json()))
             pause_point("observe:after-write")
@@ -184,6 +199,11 @@ def observe_day(
             result.usage = result.usage + observation.usage
         else:
             result.reused += 1
+            filed = scoped(observation, session_project(workspace, day, event))
+            if filed != observation:  # written before projects existed: file it now (the migration)
+                observation = filed
+                workspace.write_json(path, json.loads(observation.model_dump_json()))
+                result.migrated += 1
         log.upsert(day, format_segments_for_log(observation, time_label=_log_time(observation)),
                    kind="dedupeKey", key=key, version=observation.code_version)
         if redis_store is not None and result.redis_error is None:

@@ -17,7 +17,7 @@ from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.project_files import apply_fix_to_project
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.review.memory_md import append_to_sections, promoted_ids, promoted_line
+from memory_pipeline.stages.review.memory_md import append_to_sections, promoted_ids, promoted_line, section_heading
 
 OUTCOME_ICONS = {"approved": "✅", "rejected": "❌", "expired": "⌛", "edited": "✏️", "promoted": "📌", "restored": "↩️"}
 
@@ -81,12 +81,13 @@ def promote_approved(workspace: Workspace, proposals: ProposalStore, snapshot_da
     approved = [p for p in proposals.all().values() if p.status == "approved" and not p.promoted]
     waiting: list[Proposal] = sorted(  # sections a batch creates come out in MEMORY_SECTIONS order
         (p for p in approved if p.target == "MEMORY.md"),
-        key=lambda p: (MEMORY_SECTIONS.index(p.section), p.id),
+        key=lambda p: (p.project, MEMORY_SECTIONS.index(p.section), p.id),  # plain sections first
     )
     if waiting:
         def change(before: str) -> str:
             present = promoted_ids(before)
-            additions = [(p.section, promoted_line(p.created, p.text, p.id)) for p in waiting if p.id not in present]
+            additions = [(section_heading(p.section, p.project), promoted_line(p.created, p.text, p.id))
+                         for p in waiting if p.id not in present]
             return append_to_sections(before, additions) if additions else before
 
         before, _ = files.update_memory(change)

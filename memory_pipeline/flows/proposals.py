@@ -21,7 +21,7 @@ from memory_pipeline.ports import Embedder
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.review.memory_md import bullet_texts
+from memory_pipeline.stages.review.memory_md import bullet_texts, for_project
 from memory_pipeline.stages.review.review_md import next_numbers, normalize_text, text_key
 from memory_pipeline.stages.review.triage import PROMOTE, REJECT, triage
 
@@ -91,22 +91,27 @@ def stage_proposals(
         seen = sync_review_edits(workspace, proposals, report.review, today, now)
         log_outcomes(workspace, today, now, report.review.outcomes)
         memory = MemoryFiles(workspace).read_memory()
-        memory_flat = normalize_text(memory)
         existing = proposals.all()
         candidates = []
         for draft in reflection.proposals:
-            owner = proposals.claimed_by(draft.text)
+            owner = proposals.claimed_by(draft.text, draft.project)
             if not draft.source_observation_ids:
                 report.skipped[draft.text] = "cites no observation"
-            elif normalize_text(draft.text) and normalize_text(draft.text) in memory_flat:
+            elif normalize_text(draft.text) and normalize_text(draft.text) in normalize_text(
+                    for_project(memory, draft.project)):
                 report.skipped[draft.text] = "already in MEMORY.md"
             elif owner:
                 status, pid = owner
                 report.skipped[draft.text] = f"rejected as {pid}" if status == "rejected" else f"already proposed as {pid}"
             else:
                 candidates.append(draft)
-        known = bullet_texts(memory) + [p.text for p in existing.values() if p.status != "expired"]
-        repeats = near_duplicates(candidates, known, embedder, similarity)
+        repeats: dict[int, str] = {}
+        for project in sorted({d.project for d in candidates}):  # a line repeats within its own scope only
+            mine = [i for i, d in enumerate(candidates) if d.project == project]
+            known = bullet_texts(for_project(memory, project)) + [
+                p.text for p in existing.values() if p.status != "expired" and p.project in ("", project)]
+            found = near_duplicates([candidates[i] for i in mine], known, embedder, similarity)
+            repeats |= {mine[i]: text for i, text in found.items()}
         fresh = []
         for index, draft in enumerate(candidates):
             if index in repeats:
@@ -115,13 +120,14 @@ def stage_proposals(
                 fresh.append(draft)
         ids = next_numbers(reflection.date, list(existing), len(fresh))
         for pid, draft in zip(ids, fresh):
-            if proposals.store.claim_proposal_text(text_key(draft.text), pid) != pid:
+            if proposals.store.claim_proposal_text(text_key(draft.text, draft.project), pid) != pid:
                 report.skipped[draft.text] = "proposed by another run meanwhile"
                 continue
             proposal = Proposal(id=pid, section=draft.section, text=draft.text, created=reflection.date, staged=today,
                                 source_observation_ids=draft.source_observation_ids,
                                 source_fact_ids=draft.source_fact_ids, sessions=draft.sessions,
-                                quotes_transcript=draft.quotes_transcript, original_text=draft.text)
+                                quotes_transcript=draft.quotes_transcript, original_text=draft.text,
+                                project=draft.project)
             proposal = apply_triage(proposal, settings or Settings.from_env(), today)
             proposals.save(proposal)
             if proposal.status == "rejected":

@@ -19,7 +19,9 @@ from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.daily_log import DailyLog, marker
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.reflect.by_project import by_project, combine, file_draft
 from memory_pipeline.stages.reflect.reflector import needs_redistill, redistill, reflect_observations
+from memory_pipeline.stages.review.memory_md import for_project
 from memory_pipeline.stages.tokens import estimate_tokens
 
 REFLECT_WINDOW_DAYS = 7
@@ -115,11 +117,17 @@ def reflect_day(
         inputs += [redistill(o) if o.id in old else o for o in found]
         if old and redis_store is not None:
             replaced += redistill_hot_list(redis_store, observation_day, old)
-    reflection, notes = reflect_observations(
-        inputs, day=day, memory_md=MemoryFiles(workspace).read_memory(),
-        observer_instructions=observer_prompt.system, llm=llm, prompt=prompt, model=model,
-        distilled_ids=distilled_ids,
-    )
+    memory = MemoryFiles(workspace).read_memory()
+    parts = []
+    for project, group in (by_project(inputs) or {"": []}).items():  # no proposal mixes two projects
+        part, part_notes = reflect_observations(
+            group, day=day, memory_md=for_project(memory, project),
+            observer_instructions=observer_prompt.system, llm=llm, prompt=prompt, model=model,
+            distilled_ids=distilled_ids,
+        )
+        drafts = [file_draft(d, project, group) for d in part.proposals]
+        parts.append((part.model_copy(update={"proposals": drafts}), part_notes))
+    reflection, notes = combine(day, parts)
     workspace.write_json(reflection_path(workspace, day), json.loads(reflection.model_dump_json()))
     DailyLog(workspace).upsert(day, reflected_section(day, reflection, notes), kind="reflection", key=day,
                                version=reflection_version(reflection))

@@ -78,11 +78,11 @@ class ProposalStore:
         self.store.update_proposal(pid, {k: (json.dumps(v) if k in LIST_FIELDS + BOOL_FIELDS else str(v))
                                          for k, v in fields.items()})
 
-    def claimed_by(self, text: str) -> tuple[str, str] | None:
+    def claimed_by(self, text: str, project: str = "") -> tuple[str, str] | None:
         """(status, id) of the proposal that already says `text`: a pending or approved one, or a
         rejected one. An entry naming an expired or vanished proposal is dropped (the text may be
         proposed again), which also heals indexes written before expiry released them."""
-        key = text_key(text)
+        key = text_key(text, project)
         rejected = self.store.rejected_for_text(key)
         if rejected:
             return "rejected", rejected
@@ -99,7 +99,7 @@ class ProposalStore:
 
     def release_text(self, proposal: Proposal) -> None:
         """An expired proposal frees its text; a rejected one moves it to the rejected index."""
-        key = text_key(proposal.original_text or proposal.text)
+        key = text_key(proposal.original_text or proposal.text, proposal.project)
         if proposal.status == "rejected":
             self.store.mark_text_rejected(key, proposal.id)
         self.store.release_proposal_text(key, proposal.id)

@@ -92,6 +92,11 @@ class RecallIndex:
         self.live = np.array([not x.get("merged_into") for x in p], dtype=bool)
         self.message_rows = {(str(x.get("session_id", "")), str(x["source_message_ids"][0])): row
                              for row, x in enumerate(p) if x.get("tier") == "messages" and x.get("source_message_ids")}
+        self.project_codes: dict[str, int] = {}
+        self.project = np.array(
+            [self.project_codes.setdefault(str(x.get("project") or ""), len(self.project_codes)) for x in p],
+            dtype=np.int32)
+        self.user_scope = np.array([x.get("scope") == "user" for x in p], dtype=bool)
         self.session_codes: dict[str, int] = {}
         self.session = np.array(
             [self.session_codes.setdefault(str(x.get("session_id", "")), len(self.session_codes)) for x in p],
@@ -117,6 +122,9 @@ class RecallIndex:
         if filters.session_id is not None:
             code = self.session_codes.get(filters.session_id, -1)
             mask = both(self.session == code)
+        if filters.project is not None:  # the project's own, the user's, and those of no known project
+            code = self.project_codes.get(filters.project, -2)
+            mask = both((self.project == code) | (self.project == self.project_codes.get("", -2)) | self.user_scope)
         return mask
 
     def window_mask(self, start: date, end: date) -> np.ndarray:

@@ -107,6 +107,12 @@ class ShardedStore:
             missing &= shard.missing_or_changed({i: ids_and_hashes[i] for i in missing})
         return missing
 
+    def payload_fields(self, ids: list[str], fields: list[str]) -> dict[str, dict[str, Any]]:
+        found: dict[str, dict[str, Any]] = {}
+        for shard in self._filled() if ids else ():
+            found |= shard.payload_fields(ids, fields)
+        return found
+
     def count(self, filter: dict[str, Any] | None = None) -> int:
         return sum(shard.count(filter) for shard in self.shards())
 

@@ -225,6 +225,18 @@ class VectorStore:
                 stored.update({str(r.id): (r.payload or {}).get("content_hash") for r in records})
         return {given for norm, given in wanted.items() if stored.get(norm) != ids_and_hashes[given]}
 
+    def payload_fields(self, ids: list[str], fields: list[str]) -> dict[str, dict[str, Any]]:
+        """The stored values of `fields` for each id that is stored (ids as given)."""
+        wanted = {_norm(i): i for i in ids}
+        found: dict[str, dict[str, Any]] = {}
+        keys = list(wanted)
+        with self.session():
+            for start in range(0, len(keys), BATCH):
+                records = self.client.retrieve(self.collection, ids=keys[start : start + BATCH],
+                                               with_payload=list(fields), with_vectors=False)
+                found.update({wanted[str(r.id)]: {f: (r.payload or {}).get(f) for f in fields} for r in records})
+        return found
+
     def count(self, filter: dict[str, Any] | None = None) -> int:
         """Points matching the filter; 0 when nothing was ever indexed (no collection yet)."""
         with self.session():

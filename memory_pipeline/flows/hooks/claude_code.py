@@ -25,7 +25,7 @@ from memory_pipeline.stages.events import observe_skip_reason
 from memory_pipeline.stages.hooks.context_level import context_percent, context_window_for
 from memory_pipeline.stages.hooks.recovery import current_task, user_intents
 from memory_pipeline.stages.redact import redact
-from memory_pipeline.stages.review.memory_md import memory_items
+from memory_pipeline.stages.review.memory_md import for_project, memory_items
 from memory_pipeline.stages.transcripts import files_touched
 
 
@@ -57,7 +57,7 @@ def before_compaction(workspace: Workspace, payload: HookPayload, now: datetime)
     tokens = last_context_tokens(transcript)
     result = emit_session_event(
         workspace, path, trigger="compaction", session_id=payload.session_id, format="claude-code",
-        window="since-compaction", tokens_before=tokens, captured_at=now,
+        window="since-compaction", tokens_before=tokens, captured_at=now, project=payload.cwd,
     )
     event = result.event
     store = HookStateStore(workspace)
@@ -93,7 +93,7 @@ def session_ended(workspace: Workspace, payload: HookPayload, now: datetime) -> 
         window = "since-compaction" if state.compactions_emitted else "all"
     result = emit_session_event(
         workspace, path, trigger="shutdown", session_id=payload.session_id, format="claude-code",
-        window=window, captured_at=now,
+        window=window, captured_at=now, project=payload.cwd,
     )
     if result.event is not None:
         store.update(payload.session_id, lambda s: setattr(s, "last_event_message_id", result.last_message_id), now)
@@ -112,9 +112,10 @@ def session_started(workspace: Workspace, payload: HookPayload, now: datetime) -
         from memory_pipeline.flows.hooks.context import recover_after_compaction
 
         return recover_after_compaction(workspace, payload, now)
-    from memory_pipeline.flows.hooks.memory import session_briefing
+    from memory_pipeline.flows.hooks.memory import hook_project, session_briefing
 
-    briefing = session_briefing(workspace)
+    project = hook_project(payload.cwd)
+    briefing = session_briefing(workspace, project=project)
     log = dict(at=now, session_id=payload.session_id, hook="SessionStart", source=payload.source)
     if briefing.text is None:
         log_decision(workspace, "inject_skipped", reason="no-briefing", detail=briefing.note, **log)
@@ -122,7 +123,7 @@ def session_started(workspace: Workspace, payload: HookPayload, now: datetime) -
     output = session_start_output(briefing.text)
     log_decision(workspace, "inject", kind="briefing",
                  chars=len(output["hookSpecificOutput"]["additionalContext"]), **log)
-    given = memory_items(MemoryFiles(workspace).read_memory())
+    given = memory_items(for_project(MemoryFiles(workspace).read_memory(), project))
     record_injected(workspace, payload.session_id, given, "briefing", now)
     return HookResult(output=output)
 

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.hooks.memory import find_memories
+from memory_pipeline.flows.hooks.memory import find_memories, hook_project
 from memory_pipeline.flows.hooks.transcript import HookResult, parse_session, session_start_output, transcript_file
 from memory_pipeline.models import CachedRecall, HookPayload, HookSessionState, TaskCheckpoint
 from memory_pipeline.resources.feedback import record_injected
@@ -92,9 +92,11 @@ def track_context(workspace: Workspace, payload: HookPayload, now: datetime) -> 
     entered: list[str] = []
     wrote_checkpoint: list[bool] = []
     refresh: list[bool] = []
+    project = hook_project(payload.cwd)
 
     def change(state: HookSessionState) -> None:
         entered.extend(crossed(state.zone, zone))
+        state.project = project if payload.cwd else state.project
         task_changed = state.task_hash != fresh_hash
         state.zone, state.context_tokens, state.context_window = zone, reading.context_tokens, window
         if zone == "hot" and ("hot" in entered or task_changed or state.checkpoint is None):
@@ -123,10 +125,11 @@ def track_context(workspace: Workspace, payload: HookPayload, now: datetime) -> 
     return HookResult()
 
 
-def _cache_entries(workspace: Workspace, queries: list[str], now: datetime) -> tuple[list[CachedRecall], list[str]]:
+def _cache_entries(workspace: Workspace, queries: list[str], now: datetime,
+                   project: str | None = None) -> tuple[list[CachedRecall], list[str]]:
     entries, notes = [], []
     for query in queries:
-        found = find_memories(workspace, query)
+        found = find_memories(workspace, query, project=project)
         if found.note:
             notes.append(found.note)
         hits = [h for h in found.hits if not is_held(h.text)]  # the cache feeds the pointer: held text stays out
@@ -138,8 +141,8 @@ def refresh_recall_cache(workspace: Workspace, session_id: str, now: datetime | 
     """Run the pending recall queries and add their results to the session's cache."""
     now = now or datetime.now().astimezone()
     store = HookStateStore(workspace)
-    queries = store.load(session_id).pending_queries
-    entries, notes = _cache_entries(workspace, queries, now)
+    state = store.load(session_id)
+    entries, notes = _cache_entries(workspace, state.pending_queries, now, state.project)
 
     def change(state: HookSessionState) -> None:
         state.recall_cache = (state.recall_cache + entries)[-CACHE_ENTRIES:]
@@ -187,7 +190,7 @@ def recover_after_compaction(workspace: Workspace, payload: HookPayload, now: da
     task, files, intents = _task_and_files(payload, state.checkpoint)
     cache, notes, fallback = state.recall_cache, [], False
     if not validated_queries(cache):  # the warm zone cached nothing useful: ask with the task itself
-        entries, notes = _cache_entries(workspace, task_queries(intents), now)
+        entries, notes = _cache_entries(workspace, task_queries(intents), now, hook_project(payload.cwd))
         fallback, cache = True, cache + entries
         store.update(payload.session_id, lambda s: setattr(s, "recall_cache", (s.recall_cache + entries)[-CACHE_ENTRIES:]), now)
     memories, queries = related_memories(cache), validated_queries(cache)

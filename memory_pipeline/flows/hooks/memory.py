@@ -26,20 +26,30 @@ class Briefing:
     note: str | None = None
 
 
-def find_memories(workspace: Workspace, query: str, *, limit: int = 5) -> Memories:
+def hook_project(cwd: str | None) -> str | None:
+    """The project of the folder a hook's session runs in; None (every project) when the payload
+    names no folder."""
+    if not cwd:
+        return None
+    from memory_pipeline.resources.projects import resolve_project
+
+    return resolve_project(cwd)
+
+
+def find_memories(workspace: Workspace, query: str, *, limit: int = 5, project: str | None = None) -> Memories:
     """Recall hits for `query` through the recall service; none (with a note) when unavailable."""
     try:
         from memory_pipeline.flows.recall.client import recall
     except ImportError as exc:
         return Memories(note=f"recall is not available ({exc}); no related memories")
     try:
-        hits = recall(workspace, query, limit=limit, record=False, use_service=True)
+        hits = recall(workspace, query, limit=limit, record=False, use_service=True, project=project)
     except MemoryPipelineError as exc:
         return Memories(note=f"recall failed: {exc}")
     return Memories(hits=[RecallHit.model_validate(h.model_dump()) for h in hits])
 
 
-def session_briefing(workspace: Workspace, *, budget_tokens: int = 2000) -> Briefing:
+def session_briefing(workspace: Workspace, *, budget_tokens: int = 2000, project: str | None = None) -> Briefing:
     """The session-start briefing text (MEMORY.md, the recall pack, recent 🔴 observations); none
     (with a note) when the briefing is unavailable."""
     try:
@@ -47,7 +57,7 @@ def session_briefing(workspace: Workspace, *, budget_tokens: int = 2000) -> Brie
     except ImportError as exc:
         return Briefing(note=f"the briefing is not available ({exc}); no briefing")
     try:
-        brief = build_brief(workspace, budget_tokens=budget_tokens)
+        brief = build_brief(workspace, budget_tokens=budget_tokens, project=project)
     except MemoryPipelineError as exc:
         return Briefing(note=f"the briefing failed: {exc}")
     text = (brief.text or "").strip()

@@ -92,6 +92,7 @@ def recall(
     until: str | None = None,
     priority: str | None = None,
     session_id: str | None = None,
+    project: str | None = None,
     rewrite: bool = False,
     record: bool = True,
     now: datetime | date | float | None = None,
@@ -103,14 +104,14 @@ def recall(
     """
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
     cleaned = clean_query(query)
-    filters = check_filters(RecallFilters(tier, since, until, priority, session_id))
+    filters = check_filters(RecallFilters(tier, since, until, priority, session_id, project))
     check_limit(limit)
     settings = Settings.from_env()
     if store_is_empty(ws, settings):
         return []
     ws.create()
     args = {"query": cleaned, "limit": limit, "tier": filters.tier, "since": filters.since, "until": filters.until,
-            "priority": filters.priority, "session_id": filters.session_id, "rewrite": rewrite, "record": record,
+            "priority": filters.priority, "session_id": filters.session_id, "project": filters.project, "rewrite": rewrite, "record": record,
             "now": as_timestamp(now)}
     if use_service:
         try:

@@ -22,7 +22,8 @@ from memory_pipeline.stages.recall.rank import RecallFilters
 def search_request(args: dict) -> SearchRequest:
     try:
         filters = RecallFilters(tier=args.get("tier") or "all", since=args.get("since"), until=args.get("until"),
-                                priority=args.get("priority"), session_id=args.get("session_id"))
+                                priority=args.get("priority"), session_id=args.get("session_id"),
+                                project=args.get("project"))
         return SearchRequest(query=args["query"], limit=args.get("limit", 10), filters=filters,
                              rewrite=bool(args.get("rewrite")), record=bool(args.get("record", True)),
                              now=args.get("now"), mode=args.get("mode", "hybrid"))

@@ -74,7 +74,7 @@ def document_text(message_text: str, role: str, when: datetime | None, previous:
 
 
 def message_documents(
-    transcript: Transcript, *, day: str, session_id: str, options: DocOptions = DocOptions()
+    transcript: Transcript, *, day: str, session_id: str, options: DocOptions = DocOptions(), project: str = ""
 ) -> list[MessageDoc]:
     """The documents of one transcript, in order. Ids: stable_id(session, message id, content hash)."""
     docs: list[MessageDoc] = []
@@ -93,6 +93,8 @@ def message_documents(
                 "kind": "message",
                 "date": day,
                 "session_id": session_id,
+                "project": project,
+                "scope": "project",
                 "role": message.role,
                 "message": message.text[:MAX_MESSAGE_CHARS],
                 "source_message_ids": [message.id],

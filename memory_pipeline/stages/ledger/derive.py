@@ -41,6 +41,10 @@ class FactInput:
     message_ids: list[str] = field(default_factory=list)
     valid_from: datetime | None = None  # when it became true (the message time), if known
     project: str | None = None
+    scope: str = "project"  # "user": a preference about the user, in every project's pack
+
+
+USER_LEVEL_TAG = "user-level"
 
 
 def numbers_differ(a: str, b: str) -> bool:
@@ -85,7 +89,8 @@ def derive_event(fact: FactInput, kind: Classified, state: LedgerState, similari
                  numbers: dict[str, int]) -> LedgerEvent:
     """One new event for `fact`, linked against `state`, applied to it; `numbers` advances."""
     content = plain_text(fact.text) or fact.text.strip()
-    candidates = [e for e in state.active_about(kind.entity) if not e.closes]
+    project = fact.project or DEFAULT_PROJECT  # one project's fact never supersedes another's
+    candidates = [e for e in state.active_about(kind.entity) if not e.closes and e.project == project]
     scores = similarity(content, [e.content for e in candidates]) if candidates else []
     supersedes = _supersedes(kind, content, candidates, scores)
     related = [e.id for e, s in sorted(zip(candidates, scores), key=lambda p: p[0].ts, reverse=True)
@@ -96,10 +101,10 @@ def derive_event(fact: FactInput, kind: Classified, state: LedgerState, similari
     numbers[day_key] = number + 1
     event = LedgerEvent(
         ts=fact.ts, id=event_id(fact.day, number), type="commitment" if closes else kind.type,
-        priority=kind.priority, content=content, entity=kind.entity, tags=kind.tags, source=fact.source,
+        priority=kind.priority, content=content, entity=kind.entity, tags=kind.tags + ([USER_LEVEL_TAG] if fact.scope == "user" else []), source=fact.source,
         session=fact.session, message_ids=fact.message_ids, fact_id=fact.fact_id,
         related=closes + [r for r in related if r not in closes], supersedes=supersedes,
-        status="closed" if closes else kind.status, project=fact.project or DEFAULT_PROJECT,
+        status="closed" if closes else kind.status, project=project,
         valid_from=fact.valid_from,
     )
     state.apply(event)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from memory_pipeline.stages.ledger.derive import USER_LEVEL_TAG
 from memory_pipeline.stages.ledger.conflicts import find_conflicts
 from memory_pipeline.stages.ledger.decay import age_days, freshness
 from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT, LedgerEvent
@@ -97,7 +98,7 @@ def pack_header(day: str, project: str) -> str:
 def build_pack(events: list[LedgerEvent], today: date, *, project: str = DEFAULT_PROJECT,
                warnings: list[str] | None = None) -> PackResult:
     """The pack for `project` as of `today`, from the events recorded up to that day."""
-    mine = [e for e in events if e.project == project and e.ts.date() <= today]
+    mine = [e for e in events if (e.project == project or USER_LEVEL_TAG in e.tags) and e.ts.date() <= today]
     state = LedgerState.of(mine)
     active = state.active()
     expired = [e.id for e in active if freshness(e, today) == "expired"]

@@ -75,11 +75,15 @@ def _comment_value(text: str) -> str:
     return _inline(text).replace("--", "-")
 
 
+def _project_label(observation: Observation) -> str:
+    return f", project: {_inline(observation.project)}" if observation.project else ""
+
+
 def format_segments_for_log(observation: Observation, *, time_label: str) -> str:
     """The `### 🔭 Observations` section appended to memory/YYYY-MM-DD.md."""
     name = _inline(observation.session_name or "") or observation.session_id
     lines = [
-        f"### 🔭 Observations (session: {name}, {time_label})",
+        f"### 🔭 Observations (session: {name}, {time_label}{_project_label(observation)})",
         "",
         f"**Trigger**: {observation.trigger}",
         f"**Files**: {len(observation.files_modified)} modified, {len(observation.files_read)} read",

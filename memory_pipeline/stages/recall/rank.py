@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
+from memory_pipeline.stages.projects import ProjectScope, check_project
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import RecallHit
 from memory_pipeline.stages.index.sparse import tokenize
@@ -41,6 +42,9 @@ class RecallFilters:
     until: str | None = None
     priority: str | None = None
     session_id: str | None = None
+    # the reader's project: its memories, the user's own and those of no known project; None = every
+    # project (stages/projects.py)
+    project: str | None = None
 
 
 @dataclass(frozen=True)
@@ -138,7 +142,8 @@ def check_filters(filters: RecallFilters) -> RecallFilters:
     since, until = check_day(filters.since, "since"), check_day(filters.until, "until")
     if since and until and since > until:
         raise BadInputError(f"since ({since}) is after until ({until})")
-    return RecallFilters(filters.tier, since, until, filters.priority, filters.session_id or None)
+    project = check_project(filters.project) if filters.project is not None else None
+    return RecallFilters(filters.tier, since, until, filters.priority, filters.session_id or None, project)
 
 
 def check_limit(limit: int) -> int:
@@ -157,6 +162,7 @@ def matches(payload: dict, filters: RecallFilters) -> bool:
         and (filters.until is None or day <= filters.until)
         and (filters.priority is None or payload.get("priority") == filters.priority)
         and (filters.session_id is None or payload.get("session_id") == filters.session_id)
+        and ProjectScope(filters.project).admits(payload.get("project"), payload.get("scope"))
     )
 
 
@@ -275,6 +281,8 @@ def _hit(payloads: dict[str, dict], fused: dict[str, Fused], key: str, unit: Uni
         priority=best.get("priority"),
         source_message_ids=list(anchor.get("source_message_ids") or []),
         replaced_by=best.get("superseded_by"),
+        project=str(best.get("project") or ""),
+        scope=str(best.get("scope") or "project"),
         why={
             "dense_rank": item.dense_rank,
             "dense_score": None if item.dense_score is None else round(item.dense_score, 4),

@@ -1,5 +1,9 @@
 """MEMORY.md, pure: append promoted lines to their sections without touching any existing line.
 
+One file holds every project: a section whose heading names a project (`## Hard Rules — shop`)
+is that project's; a plain section (`## User`, `## Hard Rules`) applies everywhere. A session
+reads the plain sections and its own project's (`for_project`), never another project's.
+
 A promoted line reads `- (YYYY-MM-DD) text <!-- p-YYYYMMDD-NNN -->`: the date it was approved,
 the approved text, and the proposal (or friction fix, f-YYYYMMDD-NNN) id as a comment so every line traces back to its proposal
 and a promotion that is repeated (a crash, a second process) finds its line already there.
@@ -40,9 +44,39 @@ def bullet_texts(text: str) -> list[str]:
     return found
 
 
+PROJECT_MARK = " — "
+
+
+def section_heading(section: str, project: str = "") -> str:
+    """The heading text of `section` for `project` ("" = the plain section, every project)."""
+    return f"{section}{PROJECT_MARK}{project}" if project else section
+
+
+def heading_project(heading: str) -> str:
+    """The project a section heading names ("" for a plain section)."""
+    return heading.rsplit(PROJECT_MARK, 1)[1].strip() if PROJECT_MARK in heading else ""
+
+
 def _section_of(heading: str) -> str:
-    key = " ".join(heading.lower().split())
-    return SECTION_ALIASES.get(key, heading.strip())
+    base, mark, project = heading.strip().partition(PROJECT_MARK)
+    key = " ".join(base.lower().split())
+    name = SECTION_ALIASES.get(key, base.strip())
+    return f"{name}{PROJECT_MARK}{project.strip()}" if mark else name
+
+
+def for_project(text: str, project: str | None) -> str:
+    """What a session in `project` reads of MEMORY.md: everything but other projects' sections
+    (None: everything; "": only the plain sections)."""
+    if project is None:
+        return text
+    kept, keep = [], True
+    for line in text.splitlines():
+        if match := _HEADING.match(line):
+            owner = heading_project(match.group("name"))
+            keep = not owner or owner == project
+        if keep:
+            kept.append(line)
+    return "\n".join(kept).rstrip("\n") + ("\n" if kept else "")
 
 
 def _sections(lines: list[str]) -> dict[str, tuple[int, int]]:

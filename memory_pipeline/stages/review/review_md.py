@@ -17,6 +17,7 @@ from datetime import date, datetime, timedelta
 from memory_pipeline.models import MEMORY_SECTIONS, Proposal
 from memory_pipeline.stages.friction.review_section import DETAIL_MARK, render_fix_section
 from memory_pipeline.stages.guard import hold_reasons
+from memory_pipeline.stages.review.memory_md import section_heading
 
 REVIEW_HEADING = "# Pending Memory Proposals"
 QUOTE_NOTE = "_(quotes transcript)_"
@@ -52,9 +53,11 @@ def normalize_text(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
 
 
-def text_key(text: str) -> str:
-    """What two proposals share when they say the same thing (case, punctuation, spacing aside)."""
-    return hashlib.sha256(normalize_text(text).encode()).hexdigest()[:24]
+def text_key(text: str, project: str = "") -> str:
+    """What two proposals share when they say the same thing (case, punctuation, spacing aside) for
+    the same project: one line may be proposed once per project."""
+    scoped = normalize_text(text) + (f"\x1f{project}" if project else "")
+    return hashlib.sha256(scoped.encode()).hexdigest()[:24]
 
 
 def review_start(proposal: Proposal) -> str:
@@ -78,12 +81,14 @@ def render_review_md(pending: list[Proposal], now: datetime) -> str:
     reviewed = max((p.created for p in pending), default=now.date().isoformat())
     lines = [REVIEW_HEADING, "", f"_Reviewed by Reflector on {reviewed}. Approve, edit, or reject each item._",
              "_Mark [x] to approve, delete the line to reject, or edit the text before approving._", ""]
-    for section in MEMORY_SECTIONS:
+    # grouped by where an approval lands: `## Proposed for: Hard Rules — shop` is MEMORY.md's
+    # `## Hard Rules — shop` (project shop); a plain section applies in every project
+    for project, section in sorted({(p.project, p.section) for p in pending},
+                                   key=lambda key: (key[0], MEMORY_SECTIONS.index(key[1]))):
         # what triage could not settle first: a person's attention goes where it is needed
-        group = sorted((p for p in pending if p.section == section), key=lambda p: (p.triage != "needs-review", p.id))
-        if not group:
-            continue
-        lines.append(f"## Proposed for: {section}")
+        group = sorted((p for p in pending if p.section == section and p.project == project),
+                       key=lambda p: (p.triage != "needs-review", p.id))
+        lines.append(f"## Proposed for: {section_heading(section, project)}")
         for p in group:
             note = f" {QUOTE_NOTE}" if p.quotes_transcript else ""
             if reasons := hold_reasons(p.text):
