@@ -29,10 +29,11 @@ class Said:
     message_id: str
     cwd: str = ""
     agent: str = ""
+    at: str = ""  # the message's own timestamp (ISO), when it has one: a session may cross midnight
 
     @property
     def when(self) -> tuple[str, str]:
-        return self.day, self.time or ""
+        return (self.at, "") if self.at else (self.day, self.time or "")
 
     def evidence(self, quote: str | None = None) -> Evidence:
         return Evidence(day=self.day, time=self.time, session_id=self.session_id,
@@ -54,7 +55,7 @@ def user_statements(transcript: Transcript, observation: Observation) -> list[Sa
         for sentence in sentences(message.text[:2000]):
             found.append(Said(text=sentence, session_id=observation.session_id, observation_id=observation.id,
                               day=observation.date, time=time, message_id=message.id, cwd=transcript.cwd or "",
-                              agent=transcript.format))
+                              agent=transcript.format, at=message.timestamp.isoformat() if message.timestamp else ""))
     return found
 
 
