@@ -20,17 +20,18 @@ from memory_pipeline.models import LLMUsage, Observation, Transcript
 from memory_pipeline.ports import Completer, Embedder
 from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.daily_log import DailyLog, marker
+from memory_pipeline.resources.ledger_files import LedgerFiles
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.resources.ledger_files import LedgerFiles
 from memory_pipeline.stages.friction.contradiction import Memory, ledger_memories, memory_lines
 from memory_pipeline.stages.friction.findings import LOOP_REPEATS, Finding, find_friction, too_little_data
+from memory_pipeline.stages.friction.instructions import REPEATS
 from memory_pipeline.stages.friction.patterns import ONLY_WITHIN, window_patterns
 from memory_pipeline.stages.friction.recurrence import escalate, match_fix
 from memory_pipeline.stages.friction.signals import Signal, fact_signals, session_signals
-from memory_pipeline.stages.ledger.state import LedgerState
 from memory_pipeline.stages.friction.wording import Wording, parse_fixes, render_findings
+from memory_pipeline.stages.ledger.state import LedgerState
 
 WINDOW_DAYS = 7
 
@@ -177,7 +178,8 @@ def analyse_friction(workspace: Workspace, day: str, *, fixes: ProposalStore, em
                                         report=report)
     if report.skipped and report.findings:
         report.skipped += (f"; only patterns within one session were looked for (a command failing "
-                           f"{LOOP_REPEATS} times, recovery after several compactions, a setting changed back and forth)")
+                           f"{LOOP_REPEATS} times, an instruction asked {REPEATS} times, recovery after several "
+                           "compactions, a setting changed back and forth)")
     if report.skipped is None or report.findings:
         candidates = check_recurrence(report.findings, fixes, embedder, report)
         wordings = word_fixes(candidates, llm=llm, prompt=prompt, model=model, day=day, memory_md=memory_md,

@@ -84,15 +84,19 @@ def session_recoveries(transcript: Transcript, observation: Observation) -> list
     return found
 
 
+def _at(recovery: Recovery) -> str:
+    """The recovery message's own timestamp (ISO), or ""."""
+    return recovery.message.timestamp.isoformat() if recovery.message.timestamp else ""
+
+
 def recovery_finding(recoveries: list[Recovery], compactions: int) -> Finding:
     sessions = list(dict.fromkeys(r.session_id for r in recoveries))
     after = len({(r.session_id, r.summary_id) for r in recoveries})
     pointers = list(dict.fromkeys(p for r in recoveries for p in r.pointers))
-    named = list(dict.fromkeys(p for r in recoveries for p in _PATH.findall(r.message.text)))[:4]
-    evidence = [Evidence(day=r.day, time=r.message.timestamp.strftime("%H:%M") if r.message.timestamp else None,
-                         session_id=r.session_id, observation_id=r.observation_id,
-                         message_ids=[r.summary_id, r.message.id], quote=clip(r.message.text)) for r in recoveries]
-    reread = f" and re-read {', '.join(f'`{p.lstrip(chr(64))}`' for p in (pointers or named))}" if pointers or named else ""
+    named = list(dict.fromkeys(p.lstrip("@") for r in recoveries for p in _PATH.findall(r.message.text)))[:4]
+    evidence = [Evidence(day=_at(r)[:10] or r.day, time=_at(r)[11:16] or None, session_id=r.session_id,
+                         observation_id=r.observation_id, message_ids=[r.summary_id, r.message.id], quote=clip(r.message.text)) for r in recoveries]
+    reread = f" and re-read {', '.join(f'`{p}`' for p in (pointers or named))}" if pointers or named else ""
     missed = (f"; the summary named {', '.join(f'`{p}`' for p in pointers)} yet the user had to point at "
               f"{'it' if len(pointers) == 1 else 'them'} again") if pointers else ""
     draft = (f"After a compaction, restate the task from the summary{reread} before going on: the user had to "
@@ -120,7 +124,7 @@ def find_compaction_recovery(observed: list[tuple[Observation, Transcript | None
         compactions[observation.session_id] |= {m.id for m in transcript.messages if m.is_compaction_summary}
         for recovery in session_recoveries(transcript, observation):
             recoveries.setdefault((recovery.session_id, recovery.message.id), recovery)
-    ordered = sorted(recoveries.values(), key=lambda r: (r.day, r.message.timestamp.isoformat() if r.message.timestamp else "", r.session_id))
+    ordered = sorted(recoveries.values(), key=lambda r: (_at(r) or r.day, r.session_id))
     if len({(r.session_id, r.summary_id) for r in ordered}) < min_recoveries:
         return []
     return [recovery_finding(ordered, sum(len(ids) for ids in compactions.values()))]

@@ -98,7 +98,8 @@ def contradiction_finding(memory: Memory, against: list[Said]) -> Finding:
 def find_contradictions(memories: list[Memory], statements: list[Said], *, min_sessions: int = 2) -> list[Finding]:
     """Every memory that statements from `min_sessions` sessions or more contradict."""
     findings = []
-    ordered = [Statement(s, dict(settings_in(s.text)), signature(s.text)) for s in sorted(statements, key=lambda s: s.when)]
+    ordered = [Statement(s, dict(settings_in(s.text)), signature(s.text))
+               for s in sorted(statements, key=lambda s: s.when)]
     by_word: dict[str, list[int]] = {}
     for index, statement in enumerate(ordered):
         for word in statement.signature[0] | set(statement.settings):

@@ -109,7 +109,8 @@ def drift_finding(key: str, runs: list[list[Setting]]) -> Finding:
     draft = (f"The {key} was stated differently {changes} time{'s' if changes != 1 else ''}: {history}. "
              f"Record the one to use (latest: {latest}) and say so here when it changes.")
     return Finding(kind="drift", pattern=f"{key}: {' / '.join(values)}", sessions=sessions,
-                   occurrences=len(members), impact=IMPACT["drift"], severity=max(len(sessions), changes) * IMPACT["drift"],
+                   occurrences=len(members), impact=IMPACT["drift"],
+                   severity=max(len(sessions), changes) * IMPACT["drift"],
                    evidence=[s.said.evidence() for s in members], title=title, draft=draft, section="Lessons")
 
 

@@ -36,7 +36,7 @@ class Said:
         return (self.at, "") if self.at else (self.day, self.time or "")
 
     def evidence(self, quote: str | None = None) -> Evidence:
-        return Evidence(day=self.day, time=self.time, session_id=self.session_id,
+        return Evidence(day=self.at[:10] if self.at else self.day, time=self.time, session_id=self.session_id,
                         observation_id=self.observation_id, message_ids=[self.message_id],
                         quote=clip(quote or self.text))
 
