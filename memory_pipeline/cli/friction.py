@@ -40,7 +40,8 @@ def print_summary(summary: dict, out) -> None:
     day = summary["day"]
     if summary["skipped"]:
         out.print(f"friction for the 7 days ending {day} skipped: {summary['skipped']}", markup=False, highlight=False)
-        return
+        if not summary["findings"]:
+            return
     signals = ", ".join(f"{n} {kind}" for kind, n in sorted(summary["signals"].items())) or "no signals"
     out.print(f"{summary['observations']} observations from {summary['sessions']} sessions in the 7 days ending "
               f"{day}: {signals}; {len(summary['findings'])} recurring patterns", markup=False, highlight=False)

@@ -20,13 +20,18 @@ from memory_pipeline.models import LLMUsage, Observation, Transcript
 from memory_pipeline.ports import Completer, Embedder
 from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.daily_log import DailyLog, marker
+from memory_pipeline.resources.ledger_files import LedgerFiles
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.friction.findings import Finding, find_friction, too_little_data
+from memory_pipeline.stages.friction.contradiction import Memory, ledger_memories, memory_lines
+from memory_pipeline.stages.friction.findings import LOOP_REPEATS, Finding, find_friction, too_little_data
+from memory_pipeline.stages.friction.instructions import REPEATS
+from memory_pipeline.stages.friction.patterns import ONLY_WITHIN, window_patterns
 from memory_pipeline.stages.friction.recurrence import escalate, match_fix
 from memory_pipeline.stages.friction.signals import Signal, fact_signals, session_signals
 from memory_pipeline.stages.friction.wording import Wording, parse_fixes, render_findings
+from memory_pipeline.stages.ledger.state import LedgerState
 
 WINDOW_DAYS = 7
 
@@ -119,6 +124,7 @@ def friction_section(report: FrictionReport, staged: StagedFixes) -> str:
     lines = ["### 🧭 Friction", ""]
     if report.skipped:
         lines.append(f"*Skipped: {report.skipped}.*")
+        lines += [f"- 🛠️ staged `{p.id}` (severity {p.severity:g}): {p.text}" for p in staged.staged]
     else:
         counts = ", ".join(f"{n} {kind}" for kind, n in sorted(report.signals.items())) or "no signals"
         lines.append(f"**Window** {report.window[0]} → {report.day}: {report.observations} observations from "
@@ -134,6 +140,28 @@ def log_version(report: FrictionReport) -> str:
     return f"{report.code_version}-{len(report.findings)}-{len(report.staged)}"
 
 
+def memories(workspace: Workspace, memory_md: str) -> list[Memory]:
+    """MEMORY.md's lines and the ledger's active events: what recent sessions may contradict."""
+    events = LedgerFiles(workspace).read().events
+    return memory_lines(memory_md) + ledger_memories(LedgerState.of(events).active())
+
+
+def find_findings(workspace: Workspace, observed: list[tuple[Observation, Transcript | None]], *,
+                  embedder: Embedder, memory_md: str, min_sessions: int, within_session_only: bool,
+                  report: FrictionReport) -> list[Finding]:
+    """Clustered signals and the other patterns, most severe first. A window too small for
+    recurrence across sessions is still searched for what one session shows by itself."""
+    signals = collect_signals(observed)
+    for signal in signals:
+        report.signals[signal.kind] = report.signals.get(signal.kind, 0) + 1
+    # a command failure is compared by its error signature (paths, numbers blanked), the rest by text
+    vectors = embedder.encode([s.key or s.text for s in signals]) if signals else []
+    findings = find_friction(signals, vectors, min_sessions=ONLY_WITHIN if within_session_only else min_sessions)
+    findings += window_patterns(observed, [] if within_session_only else memories(workspace, memory_md),
+                                min_sessions=min_sessions, within_session_only=within_session_only)
+    return sorted(findings, key=lambda f: (-f.severity, -f.occurrences, f.pattern))
+
+
 def analyse_friction(workspace: Workspace, day: str, *, fixes: ProposalStore, embedder: Embedder, llm: Completer,
                      prompt: Prompt, model: str, min_observations: int, min_sessions: int, today: str,
                      now) -> tuple[FrictionReport, StagedFixes]:
@@ -143,15 +171,17 @@ def analyse_friction(workspace: Workspace, day: str, *, fixes: ProposalStore, em
                             sessions=len({o.session_id for o, _ in observed}), code_version=prompt.code_version(model))
     staged = StagedFixes()
     report.skipped = too_little_data(report.observations, report.sessions, min_observations, min_sessions)
-    if report.skipped is None:
-        signals = collect_signals(observed)
-        for signal in signals:
-            report.signals[signal.kind] = report.signals.get(signal.kind, 0) + 1
-        # a command failure is compared by its error signature (paths, numbers blanked), the rest by text
-        vectors = embedder.encode([s.key or s.text for s in signals]) if signals else []
-        report.findings = find_friction(signals, vectors, min_sessions=min_sessions)
+    memory_md = MemoryFiles(workspace).read_memory()
+    if observed:
+        report.findings = find_findings(workspace, observed, embedder=embedder, memory_md=memory_md,
+                                        min_sessions=min_sessions, within_session_only=report.skipped is not None,
+                                        report=report)
+    if report.skipped and report.findings:
+        report.skipped += (f"; only patterns within one session were looked for (a command failing "
+                           f"{LOOP_REPEATS} times, an instruction asked {REPEATS} times, recovery after several "
+                           "compactions, a setting changed back and forth)")
+    if report.skipped is None or report.findings:
         candidates = check_recurrence(report.findings, fixes, embedder, report)
-        memory_md = MemoryFiles(workspace).read_memory()
         wordings = word_fixes(candidates, llm=llm, prompt=prompt, model=model, day=day, memory_md=memory_md,
                               report=report)
         staged = stage_fixes(workspace, fixes, [(candidates[i], w) for i, w in sorted(wordings.items())],

@@ -55,5 +55,5 @@ def build_packs(workspace: Workspace, day: str, *, write: bool = True, knowledge
             build.written.append(str(files.write_pack(pack.project, pack.text)))
     if knowledge:
         build.knowledge_changed = files.write_knowledge(knowledge_pages(
-            [e for e in parsed.events if e.ts.date() <= today], today))
+            [e for e in parsed.events if e.ts.date() <= today], today), day=day)
     return build

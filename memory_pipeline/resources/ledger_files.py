@@ -12,6 +12,7 @@ from pathlib import Path
 
 from memory_pipeline.resources.workspace import Workspace, atomic_write_bytes
 from memory_pipeline.stages.ledger.knowledge import merge_generated
+from memory_pipeline.stages.ledger.knowledge_changes import change_note, generated_block, with_change_note
 from memory_pipeline.stages.ledger.model import LedgerEvent, ParsedLedger, parse_lines
 
 LOCK = "ledger"
@@ -113,14 +114,16 @@ class LedgerFiles:
         self.workspace.write_text(path, text)
         return path
 
-    def write_knowledge(self, pages: dict[str, str]) -> list[str]:
-        """Each page's generated block replaced; hand-written text around it kept. Returns the pages
-        that changed."""
+    def write_knowledge(self, pages: dict[str, str], day: str | None = None) -> list[str]:
+        """Each page's generated block replaced; hand-written text around it kept; with `day`, what
+        changed in an existing block is noted at the bottom. Returns the pages that changed."""
         changed = []
         for relative, generated in pages.items():
             path = self.workspace.knowledge_dir / relative
             old = path.read_text(encoding="utf-8") if path.exists() else ""
             new = merge_generated(old, generated)
+            if day and generated_block(old):
+                new = with_change_note(new, change_note(generated_block(old), generated_block(new), day))
             if new != old:
                 self.workspace.write_text(path, new)
                 changed.append(relative)

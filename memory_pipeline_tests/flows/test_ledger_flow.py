@@ -39,6 +39,7 @@ def test_moving_from_postgres_15_to_16_supersedes_the_earlier_fact(workspace_dir
     observe_text(workspace, tmp_path, DAY1, "pg15", POSTGRES_15)
     first = record(workspace, DAY1, embedder)
     assert first.appended and all(e.id.startswith("EVT-20261120-") for e in first.appended)
+    build_packs(workspace, DAY1)  # the knowledge pages as of day 1: day 2's rebuild notes what changed
     observe_text(workspace, tmp_path, DAY2, "pg16", POSTGRES_16)
     second = record(workspace, DAY2, embedder)
     moved = next(e for e in second.appended if "Postgres 15 to 16" in e.content)
@@ -55,6 +56,8 @@ def test_moving_from_postgres_15_to_16_supersedes_the_earlier_fact(workspace_dir
     page = (workspace.knowledge_dir / "entities" / "postgres.md").read_text()
     assert f"{old.id} (decision): For the billing service" in page and f"superseded by {moved.id}" in page
     assert "[verified: 2026-11-21]" in page
+    assert f"\n## What changed\n- {DAY2}: added {moved.id}" in page
+    assert f"removed {old.id} (superseded by {moved.id})" in page.split("## What changed", 1)[1]
 
 
 def test_re_recording_a_day_appends_nothing(workspace_dir, tmp_path, embedder):

@@ -1,7 +1,7 @@
 """Claude Code transcripts written for friction tests: user turns and Bash calls that fail or work.
 
 `claude_session(path, session_id, cwd, day, steps)` writes a real Claude Code JSONL file: a step
-is ("user", text) or ("bash", command, output, is_error). `plan(project)` is ten sessions over
+is ("user", text), ("bash", command, output, is_error) or ("compact", summary). `plan(project)` is ten sessions over
 seven days with known repeats: a correction in three sessions ("use uv, not pip"), `npm run build`
 failing the same way in four sessions of one project (then `pnpm run build` works), two one-offs.
 `ingest_sessions` takes them through the real path: emit, inbox, sessions, offline Observer.
@@ -32,6 +32,13 @@ def claude_session(path: Path, session_id: str, cwd: str, day: str, steps: list[
         parent, minute = uuid, minute + 1
 
     for number, step in enumerate(steps):
+        if step[0] == "compact":  # the summary line Claude Code writes after compacting the context
+            lines.append({"type": "system", "subtype": "compact_boundary", "uuid": f"{session_id}-b{number}",
+                          "parentUuid": parent, "sessionId": session_id, "cwd": cwd,
+                          "timestamp": f"{day}T09:{minute:02d}:00.000Z", "content": "Conversation compacted"})
+            line("user", {"role": "user", "content": step[1]})
+            lines[-1]["isCompactSummary"] = True
+            continue
         if step[0] == "user":
             line("user", {"role": "user", "content": step[1]})
             line("assistant", {"id": f"msg-{session_id}-{number}", "role": "assistant",

@@ -17,7 +17,8 @@ from memory_pipeline.models import FixTarget
 from memory_pipeline.stages.friction.cluster import cluster_signals
 from memory_pipeline.stages.friction.signals import Signal, clip
 
-IMPACT = {"correction": 3.0, "command-failure": 2.0, "failure": 1.5}
+IMPACT = {"correction": 3.0, "contradiction": 2.5, "command-failure": 2.0, "drift": 2.0, "compaction": 2.0,
+          "instruction": 2.5, "failure": 1.5}
 LOOP_REPEATS = 3
 PROJECT_FILE = {"claude-code": "CLAUDE.md", "codex": "AGENTS.md", "pi": "AGENTS.md"}
 

@@ -161,10 +161,15 @@ def _time(message: Message) -> str | None:
     return message.timestamp.strftime("%H:%M") if message.timestamp else None
 
 
+def _day(message: Message, observation: Observation) -> str:
+    """The message's own day (a session may cross midnight), else the observation's."""
+    return message.timestamp.date().isoformat() if message.timestamp else observation.date
+
+
 def session_signals(transcript: Transcript, observation: Observation) -> list[Signal]:
     """The corrections and command failures in one observed session window."""
-    base = dict(session_id=observation.session_id, observation_id=observation.id, day=observation.date,
-                cwd=transcript.cwd or "", agent=transcript.format)
+    base = dict(session_id=observation.session_id, observation_id=observation.id, cwd=transcript.cwd or "",
+                agent=transcript.format)
     calls: dict[str, tuple[str, Message, bool]] = {}
     found: list[Signal] = []
     open_failures: list[int] = []  # failures still waiting for the command that worked after them
@@ -173,6 +178,7 @@ def session_signals(transcript: Transcript, observation: Observation) -> list[Si
             rule = correction_rule(message.text)
             if rule:
                 found.append(Signal(kind="correction", text=rule, message_ids=(message.id,), time=_time(message),
+                                    day=_day(message, observation),
                                     identifiers=identifiers(rule), quote=clip(message.text), **base))
         for call in message.tool_calls:
             calls[call.id] = (command_of(call.name, call.input), message, is_shell(call.name))
@@ -191,7 +197,8 @@ def session_signals(transcript: Transcript, observation: Observation) -> list[Si
             head, error = command_head(command), error_line(result.text)
             found.append(Signal(kind="command-failure", text=f"`{clip(command, 80)}` → {error}",
                                 message_ids=tuple(dict.fromkeys((call_message.id, message.id))),
-                                time=_time(message), key=f"{head} | {error_signature(error)}", command=head,
+                                time=_time(message), day=_day(message, observation),
+                                key=f"{head} | {error_signature(error)}", command=head,
                                 command_line=command if shell else "",
                                 identifiers=identifiers(command) | {head.lower()}, **base))
             open_failures.append(len(found) - 1)

@@ -33,6 +33,15 @@ def disagree(a: str, b: str) -> bool:
     return _disagree(_signature(a), _signature(b))
 
 
+def signature(text: str) -> tuple[frozenset[str], frozenset[str], bool]:
+    """(content words, numbers, negated) of a text: what `signatures_disagree` compares."""
+    return _signature(text)
+
+
+def signatures_disagree(first: tuple, second: tuple) -> bool:
+    return _disagree(first, second)
+
+
 def _disagree(first: tuple, second: tuple) -> bool:
     (words_a, numbers_a, neg_a), (words_b, numbers_b, neg_b) = first, second
     if not words_a or not words_b:

@@ -53,16 +53,17 @@ def sequence_gaps(ledger_ids: list[str], archive_ids: list[str]) -> list[str]:
     """Ids out of order within a day in the ledger, and missing numbers per day over ledger + archive."""
     problems: list[str] = []
     last: dict[str, int] = {}
-    for value in ledger_ids:
+    numbers: dict[str, set[int]] = defaultdict(set)
+    for value in ledger_ids:  # each id parsed once: this runs over every event of the ledger
         parts = id_parts(value)
         if parts is None:
             continue
         day, number = parts
+        numbers[day].add(number)
         if number <= last.get(day, 0):
             problems.append(f"{value} after EVT-{day}-{last[day]:03d}")
         last[day] = max(number, last.get(day, 0))
-    numbers: dict[str, set[int]] = defaultdict(set)
-    for value in [*ledger_ids, *archive_ids]:
+    for value in archive_ids:
         if parts := id_parts(value):
             numbers[parts[0]].add(parts[1])
     for day in sorted(numbers):
