@@ -57,6 +57,8 @@ class VectorIndex(Protocol):
     def scroll_all(self, with_vectors: bool = False,
                    payload_filter: dict[str, Any] | None = None) -> Iterator["StorePoint"]: ...
 
+    def retrieve(self, ids: list[str], with_vectors: bool = False) -> list["StorePoint"]: ...
+
 
 class ShardedIndex(VectorIndex, Protocol):
     """The workspace's store: a server collection, or local stores by ISO week (vector_shards)."""

@@ -225,6 +225,19 @@ class VectorStore:
                 stored.update({str(r.id): (r.payload or {}).get("content_hash") for r in records})
         return {given for norm, given in wanted.items() if stored.get(norm) != ids_and_hashes[given]}
 
+    def retrieve(self, ids: list[str], with_vectors: bool = False) -> list[StorePoint]:
+        """The stored points among `ids` (unknown ids are skipped), fetched by id, not scanned."""
+        keys = list(dict.fromkeys(_norm(i) for i in ids))
+        found: list[StorePoint] = []
+        with self.session():
+            if not keys or not self.client.collection_exists(self.collection):
+                return found
+            for start in range(0, len(keys), BATCH):
+                records = self.client.retrieve(self.collection, ids=keys[start : start + BATCH], with_payload=True,
+                                               with_vectors=with_vectors)
+                found.extend(_point(r) for r in records)
+        return found
+
     def count(self, filter: dict[str, Any] | None = None) -> int:
         """Points matching the filter; 0 when nothing was ever indexed (no collection yet)."""
         with self.session():
