@@ -5,6 +5,7 @@ machine was off, or a history imported at once)."""
 from __future__ import annotations
 
 import json
+from datetime import date
 
 from memory_pipeline.cli.common import add_json_flag, console, print_json, run_day_job
 
@@ -13,6 +14,7 @@ def register(sub) -> None:
     parser = sub.add_parser("maintain", help="merge duplicate memories, tag stale ones, compact Redis and stores")
     parser.add_argument("--date", help="the day whose new facts are merged, YYYY-MM-DD (default today)")
     parser.add_argument("--since", help="also every earlier day with sessions from this day on, YYYY-MM-DD")
+    parser.add_argument("--as-of", help="judge staleness as of this day instead of today, YYYY-MM-DD (replays)")
     add_json_flag(parser)
     parser.set_defaults(handler=run_maintain)
 
@@ -20,7 +22,7 @@ def register(sub) -> None:
 def run_maintain(args) -> int:
     if args.since:
         return _run_range(args)
-    workspace, day, run = run_day_job(args, "maintenance_job", "maintaining {day}…")
+    workspace, day, run = run_day_job(args, "maintenance_job", "maintaining {day}…", _tags(args))
     report = _report(workspace, day, run)
     if args.json:
         print_json(report)
@@ -45,11 +47,28 @@ def _run_range(args) -> int:
     workspace = workspace_from_env()
     days = [d for d in Inbox(workspace).accepted_days() if first <= d < last] + [last]
     with console().status(f"maintaining {len(days)} days, {first}..{last}…"):
-        runs = run_job_for_days(args.definitions(), "maintenance_job", days, get_instance(workspace))
+        runs = run_job_for_days(args.definitions(), "maintenance_job", days, get_instance(workspace), _tags(args))
     reports = [_report(workspace, run.day, run) for run in runs]
     for report in reports:
         print_json(report) if args.json else _print(report)
     return 0 if all(run.success for run in runs) else 1
+
+
+def _tags(args) -> dict[str, str]:
+    from memory_pipeline import pipeline
+    from memory_pipeline.config import Settings
+    from memory_pipeline.errors import BadInputError
+    from memory_pipeline.flows.runs import TODAY_TAG
+
+    if not args.as_of:
+        return {}
+    try:
+        as_of = date.fromisoformat(args.as_of).isoformat()
+    except ValueError as exc:
+        raise BadInputError(f"--as-of must be a day, YYYY-MM-DD: {args.as_of!r}") from exc
+    if args.date and as_of < pipeline.check_day(args.date, Settings.from_env()):
+        raise BadInputError(f"--as-of {as_of} is before --date {args.date}")
+    return {TODAY_TAG: as_of}
 
 
 def _report(workspace, day: str, run) -> dict:

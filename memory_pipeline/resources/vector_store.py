@@ -210,6 +210,25 @@ class VectorStore:
                 self.client.delete(self.collection, points_selector=models.PointIdsList(points=list(ids)), wait=True)
             self.bump_generation()
 
+    def delete_vectors(self, ids: list[str]) -> None:
+        """Drop the dense and sparse vectors of these points and keep their payloads (a merged
+        memory stays as a record of where its sources went, but is no longer searched or counted)."""
+        if ids:
+            with self.session():
+                self.client.delete_vectors(self.collection, vectors=[DENSE, SPARSE], points=list(ids), wait=True)
+            self.bump_generation()
+
+    # --- compaction (local mode: resources/vector_compaction.py) -------------------------
+
+    @contextlib.contextmanager
+    def closed(self) -> Iterator[Path | None]:
+        """The store locked but not opened (its files may be rewritten): yields the folder."""
+        with self._thread_lock:
+            if self._client is not None:
+                raise RuntimeError("VectorStore.closed() inside a session()")
+            with self._file_lock():
+                yield self.path
+
     # --- reading -----------------------------------------------------------------------
 
     def missing_or_changed(self, ids_and_hashes: dict[str, str]) -> set[str]:

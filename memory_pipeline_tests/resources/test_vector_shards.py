@@ -47,7 +47,8 @@ def test_retrieve_by_id_finds_points_in_any_week_and_skips_unknown_ids(shards):
     found = shards.retrieve([points[2].id, points[0].id, unknown])
     assert sorted(p.id for p in found) == sorted([points[0].id, points[2].id])
     assert {p.id: p.payload["date"] for p in found}[points[2].id] == "2027-01-01"
-    assert shards.retrieve([]) == [] and ShardedStore(shards.path.parent / "none", dimension=DIM).retrieve([unknown]) == []
+    assert shards.retrieve([]) == []
+    assert ShardedStore(shards.path.parent / "none", dimension=DIM).retrieve([unknown]) == []
 
 
 def test_points_go_to_the_week_of_their_date_and_reads_span_every_week(shards, tmp_path):
