@@ -137,3 +137,22 @@ def test_the_schedules_are_registered_and_the_jobs_run(workspace):
     result = defs.resolve_job_def("maintenance_weekly").execute_in_process(instance=get_instance(workspace))
     [check] = result.get_asset_check_evaluations()
     assert check.check_name == "rebuild_equals_live" and check.passed is False  # no event files: unexplained points
+
+
+def test_maintain_replays_as_of_a_later_day_and_checks_its_days(workspace, capsys):
+    from memory_pipeline.main import main
+
+    observations = seed(workspace, ["2026-07-01"], [["Redis pool size is 128 clients on staging"]])
+    assert main(["maintain", "--date", "2026-07-01", "--as-of", "2026-07-01", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert first["success"] and first["tagged_stale"] == 0  # first seen on 07-01
+    # --since with no sessions in the range runs --date alone; 91 days after it was first seen it is stale
+    assert main(["maintain", "--since", "2026-06-01", "--date", "2026-07-02", "--as-of", "2026-10-01",
+                 "--json"]) == 0
+    [replayed] = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert replayed["day"] == "2026-07-02" and replayed["tagged_stale"] == 1
+    assert payloads(workspace)[observations[0].facts[0].id]["stale"] is True
+    assert main(["maintain", "--date", "2026-07-02", "--as-of", "2026-07-01"]) != 0
+    assert "--as-of 2026-07-01 is before --date" in capsys.readouterr().err
+    assert main(["maintain", "--since", "2026-07-03", "--date", "2026-07-02"]) != 0
+    assert "is after --date" in capsys.readouterr().err
