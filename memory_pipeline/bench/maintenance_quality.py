@@ -24,11 +24,14 @@ from pathlib import Path
 from memory_pipeline.bench.locomo import DEFAULT_DATA, load_conversations
 from memory_pipeline.bench.locomo_eval import MAX_SOURCES, Variant, evaluate, merge, table
 from memory_pipeline.bench.locomo_import import cli_env, import_and_ingest, import_folder, moved_to_recent, run_cli
+from memory_pipeline.stages.recall.rank import RankOptions
 
 TRANSCRIPTS = DEFAULT_DATA.parent.parent / "fixtures" / "transcripts"
 STALE_REPLAY_DAYS = 91
+FORMER_STALE_FACTOR = 0.5  # the stale de-rank before issue 15's measurement (now RankOptions.stale_factor 0.8)
 BEFORE, AFTER = Variant("before maintenance"), Variant("after maintenance")
 UNUSED = Variant(f"after {STALE_REPLAY_DAYS} days unused (all stale)")
+HALVED = Variant(f"after {STALE_REPLAY_DAYS} days unused, stale factor {FORMER_STALE_FACTOR}")
 TOTALS = ("merged", "tagged_stale", "unstaled", "redis_keys_removed", "vectors_dropped", "stores_vacuumed",
           "stores_removed", "store_bytes_reclaimed", "bytes_reclaimed")
 
@@ -37,14 +40,14 @@ def folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else 0
 
 
-def default_hits(root: Path, questions: list[str]) -> dict:
-    """question → the default ranking's top 10, searched in this process, hits not recorded."""
+def default_hits(root: Path, questions: list[str], options=None) -> dict:
+    """question → the default ranking's top 10 (or `options`'), searched in this process, hits not recorded."""
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
     from memory_pipeline.resources.workspace import Workspace
     from memory_pipeline.stages.recall.rank import RecallFilters
 
-    engine, now = RecallEngine(Workspace(root / "ws"), Settings.from_env()), time.time()
+    engine, now = RecallEngine(Workspace(root / "ws"), Settings.from_env(), options), time.time()
     return {q: engine.search(SearchRequest(query=q, limit=10, filters=RecallFilters(), record=False, now=now))
             for q in dict.fromkeys(questions)}
 
@@ -112,7 +115,8 @@ def bench_locomo(conv, base: Path, max_sources: int | None, scores: dict) -> dic
     later = (date.today() + timedelta(days=STALE_REPLAY_DAYS)).isoformat()
     figures["replay_as_of"] = {"day": later, **maintain(root, None, last, as_of=later)}
     hits[UNUSED.name] = default_hits(root, questions)
-    merge(scores, evaluate(conv, lambda q, v: hits[v.name][q], [BEFORE, AFTER, UNUSED], max_sources))
+    hits[HALVED.name] = default_hits(root, questions, RankOptions(stale_factor=FORMER_STALE_FACTOR))
+    merge(scores, evaluate(conv, lambda q, v: hits[v.name][q], [BEFORE, AFTER, UNUSED, HALVED], max_sources))
     run_cli(["stop"], cli_env(root))
     return figures
 
