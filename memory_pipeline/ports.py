@@ -59,11 +59,17 @@ class VectorIndex(Protocol):
     def scroll_all(self, with_vectors: bool = False,
                    payload_filter: dict[str, Any] | None = None) -> Iterator["StorePoint"]: ...
 
+    def retrieve(self, ids: list[str], with_vectors: bool = False) -> list["StorePoint"]: ...
+
+    def delete_vectors(self, ids: list[str]) -> None: ...
+
 
 class ShardedIndex(VectorIndex, Protocol):
     """The workspace's store: a server collection, or local stores by ISO week (vector_shards)."""
 
     def for_day(self, day: str) -> VectorIndex: ...
+
+    def shards(self) -> list[Any]: ...  # the local week stores (VectorStore), or the one server collection
 
 
 class ObserveLock(Protocol):

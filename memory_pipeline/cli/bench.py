@@ -30,6 +30,9 @@ def register(sub) -> None:
     from memory_pipeline.cli.bench_quality import register_quality  # issue 13
 
     register_quality(kinds)
+    from memory_pipeline.cli.bench_maintenance import register_maintenance  # issue 15
+
+    register_maintenance(kinds)
 
 
 def run_bench_ingest(args) -> int:

@@ -27,7 +27,7 @@ def add_json_flag(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
-def run_day_job(args, job_name: str, status: str):
+def run_day_job(args, job_name: str, status: str, tags: dict[str, str] | None = None):
     """`--date` (default today in MEMORY_TIMEZONE) checked, `job_name` run for it in this process:
     (workspace, day, run). A run that failed on a full disk becomes one "disk full at PATH" line."""
     from memory_pipeline import pipeline
@@ -38,7 +38,7 @@ def run_day_job(args, job_name: str, status: str):
     day = pipeline.check_day(args.date or pipeline.local_today(settings).isoformat(), settings)
     workspace = workspace_from_env()
     with console().status(status.format(day=day)):
-        [run] = run_job_for_days(args.definitions(), job_name, [day], get_instance(workspace))
+        [run] = run_job_for_days(args.definitions(), job_name, [day], get_instance(workspace), tags=tags)
     if not run.success and is_disk_full_message(run.error):
         raise OSError(28, f"No space left on device ({run.error})", str(workspace.root))
     return workspace, day, run

@@ -1,7 +1,7 @@
 """The maintenance stage's wiring: the nightly `maintenance` asset (02:00 in the user's time zone)
 and the weekly index audit (Sunday 03:00), each with its job and schedule."""
 
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 import dagster as dg
@@ -13,13 +13,13 @@ from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.resources import EmbedderResource, RedisResource, VectorStoreResource, WorkspaceResource
 from memory_pipeline.flows.feedback import process_feedback
 from memory_pipeline.flows.maintenance import audit_index, maintain_day
+from memory_pipeline.flows.runs import TODAY_TAG
 from memory_pipeline.resources.inbox import Inbox
 
 if TYPE_CHECKING:  # what dg.define_asset_job returns
     from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition as AssetJob
 
 GROUP = "maintenance"
-TODAY_TAG = "memory/today"  # a run tag that sets "today" for staleness (tests, replays)
 
 MAINTENANCE_SPEC = dict(
     group_name=GROUP, deps=["observation_index"], kinds={"qdrant", "redis"}, pool=STORE_POOL,  # writes the store
@@ -27,14 +27,15 @@ MAINTENANCE_SPEC = dict(
     "used +0.1, one it ignored −0.05), its facts merged into near-duplicates already remembered (one "
     "memory, every source, the freshest wording), memories older than MEMORY_STALE_AFTER_DAYS with no recall "
     "and no echo tagged stale (recall de-ranks them; a recalled one is untagged), Redis keys past their window "
-    "dropped. Counts in the metadata; a report in state/maintenance/.",
+    "dropped, the store compacted (merged facts' vectors dropped, local week stores vacuumed, empty ones "
+    "removed). Counts in the metadata; a report in state/maintenance/.",
 )
 
 
 def maintenance(context: dg.AssetExecutionContext, workspace: WorkspaceResource, vector_store: VectorStoreResource,
                 embedder: EmbedderResource, redis: RedisResource) -> dg.MaterializeResult:
     ws, day, settings = workspace.get(), context.partition_key, Settings.from_env()
-    today = context.run.tags.get(TODAY_TAG) or date.today().isoformat()
+    today = context.run.tags.get(TODAY_TAG) or pipeline.local_today(settings).isoformat()
     model, redis_store = embedder.get(), redis.get_store()
     store = vector_store.get_store(model.dimension)
     feedback = process_feedback(ws, redis_store, model, store)  # answers the Stop hook queued
@@ -43,6 +44,8 @@ def maintenance(context: dg.AssetExecutionContext, workspace: WorkspaceResource,
     return dg.MaterializeResult(metadata={
         "memories": report.memories, "merged": report.merged, "tagged_stale": report.tagged_stale,
         "unstaled": report.unstaled, "redis_keys_removed": report.redis_keys_removed,
+        "vectors_dropped": report.vectors_dropped, "stores_vacuumed": report.stores_vacuumed,
+        "stores_removed": report.stores_removed, "store_bytes_reclaimed": report.store_bytes_reclaimed,
         "bytes_reclaimed": report.bytes_reclaimed, "merge_groups": md_list(groups),
         "answers_judged": feedback.answers, "boosted": len(feedback.used), "penalized": len(feedback.ignored),
     })
@@ -81,7 +84,8 @@ def maintenance_assets(partitions: dg.PartitionsDefinition, settings: Settings) 
 def maintenance_defs(partitions: dg.PartitionsDefinition, settings: Settings) -> dg.Definitions:
     nightly: "AssetJob" = dg.define_asset_job(
         "maintenance_job", selection=dg.AssetSelection.assets("maintenance"), partitions_def=partitions,
-        executor_def=dg.in_process_executor, description="Merge duplicates, tag stale memories, compact Redis.")
+        executor_def=dg.in_process_executor,
+        description="Merge duplicates, tag stale memories, compact Redis and the vector store.")
     weekly: "AssetJob" = dg.define_asset_job(
         "maintenance_weekly", selection=dg.AssetSelection.assets("index_audit"), executor_def=dg.in_process_executor,
         description="Rebuild the observation index's point list from the files and check it equals the store.")

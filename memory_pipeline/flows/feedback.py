@@ -10,6 +10,7 @@ queues; `memory-pipeline feedback` and the nightly maintenance judge the queue.
 from __future__ import annotations
 
 import json
+import uuid
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -79,8 +80,16 @@ def process_feedback(workspace: Workspace, redis: RedisStore, embedder: Embedder
 
 
 def write_scores(store: ShardedIndex, redis: RedisStore, ids: set[str]) -> None:
-    """The scores onto the points recall ranks (ids that are not points, MEMORY.md lines, are skipped)."""
-    scores = redis.feedback(sorted(ids))
-    for point in store.scroll_all(payload_filter=None):
-        if point.id in scores:
-            store.for_day(str(point.payload.get("date"))).set_payload([point.id], {"feedback": scores[point.id]})
+    """The scores onto the points recall ranks, fetched by id (ids that are not points, MEMORY.md
+    lines, are skipped)."""
+    points = {_point_id(i): i for i in sorted(ids) if _point_id(i)}
+    scores = redis.feedback(sorted(points.values()))
+    for point in store.retrieve(sorted(points)):
+        store.for_day(str(point.payload.get("date"))).set_payload([point.id], {"feedback": scores[points[point.id]]})
+
+
+def _point_id(memory_id: str) -> str | None:
+    try:
+        return str(uuid.UUID(memory_id))
+    except ValueError:
+        return None

@@ -18,6 +18,7 @@ from memory_pipeline.config import Settings
 from memory_pipeline.faults import pause_point
 from memory_pipeline.ports import ShardedIndex
 from memory_pipeline.resources.redis_store import RedisStore
+from memory_pipeline.resources.vector_compaction import compact_store
 from memory_pipeline.resources.vector_points import StorePoint
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.maintenance.duplicates import FactVector, Merge, near_duplicate_groups
@@ -35,7 +36,11 @@ class MaintenanceReport:
     tagged_stale: int = 0
     unstaled: int = 0
     redis_keys_removed: int = 0
-    bytes_reclaimed: int = 0
+    vectors_dropped: int = 0  # of merged memories (resources/vector_compaction.py)
+    stores_vacuumed: int = 0
+    stores_removed: int = 0
+    store_bytes_reclaimed: int = 0
+    bytes_reclaimed: int = 0  # Redis and store together
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -97,11 +102,12 @@ def merge_duplicates(store: ShardedIndex, points: dict[str, StorePoint], day: st
     return merges
 
 
-def tag_stale(store: ShardedIndex, points: dict[str, StorePoint], recalls: dict[str, int], echoes: dict[str, int],
-              today: str, stale_after_days: int) -> tuple[int, int]:
-    memories = [Memory(pid, str(p.payload.get("date")), bool(p.payload.get("stale")), recalls.get(pid, 0),
-                       echoes.get(pid, 0))
-                for pid, p in points.items() if p.payload.get("date") and not p.payload.get("merged_into")]
+def tag_stale(store: ShardedIndex, points: dict[str, StorePoint], redis: RedisStore, today: str,
+              stale_after_days: int) -> tuple[int, int]:
+    live = sorted(pid for pid, p in points.items() if p.payload.get("date") and not p.payload.get("merged_into"))
+    recalls, echoes, since = redis.recall_hits(), redis.echoes(), redis.first_seen(live, today)
+    memories = [Memory(pid, str(points[pid].payload.get("date")), bool(points[pid].payload.get("stale")),
+                       recalls.get(pid, 0), echoes.get(pid, 0), since[pid]) for pid in live]
     changes = stale_changes(memories, today, stale_after_days)
     _set_payloads(store, points, {pid: {"stale": True} for pid in changes.tag}
                   | {pid: {"stale": False} for pid in changes.untag})
@@ -138,11 +144,17 @@ def _maintain(workspace: Workspace, store: ShardedIndex, redis: RedisStore, day:
     report.merged = sum(len(m.members) - 1 for m in merges)
     report.merge_groups = [{"keep": m.keep, "members": m.members} for m in merges]
     pause_point("maintenance:merged")
+    folded = {m for merge in merges for m in merge.members if m != merge.keep}
+    merged = {pid: p for pid, p in points.items() if p.payload.get("merged_into") or pid in folded}
     if merges:  # the payloads changed: read them again before staleness looks at merged_into
         points = {p.id: p for p in store.scroll_all(payload_filter={"tier": "observations"})}
-    report.tagged_stale, report.unstaled = tag_stale(store, points, redis.recall_hits(), redis.echoes(), today,
-                                                     settings.stale_after_days)
-    report.redis_keys_removed, report.bytes_reclaimed = drop_expired_redis_keys(redis, today)
+    report.tagged_stale, report.unstaled = tag_stale(store, points, redis, today, settings.stale_after_days)
+    report.redis_keys_removed, redis_bytes = drop_expired_redis_keys(redis, today)
+    pause_point("maintenance:compact")
+    compaction = compact_store(store, merged)
+    report.vectors_dropped, report.stores_vacuumed = compaction.vectors_dropped, compaction.stores_vacuumed
+    report.stores_removed, report.store_bytes_reclaimed = compaction.stores_removed, compaction.bytes_reclaimed
+    report.bytes_reclaimed = redis_bytes + compaction.bytes_reclaimed
     workspace.write_json(workspace.state_path("maintenance") / f"{day}.json", report.as_dict())
     return report
 

@@ -61,6 +61,9 @@ def failure_message(event) -> str:
     return f"{event.step_key}: {error.cls_name}: {message}"
 
 
+TODAY_TAG = "memory/today"  # a run tag that sets "today" (staleness, review clocks) for tests and replays
+
+
 def run_job_for_days(definitions: "dg.Definitions", job_name: str, days: list[str], instance: "dg.DagsterInstance",
                      tags: dict[str, str] | None = None, progress=None) -> list[RunSummary]:
     """Execute a partitioned job of `definitions` once per day in this process; failures are

@@ -194,7 +194,8 @@ def read_generation(store: VectorIndex) -> str:
 
 
 def load_index(store: VectorIndex) -> RecallIndex:
-    """Every point of every shard, read once; absent stores or collections add nothing."""
+    """Every point of every shard, read once, but those merged into another memory by maintenance;
+    absent stores or collections add nothing."""
     generation = read_generation(store)
     return RecallIndex(itertools.chain.from_iterable(_shard_rows(s) for s in store.shards()), generation)
 
@@ -222,6 +223,8 @@ def _rows(store: VectorIndex, batch: int = 2048) -> Iterator[_Row]:
                                               with_vectors=["dense"])
         for record in records:
             payload = record.payload or {}
+            if payload.get("merged_into"):  # never a hit; a second copy would count twice in BM25's statistics
+                continue
             vectors = record.vector if isinstance(record.vector, dict) else {}
             yield _Row(str(record.id), str(payload.get("text", "")), vectors.get("dense"), payload)
         if offset is None:

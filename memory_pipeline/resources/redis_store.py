@@ -233,6 +233,22 @@ class RedisStore:
         values = self._call(self.client.hmget, self.RECALL_HITS_KEY, list(point_ids))
         return {pid: int(v or 0) for pid, v in zip(point_ids, values, strict=True)}
 
+    FIRST_SEEN_KEY = "memory:maintenance:first_seen"
+
+    def first_seen(self, point_ids: list[str], today: str) -> dict[str, str]:
+        """The day maintenance first saw each point (`today` for a new one); points no longer in
+        `point_ids` are forgotten, so the hash holds the live memories only."""
+        known = self._call(self.client.hkeys, self.FIRST_SEEN_KEY)
+        pipe = self.client.pipeline(transaction=False)
+        gone = sorted(set(known) - set(point_ids))
+        for start in range(0, len(gone), 1000):
+            pipe.hdel(self.FIRST_SEEN_KEY, *gone[start : start + 1000])
+        for pid in point_ids:
+            pipe.hsetnx(self.FIRST_SEEN_KEY, pid, today)
+        self._call(pipe.execute)
+        values = self._call(self.client.hmget, self.FIRST_SEEN_KEY, list(point_ids)) if point_ids else []
+        return {pid: str(v or today) for pid, v in zip(point_ids, values, strict=True)}
+
     # --- echo/fizzle ------------------------------------------------------------------
 
     FEEDBACK_KEY = "memory:feedback:score"

@@ -113,6 +113,17 @@ class ShardedStore:
             found |= shard.payload_fields(ids, fields)
         return found
 
+    def retrieve(self, ids: list[str], with_vectors: bool = False) -> list[StorePoint]:
+        """The stored points among `ids`, from whichever week holds each (stops once all are found)."""
+        wanted, found = set(ids), []
+        for shard in self._filled() if wanted else ():
+            points = shard.retrieve(sorted(wanted), with_vectors=with_vectors)
+            found.extend(points)
+            wanted -= {p.id for p in points}
+            if not wanted:
+                break
+        return found
+
     def count(self, filter: dict[str, Any] | None = None) -> int:
         return sum(shard.count(filter) for shard in self.shards())
 

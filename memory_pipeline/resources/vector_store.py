@@ -210,6 +210,25 @@ class VectorStore:
                 self.client.delete(self.collection, points_selector=models.PointIdsList(points=list(ids)), wait=True)
             self.bump_generation()
 
+    def delete_vectors(self, ids: list[str]) -> None:
+        """Drop the dense and sparse vectors of these points and keep their payloads (a merged
+        memory stays as a record of where its sources went, but is no longer searched or counted)."""
+        if ids:
+            with self.session():
+                self.client.delete_vectors(self.collection, vectors=[DENSE, SPARSE], points=list(ids), wait=True)
+            self.bump_generation()
+
+    # --- compaction (local mode: resources/vector_compaction.py) -------------------------
+
+    @contextlib.contextmanager
+    def closed(self) -> Iterator[Path | None]:
+        """The store locked but not opened (its files may be rewritten): yields the folder."""
+        with self._thread_lock:
+            if self._client is not None:
+                raise RuntimeError("VectorStore.closed() inside a session()")
+            with self._file_lock():
+                yield self.path
+
     # --- reading -----------------------------------------------------------------------
 
     def missing_or_changed(self, ids_and_hashes: dict[str, str]) -> set[str]:
@@ -235,6 +254,19 @@ class VectorStore:
                 records = self.client.retrieve(self.collection, ids=keys[start : start + BATCH],
                                                with_payload=list(fields), with_vectors=False)
                 found.update({wanted[str(r.id)]: {f: (r.payload or {}).get(f) for f in fields} for r in records})
+        return found
+
+    def retrieve(self, ids: list[str], with_vectors: bool = False) -> list[StorePoint]:
+        """The stored points among `ids` (unknown ids are skipped), fetched by id, not scanned."""
+        keys = list(dict.fromkeys(_norm(i) for i in ids))
+        found: list[StorePoint] = []
+        with self.session():
+            if not keys or not self.client.collection_exists(self.collection):
+                return found
+            for start in range(0, len(keys), BATCH):
+                records = self.client.retrieve(self.collection, ids=keys[start : start + BATCH], with_payload=True,
+                                               with_vectors=with_vectors)
+                found.extend(_point(r) for r in records)
         return found
 
     def count(self, filter: dict[str, Any] | None = None) -> int:

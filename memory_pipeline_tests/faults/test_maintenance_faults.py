@@ -48,7 +48,8 @@ def clean_merged(workspaces, small_inputs):
     return state
 
 
-@pytest.mark.parametrize("point", ["maintenance:kept"])  # between the kept memories and the folded facts
+# between the kept memories and the folded facts; before the merged facts' vectors are dropped
+@pytest.mark.parametrize("point", ["maintenance:kept", "maintenance:compact"])
 def test_kill_9_mid_maintenance_then_rerun_equals_a_clean_run(point, workspaces, small_inputs, clean_merged, tmp_path):
     ws = ingested(workspaces, "killed", small_inputs)
     flag = tmp_path / "paused.flag"

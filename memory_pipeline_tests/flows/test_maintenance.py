@@ -57,10 +57,11 @@ def test_an_insight_seen_in_five_sessions_is_one_memory_with_five_sources(worksp
     observations = seed(workspace, days, [[text] + ([OTHERS[0]] if n == 2 else []) for n, text in enumerate(INSIGHT)])
     store = workspace_store(workspace.state, None, dimension=get_embedder().dimension)
     redis = RedisStore(connect_redis(None, workspace.state))
-    for day in days:  # each night merges that day's facts into what was already there
-        maintain_day(workspace, store, redis, day, today="2026-11-21", settings=Settings.from_env())
+    reports = [maintain_day(workspace, store, redis, day, today="2026-11-21", settings=Settings.from_env())
+               for day in days]  # each night merges that day's facts into what was already there
     again = maintain_day(workspace, store, redis, days[-1], today="2026-11-21", settings=Settings.from_env())
-    assert again.merged == 0  # idempotent: a second run merges nothing more
+    assert again.merged == 0 and again.vectors_dropped == 0  # idempotent: a second run merges nothing more
+    assert sum(r.vectors_dropped for r in reports) == 4  # the folded facts are no longer searched
 
     found = payloads(workspace)
     kept = [p for p in found.values() if p.get("mentions") == 5]
@@ -68,6 +69,8 @@ def test_an_insight_seen_in_five_sessions_is_one_memory_with_five_sources(worksp
     assert sorted(s["session_id"] for s in kept[0]["sources"]) == ["s0", "s1", "s2", "s3", "s4"]
     assert sorted(s["observation_id"] for s in kept[0]["sources"]) == sorted(o.id for o in observations)
     assert sum(1 for p in found.values() if p.get("merged_into")) == 4
+    folded = store.retrieve([pid for pid, p in found.items() if p.get("merged_into")], with_vectors=True)
+    assert len(folded) == 4 and all(p.dense is None and p.sparse is None for p in folded)
     assert not found[observations[2].facts[1].id].get("merged_into")  # the unrelated fact stays itself
 
     hits = recall(workspace, "should I use pip or uv to install dependencies", tier="observations", record=False)
@@ -86,6 +89,8 @@ def test_old_never_recalled_memories_turn_stale_and_drop_while_a_recalled_one_st
     redis.record_recall_hits([recalled_id])
     store = workspace_store(workspace.state, None, dimension=get_embedder().dimension)
     before = {h.id: h.score for h in recall(workspace, "staging redis pool", tier="observations", record=False)}
+    first = maintain_day(workspace, store, redis, "2026-07-02", today="2026-08-20", settings=Settings.from_env())
+    assert first.tagged_stale == 0  # first seen on 08-20: nobody could have recalled them before
 
     report = maintain_day(workspace, store, redis, "2026-11-23", today="2026-11-23", settings=Settings.from_env())
     found = payloads(workspace)
@@ -132,3 +137,22 @@ def test_the_schedules_are_registered_and_the_jobs_run(workspace):
     result = defs.resolve_job_def("maintenance_weekly").execute_in_process(instance=get_instance(workspace))
     [check] = result.get_asset_check_evaluations()
     assert check.check_name == "rebuild_equals_live" and check.passed is False  # no event files: unexplained points
+
+
+def test_maintain_replays_as_of_a_later_day_and_checks_its_days(workspace, capsys):
+    from memory_pipeline.main import main
+
+    observations = seed(workspace, ["2026-07-01"], [["Redis pool size is 128 clients on staging"]])
+    assert main(["maintain", "--date", "2026-07-01", "--as-of", "2026-07-01", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert first["success"] and first["tagged_stale"] == 0  # first seen on 07-01
+    # --since with no sessions in the range runs --date alone; 91 days after it was first seen it is stale
+    assert main(["maintain", "--since", "2026-06-01", "--date", "2026-07-02", "--as-of", "2026-10-01",
+                 "--json"]) == 0
+    [replayed] = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert replayed["day"] == "2026-07-02" and replayed["tagged_stale"] == 1
+    assert payloads(workspace)[observations[0].facts[0].id]["stale"] is True
+    assert main(["maintain", "--date", "2026-07-02", "--as-of", "2026-07-01"]) != 0
+    assert "--as-of 2026-07-01 is before --date" in capsys.readouterr().err
+    assert main(["maintain", "--since", "2026-07-03", "--date", "2026-07-02"]) != 0
+    assert "is after --date" in capsys.readouterr().err

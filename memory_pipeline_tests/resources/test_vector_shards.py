@@ -40,6 +40,17 @@ def test_week_of_follows_iso_weeks_across_a_year_end():
         week_of("2026-13-01")
 
 
+def test_retrieve_by_id_finds_points_in_any_week_and_skips_unknown_ids(shards):
+    points = [dated("a", "2026-11-16"), dated("b", "2026-11-23"), dated("c", "2027-01-01")]
+    shards.upsert(points)
+    unknown = random_point("zz", "never stored", {"tier": "messages", "date": "2026-11-16"}).id
+    found = shards.retrieve([points[2].id, points[0].id, unknown])
+    assert sorted(p.id for p in found) == sorted([points[0].id, points[2].id])
+    assert {p.id: p.payload["date"] for p in found}[points[2].id] == "2027-01-01"
+    assert shards.retrieve([]) == []
+    assert ShardedStore(shards.path.parent / "none", dimension=DIM).retrieve([unknown]) == []
+
+
 def test_points_go_to_the_week_of_their_date_and_reads_span_every_week(shards, tmp_path):
     points = [dated("a", "2026-11-16"), dated("b", "2026-11-22"), dated("c", "2026-11-23"), dated("d", "2027-01-01")]
     shards.upsert(points)

@@ -1,5 +1,10 @@
 """Staleness (seed 003, Increment 3): a memory nobody has recalled or echoed for long is tagged
-`stale` so recall de-ranks it; one that is recalled again loses the tag."""
+`stale` so recall de-ranks it; one that is recalled again loses the tag.
+
+"For long" counts from when the memory could first be recalled, not from the day it is about: a
+history imported today holds memories of last year that nobody has had a chance to recall yet, and
+the rule "no recall in 90 days" says nothing about them until 90 days have passed. So the age is
+measured from the later of the memory's day and the day maintenance first saw it (`since`)."""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ class Memory:
     stale: bool
     recalls: int = 0
     echoes: int = 0
+    since: str | None = None  # YYYY-MM-DD maintenance first saw it (None: its own day)
 
 
 @dataclass(frozen=True)
@@ -27,12 +33,12 @@ def age_days(day: str, today: str) -> int:
 
 
 def stale_changes(memories: list[Memory], today: str, stale_after_days: int) -> StaleChanges:
-    """Older than `stale_after_days` with no recall and no echo → stale; any use → not stale."""
+    """Recallable for more than `stale_after_days` with no recall and no echo → stale; any use → not stale."""
     tag, untag = [], []
     for memory in memories:
         used = memory.recalls > 0 or memory.echoes > 0
         if memory.stale and used:
             untag.append(memory.id)
-        elif not memory.stale and not used and age_days(memory.day, today) > stale_after_days:
+        elif not memory.stale and not used and age_days(max(memory.day, memory.since or ""), today) > stale_after_days:
             tag.append(memory.id)
     return StaleChanges(sorted(tag), sorted(untag))

@@ -74,7 +74,13 @@ class RankOptions:
     recency_half_life_days: float = 30.0
     decay_rate: float = 0.0  # the pre-issue-13 term, score × exp(-rate × days); kept to compare (OLD_DEFAULTS)
     now_ts: float = 0.0
-    stale_factor: float = 0.5  # a stale item keeps this share of its score
+    # A stale item keeps this share of its score. Stale means unused for 90 days, not wrong (an item the
+    # ledger superseded keeps 0.3), and only observations are ever tagged, never the messages they cite:
+    # a strong factor turns "unused" into "the summary loses to its own source text". 0.8 lets a stale
+    # memory lose ties and near ties (within 20%) but never a clearly better match. `bench maintenance`
+    # (LoCoMo dev, every observation stale 91 days after import): recall@10 (1–4) 0.771 with nothing
+    # stale, 0.763 at 0.8, 0.754 at the former 0.5 (checked once, not swept).
+    stale_factor: float = 0.8
     # An observation and the messages it cites are one piece of evidence: it is ranked once, at the
     # best of its members, dated by its message. Observations weigh by measured quality: through
     # import with the offline observer, the observations tier alone reached recall@10 0.053 (1–4)

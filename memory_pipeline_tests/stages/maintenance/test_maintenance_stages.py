@@ -25,6 +25,14 @@ def test_exactly_the_age_limit_is_not_stale_yet():
     assert stale_changes(memories, today="2026-11-23", stale_after_days=90).tag == ["over"]
 
 
+def test_the_age_counts_from_when_the_memory_could_first_be_recalled():
+    memories = [Memory("imported-today", "2025-06-01", stale=False, since="2026-11-23"),
+                Memory("imported-long-ago", "2025-06-01", stale=False, since="2026-08-01"),
+                Memory("seen-before-its-day", "2026-08-01", stale=False, since="2026-07-01")]
+    changes = stale_changes(memories, today="2026-11-23", stale_after_days=90)
+    assert changes.tag == ["imported-long-ago", "seen-before-its-day"]
+
+
 def vec(*values: float) -> list[float]:
     return list(values)
 
