@@ -158,3 +158,19 @@ def test_memory_from_before_projects_is_filed_when_its_day_runs_again(workspace,
     assert stored == {"shop", "api"}
     in_api = recall(workspace, "how do we deploy", project="api", use_service=False, record=False)
     assert in_api and not any("Fly.io" in h.text for h in in_api)
+
+
+@pytest.mark.slow
+def test_an_import_of_several_repositories_keeps_them_apart(workspace, monkeypatch):
+    from memory_pipeline.flows.importer import import_transcripts
+    from memory_pipeline.resources.inbox import Inbox
+    from memory_pipeline_tests.support.paths import FIXTURES
+
+    monkeypatch.setenv("MEMORY_PARTITIONS_START", "2025-01-01")
+    report = import_transcripts(workspace, [FIXTURES / "transcripts"])
+    # spotter: a worktree (spotter-worktrees/spotter-dov) and the main checkout, both gone from this machine
+    assert set(report.projects) == {"spotter", "pi-mono", "synthetic-project"}
+    assert report.projects["spotter"] == 2
+    filed = {e.data.session_id: e.data.project for day in report.days for e in Inbox(workspace).accepted(day)}
+    assert {filed[i.session_id] for i in report.items if i.status == "imported"} == set(report.projects)
+    assert all(filed[i.session_id] == i.project for i in report.items if i.status == "imported")
