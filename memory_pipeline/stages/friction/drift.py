@@ -115,12 +115,13 @@ def drift_finding(key: str, runs: list[list[Setting]]) -> Finding:
 
 
 def find_drift(statements: list[Said], *, min_sessions: int = MIN_DRIFT_SESSIONS) -> list[Finding]:
-    """Every setting stated with different values across `min_sessions` sessions, or back and forth."""
-    by_key: dict[str, list[Setting]] = defaultdict(list)
+    """Every setting stated with different values across `min_sessions` sessions of one project, or
+    back and forth (Node 18 in one repository and Node 20 in another is not drift)."""
+    by_key: dict[tuple[str, str], list[Setting]] = defaultdict(list)
     for setting in setting_statements(statements):
-        by_key[setting.key].append(setting)
+        by_key[(setting.said.project, setting.key)].append(setting)
     findings = []
-    for key, settings in sorted(by_key.items()):
+    for (_, key), settings in sorted(by_key.items()):
         runs = _runs(settings)
         if len(runs) < 2:
             continue

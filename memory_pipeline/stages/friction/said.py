@@ -30,6 +30,7 @@ class Said:
     cwd: str = ""
     agent: str = ""
     at: str = ""  # the message's own timestamp (ISO), when it has one: a session may cross midnight
+    project: str = ""  # the session's project: a setting differing between two projects is not drift
 
     @property
     def when(self) -> tuple[str, str]:
@@ -55,7 +56,8 @@ def user_statements(transcript: Transcript, observation: Observation) -> list[Sa
         for sentence in sentences(message.text[:2000]):
             found.append(Said(text=sentence, session_id=observation.session_id, observation_id=observation.id,
                               day=observation.date, time=time, message_id=message.id, cwd=transcript.cwd or "",
-                              agent=transcript.format, at=message.timestamp.isoformat() if message.timestamp else ""))
+                              agent=transcript.format, at=message.timestamp.isoformat() if message.timestamp else "",
+                              project=observation.project))
     return found
 
 
@@ -67,7 +69,7 @@ def fact_statements(observation: Observation) -> list[Said]:
             continue
         found.append(Said(text=_FACT_PREFIX.sub("", fact.text).strip(' "“”'), session_id=observation.session_id,
                           observation_id=observation.id, day=observation.date, time=fact.time,
-                          message_id=fact.source_message_ids[0]))
+                          message_id=fact.source_message_ids[0], project=observation.project))
     return found
 
 

@@ -60,3 +60,17 @@ def test_observer_facts_speak_for_a_window_whose_transcript_is_gone():
                                                       user_fact("Deploy with node 22", "s2-m3")])
     [node] = find_drift(window_statements([(first, None), (second, None)]), min_sessions=2)
     assert node.message_ids == ["s1-m4", "s2-m2", "s2-m3"] and node.pattern == "node version: 18 / 20 / 22"
+
+
+def test_a_setting_that_differs_between_two_projects_is_not_drift():
+    from memory_pipeline.stages.friction.drift import find_drift
+    from memory_pipeline.stages.friction.said import Said
+
+    def said(text, session, project):
+        return Said(text=text, session_id=session, observation_id=f"o-{session}", day="2026-11-10", time="09:00",
+                    message_id=f"m-{session}", project=project)
+
+    apart = [said("use Node 18 for the build", "s1", "shop"), said("use Node 20 for the build", "s2", "api")]
+    assert find_drift(apart) == []
+    together = [said("use Node 18 for the build", "s1", "shop"), said("use Node 20 for the build", "s2", "shop")]
+    assert find_drift(together)
