@@ -44,6 +44,28 @@ def resolve_device(requested: str = "auto") -> str:
     return "cpu"
 
 
+BATCH_CHARS = 64 * 150  # characters (each text counted up to LONG_TEXT_CHARS) in one model batch
+LONG_TEXT_CHARS = 1200  # about the model's 256-token window: longer text is cut by the model anyway
+MIN_BATCH = 8
+
+
+def _batches(order: list[int], texts: list[str], most: int) -> list[list[int]]:
+    """Indexes (longest first) grouped so a batch holds at most `most` texts and about BATCH_CHARS."""
+    batches: list[list[int]] = []
+    current: list[int] = []
+    size = 0
+    for index in order:
+        length = min(len(texts[index]), LONG_TEXT_CHARS)
+        if current and (len(current) >= most or (size + length > BATCH_CHARS and len(current) >= MIN_BATCH)):
+            batches.append(current)
+            current, size = [], 0
+        current.append(index)
+        size += length
+    if current:
+        batches.append(current)
+    return batches
+
+
 class Embedder:
     """Normalized embeddings; the model loads on first use, on `device` (see resolve_device)."""
 
@@ -86,17 +108,23 @@ class Embedder:
         return int(dim)
 
     def encode(self, texts: list[str]) -> list[list[float]]:
-        """One unit-length vector per text, computed in batches."""
+        """One unit-length vector per text, computed in batches: up to `batch_size` short texts, fewer
+        long ones (attention memory grows with batch x length^2: 64 texts of 256 tokens took 400 MB)."""
         if not texts:
             return []
-        vectors = self.model.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return vectors.tolist()
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        vectors: list[list[float]] = [[] for _ in texts]
+        for batch in _batches(order, texts, self.batch_size):
+            encoded = self.model.encode(
+                [texts[i] for i in batch],
+                batch_size=len(batch),
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+            for index, vector in zip(batch, encoded.tolist(), strict=True):
+                vectors[index] = vector
+        return vectors
 
     def encode_query(self, text: str) -> list[float]:
         return self.encode([text])[0]
