@@ -6,6 +6,7 @@ any other name is handed to SentenceTransformer (a local path or a model in the 
 
 from __future__ import annotations
 
+import ctypes
 import threading
 from typing import Any
 
@@ -66,6 +67,21 @@ def _batches(order: list[int], texts: list[str], most: int) -> list[list[int]]:
     return batches
 
 
+M_MMAP_THRESHOLD = -3  # glibc mallopt parameter
+MMAP_THRESHOLD_BYTES = 1 << 20
+
+
+def return_freed_buffers_to_the_os() -> None:
+    """glibc raises its mmap threshold to the largest block freed, so tensor buffers of every batch
+    shape stay in the heap after use: embedding 1,437 message texts took the process from 530 to
+    990 MB. A fixed threshold maps large buffers and unmaps them when freed (measured: 634 MB, and
+    faster). Process-wide, once; a no-op where libc is not glibc."""
+    try:
+        ctypes.CDLL("libc.so.6").mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
+    except (OSError, AttributeError):
+        pass
+
+
 class Embedder:
     """Normalized embeddings; the model loads on first use, on `device` (see resolve_device)."""
 
@@ -91,6 +107,7 @@ class Embedder:
             from sentence_transformers import SentenceTransformer
 
             self.device = resolve_device(self.requested_device)
+            return_freed_buffers_to_the_os()
             return SentenceTransformer(location, device=self.device)
         except Exception as exc:  # import errors, missing files, offline cache misses
             raise ServiceError(
