@@ -15,7 +15,7 @@ import random
 import re
 import uuid
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ SOURCES = (
     PACKAGE / "samples" / "claude-code-redis-debugging.jsonl",
 )
 SESSION_ID = "b16b16b1-0000-4000-8000-000000000057"
-START = datetime(2026, 11, 2, 0, 30, tzinfo=timezone.utc)
+START = datetime(2026, 11, 2, 0, 30, tzinfo=UTC)
 SPAN = timedelta(hours=22)  # the whole session falls on one day
 ID_KEYS = {"uuid", "parentUuid", "logicalParentUuid", "messageId", "leafUuid", "sourceToolAssistantUUID",
            "toolUseID", "parentToolUseID", "tool_use_id", "id", "requestId"}
