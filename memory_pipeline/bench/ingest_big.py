@@ -5,10 +5,11 @@ runs what a user runs: `import FILE` (parse, redacted snapshot, event) and `inge
 (sessions, message index, Observer with the configured provider, offline by default here,
 observation index, daily log). Prints wall time per step and peak RSS: this process's
 (ru_maxrss of RUSAGE_SELF: the CLI, the in-process Dagster run and the embedding model) and the
-largest waited child's (RUSAGE_CHILDREN); the Redis server and the recall service are started
-detached and are not counted. `baseline_rss_mb` is this process after loading the model and
-the Dagster definitions, before the transcript is read: the part the transcript's size adds is
-the peak minus that.
+largest waited child's (RUSAGE_CHILDREN; a child forked from this process starts at this
+process's size, so it reads at least what this process had at the fork). The Redis server and
+the recall service are started detached and are not counted. `baseline_rss_mb` is this process
+after loading the model and the Dagster definitions, before the transcript is read: the part
+the transcript adds is the peak minus that.
 """
 
 from __future__ import annotations
