@@ -11,6 +11,9 @@ def register(sub) -> None:
     ingest = kinds.add_parser("ingest", help="N generated sessions through the whole ingest path")
     ingest.add_argument("--sessions", type=int, default=50)
     ingest.add_argument("--turns", type=int, default=8, help="user turns per session")
+    ingest.add_argument("--big-transcript", action="store_true",
+                        help="instead: one generated huge Claude Code session (import, then ingest): time, peak RSS")
+    ingest.add_argument("--size-mb", type=float, default=57.0, help="size of the --big-transcript session")
     add_json_flag(ingest)
     ingest.set_defaults(handler=run_bench_ingest)
     soak = kinds.add_parser("soak", help="D days x S sessions, one ingest run a day: time, memory, stores, recall")
@@ -37,8 +40,15 @@ def register(sub) -> None:
 
 def run_bench_ingest(args) -> int:
     from memory_pipeline.bench.ingest import bench_ingest
+    from memory_pipeline.bench.ingest_big import bench_big_transcript
+    from memory_pipeline.errors import BadInputError
 
-    figures = bench_ingest(args.definitions(), sessions=args.sessions, turns=args.turns)
+    if args.big_transcript:
+        if not 0 < args.size_mb <= 60:
+            raise BadInputError("--size-mb must be above 0 and at most 60 (transcripts over 64 MiB are refused)")
+        figures = bench_big_transcript(args.definitions(), size_mb=args.size_mb)
+    else:
+        figures = bench_ingest(args.definitions(), sessions=args.sessions, turns=args.turns)
     if args.json:
         print_json(figures)
         return 0

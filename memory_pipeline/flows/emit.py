@@ -13,7 +13,7 @@ from pathlib import Path
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import SessionEvent, Transcript, TranscriptRef, Trigger, content_hash
 from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.workspace import Workspace, atomic_write_text
+from memory_pipeline.resources.workspace import Workspace, atomic_write_chunks, atomic_write_text
 from memory_pipeline.stages.events import build_event, check_session_id
 
 MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
@@ -69,14 +69,18 @@ def event_project(given: str | None, transcript_cwd: str | None) -> str:
 
 def snapshot_transcript(workspace: Workspace, path: Path, transcript: Transcript, session_id: str, key: str) -> TranscriptRef:
     """Copy the transcript into the workspace with secrets redacted; returns the event's reference."""
-    from memory_pipeline.stages.redact import redact, redact_jsonl
+    from memory_pipeline.stages.redact import redact, redact_jsonl_lines
 
-    raw = path.read_text(encoding="utf-8", errors="replace")
-    redacted = redact(raw) if transcript.format == "text" else redact_jsonl(raw)
     suffix = ".txt" if transcript.format == "text" else ".jsonl"
     target = workspace.transcripts / session_id / f"{key}{suffix}"
-    atomic_write_text(target, redacted)
-    return TranscriptRef(path=workspace.relative(target), format=transcript.format, sha256=content_hash(redacted))
+    if transcript.format == "text":
+        redacted = redact(path.read_text(encoding="utf-8", errors="replace"))
+        atomic_write_text(target, redacted)
+        sha256 = content_hash(redacted)
+    else:  # line by line: a 60 MB session is never held whole
+        with path.open(encoding="utf-8", errors="replace") as lines:
+            sha256 = atomic_write_chunks(target, redact_jsonl_lines(lines))
+    return TranscriptRef(path=workspace.relative(target), format=transcript.format, sha256=sha256)
 
 
 def emit_session_event(

@@ -24,7 +24,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from filelock import FileLock
@@ -117,6 +117,29 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def atomic_write_chunks(path: Path, chunks: Iterable[str], mode: int = FILE_MODE) -> str:
+    """`atomic_write_bytes` for text produced piece by piece (never held whole); returns its sha256."""
+    ensure_dir(path.parent)
+    digest = hashlib.sha256()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            for chunk in chunks:
+                data = chunk.encode("utf-8")
+                digest.update(data)
+                handle.write(data)
+            handle.flush()
+            check_disk_space(path)
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return digest.hexdigest()
 
 
 def atomic_write_text(path: Path, text: str, mode: int = FILE_MODE) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
@@ -215,18 +215,25 @@ def redact_transcript(transcript: Transcript) -> Transcript:
     })
 
 
+def redact_jsonl_line(line: str) -> str:
+    """One JSONL line redacted: a JSON line is walked value by value and stays valid JSON."""
+    if not line.strip():
+        return line
+    try:
+        decoded = json.loads(line)
+    except (ValueError, RecursionError):
+        return redact(line)
+    cleaned = redact_value(decoded)
+    return json.dumps(cleaned, ensure_ascii=False, separators=(",", ":")) if cleaned != decoded else line
+
+
+def redact_jsonl_lines(lines: Iterable[str]) -> Iterator[str]:
+    """Redact lines as they come (each may end with its newline, which is kept)."""
+    for line in lines:
+        body = line.removesuffix("\n")
+        yield redact_jsonl_line(body) + line[len(body):]
+
+
 def redact_jsonl(text: str) -> str:
     """Redact each line of a JSONL file; JSON lines are walked value by value and stay valid JSON."""
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            decoded = json.loads(line)
-        except (ValueError, RecursionError):
-            lines[index] = redact(line)
-            continue
-        cleaned = redact_value(decoded)
-        if cleaned != decoded:
-            lines[index] = json.dumps(cleaned, ensure_ascii=False, separators=(",", ":"))
-    return "\n".join(lines)
+    return "\n".join(redact_jsonl_line(line) for line in text.split("\n"))

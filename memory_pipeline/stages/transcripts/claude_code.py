@@ -8,6 +8,7 @@ lines; a `compact_boundary` plus the `isCompactSummary` line after it become one
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
@@ -18,6 +19,7 @@ from memory_pipeline.stages.transcripts.jsonl import (
     as_list,
     as_str,
     block_text,
+    bounded_output,
     json_objects,
     parse_timestamp,
     render_arguments,
@@ -90,7 +92,7 @@ class _Reader:
         results = [
             ToolResult(
                 call_id=as_str(b.get("tool_use_id")),
-                text=block_text(b.get("content")),
+                text=bounded_output(block_text(b.get("content"))),
                 is_error=b.get("is_error") is True,
             )
             for b in blocks
@@ -129,17 +131,36 @@ class _Reader:
             target.context_tokens = max(tokens, target.context_tokens or 0)
 
 
-def parse_claude_code(text: str) -> Transcript:
-    """Parse Claude Code JSONL text. Lines that do not fit the format are skipped."""
-    lines = [line for _, line in json_objects(text)]
-    # a subagent's own file has only sidechain lines: read them; in a main session skip them
-    main = any(line.get("isSidechain") is not True for line in lines if line.get("type") in ("user", "assistant"))
-    reader = _Reader(include_sidechain=not main)
+def _read_all(reader: _Reader, lines: Iterable[dict[str, Any]]) -> None:
     for line in lines:
         try:
             reader.read(line)
         except LINE_ERRORS:
             continue
+
+
+def _is_main_line(line: dict[str, Any]) -> bool:
+    return line.get("type") in ("user", "assistant") and line.get("isSidechain") is not True
+
+
+def parse_claude_code(text: str | Iterable[str]) -> Transcript:
+    """Parse Claude Code JSONL (the text, or its lines as they are read). Lines that do not fit are skipped.
+
+    One pass: a subagent's own file has only sidechain lines (read them); in a main session they
+    are skipped. Lines are held only until the first main-session line decides which it is.
+    """
+    objects = (line for _, line in json_objects(text))
+    undecided: list[dict[str, Any]] = []
+    reader: _Reader | None = None
+    for line in objects:
+        undecided.append(line)
+        if _is_main_line(line):
+            reader = _Reader(include_sidechain=False)
+            break
+    reader = reader or _Reader(include_sidechain=True)
+    _read_all(reader, undecided)
+    undecided.clear()
+    _read_all(reader, objects)
     reader.flush_boundary()
     messages = [m for m in reader.messages if m.text or m.tool_calls or m.tool_results]
     return Transcript(

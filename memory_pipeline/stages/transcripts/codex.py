@@ -18,6 +18,7 @@ from memory_pipeline.stages.transcripts.jsonl import (
     as_list,
     as_str,
     block_text,
+    bounded_output,
     json_objects,
     parse_timestamp,
     render_arguments,
@@ -67,7 +68,7 @@ def _result(payload: dict[str, Any]) -> ToolResult:
     if isinstance(output, dict):
         is_error = output.get("success") is False
         output = output.get("content", "")
-    return ToolResult(call_id=as_str(payload.get("call_id")), text=block_text(output), is_error=is_error)
+    return ToolResult(call_id=as_str(payload.get("call_id")), text=bounded_output(block_text(output)), is_error=is_error)
 
 
 class _Reader:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -12,11 +12,13 @@ from memory_pipeline.stages.transcripts.files import PATCH_BEGIN, summarize_patc
 LINE_ERRORS = (TypeError, ValueError, AttributeError, KeyError)  # a bad line is skipped, never fatal
 MAX_ARGUMENT_CHARS = 2000  # per string value inside tool arguments
 MAX_RENDERED_ARGUMENTS = 8000
+MAX_TOOL_OUTPUT_CHARS = 32_000  # per tool result, cut when parsed: a 5 MB build log is not kept whole
 
 
-def json_objects(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line index, object) for every line that is a JSON object; other lines are skipped."""
-    for index, line in enumerate(text.split("\n")):
+def json_objects(lines: str | Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line index, object) for every line that is a JSON object; other lines are skipped.
+    `lines` is the whole text or its lines one by one (a file read as it goes)."""
+    for index, line in enumerate(lines.split("\n") if isinstance(lines, str) else lines):
         line = line.strip()
         if not line.startswith("{"):
             continue
@@ -74,6 +76,13 @@ def block_text(content: object) -> str:
         elif kind in ("image", "input_image"):
             parts.append("[image]")
     return "\n".join(p for p in parts if p)
+
+
+def bounded_output(text: str) -> str:
+    """A tool result's text cut to MAX_TOOL_OUTPUT_CHARS with the serializer's truncation marker."""
+    if len(text) <= MAX_TOOL_OUTPUT_CHARS:
+        return text
+    return f"{text[:MAX_TOOL_OUTPUT_CHARS].rstrip()}\n… [truncated {len(text) - MAX_TOOL_OUTPUT_CHARS} chars]"
 
 
 def _shorten(value: Any) -> Any:

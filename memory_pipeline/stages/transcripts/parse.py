@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import islice
 from pathlib import Path
 
 from memory_pipeline.errors import BadInputError, EmptyTranscriptError
@@ -14,7 +15,7 @@ from memory_pipeline.stages.transcripts.files import files_touched
 from memory_pipeline.stages.transcripts.pi import parse_pi
 from memory_pipeline.stages.transcripts.text import parse_text
 
-PARSERS: dict[str, Callable[[str], Transcript]] = {
+PARSERS: dict[str, Callable[..., Transcript]] = {
     "claude-code": parse_claude_code,
     "pi": parse_pi,
     "codex": parse_codex,
@@ -23,6 +24,38 @@ PARSERS: dict[str, Callable[[str], Transcript]] = {
 HEAD_LINES = 50
 MAX_REPLACEMENT_SHARE = 0.1  # more undecodable characters than this and the input is binary
 PARSE_ERRORS = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
+STREAM_OVER_BYTES = 8 * 1024 * 1024  # a JSONL file larger than this is parsed line by line, never held whole
+
+
+class FileLines:
+    """A file's lines decoded one at a time, with the checks `_decode` makes on a whole text:
+    NUL bytes fail at once; blank and undecodable content is judged by `check` at the end."""
+
+    def __init__(self, path: Path, where: str) -> None:
+        self.path, self.where = path, where
+        self.chars = self.replaced = 0
+        self.blank = True
+
+    def __iter__(self) -> Iterator[str]:
+        self.chars = self.replaced = 0
+        self.blank = True
+        with self.path.open("rb") as handle:
+            for number, raw in enumerate(handle):
+                if b"\x00" in raw:
+                    raise BadInputError(f"{self.where} is binary (contains NUL bytes)")
+                line = raw.decode("utf-8", errors="replace")
+                if number == 0:
+                    line = line.lstrip("\ufeff")
+                self.chars += len(line)
+                self.replaced += line.count("\ufffd")
+                self.blank = self.blank and not line.strip()
+                yield line.rstrip("\r\n")
+
+    def check(self) -> None:
+        if self.blank:
+            raise BadInputError(f"{self.where} is empty")
+        if self.replaced > self.chars * MAX_REPLACEMENT_SHARE:
+            raise BadInputError(f"{self.where} is binary (not UTF-8 text)")
 
 
 def _decode(data: bytes, where: str) -> str:
@@ -71,20 +104,58 @@ def parse_transcript(
     """
     if format != "auto" and format not in PARSERS:
         raise BadInputError(f"unknown transcript format {format!r}; expected auto, {', '.join(PARSERS)}")
+    if not isinstance(source, str) or "\n" not in source:
+        streamed = _parse_streamed(Path(source), format, max_bytes)
+        if streamed is not None:
+            return _finish(streamed, session_id, lambda: Path(source).stem or None)
     text, where, fallback_id = _read(source, max_bytes)
     head = "\n".join(text.split("\n", HEAD_LINES)[:HEAD_LINES])
     chosen = detect_format(head) if format == "auto" else format
     if format == "auto" and chosen == "text" and looks_like_jsonl(head):
         raise BadInputError(f"{where} is JSON lines but not a Claude Code, pi or Codex transcript")
+    transcript = _run_parser(chosen, text, where)
+    return _finish(transcript, session_id, lambda: fallback_id or stable_id("text", content_hash(text)))
+
+
+def _run_parser(chosen: str, lines: str | FileLines, where: str) -> Transcript:
     try:
-        transcript = PARSERS[chosen](text)
+        transcript = PARSERS[chosen](lines)
     except PARSE_ERRORS as exc:
         raise BadInputError(f"could not parse {where} as {chosen}: {exc}") from exc
+    if isinstance(lines, FileLines):
+        lines.check()
     if not transcript.messages:
         raise EmptyTranscriptError(f"{where} has no usable {chosen} messages")
+    return transcript
+
+
+def _finish(transcript: Transcript, session_id: str | None, fallback: Callable[[], str | None]) -> Transcript:
     read, modified = files_touched(transcript.messages)
     return transcript.model_copy(update={
-        "session_id": session_id or transcript.session_id or fallback_id or stable_id("text", content_hash(text)),
+        "session_id": session_id or transcript.session_id or fallback(),
         "files_read": read,
         "files_modified": modified,
     })
+
+
+def _parse_streamed(path: Path, format: str, max_bytes: int) -> Transcript | None:
+    """A large JSONL file parsed as it is read; None when it is small, text, or not a file."""
+    try:
+        size = path.stat().st_size if path.is_file() else 0
+    except (OSError, ValueError):
+        return None
+    if size <= STREAM_OVER_BYTES or size > max_bytes:
+        return None  # small files (and errors) take the whole-text path
+    where = f"transcript {path}"
+    lines = FileLines(path, where)
+    reading = iter(lines)
+    try:
+        head = "\n".join(islice(reading, HEAD_LINES))
+    except OSError as exc:
+        raise BadInputError(f"cannot read transcript {str(path)!r}: {exc}") from None
+    finally:
+        reading.close()
+    chosen = detect_format(head) if format == "auto" else format
+    if chosen == "text":
+        return None
+    return _run_parser(chosen, lines, where)

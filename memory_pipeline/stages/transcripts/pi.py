@@ -12,6 +12,7 @@ from memory_pipeline.stages.transcripts.jsonl import (
     as_list,
     as_str,
     block_text,
+    bounded_output,
     json_objects,
     parse_timestamp,
     render_arguments,
@@ -58,7 +59,7 @@ def _message(entry_id: str, timestamp, message: dict[str, Any]) -> Message | Non
     if role == "toolResult":
         result = ToolResult(
             call_id=as_str(message.get("toolCallId")),
-            text=block_text(message.get("content")),
+            text=bounded_output(block_text(message.get("content"))),
             is_error=message.get("isError") is True,
         )
         return Message(id=entry_id, role="tool", timestamp=timestamp, tool_results=[result])
@@ -66,7 +67,7 @@ def _message(entry_id: str, timestamp, message: dict[str, Any]) -> Message | Non
         exit_code = message.get("exitCode")
         result = ToolResult(
             call_id=entry_id,
-            text=as_str(message.get("output")),
+            text=bounded_output(as_str(message.get("output"))),
             is_error=message.get("cancelled") is True or (isinstance(exit_code, int) and exit_code != 0),
         )
         return Message(
