@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from memory_pipeline.flows.observe import not_observed_path, observation_path
-from memory_pipeline.models import Observation, SessionEvent
+from memory_pipeline.models import Observation, SessionEvent, content_hash
 from memory_pipeline.resources.inbox import Inbox, TakeOutcome
 from memory_pipeline.resources.workspace import Workspace, atomic_write_json
 from memory_pipeline.stages.events import observe_skip_reason
@@ -32,6 +33,35 @@ def needs_observation(workspace: Workspace, event: SessionEvent, code_version: s
         return Observation.model_validate_json(path.read_text(encoding="utf-8")).code_version != code_version
     except ValueError:
         return True
+
+
+@dataclass(frozen=True)
+class DayBatch:
+    """The events of one day that one run observes together."""
+
+    day: str
+    events: tuple[SessionEvent, ...]
+
+    @property
+    def run_key(self) -> str:
+        """The event's dedupeKey for one event; for several, a key derived from the set of them."""
+        keys = sorted(e.data.dedupe_key for e in self.events)
+        return keys[0] if len(keys) == 1 else f"{self.day}-{len(keys)}-{content_hash(chr(10).join(keys))[:16]}"
+
+    def tags(self) -> dict[str, str]:
+        sessions = sorted({e.data.session_id for e in self.events})
+        return {"memory/session": sessions[0] if len(sessions) == 1 else f"{len(sessions)} sessions",
+                "memory/trigger": ",".join(sorted({e.data.trigger for e in self.events})),
+                "memory/events": str(len(self.events))}
+
+
+def batch_by_day(events: Iterable[SessionEvent]) -> list[DayBatch]:
+    """One batch per day, days in the order their first event came: a run per day, not per event
+    (each run observes the whole day anyway)."""
+    days: dict[str, list[SessionEvent]] = {}
+    for event in events:
+        days.setdefault(event.day, []).append(event)
+    return [DayBatch(day, tuple(found)) for day, found in days.items()]
 
 
 def last_run_unfinished(instance, day: str, job_name: str = "ingest_job") -> bool:
