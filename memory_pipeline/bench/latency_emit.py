@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from memory_pipeline.config import child_environment
+from memory_pipeline.pipeline import DEFINITIONS_MODULE
 
 ACTIVE = ("QUEUED", "NOT_STARTED", "STARTING", "STARTED", "CANCELING")
 TURNS = 67  # three transcript lines a turn (ask, answer with a tool call, tool result): ~200 messages
@@ -36,7 +37,7 @@ def dagster_dev(root: Path, env: dict[str, str], timeout: float = 240.0):
     dagster = Path(sys.executable).parent / "dagster"
     log_path = root / "dagster-dev.log"
     with open(log_path, "w", encoding="utf-8") as log:
-        process = subprocess.Popen([str(dagster), "dev", "-m", "memory_pipeline.definitions", "-h", "127.0.0.1",
+        process = subprocess.Popen([str(dagster), "dev", "-m", DEFINITIONS_MODULE, "-h", "127.0.0.1",
                                     "-p", str(port)], stdout=log, stderr=subprocess.STDOUT, env=env,
                                    start_new_session=True)
     try:
