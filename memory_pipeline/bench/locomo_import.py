@@ -87,7 +87,7 @@ def import_folder(folder: Path, root: Path) -> dict:
     failed = [d for d in ingested.get("days", []) if not d.get("success", True)]
     if failed:
         raise RuntimeError(f"ingest failed on {len(failed)} days: {failed[:2]}")
-    return {k: report[k] for k in ("imported", "already", "too-short", "failed")}
+    return {k: report[k] for k in ("imported", "already", "skipped", "failed")}  # importer.STATUSES
 
 
 def recall_queries(questions: list[str], root: Path) -> dict[str, list[RecallHit]]:
