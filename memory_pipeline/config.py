@@ -46,6 +46,10 @@ class Settings(BaseModel):
     embedding_device: str = setting("auto", "MEMORY_EMBEDDING_DEVICE",
                                     "where embeddings run: `auto` (CUDA, then Apple MPS, then CPU), `cpu`, `cuda`, "
                                     "`cuda:N` or `mps`")
+    model_cache: Path | None = setting(None, "MEMORY_MODEL_CACHE",
+                                       "where the embedding model's ONNX export is kept (made once, when the model "
+                                       "first loads with onnx installed); the recall service answers from it "
+                                       "without importing torch", shown="`~/.cache/memory-pipeline/models`")
     anthropic_api_key: str | None = setting(None, "ANTHROPIC_API_KEY", "set it to use Anthropic",
                                             shown="unset: the offline provider")
     llm_provider: str | None = setting(None, "MEMORY_LLM_PROVIDER", "`offline` or `anthropic`",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from memory_pipeline.cli.common import add_json_flag, console, print_json
 
+LATENCY_PHASES = ("status", "recall", "emit", "day")
+
 
 def register(sub) -> None:
     bench = sub.add_parser("bench", help="run a benchmark and print its figures")
@@ -36,6 +38,15 @@ def register(sub) -> None:
     from memory_pipeline.cli.bench_maintenance import register_maintenance  # issue 15
 
     register_maintenance(kinds)
+    latency = kinds.add_parser("latency", help="seconds a user waits: status, cold recall, emit → daily log "
+                               "under dagster dev, a seed-scale day through ingest (medians)")
+    latency.add_argument("--runs", type=int, default=5, help="runs per figure (medians)")
+    latency.add_argument("--only", default=",".join(LATENCY_PHASES),
+                         help=f"comma-separated phases of {','.join(LATENCY_PHASES)}")
+    latency.add_argument("--sessions", type=int, default=23, help="sessions in the ingested day")
+    latency.add_argument("--fixtures", help="transcript fixtures (default ../shared/fixtures/transcripts)")
+    add_json_flag(latency)
+    latency.set_defaults(handler=run_bench_latency)
 
 
 def run_bench_ingest(args) -> int:
@@ -93,4 +104,25 @@ def run_bench_pack(args) -> int:
     out = console()
     for row in rows:
         out.print("  ".join(f"{key} {value}" for key, value in row.items()), highlight=False)
+    return 0
+
+
+def run_bench_latency(args) -> int:
+    from pathlib import Path
+
+    from memory_pipeline.bench.latency import bench_latency
+    from memory_pipeline.errors import BadInputError
+
+    phases = tuple(p.strip() for p in args.only.split(",") if p.strip())
+    if not phases or set(phases) - set(LATENCY_PHASES) or args.runs < 1 or args.sessions < 1:
+        raise BadInputError(f"--only takes phases of {','.join(LATENCY_PHASES)}; --runs and --sessions at least 1")
+    out = console()
+    figures = bench_latency(phases, runs=args.runs, day_sessions=args.sessions,
+                            fixtures=Path(args.fixtures) if args.fixtures else None,
+                            progress=None if args.json else out.log)
+    if args.json:
+        print_json(figures)
+        return 0
+    for key, value in figures.items():
+        out.print(f"{key:<22} {value}", highlight=False)
     return 0

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import MemoryPipelineError
@@ -16,7 +19,6 @@ def register(sub) -> None:
 def service_status(workspace, settings: Settings) -> dict:
     from memory_pipeline.resources.embedded_redis import EmbeddedRedis
     from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-    from memory_pipeline.resources.vector_shards import workspace_store
 
     services: dict[str, dict] = {}
     try:
@@ -31,15 +33,39 @@ def service_status(workspace, settings: Settings) -> dict:
                 services["redis"]["note"] = "not running; the next command that needs it starts it"
     except MemoryPipelineError as exc:
         services["redis"] = {"ok": False, "error": str(exc)}
-    try:
-        store = workspace_store(workspace.state, settings.qdrant_url, dimension=0, api_key=settings.qdrant_api_key)
-        services["qdrant"] = {"ok": True, "where": store.where(), "stores": len(store.shards()),
-                              "points": store.count()}
-    except MemoryPipelineError as exc:
-        services["qdrant"] = {"ok": False, "error": str(exc)}
+    if settings.qdrant_url:
+        from memory_pipeline.resources.vector_shards import workspace_store
+
+        try:
+            store = workspace_store(workspace.state, settings.qdrant_url, dimension=0,
+                                    api_key=settings.qdrant_api_key)
+            services["qdrant"] = {"ok": True, "where": store.where(), "stores": len(store.shards()),
+                                  "points": store.count()}
+        except MemoryPipelineError as exc:
+            services["qdrant"] = {"ok": False, "error": str(exc)}
+    else:
+        services["qdrant"] = local_store_status(workspace)
     services["embedder"] = {"model": settings.embedding_model}
     services["llm"] = {"provider": settings.llm_provider}
     return services
+
+
+WEEK_FOLDER = re.compile(r"^\d{4}-W\d{2}$")  # resources/vector_shards.WEEK_NAME (not imported: qdrant-client is slow)
+
+
+def local_store_status(workspace) -> dict:
+    """The local store without opening it (opening loads every point, and waits while an ingest
+    holds it): its week folders, and the points the index manifests (state/index/<tier>/<day>.json,
+    written by every index run) record."""
+    root = workspace.state_path("qdrant")
+    stores = [p for p in root.iterdir() if p.is_dir() and WEEK_FOLDER.match(p.name)] if root.is_dir() else []
+    points = 0
+    for manifest in sorted(workspace.state_path("index").glob("*/*.json")):
+        try:
+            points += len(json.loads(manifest.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError):
+            continue
+    return {"ok": True, "where": str(root), "stores": len(stores), "points": points, "counted_from": "index manifests"}
 
 
 def counts(workspace) -> dict:
@@ -62,7 +88,8 @@ def counts(workspace) -> dict:
         "days": len(days),
         "observations": len(observations),
         "facts": sum(len(o.facts) for o in observations),
-        "pending_days": pending_days(workspace, pipeline.code_version("observe", Settings.from_env()), get_instance(workspace)),
+        "pending_days": pending_days(workspace, pipeline.code_version("observe", Settings.from_env()),
+                                     open_instance=lambda: get_instance(workspace)),
     }
 
 

@@ -10,11 +10,14 @@ from memory_pipeline.defs.ledger import GROUP as LEDGER_GROUP
 from memory_pipeline.defs.observe import GROUP
 from memory_pipeline.defs.resources import WorkspaceResource
 from memory_pipeline.flows.asset_events import transcript_materialization
-from memory_pipeline.flows.intake import needs_observation, take_inbox
+from memory_pipeline.flows.intake import batch_by_day, needs_observation, take_inbox
 from memory_pipeline.resources.inbox import Inbox
 
 if TYPE_CHECKING:  # what dg.define_asset_job returns
     from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition as AssetJob
+
+
+SENSOR_INTERVAL_SECONDS = 5  # an emitted event waits half of it on average before its run is requested
 
 
 def ingest_job() -> "AssetJob":
@@ -30,11 +33,11 @@ def inbox_sensor(job: "AssetJob") -> dg.SensorDefinition:
     @dg.sensor(
         name="inbox_sensor",
         job=job,
-        minimum_interval_seconds=15,
+        minimum_interval_seconds=SENSOR_INTERVAL_SECONDS,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Watches MEMORY_WORKSPACE/inbox: accepts event files (bad ones are quarantined with a "
-        "reason), records each accepted event on `transcripts` and requests one run per new event for its day, "
-        "run_key = dedupeKey.",
+        "reason), records each accepted event on `transcripts` and requests one run per day for the new events "
+        "of that day (run_key = the dedupeKey for one event, derived from the set of keys for several).",
     )
     def _inbox_sensor(context: dg.SensorEvaluationContext, workspace: WorkspaceResource):
         ws, settings = workspace.get(), Settings.from_env()
@@ -46,16 +49,14 @@ def inbox_sensor(job: "AssetJob") -> dg.SensorDefinition:
                 context.log.info(f"duplicate event dropped: {outcome.path.name}")
         cursor = int(context.cursor or 0)
         version = pipeline.code_version("observe", settings)
-        requests, transcripts = [], []
+        pending, transcripts = [], []
         for stamp, event in Inbox(ws).accepted_since(cursor):
             cursor = max(cursor, stamp)
             transcripts.append(transcript_materialization(event))
             if valid_day(event.day) and needs_observation(ws, event, version):
-                requests.append(dg.RunRequest(
-                    run_key=event.data.dedupe_key,
-                    partition_key=event.day,
-                    tags={"memory/session": event.data.session_id, "memory/trigger": event.data.trigger},
-                ))
+                pending.append(event)
+        requests = [dg.RunRequest(run_key=batch.run_key, partition_key=batch.day, tags=batch.tags())
+                    for batch in batch_by_day(pending)]
         context.update_cursor(str(cursor))
         if not requests and not transcripts:
             return dg.SkipReason("no new events in the inbox")

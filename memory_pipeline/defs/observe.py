@@ -18,6 +18,9 @@ from memory_pipeline.stages.invariants import duplicate_ids, facts_without_sourc
 
 GROUP = "ingest"
 REDIS_RETRIES = 3
+# Observe before indexing: in a run's step order (in-process executor) `observations` comes before the
+# index steps that are ready at the same time, so the daily log and the hot list are written first.
+FIRST_IN_RUN = {"dagster/priority": "10"}
 
 
 TRANSCRIPTS_DESCRIPTION = (
@@ -63,6 +66,7 @@ def sessions(context: dg.AssetExecutionContext, workspace: WorkspaceResource) ->
 OBSERVATIONS_SPEC = dict(
     group_name=GROUP,
     deps=["sessions"],
+    op_tags=FIRST_IN_RUN,
     kinds={"python", "redis"},
     check_specs=[
         dg.AssetCheckSpec("unique_ids", asset="observations", description="Observation and fact ids are unique."),

@@ -41,6 +41,22 @@ def get_instance(workspace: Workspace, settings: Settings | None = None) -> "dg.
         return dg.DagsterInstance.from_config(str(home))
 
 
+def runs_unchanged_since(workspace: Workspace, since: float, settings: Settings | None = None) -> bool:
+    """No run was created or updated since `since` (unix seconds), told without opening the
+    instance (importing dagster takes over a second): the default SQLite run storage of DAGSTER_HOME
+    is older. An instance with its own storage configured (Postgres) always answers False."""
+    home = dagster_home(workspace, settings)
+    try:
+        config = (home / "dagster.yaml").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    if any(line.split(":")[0].strip() in ("storage", "run_storage") for line in config.splitlines()):
+        return False
+    files = [home / "history" / name for name in ("runs.db", "runs.db-wal")]
+    stamps = [f.stat().st_mtime for f in files if f.exists()]
+    return max(stamps, default=0.0) < since
+
+
 @dataclass(frozen=True)
 class RunSummary:
     day: str

@@ -7,6 +7,7 @@ any other name is handed to SentenceTransformer (a local path or a model in the 
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 from typing import Any
 
@@ -82,6 +83,17 @@ def return_freed_buffers_to_the_os() -> None:
         pass
 
 
+def keep_onnx_export(model: Any, location: str) -> None:
+    """Export the model for the recall service's torch-free start, once (resources/onnx_embedder.py).
+    An export that fails costs only that start: the service then loads torch, as before."""
+    from memory_pipeline.resources.onnx_embedder import export_onnx
+
+    try:
+        export_onnx(model, location)
+    except Exception as exc:  # an exporter error must not fail an ingest
+        print(f"memory-pipeline: ONNX export of {location} skipped: {exc}", file=sys.stderr)
+
+
 class Embedder:
     """Normalized embeddings; the model loads on first use, on `device` (see resolve_device)."""
 
@@ -108,12 +120,14 @@ class Embedder:
 
             self.device = resolve_device(self.requested_device)
             return_freed_buffers_to_the_os()
-            return SentenceTransformer(location, device=self.device)
+            model = SentenceTransformer(location, device=self.device)
         except Exception as exc:  # import errors, missing files, offline cache misses
             raise ServiceError(
                 f"could not load embedding model {self.model_name!r} from {location!r} "
                 f"(offline: only local paths and models already in the HF cache load): {exc}"
             ) from exc
+        keep_onnx_export(model, location)
+        return model
 
     @property
     def dimension(self) -> int:

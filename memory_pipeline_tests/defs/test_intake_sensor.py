@@ -1,4 +1,5 @@
-"""The inbox sensor: one run request per new event, run_key = dedupeKey, cursor persisted."""
+"""The inbox sensor: one run request per day for its new events (run_key = the dedupeKey of a lone event,
+derived from the set of keys for several), cursor persisted."""
 
 from __future__ import annotations
 
@@ -20,17 +21,28 @@ def evaluate(instance, cursor=None):
     return (result.run_requests if isinstance(result, dg.SensorResult) else result), context.cursor
 
 
-def test_each_new_event_requests_one_run_for_its_day(workspace):
+def test_new_events_request_one_run_per_day(workspace):
     emitted = [emit_session_event(workspace, p, trigger="shutdown", use_transcript_time=True)
                for p in sorted(SAMPLES.glob("*.jsonl"))]
+    by_day: dict[str, list[str]] = {}
+    for e in emitted:
+        by_day.setdefault(e.event.day, []).append(e.event.data.dedupe_key)
+    assert sorted(len(keys) for keys in by_day.values()) == [1, 2]  # codex and pi share 2026-11-21
     bad = workspace.inbox / "broken.json"
     bad.write_text("{", encoding="utf-8")
     os.utime(bad, (time.time() - 60, time.time() - 60))
     with dg.instance_for_test() as instance:
         requests, cursor = evaluate(instance)
-        assert sorted(r.run_key for r in requests) == sorted(e.event.data.dedupe_key for e in emitted)
-        assert {r.run_key: r.partition_key for r in requests} == {e.event.data.dedupe_key: e.event.day for e in emitted}
-        assert all(r.tags["memory/trigger"] == "shutdown" for r in requests)
+        assert sorted(r.partition_key for r in requests) == sorted(by_day)
+        for request in requests:
+            keys = by_day[request.partition_key]
+            assert request.tags["memory/events"] == str(len(keys))
+            assert request.tags["memory/trigger"] == "shutdown"
+            if len(keys) == 1:
+                assert request.run_key == keys[0]
+            else:
+                assert request.run_key not in keys and request.run_key.startswith(request.partition_key)
+                assert request.tags["memory/session"] == "2 sessions"
         reason = json.loads((workspace.quarantine / "broken.json.reason.json").read_text())["reason"]
         assert "not valid JSON" in reason
         again, same_cursor = evaluate(instance, cursor)
@@ -40,6 +52,27 @@ def test_each_new_event_requests_one_run_for_its_day(workspace):
                                    use_transcript_time=True)
         third, _ = evaluate(instance, cursor)
         assert [r.run_key for r in third] == [later.event.data.dedupe_key]
+
+
+def test_two_events_of_one_day_in_one_tick_are_one_run_request(workspace):
+    from datetime import datetime, timezone
+
+    when = datetime(2026, 11, 20, 12, tzinfo=timezone.utc)
+    first = emit_session_event(workspace, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown", captured_at=when)
+    second = emit_session_event(workspace, SAMPLES / "pi-api-refactor.jsonl", trigger="compaction", captured_at=when)
+    with dg.instance_for_test() as instance:
+        requests, _ = evaluate(instance)
+    assert len(requests) == 1
+    request = requests[0]
+    assert request.partition_key == first.event.day == second.event.day
+    assert request.tags["memory/trigger"] == "compaction,shutdown"
+    assert request.tags["memory/events"] == "2"
+    keys = sorted([first.event.data.dedupe_key, second.event.data.dedupe_key])
+    from memory_pipeline.flows.intake import DayBatch
+
+    swapped = DayBatch(request.partition_key, (second.event, first.event))
+    assert request.run_key == swapped.run_key  # the same set of events, the same key, in any order
+    assert request.run_key not in keys
 
 
 def test_events_outside_the_partitions_are_quarantined(workspace):

@@ -117,3 +117,21 @@ def test_redis_unreachable_fails_loudly_but_writes_the_daily_log(workspace, monk
     monkeypatch.delenv("REDIS_URL")
     assert materialize(day).success
     assert len(RedisStore(connect_redis(None, workspace.state)).observations(day)) == 2
+
+
+def test_ingest_job_observes_before_it_indexes(workspace):
+    """The daily log and the hot list come first: in the job the sensor launches, `observations`
+    finishes before either index step starts (the message index used to run first, for a minute)."""
+    from memory_pipeline_tests.support.dagster_defs import definitions
+
+    day = emit_samples(workspace)
+    with dg.instance_for_test() as instance:
+        result = definitions().resolve_job_def("ingest_job").execute_in_process(
+            partition_key=day, instance=instance, raise_on_error=False)
+    assert result.success
+    order = [(e.event_type_value, e.step_key) for e in result.all_events
+             if e.event_type_value in ("STEP_START", "STEP_SUCCESS")]
+    observed = order.index(("STEP_SUCCESS", "observations"))
+    for index_step in ("message_index", "observation_index", "ledger"):
+        assert order.index(("STEP_START", index_step)) > observed
+    assert order.index(("STEP_START", "observations")) < order.index(("STEP_START", "message_index"))

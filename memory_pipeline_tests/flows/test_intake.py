@@ -103,3 +103,36 @@ def test_without_an_instance_nothing_is_cached(observed, reads):
     assert pending_days(observed, VERSION) == []
     assert len(reads) == 2 * len(DAYS)
     assert not (observed.state / "intake-settled.json").exists()
+
+
+@pytest.mark.slow  # a Dagster instance
+def test_the_instance_is_opened_only_when_a_day_or_a_run_changed(observed, reads):
+    """`status` hands pending_days a way to open the instance: a settled history with no run since
+    the last check is answered without it; a failed run since then opens it and is found."""
+    import time
+
+    from memory_pipeline.flows.runs import get_instance
+
+    instance = get_instance(observed)  # the workspace's instance exists, as after any ingest
+    time.sleep(0.05)
+    opened: list[int] = []
+
+    def open_instance():
+        opened.append(1)
+        return instance
+
+    assert pending_days(observed, VERSION, open_instance=open_instance) == []
+    assert opened  # nothing settled yet: every day's last run is looked up
+    opened.clear()
+    assert pending_days(observed, VERSION, open_instance=open_instance) == []
+    assert opened == []
+
+    @dg.op
+    def boom():
+        raise RuntimeError("the step failed")
+
+    failing = dg.GraphDefinition(name="ingest_job", node_defs=[boom]).to_job()
+    assert not failing.execute_in_process(instance=instance, raise_on_error=False,
+                                          tags={"dagster/partition": DAYS[0]}).success
+    assert pending_days(observed, VERSION, open_instance=open_instance) == [DAYS[0]]
+    assert opened

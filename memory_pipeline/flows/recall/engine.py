@@ -103,9 +103,9 @@ class RecallEngine:
     @property
     def embedder(self):
         if self._embedder is None:
-            from memory_pipeline.resources.embedder import get_embedder
+            from memory_pipeline.resources.onnx_embedder import query_embedder
 
-            self._embedder = get_embedder(self.settings.embedding_model)
+            self._embedder = query_embedder(self.settings.embedding_model, self.settings.recall_torch_threads)
         return self._embedder
 
     @property

@@ -14,6 +14,7 @@ import traceback
 from memory_pipeline.config import Settings, configure_process
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
+from memory_pipeline.resources.embedder import Embedder
 from memory_pipeline.resources.recall_service import DEFAULT_IDLE_TIMEOUT, serve
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.recall.rank import RecallFilters
@@ -85,8 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     configure_process()
     workspace = Workspace(args.workspace).create()
-    limit_torch_threads()
     engine = RecallEngine(workspace)
+    if isinstance(engine.embedder, Embedder):  # the ONNX embedder sets its own threads, without torch
+        limit_torch_threads()
     try:
         engine.warm()
     except MemoryPipelineError as exc:
