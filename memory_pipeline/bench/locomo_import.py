@@ -90,14 +90,18 @@ def import_folder(folder: Path, root: Path) -> dict:
     return {k: report[k] for k in ("imported", "indexed_not_observed", "already", "skipped", "failed") if k in report}
 
 
-def recall_queries(questions: list[str], root: Path) -> dict[str, list[RecallHit]]:
-    """question → hits, from one `recall --queries FILE --json` (no other flags); the service is stopped after."""
+def recall_queries(questions: list[str], root: Path, project: str = "locomo") -> dict[str, list[RecallHit]]:
+    """question → hits, from one `recall --queries FILE --json` (no other flags) run inside the
+    conversation's project folder, as its user would (the transcripts ran in `/locomo`, project
+    `locomo`; the generated history in `/history`); the service is stopped after."""
     env = cli_env(root)
+    project_folder = root / "projects" / project
+    project_folder.mkdir(parents=True, exist_ok=True)
     path = root / "queries.jsonl"
     unique = list(dict.fromkeys(questions))
     path.write_text("".join(json.dumps({"id": n, "query": q}) + "\n" for n, q in enumerate(unique)), encoding="utf-8")
     try:
-        out = run_cli(["recall", "--queries", str(path), "--json"], env)
+        out = run_cli(["recall", "--queries", str(path), "--json"], env, cwd=project_folder)
     finally:
         run_cli(["recall-service", "stop"], env)
     answers: dict[str, list[RecallHit]] = {}

@@ -40,7 +40,7 @@ def bench_recall_by_age(workdir: Path | None = None, sessions: int = 540, seed: 
             import_folder(write_history(history, root / "projects"), root)
             (root / "ingested").write_text("ok\n", encoding="utf-8")
         ingested = time.perf_counter()
-        answers = recall_queries([q.question for q in questions], root)
+        answers = recall_queries([q.question for q in questions], root, project="history")
     found: dict[str, list[int | None]] = {}
     for q in questions:
         hits = answers.get(q.question, [])[:10]

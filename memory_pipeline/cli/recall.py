@@ -72,10 +72,10 @@ def print_table(hits) -> None:
         out.print("no hits (nothing indexed matches; run `memory-pipeline ingest` first?)")
         return
     table = Table(expand=True)
-    for name in ("#", "score", "tier", "date", "project", "why"):
+    for name in ("#", "score", "tier", "date", "why"):
         table.add_column(name, no_wrap=True)
     table.add_column("text", ratio=1)
-    table.add_column("session / sources", max_width=24)
+    table.add_column("project / session / sources", max_width=24)
     for n, hit in enumerate(hits, start=1):
         why = hit.why
         ranks = f"d{why.get('dense_rank') or '-'} s{why.get('sparse_rank') or '-'}"
@@ -84,8 +84,8 @@ def print_table(hits) -> None:
             text += f"\n↳ superseded by {hit.replaced_by}"
         sources = ",".join(hit.source_message_ids[:3]) + ("…" if len(hit.source_message_ids) > 3 else "")
         where = "(user)" if hit.scope == "user" else (hit.project or "-")
-        table.add_row(str(n), f"{hit.score:.3g}", hit.tier[:3], hit.date, where, ranks, text,
-                      f"{hit.session_id[:24]}\n{sources}")
+        table.add_row(str(n), f"{hit.score:.3g}", hit.tier[:3], hit.date, ranks, text,
+                      f"{where}\n{hit.session_id[:24]}\n{sources}")
     out.print(table)
 
 

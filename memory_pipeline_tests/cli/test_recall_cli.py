@@ -12,7 +12,7 @@ from memory_pipeline_tests.flows.test_recall import ROWS, add_points
 
 pytestmark = pytest.mark.slow
 HIT_FIELDS = {"id", "tier", "text", "score", "date", "session_id", "priority", "source_message_ids", "why",
-              "replaced_by"}  # replaced_by: the ledger event that superseded the memory, or null
+              "replaced_by", "project", "scope"}  # replaced_by: the ledger event that superseded the memory, or null
 
 
 @pytest.fixture

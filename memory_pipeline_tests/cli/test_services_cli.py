@@ -58,7 +58,7 @@ def wait_dead(pid: int, timeout: float = 60.0) -> bool:
 
 
 def top_session(query: str, env: dict[str, str]) -> str:
-    return cli_json(["recall", query, "--tier", "messages", "--limit", "3"], env)["hits"][0]["session_id"]
+    return cli_json(["recall", query, "--tier", "messages", "--limit", "3", "--project", "app"], env)["hits"][0]["session_id"]
 
 
 def test_short_sessions_are_found_by_recall_an_idle_redis_restarts_and_stop_leaves_nothing(tmp_path: Path):

@@ -39,9 +39,13 @@ def test_real_transcripts_become_a_ledger_and_a_pack(workspace):
     integrity = files.read_json("integrity-report.json")
     failed = [c["name"] for c in integrity["checks"] if not c["passed"] and c["severity"] == "error"]
     assert integrity["passed"] and failed == []
-    pack = workspace.pack_path().read_text()
-    assert pack.startswith(f"# Recall Pack — {max(days)}") and len(pack.split()) <= 3000
-    assert any(e.id in pack for e in parsed.events)
+    projects = {e.project for e in parsed.events} | {"default"}  # a pack per project, none mixing
+    assert "pi-mono" in projects  # the pi session's repository
+    for project in projects:
+        pack = workspace.pack_path(project).read_text()
+        assert pack.startswith(f"# Recall Pack — {max(days)}") and len(pack.split()) <= 3000
+        assert project == "default" or any(e.id in pack for e in parsed.events if e.project == project)
+        assert not any(e.id in pack for e in parsed.events if e.project != project and "user-level" not in e.tags)
     assert list((workspace.knowledge_dir / "entities").glob("*.md"))
 
     again = dg.materialize(assets("ledger", "recall_pack"), partition_key=days[0], resources=build_resources())
