@@ -98,47 +98,43 @@ def ensure_dir(path: Path) -> Path:
     return path
 
 
+@contextlib.contextmanager
+def _replacing(path: Path, mode: int) -> Iterator:
+    """A handle on a temp file beside `path`; on a clean exit it is flushed, checked for a full disk,
+    fsynced and renamed over `path` (with `mode`); on any error it is removed and `path` is untouched."""
+    ensure_dir(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
+            handle.flush()
+            check_disk_space(path)
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
 def atomic_write_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
     """Write to a temp file beside `path`, fsync, then rename over it (the file gets `mode`).
 
     A crash or a full disk leaves the old file intact; readers never see half a file.
     """
-    ensure_dir(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            check_disk_space(path)
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    with _replacing(path, mode) as handle:
+        handle.write(data)
 
 
 def atomic_write_chunks(path: Path, chunks: Iterable[str], mode: int = FILE_MODE) -> str:
     """`atomic_write_bytes` for text produced piece by piece (never held whole); returns its sha256."""
-    ensure_dir(path.parent)
     digest = hashlib.sha256()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            for chunk in chunks:
-                data = chunk.encode("utf-8")
-                digest.update(data)
-                handle.write(data)
-            handle.flush()
-            check_disk_space(path)
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    with _replacing(path, mode) as handle:
+        for chunk in chunks:
+            data = chunk.encode("utf-8")
+            digest.update(data)
+            handle.write(data)
     return digest.hexdigest()
 
 
