@@ -8,59 +8,17 @@ and the sensor start; it is not counted.
 
 from __future__ import annotations
 
-import os
 import random
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 import uuid
-from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from memory_pipeline.config import child_environment
-from memory_pipeline.pipeline import DEFINITIONS_MODULE
+from memory_pipeline.resources.dagster_dev import dagster_dev
 
 ACTIVE = ("QUEUED", "NOT_STARTED", "STARTING", "STARTED", "CANCELING")
 TURNS = 67  # three transcript lines a turn (ask, answer with a tool call, tool result): ~200 messages
-
-
-@contextmanager
-def dagster_dev(root: Path, env: dict[str, str], timeout: float = 240.0):
-    """`dagster dev` on the workspace of `env`, in its own process group (stopped as a group)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    dagster = Path(sys.executable).parent / "dagster"
-    log_path = root / "dagster-dev.log"
-    with open(log_path, "w", encoding="utf-8") as log:
-        process = subprocess.Popen([str(dagster), "dev", "-m", DEFINITIONS_MODULE, "-h", "127.0.0.1",
-                                    "-p", str(port)], stdout=log, stderr=subprocess.STDOUT, env=env,
-                                   start_new_session=True)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/server_info", timeout=2)
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"dagster dev did not start; see {log_path}") from None
-                time.sleep(0.5)
-        yield process
-    finally:
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(process.pid, sig)
-                process.wait(timeout=20)
-                break
-            except ProcessLookupError:
-                break
-            except subprocess.TimeoutExpired:
-                continue
 
 
 def write_session(folder: Path, seed: int) -> Path:
@@ -89,7 +47,7 @@ def bench_emit_to_log(root: Path, runs: int, progress=None) -> dict:
     workspace = Workspace(workspace_root).create()
     instance = get_instance(workspace)
     rows = []
-    with dagster_dev(root, env):
+    with dagster_dev(root / "dagster-dev.log", env):
         for n in range(runs + 1):
             row = one_event(workspace, instance, root / "transcripts", n)
             say(f"emit {n}{' (warm-up)' if n == 0 else ''}: {row}")

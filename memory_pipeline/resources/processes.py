@@ -100,6 +100,23 @@ def group_members(pgid: int) -> list[int]:
     return [pid for pid in own_pids() if process_group(pid) == pgid and process_alive(pid)]
 
 
+def stop_group(pgid: int, grace: float = 15.0) -> bool:
+    """End every process of group `pgid`, not just its leader: SIGTERM, then SIGKILL for what is
+    still there after `grace` seconds. Children of the leader (a run worker of `dagster dev`) can
+    outlive it. True when the group is empty."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            return True
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            if not process_alive(pgid) and not group_members(pgid):
+                return True
+            time.sleep(0.1)
+    return not group_members(pgid)
+
+
 def environment_has(pid: int, name: str, value: str) -> bool:
     """True if the process was started with `name=value` in its environment."""
     try:

@@ -62,6 +62,7 @@ def test_ui_shows_assets_lineage_automation_and_memory_preview(demo_workspace, t
     workspace, approved = demo_workspace
     shots = screenshot_dir(tmp_path)
     with dagster_dev(tmp_path / "dagster-dev.log") as base:
+        graphql(base, "mutation { setNuxSeen }")  # dismiss the 'community' dialog before screenshots
         nodes = {tuple(n["assetKey"]["path"]): n for n in graphql(base, LINEAGE_QUERY)["data"]["assetNodes"]}
         for upstream, downstream in zip(CHAIN, CHAIN[1:]):
             assert [upstream] in [d["path"] for d in nodes[(downstream,)]["dependencyKeys"]], downstream
