@@ -47,9 +47,9 @@ class Settings(BaseModel):
                                     "where embeddings run: `auto` (CUDA, then Apple MPS, then CPU), `cpu`, `cuda`, "
                                     "`cuda:N` or `mps`")
     model_cache: Path | None = setting(None, "MEMORY_MODEL_CACHE",
-                                       "where the embedding model's ONNX export is kept (made once, when the model "
-                                       "first loads with onnx installed); the recall service answers from it "
-                                       "without importing torch", shown="`~/.cache/memory-pipeline/models`")
+                                       "where the embedding model's ONNX export is kept (made once, by a child "
+                                       "process); on CPU, ingest and recall embed with it without importing torch",
+                                       shown="`~/.cache/memory-pipeline/models`")
     anthropic_api_key: str | None = setting(None, "ANTHROPIC_API_KEY", "set it to use Anthropic",
                                             shown="unset: the offline provider")
     llm_provider: str | None = setting(None, "MEMORY_LLM_PROVIDER", "`offline` or `anthropic`",
@@ -76,7 +76,8 @@ class Settings(BaseModel):
     recall_start_timeout: float = setting(90.0, "MEMORY_RECALL_START_TIMEOUT",
                                           "seconds to wait for a cold recall service (model and index load)")
     recall_torch_threads: int = setting(1, "MEMORY_RECALL_TORCH_THREADS",
-                                        "torch threads in the recall service (one query is tiny)")
+                                        "threads that embed a query in the recall service, ONNX Runtime's or "
+                                        "torch's (one query is tiny)")
     context_window: int | None = setting(None, "MEMORY_CONTEXT_WINDOW",
                                          "the window the UserPromptSubmit hook measures against",
                                          shown="by model name: 200k, or 1M for `[1m]` models")

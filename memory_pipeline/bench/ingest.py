@@ -2,7 +2,7 @@
 
 Prints sessions/s and messages/s for emit → sensor intake → Dagster run (sessions,
 observations, observation_index), and the pipeline's embedding throughput as a ratio to a raw
-sentence-transformers encode of the same texts.
+sentence-transformers encode (torch, CPU) of the same texts.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ def bench_ingest(definitions, sessions: int = 50, turns: int = 8, repeats: int =
     from memory_pipeline.flows.observe import load_observations
     from memory_pipeline.flows.runs import get_instance
     from memory_pipeline.resources.embedder import get_embedder
+    from memory_pipeline.resources.onnx_embedder import embedder_for
     from memory_pipeline.resources.workspace import Workspace
 
     day = datetime(2026, 11, 2, tzinfo=timezone.utc)
@@ -36,8 +37,9 @@ def bench_ingest(definitions, sessions: int = 50, turns: int = 8, repeats: int =
         set_process_environment(MEMORY_WORKSPACE=str(root / "ws"), DAGSTER_HOME=str(root / "dagster"))
         workspace = Workspace(root / "ws").create()
         paths = write_sessions(root / "transcripts", sessions, day, turns=turns)
-        embedder = get_embedder(Settings.from_env().embedding_model)
-        embedder.encode(["warm up"])  # model load is not throughput
+        model = Settings.from_env().embedding_model
+        pipeline_embedder, raw_model = embedder_for(model), get_embedder(model, device="cpu").model
+        pipeline_embedder.encode(["warm up"])  # model load is not throughput
         started = time.perf_counter()
         messages = 0
         for path in paths:
@@ -53,7 +55,7 @@ def bench_ingest(definitions, sessions: int = 50, turns: int = 8, repeats: int =
         raw = []
         for _ in range(repeats):
             t0 = time.perf_counter()
-            embedder.model.encode(texts, batch_size=64, normalize_embeddings=True)
+            raw_model.encode(texts, batch_size=64, normalize_embeddings=True)
             raw.append(time.perf_counter() - t0)
         raw_rate = len(texts) / statistics.median(raw)
         index_seconds = steps.get("observation_index", 0.0)
@@ -61,7 +63,7 @@ def bench_ingest(definitions, sessions: int = 50, turns: int = 8, repeats: int =
         total = finished - started
         return {
             "sessions": sessions,
-            "embedding_device": embedder.device,
+            "embedding_device": pipeline_embedder.device,
             "messages": messages,
             "points": len(texts),
             "wall_seconds": round(total, 2),

@@ -32,7 +32,7 @@ def bench_big_transcript(definitions, size_mb: float = 57.0, root: Path | None =
     from memory_pipeline.flows.importer import import_transcripts
     from memory_pipeline.flows.ingest import ingest
     from memory_pipeline.resources.embedded_redis import EmbeddedRedis
-    from memory_pipeline.resources.embedder import get_embedder
+    from memory_pipeline.resources.onnx_embedder import embedder_for
     from memory_pipeline.resources.workspace import Workspace
 
     with tempfile.TemporaryDirectory(prefix="mp-big-", dir=root) as tmp:
@@ -42,7 +42,7 @@ def bench_big_transcript(definitions, size_mb: float = 57.0, root: Path | None =
                                 MEMORY_PARTITIONS_START="2026-01-01")
         workspace = Workspace(base / "ws").create()
         generated = write_big_transcript(base / "source" / "big-session.jsonl", size_mb=size_mb)
-        get_embedder(Settings.from_env().embedding_model).encode(["warm up"])  # model load is not ingest
+        embedder_for(Settings.from_env().embedding_model).encode(["warm up"])  # model load is not ingest
         definitions.get_job_def("ingest_job")
         baseline = _rss_mb(resource.RUSAGE_SELF)
         try:

@@ -84,10 +84,12 @@ def _embedding_rates(env: dict, day: str, index_seconds: float) -> dict:
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.index_messages import day_message_points
     from memory_pipeline.resources.embedder import get_embedder
+    from memory_pipeline.resources.onnx_embedder import embedder_for
     from memory_pipeline.resources.workspace import Workspace
 
     texts = [p.text for p in day_message_points(Workspace(Path(env["MEMORY_WORKSPACE"])), day)]
-    embedder = get_embedder(Settings.from_env().embedding_model)
+    model = Settings.from_env().embedding_model
+    embedder = get_embedder(model, device="cpu")
     embedder.encode(["warm up"])
     started = time.perf_counter()
     embedder.model.encode(texts, batch_size=64, normalize_embeddings=True)
@@ -97,4 +99,4 @@ def _embedding_rates(env: dict, day: str, index_seconds: float) -> dict:
             "raw_encode_texts_per_s": round(len(texts) / raw, 1),
             "message_index_texts_per_s": round(pipeline_rate, 1),
             "embedding_ratio_pipeline_to_raw": round(pipeline_rate * raw / len(texts), 2) if texts else None,
-            "embedding_device": embedder.device}
+            "embedding_device": embedder_for(model).device}

@@ -83,18 +83,20 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def measure_size(count: int, queries: int) -> dict:
+    from memory_pipeline.config import Settings
     from memory_pipeline.flows.recall.client import recall
     from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
     from memory_pipeline.flows.recall.server import limit_torch_threads
     from memory_pipeline.resources import recall_service
-    from memory_pipeline.resources.embedder import get_embedder
+    from memory_pipeline.resources.embedder import Embedder
+    from memory_pipeline.resources.onnx_embedder import embedder_for
     from memory_pipeline.resources.workspace import Workspace
     from memory_pipeline.stages.recall.rank import RecallFilters
 
     with tempfile.TemporaryDirectory(prefix="mp-speed-") as tmp:
         workspace = Workspace(Path(tmp) / "ws").create()
         set_process_environment(MEMORY_WORKSPACE=str(workspace.root))
-        fill_s = _fill(workspace, count, get_embedder().dimension)
+        fill_s = _fill(workspace, count, embedder_for(Settings.from_env().embedding_model).dimension)
         try:
             t0 = time.perf_counter()
             first = recall(workspace, "redis pool timeout", record=False)
@@ -113,8 +115,9 @@ def measure_size(count: int, queries: int) -> dict:
                     warm.append((time.perf_counter() - t1) * 1000)
         finally:
             recall_service.stop_service(workspace)
-        limit_torch_threads()  # as in the service
         engine = RecallEngine(workspace)
+        if isinstance(engine.embedder, Embedder):  # as in the service
+            limit_torch_threads()
         t2 = time.perf_counter()
         engine.warm()
         load_s = time.perf_counter() - t2

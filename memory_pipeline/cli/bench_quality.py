@@ -36,9 +36,9 @@ def _transcripts(args) -> Path:
 
 def _embed():
     from memory_pipeline.config import Settings
-    from memory_pipeline.resources.embedder import get_embedder
+    from memory_pipeline.resources.onnx_embedder import embedder_for
 
-    return get_embedder(Settings.from_env().embedding_model).encode
+    return embedder_for(Settings.from_env().embedding_model).encode
 
 
 def run_bench_observe(args) -> int:

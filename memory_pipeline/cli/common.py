@@ -56,12 +56,9 @@ def project_scope(args) -> str | None:
     (a name, or a folder to resolve), else the git repository of the current folder."""
     from pathlib import Path
 
-    from memory_pipeline.resources.projects import resolve_project
-    from memory_pipeline.stages.projects import check_project
+    from memory_pipeline.resources.projects import named_project, resolve_project
 
     if getattr(args, "all_projects", False):
         return None
     given = getattr(args, "project", None)
-    if given and ("/" in given or given.startswith("~") or given == "."):
-        return resolve_project(Path(given).expanduser().resolve())
-    return check_project(given) if given else resolve_project(Path.cwd())
+    return named_project(given) if given else resolve_project(Path.cwd())

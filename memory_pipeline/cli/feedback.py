@@ -26,8 +26,8 @@ def run_feedback(args) -> int:
     from memory_pipeline.config import Settings
     from memory_pipeline.errors import BadInputError
     from memory_pipeline.flows.feedback import process_feedback
-    from memory_pipeline.resources.embedder import get_embedder
     from memory_pipeline.resources.feedback import FeedbackFiles
+    from memory_pipeline.resources.onnx_embedder import embedder_for
     from memory_pipeline.resources.redis_store import RedisStore, connect_redis
     from memory_pipeline.resources.vector_shards import workspace_store
     from memory_pipeline.stages.events import check_session_id
@@ -42,7 +42,7 @@ def run_feedback(args) -> int:
                                              Path(args.response).read_text(encoding="utf-8", errors="replace"))
         FeedbackFiles(workspace).enqueue_answer(args.session, redact(text), datetime.now().astimezone(),
                                                 final=args.final)
-    embedder = get_embedder(settings.embedding_model)
+    embedder = embedder_for(settings.embedding_model)
     store = workspace_store(workspace.state, settings.qdrant_url, dimension=embedder.dimension,
                             api_key=settings.qdrant_api_key, lock_timeout=settings.qdrant_lock_timeout)
     report = process_feedback(workspace, RedisStore(connect_redis(settings.redis_url, workspace.state)), embedder,

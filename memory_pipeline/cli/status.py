@@ -88,9 +88,17 @@ def counts(workspace) -> dict:
         "days": len(days),
         "observations": len(observations),
         "facts": sum(len(o.facts) for o in observations),
+        "projects": project_counts(observations),
         "pending_days": pending_days(workspace, pipeline.code_version("observe", Settings.from_env()),
                                      open_instance=lambda: get_instance(workspace)),
     }
+
+
+def project_counts(observations) -> dict[str, int]:
+    """Observations per project, most first ("" is a session of no known project)."""
+    from collections import Counter
+
+    return dict(Counter(o.project for o in observations).most_common())
 
 
 def run_status(args) -> int:
@@ -116,6 +124,8 @@ def run_status(args) -> int:
     out.print(f"memory     {report['events']} events over {report['days']} days "
               f"({report['indexed_not_observed']} indexed, not observed), "
               f"{report['observations']} observations, {report['facts']} facts")
+    projects = ", ".join(f"{name or '(no project)'} {n}" for name, n in report["projects"].items())
+    out.print(f"projects   {projects or 'none yet'}", highlight=False)
     pending = report["pending_days"]
     out.print(f"pending    {', '.join(pending) if pending else 'nothing'}")
     hooks = report["hooks_7d"]

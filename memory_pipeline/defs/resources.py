@@ -67,14 +67,15 @@ class VectorStoreResource(dg.ConfigurableResource):
 
 
 class EmbedderResource(dg.ConfigurableResource):
-    """A sentence-transformers model (MEMORY_EMBEDDING_MODEL), loaded once per process."""
+    """The embedding model (MEMORY_EMBEDDING_MODEL), loaded once per process: on ONNX Runtime on
+    CPU, with torch on a GPU (resources/onnx_embedder.py)."""
 
     model_name: str = ""
 
     def get(self) -> "Embedder":
-        from memory_pipeline.resources.embedder import get_embedder
+        from memory_pipeline.resources.onnx_embedder import embedder_for
 
-        return get_embedder(self.model_name or _settings().embedding_model)
+        return embedder_for(self.model_name or _settings().embedding_model)
 
 
 class LLMResource(dg.ConfigurableResource):

@@ -57,14 +57,9 @@ def _window(transcript: Transcript, window: str) -> tuple[Transcript, str | None
 def event_project(given: str | None, transcript_cwd: str | None) -> str:
     """The event's project: a name given (`--project`), a folder given (a hook's cwd), else the
     transcript's own working folder."""
-    from memory_pipeline.resources.projects import resolve_project
-    from memory_pipeline.stages.projects import check_project
+    from memory_pipeline.resources.projects import named_project, resolve_project
 
-    if given and ("/" in given or given.startswith("~")):
-        return resolve_project(given)
-    if given:
-        return check_project(given)
-    return resolve_project(transcript_cwd)
+    return named_project(given) if given else resolve_project(transcript_cwd)
 
 
 def snapshot_transcript(workspace: Workspace, path: Path, transcript: Transcript, session_id: str, key: str) -> TranscriptRef:
@@ -97,12 +92,14 @@ def emit_session_event(
     force: bool = False,
     use_transcript_time: bool = False,
     project: str | None = None,
+    parsed: Transcript | None = None,
 ) -> EmitResult:
     """Write one event file into the inbox. Raises BadInputError for unusable input.
 
     A session end under 5 user messages is emitted too: its messages are indexed, and the Observer
     skips it (`stages.events.observe_skip_reason`). `force` is kept for older callers; it changes nothing.
     `project` (a name, or a folder to resolve) defaults to the project of the transcript's own folder.
+    `parsed` is the file already parsed (`import` reads it first): a 57 MB session is not held twice.
     """
     from memory_pipeline.stages.transcripts import parse_transcript
 
@@ -117,7 +114,10 @@ def emit_session_event(
         raise BadInputError(f"transcript is {path.stat().st_size} bytes, over the {MAX_TRANSCRIPT_BYTES} limit")
     if session_id is not None:
         check_session_id(session_id)
-    transcript = parse_transcript(path, format=format, session_id=session_id)
+    if parsed is None:
+        transcript = parse_transcript(path, format=format, session_id=session_id)
+    else:
+        transcript = parsed.model_copy(update={"session_id": session_id}) if session_id else parsed
     if not transcript.messages:
         raise BadInputError(f"transcript has no messages: {path}")
     session_id = session_id or _session_id_from(transcript, path)

@@ -133,7 +133,7 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
     try:
         result = emit_session_event(workspace, path, trigger="shutdown", session_id=session_id,
                                     window=f"after:{covered}" if covered else "all", use_transcript_time=True,
-                                    project=project)
+                                    project=project, parsed=transcript)
     except BadInputError as exc:
         return ImportItem(str(path), "failed", session_id, reason=str(exc))
     if result.path is None or result.event is None:

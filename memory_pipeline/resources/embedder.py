@@ -51,18 +51,22 @@ LONG_TEXT_CHARS = 1200  # about the model's 256-token window: longer text is cut
 MIN_BATCH = 8
 
 
-def _batches(order: list[int], texts: list[str], most: int) -> list[list[int]]:
-    """Indexes (longest first) grouped so a batch holds at most `most` texts and about BATCH_CHARS."""
+def length_batches(order: list[int], texts: list[str], most: int, budget: int = BATCH_CHARS,
+                   least: int = MIN_BATCH) -> list[list[int]]:
+    """Indexes (longest first) grouped so a batch holds at most `most` texts and about `budget`
+    characters once padded (never fewer than `least` texts): every text in a batch is padded to its
+    first (longest) one, and attention memory grows with count x padded length^2, so a batch is
+    budgeted at count x the first text's length."""
     batches: list[list[int]] = []
     current: list[int] = []
-    size = 0
+    padded = 0  # the length every text of the current batch is padded to
     for index in order:
-        length = min(len(texts[index]), LONG_TEXT_CHARS)
-        if current and (len(current) >= most or (size + length > BATCH_CHARS and len(current) >= MIN_BATCH)):
+        if current and (len(current) >= most or ((len(current) + 1) * padded > budget and len(current) >= least)):
             batches.append(current)
-            current, size = [], 0
+            current = []
+        if not current:
+            padded = max(min(len(texts[index]), LONG_TEXT_CHARS), 1)
         current.append(index)
-        size += length
     if current:
         batches.append(current)
     return batches
@@ -145,7 +149,7 @@ class Embedder:
             return []
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         vectors: list[list[float]] = [[] for _ in texts]
-        for batch in _batches(order, texts, self.batch_size):
+        for batch in length_batches(order, texts, self.batch_size):
             encoded = self.model.encode(
                 [texts[i] for i in batch],
                 batch_size=len(batch),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import QuarantineEntry, SessionEvent, Transcript
-from memory_pipeline.resources.workspace import Workspace, atomic_write_text, ensure_dir
+from memory_pipeline.resources.workspace import Workspace, atomic_write_text, ensure_dir, file_digest
 from memory_pipeline.stages.events import event_to_json, parse_event
 
 WRITE_GRACE_SECONDS = 5.0
@@ -96,7 +96,6 @@ class Inbox:
         """Why the event's transcript reference cannot be read as a session, or None: it must be a
         snapshot under transcripts/ (never the workspace's own state), hold the bytes its sha256
         names, and read as a transcript."""
-        from memory_pipeline.models import content_hash
         from memory_pipeline.stages.transcripts import detect_format
 
         ref = event.data.transcript
@@ -109,13 +108,12 @@ class Inbox:
         if self.workspace.transcripts.resolve() not in path.parents:
             return f"transcript {ref.path!r} is not a snapshot under transcripts/ (the workspace's own files are refused)"
         try:
-            data = path.read_bytes()
+            digest, head = file_digest(path, head_bytes=1_000_000)
         except OSError as exc:
             return f"transcript snapshot unreadable: {ref.path} ({exc.strerror or exc})"
-        text = data.decode("utf-8", errors="replace")
-        if content_hash(text) != ref.sha256:
+        if digest != ref.sha256:  # the sha256 of its UTF-8 text: of its bytes, read in chunks, never whole
             return f"transcript snapshot {ref.path} does not match the sha256 the event names"
-        if ref.format != "text" and detect_format(text[:1_000_000]) != ref.format:
+        if ref.format != "text" and detect_format(head.decode("utf-8", errors="replace")) != ref.format:
             return f"transcript snapshot {ref.path} does not read as a {ref.format} transcript"
         return None
 

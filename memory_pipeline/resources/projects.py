@@ -11,7 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from memory_pipeline.config import Settings
-from memory_pipeline.stages.projects import UNKNOWN, mapped_project, name_of, parse_project_map, project_from_path
+from memory_pipeline.stages.projects import (
+    UNKNOWN,
+    check_project,
+    mapped_project,
+    name_of,
+    parse_project_map,
+    project_from_path,
+)
 
 MAX_DEPTH = 64
 
@@ -73,3 +80,11 @@ def resolve_project(folder: str | Path | None, settings: Settings | None = None)
         mapped = mapped_project(str(root), parse_project_map(settings.project_map))
         return mapped or name_of(str(root))
     return name_of(str(path.resolve()))
+
+
+def named_project(given: str) -> str:
+    """`--project` of any command: a folder (a path with `/`, `~…` or `.`) is resolved to its
+    project, anything else is a project name (checked)."""
+    if "/" in given or given.startswith("~") or given == ".":
+        return resolve_project(Path(given).expanduser().resolve())
+    return check_project(given)

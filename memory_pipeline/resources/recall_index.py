@@ -40,17 +40,37 @@ class RecallIndex:
     """Points held in memory; search returns (row, score) pairs, best first."""
 
     def __init__(self, points: Iterable["StorePoint"], generation: str = "", k1: float = K1, b: float = B) -> None:
-        self.generation = generation
-        self.ids: list[str] = []
-        self.payloads: list[dict] = []
+        ids: list[str] = []
+        payloads: list[dict] = []
         vectors: list[np.ndarray | None] = []  # float32 rows at once: 100k Python float lists would be 1.2 GB
+        for point in points:
+            ids.append(point.id)
+            payloads.append(point.payload | {"text": point.text})
+            vectors.append(np.asarray(point.dense, dtype=np.float32) if point.dense else None)
+        dim = next((len(v) for v in vectors if v is not None), 0)
+        dense = np.zeros((len(ids), dim), dtype=np.float32)
+        for row, vector in enumerate(vectors):
+            if vector is not None:
+                dense[row] = vector
+        self._build(ids, payloads, dense, generation, k1, b)
+
+    @classmethod
+    def from_columns(cls, ids: list[str], payloads: list[dict], dense: np.ndarray, generation: str = "",
+                     k1: float = K1, b: float = B) -> "RecallIndex":
+        """The index of points already in columns (a payload's "text" is the point's text): the
+        recall cache's form, which needs neither the store nor qdrant-client."""
+        index = cls.__new__(cls)
+        index._build(list(ids), list(payloads), np.asarray(dense, dtype=np.float32), generation, k1, b)
+        return index
+
+    def _build(self, ids: list[str], payloads: list[dict], dense: np.ndarray, generation: str, k1: float,
+               b: float) -> None:
+        self.generation = generation
+        self.ids, self.payloads, self.dense = ids, payloads, dense
         postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
         lengths: list[int] = []
-        for row, point in enumerate(points):
-            self.ids.append(point.id)
-            self.payloads.append(point.payload | {"text": point.text})
-            vectors.append(np.asarray(point.dense, dtype=np.float32) if point.dense else None)
-            tokens = tokenize(point.text)
+        for row, payload in enumerate(payloads):
+            tokens = tokenize(str(payload.get("text", "")))
             lengths.append(len(tokens))
             counts: dict[str, int] = defaultdict(int)
             for token in tokens:
@@ -59,12 +79,7 @@ class RecallIndex:
                 postings[token].append((row, count))
         self.row_of = {pid: row for row, pid in enumerate(self.ids)}
         size = len(self.ids)
-        dim = next((len(v) for v in vectors if v is not None), 0)
-        self.dense = np.zeros((size, dim), dtype=np.float32)
-        for row, vector in enumerate(vectors):
-            if vector is not None:
-                self.dense[row] = vector
-        self.has_dense = np.any(self.dense != 0, axis=1) if dim else np.zeros(size, dtype=bool)
+        self.has_dense = np.any(self.dense != 0, axis=1) if dense.shape[1] else np.zeros(size, dtype=bool)
         self._build_bm25(postings, np.asarray(lengths, dtype=np.float32), k1, b)
         self._build_columns()
 

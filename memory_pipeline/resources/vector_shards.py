@@ -19,6 +19,7 @@ from typing import Any
 
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.resources.vector_store import StorePoint, VectorStore
+from memory_pipeline.resources.workspace import STATE_NAMES
 
 WEEK_NAME = re.compile(r"^\d{4}-W\d{2}$")
 
@@ -35,7 +36,7 @@ def week_of(day: str) -> str:
 def workspace_store(state: Path, url: str | None, *, dimension: int, api_key: str | None = None,
                     collection: str = "memory", lock_timeout: float = 60.0) -> VectorStore | ShardedStore:
     """The store of a workspace's `state/` folder: the Qdrant server at `url`, else the week shards."""
-    generation = Path(state) / "index-generation"
+    generation = Path(state) / STATE_NAMES["index_generation"]
     if url:
         return VectorStore(path=None, url=url, api_key=api_key, collection=collection, dimension=dimension,
                            lock_timeout=lock_timeout, generation_file=generation)

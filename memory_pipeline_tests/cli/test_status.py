@@ -40,6 +40,7 @@ def test_status_answers_from_files_once_the_runs_are_checked(workspace):
     assert not {"dagster", "qdrant_client", "torch", "sentence_transformers"} & modules
     for status in (first, second):
         assert status["pending_days"] == [] and status["observations"] == 2
+        assert sum(status["projects"].values()) == 2 and all(isinstance(n, str) for n in status["projects"])
         qdrant = status["services"]["qdrant"]
         assert qdrant["stores"] == 1 and qdrant["points"] > 0
     assert first["services"]["qdrant"]["points"] == second["services"]["qdrant"]["points"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from datetime import datetime, timezone
@@ -150,3 +151,39 @@ def test_a_workspace_too_deep_for_a_unix_socket_still_gets_the_service(tmp_path,
     finally:
         recall_service.stop_service(deep)
     assert not path.exists()
+
+
+def test_a_cold_engine_answers_from_the_recall_cache_without_opening_the_store(indexed):
+    import subprocess
+    import sys
+
+    from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
+
+    workspace, ids = indexed
+    first = RecallEngine(workspace)
+    expected = [h.id for h in first.search(SearchRequest("redis connection pool", record=False, now=NOW.timestamp()))]
+    cache = workspace.state_path("recall_cache")
+    assert (cache / "index.jsonl").is_file() and len(list(cache.glob("index-*.npy"))) == 1
+
+    code = ("import sys; from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest; "
+            "from memory_pipeline.resources.workspace import Workspace; from memory_pipeline.config import Settings; "
+            "e = RecallEngine(Workspace(Settings.from_env().workspace)); "
+            f"hits = e.search(SearchRequest('redis connection pool', record=False, now={NOW.timestamp()})); "
+            "print(' '.join(h.id for h in hits)); print('qdrant_client' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[:2] == [" ".join(expected), "False"]
+
+    # a write to the store changes its generation: the cache is not used, the new point is found
+    new = add_points(workspace, [("messages", "2026-11-05", "s4", None, "Flamingo deploys run on Fridays", ["u2"])],
+                     tag="later")
+    fresh = RecallEngine(workspace)
+    assert new[0] in [h.id for h in fresh.search(SearchRequest("flamingo deploys", record=False, now=NOW.timestamp()))]
+    assert len(list(cache.glob("index-*.npy"))) == 1  # the old generation's matrix is gone
+
+    # a damaged cache is read around, never trusted
+    generation = workspace.state_path("index_generation").read_text().strip()
+    head = json.loads((cache / "index.jsonl").read_text().split("\n", 1)[0])
+    assert head["generation"] == generation
+    (cache / "index.jsonl").write_text(json.dumps(head) + "\nnot json\n")
+    assert len(RecallEngine(workspace).index()) == len(ids) + 1

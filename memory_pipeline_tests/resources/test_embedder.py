@@ -7,7 +7,8 @@ import math
 import pytest
 
 from memory_pipeline.errors import ServiceError
-from memory_pipeline.resources.embedder import Embedder, get_embedder, resolve_device
+from memory_pipeline.resources.embedder import (BATCH_CHARS, LONG_TEXT_CHARS, MIN_BATCH, Embedder, get_embedder,
+                                                length_batches, resolve_device)
 
 
 def cosine(a: list[float], b: list[float]) -> float:
@@ -72,3 +73,17 @@ def test_the_model_runs_on_the_resolved_device(embedder: Embedder) -> None:
     embedder.dimension  # loads the model
     assert embedder.device == resolve_device(embedder.requested_device)
     assert str(embedder.model.device).startswith(embedder.device)
+
+
+def test_batches_are_budgeted_by_their_padded_size() -> None:
+    # one long text then many mid-sized ones: each batch is padded to its first text, so the long
+    # text's batch stays small instead of padding 20 mid-sized texts to 256 tokens
+    texts = ["x" * 5000] + ["y" * 450] * 40 + ["z" * 20] * 200
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    batches = length_batches(order, texts, most=64)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(texts)))
+    for batch in batches:
+        padded = min(len(texts[batch[0]]), LONG_TEXT_CHARS)
+        assert len(batch) <= 64 and (len(batch) <= MIN_BATCH or len(batch) * padded <= BATCH_CHARS)
+    assert len(batches[0]) == MIN_BATCH  # the long text and seven mid-sized ones padded to it
+    assert max(len(batch) for batch in batches) == 64  # short texts fill whole batches

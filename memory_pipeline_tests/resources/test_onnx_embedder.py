@@ -1,5 +1,5 @@
-"""The shipped model exported to ONNX gives the torch model's vectors, and the recall engine uses it
-without importing torch."""
+"""The shipped model exported to ONNX gives the torch model's vectors; ingest and the recall engine
+use it on CPU without importing torch; a missing export is made by a child process."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from memory_pipeline.resources.embedder import Embedder, resolve_model_location
-from memory_pipeline.resources.onnx_embedder import OnnxEmbedder, export_onnx, plain_shape, query_embedder
+from memory_pipeline.resources import onnx_embedder
+from memory_pipeline.resources.onnx_embedder import OnnxEmbedder, embedder_for, export_onnx, export_path, plain_shape
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
@@ -30,7 +31,7 @@ def exported(embedder: Embedder, tmp_path, monkeypatch) -> str:
 
 
 def test_the_export_gives_the_torch_vectors(embedder: Embedder, exported: str) -> None:
-    onnx = query_embedder(embedder.model_name)
+    onnx = embedder_for(embedder.model_name)
     assert isinstance(onnx, OnnxEmbedder) and onnx.dimension == embedder.dimension == 384
     for ours, theirs in zip(onnx.encode(TEXTS), embedder.encode(TEXTS), strict=True):
         assert max(abs(a - b) for a, b in zip(ours, theirs, strict=True)) < 1e-4
@@ -48,9 +49,39 @@ def test_the_recall_engine_embeds_queries_without_torch(embedder: Embedder, expo
     assert done.stdout.split() == ["OnnxEmbedder", "384", "False"]
 
 
-def test_without_an_export_queries_use_torch(embedder: Embedder, tmp_path, monkeypatch) -> None:
+def test_a_missing_export_is_made_by_a_child_process(embedder: Embedder, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("MEMORY_MODEL_CACHE", str(tmp_path / "empty"))
-    assert query_embedder(embedder.model_name) is embedder
+    location = resolve_model_location(embedder.model_name)
+    assert not export_path(location).exists()
+    made = embedder_for(embedder.model_name)
+    assert isinstance(made, OnnxEmbedder) and made.path == export_path(location) and made.path.is_file()
+    assert max(abs(a - b) for a, b in zip(made.encode_query(TEXTS[1]), embedder.encode_query(TEXTS[1]), strict=True)) < 1e-4
+
+
+def test_a_gpu_or_a_set_device_keeps_torch(embedder: Embedder, exported: str, monkeypatch) -> None:
+    monkeypatch.setattr(onnx_embedder, "gpu_visible", lambda: True)
+    assert isinstance(embedder_for(embedder.model_name), Embedder)  # auto with a GPU: torch picks it
+    monkeypatch.setenv("MEMORY_EMBEDDING_DEVICE", "cpu")
+    assert isinstance(embedder_for(embedder.model_name), OnnxEmbedder)
+    monkeypatch.setenv("MEMORY_EMBEDDING_DEVICE", "cuda:1")
+    assert isinstance(embedder_for(embedder.model_name), Embedder)
+
+
+def test_a_failed_export_keeps_torch(embedder: Embedder, tmp_path, monkeypatch, capsys) -> None:
+    cache = tmp_path / "not-a-folder"
+    cache.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("MEMORY_MODEL_CACHE", str(cache))
+    assert isinstance(embedder_for(embedder.model_name), Embedder)
+    assert "ONNX export" in capsys.readouterr().err
+
+
+def test_ingest_embeds_without_torch(exported: str, workspace) -> None:
+    code = ("import sys; from memory_pipeline.defs.resources import EmbedderResource; "
+            "e = EmbedderResource().get(); v = e.encode(['a', 'b' * 2000]); "
+            "print(type(e).__name__, len(v), len(v[1]), 'torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["OnnxEmbedder", "2", "384", "False"]
 
 
 def test_only_the_plain_shape_is_exported(tmp_path) -> None:

@@ -16,7 +16,8 @@ from datetime import timedelta
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 from memory_pipeline.models import RecallHit
-from memory_pipeline.resources.recall_index import RecallIndex, load_index, read_generation
+from memory_pipeline.resources.recall_cache import load_columns, save_columns
+from memory_pipeline.resources.recall_index import RecallIndex, load_index
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.sparse import tokenize
 from memory_pipeline.stages.recall.rank import (
@@ -103,9 +104,9 @@ class RecallEngine:
     @property
     def embedder(self):
         if self._embedder is None:
-            from memory_pipeline.resources.onnx_embedder import query_embedder
+            from memory_pipeline.resources.onnx_embedder import embedder_for
 
-            self._embedder = query_embedder(self.settings.embedding_model, self.settings.recall_torch_threads)
+            self._embedder = embedder_for(self.settings.embedding_model, self.settings.recall_torch_threads)
         return self._embedder
 
     @property
@@ -117,9 +118,9 @@ class RecallEngine:
     def index(self, wait: float = 0.0) -> RecallIndex:
         """The current index; a changed store starts a rebuild (waited for up to `wait` seconds)."""
         if self._index is None:
-            self._index = load_index(self.store)
+            self._index = self._load()
             return self._index
-        if read_generation(self.store) != self._index.generation:
+        if self._generation() != self._index.generation:
             with self._reload_lock:
                 if self._reloading is None or not self._reloading.is_alive():
                     self._reloading = threading.Thread(target=self._reload, daemon=True)
@@ -129,9 +130,32 @@ class RecallEngine:
                 thread.join(wait)
         return self._index
 
+    def _load(self) -> RecallIndex:
+        """The recall cache while the local store is unchanged since it was written (no store is
+        opened, qdrant-client is not imported); else the store, whose rows then become the cache."""
+        folder = self.workspace.state_path("recall_cache")
+        if self.settings.qdrant_url:  # a server's writers on other machines do not touch our generation file
+            return load_index(self.store)
+        generation = self._generation()
+        cached = load_columns(folder, generation)
+        if cached is not None:
+            return RecallIndex.from_columns(*cached, generation=generation)
+        index = load_index(self.store)
+        try:
+            save_columns(folder, index.generation, index.ids, index.payloads, index.dense)
+        except OSError as exc:  # a cache that cannot be written costs the next cold start, nothing else
+            print(f"memory-pipeline: recall cache not written: {exc}", file=sys.stderr)
+        return index
+
+    def _generation(self) -> str:
+        try:
+            return self.workspace.state_path("index_generation").read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            return ""
+
     def _reload(self) -> None:
         try:
-            self._index = load_index(self.store)
+            self._index = self._load()
             self.reload_error = None
         except MemoryPipelineError as exc:  # a writer holds the store: keep the old index, retry later
             self.reload_error = str(exc)
