@@ -5,9 +5,15 @@ or by renaming a new file over the old one. A plain read-then-rename loses which
 between the read and the rename. Here the new text is swapped in with one atomic exchange
 (Linux renameat2 RENAME_EXCHANGE; os.replace elsewhere), which leaves the displaced file under
 the temp name: if it is not exactly the file we read (another inode: a rename-style save; other
-bytes: an in-place save, or a read that caught it half written), its text is the newest and the
-change is merged into it again. After a short settle the path is read back and must still hold
-every line of the base and every line the change added; only then does the update count as done.
+bytes: an in-place save), its text is the newest, it is put back and the change is merged into it.
+
+Every read waits until no process has the file open for writing (a Linux read lease, see
+file_leases.py): the base is never an in-place save caught half done, and the displaced file is
+compared only once every in-place save that had opened it before the exchange has closed it,
+however long that writer was descheduled. Then the path is read back the same way and must still
+hold every line of the base and every line the change added; only then does the update count as
+done. Where leases are unsupported, reads fall back to two reads agreeing and the displaced file
+is read again after a short settle (SETTLE_SECONDS): a save that takes longer can still be lost.
 
 Bytes that are not UTF-8 are kept (surrogateescape) so a bad byte never costs its line.
 """
@@ -25,10 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory_pipeline.errors import ServiceError
+from memory_pipeline.resources.file_leases import WriterStillOpen, quiet_file
 from memory_pipeline.resources.workspace import FILE_MODE, check_disk_space, ensure_dir
 
 ATTEMPTS = 20
-SETTLE_SECONDS = 0.02  # an in-place save that had the old file open lands within this
+SETTLE_SECONDS = 0.02  # without leases: an in-place save that had the old file open lands within this
+WRITER_WAIT_SECONDS = 10.0  # a save that keeps the file open longer stops the update (nothing lost)
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
@@ -97,6 +105,21 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(errno, os.strerror(errno), str(b))
 
 
+def _read_quiet(path: Path) -> Snapshot | None:
+    """`path` read while no process has it open for writing; None where leases are unsupported."""
+    try:
+        with quiet_file(path, WRITER_WAIT_SECONDS) as handle:
+            return None if handle is None else Snapshot(decode(handle.read()), os.fstat(handle.fileno()).st_ino)
+    except FileNotFoundError:
+        return Snapshot(None, None)
+
+
+def read_settled(path: Path) -> Snapshot:
+    """The file with no in-place save half done in it (see the module docstring)."""
+    quiet = _read_quiet(path)
+    return quiet if quiet is not None else read_stable(path)
+
+
 def read_stable(path: Path, tries: int = 50) -> Snapshot:
     """The file once two reads a moment apart agree (an in-place save is not caught half written)."""
     first = read_snapshot(path)
@@ -110,23 +133,37 @@ def read_stable(path: Path, tries: int = 50) -> Snapshot:
 
 
 def _swap_in(path: Path, tmp: Path, current: Snapshot) -> Snapshot:
-    """Put `tmp` at `path`; returns what was displaced. A displaced file that is not `current` (a
-    save we did not see) is put straight back, so no reader sees our stale-based text for long."""
+    """Put `tmp` at `path`; returns what was displaced, read once no save has it open. A displaced
+    file that is not `current` (a save we did not see) is put straight back, so no reader sees our
+    stale-based text for long."""
+    ours = os.stat(tmp).st_ino
     if current.inode is None or not _exchange(tmp, path):
         displaced = read_snapshot(path)
         if displaced != current:
             return displaced
         os.replace(tmp, path)
         return displaced
-    displaced = read_snapshot(tmp)
+    try:
+        displaced = _read_quiet(tmp)  # waits for an in-place save that opened the old file before the swap
+    except WriterStillOpen:
+        _put_back(path, tmp, ours)
+        raise
+    if displaced is None:  # no leases: such a save shows within a settle, or is lost
+        displaced = read_snapshot(tmp)
+        if displaced == current:
+            time.sleep(SETTLE_SECONDS)
+            return read_snapshot(tmp)
     if displaced != current:
-        ours = os.stat(path).st_ino
-        _exchange(tmp, path)
-        if read_snapshot(tmp).inode != ours:  # yet another save meanwhile: it is the newest, keep it
-            os.replace(tmp, path)
-        return displaced
-    time.sleep(SETTLE_SECONDS)
-    return read_snapshot(tmp)  # an in-place save into the displaced file after the swap shows here
+        _put_back(path, tmp, ours)
+    return displaced
+
+
+def _put_back(path: Path, tmp: Path, ours: int) -> None:
+    """Swap the displaced file back to `path`, unless a rename-style save replaced ours meanwhile:
+    that one is newer still and stays."""
+    _exchange(tmp, path)
+    if os.stat(tmp).st_ino != ours:
+        os.replace(tmp, path)
 
 
 def _missing(lines_from: str, text: str) -> list[str]:
@@ -150,7 +187,7 @@ def update_user_file(path: Path, change: Callable[[str], str], *, empty: str = "
     """(base, result) of applying `change` to the file's newest text; see the module docstring.
     Call it under the file's lock (that orders this pipeline's own writers; a person's editor is
     handled by the swap). Raises ServiceError when the file keeps changing."""
-    current = read_stable(path)
+    current = read_settled(path)
     base = current.text if current.text is not None else empty
     for _ in range(ATTEMPTS):
         after = change(base)
@@ -163,12 +200,12 @@ def update_user_file(path: Path, change: Callable[[str], str], *, empty: str = "
             with contextlib.suppress(FileNotFoundError):
                 tmp.unlink()
         if displaced != current:  # a save we did not see: merge into it
-            current = read_stable(path)
+            current = read_settled(path)
             # ours stays only when the save went into the displaced file after the swap; else theirs is back
             newest = displaced.text if current.text == after else current.text
             base = newest if newest is not None else empty
             continue
-        written = read_stable(path)
+        written = read_settled(path)
         if not _missing(base, written.text or "") and not _missing(_added(base, after), written.text or ""):
             return base, after
         base, current = written.text or empty, written  # replaced after our swap: merge into that
@@ -179,7 +216,7 @@ def update_user_file(path: Path, change: Callable[[str], str], *, empty: str = "
 def replace_if_unchanged(path: Path, text: str, expected: str | None) -> bool:
     """Write `text` unless the file no longer holds `expected` (None: whatever it holds); a save
     that lands during the swap is put back and the write reported as not done."""
-    current = read_snapshot(path)
+    current = read_settled(path)
     if expected is not None and current.text is not None and displayable(current.text) != displayable(expected):
         return False
     if current.text == text:
