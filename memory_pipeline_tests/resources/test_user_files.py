@@ -17,6 +17,9 @@ import sys
 import textwrap
 import time
 
+import pytest
+
+from memory_pipeline.resources import file_leases
 from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes
 from memory_pipeline.resources.user_files import replace_if_unchanged, update_user_file
 from memory_pipeline.resources.workspace import Workspace
@@ -79,7 +82,14 @@ def test_a_hundred_promotions_lose_no_hand_edit_in_either_save_style(tmp_path):
     assert all(final.count(f"<!-- {pid} -->") <= 1 for pid in promoted) and "- Never force-push main.\n" in final
 
 
-def test_a_save_between_read_and_swap_is_merged(tmp_path):
+@pytest.fixture(params=["leases", "no leases"])
+def leases(request, monkeypatch):
+    """Both ways of waiting for an in-place save: read leases, and the settle used where there are none."""
+    if request.param == "no leases":
+        monkeypatch.setattr(file_leases, "LEASES", False)
+
+
+def test_a_save_between_read_and_swap_is_merged(tmp_path, leases):
     path = tmp_path / "MEMORY.md"
     path.write_text("# MEMORY\n\n- old\n")
 
@@ -93,7 +103,7 @@ def test_a_save_between_read_and_swap_is_merged(tmp_path):
     assert path.read_text() == "# MEMORY\n\n- old\n- hand\n- promoted\n" == after and "- hand" in base
 
 
-def test_review_md_is_not_written_over_a_save_it_did_not_see(tmp_path):
+def test_review_md_is_not_written_over_a_save_it_did_not_see(tmp_path, leases):
     path = tmp_path / "REVIEW.md"
     path.write_text("seen\n")
     assert replace_if_unchanged(path, "rendered\n", expected="seen\n") and path.read_text() == "rendered\n"
