@@ -12,7 +12,7 @@ handle it. So each lease first names SIGURG (ignored unless handled) and, once g
 signal at all (F_SETOWN 0); the holder never needs the signal, it releases the lease at once.
 
 Where leases are unavailable (not Linux, a network filesystem, a file owned by another user
-without CAP_LEASE, fs.leases-enable=0) `quiet_file` yields None and the caller falls back.
+without CAP_LEASE, fs.leases-enable=0) `read_when_quiet` returns None and the caller falls back.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import signal
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import BinaryIO
 
 from memory_pipeline.errors import ServiceError
@@ -56,30 +55,36 @@ def _take_lease(fd: int) -> bool | None:
 
 
 @contextlib.contextmanager
-def quiet_file(path: Path, wait_seconds: float) -> Iterator[BinaryIO | None]:
-    """`path` opened for reading under a read lease (no process has it open for writing until the
-    block ends), or None where leases are unsupported. Raises FileNotFoundError when there is no
-    file and WriterStillOpen when a writer keeps it open longer than `wait_seconds`. Never open
-    the file for writing inside the block: that open would wait for this very lease."""
+def leased(handle: BinaryIO, wait_seconds: float, name: str) -> Iterator[bool]:
+    """Hold a read lease on the open `handle` for the block (True), waiting in short sleeps while
+    another process has the file open for writing; False where leases are unsupported. Raises
+    WriterStillOpen when a writer keeps it open longer than `wait_seconds`. Never open the file for
+    writing inside the block: that open would wait for this very lease."""
     if not LEASES:
-        yield None
+        yield False
         return
     give_up, pause = time.monotonic() + wait_seconds, 0.0005
-    while True:
-        with path.open("rb") as handle:
-            granted = _take_lease(handle.fileno())
-            if granted is None:
-                yield None
-                return
-            if granted:
-                try:
-                    yield handle
-                finally:
-                    fcntl.fcntl(handle.fileno(), fcntl.F_SETLEASE, fcntl.F_UNLCK)
-                return
+    while (granted := _take_lease(handle.fileno())) is False:
         if time.monotonic() > give_up:
             raise WriterStillOpen(
-                f"{path.name} has been held open for writing by another process for over {wait_seconds:g} s "
+                f"{name} has been held open for writing by another process for over {wait_seconds:g} s "
                 "(an editor saving in place?); nothing was written: close it and try again")
         time.sleep(pause)
         pause = min(pause * 2, 0.01)
+    if granted is None:
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        fcntl.fcntl(handle.fileno(), fcntl.F_SETLEASE, fcntl.F_UNLCK)
+
+
+def read_when_quiet(handle: BinaryIO, wait_seconds: float, name: str) -> bytes | None:
+    """All of the open file, read under a read lease (no in-place save is half done in it); None
+    where leases are unsupported."""
+    with leased(handle, wait_seconds, name) as held:
+        if not held:
+            return None
+        handle.seek(0)
+        return handle.read()

@@ -29,9 +29,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from memory_pipeline.errors import ServiceError
-from memory_pipeline.resources.file_leases import WriterStillOpen, quiet_file
+from memory_pipeline.resources.file_leases import WriterStillOpen, read_when_quiet
 from memory_pipeline.resources.workspace import FILE_MODE, check_disk_space, ensure_dir
 
 ATTEMPTS = 20
@@ -105,19 +106,16 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(errno, os.strerror(errno), str(b))
 
 
-def _read_quiet(path: Path) -> Snapshot | None:
-    """`path` read while no process has it open for writing; None where leases are unsupported."""
-    try:
-        with quiet_file(path, WRITER_WAIT_SECONDS) as handle:
-            return None if handle is None else Snapshot(decode(handle.read()), os.fstat(handle.fileno()).st_ino)
-    except FileNotFoundError:
-        return Snapshot(None, None)
-
-
 def read_settled(path: Path) -> Snapshot:
     """The file with no in-place save half done in it (see the module docstring)."""
-    quiet = _read_quiet(path)
-    return quiet if quiet is not None else read_stable(path)
+    try:
+        with path.open("rb") as handle:
+            data = read_when_quiet(handle, WRITER_WAIT_SECONDS, path.name)
+            if data is not None:
+                return Snapshot(decode(data), os.fstat(handle.fileno()).st_ino)
+    except FileNotFoundError:
+        return Snapshot(None, None)
+    return read_stable(path)
 
 
 def read_stable(path: Path, tries: int = 50) -> Snapshot:
@@ -132,30 +130,45 @@ def read_stable(path: Path, tries: int = 50) -> Snapshot:
     return first
 
 
-def _swap_in(path: Path, tmp: Path, current: Snapshot) -> Snapshot:
-    """Put `tmp` at `path`; returns what was displaced, read once no save has it open. A displaced
-    file that is not `current` (a save we did not see) is put straight back, so no reader sees our
-    stale-based text for long."""
+def _read_all(handle: BinaryIO) -> bytes:
+    handle.seek(0)
+    return handle.read()
+
+
+def _final(handle: BinaryIO, name: str, settle_unless: Snapshot | None = None) -> Snapshot:
+    """What the open (displaced) file holds once no save has it open; without leases, read again
+    after a settle when it still equals `settle_unless`."""
+    data = read_when_quiet(handle, WRITER_WAIT_SECONDS, name)
+    if data is None:  # no leases: a save into it shows within the settle, or is lost
+        data = _read_all(handle)
+        if settle_unless is not None and decode(data) == settle_unless.text:
+            time.sleep(SETTLE_SECONDS)
+            data = _read_all(handle)
+    return Snapshot(decode(data), os.fstat(handle.fileno()).st_ino)
+
+
+def _swap_in(path: Path, tmp: Path, current: Snapshot) -> tuple[Snapshot, BinaryIO | None]:
+    """Put `tmp` at `path`; returns what was displaced, read once no save has it open, and (when it
+    is `current`) the displaced file still open for a last look. One that is not `current` (a save
+    we did not see) is put straight back, so no reader sees our stale-based text for long."""
     ours = os.stat(tmp).st_ino
     if current.inode is None or not _exchange(tmp, path):
         displaced = read_snapshot(path)
-        if displaced != current:
-            return displaced
-        os.replace(tmp, path)
-        return displaced
+        if displaced == current:
+            os.replace(tmp, path)
+        return displaced, None
+    held = tmp.open("rb")
     try:
-        displaced = _read_quiet(tmp)  # waits for an in-place save that opened the old file before the swap
+        displaced = _final(held, path.name, settle_unless=current)
     except WriterStillOpen:
+        held.close()
         _put_back(path, tmp, ours)
         raise
-    if displaced is None:  # no leases: such a save shows within a settle, or is lost
-        displaced = read_snapshot(tmp)
-        if displaced == current:
-            time.sleep(SETTLE_SECONDS)
-            return read_snapshot(tmp)
-    if displaced != current:
-        _put_back(path, tmp, ours)
-    return displaced
+    if displaced == current:
+        return displaced, held
+    held.close()
+    _put_back(path, tmp, ours)
+    return displaced, None
 
 
 def _put_back(path: Path, tmp: Path, ours: int) -> None:
@@ -164,6 +177,24 @@ def _put_back(path: Path, tmp: Path, ours: int) -> None:
     _exchange(tmp, path)
     if os.stat(tmp).st_ino != ours:
         os.replace(tmp, path)
+
+
+def _write(path: Path, text: str, current: Snapshot) -> tuple[Snapshot, Snapshot]:
+    """Swap `text` in: (what the displaced file finally holds, what the path holds afterwards). The
+    displaced file is looked at again after the path is read back: a save whose open found the old
+    file just before the swap but began writing only after the first look lands there."""
+    tmp = _temp_with(path, text)
+    try:
+        displaced, held = _swap_in(path, tmp, current)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    try:
+        written = read_settled(path)
+        return (displaced if held is None else _final(held, path.name)), written
+    finally:
+        if held is not None:
+            held.close()
 
 
 def _missing(lines_from: str, text: str) -> list[str]:
@@ -183,32 +214,34 @@ def _added(before: str, after: str) -> str:
     return "\n".join(_missing(after, before))
 
 
+def _merged(written: str, theirs: str) -> str:
+    """`written` with the lines only `theirs` has appended: no line of either is lost."""
+    extra = _missing(theirs, written)
+    return written + ("\n" if written and not written.endswith("\n") and extra else "") + "".join(
+        f"{line}\n" for line in extra)
+
+
 def update_user_file(path: Path, change: Callable[[str], str], *, empty: str = "") -> tuple[str, str]:
     """(base, result) of applying `change` to the file's newest text; see the module docstring.
     Call it under the file's lock (that orders this pipeline's own writers; a person's editor is
-    handled by the swap). Raises ServiceError when the file keeps changing."""
+    handled by the swap). Raises ServiceError when the file keeps changing or a writer keeps it open."""
     current = read_settled(path)
     base = current.text if current.text is not None else empty
     for _ in range(ATTEMPTS):
         after = change(base)
-        if after == base:
+        if after == (current.text if current.text is not None else empty):
             return base, after
-        tmp = _temp_with(path, after)
-        try:
-            displaced = _swap_in(path, tmp, current)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
-        if displaced != current:  # a save we did not see: merge into it
-            current = read_settled(path)
-            # ours stays only when the save went into the displaced file after the swap; else theirs is back
-            newest = displaced.text if current.text == after else current.text
-            base = newest if newest is not None else empty
-            continue
-        written = read_settled(path)
-        if not _missing(base, written.text or "") and not _missing(_added(base, after), written.text or ""):
-            return base, after
-        base, current = written.text or empty, written  # replaced after our swap: merge into that
+        displaced, written = _write(path, after, current)
+        text = written.text if written.text is not None else empty
+        if displaced == current:
+            if not _missing(base, text) and not _missing(_added(base, after), text):
+                return base, after
+            base = text  # replaced after our swap: merge into that
+        elif written.text == after:  # a save went into the displaced file after the swap: merge into it
+            base = displaced.text if displaced.text is not None else empty
+        else:  # a save we did not see is back at the path (or saves went both ways: keep every line)
+            base = _merged(text, displaced.text or "")
+        current = written
     raise ServiceError(f"{path.name} kept changing while it was being updated ({ATTEMPTS} tries); nothing "
                        "was lost, but the update is not done: try again")
 
@@ -221,14 +254,9 @@ def replace_if_unchanged(path: Path, text: str, expected: str | None) -> bool:
         return False
     if current.text == text:
         return True
-    tmp = _temp_with(path, text)
-    try:
-        displaced = _swap_in(path, tmp, current)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-    if displaced != current:
-        if displaced.text is not None and read_snapshot(path).text == text:  # saved into the old file late
-            os.replace(_temp_with(path, displaced.text), path)
-        return False
-    return True
+    displaced, written = _write(path, text, current)
+    if displaced == current:
+        return True
+    if displaced.text is not None and written.text == text:  # saved into the old file after the swap
+        os.replace(_temp_with(path, displaced.text), path)
+    return False

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from memory_pipeline.resources.file_leases import LEASES, WriterStillOpen, quiet_file
+from memory_pipeline.resources.file_leases import LEASES, WriterStillOpen, leased, read_when_quiet
 
 pytestmark = pytest.mark.skipif(not LEASES, reason="file leases are Linux only")
 
@@ -47,8 +47,8 @@ def test_a_read_under_the_lease_waits_for_an_in_place_save_to_finish(tmp_path):
     saver, release = start_saver(tmp_path, path)
     assert path.read_bytes() == b"first half, "  # what a plain read would take for the file now
     threading.Timer(0.2, release.touch).start()  # the save finishes while the read below waits
-    with quiet_file(path, wait_seconds=30) as handle:
-        assert handle is not None and handle.read() == b"first half, second half\n"
+    with path.open("rb") as handle:
+        assert read_when_quiet(handle, 30, path.name) == b"first half, second half\n"
     assert saver.wait(timeout=30) == 0
 
 
@@ -56,8 +56,8 @@ def test_a_writer_opening_during_the_lease_waits_for_it_and_no_signal_ends_the_h
     path = tmp_path / "REVIEW.md"
     path.write_bytes(b"rendered\n")
     opener = "import sys; open(sys.argv[1], 'ab').write(b'appended by the user\\n')"
-    with quiet_file(path, wait_seconds=30) as handle:
-        assert handle is not None
+    with path.open("rb") as handle, leased(handle, 30, path.name) as held:
+        assert held
         writer = subprocess.Popen([sys.executable, "-c", opener, str(path)])
         deadline = time.monotonic() + 30
         while fcntl.fcntl(handle.fileno(), fcntl.F_GETLEASE) != fcntl.F_UNLCK:  # the writer's open breaks it
@@ -73,15 +73,9 @@ def test_a_writer_that_keeps_the_file_open_ends_the_wait_with_a_clear_error(tmp_
     path.write_bytes(b"old text\n")
     saver, release = start_saver(tmp_path, path)
     try:
-        with pytest.raises(WriterStillOpen, match="MEMORY.md has been held open for writing"), \
-                quiet_file(path, wait_seconds=0.2):
-            pass
+        with path.open("rb") as handle, pytest.raises(WriterStillOpen, match="MEMORY.md has been held open"):
+            read_when_quiet(handle, 0.2, path.name)
     finally:
         release.touch()
         saver.wait(timeout=30)
     assert path.read_bytes() == b"first half, second half\n"
-
-
-def test_no_file_is_file_not_found(tmp_path):
-    with pytest.raises(FileNotFoundError), quiet_file(tmp_path / "absent.md", wait_seconds=1):
-        pass
