@@ -68,7 +68,7 @@ def leased(handle: BinaryIO, wait_seconds: float, name: str) -> Iterator[bool]:
         if time.monotonic() > give_up:
             raise WriterStillOpen(
                 f"{name} has been held open for writing by another process for over {wait_seconds:g} s "
-                "(an editor saving in place?); nothing was written: close it and try again")
+                "(an editor saving in place?): close it and try again")
         time.sleep(pause)
         pause = min(pause * 2, 0.01)
     if granted is None:

@@ -3,17 +3,20 @@
 An editor saves in place (truncate, write: a reader can catch the file empty or half written)
 or by renaming a new file over the old one. A plain read-then-rename loses whichever save lands
 between the read and the rename. Here the new text is swapped in with one atomic exchange
-(Linux renameat2 RENAME_EXCHANGE; os.replace elsewhere), which leaves the displaced file under
-the temp name: if it is not exactly the file we read (another inode: a rename-style save; other
+(path_exchange.py; os.replace where there is none), which leaves the displaced file under the
+temp name: if it is not exactly the file we read (another inode: a rename-style save; other
 bytes: an in-place save), its text is the newest, it is put back and the change is merged into it.
 
-Every read waits until no process has the file open for writing (a Linux read lease, see
-file_leases.py): the base is never an in-place save caught half done, and the displaced file is
-compared only once every in-place save that had opened it before the exchange has closed it,
-however long that writer was descheduled. Then the path is read back the same way and must still
-hold every line of the base and every line the change added; only then does the update count as
-done. Where leases are unsupported, reads fall back to two reads agreeing and the displaced file
-is read again after a short settle (SETTLE_SECONDS): a save that takes longer can still be lost.
+No fixed wait decides when an in-place save is over: every read waits until no process has the
+file open for writing (a Linux read lease, file_leases.py). So the base is never a save caught
+half done, and the displaced file is compared only once every save that had it open before the
+exchange has closed it, however long that editor was descheduled. The path is then read back
+the same way and must still hold every line of the base and every line the change added, and
+the displaced file, still held open, is looked at once more: a save whose open() found the old
+file just before the exchange but began writing only after the first look is merged too. (Only
+an open() still between its name lookup and its write access when that last look is taken can
+escape: a window inside one system call.) Where leases are unsupported, reads fall back to two
+reads agreeing and the displaced file is read again after SETTLE_SECONDS: a slower save is lost.
 
 Bytes that are not UTF-8 are kept (surrogateescape) so a bad byte never costs its line.
 """
@@ -21,8 +24,6 @@ Bytes that are not UTF-8 are kept (surrogateescape) so a bad byte never costs it
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import os
 import tempfile
 import time
@@ -33,26 +34,12 @@ from typing import BinaryIO
 
 from memory_pipeline.errors import ServiceError
 from memory_pipeline.resources.file_leases import WriterStillOpen, read_when_quiet
+from memory_pipeline.resources.path_exchange import exchange
 from memory_pipeline.resources.workspace import FILE_MODE, check_disk_space, ensure_dir
 
 ATTEMPTS = 20
 SETTLE_SECONDS = 0.02  # without leases: an in-place save that had the old file open lands within this
-WRITER_WAIT_SECONDS = 10.0  # a save that keeps the file open longer stops the update (nothing lost)
-_RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
-
-
-def _renameat2():
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        function = libc.renameat2
-    except (OSError, AttributeError):
-        return None
-    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    return function
-
-
-_EXCHANGE = _renameat2()
+WRITER_WAIT_SECONDS = 10.0  # a save that keeps the file open longer stops the update
 
 
 def decode(data: bytes) -> str:
@@ -92,18 +79,6 @@ def _temp_with(path: Path, text: str) -> Path:
         os.fsync(handle.fileno())
     os.chmod(tmp, FILE_MODE)
     return Path(tmp)
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Swap two paths atomically; False where the system cannot (then the caller replaces)."""
-    if _EXCHANGE is None:
-        return False
-    if _EXCHANGE(_AT_FDCWD, bytes(a), _AT_FDCWD, bytes(b), _RENAME_EXCHANGE) == 0:
-        return True
-    errno = ctypes.get_errno()
-    if errno in (2, 22, 38, 95):  # ENOENT, EINVAL, ENOSYS, EOPNOTSUPP: no file yet or no support
-        return False
-    raise OSError(errno, os.strerror(errno), str(b))
 
 
 def read_settled(path: Path) -> Snapshot:
@@ -152,7 +127,7 @@ def _swap_in(path: Path, tmp: Path, current: Snapshot) -> tuple[Snapshot, Binary
     is `current`) the displaced file still open for a last look. One that is not `current` (a save
     we did not see) is put straight back, so no reader sees our stale-based text for long."""
     ours = os.stat(tmp).st_ino
-    if current.inode is None or not _exchange(tmp, path):
+    if current.inode is None or not exchange(tmp, path):
         displaced = read_snapshot(path)
         if displaced == current:
             os.replace(tmp, path)
@@ -174,7 +149,7 @@ def _swap_in(path: Path, tmp: Path, current: Snapshot) -> tuple[Snapshot, Binary
 def _put_back(path: Path, tmp: Path, ours: int) -> None:
     """Swap the displaced file back to `path`, unless a rename-style save replaced ours meanwhile:
     that one is newer still and stays."""
-    _exchange(tmp, path)
+    exchange(tmp, path)
     if os.stat(tmp).st_ino != ours:
         os.replace(tmp, path)
 
