@@ -1,8 +1,9 @@
 """An in-place save that holds MEMORY.md open for writing while an update runs: a real writer process.
 
 The save opens the file before the swap and writes only after it (however long it was descheduled):
-its text must be merged. A save caught half written must never become the update's base. A save that
-keeps the file open past the wait stops the update, and the file stays the writer's."""
+its text must be merged, also when its write access to the old file comes only after the update's
+first look at it. A save caught half written must never become the update's base. A save that keeps
+the file open past the wait stops the update, and the file stays the writer's."""
 
 from __future__ import annotations
 
@@ -39,6 +40,41 @@ WRITER = textwrap.dedent("""
         handle.seek(0)
         handle.truncate(0)
         handle.write(edited)
+""")
+
+
+LATE_WRITER = textwrap.dedent("""
+    import os, sys, time
+    path, ready, pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
+
+    def wait_until(condition):
+        deadline = time.monotonic() + 30
+        while not condition():
+            assert time.monotonic() < deadline
+            time.sleep(0.001)
+
+    def reading_path_back():  # the update has the path open again: its first look is done
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == path:
+                    return True
+            except OSError:
+                pass
+        return False
+
+    with open(path, "rb") as handle:
+        edited = handle.read() + b"- hand edit\\n"
+    old = os.open(path, os.O_RDONLY)  # the old file, kept (a read-only descriptor is no writer)
+    first = os.open(path, os.O_RDWR)  # a save under way in it: the update's first look waits
+    open(ready, "w").close()
+    wait_until(lambda: os.stat(path).st_ino != os.fstat(old).st_ino)  # the swap
+    new = os.open(path, os.O_RDWR)  # held: the update's read-back of the path waits for it
+    os.close(first)  # the first look now finds the old file as the update read it
+    wait_until(reading_path_back)
+    late = os.open(f"/proc/self/fd/{old}", os.O_WRONLY | os.O_TRUNC)  # write access to the old file only now
+    os.write(late, edited)
+    os.close(late)
+    os.close(new)
 """)
 
 
@@ -86,6 +122,28 @@ def test_an_in_place_save_open_across_the_swap_and_written_after_it_is_merged(tm
 
     update_user_file(path, change)
     writers[0].finish()
+    assert path.read_text() == ORIGINAL + "- hand edit\n- promoted rule\n"
+
+
+def test_a_save_that_gets_write_access_to_the_old_file_only_after_the_first_look_is_merged(tmp_path):
+    """The open() that found the old file before the swap but took write access late: the last
+    look at the displaced file, after the read-back, catches it."""
+    path = tmp_path / "MEMORY.md"
+    path.write_text(ORIGINAL)
+    ready, writers = tmp_path / "ready", []
+
+    def change(text: str) -> str:
+        if not writers:
+            writers.append(subprocess.Popen([sys.executable, "-c", LATE_WRITER, str(path), str(ready),
+                                             str(os.getpid())]))
+            deadline = time.monotonic() + 30
+            while not ready.exists():
+                assert writers[0].poll() is None and time.monotonic() < deadline, "the writer did not start"
+                time.sleep(0.005)
+        return promote(text)
+
+    update_user_file(path, change)
+    assert writers[0].wait(timeout=30) == 0
     assert path.read_text() == ORIGINAL + "- hand edit\n- promoted rule\n"
 
 
