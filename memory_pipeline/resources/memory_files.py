@@ -1,8 +1,9 @@
 """MEMORY.md, its daily snapshots, REVIEW.md and what was last rendered into it: file I/O only.
 
 MEMORY.md and REVIEW.md are the user's files: every write goes through user_files.py (an atomic
-exchange, then a check of what it displaced and of what the file holds after a settle), so a hand
-edit saved in place or by rename during a promotion is merged, never overwritten. Both are read
+exchange, then a check of what it displaced and of what the file holds, each read once no editor
+has the file open for writing), so a hand edit saved in place or by rename during a promotion is
+merged, never overwritten. Both are read
 tolerantly: a byte that is not UTF-8 is kept (and shown as U+FFFD), never a crash.
 """
 
