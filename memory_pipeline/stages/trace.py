@@ -113,7 +113,8 @@ def _proposal_lines(p: dict) -> list[str]:
 
 
 def _observation_lines(o: dict) -> list[str]:
-    lines = [f"      └─ observation {o['id']} ({o['date']}, session {o['session_id']}, {o['trigger']}) "
+    project = f", project {o['project']}" if o.get("project") else ""
+    lines = [f"      └─ observation {o['id']} ({o['date']}, session {o['session_id']}{project}, {o['trigger']}) "
              f"Observer prompt sha {o['prompt_sha'] or '?'}, model {o['model'] or '?'}, code version {o['code_version']}"]
     for fact in o["facts"]:
         lines.append(f"         fact {fact['id']} [{fact['priority']}] ({fact.get('time') or '--:--'}) {fact['text']}")

@@ -29,3 +29,12 @@ def test_a_draft_matches_exactly_or_by_shared_words_only():
     assert found is drafts[1] and how.startswith("similar text")
     assert match_draft(drafts, ["Something else entirely"]) == (None, "")
     assert quote("a  b\n" * 200, limit=10) == "a b a b a…"
+
+
+def test_an_observation_line_names_its_project_when_it_has_one():
+    from memory_pipeline.stages.trace import _observation_lines
+
+    observation = {"id": "obs-1", "date": "2026-11-21", "session_id": "s1", "trigger": "shutdown",
+                   "prompt_sha": "abc", "model": "offline", "code_version": "v1", "facts": []}
+    assert "session s1, project shop, shutdown" in _observation_lines(observation | {"project": "shop"})[0]
+    assert "session s1, shutdown" in _observation_lines(observation | {"project": ""})[0]
