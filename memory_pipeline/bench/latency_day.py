@@ -58,7 +58,8 @@ def bench_day(root: Path, env: dict, source: dict, measure_raw: bool = True) -> 
     wall = cli(env, "ingest", "--json", timeout=1800)
     figures = {**source, "ingest_wall_s": round(wall, 1), **_steps(env, source["day"])}
     if measure_raw:
-        figures.update(_embedding_rates(env, source["day"], figures["steps_s"].get("message_index", 0.0)))
+        figures.update(_embedding_rates(env, source["day"], figures["steps_s"].get("message_index", 0.0),
+                                        _embedding_seconds(env)))
     return figures
 
 
@@ -78,9 +79,23 @@ def _steps(env: dict, day: str) -> dict:
     return {"runs": len(runs), "steps_s": steps}
 
 
-def _embedding_rates(env: dict, day: str, index_seconds: float) -> dict:
-    """The message index's texts per second (its whole step: documents, embedding, upserts) against
-    `SentenceTransformer.encode` of the same texts in this process, model already loaded."""
+def _embedding_seconds(env: dict) -> float:
+    """Seconds the message_index step spent in the embedding model (its materialization's metadata)."""
+    from dagster import AssetKey
+
+    from memory_pipeline.flows.runs import get_instance
+    from memory_pipeline.resources.workspace import Workspace
+
+    event = get_instance(Workspace(Path(env["MEMORY_WORKSPACE"]))).get_latest_materialization_event(
+        AssetKey("message_index"))
+    value = event.asset_materialization.metadata.get("embedding_seconds") if event else None
+    return float(value.value) if value is not None else 0.0
+
+
+def _embedding_rates(env: dict, day: str, index_seconds: float, embed_seconds: float) -> dict:
+    """The message index's texts per second, over its whole step (documents, embedding, upserts)
+    and over its time in the model, against `SentenceTransformer.encode` (torch, CPU) of the same
+    texts in this process, model already loaded."""
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.index_messages import day_message_points
     from memory_pipeline.resources.embedder import get_embedder
@@ -99,4 +114,6 @@ def _embedding_rates(env: dict, day: str, index_seconds: float) -> dict:
             "raw_encode_texts_per_s": round(len(texts) / raw, 1),
             "message_index_texts_per_s": round(pipeline_rate, 1),
             "embedding_ratio_pipeline_to_raw": round(pipeline_rate * raw / len(texts), 2) if texts else None,
+            "message_index_embedding_s": round(embed_seconds, 1),
+            "embedding_ratio_model_to_raw": round(raw / embed_seconds, 2) if embed_seconds else None,
             "embedding_device": embedder_for(model).device}

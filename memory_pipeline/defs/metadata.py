@@ -23,4 +23,5 @@ def index_result(stats, check_name: str, model_name: str) -> dg.MaterializeResul
         "deleted_stale": stats.deleted,
         "merged_at_write": stats.merged,
         "embedding_model": model_name,
+        "embedding_seconds": round(stats.embed_seconds, 2),
     })

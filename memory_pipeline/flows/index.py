@@ -8,6 +8,7 @@ not embedded again; points of a re-derived observation that no longer exist are 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from datetime import time as dt_time
@@ -30,6 +31,7 @@ class IndexStats:
     stored: int = 0  # the day's points of the tier in the store afterwards
     merged: int = 0  # new facts folded into a near-duplicate memory at write
     rescoped: int = 0  # unchanged points whose project or scope was set in place
+    embed_seconds: float = 0.0  # time in the embedding model (the rest: documents, sparse vectors, upserts)
 
 
 def fact_time(observation: Observation, hhmm: str | None) -> datetime:
@@ -99,7 +101,9 @@ def index_points(store: VectorIndex, embedder: Embedder, points: list[StorePoint
     stats.unchanged += len(by_id) - len(todo)
     if not todo:
         return
+    started = time.perf_counter()
     vectors = embedder.encode([p.text for p in todo])
+    stats.embed_seconds += time.perf_counter() - started
     ready = []
     for point, dense in zip(todo, vectors, strict=True):
         indices, values = sparse_vector(point.text)

@@ -40,7 +40,7 @@ def workspace_store(state: Path, url: str | None, *, dimension: int, api_key: st
     if url:
         return VectorStore(path=None, url=url, api_key=api_key, collection=collection, dimension=dimension,
                            lock_timeout=lock_timeout, generation_file=generation)
-    return ShardedStore(Path(state) / "qdrant", dimension=dimension, collection=collection,
+    return ShardedStore(Path(state) / STATE_NAMES["qdrant"], dimension=dimension, collection=collection,
                         lock_timeout=lock_timeout, generation_file=generation)
 
 

@@ -115,6 +115,10 @@ class RecallEngine:
             self._store = open_store(self.workspace, self.settings, self.embedder.dimension)
         return self._store
 
+    def store_where(self) -> str:
+        """The store's URL or folder, said without opening it (a status ping must not import qdrant-client)."""
+        return self.settings.qdrant_url or str(self.workspace.state_path("qdrant"))
+
     def index(self, wait: float = 0.0) -> RecallIndex:
         """The current index; a changed store starts a rebuild (waited for up to `wait` seconds)."""
         if self._index is None:

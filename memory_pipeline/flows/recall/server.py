@@ -44,7 +44,7 @@ class RecallHandler:
         return {"ok": True, "pid": os.getpid(), "points": len(index), "generation": index.generation,
                 "model": self.engine.settings.embedding_model, "uptime_s": round(time.time() - self.started, 1),
                 "requests": self.requests, "idle_timeout_s": self.idle_timeout,
-                "reload_error": self.engine.reload_error, "store": self.engine.store.where()}
+                "reload_error": self.engine.reload_error, "store": self.engine.store_where()}
 
     def __call__(self, payload: dict) -> dict:
         op = payload.get("op")
