@@ -60,13 +60,7 @@ def run_bench_ingest(args) -> int:
         figures = bench_big_transcript(args.definitions(), size_mb=args.size_mb)
     else:
         figures = bench_ingest(args.definitions(), sessions=args.sessions, turns=args.turns)
-    if args.json:
-        print_json(figures)
-        return 0
-    out = console()
-    for key, value in figures.items():
-        out.print(f"{key:<34} {value}", highlight=False)
-    return 0
+    return print_figures(args, figures, width=34)
 
 
 def run_bench_soak(args) -> int:
@@ -79,12 +73,7 @@ def run_bench_soak(args) -> int:
     report = None if args.json else (lambda n, total, s: out.log(f"day {n}/{total}: {s:.1f}s"))
     figures = bench_soak(args.definitions(), days=args.days, sessions_per_day=args.sessions_per_day, turns=args.turns,
                          queries=args.queries, progress=report)
-    if args.json:
-        print_json(figures)
-        return 0
-    for key, value in figures.items():
-        out.print(f"{key:<28} {value}", highlight=False)
-    return 0
+    return print_figures(args, figures, width=28)
 
 
 def run_bench_pack(args) -> int:
@@ -120,9 +109,15 @@ def run_bench_latency(args) -> int:
     figures = bench_latency(phases, runs=args.runs, day_sessions=args.sessions,
                             fixtures=Path(args.fixtures) if args.fixtures else None,
                             progress=None if args.json else out.log)
+    return print_figures(args, figures, width=22)
+
+
+def print_figures(args, figures: dict, width: int) -> int:
+    """A bench's figures: JSON with --json, else one `key value` line each."""
     if args.json:
         print_json(figures)
         return 0
+    out = console()
     for key, value in figures.items():
-        out.print(f"{key:<22} {value}", highlight=False)
+        out.print(f"{key:<{width}} {value}", highlight=False)
     return 0

@@ -145,8 +145,9 @@ def observation_link(workspace: Workspace, observation: Observation, fact_ids: s
         trace.missing.append(f"the Observer prompt of observation {observation.id[:8]} (code version "
                              f"{observation.code_version}; observed before prompts were recorded, by a prompt since edited)")
     link = {"id": observation.id, "date": observation.date, "session_id": observation.session_id,
-            "project": observation.project, "trigger": observation.trigger, "code_version": observation.code_version, "prompt_sha": prompt_sha,
-            "model": model, "facts": [f.model_dump() for f in facts], "event": None, "messages": []}
+            "project": observation.project, "trigger": observation.trigger, "code_version": observation.code_version,
+            "prompt_sha": prompt_sha, "model": model, "facts": [f.model_dump() for f in facts], "event": None,
+            "messages": []}
     event = _event(workspace, observation.date, observation.dedupe_key)
     if event is None:
         trace.missing.append(f"the event {observation.dedupe_key} under events/{observation.date}/")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from memory_pipeline.config import Settings
@@ -70,6 +71,17 @@ def length_batches(order: list[int], texts: list[str], most: int, budget: int = 
     if current:
         batches.append(current)
     return batches
+
+
+def encode_by_length(texts: list[str], encode_batch: Callable[[list[str]], list[list[float]]], most: int,
+                     budget: int = BATCH_CHARS, least: int = MIN_BATCH) -> list[list[float]]:
+    """`encode_batch` over `length_batches` of the texts, longest first; the vectors in the texts' order."""
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    vectors: list[list[float]] = [[] for _ in texts]
+    for batch in length_batches(order, texts, most, budget, least):
+        for index, vector in zip(batch, encode_batch([texts[i] for i in batch]), strict=True):
+            vectors[index] = vector
+    return vectors
 
 
 M_MMAP_THRESHOLD = -3  # glibc mallopt parameter
@@ -145,21 +157,11 @@ class Embedder:
     def encode(self, texts: list[str]) -> list[list[float]]:
         """One unit-length vector per text, computed in batches: up to `batch_size` short texts, fewer
         long ones (attention memory grows with batch x length^2: 64 texts of 256 tokens took 400 MB)."""
-        if not texts:
-            return []
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        vectors: list[list[float]] = [[] for _ in texts]
-        for batch in length_batches(order, texts, self.batch_size):
-            encoded = self.model.encode(
-                [texts[i] for i in batch],
-                batch_size=len(batch),
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-            for index, vector in zip(batch, encoded.tolist(), strict=True):
-                vectors[index] = vector
-        return vectors
+        return encode_by_length(texts, self._encode_batch, self.batch_size)
+
+    def _encode_batch(self, texts: list[str]) -> list[list[float]]:
+        return self.model.encode(texts, batch_size=len(texts), normalize_embeddings=True, convert_to_numpy=True,
+                                 show_progress_bar=False).tolist()
 
     def encode_query(self, text: str) -> list[float]:
         return self.encode([text])[0]

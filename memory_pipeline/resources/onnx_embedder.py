@@ -26,8 +26,8 @@ from typing import Any
 from memory_pipeline.config import Settings, child_environment
 from memory_pipeline.resources.embedder import (
     Embedder,
+    encode_by_length,
     get_embedder,
-    length_batches,
     resolve_model_location,
     return_freed_buffers_to_the_os,
 )
@@ -152,15 +152,10 @@ class OnnxEmbedder:
         """One unit-length vector per text, in length-sorted batches (as the torch Embedder batches)."""
         if not texts:
             return []
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        vectors: list[list[float]] = [[] for _ in texts]
         with self._lock:
             if self._session is None:
                 self._load()
-            for batch in length_batches(order, texts, self.batch_size, ONNX_BATCH_CHARS, ONNX_MIN_BATCH):
-                for index, vector in zip(batch, self._encode_batch([texts[i] for i in batch]), strict=True):
-                    vectors[index] = vector
-        return vectors
+            return encode_by_length(texts, self._encode_batch, self.batch_size, ONNX_BATCH_CHARS, ONNX_MIN_BATCH)
 
     def _encode_batch(self, texts: list[str]) -> list[list[float]]:
         import numpy as np

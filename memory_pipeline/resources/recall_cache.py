@@ -41,8 +41,8 @@ def save_columns(folder: Path, generation: str, ids: list[str], payloads: list[d
     np.save(buffer, np.ascontiguousarray(dense, dtype=np.float32), allow_pickle=False)
     atomic_write_bytes(folder / name, buffer.getvalue())
     head = json.dumps({"format": FORMAT, "generation": generation, "matrix": name, "points": len(ids)})
-    atomic_write_chunks(folder / INDEX, itertools.chain(
-        [head + "\n"], (json.dumps({"id": pid, "payload": payload}) + "\n" for pid, payload in zip(ids, payloads, strict=True))))
+    lines = (json.dumps({"id": pid, "payload": payload}) + "\n" for pid, payload in zip(ids, payloads, strict=True))
+    atomic_write_chunks(folder / INDEX, itertools.chain([head + "\n"], lines))
     for old in folder.glob("index-*.npy"):
         if old.name != name:
             old.unlink(missing_ok=True)

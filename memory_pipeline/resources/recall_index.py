@@ -14,6 +14,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from datetime import date
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -201,7 +202,11 @@ class RecallIndex:
 
 def read_generation(store: VectorIndex) -> str:
     """The store's change token ("" when it has never been written)."""
-    path = getattr(store, "generation_file", None)
+    return generation_at(getattr(store, "generation_file", None))
+
+
+def generation_at(path: Path | None) -> str:
+    """The change token in a store's generation file, read without opening the store."""
     try:
         return path.read_text(encoding="utf-8").strip() if path is not None else ""
     except FileNotFoundError:

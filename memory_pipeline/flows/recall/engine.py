@@ -17,7 +17,7 @@ from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 from memory_pipeline.models import RecallHit
 from memory_pipeline.resources.recall_cache import load_columns, save_columns
-from memory_pipeline.resources.recall_index import RecallIndex, load_index
+from memory_pipeline.resources.recall_index import RecallIndex, generation_at, load_index
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.sparse import tokenize
 from memory_pipeline.stages.recall.rank import (
@@ -152,10 +152,7 @@ class RecallEngine:
         return index
 
     def _generation(self) -> str:
-        try:
-            return self.workspace.state_path("index_generation").read_text(encoding="utf-8").strip()
-        except FileNotFoundError:
-            return ""
+        return generation_at(self.workspace.state_path("index_generation"))
 
     def _reload(self) -> None:
         try:
