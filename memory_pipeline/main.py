@@ -17,6 +17,10 @@ def load_definitions() -> "dg.Definitions":
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is None and sys.argv[1:] == ["hook", "claude-code"]:  # the hook command as installed: fast door
+        from memory_pipeline import hook_entry
+
+        return hook_entry.main(sys.argv[1:])
     from memory_pipeline import cli
 
     return cli.main(argv, load_definitions)

@@ -38,6 +38,11 @@ def register(sub) -> None:
     from memory_pipeline.cli.bench_maintenance import register_maintenance  # issue 15
 
     register_maintenance(kinds)
+    hooks = kinds.add_parser("hooks", help="milliseconds each Claude Code hook call costs, per event: the full CLI "
+                             "against the installed fast door (medians, p95)")
+    hooks.add_argument("--runs", type=int, default=20, help="calls per event and command")
+    add_json_flag(hooks)
+    hooks.set_defaults(handler=run_bench_hooks)
     latency = kinds.add_parser("latency", help="seconds a user waits: status, cold recall, emit → daily log "
                                "under dagster dev, a seed-scale day through ingest (medians)")
     latency.add_argument("--runs", type=int, default=5, help="runs per figure (medians)")
@@ -47,6 +52,15 @@ def register(sub) -> None:
     latency.add_argument("--fixtures", help="transcript fixtures (default ../shared/fixtures/transcripts)")
     add_json_flag(latency)
     latency.set_defaults(handler=run_bench_latency)
+
+
+def run_bench_hooks(args) -> int:
+    from memory_pipeline.bench.hooks import bench_hooks
+    from memory_pipeline.errors import BadInputError
+
+    if args.runs < 1:
+        raise BadInputError("--runs must be at least 1")
+    return print_figures(args, bench_hooks(runs=args.runs), width=34)
 
 
 def run_bench_ingest(args) -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import stat
 import sys
 from pathlib import Path
@@ -32,14 +31,20 @@ def settings_path(project: Path | None, user: bool) -> Path:
     return (project or Path.cwd()).expanduser().resolve() / ".claude" / "settings.json"
 
 
+def hook_argv() -> list[str]:
+    """This Python without site (`-S`: no site-packages scan, ~40 ms less per call) running the
+    stdlib-only hook door, memory_pipeline/hook_entry.py, by its absolute path."""
+    from memory_pipeline import hook_entry
+
+    return [sys.executable, "-S", str(Path(hook_entry.__file__).resolve()), "hook", "claude-code"]
+
+
 def hook_command() -> str:
-    """The absolute path of the installed console script (with the workspace, when one is set)."""
-    beside = Path(sys.executable).parent / "memory-pipeline"
-    found = str(beside) if beside.is_file() else shutil.which("memory-pipeline")
-    base = shlex.quote(found) if found else f"{shlex.quote(sys.executable)} -m memory_pipeline.cli"
+    """The hook's command line (with the workspace, when one is set). Commands written by earlier
+    versions (`…/memory-pipeline hook claude-code`) still work: they take the same door."""
     workspace = workspace_override()
     prefix = f"MEMORY_WORKSPACE={shlex.quote(str(Path(workspace).expanduser().resolve()))} " if workspace else ""
-    return f"{prefix}{base} hook claude-code"
+    return prefix + " ".join(shlex.quote(word) for word in hook_argv())
 
 
 def read_settings(path: Path) -> dict:

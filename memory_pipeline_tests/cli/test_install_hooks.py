@@ -51,8 +51,9 @@ def test_merge_is_idempotent_and_uninstall_leaves_theirs(tmp_path: Path):
     command = added["PreCompact"][0]["command"]
     words = shlex.split(command)
     assert words[0] == f"MEMORY_WORKSPACE={tmp_path / 'ws'}"
-    assert Path(words[1]).is_absolute() and Path(words[1]).is_file()  # the installed console script
-    assert words[2:] == ["hook", "claude-code"]
+    assert Path(words[1]).is_absolute() and Path(words[1]).is_file()  # this Python, without site (-S)
+    assert words[2] == "-S" and Path(words[3]).name == "hook_entry.py" and Path(words[3]).is_file()
+    assert words[4:] == ["hook", "claude-code"]
     assert settings.stat().st_mode & 0o777 == 0o644
 
     text = settings.read_text()

@@ -1,0 +1,169 @@
+"""The hook service: `python -m memory_pipeline.flows.hooks.service`, started by the first hook call
+that finds none (memory_pipeline/hook_entry.py), with that call's environment.
+
+It imports the hook flows once and answers each hook call over `<workspace>/state/hook.sock` (a
+user-only unix socket; the wire is in hook_entry.py) with exactly what `memory-pipeline hook`
+would print, one call at a time, in the order they come. It refuses a call made with other
+settings (the caller then handles it itself), and stops after IDLE_TIMEOUT without calls, when the
+workspace folder is gone, or when the code changed (the next call starts a fresh one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import socket
+import sys
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from memory_pipeline import hook_entry
+from memory_pipeline.config import configure_process
+from memory_pipeline.flows.hooks.reply import hook_reply
+from memory_pipeline.resources.processes import folder_identity
+
+IDLE_TIMEOUT = 30 * 60.0
+# Events whose output the client does not use (we never block a compaction or a stop): the client
+# is answered at once and the work (parse, redact, snapshot, emit) runs right after, before the
+# next call is taken. Their notes go to state/hooks/telemetry.jsonl, as every decision does.
+ANSWER_FIRST = ("PreCompact", "SessionEnd", "Stop")
+TICK = 1.0
+CODE_CHECK_EVERY = 5.0
+LIMIT = hook_entry.MAX_STDIN_BYTES + 4096
+CODE_DIRS = (Path(hook_entry.PACKAGE_DIR), Path(hook_entry.PACKAGE_DIR).parent / "prompts")
+
+
+def code_signature() -> tuple[int, float]:
+    """How many source files there are and the newest one's time: a change means new code."""
+    times = [entry.stat().st_mtime for folder in CODE_DIRS if folder.is_dir()
+             for entry in folder.rglob("*") if entry.suffix in (".py", ".md")]
+    return len(times), max(times, default=0.0)
+
+
+def event_name(raw: bytes) -> str | None:
+    try:
+        document = json.loads(raw)
+    except ValueError:
+        return None
+    return document.get("hook_event_name") if isinstance(document, dict) else None
+
+
+Later = Callable[[], object] | None
+
+
+def answer(request: bytes, key: bytes) -> tuple[bytes, bool, Later]:
+    """(the reply, whether to stop serving, the work to do once the reply is sent)."""
+    op, agent, at, sent_key, raw = (request.split(b"\0", 4) + [b""] * 5)[:5]
+    if op == b"ping":  # answered after every earlier call's work: a barrier
+        return f"ok 0\n{os.getpid()}".encode(), False, None
+    if op == b"stop":
+        return b"ok 0\nstopping", True, None
+    if op != b"hook" or agent != b"claude-code":
+        return b"no unknown request\n", False, None
+    if sent_key != key:
+        return b"no called with other settings\n", False, None
+    try:
+        now = datetime.fromtimestamp(float(at)).astimezone()
+    except ValueError:
+        now = None
+    if event_name(raw) in ANSWER_FIRST:
+        return b"ok 0\n", False, lambda: hook_reply(raw, now)
+    out, err = (text.encode("utf-8", "surrogateescape") for text in hook_reply(raw, now))
+    return f"ok {len(out)}\n".encode() + out + err, False, None
+
+
+def read_request(conn: socket.socket) -> bytes:
+    chunks, size = [], 0
+    while size <= LIMIT and (chunk := conn.recv(1 << 16)):
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def serve_one(conn: socket.socket, key: bytes) -> bool:
+    """Answer one connection, then do its deferred work; True when the service should stop."""
+    with conn:
+        conn.settimeout(10.0)
+        try:
+            reply, stop, later = answer(read_request(conn), key)
+            conn.sendall(reply)
+        except OSError:
+            return False
+    if later is not None:
+        later()  # the next call waits in the socket's backlog: calls keep their order
+    return stop
+
+
+def run_lock(path: str):
+    """An exclusive lock held while serving: a second service exits at once."""
+    handle = open(path + ".lock", "a")  # noqa: SIM115 — held for the life of the service
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        return None
+    return handle
+
+
+def listen(path: str) -> socket.socket:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)  # left by a service that died
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)
+    try:
+        server.bind(path)
+    finally:
+        os.umask(old)
+    server.listen(16)
+    server.settimeout(TICK)
+    return server
+
+
+def serve(path: str, key: bytes, root: Path, idle_timeout: float = IDLE_TIMEOUT) -> int:
+    lock = run_lock(path)
+    if lock is None:
+        return 3
+    code, identity = code_signature(), folder_identity(root)
+    server = listen(path)
+    print(f"hook service {os.getpid()} listening on {path}", file=sys.stderr, flush=True)
+    touched = checked = time.monotonic()
+    try:
+        while time.monotonic() - touched < idle_timeout and folder_identity(root) == identity:
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:  # idle: the time to see whether the code changed (never on a call's path)
+                if time.monotonic() - checked > CODE_CHECK_EVERY:
+                    checked = time.monotonic()
+                    if code_signature() != code:
+                        print("hook service: the code changed; stopping", file=sys.stderr, flush=True)
+                        break
+                continue
+            touched = time.monotonic()
+            if serve_one(conn, key):
+                break
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)  # first, so no caller connects to a service going away
+        server.close()
+        lock.close()
+    return 0
+
+
+def main() -> int:
+    configure_process()
+    environ = dict(os.environ)
+    root = hook_entry.workspace_root(environ)
+    path = hook_entry.socket_path(root)
+    if path is None or not os.path.isdir(os.path.dirname(path)):
+        return 1
+    from memory_pipeline.flows.hooks import claude_code, context, memory  # noqa: F401 — imported once, here
+
+    return serve(path, hook_entry.service_key(environ), Path(root))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

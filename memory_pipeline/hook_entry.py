@@ -1,0 +1,146 @@
+"""The hook's fast door: stdlib only, so a hook call costs a Python start and a unix-socket round
+trip, not the ~0.3 s of importing pydantic, the settings and the flows.
+
+Claude Code runs `python -S …/memory_pipeline/hook_entry.py hook claude-code` (what `install-hooks`
+writes; the older `memory-pipeline hook claude-code` reaches the same code through main.py). It
+hands the hook's stdin to the workspace's hook service (flows/hooks/service.py, a long-lived
+process with the flows already imported) and prints the service's answer. When no service answers
+it starts one, detached, for the next call, and handles this call the slow way
+(`python -m memory_pipeline.cli hook …`), which prints exactly what the service would have.
+A hook never fails the client: it always exits 0.
+"""
+
+from __future__ import annotations
+
+import sys
+
+if __name__ == "__main__":  # run as a script: our package folder must not shadow any module
+    sys.path[:] = [p for p in sys.path[1:]]
+
+import os
+import socket
+import time
+
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+SOCKET_NAME = "hook.sock"
+SOCKET_PATH_MAX = 100  # sun_path is 108 bytes on Linux, 104 on macOS
+MAX_STDIN_BYTES = 16 * 1024 * 1024  # parse_hook_payload says why a bigger input is refused
+ANSWER_TIMEOUT = 55.0  # under the 60 s Claude Code gives PreCompact and SessionStart
+KEY_VARIABLES = ("HOME", "TZ", "XDG_RUNTIME_DIR")
+
+
+def workspace_root(environ: dict[str, str]) -> str:
+    """MEMORY_WORKSPACE or the default, as Settings resolves it."""
+    raw = environ.get("MEMORY_WORKSPACE") or "~/.memory-pipeline/workspace"
+    return os.path.realpath(os.path.expanduser(raw))
+
+
+def socket_path(root: str) -> str | None:
+    """`<workspace>/state/hook.sock`, or None when that is too long for a unix socket (no service)."""
+    path = os.path.join(root, "state", SOCKET_NAME)
+    return path if len(os.fsencode(path)) <= SOCKET_PATH_MAX else None
+
+
+def service_key(environ: dict[str, str]) -> bytes:
+    """What a service must share with its caller to answer for it: this code and these settings."""
+    names = sorted(n for n in environ if n.startswith("MEMORY_") or n in KEY_VARIABLES)
+    text = "\n".join([PACKAGE_DIR, sys.executable] + [f"{n}={environ[n]}" for n in names])
+    return text.encode("utf-8", "surrogateescape").replace(b"\0", b"")
+
+
+# The wire (no json here: importing it costs more than the rest of a call). A request is
+# `op \0 agent \0 at \0 key \0` then the hook's stdin bytes, then end of input; the answer is
+# `ok <stdout bytes>\n` + stdout + stderr, or `no <why>\n`.
+def request_bytes(op: str, agent: str = "", at: float = 0.0, key: bytes = b"", stdin: bytes = b"") -> bytes:
+    return b"\0".join([op.encode(), agent.encode(), repr(at).encode(), key, stdin])
+
+
+def ask_service(path: str, request: bytes, timeout: float = ANSWER_TIMEOUT) -> tuple[str, str] | str | None:
+    """(stdout, stderr) when the service answered the call, the reason when it refused, None when
+    nothing answered."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(timeout)
+            conn.connect(path)
+            conn.sendall(request)
+            conn.shutdown(socket.SHUT_WR)
+            chunks = []
+            while chunk := conn.recv(1 << 16):
+                chunks.append(chunk)
+    except OSError:
+        return None
+    head, _, body = b"".join(chunks).partition(b"\n")
+    status, _, size = head.partition(b" ")
+    if status == b"no":
+        return size.decode("utf-8", "replace")
+    if status != b"ok" or not size.isdigit():
+        return None
+    cut = int(size)
+    return body[:cut].decode("utf-8", "replace"), body[cut:].decode("utf-8", "replace")
+
+
+def child_environment(environ: dict[str, str]) -> dict[str, str]:
+    """The caller's environment with this package importable (a child runs the same code)."""
+    root = os.path.dirname(PACKAGE_DIR)
+    paths = [root] + [p for p in environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != root]
+    return {**environ, "PYTHONPATH": os.pathsep.join(paths)}
+
+
+def start_service(root: str, environ: dict[str, str]) -> None:
+    """Start the hook service detached (it outlives this hook); it exits at once if one runs."""
+    state = os.path.join(root, "state")
+    if not os.path.isdir(state):
+        return  # a workspace not made yet: the slow path makes it, the next call starts the service
+    import subprocess
+
+    with open(os.path.join(state, "hook_service.log"), "ab") as log:
+        subprocess.Popen([sys.executable, "-m", "memory_pipeline.flows.hooks.service"],
+                         stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=child_environment(environ),
+                         start_new_session=True, close_fds=True)
+
+
+def handle_slowly(agent: str, raw: bytes, environ: dict[str, str]) -> tuple[str, str]:
+    """The whole CLI in a child process: what the service would have printed."""
+    import subprocess
+
+    try:
+        done = subprocess.run([sys.executable, "-m", "memory_pipeline.cli", "hook", agent], input=raw,
+                              capture_output=True, env=child_environment(environ), timeout=ANSWER_TIMEOUT)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return "", f"memory-pipeline hook: internal error: {type(exc).__name__}: {exc}\n"
+    return done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
+
+
+def answer_hook(agent: str, raw: bytes, environ: dict[str, str], slow=handle_slowly) -> tuple[str, str]:
+    """(stdout, stderr) for one hook call: from the service when one answers, else `slow`."""
+    root = workspace_root(environ)
+    path = socket_path(root)
+    if path is not None:
+        answer = ask_service(path, request_bytes("hook", agent, time.time(), service_key(environ), raw))
+        if isinstance(answer, tuple):
+            return answer
+        if answer is None:
+            start_service(root, environ)
+    return slow(agent, raw, environ)
+
+
+def main(argv: list[str] | None = None, slow=handle_slowly) -> int:
+    """`hook_entry.py hook AGENT` (stdin: the hook JSON). Always 0."""
+    args = sys.argv[1:] if argv is None else argv
+    agent = args[-1] if args else "claude-code"
+    try:
+        raw = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
+        out, err = answer_hook(agent, raw, dict(os.environ), slow)
+    except Exception as exc:  # noqa: BLE001 — a hook must not break the agent; say what happened
+        out, err = "", f"memory-pipeline hook: internal error: {type(exc).__name__}: {exc}\n"
+    if out:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    if err:
+        sys.stderr.write(err)
+        sys.stderr.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
