@@ -79,6 +79,43 @@ def ask_service(path: str, request: bytes, timeout: float = ANSWER_TIMEOUT) -> t
     return body[:cut].decode("utf-8", "replace"), body[cut:].decode("utf-8", "replace")
 
 
+START_WAIT = 4.0  # a service starting imports the flows: about as long as handling the call without it
+
+
+def service_starting(path: str) -> bool:
+    """Whether a hook service holds its lock (`<socket>.lock`): it is starting or serving."""
+    import fcntl
+
+    try:
+        handle = open(path + ".lock", "a")  # noqa: SIM115 — closed below
+    except OSError:
+        return False
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+    return False
+
+
+def ask_when_up(path: str, request: bytes, started=None) -> tuple[str, str] | str | None:
+    """Ask a service that is starting (`started`: the one we just started), once its socket is up;
+    None when none comes up in START_WAIT seconds or none is starting any more."""
+    deadline = time.monotonic() + START_WAIT
+    while time.monotonic() < deadline:
+        if os.path.exists(path):
+            answer = ask_service(path, request)
+            if answer is not None:
+                return answer
+        ours_alive = started is not None and started.poll() is None
+        if not ours_alive and not service_starting(path):
+            return None
+        time.sleep(0.02)
+    return None
+
+
 def child_environment(environ: dict[str, str]) -> dict[str, str]:
     """The caller's environment with this package importable (a child runs the same code)."""
     root = os.path.dirname(PACKAGE_DIR)
@@ -86,15 +123,16 @@ def child_environment(environ: dict[str, str]) -> dict[str, str]:
     return {**environ, "PYTHONPATH": os.pathsep.join(paths)}
 
 
-def start_service(root: str, environ: dict[str, str]) -> None:
-    """Start the hook service detached (it outlives this hook); it exits at once if one runs."""
+def start_service(root: str, environ: dict[str, str]):
+    """Start the hook service detached (it outlives this hook; it exits at once if one runs); the
+    process, or None when the workspace is not made yet (the slow path makes it)."""
     state = os.path.join(root, "state")
     if not os.path.isdir(state):
-        return  # a workspace not made yet: the slow path makes it, the next call starts the service
+        return None
     import subprocess
 
     with open(os.path.join(state, "hook_service.log"), "ab") as log:
-        subprocess.Popen([sys.executable, "-m", "memory_pipeline.flows.hooks.service"],
+        return subprocess.Popen([sys.executable, "-m", "memory_pipeline.flows.hooks.service"],
                          stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=child_environment(environ),
                          start_new_session=True, close_fds=True)
 
@@ -116,12 +154,33 @@ def answer_hook(agent: str, raw: bytes, environ: dict[str, str], slow=handle_slo
     root = workspace_root(environ)
     path = socket_path(root)
     if path is not None:
-        answer = ask_service(path, request_bytes("hook", agent, time.time(), service_key(environ), raw))
+        request = request_bytes("hook", agent, time.time(), service_key(environ), raw)
+        answer = ask_service(path, request)
+        if answer is None:  # none running: start one and give this call to it once it is up
+            started = None if service_starting(path) else start_service(root, environ)
+            answer = ask_when_up(path, request, started)
         if isinstance(answer, tuple):
             return answer
-        if answer is None:
-            start_service(root, environ)
     return slow(agent, raw, environ)
+
+
+def service_pid(root: str, timeout: float = 60.0) -> int | None:
+    """The pid of the workspace's hook service, once it has done the work it was given; or None."""
+    path = socket_path(root)
+    answer = ask_service(path, request_bytes("ping"), timeout) if path else None
+    return int(answer[0]) if isinstance(answer, tuple) and answer[0].isdigit() else None
+
+
+def stop_service(root: str, timeout: float = 10.0) -> int | None:
+    """Stop the workspace's hook service after its pending work and wait for its socket to go."""
+    pid = service_pid(root, timeout)
+    path = socket_path(root)
+    if pid is not None and path is not None:
+        ask_service(path, request_bytes("stop"), timeout)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and os.path.exists(path):
+            time.sleep(0.05)
+    return pid
 
 
 def main(argv: list[str] | None = None, slow=handle_slowly) -> int:

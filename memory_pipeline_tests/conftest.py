@@ -10,3 +10,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("MEMORY_PARTITIONS_START", "2023-01-01")
 
 pytest_plugins = ["memory_pipeline_tests.support.plugin"]
+
+
+def pytest_report_header(config):
+    from memory_pipeline_tests.support.agent_clients import versions_line
+
+    return versions_line()

@@ -25,6 +25,7 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
+from memory_pipeline import hook_entry
 from memory_pipeline.bench.synthetic import make_session
 from memory_pipeline.config import child_environment
 
@@ -63,13 +64,6 @@ def summary(times: list[float]) -> str:
     return f"median {statistics.median(ordered):.0f} ms, p95 {p95:.0f} ms (n={len(ordered)})"
 
 
-def tell_service(workspace: Path, op: str) -> None:
-    """`ping` returns once the service has done every earlier call's work; `stop` stops it."""
-    from memory_pipeline import hook_entry
-
-    path = hook_entry.socket_path(str(workspace.resolve()))
-    if path is not None:
-        hook_entry.ask_service(path, hook_entry.request_bytes(op), timeout=60.0)
 
 
 def time_event(argv: list[str], event: str, runs: int, files: tuple[Path, Path, Path], env: dict[str, str]) -> str:
@@ -79,7 +73,7 @@ def time_event(argv: list[str], event: str, runs: int, files: tuple[Path, Path, 
     times = []
     for _ in range(runs):
         times.append(time_call(argv, payload(event, transcript, project), env, project)[0])
-        tell_service(workspace, "ping")
+        hook_entry.service_pid(str(workspace))  # returns once the service has done the call's work
     return summary(times)
 
 
@@ -87,7 +81,7 @@ def bench_hooks(runs: int = 20, turns: int = 40) -> dict:
     figures: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="mp-bench-hooks-") as tmp:
         root = Path(tmp)
-        project, workspace = root / "project", root / "ws"
+        project, workspace = root / "project", (root / "ws").resolve()
         project.mkdir()
         (workspace / "state").mkdir(parents=True)  # as after a first hook: the service may start
         transcript = root / "session.jsonl"
@@ -105,7 +99,7 @@ def bench_hooks(runs: int = 20, turns: int = 40) -> dict:
                     time.sleep(5)  # the service imports the flows
                 for event in EVENTS:
                     figures[f"{mode} {event}"] = time_event(argv, event, runs, (transcript, project, workspace), env)
-                tell_service(workspace, "stop")
+                hook_entry.stop_service(str(workspace))
         finally:
-            tell_service(workspace, "stop")
+            hook_entry.stop_service(str(workspace))
     return figures

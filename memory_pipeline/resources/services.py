@@ -2,6 +2,7 @@
 
 - redis-server: the embedded Redis (state/redis/redis.pid) and its watchdog (state/redis/watchdog.pid);
 - recall service: state/recall-service.pid;
+- hook service: state/hook.sock (it answers with its pid);
 - ui: `dagster dev` started by `memory-pipeline ui` (state/ui.pid; it leads its own process group).
 Each pid is checked against the process's command line (and working directory or environment)
 before anything is sent to it, so a reused pid is never touched.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import signal
 from dataclasses import asdict, dataclass
 
+from memory_pipeline import hook_entry
 from memory_pipeline.resources import recall_service
 from memory_pipeline.resources.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.processes import (
@@ -28,7 +30,7 @@ from memory_pipeline.resources.workspace import Workspace
 
 @dataclass(frozen=True)
 class ServiceProcess:
-    name: str  # redis-server | redis-watchdog | recall-service | ui
+    name: str  # redis-server | redis-watchdog | recall-service | hook-service | ui
     pid: int
     uptime_s: float | None
     rss_bytes: int | None
@@ -67,6 +69,9 @@ def workspace_processes(workspace: Workspace) -> list[ServiceProcess]:
     recall = recall_service.service_pid(workspace)
     if recall is not None:
         found.append(_described("recall-service", recall))
+    hooks = hook_entry.service_pid(str(workspace.root), timeout=5.0)
+    if hooks is not None:
+        found.append(_described("hook-service", hooks))
     ui = ui_pid(workspace)
     if ui is not None:
         found.append(_described("ui", ui, group=True))
@@ -91,5 +96,6 @@ def stop_workspace_services(workspace: Workspace, timeout: float = 10.0) -> list
         return []
     stop_ui(workspace, timeout)
     recall_service.stop_service(workspace, timeout)
+    hook_entry.stop_service(str(workspace.root), timeout)
     EmbeddedRedis(workspace.state).stop(timeout)
     return running

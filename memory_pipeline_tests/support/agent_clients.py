@@ -186,10 +186,47 @@ class ClientHome:
               timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess:
         return self._run([self.clients.node, str(self.clients.codex), *args], cwd, stdin, extra, timeout)
 
+    def memory(self, args: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+        """`memory-pipeline ARGS` as the user runs it from `cwd` (the loopback model is the clients'
+        only: without ANTHROPIC_* the pipeline's own LLM calls go to the offline provider)."""
+        env = {k: v for k, v in self.env().items() if not k.startswith("ANTHROPIC_")}
+        return subprocess.run([sys.executable, "-m", "memory_pipeline.cli", *args], cwd=cwd, env=env,
+                              capture_output=True, text=True, timeout=timeout)
+
     def install_hooks(self, project: Path) -> subprocess.CompletedProcess:
         """`memory-pipeline install-hooks claude-code --project DIR`, as the user runs it."""
-        argv = [sys.executable, "-m", "memory_pipeline.main", "install-hooks", "claude-code", "--project", str(project)]
-        return subprocess.run(argv, cwd=project, env=self.env(), capture_output=True, text=True, timeout=120)
+        return self.memory(["install-hooks", "claude-code", "--project", str(project)], cwd=project, timeout=120)
+
+    def settle(self) -> None:
+        """Wait until the workspace's hook service has done the work the hooks handed it."""
+        from memory_pipeline import hook_entry
+
+        if self.workspace is not None:
+            hook_entry.service_pid(str(self.workspace.resolve()))
+
+
+def hook_timings(debug_log: Path) -> list[tuple[str, int, float | None]]:
+    """(event, exit status, milliseconds or None) for each memory-pipeline hook Claude Code ran, from
+    its `--debug-file`: `Hooks: SessionStart:startup [cmd] finished with status 0 (87ms)` or
+    `SessionEnd:other [cmd] completed with status 0` (no duration logged)."""
+    import re
+
+    pattern = re.compile(r"(?:Hooks: )?(\w+)(?::\w+)? \[[^\]]*hook claude-code\] (?:finished|completed) with status "
+                         r"(\d+)(?: \((\d+)ms\))?")
+    found = []
+    for line in debug_log.read_text(encoding="utf-8", errors="replace").splitlines():
+        match = pattern.search(line)
+        if match:
+            found.append((match[1], int(match[2]), float(match[3]) if match[3] else None))
+    return found
+
+
+def versions_line(prefix: Path = CLIENTS_DIR) -> str:
+    """For pytest's header: the installed client versions (nothing is installed here)."""
+    versions = {name: _installed_version(prefix, package) for name, (package, _) in PINNED.items()}
+    if not all(versions.values()):
+        return f"agent clients: not installed in {prefix} (`make clients`; the real-client tests install or skip)"
+    return "agent clients: " + ", ".join(f"{name} {version}" for name, version in versions.items())
 
 
 if __name__ == "__main__":  # `make clients`: install them, say which versions (or why not); never fails

@@ -13,6 +13,7 @@ SERVICE_MARKERS = {
     "redis-server": "redis-server",
     "redis-watchdog": "memory_pipeline.resources.redis_watchdog",
     "recall-service": "memory_pipeline.flows.recall.server",
+    "hook-service": "memory_pipeline.flows.hooks.service",
     "dagster": "dagster",
 }
 

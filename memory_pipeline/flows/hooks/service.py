@@ -22,7 +22,6 @@ from datetime import datetime
 from pathlib import Path
 
 from memory_pipeline import hook_entry
-from memory_pipeline.config import configure_process
 from memory_pipeline.flows.hooks.reply import hook_reply
 from memory_pipeline.resources.processes import folder_identity
 
@@ -58,8 +57,9 @@ Later = Callable[[], object] | None
 def answer(request: bytes, key: bytes) -> tuple[bytes, bool, Later]:
     """(the reply, whether to stop serving, the work to do once the reply is sent)."""
     op, agent, at, sent_key, raw = (request.split(b"\0", 4) + [b""] * 5)[:5]
-    if op == b"ping":  # answered after every earlier call's work: a barrier
-        return f"ok 0\n{os.getpid()}".encode(), False, None
+    if op == b"ping":  # answered after every earlier call's work: a barrier; stdout is the pid
+        pid = str(os.getpid()).encode()
+        return f"ok {len(pid)}\n".encode() + pid, False, None
     if op == b"stop":
         return b"ok 0\nstopping", True, None
     if op != b"hook" or agent != b"claude-code":
@@ -99,7 +99,8 @@ def serve_one(conn: socket.socket, key: bytes) -> bool:
 
 
 def run_lock(path: str):
-    """An exclusive lock held while serving: a second service exits at once."""
+    """An exclusive lock held while starting and serving (`hook.sock.lock`): a second service exits
+    at once, and a caller that finds it held waits for the socket (hook_entry.service_starting)."""
     handle = open(path + ".lock", "a")  # noqa: SIM115 — held for the life of the service
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -124,9 +125,7 @@ def listen(path: str) -> socket.socket:
 
 
 def serve(path: str, key: bytes, root: Path, idle_timeout: float = IDLE_TIMEOUT) -> int:
-    lock = run_lock(path)
-    if lock is None:
-        return 3
+    """Serve until idle, stopped, the workspace gone or the code changed (the caller holds the lock)."""
     code, identity = code_signature(), folder_identity(root)
     server = listen(path)
     print(f"hook service {os.getpid()} listening on {path}", file=sys.stderr, flush=True)
@@ -149,20 +148,24 @@ def serve(path: str, key: bytes, root: Path, idle_timeout: float = IDLE_TIMEOUT)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)  # first, so no caller connects to a service going away
         server.close()
-        lock.close()
     return 0
 
 
 def main() -> int:
-    configure_process()
     environ = dict(os.environ)
     root = hook_entry.workspace_root(environ)
     path = hook_entry.socket_path(root)
     if path is None or not os.path.isdir(os.path.dirname(path)):
         return 1
-    from memory_pipeline.flows.hooks import claude_code, context, memory  # noqa: F401 — imported once, here
+    lock = run_lock(path)  # taken before the imports: callers see a service starting and wait for it
+    if lock is None:
+        return 3
+    with lock:
+        from memory_pipeline.config import configure_process
+        from memory_pipeline.flows.hooks import claude_code, context, memory  # noqa: F401 — imported once, here
 
-    return serve(path, hook_entry.service_key(environ), Path(root))
+        configure_process()
+        return serve(path, hook_entry.service_key(environ), Path(root))
 
 
 if __name__ == "__main__":
