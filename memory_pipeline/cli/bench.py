@@ -60,7 +60,7 @@ def run_bench_hooks(args) -> int:
 
     if args.runs < 1:
         raise BadInputError("--runs must be at least 1")
-    return print_figures(args, bench_hooks(runs=args.runs), width=34)
+    return print_figures(args, bench_hooks(runs=args.runs), width=31)
 
 
 def run_bench_ingest(args) -> int:

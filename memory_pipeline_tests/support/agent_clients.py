@@ -177,6 +177,26 @@ class ClientHome:
                timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess:
         return self._run([str(self.clients.claude), *args], cwd, stdin, extra, timeout)
 
+    def claude_conversation(self, args: list[str], cwd: Path, turns: list[str], timeout: float = RUN_TIMEOUT) -> int:
+        """One `claude -p --input-format stream-json --output-format stream-json --verbose ARGS` process
+        given TURNS one at a time, each after the answer to the one before (as a user types them);
+        returns its exit status."""
+        argv = [str(self.clients.claude), "-p", "--input-format", "stream-json", "--output-format", "stream-json",
+                "--verbose", *args]
+        process = subprocess.Popen(argv, cwd=cwd, env=self.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL, text=True)
+        assert process.stdin is not None and process.stdout is not None
+        for text in turns:
+            message = {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": text}]}}
+            process.stdin.write(json.dumps(message) + "\n")
+            process.stdin.flush()
+            for line in process.stdout:
+                if line.startswith("{") and json.loads(line).get("type") == "result":
+                    break
+        process.stdin.close()
+        process.stdout.read()
+        return process.wait(timeout=timeout)
+
     def pi(self, args: list[str], cwd: Path, *, stdin: str | None = None, extra: dict[str, str] | None = None,
            timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess:
         argv = [self.clients.node, str(self.clients.pi), "--provider", "loopback", "--model", LOOPBACK_MODEL]

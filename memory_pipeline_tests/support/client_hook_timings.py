@@ -1,0 +1,93 @@
+"""Each hook's duration as Claude Code itself logs it (`--debug-file`), for a real session:
+`python -m memory_pipeline_tests.support.client_hook_timings [--turns 12] [--command CMD]`.
+
+One `claude -p --input-format stream-json` process against the loopback model: TURNS user turns
+with a `/compact` in the middle, hooks installed by `install-hooks` (or `--command CMD` in their
+place, e.g. `python -m memory_pipeline.cli hook claude-code` for the whole CLI per call). Claude
+Code logs `finished with status 0 (87ms)` for SessionStart, UserPromptSubmit and Stop; for
+PreCompact and SessionEnd it logs no duration, so those are the gap since its previous log line
+(an upper bound). Prints median and p95 per event. Timings only: nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import tempfile
+import uuid
+from datetime import datetime
+from pathlib import Path
+
+from memory_pipeline_tests.support.agent_clients import ClientHome, installed_clients
+from memory_pipeline_tests.support.loopback_models import LoopbackModels
+
+LINE = re.compile(r"^(\S+) \[DEBUG\] (?:Hooks: )?(\w+)(?::\w+)? \[[^\]]*hook claude-code\] (?:finished|completed) "
+                  r"with status (\d+)(?: \((\d+)ms\))?")
+
+
+def durations(debug_log: Path) -> dict[str, list[float]]:
+    found: dict[str, list[float]] = {}
+    previous = None
+    for line in debug_log.read_text(encoding="utf-8", errors="replace").splitlines():
+        stamp = line.split(" ", 1)[0]
+        match = LINE.match(line)
+        if match:
+            if match[4]:
+                ms = float(match[4])
+            else:
+                ms = (datetime.fromisoformat(stamp) - datetime.fromisoformat(previous)).total_seconds() * 1000
+            found.setdefault(match[2], []).append(ms)
+        if stamp[:4].isdigit():
+            previous = stamp
+    return found
+
+
+def summary(values: list[float]) -> str:
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return f"median {statistics.median(ordered):.0f} ms, p95 {p95:.0f} ms (n={len(ordered)})"
+
+
+def measure(turns: int, command: str | None) -> dict[str, list[float]]:
+    clients = installed_clients()
+    if isinstance(clients, str):
+        raise SystemExit(f"agent clients unavailable: {clients}")
+    with tempfile.TemporaryDirectory(prefix="mp-client-hooks-") as tmp, LoopbackModels() as models:
+        root = Path(tmp)
+        home = ClientHome(clients, root / "home", models.url, root / "workspace")
+        project = root / "project"
+        project.mkdir()
+        assert home.install_hooks(project).returncode == 0
+        if command:
+            settings = project / ".claude" / "settings.json"
+            document = json.loads(settings.read_text())
+            for groups in document["hooks"].values():
+                for group in groups:
+                    for hook in group["hooks"]:
+                        hook["command"] = f"MEMORY_WORKSPACE={home.workspace} {command}"
+            settings.write_text(json.dumps(document))
+        texts = [f"Step {n}: check the orders-api handler number {n}." for n in range(turns)]
+        texts.insert(turns // 2, "/compact")
+        log = root / "debug.log"
+        status = home.claude_conversation(["--session-id", str(uuid.uuid4()), "--debug-file", str(log)], project,
+                                          texts, timeout=600)
+        home.settle()
+        home.memory(["stop"], cwd=project, timeout=60)
+        if status != 0:
+            raise SystemExit(f"claude exited {status}")
+        return durations(log)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=12)
+    parser.add_argument("--command", help="the hook command to time instead of the installed one")
+    args = parser.parse_args()
+    for event, values in measure(args.turns, args.command).items():
+        print(f"{event:<18} {summary(values)}")
+
+
+if __name__ == "__main__":
+    main()
