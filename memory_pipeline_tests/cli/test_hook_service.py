@@ -1,0 +1,108 @@
+"""The hook's fast door (memory_pipeline/hook_entry.py) and the hook service behind it: the command
+`install-hooks` writes and the one earlier versions wrote print what the whole CLI prints, the
+service answers after the first call, deferred events are done before the next call, and a hook
+never fails (exit 0) or leaves a process behind."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memory_pipeline import hook_entry
+from memory_pipeline.cli.install_hooks import hook_argv
+from memory_pipeline_tests.cli.hook_helpers import first_user_turns, hook_env, payload, run_hook, telemetry
+
+SESSION = "0b6f1c7e-5d1a-4c53-9a51-7d0e8a1f2c11"
+CONSOLE_SCRIPT = Path(sys.executable).parent / "memory-pipeline"
+
+
+def call(argv: list[str], document: dict | bytes, env: dict[str, str]) -> subprocess.CompletedProcess:
+    stdin = document if isinstance(document, bytes) else json.dumps(document).encode()
+    return subprocess.run(argv, input=stdin, env=env, capture_output=True, timeout=120)
+
+
+@pytest.fixture
+def ws(tmp_path: Path):
+    workspace = tmp_path / "workspace"
+    (workspace / "state").mkdir(parents=True)  # as after a first hook: a service may start
+    yield workspace
+    hook_entry.stop_service(str(workspace.resolve()))
+
+
+def test_the_installed_command_answers_like_the_cli_and_then_from_the_service(ws: Path):
+    env = hook_env(ws)
+    start = payload("SessionStart", None, session_id=SESSION, source="startup")
+    by_cli = run_hook(start, env)
+    first = call(hook_argv(), start, env)
+    assert first.returncode == 0 and first.stderr == by_cli.stderr
+    assert json.loads(first.stdout)["hookSpecificOutput"]["additionalContext"].startswith("# Session briefing")
+    assert first.stdout == by_cli.stdout
+    pid = hook_entry.service_pid(str(ws.resolve()))
+    assert pid is not None  # the first call started it
+    again = call(hook_argv(), start, env)
+    assert again.returncode == 0 and again.stdout == by_cli.stdout
+    assert hook_entry.service_pid(str(ws.resolve())) == pid
+
+
+@pytest.mark.skipif(not CONSOLE_SCRIPT.is_file(), reason="no memory-pipeline console script beside this Python")
+def test_the_command_earlier_versions_installed_still_works(ws: Path):
+    env = hook_env(ws)
+    start = payload("SessionStart", None, session_id=SESSION, source="startup")
+    done = call([str(CONSOLE_SCRIPT), "hook", "claude-code"], start, env)
+    assert done.returncode == 0 and done.stdout == run_hook(start, env).stdout
+    assert hook_entry.service_pid(str(ws.resolve())) is not None
+
+
+@pytest.mark.parametrize("stdin", [b"", b"not json", b'{"hook_event_name": "SessionStart"}', b"\xff\xfe"])
+def test_bad_input_exits_0_with_one_line_on_stderr_and_nothing_on_stdout(ws: Path, stdin: bytes):
+    env = hook_env(ws)
+    call(hook_argv(), payload("Stop", None, session_id=SESSION), env)  # starts the service
+    done = call(hook_argv(), stdin, env)
+    assert done.returncode == 0 and done.stdout == b""
+    assert done.stderr.decode().startswith("memory-pipeline hook: ") and done.stderr.count(b"\n") == 1
+    assert done.stderr == run_hook(stdin, env).stderr
+
+
+def test_session_end_is_answered_at_once_and_done_before_the_next_call(ws: Path, tmp_path: Path):
+    env = hook_env(ws)
+    call(hook_argv(), payload("Stop", None, session_id=SESSION), env)
+    transcript = first_user_turns("claude-code/tool_heavy.jsonl", 6, tmp_path / "session.jsonl")
+    ended = call(hook_argv(), payload("SessionEnd", transcript, session_id=SESSION, reason="exit"), env)
+    assert ended.returncode == 0 and ended.stdout == b"" and ended.stderr == b""
+    hook_entry.service_pid(str(ws.resolve()))  # answers once the work before it is done
+    [decision] = [d for d in telemetry(ws) if d["hook"] == "SessionEnd"]
+    assert decision["decision"] == "emitted"
+    assert list((ws / "inbox").glob("*-shutdown-*.json"))
+
+
+def test_a_call_with_other_settings_is_handled_by_the_cli(ws: Path):
+    env = hook_env(ws)
+    call(hook_argv(), payload("Stop", None, session_id=SESSION), env)
+    pid = hook_entry.service_pid(str(ws.resolve()))
+    other = hook_env(ws, MEMORY_CONTEXT_WINDOW="50000")
+    start = payload("SessionStart", None, session_id=SESSION, source="startup")
+    done = call(hook_argv(), start, other)
+    assert done.returncode == 0 and done.stdout == run_hook(start, other).stdout
+    assert hook_entry.service_pid(str(ws.resolve())) == pid  # still the first one's service
+
+
+def test_stop_stops_the_service(ws: Path):
+    env = hook_env(ws)
+    call(hook_argv(), payload("Stop", None, session_id=SESSION), env)
+    assert hook_entry.service_pid(str(ws.resolve())) is not None
+    done = subprocess.run([sys.executable, "-m", "memory_pipeline.cli", "stop", "--json"], env=env,
+                          capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "hook-service" in {p["name"] for p in json.loads(done.stdout)["stopped"]}
+    assert hook_entry.service_pid(str(ws.resolve())) is None and not (ws / "state" / "hook.sock").exists()
+
+
+def test_install_hooks_writes_the_fast_door(ws: Path):
+    words = hook_argv()
+    assert words[1] == "-S" and words[2].endswith("hook_entry.py") and words[3:] == ["hook", "claude-code"]
+    assert shlex.split(" ".join(shlex.quote(w) for w in words)) == words
