@@ -44,7 +44,8 @@ class Clients:
 
 
 def _platform_package() -> str:
-    machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower(), "")
+    machines = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}
+    machine = machines.get(platform.machine().lower(), "")
     system = {"linux": "linux", "darwin": "darwin"}.get(sys.platform, sys.platform)
     return f"@anthropic-ai/claude-code-{system}-{machine}"
 
