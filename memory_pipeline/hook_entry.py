@@ -133,8 +133,8 @@ def start_service(root: str, environ: dict[str, str]):
 
     with open(os.path.join(state, "hook_service.log"), "ab") as log:
         return subprocess.Popen([sys.executable, "-m", "memory_pipeline.flows.hooks.service"],
-                         stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=child_environment(environ),
-                         start_new_session=True, close_fds=True)
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=child_environment(environ),
+                                cwd=root, start_new_session=True, close_fds=True)  # not the project: it may go
 
 
 def handle_slowly(agent: str, raw: bytes, environ: dict[str, str]) -> tuple[str, str]:
