@@ -57,21 +57,30 @@ def request_bytes(op: str, agent: str = "", at: float = 0.0, key: bytes = b"", s
 
 def ask_service(path: str, request: bytes, timeout: float = ANSWER_TIMEOUT) -> tuple[str, str] | str | None:
     """(stdout, stderr) when the service answered the call, the reason when it refused, None when
-    nothing answered."""
-    chunks = []
+    nothing took the call (none listens, or it closed the connection unanswered: a service stopping;
+    PreCompact, SessionEnd and Stop are answered before their work, so none was done). A service
+    that took the call but gave no answer in `timeout` is an answer with a note: handling the call
+    again could do its work twice."""
     try:
         conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     except OSError:
         return None
     try:
         conn.settimeout(timeout)
-        conn.connect(path)
-        conn.sendall(request)
-        conn.shutdown(_socket.SHUT_WR)
-        while chunk := conn.recv(1 << 16):
-            chunks.append(chunk)
-    except OSError:
-        return None
+        try:
+            conn.connect(path)
+        except OSError:
+            return None
+        chunks = []
+        try:
+            conn.sendall(request)
+            conn.shutdown(_socket.SHUT_WR)
+            while chunk := conn.recv(1 << 16):
+                chunks.append(chunk)
+        except TimeoutError:
+            return "", f"memory-pipeline hook: the hook service gave no answer in {timeout:g} s\n"
+        except OSError:
+            return None
     finally:
         conn.close()
     head, _, body = b"".join(chunks).partition(b"\n")

@@ -106,3 +106,33 @@ def test_install_hooks_writes_the_fast_door(ws: Path):
     words = hook_argv()
     assert words[1] == "-S" and words[2].endswith("hook_entry.py") and words[3:] == ["hook", "claude-code"]
     assert shlex.split(" ".join(shlex.quote(w) for w in words)) == words
+
+
+def test_a_service_that_takes_a_call_but_never_answers_is_a_note_not_a_second_try(tmp_path: Path):
+    import socket
+    import threading
+
+    path = str(tmp_path / "hook.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(4)
+    taken: list[socket.socket] = []
+
+    def take(answer: bool) -> None:
+        conn, _ = listener.accept()
+        taken.append(conn)
+        if not answer:
+            conn.recv(1 << 16)
+            conn.close()  # closed unanswered: a service stopping
+
+    try:
+        threading.Thread(target=take, args=(True,), daemon=True).start()
+        out, err = hook_entry.ask_service(path, hook_entry.request_bytes("hook"), timeout=0.3)
+        assert out == "" and "gave no answer in 0.3 s" in err
+        threading.Thread(target=take, args=(False,), daemon=True).start()
+        assert hook_entry.ask_service(path, hook_entry.request_bytes("hook"), timeout=5) is None
+        assert hook_entry.ask_service(str(tmp_path / "none.sock"), b"ping") is None
+    finally:
+        for conn in taken:
+            conn.close()
+        listener.close()
