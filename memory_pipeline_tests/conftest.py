@@ -16,3 +16,10 @@ def pytest_report_header(config):
     from memory_pipeline_tests.support.agent_clients import versions_line
 
     return versions_line()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """The client versions again at the end: `pytest -q` (make test) shows no header."""
+    from memory_pipeline_tests.support.agent_clients import versions_line
+
+    terminalreporter.write_line(versions_line())
