@@ -186,15 +186,27 @@ def service_pid(root: str, timeout: float = 60.0) -> int | None:
 
 
 def stop_service(root: str, timeout: float = 10.0) -> int | None:
-    """Stop the workspace's hook service after its pending work and wait for its socket to go."""
+    """Stop the workspace's hook service after its pending work and wait for its process to exit;
+    the pid it stopped, or None when none was running."""
     pid = service_pid(root, timeout)
     path = socket_path(root)
-    if pid is not None and path is not None:
-        ask_service(path, request_bytes("stop"), timeout)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and os.path.exists(path):
-            time.sleep(0.05)
+    if pid is None or path is None:
+        return None
+    ask_service(path, request_bytes("stop"), timeout)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.05)
     return pid
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def main(argv: list[str] | None = None, slow=handle_slowly) -> int:

@@ -94,12 +94,14 @@ def test_a_call_with_other_settings_is_handled_by_the_cli(ws: Path):
 def test_stop_stops_the_service(ws: Path):
     env = hook_env(ws)
     call(hook_argv(), payload("Stop", None, session_id=SESSION), env)
-    assert hook_entry.service_pid(str(ws.resolve())) is not None
+    pid = hook_entry.service_pid(str(ws.resolve()))
+    assert pid is not None
     done = subprocess.run([sys.executable, "-m", "memory_pipeline.cli", "stop", "--json"], env=env,
                           capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "hook-service" in {p["name"] for p in json.loads(done.stdout)["stopped"]}
     assert hook_entry.service_pid(str(ws.resolve())) is None and not (ws / "state" / "hook.sock").exists()
+    assert not Path(f"/proc/{pid}").exists()  # stop waited for it to exit
 
 
 def test_install_hooks_writes_the_fast_door(ws: Path):
