@@ -4,10 +4,11 @@ trip, not the ~0.3 s of importing pydantic, the settings and the flows.
 Claude Code runs `python -S …/memory_pipeline/hook_entry.py hook claude-code` (what `install-hooks`
 writes; the older `memory-pipeline hook claude-code` reaches the same code through main.py). It
 hands the hook's stdin to the workspace's hook service (flows/hooks/service.py, a long-lived
-process with the flows already imported) and prints the service's answer. When no service answers
-it starts one, detached, for the next call, and handles this call the slow way
-(`python -m memory_pipeline.cli hook …`), which prints exactly what the service would have.
-A hook never fails the client: it always exits 0.
+process with the flows already imported) and prints the service's answer. When none runs it starts
+one (detached: it outlives this call) and hands it this call once it is up; when none comes up in
+START_WAIT seconds, or the call carries other settings than the service's, the call is handled the
+slow way (`python -m memory_pipeline.cli hook …`), which prints exactly what the service would
+have. A hook never fails the client: it always exits 0.
 """
 
 from __future__ import annotations
