@@ -98,9 +98,9 @@ def bench_hooks(runs: int = 20, turns: int = 40) -> dict:
         transcript = root / "session.jsonl"
         start = datetime.now(timezone.utc).replace(microsecond=0)
         transcript.write_text(make_session(random.Random(3), str(uuid.uuid4()), start, turns), encoding="utf-8")
-        env = child_environment(drop=("MEMORY_WORKSPACE",), MEMORY_WORKSPACE=str(workspace),
-                                PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parents[2]),
-                                                            os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+        env = child_environment(MEMORY_WORKSPACE=str(workspace))
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]),
+                                                          env.get("PYTHONPATH")]))
         figures["transcript"] = f"{turns} user turns, {transcript.stat().st_size // 1024} KB"
         try:
             for mode, argv in commands().items():

@@ -152,7 +152,9 @@ def serve(path: str, key: bytes, root: Path, idle_timeout: float = IDLE_TIMEOUT)
 
 
 def main() -> int:
-    environ = dict(os.environ)
+    from memory_pipeline.config import child_environment
+
+    environ = child_environment()  # what the first hook call had: the key it answers for
     root = hook_entry.workspace_root(environ)
     path = hook_entry.socket_path(root)
     if path is None or not os.path.isdir(os.path.dirname(path)):
