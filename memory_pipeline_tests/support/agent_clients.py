@@ -70,9 +70,10 @@ def npm_install(prefix: Path = CLIENTS_DIR) -> str | None:
         done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
         return "npm install timed out after 600 s (registry unreachable?)"
-    if done.returncode != 0:
-        lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
-        return f"npm install failed: {' | '.join(lines[-3:])[:400]}"
+    if done.returncode != 0:  # npm's first lines say why (code, then the request that failed)
+        lines = [line.removeprefix("npm error").strip() for line in (done.stderr or done.stdout).splitlines()]
+        why = [line for line in lines if line and not line.startswith("at ")][:4]
+        return f"npm install failed: {' | '.join(why)[:400]}"
     return None
 
 
