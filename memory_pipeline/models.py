@@ -133,6 +133,9 @@ class EventData(BaseModel):
     messages: str | None = None  # inline serialized transcript
     transcript: TranscriptRef | None = None  # or a snapshot in the workspace
     window_start_id: str | None = Field(None, alias="windowStartId")  # first message of the window
+    # last message of the window when the snapshot goes on after it (a compaction's window ends
+    # before the summary); None = the window runs to the snapshot's end
+    window_end_id: str | None = Field(None, alias="windowEndId")
     # user messages in the whole session so far (the window may be the tail of a resumed session)
     session_user_message_count: int | None = Field(None, alias="sessionUserMessageCount", ge=0)
     # the session's project (stages/projects.py): from the hook's cwd, the transcript's, or `--project`;

@@ -118,7 +118,8 @@ def emit_session_event(
         captured = windowed.ended_at.astimezone()  # imports land on the day the session happened
     captured = captured or datetime.now().astimezone()
     workspace.create()
-    draft = build_event(windowed, trigger=trigger, session_id=session_id, captured_at=captured, messages="-")
+    draft = build_event(windowed, trigger=trigger, session_id=session_id, captured_at=captured, messages="-",
+                        first_entry=planned.key_entry)
     ref = snapshot_transcript(workspace, path, transcript, session_id, draft.data.dedupe_key)
     event = build_event(
         windowed,
@@ -128,8 +129,11 @@ def emit_session_event(
         transcript_ref=ref,
         tokens_before=tokens_before,
         session_name=session_name,
+        first_entry=planned.key_entry,
     )
     event.data.window_start_id = window_start
+    if planned.messages[-1].id != transcript.messages[-1].id:
+        event.data.window_end_id = planned.messages[-1].id
     event.data.session_user_message_count = transcript.user_message_count
     event.data.project = event_project(project, transcript.cwd)
     event.data.observing, event.data.work = planned.observing, planned.work

@@ -224,10 +224,11 @@ class Inbox:
             transcript = parse_transcript(path, format=ref.format, session_id=event.data.session_id)
         else:
             transcript = parse_transcript((event.data.messages or "") + "\n", format="text", session_id=event.data.session_id)
-        start = event.data.window_start_id
-        if start:
-            ids = [m.id for m in transcript.messages]
-            if start in ids:
-                transcript = transcript.model_copy(update={"messages": transcript.messages[ids.index(start):]})
+        ids = [m.id for m in transcript.messages]
+        start, end = event.data.window_start_id, event.data.window_end_id
+        first = ids.index(start) if start in ids else 0
+        last = ids.index(end) + 1 if end in ids else len(ids)
+        if (first, last) != (0, len(ids)):
+            transcript = transcript.model_copy(update={"messages": transcript.messages[first:last]})
         return transcript
 

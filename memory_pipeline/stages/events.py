@@ -60,12 +60,16 @@ def build_event(
     messages: str | None = None,
     tokens_before: int = 0,
     session_name: str | None = None,
+    first_entry: str | None = None,
 ) -> SessionEvent:
+    """`first_entry` names the window in the dedupe key when its first message does not (a window
+    that carries an earlier, waiting one starts where that one did)."""
     check_session_id(session_id)
     if transcript_ref is None and messages is None:
         raise BadInputError("an event needs the transcript: a snapshot reference or inline messages")
     started, ended = transcript.started_at, transcript.ended_at
-    first_entry = started.isoformat() if started else (transcript.messages[0].id if transcript.messages else "")
+    if first_entry is None:
+        first_entry = started.isoformat() if started else (transcript.messages[0].id if transcript.messages else "")
     duration = (ended - started).total_seconds() if started and ended else None
     files_read, files_modified = files_touched(transcript.messages)  # the window's, not the whole file's
     data = EventData(

@@ -104,6 +104,7 @@ class Window:
     work: WindowWork
     sent: str | None  # the id to record as sent
     first_new: str | None
+    key_entry: str | None  # what names the window in its dedupe key when its first message does not
 
 
 def plan_window(transcript: Transcript, trigger: Trigger, window: str, waiting_from: str | None,
@@ -115,4 +116,7 @@ def plan_window(transcript: Transcript, trigger: Trigger, window: str, waiting_f
     work = window_work(backlog + new)
     observing = decide_observing(trigger, work, window_work(transcript.messages), session_over)
     carried = backlog + new if observing == "observed" else new
-    return Window(carried, observing, work, sent, new[0].id if new else None)
+    key_entry = None
+    if carried and backlog and carried[0] is backlog[0]:  # the waiting event already has that key
+        key_entry = f"after:{backlog[-1].id}" if not new else f"from:{new[0].id}"
+    return Window(carried, observing, work, sent, new[0].id if new else None, key_entry)
