@@ -13,7 +13,8 @@ from pathlib import Path
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import SessionEvent, Transcript, TranscriptRef, Trigger, content_hash
 from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.workspace import Workspace, atomic_write_chunks, atomic_write_text
+from memory_pipeline.resources.snapshots import snapshot_transcript
+from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import build_event, check_session_id
 from memory_pipeline.stages.windows import plan_window
 
@@ -41,22 +42,6 @@ def event_project(given: str | None, transcript_cwd: str | None) -> str:
     from memory_pipeline.resources.projects import named_project, resolve_project
 
     return named_project(given) if given else resolve_project(transcript_cwd)
-
-
-def snapshot_transcript(workspace: Workspace, path: Path, transcript: Transcript, session_id: str, key: str) -> TranscriptRef:
-    """Copy the transcript into the workspace with secrets redacted; returns the event's reference."""
-    from memory_pipeline.stages.redact import redact, redact_jsonl_lines
-
-    suffix = ".txt" if transcript.format == "text" else ".jsonl"
-    target = workspace.transcripts / session_id / f"{key}{suffix}"
-    if transcript.format == "text":
-        redacted = redact(path.read_text(encoding="utf-8", errors="replace"))
-        atomic_write_text(target, redacted)
-        sha256 = content_hash(redacted)
-    else:  # line by line: a 60 MB session is never held whole
-        with path.open(encoding="utf-8", errors="replace") as lines:
-            sha256 = atomic_write_chunks(target, redact_jsonl_lines(lines))
-    return TranscriptRef(path=workspace.relative(target), format=transcript.format, sha256=sha256)
 
 
 def emit_session_event(
@@ -120,7 +105,7 @@ def emit_session_event(
     workspace.create()
     draft = build_event(windowed, trigger=trigger, session_id=session_id, captured_at=captured, messages="-",
                         first_entry=planned.key_entry)
-    ref = snapshot_transcript(workspace, path, transcript, session_id, draft.data.dedupe_key)
+    ref = snapshot_transcript(workspace, path, transcript.format, session_id, draft.data.dedupe_key)
     event = build_event(
         windowed,
         trigger=trigger,
@@ -132,8 +117,7 @@ def emit_session_event(
         first_entry=planned.key_entry,
     )
     event.data.window_start_id = window_start
-    if planned.messages[-1].id != transcript.messages[-1].id:
-        event.data.window_end_id = planned.messages[-1].id
+    event.data.window_end_id = planned.messages[-1].id  # the snapshot may hold lines written since
     event.data.session_user_message_count = transcript.user_message_count
     event.data.project = event_project(project, transcript.cwd)
     event.data.observing, event.data.work = planned.observing, planned.work
