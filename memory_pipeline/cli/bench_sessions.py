@@ -28,8 +28,9 @@ def run_bench_windows(args) -> int:
     if args.json:
         print_json(rows)
         return 0
+    out = console()
     for row in rows:
-        console.print(f"{row['source']}: {row['sessions']} sessions, observed {row['observed_before']} → "
+        out.print(f"{row['source']}: {row['sessions']} sessions, observed {row['observed_before']} → "
                       f"{row['observed_after']}; one process per turn: {row['turn_windows']} windows, "
                       f"turns observed {row['turns_observed_before']} → {row['turns_observed_after']}")
     return 0
@@ -42,6 +43,7 @@ def run_bench_snapshots(args) -> int:
     if args.json:
         print_json(figures)
         return 0
+    out = console()
     for key, value in figures.items():
-        console.print(f"{key}: {value:,}" if isinstance(value, int) else f"{key}: {value}")
+        out.print(f"{key}: {value:,}" if isinstance(value, int) else f"{key}: {value}")
     return 0
