@@ -62,3 +62,14 @@ def test_codex_turn_aborted_notice_is_not_a_user_message() -> None:
     ]
     transcript = parse_transcript("\n".join(json.dumps(x) for x in lines) + "\n", format="codex")
     assert [m.text for m in transcript.messages] == ["list files"]
+
+
+def test_non_message_line_types_are_not_messages() -> None:
+    extra = [json.dumps({"type": kind, "uuid": f"x{n}", "sessionId": "s1", "timestamp": "2026-11-24T10:00:00Z",
+                         "content": "compacted 3 files", "message": {"role": "user", "content": "not the user"}})
+             for n, kind in enumerate(("queue-operation", "attachment", "api-request-blob", "cost-state"))]
+    extra.append(json.dumps({"type": "system", "subtype": "stop_hook_summary", "uuid": "x9", "sessionId": "s1",
+                             "content": "hook ran"}))
+    text = "\n".join([_line("u1", "keep the retry"), *extra]) + "\n"
+    transcript = parse_transcript(text, format="claude-code")
+    assert [(m.role, m.text) for m in transcript.messages] == [("user", "keep the retry")]
