@@ -21,7 +21,8 @@ from memory_pipeline.stages.windows import decide_observing, shows_work, window_
 
 OLD_MIN_USER_MESSAGES = 5
 REPO = Path(__file__).resolve().parents[2]
-SHARED = next((p for p in (REPO.parent / "shared", REPO.parent.parent / "shared") if p.is_dir()), REPO.parent / "shared")
+SHARED = next((p for p in (REPO.parent / "shared", REPO.parent.parent / "shared") if p.is_dir()),
+              REPO.parent / "shared")  # beside the checkout (/work/main) or beside its worktrees folder
 SOURCES = {
     "claude-code fixtures": SHARED / "fixtures" / "transcripts" / "claude-code",
     "codex fixtures": SHARED / "fixtures" / "transcripts" / "codex",

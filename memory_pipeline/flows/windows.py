@@ -59,7 +59,8 @@ def send_window(workspace: Workspace, path: Path, *, session_id: str, trigger: T
             session_over=session_over, stop_at_compaction=stop_at_compaction,
         )
         recorded = str(Path(path).expanduser())
-        state = store.update(session_id, lambda s: record_sent(s, result, recorded, session_over), now or datetime.now().astimezone())
+        state = store.update(session_id, lambda s: record_sent(s, result, recorded, session_over),
+                             now or datetime.now().astimezone())
         mark_waiting(workspace, session_id, state.waiting_from_id is not None)
     return result
 

@@ -100,7 +100,8 @@ def observe_skip_reason(event: SessionEvent) -> str | None:
 
     data = event.data
     if data.observing == "waiting":
-        return f"{NOT_OBSERVED} yet: {describe(data.work or WindowWork())} wait to be observed with the session's next window"
+        return (f"{NOT_OBSERVED} yet: {describe(data.work or WindowWork())} wait to be observed with the "
+                "session's next window")
     if data.observing == "skipped":
         return f"{NOT_OBSERVED}: {describe(data.work or WindowWork())} when the session ended (observing needs {RULE})"
     if data.observing == "observed":

@@ -2,7 +2,8 @@
 
 The module fixture runs the real pipeline once (it loads the embedding model): the PreCompact hook
 sees the big Claude Code session as it was when its auto compaction began, the compaction's event
-is sent once the compaction is written, and `ingest` observes and indexes that window. The pointers below must cite what recall finds in that store.
+is sent once the compaction is written, and `ingest` observes and indexes that window. The pointers
+below must cite what recall finds in that store.
 """
 
 from __future__ import annotations
@@ -154,7 +155,8 @@ def test_warm_zone_cache_feeds_the_pointer(ingested: Ingested):
     session = "warm-session"
     full = fixture_transcript(BIG_SESSION)
     prompt = "Check what toggle_debug does in the session live view and fix the transcript renderer"
-    done = run_hook(payload("UserPromptSubmit", full, session_id=session, prompt=prompt), ingested.env)
+    env = {**ingested.env, "MEMORY_CONTEXT_WINDOW": "200000"}  # the session ran with 200k (it compacted at 170k)
+    done = run_hook(payload("UserPromptSubmit", full, session_id=session, prompt=prompt), env)
     assert done.returncode == 0 and done.stdout == b"", done.stderr
     state = wait_for(lambda: (s := hook_state(ingested.workspace.root, session))["recall_started_at"] is None and s)
     assert state["zone"] == "warm" and any(entry["hits"] for entry in state["recall_cache"])

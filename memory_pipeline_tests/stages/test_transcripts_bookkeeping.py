@@ -28,7 +28,8 @@ def test_interactive_compact_lines_with_ansi_escapes_are_not_user_messages() -> 
                     "local commands. DO NOT respond to these messages.</local-command-caveat>", isMeta=True),
         _line("u3", "<command-name>/compact</command-name>\n<command-message>compact</command-message>\n"
                     "<command-args></command-args>"),
-        _line("u4", "<local-command-stdout>\x1b[2mCompacted (ctrl+o to see full summary)\x1b[22m</local-command-stdout>"),
+        _line("u4", "<local-command-stdout>\x1b[2mCompacted (ctrl+o to see full summary)\x1b[22m"
+                    "</local-command-stdout>"),
         _line("u5", [{"type": "text", "text": "[Request interrupted by user for tool use]"}]),
         _line("u6", "<system-reminder>The user opened foo.py</system-reminder>\nnow rename it"),
     ]) + "\n"
@@ -58,7 +59,8 @@ def test_codex_turn_aborted_notice_is_not_a_user_message() -> None:
          "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "list files"}]}},
         {"timestamp": "2026-11-24T10:00:02Z", "type": "response_item",
          "payload": {"type": "message", "role": "user",
-                     "content": [{"type": "input_text", "text": "<turn_aborted>\nThe user interrupted.\n</turn_aborted>"}]}},
+                     "content": [{"type": "input_text",
+                                  "text": "<turn_aborted>\nThe user interrupted.\n</turn_aborted>"}]}},
     ]
     transcript = parse_transcript("\n".join(json.dumps(x) for x in lines) + "\n", format="codex")
     assert [m.text for m in transcript.messages] == ["list files"]

@@ -31,8 +31,8 @@ def test_a_short_window_waits_unless_the_session_is_over() -> None:
 
 
 def _messages(*ids: str) -> list[Message]:
-    return [Message(id=i, role="system" if i.startswith("s") else "user", text=i, is_compaction_summary=i.startswith("s"))
-            for i in ids]
+    return [Message(id=i, role="system" if i.startswith("s") else "user", text=i,
+                    is_compaction_summary=i.startswith("s")) for i in ids]
 
 
 def test_split_takes_what_came_after_and_the_backlog_that_waits() -> None:

@@ -4,7 +4,8 @@ Assistant replies are written one content block per line; lines sharing `message
 into one Message whose id is the first line's `uuid`. Sidechain (subagent) lines are skipped in a
 main session (a subagent's own file is read whole), and so are meta, progress and bookkeeping
 lines, and the client's own text in user lines (`bookkeeping.user_words`: slash commands, their
-output, task notifications); a `compact_boundary` plus the `isCompactSummary` line after it become one compaction summary.
+output, task notifications); a `compact_boundary` plus the `isCompactSummary` line after it become
+one compaction summary.
 """
 
 from __future__ import annotations
