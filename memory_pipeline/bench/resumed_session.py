@@ -10,7 +10,6 @@ snapshots stored only new lines), so before and after are measured the same way.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -18,6 +17,7 @@ import time
 from pathlib import Path
 
 from memory_pipeline.bench.observe_share import REPO, SHARED
+from memory_pipeline.config import child_environment
 
 SESSION = SHARED / "fixtures" / "transcripts" / "claude-code" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 
@@ -27,7 +27,7 @@ def folder_bytes(root: Path) -> int:
 
 
 def _end_session(code: Path, workspace: Path, transcript: Path, session_id: str) -> float:
-    env = {**os.environ, "MEMORY_WORKSPACE": str(workspace), "PYTHONPATH": str(code), "HF_HUB_OFFLINE": "1"}
+    env = child_environment(MEMORY_WORKSPACE=str(workspace), PYTHONPATH=str(code), HF_HUB_OFFLINE="1")
     payload = {"session_id": session_id, "hook_event_name": "SessionEnd", "transcript_path": str(transcript),
                "cwd": str(transcript.parent), "reason": "other"}
     started = time.perf_counter()
