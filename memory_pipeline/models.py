@@ -93,9 +93,26 @@ class SerializedTranscript(BaseModel):
 
 
 class TranscriptRef(BaseModel):
-    path: str  # relative to the workspace
+    path: str  # relative to the workspace: the snapshot, or (with `parts`) its last part
     format: TranscriptFormat
-    sha256: str
+    sha256: str  # of the whole snapshot: every part's bytes in order
+    # earlier parts of the snapshot, oldest first (each event stores only what is new since the
+    # session's previous snapshot); None = `path` holds the whole transcript (events before parts)
+    parts: list[str] | None = None
+
+
+Observing = Literal["observed", "waiting", "skipped"]
+
+
+class WindowWork(BaseModel):
+    """The work in a window of a session: what decides whether it is worth observing."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    user_messages: int = Field(0, alias="userMessages", ge=0)
+    tool_calls: int = Field(0, alias="toolCalls", ge=0)
+    files_modified: int = Field(0, alias="filesModified", ge=0)
+    chars: int = Field(0, ge=0)  # user and assistant text
 
 
 class EventData(BaseModel):
@@ -116,11 +133,19 @@ class EventData(BaseModel):
     messages: str | None = None  # inline serialized transcript
     transcript: TranscriptRef | None = None  # or a snapshot in the workspace
     window_start_id: str | None = Field(None, alias="windowStartId")  # first message of the window
+    # last message of the window when the snapshot goes on after it (a compaction's window ends
+    # before the summary); None = the window runs to the snapshot's end
+    window_end_id: str | None = Field(None, alias="windowEndId")
     # user messages in the whole session so far (the window may be the tail of a resumed session)
     session_user_message_count: int | None = Field(None, alias="sessionUserMessageCount", ge=0)
     # the session's project (stages/projects.py): from the hook's cwd, the transcript's, or `--project`;
     # None on events written before projects existed (resolved from the transcript when read)
     project: str | None = None
+    # decided when the event is written (stages/windows.py): observed now, waiting to be observed
+    # with the session's next window, or skipped (the session ended without real work);
+    # None on older events (then the rule of 5 user messages applies)
+    observing: Observing | None = None
+    work: WindowWork | None = None  # the work in the window the decision was made on
 
 
 class SessionEvent(BaseModel):
@@ -343,6 +368,7 @@ class HookPayload(BaseModel):
     source: str | None = None  # SessionStart: startup | resume | clear | compact
     prompt: str | None = None  # UserPromptSubmit
     last_assistant_message: str | None = None  # Stop
+    context_window: object = None  # the model's window, when the client reports it (a number or an object)
 
 
 class CachedRecall(BaseModel):
@@ -364,6 +390,14 @@ class TaskCheckpoint(BaseModel):
     captured_at: datetime
 
 
+class PendingCompaction(BaseModel):
+    """A PreCompact the client may still abandon: its event is written once the compaction shows."""
+
+    trigger: str | None = None  # manual | auto
+    tokens_before: int = 0
+    at: datetime
+
+
 class HookSessionState(BaseModel):
     """Per-session hook state (state/hooks/<session>.json), shared by separate hook processes."""
 
@@ -379,6 +413,11 @@ class HookSessionState(BaseModel):
     last_compact_at: datetime | None = None
     compactions_emitted: int = 0  # PreCompact events written
     last_event_message_id: str | None = None  # the last message an emitted event covered
+    # the first message of windows sent but not yet observed (they wait for the next window)
+    waiting_from_id: str | None = None
+    transcript_path: str | None = None  # where the client writes the session (from its hooks)
+    pending_compaction: PendingCompaction | None = None  # PreCompact seen, the compaction not yet confirmed
+    shown_window: int | None = None  # the window an automatic compaction showed (what the client does)
     pending_queries: list[str] = Field(default_factory=list)  # for the background recall refresh
     project: str | None = None  # the session's project (its hooks' cwd); None = not known: every project
     updated_at: datetime | None = None

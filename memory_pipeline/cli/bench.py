@@ -43,6 +43,9 @@ def register(sub) -> None:
     hooks.add_argument("--runs", type=int, default=20, help="calls per event and command")
     add_json_flag(hooks)
     hooks.set_defaults(handler=run_bench_hooks)
+    from memory_pipeline.cli.bench_sessions import register_sessions  # issue 24
+
+    register_sessions(kinds)
     latency = kinds.add_parser("latency", help="seconds a user waits: status, cold recall, emit → daily log "
                                "under dagster dev, a seed-scale day through ingest (medians)")
     latency.add_argument("--runs", type=int, default=5, help="runs per figure (medians)")

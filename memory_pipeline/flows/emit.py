@@ -13,8 +13,10 @@ from pathlib import Path
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import SessionEvent, Transcript, TranscriptRef, Trigger, content_hash
 from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.workspace import Workspace, atomic_write_chunks, atomic_write_text
+from memory_pipeline.resources.snapshots import snapshot_transcript
+from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import build_event, check_session_id
+from memory_pipeline.stages.windows import plan_window
 
 MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
 
@@ -24,7 +26,8 @@ class EmitResult:
     event: SessionEvent | None
     path: Path | None
     skipped: str | None = None
-    last_message_id: str | None = None  # the last message the event covers
+    last_message_id: str | None = None  # the last message the event covers (to record as sent)
+    first_new_id: str | None = None  # the first message no earlier event carried
 
 
 def _session_id_from(transcript: Transcript, path: Path) -> str:
@@ -33,49 +36,12 @@ def _session_id_from(transcript: Transcript, path: Path) -> str:
     return cleaned or "session"
 
 
-def _window(transcript: Transcript, window: str) -> tuple[Transcript, str | None]:
-    """`all`, `since-compaction`, or `after:<message id>` (what came after an earlier event)."""
-    if window == "all":
-        return transcript, None
-    from memory_pipeline.stages.transcripts import messages_since_last_compaction
-
-    if window.startswith("after:"):
-        ids = [m.id for m in transcript.messages]
-        last = window.removeprefix("after:")
-        if last not in ids:
-            return transcript, None
-        messages = transcript.messages[ids.index(last) + 1:]
-        if not messages:
-            return transcript.model_copy(update={"messages": []}), None
-        return transcript.model_copy(update={"messages": messages}), messages[0].id
-    messages = messages_since_last_compaction(transcript)
-    if not messages:
-        return transcript, None
-    return transcript.model_copy(update={"messages": messages}), messages[0].id
-
-
 def event_project(given: str | None, transcript_cwd: str | None) -> str:
     """The event's project: a name given (`--project`), a folder given (a hook's cwd), else the
     transcript's own working folder."""
     from memory_pipeline.resources.projects import named_project, resolve_project
 
     return named_project(given) if given else resolve_project(transcript_cwd)
-
-
-def snapshot_transcript(workspace: Workspace, path: Path, transcript: Transcript, session_id: str, key: str) -> TranscriptRef:
-    """Copy the transcript into the workspace with secrets redacted; returns the event's reference."""
-    from memory_pipeline.stages.redact import redact, redact_jsonl_lines
-
-    suffix = ".txt" if transcript.format == "text" else ".jsonl"
-    target = workspace.transcripts / session_id / f"{key}{suffix}"
-    if transcript.format == "text":
-        redacted = redact(path.read_text(encoding="utf-8", errors="replace"))
-        atomic_write_text(target, redacted)
-        sha256 = content_hash(redacted)
-    else:  # line by line: a 60 MB session is never held whole
-        with path.open(encoding="utf-8", errors="replace") as lines:
-            sha256 = atomic_write_chunks(target, redact_jsonl_lines(lines))
-    return TranscriptRef(path=workspace.relative(target), format=transcript.format, sha256=sha256)
 
 
 def emit_session_event(
@@ -93,11 +59,15 @@ def emit_session_event(
     use_transcript_time: bool = False,
     project: str | None = None,
     parsed: Transcript | None = None,
+    waiting_from: str | None = None,
+    session_over: bool = True,
+    stop_at_compaction: bool = False,
 ) -> EmitResult:
     """Write one event file into the inbox. Raises BadInputError for unusable input.
 
-    A session end under 5 user messages is emitted too: its messages are indexed, and the Observer
-    skips it (`stages.events.observe_skip_reason`). `force` is kept for older callers; it changes nothing.
+    Every window is emitted and indexed; whether it is observed is decided here (`plan_window`): a
+    window short of the work rule waits for the session's next window (`waiting_from` names the first
+    message of that backlog) unless `session_over`. `force` is kept for older callers; it changes nothing.
     `project` (a name, or a folder to resolve) defaults to the project of the transcript's own folder.
     `parsed` is the file already parsed (`import` reads it first): a 57 MB session is not held twice.
     """
@@ -122,16 +92,20 @@ def emit_session_event(
         raise BadInputError(f"transcript has no messages: {path}")
     session_id = session_id or _session_id_from(transcript, path)
     check_session_id(session_id)
-    windowed, window_start = _window(transcript, window)
-    if not windowed.messages:
-        return EmitResult(None, None, skipped="no new messages since the last event of this session")
+    planned = plan_window(transcript, trigger, window, waiting_from, session_over, stop_at_compaction)
+    if not planned.messages:
+        return EmitResult(None, None, skipped="no new messages since the last event of this session",
+                          last_message_id=planned.sent)
+    windowed = transcript.model_copy(update={"messages": planned.messages})
+    window_start = planned.messages[0].id if planned.messages[0].id != transcript.messages[0].id else None
     captured = captured_at
     if captured is None and use_transcript_time and windowed.ended_at is not None:
         captured = windowed.ended_at.astimezone()  # imports land on the day the session happened
     captured = captured or datetime.now().astimezone()
     workspace.create()
-    draft = build_event(windowed, trigger=trigger, session_id=session_id, captured_at=captured, messages="-")
-    ref = snapshot_transcript(workspace, path, transcript, session_id, draft.data.dedupe_key)
+    draft = build_event(windowed, trigger=trigger, session_id=session_id, captured_at=captured, messages="-",
+                        first_entry=planned.key_entry)
+    ref = snapshot_transcript(workspace, path, transcript.format, session_id, draft.data.dedupe_key)
     event = build_event(
         windowed,
         trigger=trigger,
@@ -140,8 +114,12 @@ def emit_session_event(
         transcript_ref=ref,
         tokens_before=tokens_before,
         session_name=session_name,
+        first_entry=planned.key_entry,
     )
     event.data.window_start_id = window_start
+    event.data.window_end_id = planned.messages[-1].id  # the snapshot may hold lines written since
     event.data.session_user_message_count = transcript.user_message_count
     event.data.project = event_project(project, transcript.cwd)
-    return EmitResult(event, Inbox(workspace).write(event), last_message_id=windowed.messages[-1].id)
+    event.data.observing, event.data.work = planned.observing, planned.work
+    return EmitResult(event, Inbox(workspace).write(event), last_message_id=planned.sent,
+                      first_new_id=planned.first_new)

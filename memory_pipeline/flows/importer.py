@@ -4,8 +4,9 @@ Each session found (Claude Code projects folder without subagent files, pi or Co
 folder, or single files) is emitted like a session end with `use_transcript_time=True`, then
 accepted straight into `events/<day>/` so a Dagster backfill over those days (or `ingest`) sees it.
 A session already imported (its dedupe key accepted or waiting in the inbox) is skipped. Every
-other session with messages is imported: one under 5 user messages too, as "indexed, not
-observed" (its messages become searchable; the Observer skips it). Only empty sessions and
+other session with messages is imported; whether it is observed is judged by the work in it
+(stages/windows.py): a short session is indexed (its messages become searchable) and, when it is
+still going on (written to within `SESSION_IDLE`), waits to be observed with its next window. Only empty sessions and
 subagent files are skipped, each with its reason. A session the hooks already captured live (or
 an earlier import took) is imported from the message after the last one an event covered, so
 nothing is indexed or observed twice; the import then records its own last message, so a later
@@ -27,12 +28,15 @@ from pathlib import Path
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, EmptyTranscriptError
-from memory_pipeline.flows.emit import _session_id_from, emit_session_event
+from memory_pipeline.flows.emit import _session_id_from
+from memory_pipeline.flows.windows import send_window
+from memory_pipeline.models import HookSessionState
 from memory_pipeline.resources.hook_state import HookStateStore
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import build_event, observe_skip_reason
 from memory_pipeline.stages.transcripts import parse_transcript
+from memory_pipeline.stages.windows import is_idle
 
 SUFFIXES = (".jsonl",)
 
@@ -121,8 +125,9 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
     except BadInputError as exc:
         return ImportItem(str(path), "failed", reason=str(exc))
     session_id = _session_id_from(transcript, path)
-    hook_state = HookStateStore(workspace)
-    covered = hook_state.load(session_id).last_event_message_id
+    store = HookStateStore(workspace)
+    before = store.load(session_id)
+    covered = before.last_event_message_id
     if covered is not None and covered not in {m.id for m in transcript.messages}:
         covered = None  # another file of the session (a migrated copy): its ids are not this one's
     if covered is None:
@@ -130,10 +135,10 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
                             captured_at=datetime.now().astimezone(), messages="-")
         if already_imported(workspace, draft.data.dedupe_key):
             return ImportItem(str(path), "already", session_id, dedupe_key=draft.data.dedupe_key)
+    now = datetime.now().astimezone()
     try:
-        result = emit_session_event(workspace, path, trigger="shutdown", session_id=session_id,
-                                    window=f"after:{covered}" if covered else "all", use_transcript_time=True,
-                                    project=project, parsed=transcript)
+        result = send_window(workspace, path, session_id=session_id, trigger="shutdown", use_transcript_time=True,
+                             project=project, parsed=transcript, session_over=is_idle(transcript.ended_at, now))
     except BadInputError as exc:
         return ImportItem(str(path), "failed", session_id, reason=str(exc))
     if result.path is None or result.event is None:
@@ -142,14 +147,17 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
         return ImportItem(str(path), "skipped", session_id, reason=result.skipped)
     outcome = Inbox(workspace).take(result.path, valid_day)
     status = {"accepted": "imported", "duplicate": "already"}.get(outcome.status, "failed")
-    if status != "failed":
-        last = result.last_message_id
-        hook_state.update(session_id, lambda s: setattr(s, "last_event_message_id", last), datetime.now().astimezone())
+    if status == "failed":  # refused: the record goes back, so importing again sends the window again
+        store.update(session_id, lambda s: restore_record(s, before), now)
     skip = observe_skip_reason(result.event)
     return ImportItem(str(path), status, session_id, result.event.day, result.event.data.dedupe_key,
                       reason=_explain(outcome.reason, result.event.day) if status == "failed" else skip,
                       observed=(skip is None) if status == "imported" else None,
                       project=result.event.data.project or "")
+
+
+def restore_record(state: HookSessionState, before: HookSessionState) -> None:
+    state.last_event_message_id, state.waiting_from_id = before.last_event_message_id, before.waiting_from_id
 
 
 def _explain(reason: str | None, day: str) -> str | None:

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import QuarantineEntry, SessionEvent, Transcript
-from memory_pipeline.resources.workspace import Workspace, atomic_write_text, ensure_dir, file_digest
+from memory_pipeline.resources.snapshots import snapshot_digest, snapshot_paths
+from memory_pipeline.resources.workspace import Workspace, atomic_write_text, ensure_dir
 from memory_pipeline.stages.events import event_to_json, parse_event
 
 WRITE_GRACE_SECONDS = 5.0
@@ -102,13 +103,13 @@ class Inbox:
         if ref is None:
             return None
         try:
-            path = self.workspace.resolve_inside(ref.path)
+            paths = snapshot_paths(self.workspace, ref)
         except ValueError as exc:
             return str(exc)
-        if self.workspace.transcripts.resolve() not in path.parents:
+        if any(self.workspace.transcripts.resolve() not in path.parents for path in paths):
             return f"transcript {ref.path!r} is not a snapshot under transcripts/ (the workspace's own files are refused)"
         try:
-            digest, head = file_digest(path, head_bytes=1_000_000)
+            digest, head = snapshot_digest(paths, head_bytes=1_000_000)
         except OSError as exc:
             return f"transcript snapshot unreadable: {ref.path} ({exc.strerror or exc})"
         if digest != ref.sha256:  # the sha256 of its UTF-8 text: of its bytes, read in chunks, never whole
@@ -211,23 +212,24 @@ class Inbox:
     # --- transcripts --------------------------------------------------------------------
     def load_transcript(self, event: SessionEvent) -> Transcript:
         """The event's transcript: its workspace snapshot, or the inline serialized messages."""
-        from memory_pipeline.stages.transcripts import parse_transcript
+        from memory_pipeline.stages.transcripts import parse_parts, parse_transcript
 
         ref = event.data.transcript
         if ref is not None:
             try:
-                path = self.workspace.resolve_inside(ref.path)
+                paths = snapshot_paths(self.workspace, ref)
             except ValueError as exc:
                 raise BadInputError(str(exc)) from None
-            if not path.is_file():
-                raise BadInputError(f"transcript snapshot missing: {ref.path}")
-            transcript = parse_transcript(path, format=ref.format, session_id=event.data.session_id)
+            if missing := [p for p in paths if not p.is_file()]:
+                raise BadInputError(f"transcript snapshot missing: {self.workspace.relative(missing[0])}")
+            transcript = parse_parts(paths, format=ref.format, session_id=event.data.session_id)
         else:
             transcript = parse_transcript((event.data.messages or "") + "\n", format="text", session_id=event.data.session_id)
-        start = event.data.window_start_id
-        if start:
-            ids = [m.id for m in transcript.messages]
-            if start in ids:
-                transcript = transcript.model_copy(update={"messages": transcript.messages[ids.index(start):]})
+        ids = [m.id for m in transcript.messages]
+        start, end = event.data.window_start_id, event.data.window_end_id
+        first = ids.index(start) if start in ids else 0
+        last = ids.index(end) + 1 if end in ids else len(ids)
+        if (first, last) != (0, len(ids)):
+            transcript = transcript.model_copy(update={"messages": transcript.messages[first:last]})
         return transcript
 

@@ -138,18 +138,6 @@ def atomic_write_chunks(path: Path, chunks: Iterable[str], mode: int = FILE_MODE
     return digest.hexdigest()
 
 
-def file_digest(path: Path, head_bytes: int = 0, chunk: int = 1 << 20) -> tuple[str, bytes]:
-    """The sha256 of a file's bytes, read a chunk at a time (a 57 MB snapshot is never held
-    whole), and its first `head_bytes` bytes."""
-    digest, head = hashlib.sha256(), b""
-    with open(path, "rb") as handle:
-        while block := handle.read(chunk):
-            if len(head) < head_bytes:
-                head += block[:head_bytes - len(head)]
-            digest.update(block)
-    return digest.hexdigest(), head
-
-
 def atomic_write_text(path: Path, text: str, mode: int = FILE_MODE) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), mode)
 

@@ -22,10 +22,12 @@ from memory_pipeline.models import (
     Transcript,
     TranscriptRef,
     Trigger,
+    WindowWork,
 )
+from memory_pipeline.stages.transcripts.files import files_touched
 
-# Observing is worth an Observer run from 5 user messages on; remembering is not: a shorter
-# session's event is accepted and its messages indexed ("indexed, not observed").
+# The rule for events written before stages/windows.py judged windows by their work: observing
+# from 5 user messages on; a shorter session's event is indexed only ("indexed, not observed").
 MIN_USER_MESSAGES_TO_OBSERVE = 5
 MIN_USER_MESSAGES_FOR_SHUTDOWN = MIN_USER_MESSAGES_TO_OBSERVE  # the old name, for code written against it
 NOT_OBSERVED = "indexed, not observed"
@@ -58,13 +60,18 @@ def build_event(
     messages: str | None = None,
     tokens_before: int = 0,
     session_name: str | None = None,
+    first_entry: str | None = None,
 ) -> SessionEvent:
+    """`first_entry` names the window in the dedupe key when its first message does not (a window
+    that carries an earlier, waiting one starts where that one did)."""
     check_session_id(session_id)
     if transcript_ref is None and messages is None:
         raise BadInputError("an event needs the transcript: a snapshot reference or inline messages")
     started, ended = transcript.started_at, transcript.ended_at
-    first_entry = started.isoformat() if started else (transcript.messages[0].id if transcript.messages else "")
+    if first_entry is None:
+        first_entry = started.isoformat() if started else (transcript.messages[0].id if transcript.messages else "")
     duration = (ended - started).total_seconds() if started and ended else None
+    files_read, files_modified = files_touched(transcript.messages)  # the window's, not the whole file's
     data = EventData(
         sessionId=session_id,
         dedupeKey=make_dedupe_key(session_id, trigger, first_entry),
@@ -72,8 +79,8 @@ def build_event(
         messageCount=len(transcript.messages),
         userMessageCount=transcript.user_message_count,
         tokensBefore=tokens_before,
-        filesRead=transcript.files_read,
-        filesModified=transcript.files_modified,
+        filesRead=files_read,
+        filesModified=files_modified,
         capturedAt=captured_at,
         schemaVersion=SCHEMA_VERSION,
         sessionName=session_name or transcript.title,
@@ -85,14 +92,24 @@ def build_event(
 
 
 def observe_skip_reason(event: SessionEvent) -> str | None:
-    """Why the Observer skips this event (the end of a session of under 5 user messages), or None.
-    The count is the whole session's (`sessionUserMessageCount`; older events: the window's), so the
-    tail of a resumed session is observed once the session has grown long enough. A compaction
-    window is always observed: the context it summarizes is about to be lost."""
-    count = event.data.session_user_message_count
+    """Why the Observer skips this event, or None. Events carry the decision made when they were
+    written (stages/windows.py: the work in the window); older events fall back to the old rule (a
+    session end under 5 user messages, counted over the whole session). A compaction window is
+    always observed: the context it summarizes is about to be lost."""
+    from memory_pipeline.stages.windows import RULE, describe
+
+    data = event.data
+    if data.observing == "waiting":
+        return (f"{NOT_OBSERVED} yet: {describe(data.work or WindowWork())} wait to be observed with the "
+                "session's next window")
+    if data.observing == "skipped":
+        return f"{NOT_OBSERVED}: {describe(data.work or WindowWork())} when the session ended (observing needs {RULE})"
+    if data.observing == "observed":
+        return None
+    count = data.session_user_message_count
     if count is None:
-        count = event.data.user_message_count
-    if event.data.trigger == "shutdown" and count < MIN_USER_MESSAGES_TO_OBSERVE:
+        count = data.user_message_count
+    if data.trigger == "shutdown" and count < MIN_USER_MESSAGES_TO_OBSERVE:
         return f"{NOT_OBSERVED}: {count} user message{'s' if count != 1 else ''} (observing needs {MIN_USER_MESSAGES_TO_OBSERVE})"
     return None
 

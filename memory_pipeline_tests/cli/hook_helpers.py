@@ -52,6 +52,20 @@ def before_compaction(target: Path) -> Path:
     return target
 
 
+def compacted(target: Path) -> Path:
+    """The big session once its compaction was written: every line up to the compact summary."""
+    lines = lines_of(BIG_SESSION)
+    cut = next(i for i, line in enumerate(lines) if '"isCompactSummary":true' in line)
+    target.write_text("".join(lines[: cut + 1]), encoding="utf-8")
+    return target
+
+
+def inbox_events(workspace: Path) -> list:
+    from memory_pipeline.models import SessionEvent
+
+    return [SessionEvent.model_validate_json(p.read_text()) for p in sorted((workspace / "inbox").glob("*.json"))]
+
+
 def first_user_turns(relative: str, turns: int, target: Path) -> Path:
     """The start of a real session, up to (not including) its user message number `turns + 1`."""
     kept, seen = [], 0

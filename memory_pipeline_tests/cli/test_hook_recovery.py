@@ -1,19 +1,23 @@
 """Compaction recovery end to end: PreCompact → real ingest (observer, index) → SessionStart(compact).
 
 The module fixture runs the real pipeline once (it loads the embedding model): the PreCompact hook
-snapshots the big Claude Code session as it was when its auto compaction began, and `ingest`
-observes and indexes that window. The pointers below must cite what recall finds in that store.
+sees the big Claude Code session as it was when its auto compaction began, the compaction's event
+is sent once the compaction is written, and `ingest` observes and indexes that window. The pointers
+below must cite what recall finds in that store.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
+from memory_pipeline.flows.hooks.claude_code import compaction_done
 from memory_pipeline.flows.observe import load_observations
+from memory_pipeline.models import HookPayload
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.hooks.recovery import one_line
 from memory_pipeline.stages.tokens import estimate_tokens
@@ -21,6 +25,7 @@ from memory_pipeline_tests.cli.hook_helpers import (
     BIG_SESSION,
     SESSION_ID,
     before_compaction,
+    compacted,
     hook_env,
     hook_state,
     payload,
@@ -54,6 +59,11 @@ def ingested(tmp_path_factory):
     done = run_hook(payload("PreCompact", transcript, trigger="auto"), env)
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     workspace = Workspace(root / "workspace")
+    # the client writes its compaction, then SessionStart(compact) sends the window it summarized
+    # (here without the pointer, which the tests below ask for)
+    compacted(transcript)
+    compaction_done(workspace, HookPayload.model_validate(payload("SessionStart", transcript, source="compact")),
+                    datetime.now().astimezone())
     with pytest.MonkeyPatch.context() as patch:
         for name in CLEAN_ENV:
             patch.delenv(name, raising=False)
@@ -145,7 +155,8 @@ def test_warm_zone_cache_feeds_the_pointer(ingested: Ingested):
     session = "warm-session"
     full = fixture_transcript(BIG_SESSION)
     prompt = "Check what toggle_debug does in the session live view and fix the transcript renderer"
-    done = run_hook(payload("UserPromptSubmit", full, session_id=session, prompt=prompt), ingested.env)
+    env = {**ingested.env, "MEMORY_CONTEXT_WINDOW": "200000"}  # the session ran with 200k (it compacted at 170k)
+    done = run_hook(payload("UserPromptSubmit", full, session_id=session, prompt=prompt), env)
     assert done.returncode == 0 and done.stdout == b"", done.stderr
     state = wait_for(lambda: (s := hook_state(ingested.workspace.root, session))["recall_started_at"] is None and s)
     assert state["zone"] == "warm" and any(entry["hits"] for entry in state["recall_cache"])

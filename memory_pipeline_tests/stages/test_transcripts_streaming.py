@@ -11,6 +11,7 @@ import pytest
 from memory_pipeline.bench.big_transcript import write_big_transcript
 from memory_pipeline.stages.redact import redact_jsonl, redact_jsonl_lines
 from memory_pipeline.stages.transcripts import parse, parse_transcript
+from memory_pipeline.stages.transcripts.bookkeeping import user_words
 from memory_pipeline.stages.transcripts.jsonl import MAX_TOOL_OUTPUT_CHARS
 from memory_pipeline_tests.support.paths import fixture_transcript
 
@@ -61,8 +62,9 @@ def test_a_big_transcript_is_parsed_without_holding_the_file(big_file: Path, mon
 
 
 def _has_text(line: dict) -> bool:
+    """Whether the line holds the user's words (a task notification is the client's)."""
     content = line["message"].get("content")
-    return bool(content.strip()) if isinstance(content, str) else bool(content)
+    return bool(user_words(content)) if isinstance(content, str) else bool(content)
 
 
 def test_redacting_line_by_line_equals_redacting_the_text() -> None:

@@ -1,10 +1,11 @@
 """Claude Code hooks: what each hook event does.
 
-- PreCompact: event for the window about to be summarized + the task checkpoint.
-- SessionEnd: `memory/session.ended` for what the session said since its last event. Fast: parse,
-  redact, snapshot and write one file; the sensor does the heavy work later. Under 5 user messages
-  the window is indexed, not observed.
-- SessionStart: the briefing (startup, resume, clear) or the recovery pointer (compact).
+- PreCompact: the task checkpoint; the compaction is noted as pending (the client may abandon it).
+- SessionEnd: `memory/session.ended` for what the session said since its last window (flows/windows.py).
+  Fast: parse, redact, snapshot and write one file; the sensor does the heavy work later. A window
+  short of the work rule (stages/windows.py) waits to be observed with the next one.
+- SessionStart: the briefing (startup, resume, clear), or (compact) the compaction's event for the
+  window it summarized, then the recovery pointer.
 - UserPromptSubmit: the context level (flows/hook_context.py).
 Every decision is logged to state/hooks/telemetry.jsonl.
 """
@@ -14,19 +15,25 @@ from __future__ import annotations
 from datetime import datetime
 
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.emit import EmitResult
 from memory_pipeline.flows.hooks.transcript import HookResult, parse_session, session_start_output, transcript_file
-from memory_pipeline.models import HookPayload, TaskCheckpoint, Transcript
+from memory_pipeline.flows.windows import send_window
+from memory_pipeline.models import HookPayload, PendingCompaction, TaskCheckpoint, Transcript
 from memory_pipeline.resources.feedback import FeedbackFiles, record_injected
 from memory_pipeline.resources.hook_state import HookStateStore, log_decision
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import observe_skip_reason
-from memory_pipeline.stages.hooks.context_level import context_percent, context_window_for
+from memory_pipeline.stages.hooks.context_level import (
+    context_percent,
+    context_window_for,
+    window_shown_by_auto_compaction,
+)
 from memory_pipeline.stages.hooks.recovery import current_task, user_intents
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.review.memory_md import for_project, memory_items
 from memory_pipeline.stages.transcripts import files_touched
+from memory_pipeline.stages.windows import FINAL_END_REASONS
 
 
 def recent_files(transcript: Transcript, limit: int = 10) -> list[str]:
@@ -52,30 +59,55 @@ def last_context_tokens(transcript: Transcript) -> int:
 
 
 def before_compaction(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:
+    """The checkpoint now; the compaction's event once the compaction shows in the transcript
+    (SessionStart with source compact): the client may still abandon it, and then nothing is sent."""
+    from memory_pipeline.flows.hooks.context import configured_window
+
     path = transcript_file(payload)
     transcript = parse_session(path, payload.session_id)
     tokens = last_context_tokens(transcript)
-    result = emit_session_event(
-        workspace, path, trigger="compaction", session_id=payload.session_id, format="claude-code",
-        window="since-compaction", tokens_before=tokens, captured_at=now, project=payload.cwd,
-    )
-    event = result.event
     store = HookStateStore(workspace)
-    window = store.load(payload.session_id).context_window or context_window_for(None)
+    state = store.load(payload.session_id)
+    shown = window_shown_by_auto_compaction(tokens) if payload.trigger == "auto" and tokens else state.shown_window
+    window = context_window_for(None, configured_window(), payload.context_window or shown or state.context_window)
     checkpoint = make_checkpoint(transcript, "pre-compact", now, context_percent(tokens, window))
 
     def change(state) -> None:
+        state.shown_window = shown
         state.checkpoint = checkpoint
-        state.compactions_emitted += 1
-        state.last_event_message_id = result.last_message_id
+        state.transcript_path = str(path)
+        state.pending_compaction = PendingCompaction(trigger=payload.trigger, tokens_before=tokens, at=now)
 
     store.update(payload.session_id, change, now)
-    log = dict(at=now, session_id=payload.session_id, hook="PreCompact")
-    log_decision(workspace, "emitted", event=event.name, dedupe_key=event.data.dedupe_key,
-                 window_start_id=event.data.window_start_id, messages=event.data.message_count,
-                 trigger=payload.trigger, **log)
-    log_decision(workspace, "checkpoint", reason="pre-compact", files=len(checkpoint.files_modified), **log)
+    log_decision(workspace, "checkpoint", reason="pre-compact", files=len(checkpoint.files_modified),
+                 trigger=payload.trigger, at=now, session_id=payload.session_id, hook="PreCompact")
     return HookResult()
+
+
+def compaction_done(workspace: Workspace, payload: HookPayload, now: datetime) -> None:
+    """SessionStart(compact): the compaction happened; send the window it summarized."""
+    store = HookStateStore(workspace)
+    pending = store.load(payload.session_id).pending_compaction
+    log = dict(at=now, session_id=payload.session_id, hook="SessionStart", source="compact")
+    try:
+        result = send_window(workspace, transcript_file(payload), session_id=payload.session_id, trigger="compaction",
+                             now=now, stop_at_compaction=True, format="claude-code", project=payload.cwd,
+                             tokens_before=pending.tokens_before if pending else 0)
+    except BadInputError as exc:
+        log_decision(workspace, "skipped", why=str(exc), **log)
+        return
+    finally:
+        store.update(payload.session_id, lambda s: setattr(s, "pending_compaction", None), now)
+    log_window(workspace, result, trigger=pending.trigger if pending else None, **log)
+
+
+def log_window(workspace: Workspace, result: EmitResult, **log) -> None:
+    if result.event is None:
+        log_decision(workspace, "skipped", why=result.skipped, **log)
+        return
+    data = result.event.data
+    log_decision(workspace, "emitted", event=result.event.name, dedupe_key=data.dedupe_key,
+                 window_start_id=data.window_start_id, messages=data.message_count, observing=data.observing, **log)
 
 
 def session_ended(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:
@@ -84,33 +116,23 @@ def session_ended(workspace: Workspace, payload: HookPayload, now: datetime) -> 
         files.enqueue_answer(payload.session_id, "", now, final=True)  # what was never used: ignored
     path = transcript_file(payload)
     store = HookStateStore(workspace)
-    state = store.load(payload.session_id)
-    # earlier windows went out with PreCompact or an earlier SessionEnd (a resumed session):
-    # this event covers only what came after them, so nothing is observed twice
-    if state.last_event_message_id:
-        window = f"after:{state.last_event_message_id}"
-    else:
-        window = "since-compaction" if state.compactions_emitted else "all"
-    result = emit_session_event(
-        workspace, path, trigger="shutdown", session_id=payload.session_id, format="claude-code",
-        window=window, captured_at=now, project=payload.cwd,
-    )
-    if result.event is not None:
-        store.update(payload.session_id, lambda s: setattr(s, "last_event_message_id", result.last_message_id), now)
     log = dict(at=now, session_id=payload.session_id, hook="SessionEnd", reason=payload.reason)
+    if store.load(payload.session_id).pending_compaction is not None:  # PreCompact, then no compaction
+        store.update(payload.session_id, lambda s: setattr(s, "pending_compaction", None), now)
+        log_decision(workspace, "compaction_abandoned", **log)
+    result = send_window(workspace, path, session_id=payload.session_id, trigger="shutdown", now=now,
+                         session_over=payload.reason in FINAL_END_REASONS, format="claude-code", project=payload.cwd)
+    log_window(workspace, result, **log)
     if result.event is None:
-        log_decision(workspace, "skipped", why=result.skipped, **log)
         return HookResult(note=f"no event: {result.skipped}")
-    skip = observe_skip_reason(result.event)
-    log_decision(workspace, "emitted", event=result.event.name, dedupe_key=result.event.data.dedupe_key,
-                 window=window, messages=result.event.data.message_count, observed=skip is None, **log)
-    return HookResult(note=skip)
+    return HookResult(note=observe_skip_reason(result.event))
 
 
 def session_started(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:
     if payload.source == "compact":
         from memory_pipeline.flows.hooks.context import recover_after_compaction
 
+        compaction_done(workspace, payload, now)
         return recover_after_compaction(workspace, payload, now)
     from memory_pipeline.flows.hooks.memory import hook_project, session_briefing
 

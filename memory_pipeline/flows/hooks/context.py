@@ -12,6 +12,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
@@ -80,11 +81,24 @@ def spawn_recall_refresh(session_id: str) -> None:
     )
 
 
-def track_context(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:
+def first_reading(payload: HookPayload) -> TailReading | None:
+    """The transcript's tail; None when the client has not written the file yet (the first prompt of
+    a new session): the prompt is tracked from the payload and the transcript read by later hooks."""
+    path = Path(payload.transcript_path or "").expanduser()
+    if payload.transcript_path and not path.exists() and payload.prompt:
+        return None
     reading = tail_of(payload)
     if not reading.messages:
         raise BadInputError(f"{payload.transcript_path}: no Claude Code messages in its last part")
-    window = context_window_for(reading.model, configured_window())
+    return reading
+
+
+def track_context(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:
+    reading = first_reading(payload)
+    unwritten = reading is None
+    reading = reading or TailReading()
+    shown = HookStateStore(workspace).load(payload.session_id).shown_window  # by an automatic compaction
+    window = context_window_for(reading.model, configured_window(), payload.context_window or shown)
     zone = context_zone(reading.context_tokens, window)
     percent = context_percent(reading.context_tokens, window)
     intents = _intents(reading, payload.prompt)
@@ -97,6 +111,7 @@ def track_context(workspace: Workspace, payload: HookPayload, now: datetime) -> 
     def change(state: HookSessionState) -> None:
         entered.extend(crossed(state.zone, zone))
         state.project = project if payload.cwd else state.project
+        state.transcript_path = payload.transcript_path or state.transcript_path
         task_changed = state.task_hash != fresh_hash
         state.zone, state.context_tokens, state.context_window = zone, reading.context_tokens, window
         if zone == "hot" and ("hot" in entered or task_changed or state.checkpoint is None):
@@ -116,6 +131,8 @@ def track_context(workspace: Workspace, payload: HookPayload, now: datetime) -> 
 
     HookStateStore(workspace).update(payload.session_id, change, now)
     log = dict(at=now, session_id=payload.session_id, hook="UserPromptSubmit")
+    if unwritten:
+        log_decision(workspace, "tracked", transcript="not written yet", **log)
     for name in entered:
         log_decision(workspace, name, percent=percent, tokens=reading.context_tokens, window=window, **log)
     if wrote_checkpoint:

@@ -16,6 +16,13 @@ from memory_pipeline.stages.transcripts.jsonl import as_dict, as_str, json_objec
 
 DEFAULT_WINDOW = 200_000
 LARGE_WINDOW = 1_000_000
+# models whose own window is 1M (Claude Code's default model reports effectiveWindow=980000): the
+# current Opus models from 4.6 on and the Fable family; a `[1m]` or `-1m` suffix asks for 1M on any
+LARGE_MODELS = re.compile(
+    r"claude-(?:opus-(?:4-(?:[6-9]|\d\d)|[5-9](?:-|$|\b))|fable-)",
+    re.IGNORECASE,
+)
+REPORTED_KEYS = ("context_window_size", "contextWindow", "context_window", "size", "model_context_window")
 WARM_SHARE = 0.40
 HOT_SHARE = 0.60
 ZONE_ORDER: dict[str, int] = {"cold": 0, "warm": 1, "hot": 2}
@@ -31,11 +38,29 @@ class TailReading:
     messages: list[Message] = field(default_factory=list)
 
 
-def context_window_for(model: str | None, configured: int | None = None) -> int:
-    """The configured window when given; 1M for models whose name says so; else 200k."""
+def reported_window(value: object) -> int | None:
+    """The window a client reports (a number, or an object holding one), else None."""
+    if isinstance(value, dict):
+        value = next((value[k] for k in REPORTED_KEYS if k in value), None)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return None
+    return int(value)
+
+
+def window_shown_by_auto_compaction(tokens: int) -> int:
+    """The client compacts on its own shortly before its window is full: 200k when it did so under
+    200k tokens, else 1M."""
+    return DEFAULT_WINDOW if tokens <= DEFAULT_WINDOW else LARGE_WINDOW
+
+
+def context_window_for(model: str | None, configured: int | None = None, reported: object = None) -> int:
+    """`MEMORY_CONTEXT_WINDOW` when set; else what the client reports; else by the model's id
+    (1M for the models in LARGE_MODELS and any `[1m]` name); else 200k."""
     if configured:
         return configured
-    if model and _LARGE_MODEL.search(model):
+    if (window := reported_window(reported)) is not None:
+        return window
+    if model and (_LARGE_MODEL.search(model) or LARGE_MODELS.search(model)):
         return LARGE_WINDOW
     return DEFAULT_WINDOW
 

@@ -3,7 +3,9 @@
 Assistant replies are written one content block per line; lines sharing `message.id` are merged
 into one Message whose id is the first line's `uuid`. Sidechain (subagent) lines are skipped in a
 main session (a subagent's own file is read whole), and so are meta, progress and bookkeeping
-lines; a `compact_boundary` plus the `isCompactSummary` line after it become one compaction summary.
+lines, and the client's own text in user lines (`bookkeeping.user_words`: slash commands, their
+output, task notifications); a `compact_boundary` plus the `isCompactSummary` line after it become
+one compaction summary.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
+from memory_pipeline.stages.transcripts.bookkeeping import user_words
 from memory_pipeline.stages.transcripts.jsonl import (
     LINE_ERRORS,
     as_dict,
@@ -98,7 +101,7 @@ class _Reader:
             for b in blocks
             if b.get("type") == "tool_result"
         ]
-        text = block_text([b for b in blocks if b.get("type") != "tool_result"] if results else content)
+        text = user_words(block_text([b for b in blocks if b.get("type") != "tool_result"] if results else content))
         self.messages.append(Message(
             id=uuid, role="tool" if results else "user", timestamp=timestamp, text=text.strip(),
             tool_results=results,

@@ -31,6 +31,7 @@ INJECTED_PREFIXES = (
     "<INSTRUCTIONS>",
     "# AGENTS.md instructions",
     "<user_shell_command>",
+    "<turn_aborted>",
 )
 CALL_TYPES = {"function_call", "custom_tool_call", "local_shell_call"}
 OUTPUT_TYPES = {"function_call_output", "custom_tool_call_output"}

@@ -31,25 +31,28 @@ class FileLines:
     """A file's lines decoded one at a time, with the checks `_decode` makes on a whole text:
     NUL bytes fail at once; blank and undecodable content is judged by `check` at the end."""
 
-    def __init__(self, path: Path, where: str) -> None:
-        self.path, self.where = path, where
+    def __init__(self, path: Path | list[Path], where: str) -> None:
+        self.paths, self.where = path if isinstance(path, list) else [path], where
         self.chars = self.replaced = 0
         self.blank = True
 
     def __iter__(self) -> Iterator[str]:
         self.chars = self.replaced = 0
         self.blank = True
-        with self.path.open("rb") as handle:
-            for number, raw in enumerate(handle):
-                if b"\x00" in raw:
-                    raise BadInputError(f"{self.where} is binary (contains NUL bytes)")
-                line = raw.decode("utf-8", errors="replace")
-                if number == 0:
-                    line = line.lstrip("\ufeff")
-                self.chars += len(line)
-                self.replaced += line.count("\ufffd")
-                self.blank = self.blank and not line.strip()
-                yield line.rstrip("\r\n")
+        number = 0
+        for path in self.paths:  # the parts of a snapshot, in order, read as one file
+            with path.open("rb") as handle:
+                for raw in handle:
+                    if b"\x00" in raw:
+                        raise BadInputError(f"{self.where} is binary (contains NUL bytes)")
+                    line = raw.decode("utf-8", errors="replace")
+                    if number == 0:
+                        line = line.lstrip("\ufeff")
+                    number += 1
+                    self.chars += len(line)
+                    self.replaced += line.count("\ufffd")
+                    self.blank = self.blank and not line.strip()
+                    yield line.rstrip("\r\n")
 
     def check(self) -> None:
         if self.blank:
@@ -88,6 +91,24 @@ def _read(source: Path | str, max_bytes: int) -> tuple[str, str, str | None]:
         raise BadInputError(f"cannot read transcript {source!r}: {exc}") from None
     where = f"transcript {path}"
     return _decode(data, where), where, path.stem or None
+
+
+def parse_parts(parts: list[Path], *, format: str, session_id: str | None = None,
+                max_bytes: int = 64 * 1024 * 1024) -> Transcript:
+    """Parse a snapshot stored in parts (resources/snapshots.py): their lines in order, as one file."""
+    if len(parts) == 1:
+        return parse_transcript(parts[0], format=format, session_id=session_id, max_bytes=max_bytes)
+    where = f"transcript snapshot {parts[-1]}"
+    try:
+        size = sum(p.stat().st_size for p in parts)
+    except OSError as exc:
+        raise BadInputError(f"cannot read {where}: {exc}") from None
+    if size > max_bytes:
+        raise BadInputError(f"{where} is {size} bytes, over the {max_bytes}-byte limit")
+    if format not in PARSERS or format == "text":
+        raise BadInputError(f"a snapshot in parts is JSON lines, not {format!r}")
+    transcript = _run_parser(format, FileLines(parts, where), where)
+    return _finish(transcript, session_id, lambda: None)
 
 
 def parse_transcript(

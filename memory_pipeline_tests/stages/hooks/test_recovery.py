@@ -115,7 +115,17 @@ def test_cooldown_blocks_a_cascading_compaction():
 
 
 def test_context_windows_and_zones():
-    assert context_window_for("claude-opus-4-6") == 200_000
+    # Claude Code's default model now has a ~1M window (its debug log: effectiveWindow=980000)
+    assert context_window_for("claude-opus-4-6") == 1_000_000
+    assert context_window_for("claude-opus-4-7-20260301") == 1_000_000
+    assert context_window_for("claude-opus-4-5") == 200_000
+    assert context_window_for("claude-sonnet-4-5") == 200_000
+    assert context_window_for(None) == 200_000
+    # what the client reports wins over the table; MEMORY_CONTEXT_WINDOW over both
+    assert context_window_for("claude-opus-4-6", reported={"context_window_size": 200_000}) == 200_000
+    assert context_window_for("claude-haiku-4-5", reported=980_000) == 980_000
+    assert context_window_for("claude-opus-4-6", reported={"other": 1}) == 1_000_000
+    assert context_window_for("claude-opus-4-6", configured=300_000, reported=980_000) == 300_000
     assert context_window_for("claude-sonnet-4-5[1m]") == 1_000_000
     assert context_window_for("claude-sonnet-4-5-1m") == 1_000_000
     assert context_window_for("claude-opus-4-6", configured=500_000) == 500_000
