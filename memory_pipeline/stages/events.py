@@ -23,6 +23,7 @@ from memory_pipeline.models import (
     TranscriptRef,
     Trigger,
 )
+from memory_pipeline.stages.untrusted import project_name
 
 # Observing is worth an Observer run from 5 user messages on; remembering is not: a shorter
 # session's event is accepted and its messages indexed ("indexed, not observed").
@@ -164,6 +165,9 @@ def parse_event(raw: bytes) -> SessionEvent:
         raise BadInputError("dedupeKey must be 8-128 letters, digits, '_' or '-'")
     if event.data.transcript is None and not event.data.messages:
         raise BadInputError("event carries no transcript: neither 'messages' nor 'transcript'")
+    if event.data.project is not None and event.data.project != project_name(event.data.project):
+        raise BadInputError(f"project {event.data.project[:80]!r} is not a project name (one line of letters, "
+                            "digits, '.', '_', '-', '+', '@' or spaces)")
     if event.data.captured_at.tzinfo is None:
         raise BadInputError("capturedAt needs a time zone offset (ISO 8601, e.g. 2026-02-15T09:15:00+00:00)")
     return event

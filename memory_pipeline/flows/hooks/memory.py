@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from memory_pipeline.errors import MemoryPipelineError
 from memory_pipeline.models import RecallHit
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.untrusted import working_folder
 
 
 @dataclass
@@ -29,7 +30,7 @@ class Briefing:
 def hook_project(cwd: str | None) -> str | None:
     """The project of the folder a hook's session runs in; None (every project) when the payload
     names no folder."""
-    if not cwd:
+    if not cwd or working_folder(cwd) is None:
         return None
     from memory_pipeline.resources.projects import resolve_project
 

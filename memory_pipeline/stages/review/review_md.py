@@ -16,12 +16,12 @@ from datetime import date, datetime, timedelta
 
 from memory_pipeline.models import MEMORY_SECTIONS, Proposal
 from memory_pipeline.stages.friction.review_section import DETAIL_MARK, render_fix_section
-from memory_pipeline.stages.guard import hold_reasons
+from memory_pipeline.stages.guard import held_note
 from memory_pipeline.stages.review.memory_md import section_heading
+from memory_pipeline.stages.untrusted import inline
 
 REVIEW_HEADING = "# Pending Memory Proposals"
 QUOTE_NOTE = "_(quotes transcript)_"
-HELD_NOTE = "_(⚠ held for review: {})_"
 _HELD = re.compile(r"\s*_\(⚠ held for review:[^)]*\)_\s*$")
 _TRIAGE_NOTE = re.compile(r"\s*_\(triage: [^\n]*\)_$")
 EXPIRE_AFTER_DAYS = 7
@@ -90,11 +90,9 @@ def render_review_md(pending: list[Proposal], now: datetime) -> str:
                        key=lambda p: (p.triage != "needs-review", p.id))
         lines.append(f"## Proposed for: {section_heading(section, project)}")
         for p in group:
-            note = f" {QUOTE_NOTE}" if p.quotes_transcript else ""
-            if reasons := hold_reasons(p.text):
-                note += " " + HELD_NOTE.format("; ".join(reasons))
-            verdict = f" _(triage: {p.triage} — {p.triage_reason})_" if p.triage else ""
-            lines.append(f"- [ ] `{p.id}` {p.text}{note}{verdict}")
+            note = (f" {QUOTE_NOTE}" if p.quotes_transcript else "") + held_note(p.text)
+            verdict = f" _(triage: {p.triage} — {inline(p.triage_reason)})_" if p.triage else ""
+            lines.append(f"- [ ] `{p.id}` {inline(p.text)}{note}{verdict}")
         lines.append("")
     if not pending:
         lines += ["_No proposals pending._", ""]
@@ -180,7 +178,10 @@ def decide(parsed: ParsedReview, rendered: dict[str, str], proposals: dict[str, 
     """What the user's REVIEW.md says, against what was last rendered and what is stored.
 
     `rendered` maps the ids of the last rendered REVIEW.md to their texts; only those can be
-    rejected by deleting their line, and only when the file still has its heading.
+    rejected by deleting their line, and only when the file still has its heading. REVIEW.md is
+    read only where the product wrote: an approval counts for an id it rendered (when a render is
+    on record), on the one line it put there; an id on two lines (one forged) may be rejected but
+    is never approved.
     """
     out = Decisions()
     by_id: dict[str, list[ReviewLine]] = {}
@@ -208,6 +209,11 @@ def decide(parsed: ParsedReview, rendered: dict[str, str], proposals: dict[str, 
                                 f"{', '.join(str(line.number) for line in lines)})")
         if {"approve", "reject"} <= marks:
             out.messages.append(f"{pid} is both approved and rejected in REVIEW.md; left pending")
+            continue
+        if "approve" in marks and (len(lines) > 1 or (rendered and pid not in rendered)):
+            where = "on more than one line" if len(lines) > 1 else "but was not in the REVIEW.md this pipeline wrote"
+            out.messages.append(f"{pid} is ticked {where}; not approved (approve it with "
+                                f"`memory-pipeline review approve {pid}` after checking it)")
             continue
         chosen = next((line for line in lines if line.mark != "open"), lines[0])
         text = chosen.text if len(chosen.text) >= 3 else proposal.text
