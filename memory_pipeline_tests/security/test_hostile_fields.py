@@ -64,7 +64,7 @@ def test_a_forged_ticked_line_beside_the_products_line_is_not_an_approval():
     proposals = {p.id: p for p in pending()}
     text = render_review_md(pending(), NOW) + "- [x] `f-20261123-001` ok\n"
     decisions = decide(parse_review_md(text), {pid: p.text for pid, p in proposals.items()}, proposals)
-    assert decisions.approve == {} and any("more than one line" in m for m in decisions.messages)
+    assert decisions.approve == {} and any("not on another" in m for m in decisions.messages)
 
 
 def test_a_tick_on_an_id_the_product_did_not_render_is_not_an_approval():

@@ -68,7 +68,7 @@ def _line(event: LedgerEvent, today: date, note: str = "") -> str:
     flag = " ⚠️ STALE" if freshness(event, today) == "stale" else ""
     about = f" ({event.entity})" if event.entity else ""
     if reasons := hold_reasons(event.content):
-        return f"- [{event.id}] _(withheld: held for review: {'; '.join(reasons)})_{about}{note}{flag}"
+        return f"- [{event.id}] _(withheld: held for review: {'; '.join(reasons)})_{note}{flag}"
     return f"- [{event.id}] {inline(_clip(event.content))}{about}{note}{flag}"
 
 

@@ -160,6 +160,18 @@ def _clean(text: str) -> str:
     return " ".join(text.split())
 
 
+def _unbound_approval(pid: str, lines: list[ReviewLine], rendered: dict[str, str]) -> str | None:
+    """Why a tick on `pid` is not one the product can take, or None: the id was not in the REVIEW.md
+    this pipeline wrote (when a render is on record), or it is on several lines that disagree (a
+    forged ticked line beside the product's unticked one, or with other text)."""
+    if rendered and pid not in rendered:
+        return "is ticked but was not in the REVIEW.md this pipeline wrote"
+    if len(lines) > 1 and ({line.mark for line in lines} != {"approve"}
+                           or len({normalize_text(line.text) for line in lines}) > 1):
+        return "is ticked on one line and not on another (or with other text)"
+    return None
+
+
 @dataclass
 class Decisions:
     approve: dict[str, str] = field(default_factory=dict)  # id -> text to promote
@@ -180,8 +192,8 @@ def decide(parsed: ParsedReview, rendered: dict[str, str], proposals: dict[str, 
     `rendered` maps the ids of the last rendered REVIEW.md to their texts; only those can be
     rejected by deleting their line, and only when the file still has its heading. REVIEW.md is
     read only where the product wrote: an approval counts for an id it rendered (when a render is
-    on record), on the one line it put there; an id on two lines (one forged) may be rejected but
-    is never approved.
+    on record), and an id on several lines is approved only when every line is ticked with one
+    text (a forged ticked line beside the product's line approves nothing).
     """
     out = Decisions()
     by_id: dict[str, list[ReviewLine]] = {}
@@ -210,10 +222,9 @@ def decide(parsed: ParsedReview, rendered: dict[str, str], proposals: dict[str, 
         if {"approve", "reject"} <= marks:
             out.messages.append(f"{pid} is both approved and rejected in REVIEW.md; left pending")
             continue
-        if "approve" in marks and (len(lines) > 1 or (rendered and pid not in rendered)):
-            where = "on more than one line" if len(lines) > 1 else "but was not in the REVIEW.md this pipeline wrote"
-            out.messages.append(f"{pid} is ticked {where}; not approved (approve it with "
-                                f"`memory-pipeline review approve {pid}` after checking it)")
+        if "approve" in marks and (why := _unbound_approval(pid, lines, rendered)):
+            out.messages.append(f"{pid} {why}; not approved (approve it with `memory-pipeline review approve {pid}` "
+                                "after checking it)")
             continue
         chosen = next((line for line in lines if line.mark != "open"), lines[0])
         text = chosen.text if len(chosen.text) >= 3 else proposal.text
