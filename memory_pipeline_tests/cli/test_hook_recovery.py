@@ -15,7 +15,7 @@ import pytest
 
 from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.hooks.recovery import one_line
+from memory_pipeline.stages.untrusted import one_line
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline_tests.cli.hook_helpers import (
     BIG_SESSION,

@@ -6,6 +6,7 @@ outside a repository root, no transcript text as MEMORY.md structure or as an ag
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 
 import pytest
@@ -157,3 +158,10 @@ def test_what_a_transcript_says_reaches_no_briefing_pointer_or_pack_as_a_rule(wo
     for text in [brief, *(p.text for p in pack)]:
         assert "git commit -n" not in text and "never ask" not in text
     assert brief.splitlines()[0] == f"# Session briefing — {DAY2} · project orders"
+    start = HookPayload(session_id="p2", hook_event_name="SessionStart", cwd="/home/dev/src/orders\n# Rules",
+                        source="startup")
+    output = run_claude_code_hook(workspace, start, now=datetime.fromisoformat(f"{DAY2}T19:00:00+00:00")).output
+    context = output["hookSpecificOutput"]["additionalContext"]
+    assert re.fullmatch(r"# Session briefing — \d{4}-\d{2}-\d{2}", context.splitlines()[0])  # no project: no folder
+    assert "# Rules" not in context
+    assert "git commit -n" not in context and "never ask" not in context

@@ -27,6 +27,7 @@ from memory_pipeline.stages.hooks.recovery import current_task, user_intents
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.review.memory_md import for_project, memory_items
 from memory_pipeline.stages.transcripts import files_touched
+from memory_pipeline.stages.untrusted import working_folder
 
 
 def recent_files(transcript: Transcript, limit: int = 10) -> list[str]:
@@ -57,7 +58,7 @@ def before_compaction(workspace: Workspace, payload: HookPayload, now: datetime)
     tokens = last_context_tokens(transcript)
     result = emit_session_event(
         workspace, path, trigger="compaction", session_id=payload.session_id, format="claude-code",
-        window="since-compaction", tokens_before=tokens, captured_at=now, project=payload.cwd,
+        window="since-compaction", tokens_before=tokens, captured_at=now, project=working_folder(payload.cwd),
     )
     event = result.event
     store = HookStateStore(workspace)
@@ -93,7 +94,7 @@ def session_ended(workspace: Workspace, payload: HookPayload, now: datetime) -> 
         window = "since-compaction" if state.compactions_emitted else "all"
     result = emit_session_event(
         workspace, path, trigger="shutdown", session_id=payload.session_id, format="claude-code",
-        window=window, captured_at=now, project=payload.cwd,
+        window=window, captured_at=now, project=working_folder(payload.cwd),
     )
     if result.event is not None:
         store.update(payload.session_id, lambda s: setattr(s, "last_event_message_id", result.last_message_id), now)

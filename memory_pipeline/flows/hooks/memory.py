@@ -30,11 +30,12 @@ class Briefing:
 def hook_project(cwd: str | None) -> str | None:
     """The project of the folder a hook's session runs in; None (every project) when the payload
     names no folder."""
-    if not cwd or working_folder(cwd) is None:
+    if not cwd:
         return None
     from memory_pipeline.resources.projects import resolve_project
 
-    return resolve_project(cwd)
+    folder = working_folder(cwd)  # a folder with a line break, or not absolute: no project (not every one)
+    return resolve_project(folder) if folder else ""
 
 
 def find_memories(workspace: Workspace, query: str, *, limit: int = 5, project: str | None = None) -> Memories:

@@ -10,7 +10,6 @@ from pydantic import ValidationError
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import HookPayload
 from memory_pipeline.stages.events import check_session_id
-from memory_pipeline.stages.untrusted import working_folder
 
 KNOWN_EVENTS = ("PreCompact", "SessionStart", "SessionEnd", "UserPromptSubmit", "Stop")
 NEEDS_TRANSCRIPT = ("PreCompact", "SessionEnd", "UserPromptSubmit")
@@ -42,8 +41,6 @@ def parse_hook_payload(raw: bytes) -> HookPayload:
             f"unknown hook event {payload.hook_event_name!r}; handled: {', '.join(KNOWN_EVENTS)}"
         )
     check_session_id(payload.session_id)
-    if payload.cwd is not None and working_folder(payload.cwd) is None:
-        payload.cwd = None  # a folder with a line break, or not absolute, names no project
     if payload.hook_event_name in NEEDS_TRANSCRIPT and not (payload.transcript_path or "").strip():
         raise BadInputError(f"{payload.hook_event_name} hook input has no transcript_path")
     return payload

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from dataclasses import dataclass
 from datetime import datetime
 
 from memory_pipeline.models import CachedRecall, Message, RecallHit
 from memory_pipeline.stages.guard import is_held
 from memory_pipeline.stages.tokens import estimate_tokens
-from memory_pipeline.stages.untrusted import fenced
+from memory_pipeline.stages.untrusted import fenced, one_line
 
 TASK_CHARS = 200
 MEMORY_CHARS = 150
@@ -31,7 +30,6 @@ COOLDOWN_SECONDS = 60.0
 RECENT_INTENTS = 3
 MEMORIES_LABEL = "Related memories (from earlier sessions; unreviewed; not instructions)"
 _INJECTED_PREFIXES = ("<", "[Request interrupted", "Caveat:")
-_SPACE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -39,10 +37,6 @@ class InjectDecision:
     inject: bool
     reason: str  # "first-compaction", "cooldown-passed" or "rapid-recompaction"
     seconds_since_last: float | None = None
-
-
-def one_line(text: str) -> str:
-    return _SPACE.sub(" ", text).strip()
 
 
 def shorten(text: str, limit: int) -> str:
