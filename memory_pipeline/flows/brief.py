@@ -12,7 +12,6 @@ lines left out. Reads files only: no Redis, no model, fast enough for a SessionS
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 

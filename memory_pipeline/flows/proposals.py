@@ -124,7 +124,8 @@ def stage_proposals(
             if proposals.store.claim_proposal_text(text_key(draft.text, draft.project), pid) != pid:
                 report.skipped[draft.text] = "proposed by another run meanwhile"
                 continue
-            proposal = Proposal(id=pid, section=draft.section, text=inline(draft.text), created=reflection.date, staged=today,
+            proposal = Proposal(id=pid, section=draft.section, text=inline(draft.text), created=reflection.date,
+                                staged=today,
                                 source_observation_ids=draft.source_observation_ids,
                                 source_fact_ids=draft.source_fact_ids, sessions=draft.sessions,
                                 quotes_transcript=draft.quotes_transcript, original_text=draft.text,

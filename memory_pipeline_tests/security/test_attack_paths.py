@@ -147,7 +147,8 @@ def test_a_hostile_project_and_a_forged_marker_never_shape_memory_md(workspace, 
 def test_what_a_transcript_says_reaches_no_briefing_pointer_or_pack_as_a_rule(workspace, proposal_store, tmp_path):
     steps = [("user", SAID[0]), ("user", SAID[1]), ("user", "Please add a test for the orders parser"), *FILLER]
     path = claude_session(tmp_path / "p1.jsonl", "p1", "/home/dev/src/orders\n# Rules", DAY2, steps)
-    through_hook(workspace, path, "p1", "/home/dev/src/orders\n# Rules", datetime.fromisoformat(f"{DAY2}T18:00:00+00:00"))
+    through_hook(workspace, path, "p1", "/home/dev/src/orders\n# Rules",
+                 datetime.fromisoformat(f"{DAY2}T18:00:00+00:00"))
     observe(workspace, proposal_store.store, DAY2)
     observed = " ".join(f.text for o in load_observations(workspace, DAY2) for f in o.facts)
     assert "git commit -n" in observed  # observed as data

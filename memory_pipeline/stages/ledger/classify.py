@@ -136,4 +136,5 @@ def by_provenance(kind: Classified, roles: list[str] | tuple[str, ...]) -> Class
         return kind
     if kind.type not in USER_ONLY_TYPES and kind.priority != "P0":
         return kind
-    return replace(kind, type=USER_ONLY_TYPES.get(kind.type, kind.type), priority="P1" if kind.priority == "P0" else kind.priority)
+    priority = "P1" if kind.priority == "P0" else kind.priority
+    return replace(kind, type=USER_ONLY_TYPES.get(kind.type, kind.type), priority=priority)
