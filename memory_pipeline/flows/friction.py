@@ -32,6 +32,7 @@ from memory_pipeline.stages.friction.recurrence import escalate, match_fix
 from memory_pipeline.stages.friction.signals import Signal, fact_signals, session_signals
 from memory_pipeline.stages.friction.wording import Wording, parse_fixes, render_findings
 from memory_pipeline.stages.ledger.state import LedgerState
+from memory_pipeline.stages.untrusted import inline
 
 WINDOW_DAYS = 7
 
@@ -130,8 +131,8 @@ def friction_section(report: FrictionReport, staged: StagedFixes) -> str:
         lines.append(f"**Window** {report.window[0]} → {report.day}: {report.observations} observations from "
                      f"{report.sessions} sessions; {counts}; {len(report.findings)} recurring patterns.")
         lines += [f"- 🛠️ staged `{p.id}` (severity {p.severity:g}): {p.text}" for p in staged.staged]
-        lines += [f"- 🔁 `{fid}` did not stop: {pattern}" for fid, pattern in report.recurring.items()]
-        lines += [f"- ⏭️ {pattern}: {why}" for pattern, why in report.not_staged.items()]
+        lines += [f"- 🔁 `{fid}` did not stop: {inline(pattern)}" for fid, pattern in report.recurring.items()]
+        lines += [f"- ⏭️ {inline(pattern)}: {why}" for pattern, why in report.not_staged.items()]
     return "\n".join(lines + ["", marker("friction", report.day, log_version(report))]) + "\n"
 
 

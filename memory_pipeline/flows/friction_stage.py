@@ -14,11 +14,13 @@ from memory_pipeline.flows.promote import log_outcomes
 from memory_pipeline.flows.review import REVIEW_LOCK, ReviewReport, render_review, sync_review_edits
 from memory_pipeline.models import Proposal
 from memory_pipeline.resources.memory_files import MemoryFiles
+from memory_pipeline.resources.project_files import repository_folder
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.friction.findings import Finding
 from memory_pipeline.stages.friction.wording import Wording
 from memory_pipeline.stages.review.review_md import next_numbers, normalize_text, text_key
+from memory_pipeline.stages.untrusted import inline
 
 
 @dataclass
@@ -29,9 +31,11 @@ class StagedFixes:
 
 
 def fix_proposal(fid: str, day: str, finding: Finding, wording: Wording) -> Proposal:
+    """The fix as staged: its text one line (untrusted.inline), its folder the repository's root."""
     return Proposal(
-        id=fid, section=finding.section, text=" ".join(wording.change.split()), original_text=wording.change,
-        created=day, title=wording.title, target=finding.target, target_dir=finding.target_dir,
+        id=fid, section=finding.section, text=inline(wording.change), original_text=wording.change,
+        created=day, title=inline(wording.title), target=finding.target,
+        target_dir=repository_folder(finding.target_dir) if finding.target_dir else "",
         severity=finding.severity, sessions=finding.sessions, source_observation_ids=finding.observation_ids,
         source_message_ids=finding.message_ids, evidence=[e.line() for e in finding.evidence],
         pattern=finding.pattern, friction_kind=finding.kind, recurring_of=finding.recurring_of,

@@ -21,7 +21,7 @@ from memory_pipeline.ports import Completer, Embedder
 from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.ledger_files import LedgerFiles
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.ledger.classify import Classified, plain_text
+from memory_pipeline.stages.ledger.classify import Classified, by_provenance, plain_text
 from memory_pipeline.stages.ledger.derive import FactInput, Similarity, derive_events, next_numbers
 from memory_pipeline.stages.ledger.event_typing import facts_block, parse_typing
 from memory_pipeline.stages.ledger.index import (
@@ -61,7 +61,7 @@ def fact_inputs(day: str, observations: list[Observation]) -> list[FactInput]:
             found.append(FactInput(fact_id=fact.id, text=fact.text, observer_priority=fact.priority, day=day,
                                    ts=o.captured_at, source=f"memory/{day}.md", session=o.session_id,
                                    message_ids=list(fact.source_message_ids), valid_from=valid,
-                                   project=o.project or None, scope=fact.scope))
+                                   project=o.project or None, scope=fact.scope, roles=tuple(fact.source_roles)))
     return found
 
 
@@ -112,6 +112,7 @@ def record_day(workspace: Workspace, day: str, *, llm: Completer, prompt: Prompt
         todo = [f for f in facts if not state.seen(f.fact_id, f.session, plain_text(f.text) or f.text.strip())]
         if todo:
             kinds, result.usage = type_facts(todo, llm, prompt, model)
+            kinds = [by_provenance(kind, fact.roles) for kind, fact in zip(kinds, todo)]
             numbers = next_numbers([e.id for e in parsed.events] + files.archive_ids())
             result.appended = derive_events(todo, kinds, state, embedding_similarity(embedder), numbers)
             files.append(result.appended)

@@ -18,6 +18,7 @@ from memory_pipeline.resources.project_files import apply_fix_to_project
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.memory_md import append_to_sections, promoted_ids, promoted_line, section_heading
+from memory_pipeline.stages.untrusted import inline
 
 OUTCOME_ICONS = {"approved": "✅", "rejected": "❌", "expired": "⌛", "edited": "✏️", "promoted": "📌", "restored": "↩️"}
 
@@ -45,8 +46,8 @@ def log_outcomes(workspace: Workspace, today: str, now: datetime, outcomes: list
         return
     lines = [f"### 📋 Review ({now.astimezone().strftime('%H:%M')})", ""]
     for outcome in outcomes:
-        detail = f" ({outcome.detail})" if outcome.detail else ""
-        lines.append(f"- {OUTCOME_ICONS[outcome.kind]} {outcome.kind} `{outcome.pid}`{detail}: {outcome.text}")
+        detail = f" ({inline(outcome.detail)})" if outcome.detail else ""
+        lines.append(f"- {OUTCOME_ICONS[outcome.kind]} {outcome.kind} `{outcome.pid}`{detail}: {inline(outcome.text)}")
     DailyLog(workspace).append(today, "\n".join(lines))
 
 

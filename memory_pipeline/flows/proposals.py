@@ -23,6 +23,7 @@ from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.memory_md import bullet_texts, for_project
 from memory_pipeline.stages.review.review_md import next_numbers, normalize_text, text_key
+from memory_pipeline.stages.untrusted import inline, project_name
 from memory_pipeline.stages.review.triage import PROMOTE, REJECT, triage
 
 NEAR_DUPLICATE_SIMILARITY = 0.85
@@ -123,11 +124,12 @@ def stage_proposals(
             if proposals.store.claim_proposal_text(text_key(draft.text, draft.project), pid) != pid:
                 report.skipped[draft.text] = "proposed by another run meanwhile"
                 continue
-            proposal = Proposal(id=pid, section=draft.section, text=draft.text, created=reflection.date, staged=today,
+            proposal = Proposal(id=pid, section=draft.section, text=inline(draft.text), created=reflection.date,
+                                staged=today,
                                 source_observation_ids=draft.source_observation_ids,
                                 source_fact_ids=draft.source_fact_ids, sessions=draft.sessions,
                                 quotes_transcript=draft.quotes_transcript, original_text=draft.text,
-                                project=draft.project)
+                                project=project_name(draft.project))
             proposal = apply_triage(proposal, settings or Settings.from_env(), today)
             proposals.save(proposal)
             if proposal.status == "rejected":

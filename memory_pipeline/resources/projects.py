@@ -19,6 +19,7 @@ from memory_pipeline.stages.projects import (
     parse_project_map,
     project_from_path,
 )
+from memory_pipeline.stages.untrusted import has_control, project_name
 
 MAX_DEPTH = 64
 
@@ -64,8 +65,9 @@ def repository_root(folder: Path) -> Path | None:
 
 def resolve_project(folder: str | Path | None, settings: Settings | None = None) -> str:
     """The project of a session run in `folder`: MEMORY_PROJECT_MAP first, then the repository's
-    folder name (worktrees resolve through the common git dir), then the folder's own name."""
-    if folder is None or not str(folder).strip():
+    folder name (worktrees resolve through the common git dir), then the folder's own name. A
+    folder holding a line break or another control character names no project."""
+    if folder is None or not str(folder).strip() or has_control(str(folder)):
         return UNKNOWN
     settings = settings or Settings.from_env()
     text = str(Path(str(folder)).expanduser())
@@ -74,12 +76,12 @@ def resolve_project(folder: str | Path | None, settings: Settings | None = None)
         return mapped
     path = Path(text)
     if not path.is_dir():
-        return project_from_path(text)
+        return project_name(project_from_path(text))
     root = repository_root(path)
     if root is not None:
         mapped = mapped_project(str(root), parse_project_map(settings.project_map))
-        return mapped or name_of(str(root))
-    return name_of(str(path.resolve()))
+        return mapped or project_name(name_of(str(root)))
+    return project_name(name_of(str(path.resolve())))
 
 
 def named_project(given: str) -> str:

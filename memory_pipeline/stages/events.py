@@ -25,6 +25,7 @@ from memory_pipeline.models import (
     WindowWork,
 )
 from memory_pipeline.stages.transcripts.files import files_touched
+from memory_pipeline.stages.untrusted import project_name
 
 # The rule for events written before stages/windows.py judged windows by their work: observing
 # from 5 user messages on; a shorter session's event is indexed only ("indexed, not observed").
@@ -181,6 +182,9 @@ def parse_event(raw: bytes) -> SessionEvent:
         raise BadInputError("dedupeKey must be 8-128 letters, digits, '_' or '-'")
     if event.data.transcript is None and not event.data.messages:
         raise BadInputError("event carries no transcript: neither 'messages' nor 'transcript'")
+    if event.data.project is not None and event.data.project != project_name(event.data.project):
+        raise BadInputError(f"project {event.data.project[:80]!r} is not a project name (one line of letters, "
+                            "digits, '.', '_', '-', '+', '@' or spaces)")
     if event.data.captured_at.tzinfo is None:
         raise BadInputError("capturedAt needs a time zone offset (ISO 8601, e.g. 2026-02-15T09:15:00+00:00)")
     return event

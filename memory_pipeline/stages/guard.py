@@ -38,6 +38,21 @@ DANGER: list[tuple[str, re.Pattern[str]]] = [
         r"|NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*['\"]?0|GIT_SSL_NO_VERIFY|http\.sslverify\s*(?:=\s*)?false"
         r"|StrictHostKeyChecking\s*=?\s*no|PYTHONHTTPSVERIFY\s*=\s*0|--trusted-host\b"
         r"|--disable-(?:ssl|tls|certificate)|set\s+-o\s+nosigcheck|--allow-unauthenticated|--skip-verify", _F)),
+    ("escalates privileges", re.compile(
+        r"\|\s*sudo\b|\bsudo\s+(?:-\S+\s+)*(?:(?:ba|z)?sh|su|-i|-s)\b|\bsudo\s+su\b|\bsu\s+-c\b"
+        r"|\b(?:never|don'?t|do\s+not|without)\s+(?:ask(?:ing)?|confirm(?:ing)?|prompt(?:ing)?)[^\n]{0,40}\bsudo\b"
+        r"|\bsudo\b[^\n]{0,60}\b(?:never\s+ask|without\s+(?:asking|confirmation|a\s+password)|just\s+run)"
+        r"|\bchmod\s+(?:[ug]\+s|[2467][0-7]{3})\b|\bsetuid\b|--privileged\b"
+        r"|\busermod\s+(?:-\S+\s+)*(?:sudo|wheel|docker|admin)\b", _F)),
+    ("disables checks", re.compile(
+        r"\bgit\s+commit\b[^\n|;&]*\s-(?!-)[a-zA-Z]*n|--no-gpg-sign\b|\bcore\.hooks[pP]ath\b"
+        r"|\bcommit\.gpg[sS]ign\s*(?:=\s*)?false|\bHUSKY\s*=\s*0\b|\bSKIP_HOOKS?\s*=|--no-(?:pre-commit|hooks)\b"
+        r"|\bNODE_OPTIONS\s*=\s*[\"']?[^\n]*(?:--require|--import|--loader|--experimental-loader|(?<!\w)-r)\b"
+        r"|\bLD_PRELOAD\s*=|\bgit\s+push\b[^\n|;&]*\s(?:--force\b|--force-with-lease\b|-f\b|\+\w)", _F)),
+    ("reads credentials", re.compile(
+        r"\b(?:cat|cp|copy|less|more|head|tail|print|base64|xxd|rsync|tar|zip|type|read)\b[^\n]{0,40}"
+        r"(?:\.aws/credentials|\.ssh/id_\w+(?!\.pub)|\.netrc|\.pgpass|\.git-credentials|\.docker/config\.json"
+        r"|\.kube/config|\.gnupg|\.config/gh/hosts)", _F)),
     ("sends data to a host", re.compile(
         r"\bcurl\b[^\n]*(?:\s-d\b|\s--data(?:-\w+)?\b|\s-F\b|\s--form\b|\s-T\b|\s--upload-file\b|\s-X\s*(?:POST|PUT))"
         r"|\bwget\b[^\n]*--post-(?:data|file)|\b(?:nc|ncat|netcat)\s+(?:-\S+\s+)*[\w.\-]+\s+\d{2,5}\b"
@@ -54,7 +69,8 @@ PIPELINE = re.compile(
     r"|\bignore\s+(?:all\s+)?(?:the\s+)?(?:previous|prior|above|earlier)\s+(?:instructions|rules|messages)"
     r"|\bdisregard\s+(?:all\s+)?(?:the\s+)?(?:previous|prior|above|earlier|your)\b"
     r"|\bfrom\s+now\s+on\b[^\n]{0,20}\b(?:always|never|you\s+must|run|execute)\b"
-    r"|\b(?:new|updated)\s+system\s+(?:prompt|instructions)\b|\byou\s+are\s+now\b", _F)
+    r"|\b(?:new|updated)\s+system\s+(?:prompt|instructions)\b|\byou\s+are\s+now\b"
+    r"|\bnote\s+to\s+(?:the\s+)?(?:ai\s+)?(?:agents?|assistants?|llms?|models?|claude|codex)\b", _F)
 INSTRUCTS_PIPELINE = "addresses the pipeline or the agent"
 
 
@@ -83,3 +99,12 @@ def role_of(role: str, is_compaction_summary: bool) -> str:
 def from_tool_output(source_roles: list[str]) -> bool:
     """A fact that cites tool output (or fetched content) and no message of the user."""
     return "tool" in source_roles and "user" not in source_roles
+
+
+HELD_NOTE = "_(⚠ held for review: {})_"
+
+
+def held_note(text: str) -> str:
+    """The mark REVIEW.md and `review list` put after held text (" _(⚠ held for review: …)_"), or ""."""
+    reasons = hold_reasons(text)
+    return " " + HELD_NOTE.format("; ".join(reasons)) if reasons else ""

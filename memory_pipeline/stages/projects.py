@@ -127,8 +127,9 @@ _PROJECT_THING = re.compile(
 def fact_scope(text: str, roles: list[str] | tuple[str, ...] = ()) -> str:
     """USER for a preference the user stated about themselves that names nothing of the project,
     else PROJECT. Only the user's own words can be user-level: text from tool output, the agent or
-    a compaction summary never is (a web page cannot set a preference for every project)."""
-    if roles and ("user" not in roles or "tool" in roles):
+    a compaction summary never is (a web page cannot set a preference for every project), nor is a
+    fact whose sources are unknown."""
+    if "user" not in roles or "tool" in roles:
         return PROJECT
     body = text.split(":", 1)[1] if text.lower().startswith(("user stated:", "user corrected the agent:")) else text
     personal = _FIRST_PERSON.search(body) or _THIRD_PERSON.search(text.strip())

@@ -11,11 +11,11 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from memory_pipeline.models import ProposalDraft
+from memory_pipeline.stages.review.memory_md import line_id, without_marker
 from memory_pipeline.stages.review.review_md import normalize_text
 
 PROPOSAL_ID = re.compile(r"^p-\d{8}-\d{3}$")
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-_MARKER = re.compile(r"<!--\s*(p-\d{8}-\d{3})\s*-->")
 QUOTE_CHARS = 300
 SIMILAR_ENOUGH = 0.5
 
@@ -45,14 +45,15 @@ class MemoryLine:
 
 
 def memory_lines(text: str) -> list[MemoryLine]:
-    return [MemoryLine(n, line, (m.group(1) if (m := _MARKER.search(line)) else None))
+    """Each line with the proposal id it ends with (a marker quoted inside the text is not one)."""
+    return [MemoryLine(n, line, pid if (pid := line_id(line)) and pid.startswith("p-") else None)
             for n, line in enumerate(text.splitlines(), start=1)]
 
 
 def find_lines(text: str, wanted: str) -> list[MemoryLine]:
     """The MEMORY.md bullet lines containing `wanted` (case, punctuation and spacing aside)."""
     key = normalize_text(wanted)
-    return [line for line in memory_lines(text) if key and key in normalize_text(_MARKER.sub("", line.text))
+    return [line for line in memory_lines(text) if key and key in normalize_text(without_marker(line.text))
             and line.text.lstrip().startswith(("-", "*"))]
 
 

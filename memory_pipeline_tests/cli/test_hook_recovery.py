@@ -19,7 +19,7 @@ from memory_pipeline.flows.hooks.claude_code import compaction_done
 from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.models import HookPayload
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.hooks.recovery import one_line
+from memory_pipeline.stages.untrusted import one_line
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline_tests.cli.hook_helpers import (
     BIG_SESSION,

@@ -46,7 +46,7 @@ def message_ids(workspace: Workspace, day: str, session: str) -> set[str]:
 def test_friction_finds_the_planted_patterns_and_the_behaviour_loop_closes(workspace, proposal_store, tmp_path,
                                                                             monkeypatch):
     project = tmp_path / "web"
-    project.mkdir()
+    (project / ".git").mkdir(parents=True)  # a fix is written only into a repository's root
     (project / "CLAUDE.md").write_text("# Web app\n\nRun `make dev` to start.\n")
     sessions = plan(project)
     ingest_sessions(workspace, proposal_store.store, tmp_path, sessions)

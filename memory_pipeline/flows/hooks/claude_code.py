@@ -34,6 +34,7 @@ from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.review.memory_md import for_project, memory_items
 from memory_pipeline.stages.transcripts import files_touched
 from memory_pipeline.stages.windows import FINAL_END_REASONS
+from memory_pipeline.stages.untrusted import working_folder
 
 
 def recent_files(transcript: Transcript, limit: int = 10) -> list[str]:
@@ -91,7 +92,8 @@ def compaction_done(workspace: Workspace, payload: HookPayload, now: datetime) -
     log = dict(at=now, session_id=payload.session_id, hook="SessionStart", source="compact")
     try:
         result = send_window(workspace, transcript_file(payload), session_id=payload.session_id, trigger="compaction",
-                             now=now, stop_at_compaction=True, format="claude-code", project=payload.cwd,
+                             now=now, stop_at_compaction=True, format="claude-code",
+                             project=working_folder(payload.cwd),
                              tokens_before=pending.tokens_before if pending else 0)
     except BadInputError as exc:
         log_decision(workspace, "skipped", why=str(exc), **log)
@@ -121,7 +123,8 @@ def session_ended(workspace: Workspace, payload: HookPayload, now: datetime) -> 
         store.update(payload.session_id, lambda s: setattr(s, "pending_compaction", None), now)
         log_decision(workspace, "compaction_abandoned", **log)
     result = send_window(workspace, path, session_id=payload.session_id, trigger="shutdown", now=now,
-                         session_over=payload.reason in FINAL_END_REASONS, format="claude-code", project=payload.cwd)
+                         session_over=payload.reason in FINAL_END_REASONS, format="claude-code",
+                         project=working_folder(payload.cwd))
     log_window(workspace, result, **log)
     if result.event is None:
         return HookResult(note=f"no event: {result.skipped}")

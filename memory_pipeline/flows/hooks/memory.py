@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from memory_pipeline.errors import MemoryPipelineError
 from memory_pipeline.models import RecallHit
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.untrusted import working_folder
 
 
 @dataclass
@@ -33,7 +34,8 @@ def hook_project(cwd: str | None) -> str | None:
         return None
     from memory_pipeline.resources.projects import resolve_project
 
-    return resolve_project(cwd)
+    folder = working_folder(cwd)  # a folder with a line break, or not absolute: no project (not every one)
+    return resolve_project(folder) if folder else ""
 
 
 def find_memories(workspace: Workspace, query: str, *, limit: int = 5, project: str | None = None) -> Memories:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from memory_pipeline.models import FixTarget
 from memory_pipeline.stages.friction.cluster import cluster_signals
 from memory_pipeline.stages.friction.signals import Signal, clip
+from memory_pipeline.stages.untrusted import working_folder
 
 IMPACT = {"correction": 3.0, "contradiction": 2.5, "command-failure": 2.0, "drift": 2.0, "compaction": 2.0,
           "instruction": 2.5, "failure": 1.5}
@@ -88,8 +89,9 @@ def representative(texts: list[str]) -> str:
 
 def choose_target(kind: str, members: list[Signal]) -> tuple[FixTarget, str, str]:
     """(target, MEMORY.md section, project folder): a command that fails in one project goes to that
-    project's CLAUDE.md / AGENTS.md; corrections and everything else become MEMORY.md Lessons."""
-    folders = {s.cwd for s in members}
+    project's CLAUDE.md / AGENTS.md; corrections and everything else become MEMORY.md Lessons. A
+    folder that is not an absolute plain path (untrusted.working_folder) is no project folder."""
+    folders = {working_folder(s.cwd) or "" for s in members}
     agents = {s.agent for s in members}
     if kind == "command-failure" and len(folders) == 1 and "" not in folders and len(agents) == 1:
         agent = agents.pop()
@@ -103,24 +105,26 @@ def _sessions(n: int) -> str:
 
 
 def draft_fix(finding: Finding) -> tuple[str, str]:
-    """(title, change) for a finding, worded without a model."""
+    """(title, change) for a finding, worded without a model. The change goes into an instruction
+    file once approved, so it never quotes tool output (a command's error text stays in the
+    evidence): only the user's words, the agent's commands and counts."""
     n = len(finding.sessions)
     if finding.kind == "correction":
         rule = finding.pattern.rstrip(".!")
         return clip(f"Lesson: {rule[:1].lower() + rule[1:]}", 70), f"{rule} (the user had to say this in {n} sessions)."
     if finding.kind == "command-failure":
-        error = finding.pattern.split("→", 1)[-1].strip()
+        times = f"{finding.occurrences} times in {_sessions(n)}"
         if finding.then:
             return (clip(f"Use `{finding.then}`, not `{finding.command}`", 70),
-                    f"`{finding.command}` fails here with “{error}” ({finding.occurrences} times in {_sessions(n)}); "
+                    f"`{finding.command}` fails here ({times}; the error is in the evidence); "
                     f"use `{finding.then}`, which worked right after it.")
         if " " not in finding.command:  # a tool, not a shell command
             return (clip(f"The `{finding.command}` tool keeps failing", 70),
-                    f"The `{finding.command}` tool fails here with “{error}” ({finding.occurrences} times in "
-                    f"{_sessions(n)}); check what it is given (re-read the file first) before calling it again.")
+                    f"The `{finding.command}` tool fails here ({times}); check what it is given (re-read the "
+                    "file first) before calling it again.")
         return (clip(f"`{finding.command}` keeps failing", 70),
-                f"`{finding.command}` fails here with “{error}” ({finding.occurrences} times in {_sessions(n)}); "
-                "find out why before running it again, and record the working command here.")
+                f"`{finding.command}` fails here ({times}); find out why before running it again, and record "
+                "the working command here.")
     return (clip(f"Recurring failure: {finding.pattern}", 70),
             f"Recurring failure in {n} sessions: {finding.pattern.rstrip('.')}. Check for this cause first.")
 

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from memory_pipeline.models import Message, Observation, Transcript
+from memory_pipeline.stages.guard import from_tool_output
 
 QUOTE_CHARS = 160
 # A user message that corrects the agent, by its opening or by a telltale phrase.
@@ -224,8 +225,8 @@ def fact_signals(observation: Observation, seen_messages: set[tuple[str, str]]) 
     """Observer facts that report a failure, unless the messages they cite are signals already."""
     found = []
     for fact in observation.facts:
-        if not _FAILURE_FACT.search(fact.text):
-            continue
+        if not _FAILURE_FACT.search(fact.text) or from_tool_output(fact.source_roles):
+            continue  # what only tool output (a file, a web page) said never becomes a fix
         if any((observation.session_id, mid) in seen_messages for mid in fact.source_message_ids):
             continue
         found.append(Signal(kind="failure", text=clip(fact.text, 200), session_id=observation.session_id,

@@ -8,7 +8,7 @@ type one step above its mark, a 🟢 fact P3. The entity is the first named thin
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from memory_pipeline.stages.ledger.model import snake_entity
 
@@ -124,3 +124,17 @@ def classify_fact(text: str, observer_priority: str) -> Classified:
 def closes_commitment(text: str) -> bool:
     """The text reports something finished (it may close an open commitment it resembles)."""
     return bool(CLOSING.search(plain_text(text)))
+
+
+USER_ONLY_TYPES = {"constraint": "fact", "preference": "fact"}  # what only the user's own words may be
+
+
+def by_provenance(kind: Classified, roles: list[str] | tuple[str, ...]) -> Classified:
+    """The typing a fact's sources allow: a rule (constraint) or a preference only from what the
+    user typed; the agent's words, tool output, files and web pages are facts, never above P1."""
+    if "user" in roles and "tool" not in roles:
+        return kind
+    if kind.type not in USER_ONLY_TYPES and kind.priority != "P0":
+        return kind
+    priority = "P1" if kind.priority == "P0" else kind.priority
+    return replace(kind, type=USER_ONLY_TYPES.get(kind.type, kind.type), priority=priority)

@@ -11,10 +11,12 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from memory_pipeline.stages.ledger.derive import USER_LEVEL_TAG
+from memory_pipeline.stages.guard import hold_reasons
 from memory_pipeline.stages.ledger.conflicts import find_conflicts
 from memory_pipeline.stages.ledger.decay import age_days, freshness
 from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT, LedgerEvent
 from memory_pipeline.stages.ledger.state import LedgerState
+from memory_pipeline.stages.untrusted import inline
 
 TOTAL_WORDS = 3000
 # (key, heading, budget in words), in the fixed order
@@ -61,9 +63,13 @@ def _clip(text: str, limit: int = MAX_ITEM_WORDS) -> str:
 
 
 def _line(event: LedgerEvent, today: date, note: str = "") -> str:
+    """One event's line; text the guard holds (a dangerous command, an instruction to the agent)
+    is withheld, its id kept so `ledger` and `trace` still find it."""
     flag = " ⚠️ STALE" if freshness(event, today) == "stale" else ""
     about = f" ({event.entity})" if event.entity else ""
-    return f"- [{event.id}] {_clip(event.content)}{about}{note}{flag}"
+    if reasons := hold_reasons(event.content):
+        return f"- [{event.id}] _(withheld: held for review: {'; '.join(reasons)})_{note}{flag}"
+    return f"- [{event.id}] {inline(_clip(event.content))}{about}{note}{flag}"
 
 
 def _recency(event: LedgerEvent, today: date) -> int:

@@ -6,16 +6,20 @@ reads the plain sections and its own project's (`for_project`), never another pr
 
 A promoted line reads `- (YYYY-MM-DD) text <!-- p-YYYYMMDD-NNN -->`: the date it was approved,
 the approved text, and the proposal (or friction fix, f-YYYYMMDD-NNN) id as a comment so every line traces back to its proposal
-and a promotion that is repeated (a crash, a second process) finds its line already there.
+and a promotion that is repeated (a crash, a second process) finds its line already there. Only a
+marker at the end of a line is an id: the text before it went through `stages/untrusted.inline`, so
+a marker quoted from a transcript is not one.
 """
 
 from __future__ import annotations
 
 import re
 
+from memory_pipeline.stages.untrusted import inline, project_name
+
 MEMORY_TITLE = "# MEMORY"
 _HEADING = re.compile(r"^##\s+(?P<name>.+?)\s*$")
-_MARKER = re.compile(r"<!--\s*([pf]-\d{8}-\d{3})\s*-->")
+_MARKER = re.compile(r"[ \t]*<!--[ \t]*([pf]-\d{8}-\d{3})[ \t]*-->[ \t]*$", re.MULTILINE)
 _DATE_PREFIX = re.compile(r"^\(\d{4}-\d{2}-\d{2}\)\s*")
 SECTION_ALIASES = {"user": "User", "the user": "User", "joel": "User", "hard rules": "Hard Rules",
                    "system architecture": "System Architecture", "architecture": "System Architecture",
@@ -23,12 +27,23 @@ SECTION_ALIASES = {"user": "User", "the user": "User", "joel": "User", "hard rul
 
 
 def promoted_line(day: str, text: str, pid: str) -> str:
-    return f"- ({day}) {' '.join(text.split())} <!-- {pid} -->"
+    return f"- ({day}) {inline(text)} <!-- {pid} -->"
 
 
 def promoted_ids(text: str) -> set[str]:
-    """Ids of the proposals whose lines MEMORY.md holds."""
+    """Ids of the proposals whose lines MEMORY.md holds (each line's last marker)."""
     return set(_MARKER.findall(text))
+
+
+def line_id(line: str) -> str | None:
+    """The id a promoted line ends with, or None for a line written by hand."""
+    found = _MARKER.search(line)
+    return found.group(1) if found else None
+
+
+def without_marker(text: str) -> str:
+    """`text` with every line's id marker removed (what a reader of MEMORY.md needs)."""
+    return _MARKER.sub("", text)
 
 
 def bullet_texts(text: str) -> list[str]:
@@ -49,6 +64,7 @@ PROJECT_MARK = " — "
 
 def section_heading(section: str, project: str = "") -> str:
     """The heading text of `section` for `project` ("" = the plain section, every project)."""
+    project = project_name(project)
     return f"{section}{PROJECT_MARK}{project}" if project else section
 
 

@@ -16,12 +16,12 @@ from datetime import date, datetime, timedelta
 
 from memory_pipeline.models import MEMORY_SECTIONS, Proposal
 from memory_pipeline.stages.friction.review_section import DETAIL_MARK, render_fix_section
-from memory_pipeline.stages.guard import hold_reasons
+from memory_pipeline.stages.guard import held_note
 from memory_pipeline.stages.review.memory_md import section_heading
+from memory_pipeline.stages.untrusted import inline
 
 REVIEW_HEADING = "# Pending Memory Proposals"
 QUOTE_NOTE = "_(quotes transcript)_"
-HELD_NOTE = "_(⚠ held for review: {})_"
 _HELD = re.compile(r"\s*_\(⚠ held for review:[^)]*\)_\s*$")
 _TRIAGE_NOTE = re.compile(r"\s*_\(triage: [^\n]*\)_$")
 EXPIRE_AFTER_DAYS = 7
@@ -90,11 +90,9 @@ def render_review_md(pending: list[Proposal], now: datetime) -> str:
                        key=lambda p: (p.triage != "needs-review", p.id))
         lines.append(f"## Proposed for: {section_heading(section, project)}")
         for p in group:
-            note = f" {QUOTE_NOTE}" if p.quotes_transcript else ""
-            if reasons := hold_reasons(p.text):
-                note += " " + HELD_NOTE.format("; ".join(reasons))
-            verdict = f" _(triage: {p.triage} — {p.triage_reason})_" if p.triage else ""
-            lines.append(f"- [ ] `{p.id}` {p.text}{note}{verdict}")
+            note = (f" {QUOTE_NOTE}" if p.quotes_transcript else "") + held_note(p.text)
+            verdict = f" _(triage: {p.triage} — {inline(p.triage_reason)})_" if p.triage else ""
+            lines.append(f"- [ ] `{p.id}` {inline(p.text)}{note}{verdict}")
         lines.append("")
     if not pending:
         lines += ["_No proposals pending._", ""]
@@ -162,6 +160,18 @@ def _clean(text: str) -> str:
     return " ".join(text.split())
 
 
+def _unbound_approval(pid: str, lines: list[ReviewLine], rendered: dict[str, str]) -> str | None:
+    """Why a tick on `pid` is not one the product can take, or None: the id was not in the REVIEW.md
+    this pipeline wrote (when a render is on record), or it is on several lines that disagree (a
+    forged ticked line beside the product's unticked one, or with other text)."""
+    if rendered and pid not in rendered:
+        return "is ticked but was not in the REVIEW.md this pipeline wrote"
+    if len(lines) > 1 and ({line.mark for line in lines} != {"approve"}
+                           or len({normalize_text(line.text) for line in lines}) > 1):
+        return "is ticked on one line and not on another (or with other text)"
+    return None
+
+
 @dataclass
 class Decisions:
     approve: dict[str, str] = field(default_factory=dict)  # id -> text to promote
@@ -180,7 +190,10 @@ def decide(parsed: ParsedReview, rendered: dict[str, str], proposals: dict[str, 
     """What the user's REVIEW.md says, against what was last rendered and what is stored.
 
     `rendered` maps the ids of the last rendered REVIEW.md to their texts; only those can be
-    rejected by deleting their line, and only when the file still has its heading.
+    rejected by deleting their line, and only when the file still has its heading. REVIEW.md is
+    read only where the product wrote: an approval counts for an id it rendered (when a render is
+    on record), and an id on several lines is approved only when every line is ticked with one
+    text (a forged ticked line beside the product's line approves nothing).
     """
     out = Decisions()
     by_id: dict[str, list[ReviewLine]] = {}
@@ -208,6 +221,10 @@ def decide(parsed: ParsedReview, rendered: dict[str, str], proposals: dict[str, 
                                 f"{', '.join(str(line.number) for line in lines)})")
         if {"approve", "reject"} <= marks:
             out.messages.append(f"{pid} is both approved and rejected in REVIEW.md; left pending")
+            continue
+        if "approve" in marks and (why := _unbound_approval(pid, lines, rendered)):
+            out.messages.append(f"{pid} {why}; not approved (approve it with `memory-pipeline review approve {pid}` "
+                                "after checking it)")
             continue
         chosen = next((line for line in lines if line.mark != "open"), lines[0])
         text = chosen.text if len(chosen.text) >= 3 else proposal.text

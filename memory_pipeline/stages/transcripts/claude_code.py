@@ -15,6 +15,7 @@ from typing import Any
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
 from memory_pipeline.stages.transcripts.bookkeeping import user_words
+from memory_pipeline.stages.untrusted import working_folder
 from memory_pipeline.stages.transcripts.jsonl import (
     LINE_ERRORS,
     as_dict,
@@ -62,7 +63,7 @@ class _Reader:
         if not message or not uuid:
             return
         self.session_id = self.session_id or as_str(line.get("sessionId"))
-        self.cwd = self.cwd or as_str(line.get("cwd")) or None
+        self.cwd = self.cwd or working_folder(as_str(line.get("cwd")))
         if kind == "assistant":
             self._assistant(line, message, uuid)
         else:

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
+from memory_pipeline.stages.untrusted import working_folder
 from memory_pipeline.stages.transcripts.jsonl import (
     LINE_ERRORS,
     as_dict,
@@ -86,7 +87,7 @@ class _Reader:
         mid = f"c{index}"
         if kind == "session_meta":
             self.session_id = self.session_id or as_str(payload.get("id"))
-            self.cwd = self.cwd or as_str(payload.get("cwd")) or None
+            self.cwd = self.cwd or working_folder(as_str(payload.get("cwd")))
         elif kind == "compacted" and as_str(payload.get("message")).strip():
             self.messages.append(Message(
                 id=mid, role="system", timestamp=timestamp, text=payload["message"].strip(), is_compaction_summary=True

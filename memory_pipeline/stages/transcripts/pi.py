@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
+from memory_pipeline.stages.untrusted import working_folder
 from memory_pipeline.stages.transcripts.jsonl import (
     LINE_ERRORS,
     as_dict,
@@ -86,7 +87,7 @@ def parse_pi(text: str) -> Transcript:
             kind = entry.get("type")
             if kind == "session":
                 session_id = session_id or as_str(entry.get("id"))
-                cwd = cwd or as_str(entry.get("cwd")) or None
+                cwd = cwd or working_folder(as_str(entry.get("cwd")))
                 continue
             if kind == "session_info" and as_str(entry.get("name")).strip():
                 title = entry["name"].strip()

@@ -1,0 +1,83 @@
+"""Values from a transcript or an event, written where a person reviews or an agent reads.
+
+A transcript's fields (cwd, project, session name, titles) and everything quoted from it are
+untrusted: whoever wrote the transcript chose them. Before such a value reaches REVIEW.md,
+MEMORY.md, a project's CLAUDE.md / AGENTS.md, the briefing, the recovery pointer, the pack or the
+daily log it passes through `inline`: one line, no HTML comment, no id marker the product would
+parse back, no markdown structure at its start. `working_folder` and `project_name` check a folder
+and a project name where they enter (a hook payload, a transcript, an event) and drop what fails.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+# every line break Python's splitlines knows, and the other control characters
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SPACE = re.compile(r"\s+")
+_COMMENT = re.compile(r"<!--|--!?>")
+# ids the product issues and parses back (p-/f-YYYYMMDD-NNN): a quoted one keeps its look, not its meaning
+_ID = re.compile(r"\b([pf])-(\d{8})-(\d{3})\b")
+NB_HYPHEN = "\u2011"
+# what makes a line's start structure: a heading, a list item or checkbox, a quote, a table, a fence
+_LEADING = re.compile(r"^(?:#+|[-*+](?=\s|\[)|\d+[.)](?=\s)|>|\||`{3,}|~{3,}|={3,}|-{3,})")
+_SAFE_PROJECT = re.compile(r"[^\w.\-+@ ]")
+PROJECT_CHARS = 100
+
+
+def has_control(text: str) -> bool:
+    """A line break, tab or other control character: never part of a folder or a name."""
+    return bool(_CONTROL.search(text or ""))
+
+
+def one_line(text: str | None) -> str:
+    """The text on one line: every run of spaces, tabs and line breaks becomes one space."""
+    return _SPACE.sub(" ", _CONTROL.sub(" ", text or "")).strip()
+
+
+def defuse_ids(text: str) -> str:
+    """`p-20261120-004` quoted from a transcript reads the same but is not an id (U+2011 hyphens)."""
+    return _ID.sub(lambda m: NB_HYPHEN.join(m.groups()), text)
+
+
+def inline(text: str | None) -> str:
+    """An untrusted value made safe to write inside one markdown line the product writes: one
+    line, HTML comment marks broken, id markers defused, leading structure escaped."""
+    flat = defuse_ids(_COMMENT.sub(lambda m: m.group(0).replace("-", NB_HYPHEN), one_line(text)))
+    return _LEADING.sub(lambda m: "\\" + m.group(0), flat, count=1)
+
+
+def code_span(text: str | None) -> str:
+    """An untrusted value shown as inline code: `inline`, in a span its backticks cannot close."""
+    body = inline(text)
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{ticks}{pad}{body}{pad}{ticks}"
+
+
+def working_folder(folder: str | None) -> str | None:
+    """A session's working folder as recorded: absolute, no control characters, no `.` or `..`
+    parts; None for anything else (a folder that cannot be trusted is not known)."""
+    if not folder or has_control(folder) or not folder.startswith("/"):
+        return None
+    parts = folder.split("/")
+    if any(part in (".", "..") for part in parts):
+        return None
+    return str(PurePosixPath(folder))
+
+
+def project_name(name: str | None) -> str:
+    """A project name as written into headings: one line of letters, digits, `.`, `_`, `-`, `+`,
+    `@` and spaces (anything else becomes `-`), at most PROJECT_CHARS characters."""
+    cleaned = _SAFE_PROJECT.sub("-", one_line(name))[:PROJECT_CHARS].strip(" .-")
+    return "" if set(cleaned) <= {".", "-", " "} else cleaned
+
+
+def fenced(text: str) -> list[str]:
+    """`text` in a code fence longer than any backtick run inside it, so it cannot close the fence:
+    how unreviewed notes reach an agent (the briefing's notes and pack, the recovery pointer)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}text", text, fence]
