@@ -21,6 +21,7 @@ from memory_pipeline.models import Observation, Segment
 from memory_pipeline.resources.ledger_files import LedgerFiles
 from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.fence import fenced
 from memory_pipeline.stages.guard import from_tool_output, is_held
 from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT
 from memory_pipeline.stages.projects import USER, ProjectScope
@@ -92,13 +93,6 @@ class Brief:
                 "project": self.project, "nudge": self.nudge, "observations": self.observations, "current_task": self.current_task,
                 "withheld": self.withheld, "budget_tokens": self.budget_tokens, "pack": self.pack,
                 "observation_tokens": self.observation_tokens, "truncated": self.truncated, "text": self.text}
-
-
-def fenced(text: str) -> list[str]:
-    """`text` in a code fence longer than any backtick run inside it, so it cannot close the fence."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return [f"{fence}text", text, fence]
 
 
 def briefing_view(observation: Observation) -> tuple[Observation, int]:
