@@ -6,9 +6,15 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install browser postgres demo test test-deploy test-fast ui bench clean
+.PHONY: install clients browser postgres demo test test-deploy test-fast ui bench clean
 
-install: $(VENV)/.installed browser postgres
+install: $(VENV)/.installed browser postgres clients
+
+# The real agent clients (Claude Code, pi, Codex) at the versions pinned in
+# memory_pipeline_tests/support/agent_clients.py, into .clients/ with npm's install scripts off.
+# Where npm is missing or the registry unreachable it says so, and the real-client tests skip.
+clients: $(VENV)/.installed
+	@$(BIN)/python -m memory_pipeline_tests.support.agent_clients
 
 # Chromium (and an emoji font) for the UI test; installed when we are root with apt-get, else skipped.
 browser:
@@ -53,4 +59,4 @@ ui: install
 	$(BIN)/memory-pipeline ui
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .clients

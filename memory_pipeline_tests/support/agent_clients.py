@@ -1,0 +1,200 @@
+"""The real agent clients, installed from npm at pinned versions into `.clients/` (gitignored) and
+driven against a loopback model server (support/loopback_models.py) with a temporary HOME.
+
+    clients = installed_clients()            # installs on first use; None + `clients_missing` why not
+    home = ClientHome(tmp_path / "home", models.url, workspace)
+    done = home.claude(["-p", "hello"], cwd=project)
+    done = home.pi(["-p", "hello"], cwd=project)
+    done = home.codex(["exec", "hello"], cwd=project)
+
+npm runs with `--ignore-scripts` (as where install scripts are not allowed), so Claude Code runs
+the platform binary its package ships (`@anthropic-ai/claude-code-linux-x64/claude`), pi its
+`dist/cli.js` on node, and Codex its `bin/codex.js` launcher (which starts the platform binary).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CLIENTS_DIR = ROOT / ".clients"
+PINNED = {
+    "claude-code": ("@anthropic-ai/claude-code", "2.1.330"),
+    "pi": ("@mariozechner/pi-coding-agent", "0.73.1"),
+    "codex": ("@openai/codex", "0.169.0"),
+}
+LOOPBACK_MODEL = "loopback-model"
+RUN_TIMEOUT = 120
+
+
+@dataclass
+class Clients:
+    claude: Path
+    pi: Path
+    codex: Path
+    node: str
+    versions: dict[str, str] = field(default_factory=dict)
+
+
+def _platform_package() -> str:
+    machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower(), "")
+    system = {"linux": "linux", "darwin": "darwin"}.get(sys.platform, sys.platform)
+    return f"@anthropic-ai/claude-code-{system}-{machine}"
+
+
+def _installed_version(prefix: Path, package: str) -> str | None:
+    manifest = prefix / "node_modules" / package / "package.json"
+    try:
+        return json.loads(manifest.read_text(encoding="utf-8")).get("version")
+    except (OSError, ValueError):
+        return None
+
+
+def npm_install(prefix: Path = CLIENTS_DIR) -> str | None:
+    """Install the pinned clients (no install scripts). None when done, else why not."""
+    npm = shutil.which("npm")
+    if npm is None:
+        return "npm is not installed"
+    specs = [f"{name}@{version}" for name, version in PINNED.values()]
+    command = [npm, "install", "--prefix", str(prefix), "--ignore-scripts", "--no-audit", "--no-fund",
+               "--loglevel=error", *specs]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        return "npm install timed out after 600 s (registry unreachable?)"
+    if done.returncode != 0:
+        lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+        return f"npm install failed: {' | '.join(lines[-3:])[:400]}"
+    return None
+
+
+def clients_missing(prefix: Path = CLIENTS_DIR) -> str | None:
+    """Why the pinned clients are not usable from `prefix`, or None when they are."""
+    if shutil.which("node") is None:
+        return "node is not installed"
+    for name, (package, version) in PINNED.items():
+        found = _installed_version(prefix, package)
+        if found != version:
+            return f"{package}@{version} not installed in {prefix} (found {found}); run `make clients`"
+    if not (prefix / "node_modules" / _platform_package() / "claude").is_file():
+        return f"{_platform_package()} (Claude Code's platform binary) is not installed"
+    return None
+
+
+def installed_clients(prefix: Path = CLIENTS_DIR) -> Clients | str:
+    """The pinned clients, installing them first when missing; a string says why they cannot run."""
+    if clients_missing(prefix) is not None:
+        why = npm_install(prefix)
+        if why is not None:
+            return why
+    missing = clients_missing(prefix)
+    if missing is not None:
+        return missing
+    modules = prefix / "node_modules"
+    return Clients(
+        claude=modules / _platform_package() / "claude",
+        pi=modules / "@mariozechner" / "pi-coding-agent" / "dist" / "cli.js",
+        codex=modules / "@openai" / "codex" / "bin" / "codex.js",
+        node=shutil.which("node") or "node",
+        versions={name: _installed_version(prefix, package) or "?" for name, (package, _) in PINNED.items()},
+    )
+
+
+class ClientHome:
+    """One temporary HOME with the three clients pointed at a loopback model server."""
+
+    def __init__(self, clients: Clients, home: Path, models_url: str, workspace: Path | None = None):
+        self.clients = clients
+        self.home = home
+        self.models_url = models_url
+        self.workspace = workspace
+        home.mkdir(parents=True, exist_ok=True)
+        self._configure_pi()
+        self._configure_codex()
+
+    # --- configuration -----------------------------------------------------------------
+    def _configure_pi(self) -> None:
+        agent = self.home / ".pi" / "agent"
+        agent.mkdir(parents=True, exist_ok=True)
+        provider = {"baseUrl": self.models_url, "api": "anthropic-messages", "apiKey": "dummy",
+                    "models": [{"id": LOOPBACK_MODEL, "contextWindow": 200000, "maxTokens": 8192}]}
+        (agent / "models.json").write_text(json.dumps({"providers": {"loopback": provider}}, indent=2))
+        (agent / "settings.json").write_text(json.dumps({"defaultProvider": "loopback",
+                                                          "defaultModel": LOOPBACK_MODEL}, indent=2))
+
+    def _configure_codex(self) -> None:
+        codex = self.home / ".codex"
+        codex.mkdir(parents=True, exist_ok=True)
+        (codex / "config.toml").write_text(
+            f'model = "{LOOPBACK_MODEL}"\nmodel_provider = "loopback"\n\n'
+            f'[model_providers.loopback]\nname = "loopback"\nbase_url = "{self.models_url}/v1"\n'
+            'wire_api = "responses"\nenv_key = "LOOPBACK_API_KEY"\nrequest_max_retries = 0\n'
+            'stream_max_retries = 0\n'
+        )
+
+    # --- paths -------------------------------------------------------------------------
+    @property
+    def claude_projects(self) -> Path:
+        return self.home / ".claude" / "projects"
+
+    @property
+    def pi_sessions(self) -> Path:
+        return self.home / ".pi" / "agent" / "sessions"
+
+    @property
+    def codex_sessions(self) -> Path:
+        return self.home / ".codex" / "sessions"
+
+    def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        """The environment a user's shell would give the client: our HOME, the loopback server, and
+        the memory-pipeline command on PATH (the hooks run it)."""
+        keep = {name: os.environ[name] for name in ("PATH", "PYTHONPATH", "LANG", "TMPDIR", "HF_HUB_OFFLINE",
+                                                     "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM",
+                                                     "MEMORY_PARTITIONS_START") if name in os.environ}
+        env = {**keep, "HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
+               "ANTHROPIC_BASE_URL": self.models_url, "ANTHROPIC_API_KEY": "dummy",
+               "LOOPBACK_API_KEY": "dummy", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+               "DISABLE_AUTOUPDATER": "1", "PI_OFFLINE": "1", "NO_COLOR": "1", "TERM": "dumb"}
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "/usr/bin:/bin")])
+        if self.workspace is not None:
+            env["MEMORY_WORKSPACE"] = str(self.workspace)
+        return {**env, **(extra or {})}
+
+    # --- running -----------------------------------------------------------------------
+    def _run(self, argv: list[str], cwd: Path, stdin: str | None, extra: dict[str, str] | None,
+             timeout: float) -> subprocess.CompletedProcess:
+        return subprocess.run(argv, cwd=cwd, env=self.env(extra), input=stdin if stdin is not None else "",
+                              capture_output=True, text=True, timeout=timeout)
+
+    def claude(self, args: list[str], cwd: Path, *, stdin: str | None = None, extra: dict[str, str] | None = None,
+               timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess:
+        return self._run([str(self.clients.claude), *args], cwd, stdin, extra, timeout)
+
+    def pi(self, args: list[str], cwd: Path, *, stdin: str | None = None, extra: dict[str, str] | None = None,
+           timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess:
+        argv = [self.clients.node, str(self.clients.pi), "--provider", "loopback", "--model", LOOPBACK_MODEL]
+        return self._run([*argv, *args], cwd, stdin, extra, timeout)
+
+    def codex(self, args: list[str], cwd: Path, *, stdin: str | None = None, extra: dict[str, str] | None = None,
+              timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess:
+        return self._run([self.clients.node, str(self.clients.codex), *args], cwd, stdin, extra, timeout)
+
+    def install_hooks(self, project: Path) -> subprocess.CompletedProcess:
+        """`memory-pipeline install-hooks claude-code --project DIR`, as the user runs it."""
+        argv = [sys.executable, "-m", "memory_pipeline.main", "install-hooks", "claude-code", "--project", str(project)]
+        return subprocess.run(argv, cwd=project, env=self.env(), capture_output=True, text=True, timeout=120)
+
+
+if __name__ == "__main__":  # `make clients`: install them, say which versions (or why not); never fails
+    found = installed_clients()
+    if isinstance(found, str):
+        print(f"agent clients not installed ({found}): the real-client tests will be skipped")
+    else:
+        print("agent clients: " + ", ".join(f"{name} {version}" for name, version in found.versions.items()))
