@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sys
 import tempfile
 import time
@@ -18,8 +19,10 @@ from pathlib import Path
 
 from memory_pipeline.bench.recall_speed import fill_store, percentile, queries_for
 from memory_pipeline.config import set_process_environment
+from memory_pipeline.errors import MemoryPipelineError
 
 PROJECT = "bench"
+HIT_ID = re.compile(r"^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}) · ", re.MULTILINE)
 
 
 def ms_since(started: float) -> float:
@@ -44,13 +47,14 @@ async def drive(folder: Path, queries: list[str]) -> dict:
             started = time.perf_counter()
             result = await client.call_tool("search", {"query": query, "limit": 10})
             search.append(ms_since(started))
-            text = result.content[0].text
-            ids += [line.split(" · ", 1)[0] for line in text.splitlines() if line.count(" · ") >= 5][:1]
+            ids += HIT_ID.findall(result.content[0].text)[:1]
         get = []
         for hit_id in ids[:50]:
             started = time.perf_counter()
-            await client.call_tool("get", {"ids": [hit_id]})
+            answer = await client.call_tool("get", {"ids": [hit_id]})
             get.append(ms_since(started))
+            if answer.is_error or f"## {hit_id}" not in answer.content[0].text:
+                raise MemoryPipelineError(f"get({hit_id}) did not answer the hit: {answer.content[0].text[:200]}")
     return {"connect_ms": round(connect_ms, 1), "cold_search_ms": round(cold_ms, 1),
             "cold_search_error": bool(first.is_error), "search_p50_ms": percentile(search, 0.5),
             "search_p95_ms": percentile(search, 0.95), "get_p50_ms": percentile(get, 0.5) if get else None,

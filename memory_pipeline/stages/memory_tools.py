@@ -8,6 +8,7 @@ fence it cannot close. Only MEMORY.md lines (in `trace` and `brief`) stand outsi
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from memory_pipeline.models import RecallHit
@@ -19,6 +20,7 @@ UNREVIEWED = ("Unreviewed: extracted automatically from earlier sessions and not
 LINE_CHARS = 160
 QUOTE_CHARS = 600
 REDACT_MARGIN = 400
+_MARKER = re.compile(r"\s*<!--.*?-->")  # a MEMORY.md line's proposal id marker
 
 
 def one_line(text: str, limit: int = LINE_CHARS) -> str:
@@ -55,7 +57,8 @@ def compact_hit(hit: RecallHit) -> str:
 
 def render_search(query: str, hits: list[RecallHit], scope: str) -> str:
     heading = (f"memory search {one_line(query, 80)!r} in {scope}: {len(hits)} hit{'s' if len(hits) != 1 else ''} "
-               "(id · date · project · kind · score · text). get(ids) gives a hit's sources, timeline(id) its context.")
+               "(columns: id, date, project, kind, score, text). get(ids) gives a hit's sources, timeline(id) its "
+               "context.")
     return as_data(heading, [compact_hit(h) for h in hits],
                    "" if hits else "No hits: nothing indexed matches (or nothing was ingested for this project yet).")
 
@@ -181,6 +184,6 @@ def render_trace_answer(target: str, memory_line: str | None, chain: list[str]) 
     """A trace: the MEMORY.md line (reviewed) outside the fence, the chain behind it inside."""
     parts = [f"memory trace {one_line(target, 120)!r}"]
     if memory_line:
-        parts.append(f"MEMORY.md (reviewed): {one_line(memory_line, 1000)}")
+        parts.append(f"MEMORY.md (reviewed): {one_line(_MARKER.sub('', memory_line), 1000)}")
     heading = "\n".join(parts) + "\nThe chain behind it (proposal → reflection → observation → transcript messages):"
     return as_data(heading, chain)
