@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from memory_pipeline.bench.recall_speed import fill_store, percentile, queries_for
-from memory_pipeline.config import set_process_environment
+from memory_pipeline.config import child_environment, set_process_environment
 from memory_pipeline.errors import MemoryPipelineError
 
 PROJECT = "bench"
@@ -29,10 +29,26 @@ def ms_since(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-async def drive(folder: Path, queries: list[str]) -> dict:
+def cpu_now(pids: list[int]) -> float:
+    """CPU seconds used so far by this process and `pids`."""
+    from memory_pipeline.resources.processes import cpu_seconds
+
+    return time.process_time() + sum(cpu_seconds(pid) or 0.0 for pid in pids)
+
+
+def search_processes(workspace) -> list[int]:
+    """The MCP server (this process's child) and the recall service: who works for a search."""
+    from memory_pipeline.resources import recall_service
+    from memory_pipeline.resources.processes import children_of, command_line
+
+    servers = [pid for pid in children_of(os.getpid()) if command_line(pid)[-2:] == ["memory_pipeline.main", "mcp"]]
+    return servers + [pid for pid in [recall_service.service_pid(workspace)] if pid]
+
+
+async def drive(workspace, folder: Path, queries: list[str]) -> dict:
     from mcp import Client, StdioServerParameters
 
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    env = child_environment(PYTHONPATH=os.pathsep.join(sys.path))
     server = StdioServerParameters(command=sys.executable, args=["-m", "memory_pipeline.main", "mcp"], env=env,
                                    cwd=str(folder))
     started = time.perf_counter()
@@ -43,11 +59,14 @@ async def drive(folder: Path, queries: list[str]) -> dict:
         first = await client.call_tool("search", {"query": "redis pool timeout"})
         cold_ms = ms_since(started)
         search, ids = [], []
+        pids = search_processes(workspace)
+        cpu_before = cpu_now(pids)
         for query in queries:
             started = time.perf_counter()
             result = await client.call_tool("search", {"query": query, "limit": 10})
             search.append(ms_since(started))
             ids += HIT_ID.findall(result.content[0].text)[:1]
+        cpu_ms = (cpu_now(pids) - cpu_before) * 1000 / len(queries)
         get = []
         for hit_id in ids[:50]:
             started = time.perf_counter()
@@ -57,7 +76,8 @@ async def drive(folder: Path, queries: list[str]) -> dict:
                 raise MemoryPipelineError(f"get({hit_id}) did not answer the hit: {answer.content[0].text[:200]}")
     return {"connect_ms": round(connect_ms, 1), "cold_search_ms": round(cold_ms, 1),
             "cold_search_error": bool(first.is_error), "search_p50_ms": percentile(search, 0.5),
-            "search_p95_ms": percentile(search, 0.95), "get_p50_ms": percentile(get, 0.5) if get else None,
+            "search_p95_ms": percentile(search, 0.95), "search_cpu_ms": round(cpu_ms, 1),
+            "cpu_processes": len(pids) + 1, "get_p50_ms": percentile(get, 0.5) if get else None,
             "get_p95_ms": percentile(get, 0.95) if get else None, "searches": len(search), "gets": len(get)}
 
 
@@ -87,7 +107,7 @@ def bench_mcp(points: int = 10_000, queries: int = 200) -> dict:
         folder = Path(tmp) / PROJECT
         folder.mkdir()
         try:
-            figures = asyncio.run(drive(folder, queries_for(queries, seed=points)))
+            figures = asyncio.run(drive(workspace, folder, queries_for(queries, seed=points)))
             figures |= direct_recall(workspace, queries_for(queries, seed=points + 1))
         finally:
             recall_service.stop_service(workspace)
@@ -96,4 +116,6 @@ def bench_mcp(points: int = 10_000, queries: int = 200) -> dict:
             "load_avg_1m": round(load[0], 2), "cpus": os.cpu_count(),
             "note": "measured at the MCP SDK client over stdio: JSON-RPC, the server, the recall service socket, "
                     "query embedding and ranking; scope = project 'bench' + user-level (half the points); recall_* = "
-                    "the same kind of searches through recall() and the same service, without MCP, just after"}
+                    "the same kind of searches through recall() and the same service, without MCP, just after; "
+                    "search_cpu_ms = CPU per warm search of the client, the MCP server and the recall service "
+                    "together (what a search costs whatever the load)"}
