@@ -25,7 +25,7 @@ WORDS = ("redis pool timeout pagination orders api worker memory docker image ca
          "observation fact priority daily log partition sensor asset dagster qdrant model python rust go").split()
 
 
-def _points(count: int, dimension: int, seed: int):
+def _points(count: int, dimension: int, seed: int, projects: tuple[str, ...] = ("",)):
     from memory_pipeline.models import stable_id
     from memory_pipeline.resources.vector_store import StorePoint
     from memory_pipeline.stages.index.sparse import sparse_vector
@@ -40,11 +40,13 @@ def _points(count: int, dimension: int, seed: int):
         yield StorePoint(id=stable_id("speed", str(seed), str(n)), text=text, dense=vectors[n].tolist(),
                          sparse=sparse_vector(text), payload={
                              "tier": tier, "date": day, "session_id": f"s{n % 200}", "created_ts": 1.77e9 + n,
+                             "project": projects[n % len(projects)],
                              "priority": "medium" if tier == "observations" else None,
                              "source_message_ids": [f"m{n}"], "stale": False})
 
 
-def _fill(workspace, count: int, dimension: int) -> float:
+def fill_store(workspace, count: int, dimension: int, projects: tuple[str, ...] = ("",)) -> float:
+    """`count` synthetic points (random words and unit vectors) in the workspace's store: seconds taken."""
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.recall.engine import open_store
 
@@ -58,7 +60,7 @@ def _fill(workspace, count: int, dimension: int) -> float:
             shard.ensure_collection()
             shard.upsert(batches.pop(shard.where()))
 
-    for point in _points(count, dimension, seed=count):
+    for point in _points(count, dimension, seed=count, projects=projects):
         day = point.payload["date"]
         batch = batches.setdefault(store.for_day(day).where(), [])
         batch.append(point)
@@ -72,12 +74,12 @@ def _fill(workspace, count: int, dimension: int) -> float:
 TIMES = ("last spring", "in March 2026", "two months ago", "on 4 May, 2026")
 
 
-def _queries(n: int, seed: int) -> list[str]:
+def queries_for(n: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     return [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 8))) + f" {i}" for i in range(n)]
 
 
-def _pct(values: list[float], q: float) -> float:
+def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
 
@@ -96,13 +98,13 @@ def measure_size(count: int, queries: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="mp-speed-") as tmp:
         workspace = Workspace(Path(tmp) / "ws").create()
         set_process_environment(MEMORY_WORKSPACE=str(workspace.root))
-        fill_s = _fill(workspace, count, embedder_for(Settings.from_env().embedding_model).dimension)
+        fill_s = fill_store(workspace, count, embedder_for(Settings.from_env().embedding_model).dimension)
         try:
             t0 = time.perf_counter()
             first = recall(workspace, "redis pool timeout", record=False)
             cold_ms = (time.perf_counter() - t0) * 1000
             warm, filtered, timed = [], [], []
-            for i, query in enumerate(_queries(queries, seed=count)):
+            for i, query in enumerate(queries_for(queries, seed=count)):
                 t1 = time.perf_counter()
                 if i % 4 == 2:  # a query naming a time: the window's own candidates are searched too
                     recall(workspace, f"{query} {TIMES[i % len(TIMES)]}", record=False)
@@ -122,17 +124,17 @@ def measure_size(count: int, queries: int) -> dict:
         engine.warm()
         load_s = time.perf_counter() - t2
         embed, total = [], []
-        for query in _queries(min(queries, 100), seed=count + 1):
+        for query in queries_for(min(queries, 100), seed=count + 1):
             engine.search(SearchRequest(query=query, record=False, filters=RecallFilters()))
             embed.append(engine.last.embed_ms)
             total.append(engine.last.total_ms)
     return {
         "points": count, "fill_s": round(fill_s, 1), "cold_ms": round(cold_ms, 1), "cold_hits": len(first),
-        "warm_p50_ms": _pct(warm, 0.5), "warm_p95_ms": _pct(warm, 0.95),
-        "filtered_p50_ms": _pct(filtered, 0.5), "filtered_p95_ms": _pct(filtered, 0.95),
-        "timed_p50_ms": _pct(timed, 0.5), "timed_p95_ms": _pct(timed, 0.95),
-        "in_process_load_s": round(load_s, 2), "in_process_p50_ms": _pct(total, 0.5),
-        "in_process_p95_ms": _pct(total, 0.95),
+        "warm_p50_ms": percentile(warm, 0.5), "warm_p95_ms": percentile(warm, 0.95),
+        "filtered_p50_ms": percentile(filtered, 0.5), "filtered_p95_ms": percentile(filtered, 0.95),
+        "timed_p50_ms": percentile(timed, 0.5), "timed_p95_ms": percentile(timed, 0.95),
+        "in_process_load_s": round(load_s, 2), "in_process_p50_ms": percentile(total, 0.5),
+        "in_process_p95_ms": percentile(total, 0.95),
         "embed_share": round(statistics.fmean(embed) / statistics.fmean(total), 2) if total else None,
     }
 

@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         install_hooks,
         ledger,
         maintain,
+        mcp,
         pack,
         recall,
         reflect,
@@ -44,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     commands = [events, ingest, demo, status, bench, ui, hook, install_hooks, import_cmd, reflect, review, brief,
-                recall, maintain, feedback, friction, secrets, ledger, pack, stop, trace]
+                recall, maintain, feedback, friction, secrets, ledger, pack, stop, trace, mcp]
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Durable, reviewable, searchable memory for coding agents.",

@@ -46,6 +46,12 @@ def register(sub) -> None:
     from memory_pipeline.cli.bench_sessions import register_sessions  # issue 24
 
     register_sessions(kinds)
+    mcp = kinds.add_parser("mcp", help="the memory MCP server's search and get latency at the MCP client "
+                           "(p50/p95, warm) over N synthetic points")
+    mcp.add_argument("--points", type=int, default=10_000)
+    mcp.add_argument("--queries", type=int, default=200, help="warm searches timed")
+    add_json_flag(mcp)
+    mcp.set_defaults(handler=run_bench_mcp)
     latency = kinds.add_parser("latency", help="seconds a user waits: status, cold recall, emit → daily log "
                                "under dagster dev, a seed-scale day through ingest (medians)")
     latency.add_argument("--runs", type=int, default=5, help="runs per figure (medians)")
@@ -127,6 +133,15 @@ def run_bench_latency(args) -> int:
                             fixtures=Path(args.fixtures) if args.fixtures else None,
                             progress=None if args.json else out.log)
     return print_figures(args, figures, width=22)
+
+
+def run_bench_mcp(args) -> int:
+    from memory_pipeline.bench.mcp import bench_mcp
+    from memory_pipeline.errors import BadInputError
+
+    if args.points < 1 or args.queries < 1:
+        raise BadInputError("--points and --queries must be at least 1")
+    return print_figures(args, bench_mcp(points=args.points, queries=args.queries), width=20)
 
 
 def print_figures(args, figures: dict, width: int) -> int:

@@ -20,6 +20,7 @@ from memory_pipeline.models import Observation, Segment
 from memory_pipeline.resources.ledger_files import LedgerFiles
 from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.fence import fenced
 from memory_pipeline.stages.guard import from_tool_output, is_held
 from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT
 from memory_pipeline.stages.projects import USER, ProjectScope

@@ -149,6 +149,28 @@ def process_info(pid: int) -> ProcessInfo:
     return ProcessInfo(pid, uptime, rss)
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time a process has used so far (/proc/<pid>/stat), or None."""
+    try:
+        fields = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def children_of(pid: int) -> list[int]:
+    """The pids whose parent is `pid`."""
+    found = []
+    for entry in PROC.iterdir() if PROC.is_dir() else []:
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
 def read_pid(path: Path) -> int | None:
     try:
         return int(path.read_text().strip())

@@ -187,3 +187,18 @@ def test_a_cold_engine_answers_from_the_recall_cache_without_opening_the_store(i
     assert head["generation"] == generation
     (cache / "index.jsonl").write_text(json.dumps(head) + "\nnot json\n")
     assert len(RecallEngine(workspace).index()) == len(ids) + 1
+
+
+def test_stored_points_by_id_or_session_through_the_service_and_in_process(indexed):
+    from memory_pipeline.errors import BadInputError
+    from memory_pipeline.flows.recall.client import stored_points
+
+    workspace, ids = indexed
+    for use_service in (True, False):
+        [point] = stored_points(workspace, ids=[ids[0], "00000000-0000-0000-0000-000000000000"], use_service=use_service)
+        assert point["id"] == ids[0] and point["text"] == ROWS[0][4] and point["source_message_ids"] == ["u1"]
+        session = stored_points(workspace, session_id="s2", use_service=use_service)
+        assert sorted(p["id"] for p in session) == sorted(ids[1:3])
+    assert recall_service.ping(workspace) is not None
+    with pytest.raises(BadInputError, match="not both"):
+        stored_points(workspace, ids=ids, session_id="s2")

@@ -11,7 +11,10 @@ own (titles, quota probes, compaction summaries) in an order the test does not c
         assert any("briefing" in r.text for r in models.model_requests())
 
 A request whose last user text contains a rule's phrase gets that rule's text; any other request
-gets `default_text`. Every request is recorded (`requests`), with the whole request text
+gets `default_text`. `answer_with_tool(phrase, name, input)` answers (Anthropic Messages only) with a
+`tool_use` of `name` instead, once per conversation: when a user turn holds the phrase, the request
+offers the tool and no earlier turn used it. Rules chain: a `ToolSearch` rule, then one for the
+tool it loads (Claude Code defers MCP tools behind its ToolSearch tool). Every request is recorded (`requests`), with the whole request text
 (`RecordedCall.text`: system prompt and every message) for assertions.
 """
 
@@ -37,6 +40,14 @@ def _texts(value: object) -> list[str]:
 
 
 @dataclass
+class ToolUse:
+    """A scripted `tool_use` answer."""
+
+    name: str
+    input: dict
+
+
+@dataclass
 class RecordedCall:
     path: str
     headers: dict[str, str]  # names lower-cased
@@ -53,6 +64,36 @@ class RecordedCall:
         return "\n".join(parts + _texts(self.body.get("messages")) + _texts(self.body.get("input")))
 
     @property
+    def tool_names(self) -> set[str]:
+        return {str(tool.get("name")) for tool in self.body.get("tools") or [] if isinstance(tool, dict)}
+
+    def blocks(self, kind: str, role: str | None = None) -> list[dict]:
+        """Every content block of `kind` ("tool_use", "tool_result", "text") in the messages."""
+        return [block for turn in self.body.get("messages") or []
+                if isinstance(turn, dict) and (role is None or turn.get("role") == role)
+                and isinstance(turn.get("content"), list)
+                for block in turn["content"] if isinstance(block, dict) and block.get("type") == kind]
+
+    @property
+    def used_tools(self) -> set[str]:
+        return {str(block.get("name")) for block in self.blocks("tool_use")}
+
+    def tool_results(self, name: str | None = None) -> list[str]:
+        """The text of each tool_result block (of the tool `name`, when given), in order."""
+        names = {block.get("id"): block.get("name") for block in self.blocks("tool_use")}
+        return ["\n".join(_texts(block.get("content"))) for block in self.blocks("tool_result")
+                if name is None or names.get(block.get("tool_use_id")) == name]
+
+    @property
+    def user_text(self) -> str:
+        """What the user typed, every turn (tool results left out)."""
+        turns = [t for t in self.body.get("messages") or [] if isinstance(t, dict) and t.get("role") == "user"]
+        return "\n".join(t["content"] if isinstance(t.get("content"), str) else
+                         "\n".join(_texts([b for b in t.get("content") or []
+                                            if isinstance(b, dict) and b.get("type") != "tool_result"]))
+                         for t in turns)
+
+    @property
     def last_user_text(self) -> str:
         turns = self.body.get("messages") or self.body.get("input") or []
         if isinstance(turns, str):
@@ -67,7 +108,7 @@ class LoopbackModels:
     def __init__(self, default_text: str = "Done.", model: str = "loopback-model"):
         self.default_text = default_text
         self.model = model
-        self.rules: list[tuple[str, str]] = []
+        self.rules: list[tuple[str, str | ToolUse]] = []
         self.requests: list[RecordedCall] = []
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -76,15 +117,21 @@ class LoopbackModels:
     def answer_when(self, phrase: str, text: str) -> None:
         self.rules.append((phrase, text))
 
+    def answer_with_tool(self, phrase: str, name: str, tool_input: dict) -> None:
+        self.rules.append((phrase, ToolUse(name, tool_input)))
+
     def model_requests(self, api: str | None = None) -> list[RecordedCall]:
         """The generation calls (not count_tokens), optionally of one API."""
         return [r for r in self.requests if not r.path.split("?")[0].endswith("count_tokens")
                 and (api is None or r.api == api)]
 
-    def reply_for(self, call: RecordedCall) -> str:
+    def reply_for(self, call: RecordedCall) -> str | ToolUse:
         last = call.last_user_text
         for phrase, text in self.rules:
-            if phrase in last:
+            if isinstance(text, ToolUse):
+                if text.name in call.tool_names and text.name not in call.used_tools and phrase in call.user_text:
+                    return text
+            elif phrase in last:
                 return text
         if "summary" in last.lower() and ("conversation" in last.lower() or "compact" in last.lower()):
             return COMPACTION_SUMMARY
@@ -126,24 +173,34 @@ class LoopbackModels:
 
 
 # --- the two wire formats ----------------------------------------------------------------
-def anthropic_message(text: str, model: str, number: int) -> dict:
+def anthropic_message(reply: str | ToolUse, model: str, number: int) -> dict:
+    if isinstance(reply, ToolUse):
+        block = {"type": "tool_use", "id": f"toolu_loopback_{number}", "name": reply.name, "input": reply.input}
+        stop, size = "tool_use", len(json.dumps(reply.input))
+    else:
+        block, stop, size = {"type": "text", "text": reply}, "end_turn", len(reply)
     return {"id": f"msg_loopback_{number}", "type": "message", "role": "assistant", "model": model,
-            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
-            "usage": {"input_tokens": 100, "output_tokens": max(1, len(text) // 4)}}
+            "content": [block], "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": 100, "output_tokens": max(1, size // 4)}}
 
 
-def anthropic_events(text: str, model: str, number: int) -> list[tuple[str, dict]]:
-    message = anthropic_message(text, model, number)
+def anthropic_events(reply: str | ToolUse, model: str, number: int) -> list[tuple[str, dict]]:
+    message = anthropic_message(reply, model, number)
     start = {**message, "content": [], "stop_reason": None, "usage": {"input_tokens": 100, "output_tokens": 1}}
+    block = message["content"][0]
+    if isinstance(reply, ToolUse):
+        opened = {**block, "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(reply.input)}
+    else:
+        opened, delta = {"type": "text", "text": ""}, {"type": "text_delta", "text": reply}
     return [
         ("message_start", {"type": "message_start", "message": start}),
-        ("content_block_start", {"type": "content_block_start", "index": 0,
-                                 "content_block": {"type": "text", "text": ""}}),
+        ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": opened}),
         ("ping", {"type": "ping"}),
-        ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                 "delta": {"type": "text_delta", "text": text}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
         ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+        ("message_delta", {"type": "message_delta",
+                           "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
                            "usage": {"output_tokens": message["usage"]["output_tokens"]}}),
         ("message_stop", {"type": "message_stop"}),
     ]
@@ -204,7 +261,8 @@ def _handler_for(server: LoopbackModels) -> type[BaseHTTPRequestHandler]:
                 else:
                     self._send_json(200, anthropic_message(text, model, number))
             elif path.endswith("/responses"):
-                text = server.reply_for(call)
+                reply = server.reply_for(call)
+                text = reply if isinstance(reply, str) else server.default_text  # tool answers: Anthropic only
                 if call.body.get("stream", True):
                     self._send_events(openai_events(text, model, number))
                 else:

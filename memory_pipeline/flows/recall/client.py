@@ -63,8 +63,13 @@ def store_is_empty(workspace: Workspace, settings: Settings) -> bool:
 
 def via_service(workspace: Workspace, args: dict) -> list[RecallHit]:
     """Ask the service (starting it if needed); ServiceError when it cannot answer."""
+    return [RecallHit.model_validate(h) for h in ask_service(workspace, "recall", args).get("hits", [])]
+
+
+def ask_service(workspace: Workspace, op: str, args: dict) -> dict:
+    """One request to the service (started if needed): its answer, or BadInputError / ServiceError."""
     path = recall_service.socket_path(workspace)
-    payload = {"op": "recall", "args": args}
+    payload = {"op": op, "args": args}
     try:
         if not path.exists():
             raise ServiceError("no recall service socket")
@@ -74,8 +79,10 @@ def via_service(workspace: Workspace, args: dict) -> list[RecallHit]:
         answer = recall_service.request(path, payload)
     if not answer.get("ok"):
         error = str(answer.get("error", "unknown error"))
+        if error.startswith("unknown op"):  # a service started by an older version: answer in process
+            raise ServiceError(f"the running recall service predates {op!r} ({error})")
         raise BadInputError(error) if answer.get("kind") == "bad_input" else _ServiceAnswerError(error)
-    return [RecallHit.model_validate(h) for h in answer.get("hits", [])]
+    return answer
 
 
 class _ServiceAnswerError(ServiceError):
@@ -125,3 +132,24 @@ def recall(
     request = SearchRequest(query=cleaned, limit=limit, filters=filters, rewrite=rewrite, record=record,
                             now=as_timestamp(now))
     return local_engine(ws).search(request, wait=30.0)
+
+
+def stored_points(workspace: Workspace | str | Path, *, ids: list[str] | None = None, session_id: str | None = None,
+                  use_service: bool = True) -> list[dict]:
+    """The indexed points named by `ids`, or of one session (payload + "id" + "text"), from the
+    index the recall service holds (in this process when it cannot start)."""
+    ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+    if (ids is None) == (session_id is None):
+        raise BadInputError("name the points by ids or by session, not both")
+    if store_is_empty(ws, Settings.from_env()):
+        return []
+    args = {"ids": ids, "session_id": session_id}
+    if use_service:
+        try:
+            return list(ask_service(ws.create(), "points", args).get("points", []))
+        except _ServiceAnswerError:
+            raise
+        except ServiceError as exc:
+            print(f"memory-pipeline: recall service unavailable, reading the index in this process: {exc}",
+                  file=sys.stderr)
+    return local_engine(ws).points(ids, session_id)

@@ -13,6 +13,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
+import numpy as np
+
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 from memory_pipeline.models import RecallHit
@@ -41,6 +43,7 @@ def with_supersession(payloads: dict[str, dict], superseded: dict[str, dict]) ->
     return {pid: payload | {"superseded_by": f"{superseded[pid]['by']}: {superseded[pid]['text']}"}
             if pid in superseded else payload for pid, payload in payloads.items()}
 QUERY_CACHE = 256
+MAX_POINTS = 2000  # points one `points` request returns (a session's turns and facts)
 
 
 @dataclass
@@ -215,6 +218,18 @@ class RecallEngine:
         if request.record:
             self.record(hits)
         return hits
+
+    def points(self, ids: list[str] | None = None, session_id: str | None = None,
+               limit: int = MAX_POINTS) -> list[dict]:
+        """The stored points (payload with "id" and "text") named by `ids`, or of one session in
+        index order; at most `limit`. Unknown ids are left out."""
+        index = self.index()
+        if ids is not None:
+            rows = [index.row_of[i] for i in dict.fromkeys(ids) if i in index.row_of]
+        else:
+            code = index.session_codes.get(str(session_id or ""), -1)
+            rows = [int(r) for r in np.flatnonzero(index.session == code)]
+        return [index.payloads[r] | {"id": index.ids[r]} for r in rows[:limit]]
 
     def superseded(self) -> dict[str, dict]:
         """The ledger's map of superseded observation facts (memory/index/superseded.json), re-read

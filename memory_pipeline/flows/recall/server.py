@@ -61,6 +61,9 @@ class RecallHandler:
                 return {"ok": True, "hits": [h.model_dump() for h in hits],
                         "timings": {"embed_ms": timings.embed_ms, "search_ms": timings.search_ms,
                                     "total_ms": timings.total_ms}}
+            if op == "points":
+                args = payload.get("args") or {}
+                return {"ok": True, "points": self.engine.points(args.get("ids"), args.get("session_id"))}
             return {"ok": False, "kind": "bad_input", "error": f"unknown op {op!r}"}
         except BadInputError as exc:
             return {"ok": False, "kind": "bad_input", "error": str(exc)}

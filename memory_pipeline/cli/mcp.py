@@ -1,0 +1,22 @@
+"""`memory-pipeline mcp`: the memory tools as an MCP server on stdio (for Claude Code, Codex, Cursor, pi)."""
+
+from __future__ import annotations
+
+
+def register(sub) -> None:
+    parser = sub.add_parser(
+        "mcp", help="serve the memory tools (search, get, timeline, trace, brief) to an agent over MCP (stdio)",
+        description="A read-only MCP server on stdin/stdout. `install-hooks` registers it with Claude Code and "
+        "Codex; see docs/mcp.md for Cursor and pi. The project is the client's root, else the current folder.")
+    parser.set_defaults(handler=run_mcp)
+
+
+def run_mcp(args) -> int:
+    from pathlib import Path
+
+    from memory_pipeline.cli.common import workspace_from_env
+    from memory_pipeline.config import Settings
+    from memory_pipeline.flows.mcp_server import serve_stdio
+
+    serve_stdio(workspace_from_env(), Settings.from_env(), Path.cwd())
+    return 0
