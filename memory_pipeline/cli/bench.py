@@ -38,6 +38,11 @@ def register(sub) -> None:
     from memory_pipeline.cli.bench_maintenance import register_maintenance  # issue 15
 
     register_maintenance(kinds)
+    redaction = kinds.add_parser("redaction", help="redaction precision and recall on its labelled set "
+                                 "(bench/labels/redaction.json), with the shapes it misses")
+    redaction.add_argument("--labels", help="a labelled set in the same format (default: the shipped one)")
+    add_json_flag(redaction)
+    redaction.set_defaults(handler=run_bench_redaction)
     latency = kinds.add_parser("latency", help="seconds a user waits: status, cold recall, emit → daily log "
                                "under dagster dev, a seed-scale day through ingest (medians)")
     latency.add_argument("--runs", type=int, default=5, help="runs per figure (medians)")
@@ -110,6 +115,14 @@ def run_bench_latency(args) -> int:
                             fixtures=Path(args.fixtures) if args.fixtures else None,
                             progress=None if args.json else out.log)
     return print_figures(args, figures, width=22)
+
+
+def run_bench_redaction(args) -> int:
+    from pathlib import Path
+
+    from memory_pipeline.bench.redaction import LABELS, bench_redaction
+
+    return print_figures(args, bench_redaction(Path(args.labels) if args.labels else LABELS), width=16)
 
 
 def print_figures(args, figures: dict, width: int) -> int:
