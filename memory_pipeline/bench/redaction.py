@@ -17,6 +17,7 @@ from memory_pipeline.stages.redact import redact
 
 LABELS = Path(__file__).parent / "labels" / "redaction.json"
 _PIECE = re.compile(r"[A-Za-z0-9]{4,}")
+_MARKER = re.compile(r"\[REDACTED:[a-z\-]+\]")
 
 
 def load_labels(path: Path = LABELS) -> dict:
@@ -27,6 +28,7 @@ def leaked(text: str, secret: str, out: str) -> bool:
     """Whether `out` (the redacted text) still holds the secret or a piece of it."""
     if secret in out:
         return True
+    out = _MARKER.sub(" ", out)  # a marker's kind (github-token) is not a piece of the secret
     rest = text.replace(secret, " ")
     return any(out.count(piece) > rest.count(piece) for piece in _PIECE.findall(secret))
 
