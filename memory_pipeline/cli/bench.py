@@ -16,6 +16,8 @@ def register(sub) -> None:
     ingest.add_argument("--big-transcript", action="store_true",
                         help="instead: one generated huge Claude Code session (import, then ingest): time, peak RSS")
     ingest.add_argument("--size-mb", type=float, default=57.0, help="size of the --big-transcript session")
+    ingest.add_argument("--tiny-messages", type=int, default=0, metavar="N",
+                        help="instead: one generated session of N few-word messages (import, then ingest)")
     add_json_flag(ingest)
     ingest.set_defaults(handler=run_bench_ingest)
     soak = kinds.add_parser("soak", help="D days x S sessions, one ingest run a day: time, memory, stores, recall")
@@ -59,7 +61,11 @@ def run_bench_ingest(args) -> int:
     from memory_pipeline.bench.ingest_big import bench_big_transcript
     from memory_pipeline.errors import BadInputError
 
-    if args.big_transcript:
+    if args.tiny_messages:
+        if not 0 < args.tiny_messages <= 1_000_000:
+            raise BadInputError("--tiny-messages must be above 0 and at most 1000000")
+        figures = bench_big_transcript(args.definitions(), tiny_messages=args.tiny_messages)
+    elif args.big_transcript:
         if not 0 < args.size_mb <= 60:
             raise BadInputError("--size-mb must be above 0 and at most 60 (transcripts over 64 MiB are refused)")
         figures = bench_big_transcript(args.definitions(), size_mb=args.size_mb)
