@@ -79,11 +79,11 @@ SHAPES: list[Rule] = [
         r"(?P<keep>(?<![\w-])(?:-u[ \t]*|--user[ =])['\"]?(?P<user>[^\s:'\"$]+):)(?P<value>[^\s'\"@]+)"),
      _cli_user_password),
     ("cli-password", ("mysql", "mariadb"), re.compile(  # -pPASSWORD, attached
-        r"(?P<keep>\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mariadb|mariadb-dump)\b[^\n|;&]*?"
+        r"(?P<keep>\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mariadb|mariadb-dump)\b[^\n|;&]{0,300}?"
         r"[ \t]-p)" + _VALUE), named("cli-password", literal_value)),
     ("cli-password", ("sshpass", "login"), re.compile(
         r"(?P<keep>\b(?:sshpass(?:[ \t]+-[a-oq-zA-Z]\S*)*|(?:docker|podman|helm|buildah|skopeo|oras|nerdctl)"
-        r"(?:[ \t]+registry)?[ \t]+login\b[^\n|;&]*?)[ \t]-p(?:[ \t]+|=)?)" + _VALUE),
+        r"(?:[ \t]+registry)?[ \t]+login\b[^\n|;&]{0,300}?)[ \t]-p(?:[ \t]+|=)?)" + _VALUE),
      named("cli-password", literal_value)),
     ("connection-string-password", ("pwd", "password", "accountkey", "sharedaccess"), re.compile(
         r"(?P<keep>(?:;[ \t]*(?:Password|Pwd)|\b(?:Pwd|AccountKey|SharedAccessKey|SharedAccessSignature))[ \t]*=[ \t]*)"
