@@ -26,13 +26,12 @@ class StoreLockedError(ServiceError):
 
 
 DISK_FULL_TEXTS = ("no space left on device", "database or disk is full", "disk quota exceeded")
+# what sqlite says when a write of its journal or WAL fails, as it does on a full tmpfs
+DISK_IO_TEXTS = ("disk i/o error",)
 
 
-def disk_full_at(exc: BaseException, default: str = "the workspace") -> str | None:
-    """Where the disk filled up, when `exc` (or anything in its cause chain, however wrapped: an
-    SQLAlchemy or Dagster error around sqlite's, a failed run's message) is a full disk; else None."""
-    import errno
-
+def _chain(exc: BaseException):
+    """`exc` and everything in its cause chain, however wrapped (SQLAlchemy's `orig` too)."""
     seen: set[int] = set()
     stack: list[BaseException] = [exc]
     while stack:
@@ -40,12 +39,29 @@ def disk_full_at(exc: BaseException, default: str = "the workspace") -> str | No
         if id(error) in seen:
             continue
         seen.add(id(error))
+        yield error
+        stack += [e for e in (error.__cause__, error.__context__, getattr(error, "orig", None)) if e is not None]
+
+
+def disk_full_at(exc: BaseException, default: str = "the workspace") -> str | None:
+    """Where the disk filled up, when `exc` (or anything in its cause chain, however wrapped: an
+    SQLAlchemy or Dagster error around sqlite's, a failed run's message) is a full disk; else None."""
+    import errno
+
+    for error in _chain(exc):
         if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
             return str(error.filename or default)
         if any(text in str(error).lower() for text in DISK_FULL_TEXTS):
             return default
-        stack += [e for e in (error.__cause__, error.__context__, getattr(error, "orig", None)) if e is not None]
     return None
+
+
+def is_disk_io_error(exc: BaseException) -> bool:
+    """sqlite's "disk I/O error" (or EIO) anywhere in the chain: a full or failing disk."""
+    import errno
+
+    return any((isinstance(e, OSError) and e.errno == errno.EIO) or any(t in str(e).lower() for t in DISK_IO_TEXTS)
+               for e in _chain(exc))
 
 
 def is_disk_full_message(message: str | None) -> bool:

@@ -27,8 +27,11 @@ def _rss_mb(who: int) -> float:
     return round(resource.getrusage(who).ru_maxrss / 1024, 1)  # Linux: kilobytes
 
 
-def bench_big_transcript(definitions, size_mb: float = 57.0, root: Path | None = None) -> dict:
+def bench_big_transcript(definitions, size_mb: float = 57.0, root: Path | None = None,
+                         tiny_messages: int = 0) -> dict:
+    """With `tiny_messages`, the session is that many few-word messages instead (bench/tiny_transcript.py)."""
     from memory_pipeline.bench.big_transcript import write_big_transcript
+    from memory_pipeline.bench.tiny_transcript import write_tiny_transcript
     from memory_pipeline.flows.importer import import_transcripts
     from memory_pipeline.flows.ingest import ingest
     from memory_pipeline.resources.embedded_redis import EmbeddedRedis
@@ -41,7 +44,9 @@ def bench_big_transcript(definitions, size_mb: float = 57.0, root: Path | None =
                                 MEMORY_LLM_PROVIDER=Settings.from_env().llm_provider or "offline",
                                 MEMORY_PARTITIONS_START="2026-01-01")
         workspace = Workspace(base / "ws").create()
-        generated = write_big_transcript(base / "source" / "big-session.jsonl", size_mb=size_mb)
+        source = base / "source" / "big-session.jsonl"
+        generated = (write_tiny_transcript(source, tiny_messages) if tiny_messages
+                     else write_big_transcript(source, size_mb=size_mb))
         embedder_for(Settings.from_env().embedding_model).encode(["warm up"])  # model load is not ingest
         definitions.get_job_def("ingest_job")
         baseline = _rss_mb(resource.RUSAGE_SELF)

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 
 from memory_pipeline.config import configure_process
-from memory_pipeline.errors import BadInputError, MemoryPipelineError, disk_full_at
+from memory_pipeline.errors import BadInputError, MemoryPipelineError, disk_full_at, is_disk_io_error
 
 
 def _no_definitions() -> object:
@@ -75,10 +75,27 @@ def main(argv: list[str] | None = None, load_definitions: Callable[[], object] |
         return 130
     except Exception as exc:  # a full disk anywhere below (ENOSPC, sqlite's "disk is full"): one line, exit 1
         where = disk_full_at(exc, default=_workspace_hint())
-        if where is None:
-            raise
-        print(f"memory-pipeline: disk full at {where}", file=sys.stderr)
-        return 1
+        if where is not None:
+            print(f"memory-pipeline: disk full at {where}", file=sys.stderr)
+            return 1
+        if is_disk_io_error(exc):  # sqlite on a full tmpfs says only this
+            where, free = _workspace_hint(), _free_kb(_workspace_hint())
+            if free is not None and free < 1024:
+                print(f"memory-pipeline: disk full at {where} ({free} KB free; sqlite: disk I/O error)", file=sys.stderr)
+            else:
+                print(f"memory-pipeline: disk I/O error at {where}: the disk is failing or was full", file=sys.stderr)
+            return 1
+        raise
+
+
+def _free_kb(path: str) -> int | None:
+    import os
+
+    try:
+        info = os.statvfs(path)
+    except OSError:
+        return None
+    return info.f_bavail * info.f_frsize // 1024
 
 
 def _workspace_hint() -> str:

@@ -16,6 +16,8 @@ def register(sub) -> None:
     ingest.add_argument("--big-transcript", action="store_true",
                         help="instead: one generated huge Claude Code session (import, then ingest): time, peak RSS")
     ingest.add_argument("--size-mb", type=float, default=57.0, help="size of the --big-transcript session")
+    ingest.add_argument("--tiny-messages", type=int, default=0, metavar="N",
+                        help="instead: one generated session of N few-word messages (import, then ingest)")
     add_json_flag(ingest)
     ingest.set_defaults(handler=run_bench_ingest)
     soak = kinds.add_parser("soak", help="D days x S sessions, one ingest run a day: time, memory, stores, recall")
@@ -52,6 +54,11 @@ def register(sub) -> None:
     mcp.add_argument("--queries", type=int, default=200, help="warm searches timed")
     add_json_flag(mcp)
     mcp.set_defaults(handler=run_bench_mcp)
+    redaction = kinds.add_parser("redaction", help="redaction precision and recall on its labelled set "
+                                 "(bench/labels/redaction.json), with the shapes it misses")
+    redaction.add_argument("--labels", help="a labelled set in the same format (default: the shipped one)")
+    add_json_flag(redaction)
+    redaction.set_defaults(handler=run_bench_redaction)
     latency = kinds.add_parser("latency", help="seconds a user waits: status, cold recall, emit → daily log "
                                "under dagster dev, a seed-scale day through ingest (medians)")
     latency.add_argument("--runs", type=int, default=5, help="runs per figure (medians)")
@@ -77,7 +84,11 @@ def run_bench_ingest(args) -> int:
     from memory_pipeline.bench.ingest_big import bench_big_transcript
     from memory_pipeline.errors import BadInputError
 
-    if args.big_transcript:
+    if args.tiny_messages:
+        if not 0 < args.tiny_messages <= 1_000_000:
+            raise BadInputError("--tiny-messages must be above 0 and at most 1000000")
+        figures = bench_big_transcript(args.definitions(), tiny_messages=args.tiny_messages)
+    elif args.big_transcript:
         if not 0 < args.size_mb <= 60:
             raise BadInputError("--size-mb must be above 0 and at most 60 (transcripts over 64 MiB are refused)")
         figures = bench_big_transcript(args.definitions(), size_mb=args.size_mb)
@@ -142,6 +153,14 @@ def run_bench_mcp(args) -> int:
     if args.points < 1 or args.queries < 1:
         raise BadInputError("--points and --queries must be at least 1")
     return print_figures(args, bench_mcp(points=args.points, queries=args.queries), width=20)
+
+
+def run_bench_redaction(args) -> int:
+    from pathlib import Path
+
+    from memory_pipeline.bench.redaction import LABELS, bench_redaction
+
+    return print_figures(args, bench_redaction(Path(args.labels) if args.labels else LABELS), width=16)
 
 
 def print_figures(args, figures: dict, width: int) -> int:

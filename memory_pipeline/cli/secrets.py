@@ -1,8 +1,10 @@
 """`memory-pipeline redact-check [PATH…]` and `memory-pipeline scrub`: audit a workspace for
 secrets, and rewrite what can be rewritten.
 
-redact-check exits 0 when nothing is found, 1 when something is (a line per finding: the path,
-the line number and the kinds of secret, never the secret).
+redact-check reads what each store holds, decoded (JSON, the rows of Qdrant's and Dagster's SQLite
+files, Redis' append-only file), and exits 0 when nothing is found, 1 when something is (a line
+per finding: the path, where in it — a line, a `table#row`, a Redis command — and the kinds of
+secret, never the secret).
 """
 
 from __future__ import annotations
@@ -24,19 +26,23 @@ def register(sub) -> None:
 
 def run_check(args) -> int:
     from memory_pipeline.errors import BadInputError
-    from memory_pipeline.flows.secrets import find_secrets
+    from memory_pipeline.flows.secrets import check_stores
 
     roots = args.paths or [workspace_from_env().root]
     for root in roots:
         if not root.exists():
             raise BadInputError(f"no such file or folder: {root}")
-    found = find_secrets(roots)
+    report = check_stores(roots)
+    found = report.findings
     if args.json:
-        print_json({"findings": [f.__dict__ for f in found]})
-    else:
-        for finding in found:
-            print(finding)
-        print(f"{len(found)} line(s) look like they hold a secret" if found else "no secrets found")
+        print_json({"findings": [f.__dict__ for f in found], "files": report.files, "unreadable": report.unreadable})
+        return 1 if found else 0
+    for finding in found:
+        print(finding)
+    for line in report.unreadable:
+        print(f"not read: {line}")
+    summary = f"{len(found)} place(s) look like they hold a secret" if found else "no secrets found"
+    print(f"{summary} ({report.files} file(s) read, decoded: JSON, SQLite rows, Redis commands)")
     return 1 if found else 0
 
 

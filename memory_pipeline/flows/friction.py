@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from memory_pipeline.flows.friction_stage import StagedFixes, stage_fixes
 from memory_pipeline.flows.observe import load_observations, sessions_path
 from memory_pipeline.flows.reflect import window
-from memory_pipeline.models import LLMUsage, Observation, Transcript
+from memory_pipeline.models import LLMUsage, Observation, Proposal, Transcript
 from memory_pipeline.ports import Completer, Embedder
 from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.daily_log import DailyLog, marker
@@ -82,17 +82,22 @@ def collect_signals(observed: list[tuple[Observation, Transcript | None]]) -> li
 
 
 def check_recurrence(findings: list[Finding], fixes: ProposalStore, embedder: Embedder,
-                     report: FrictionReport) -> list[Finding]:
-    """New findings and escalated recurring ones; the others are noted in `report.not_staged`."""
+                     report: FrictionReport) -> tuple[list[Finding], list[Proposal]]:
+    """New findings and escalated recurring ones, and the fixes this day already staged (a re-run,
+    or a run killed after staging: they are this day's own, listed as staged, not "already
+    proposed"); the others are noted in `report.not_staged`."""
     earlier = [p for p in fixes.all().values() if p.is_fix and p.pattern]
     if not findings or not earlier:
-        return findings
+        return findings, []
     vectors = embedder.encode([f.pattern for f in findings] + [p.pattern for p in earlier])
     pairs = list(zip(earlier, vectors[len(findings):]))
-    kept = []
+    kept, own = [], []
     for finding, vector in zip(findings, vectors[: len(findings)]):
         match = match_fix(finding, vector, pairs)
-        if match.status == "new":
+        fix = fixes.get(match.fix_id) if match.fix_id else None
+        if match.status == "pending" and fix is not None and fix.created == report.day:
+            own.append(fix)
+        elif match.status == "new":
             kept.append(finding)
         elif match.status == "recurring":
             report.recurring[match.fix_id] = finding.pattern
@@ -102,7 +107,7 @@ def check_recurrence(findings: list[Finding], fixes: ProposalStore, embedder: Em
                 "pending": f"already proposed as {match.fix_id}", "rejected": f"rejected before as {match.fix_id}",
                 "expired": f"proposed before as {match.fix_id} and left to expire",
                 "fixed": f"fixed by {match.fix_id}; not seen since its approval"}[match.status]
-    return kept
+    return kept, own
 
 
 def word_fixes(findings: list[Finding], *, llm: Completer, prompt: Prompt, model: str, day: str,
@@ -182,11 +187,12 @@ def analyse_friction(workspace: Workspace, day: str, *, fixes: ProposalStore, em
                            f"{LOOP_REPEATS} times, an instruction asked {REPEATS} times, recovery after several "
                            "compactions, a setting changed back and forth)")
     if report.skipped is None or report.findings:
-        candidates = check_recurrence(report.findings, fixes, embedder, report)
+        candidates, own = check_recurrence(report.findings, fixes, embedder, report)
         wordings = word_fixes(candidates, llm=llm, prompt=prompt, model=model, day=day, memory_md=memory_md,
                               report=report)
         staged = stage_fixes(workspace, fixes, [(candidates[i], w) for i, w in sorted(wordings.items())],
                              day=day, today=today, now=now)
+        staged.staged = sorted(own + staged.staged, key=lambda p: p.id)
         report.staged = [p.id for p in staged.staged]
         report.not_staged.update(staged.skipped)
     workspace.write_json(workspace.friction_path(day), json.loads(report.model_dump_json()))

@@ -2,7 +2,8 @@
 
 The same review machinery as the Reflector's proposals (flows/proposals.py): the review lock,
 the user's unsynced REVIEW.md edits taken in first, one owner per normalized text, and ids
-numbered after the fixes the day already has, so re-running a day stages nothing twice.
+numbered after the fixes the day already has, so re-running a day stages nothing twice; a fix the
+same day staged before is listed as staged again (a re-run equals a clean run, also after kill -9).
 """
 
 from __future__ import annotations
@@ -42,6 +43,19 @@ def fix_proposal(fid: str, day: str, finding: Finding, wording: Wording) -> Prop
     )
 
 
+def own_claim(fixes: ProposalStore, key: str, day: str) -> Proposal | str | None:
+    """Who proposes this text: None (nobody, or a claim whose fix was never saved: a run killed
+    between the two, released here), the fix itself when this day staged it, else its id."""
+    owner = fixes.store.proposal_for_text(key)
+    if owner is None:
+        return None
+    proposal = fixes.get(owner)
+    if proposal is None:
+        fixes.store.release_proposal_text(key, owner)
+        return None
+    return proposal if proposal.created == day and proposal.status == "pending" and proposal.is_fix else owner
+
+
 def stage_fixes(workspace: Workspace, fixes: ProposalStore, worded: list[tuple[Finding, Wording]], *, day: str,
                 today: str, now: datetime) -> StagedFixes:
     """Store each worded finding as a pending fix and re-render REVIEW.md."""
@@ -52,9 +66,11 @@ def stage_fixes(workspace: Workspace, fixes: ProposalStore, worded: list[tuple[F
         memory_flat = normalize_text(MemoryFiles(workspace).read_memory())
         fresh = []
         for finding, wording in worded:
-            owner = fixes.store.proposal_for_text(text_key(wording.change))
+            owner = own_claim(fixes, text_key(wording.change), day)
             if normalize_text(wording.change) and normalize_text(wording.change) in memory_flat:
                 result.skipped[finding.pattern] = "already in MEMORY.md"
+            elif isinstance(owner, Proposal):
+                result.staged.append(owner)  # this day staged it before (a re-run, or a run killed after staging)
             elif owner:
                 result.skipped[finding.pattern] = f"already proposed as {owner}"
             else:

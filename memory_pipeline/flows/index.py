@@ -92,24 +92,28 @@ def observation_points(observation: Observation) -> list[StorePoint]:
     return points
 
 
+EMBED_CHUNK = 2048  # points embedded and written at a time: a day of 100k tiny messages stays small
+
+
 def index_points(store: VectorIndex, embedder: Embedder, points: list[StorePoint], stats: IndexStats) -> None:
-    """Embed and upsert the points whose content is new or changed."""
+    """Embed and upsert the points whose content is new or changed, a chunk at a time (the
+    vectors of a whole day, as Python floats, took GBs for a session of 100k tiny messages)."""
     by_id = {p.id: p for p in points}
     hashes = {p.id: content_hash(p.text) for p in by_id.values()}
     todo = [by_id[i] for i in sorted(store.missing_or_changed(hashes))]
     stats.points += len(by_id)
     stats.unchanged += len(by_id) - len(todo)
-    if not todo:
-        return
-    started = time.perf_counter()
-    vectors = embedder.encode([p.text for p in todo])
-    stats.embed_seconds += time.perf_counter() - started
-    ready = []
-    for point, dense in zip(todo, vectors, strict=True):
-        indices, values = sparse_vector(point.text)
-        ready.append(point.model_copy(update={"dense": dense, "sparse": (indices, values)}))
-    store.upsert(ready)
-    stats.embedded += len(ready)
+    for start in range(0, len(todo), EMBED_CHUNK):
+        chunk = todo[start:start + EMBED_CHUNK]
+        started = time.perf_counter()
+        vectors = embedder.encode([p.text for p in chunk])
+        stats.embed_seconds += time.perf_counter() - started
+        ready = []
+        for point, dense in zip(chunk, vectors, strict=True):
+            indices, values = sparse_vector(point.text)
+            ready.append(point.model_copy(update={"dense": dense, "sparse": (indices, values)}))
+        store.upsert(ready)
+        stats.embedded += len(ready)
 
 
 SCOPE_FIELDS = ["project", "scope"]

@@ -1,11 +1,13 @@
 """Auditing and scrubbing a workspace for secrets the redaction rules recognize.
 
-`find_secrets` reads every file under the given roots (text and binary alike: Redis' AOF,
-Qdrant's and Dagster's SQLite files hold text too) line by line and names each line where
-`redact` would change something, with the kinds of secret, never the secret itself.
-`scrub_files` rewrites the text files of the workspace (JSON stays valid JSON, bad bytes are
-kept); `scrub_redis` rewrites the values in Redis and compacts its AOF. Stores it cannot rewrite
-in place (SQLite files of Qdrant and Dagster) are listed for the caller to report.
+`find_secrets` reads what each store holds, decoded (resources/store_contents.py: JSON Lines line
+by line, SQLite rows of Qdrant and Dagster with their pickles and compressed blobs opened, Redis'
+append-only file command by command), and names each place where `redact` would change a value,
+with the kinds of secret, never the secret itself. A JSON value is judged field by field, as it
+was redacted when written (an `id` or a `signature` is opaque, not a key). `scrub_files` rewrites
+the text files of the workspace (JSON stays valid JSON, bad bytes are kept); `scrub_redis`
+rewrites the values in Redis and compacts its AOF. Stores it cannot rewrite in place (SQLite files
+of Qdrant and Dagster) are listed for the caller to report.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from memory_pipeline.resources.store_contents import Unreadable, contents
 from memory_pipeline.resources.workspace import atomic_write_bytes
 from memory_pipeline.stages.redact import redact, redact_jsonl, redact_value
 
-MAX_LINE_CHARS = 200_000
 _KIND = re.compile(r"\[REDACTED:([a-z\-]+)\]")
 TEXT_SUFFIXES = {".md", ".txt", ".log", ".jsonl", ".json", ".yaml", ".yml", ""}
 SKIP_PARTS = {"locks"}
@@ -28,11 +31,18 @@ SKIP_PARTS = {"locks"}
 @dataclass
 class Finding:
     path: str
-    line: int
+    where: str  # a line number, a SQLite `table#row`, or a Redis AOF command
     kinds: list[str]
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {', '.join(self.kinds)}"
+        return f"{self.path}:{self.where}: {', '.join(self.kinds)}"
+
+
+@dataclass
+class CheckReport:
+    findings: list[Finding] = field(default_factory=list)
+    files: int = 0
+    unreadable: list[str] = field(default_factory=list)  # `path: why`
 
 
 @dataclass
@@ -52,28 +62,33 @@ def _files(roots: list[Path]) -> Iterator[Path]:
                 yield path
 
 
-def _kinds(line: str) -> list[str]:
-    cleaned = redact(line)
-    if cleaned == line:
+def _kinds(value: Any) -> list[str]:
+    """The kinds of secret `redact` would remove from a decoded value (empty: none)."""
+    cleaned = redact_value(value)
+    if cleaned == value:
         return []
-    before = set(_KIND.findall(line))
-    return sorted({k for k in _KIND.findall(cleaned)} - before) or ["secret"]
+    before, after = json.dumps(value, ensure_ascii=False), json.dumps(cleaned, ensure_ascii=False)
+    return sorted(set(_KIND.findall(after)) - set(_KIND.findall(before))) or ["secret"]
+
+
+def _file_findings(path: Path) -> list[Finding]:
+    return [Finding(str(path), where, kinds) for where, value in contents(path) if (kinds := _kinds(value))]
+
+
+def check_stores(roots: list[Path]) -> CheckReport:
+    """Each place in each store under `roots` that holds something the rules would redact."""
+    report = CheckReport()
+    for path in _files(roots):
+        try:
+            report.findings += _file_findings(path)
+            report.files += 1
+        except (OSError, Unreadable) as exc:
+            report.unreadable.append(f"{path}: {exc}")
+    return report
 
 
 def find_secrets(roots: list[Path]) -> list[Finding]:
-    """Each line of each file under `roots` that holds something the rules would redact."""
-    found = []
-    for path in _files(roots):
-        try:
-            handle = path.open("rb")
-        except OSError:
-            continue
-        with handle:
-            for number, raw in enumerate(handle, start=1):
-                line = raw.decode("utf-8", errors="replace")[:MAX_LINE_CHARS]
-                if kinds := _kinds(line):
-                    found.append(Finding(str(path), number, kinds))
-    return found
+    return check_stores(roots).findings
 
 
 def _scrubbed(path: Path, data: bytes) -> bytes:
@@ -98,7 +113,10 @@ def scrub_files(root: Path, report: ScrubReport) -> None:
     for path in _files([root]):
         data = path.read_bytes()
         if b"\0" in data[:4096] or path.suffix not in TEXT_SUFFIXES or path.name.endswith(".aof"):
-            if any(_kinds(chunk.decode("utf-8", errors="replace")) for chunk in data.split(b"\n")):
+            try:
+                if _file_findings(path):
+                    report.not_rewritable.append(str(path))
+            except Unreadable:
                 report.not_rewritable.append(str(path))
             continue
         cleaned = _scrubbed(path, data)

@@ -31,6 +31,7 @@ from filelock import FileLock
 
 from memory_pipeline.config import Settings
 from memory_pipeline.faults import check_disk_space
+from memory_pipeline.resources.runtime_dir import is_private_dir, private_runtime_dir  # noqa: F401 (re-exported)
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -44,34 +45,7 @@ def unix_socket_path(folder: Path, name: str) -> Path:
     if len(os.fsencode(inside)) <= SOCKET_PATH_MAX:
         return inside
     digest = hashlib.sha256(os.fsencode(folder)).hexdigest()[:20]
-    return private_runtime_dir(Settings.from_env().runtime_dir) / f"{digest}-{name}"
-
-
-RUNTIME_CANDIDATES = 10
-
-
-def private_runtime_dir(base: Path) -> Path:
-    """`base/memory-pipeline-<uid>`, or, when another user made that first (or made it open to others),
-    the first of `memory-pipeline-<uid>-1`, `-2`, … that is ours: every process walks the same list,
-    so all agree on one folder. Created 0700."""
-    names = [f"memory-pipeline-{os.getuid()}"] + [f"memory-pipeline-{os.getuid()}-{n}" for n in range(1, RUNTIME_CANDIDATES)]
-    for name in names:
-        folder = base / name
-        with contextlib.suppress(FileExistsError):
-            folder.mkdir(mode=DIR_MODE)
-        if is_private_dir(folder):
-            return folder
-    raise OSError(f"no private runtime folder under {base}: {names[0]} and its alternatives belong to "
-                  "another user; set XDG_RUNTIME_DIR to a folder of your own")
-
-
-def is_private_dir(folder: Path) -> bool:
-    """A real folder (not a link) owned by this user that nobody else can enter."""
-    try:
-        info = folder.lstat()
-    except OSError:
-        return False
-    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and info.st_mode & 0o077 == 0
+    return private_runtime_dir(Settings.from_env().runtime_dir, owner=folder) / f"{digest}-{name}"
 
 
 def ensure_socket_dir(socket: Path) -> None:

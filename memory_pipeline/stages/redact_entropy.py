@@ -43,9 +43,10 @@ def switch_rate(token: str) -> float:
 
 
 def _wordy_path(token: str) -> bool:
-    """`src/memory_pipeline/stages`, `orders-service.v2.yaml`: separated parts that are mostly words."""
+    """`src/memory_pipeline/stages`, `orders-service.v2.yaml`, `Selector.<sha1>`: parts that are words or hashes."""
     parts = [p for p in re.split(r"[/._\-]", token) if p]
-    return len(parts) >= 2 and sum(len(p) for p in parts if len(p) >= 12 and not p.isalpha()) < 12
+    opaque = [p for p in parts if len(p) >= 12 and not p.isalpha() and not _HEX.fullmatch(p)]  # a sha is a word here
+    return len(parts) >= 2 and sum(len(p) for p in opaque) < 12
 
 
 def looks_like_secret(token: str) -> bool:

@@ -22,7 +22,7 @@ def test_redact_check_then_scrub(tmp_path):
     done = run_cli(["redact-check"], env)
     out = done.stdout.decode()
     assert done.returncode == 1 and KEY not in out and SECRETS[11][1] not in out
-    assert "2026-11-21.md:2: secret-in-prose" in out and "s.json:1:" in out and "2 line(s)" in out
+    assert "2026-11-21.md:2: secret-in-prose" in out and "s.json:1:" in out and "2 place(s)" in out
     try:
         scrub = run_cli(["scrub"], env, timeout=180)
     finally:

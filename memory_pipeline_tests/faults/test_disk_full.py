@@ -7,8 +7,11 @@ a full disk shows up as (sqlite through SQLAlchemy, Dagster's step failure text)
 
 from __future__ import annotations
 
+import os
+import re
 import sqlite3
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -97,3 +100,47 @@ def test_status_and_ingest_on_a_really_full_filesystem(tiny_filesystem, workspac
         assert no_temp_files(ws.root) == []
     finally:
         filler.unlink()  # so the teardown can stop the workspace's redis-server
+
+
+def fill(mount, leave_kb: int) -> Path:
+    filler = mount / "filler"
+    info = os.statvfs(mount)
+    want = info.f_bavail * info.f_frsize - leave_kb * 1024
+    with filler.open("wb") as handle:
+        try:
+            while want > 0:
+                handle.write(b"\0" * min(65536, want))
+                handle.flush()
+                want -= 65536
+        except OSError:
+            pass
+    return filler
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("leave_kb", [150, 1000])
+def test_a_disk_filling_during_ingest_ends_in_one_line_and_a_rerun_loses_nothing(tiny_filesystem, workspaces,
+                                                                                  leave_kb):
+    """With a little room left, sqlite fails writing its journal and says only "disk I/O error"
+    (a raw sqlite3.OperationalError traceback from ingest and status before); after space is freed,
+    ingest observes every session as a clean run does."""
+    from memory_pipeline.resources.workspace import Workspace
+
+    subprocess.run(["mount", "-o", "remount,size=64m", str(tiny_filesystem)], check=True)
+    ws = Workspace(tiny_filesystem / "ws").create()
+    workspaces.made.append(ws)
+    for sample in sorted(SAMPLES.glob("*.jsonl")):
+        assert run_cli(ws, "emit", "--trigger", "shutdown", "--transcript", str(sample), "--force").returncode == 0
+    filler = fill(tiny_filesystem, leave_kb)
+    try:
+        for command in (["ingest"], ["status"]):
+            done = run_cli(ws, *command)
+            if done.returncode != 0:
+                one_line_disk_full(done)
+    finally:
+        filler.unlink()
+    assert run_cli(ws, "ingest").returncode == 0
+    assert no_temp_files(ws.root) == [] and list(ws.inbox.glob("*.json")) == []
+    status = run_cli(ws, "status")
+    assert status.returncode == 0 and re.search(r"^pending\s+nothing", status.stdout, re.M), status.stdout
+    assert "3 events" in status.stdout and "3 observations" in status.stdout  # as a clean run of the 3 samples

@@ -1,98 +1,13 @@
-"""A labelled set for redaction: (text, secret or None). Every secret here is made up.
-
-Half are secrets (the part that must disappear is given), half are look-alikes that must come
-through unchanged: git SHAs, UUIDs, hashes in logs and paths, identifiers, placeholders, prose
-about secrets. The thresholds in stages/redact_entropy.py were chosen on this set.
+"""The labelled set for redaction, read from memory_pipeline/bench/labels/redaction.json (which
+`memory-pipeline bench redaction` scores): SECRETS as (text, secret), LOOK_ALIKES as texts that must
+come through unchanged. Every secret there is made up; add a sample for every miss.
 """
 
 from __future__ import annotations
 
-SECRETS: list[tuple[str, str]] = [
-    ("my key is sk-ant-api03-Qm3Zp9Rt7Lx2Nv5Bc8Kd1Hf4Gj6Ws0Ey-XYZ", "sk-ant-api03-Qm3Zp9Rt7Lx2Nv5Bc8Kd1Hf4Gj6Ws0Ey-XYZ"),
-    ("OPENAI_API_KEY=sk-proj-R4nd0mK3yV4lu3Xy9Zq8Wp7 in .env", "sk-proj-R4nd0mK3yV4lu3Xy9Zq8Wp7"),
-    ("clone with ghp_Zx8Cv7Bn6Mq5Wr4Et3Yu2Io1Pa0Sd9Fg8Hj7 please", "ghp_Zx8Cv7Bn6Mq5Wr4Et3Yu2Io1Pa0Sd9Fg8Hj7"),
-    ("gitlab token glpat-Xk29fQmZpL3vRt8WnB4y for the runner", "glpat-Xk29fQmZpL3vRt8WnB4y"),
-    ("slack bot xoxb-2048-99887766-QwErTyUiOpAsDf set", "xoxb-2048-99887766-QwErTyUiOpAsDf"),
-    ("stripe sk_live_51HxQw2eZvKYlo2CzT8mN3pQ", "sk_live_51HxQw2eZvKYlo2CzT8mN3pQ"),
-    ("maps key AIzaSyD9x8W7v6U5t4S3r2Q1p0OnMlKjIhGfEdC", "AIzaSyD9x8W7v6U5t4S3r2Q1p0OnMlKjIhGfEdC"),
-    ("aws id AKIAZ7Q2W3E4R5T6Y7U8 for staging", "AKIAZ7Q2W3E4R5T6Y7U8"),
-    ("aws configure set aws_secret_access_key q9Wv3Xz7Lm2Np8Rt4Yb6Hc1Jd5Kf0Gs3Ae7Ui2Oo", "q9Wv3Xz7Lm2Np8Rt4Yb6Hc1Jd5Kf0Gs3Ae7Ui2Oo"),
-    ("the AWS secret access key is Tz4Qp8Lm1Xv6Nc3Rb9Wy2Ks7Hd5Fg0Je8Aa1Bb2Cc in the vault",
-     "Tz4Qp8Lm1Xv6Nc3Rb9Wy2Ks7Hd5Fg0Je8Aa1Bb2Cc"),
-    ("AKIAZ7Q2W3E4R5T6Y7U8 / Cqgn28s9Dp68GZN9Z3zLIbet6/UzH/7+3eLO6m4H", "Cqgn28s9Dp68GZN9Z3zLIbet6/UzH/7+3eLO6m4H"),
-    ("the token is 9f2c4e6a8b0d1f3e5a7c9b2d4f6a8c0e1b3d5f7a, use it once", "9f2c4e6a8b0d1f3e5a7c9b2d4f6a8c0e1b3d5f7a"),
-    ("Your password is Winter2026! — change it", "Winter2026!"),
-    ("db password: Tr0ub4dor-and-3", "Tr0ub4dor-and-3"),
-    ("export DATABASE_PASSWORD=pg_Kx82nqLw", "pg_Kx82nqLw"),
-    ("mysql --password=Sq1Pass2024 -h db", "Sq1Pass2024"),
-    ("docker login --password Dk8rHubPw77 --username me", "Dk8rHubPw77"),
-    ("curl -u deploy:Cu8lPass99 https://artifacts.example", "Cu8lPass99"),
-    ('curl -H "Authorization: Bearer Rt5Yu7Io9Pa1Sd3Fg5Hj7Kl9" https://api', "Rt5Yu7Io9Pa1Sd3Fg5Hj7Kl9"),
-    ("Authorization: Basic ZGVwbG95OkN1OGxQYXNzOTk=", "ZGVwbG95OkN1OGxQYXNzOTk="),
-    ("postgres://app:Pg9pass22@db.internal:5432/app", "Pg9pass22"),
-    ("https://user:Gh5pw8Zz@git.example.com/repo.git", "Gh5pw8Zz"),
-    ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1MSIsImV4cCI6MX0.Qm9vZ3VzU2lnbmF0dXJl1", "Qm9vZ3VzU2lnbmF0dXJl1"),
-    ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n-----END OPENSSH PRIVATE KEY-----",
-     "b3BlbnNzaC1rZXktdjEAAAAABG5vbmU"),
-    ("the deploy key: huG8GP38g4o5MNJAYKJ1UXXFWXLC", "huG8GP38g4o5MNJAYKJ1UXXFWXLC"),
-    ("here it is: paNfhs0gCa05RFRunzqw7wZyVGOeUvfJIssD", "paNfhs0gCa05RFRunzqw7wZyVGOeUvfJIssD"),
-    ("webhook signing value j4PTTKtb2TxxDBfz5LJF3hBGZW3M4Fz6Hq2AK7EGHZbK (prod)", "j4PTTKtb2TxxDBfz5LJF3hBGZW3M4Fz6Hq2AK7EGHZbK"),
-    ("ssh deploy@host -p 22 then sudo with CRLFfwcRzY32sZ7NGIPfyGom", "CRLFfwcRzY32sZ7NGIPfyGom"),
-    ("secret=0XTLejHCABPe7K2UJ8httll2hLngtB3E", "0XTLejHCABPe7K2UJ8httll2hLngtB3E"),
-    ("npm token npm_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Y", "npm_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Y"),
-    ("HF hf_QwErTyUiOpAsDfGhJkLzXcVbNm1234567890", "hf_QwErTyUiOpAsDfGhJkLzXcVbNm1234567890"),
-    ("client secret GOCSPX-Ab3De6Gh9Jk2Mn5Pq8St1Vw4Y", "GOCSPX-Ab3De6Gh9Jk2Mn5Pq8St1Vw4Y"),
-    ("set api_key: 'Zk3jv92LQ0xx'", "Zk3jv92LQ0xx"),
-    ("personal access token was Pq7Rs2Tu9Vw4Xy1Za6Bc3De8", "Pq7Rs2Tu9Vw4Xy1Za6Bc3De8"),
-    ("aws_session_token = FwoGZXIvYXdzEBYaDH7k9Lp2Qr5St8Uv", "FwoGZXIvYXdzEBYaDH7k9Lp2Qr5St8Uv"),
-    ("vault write --api-key=Ab9cD8eF7gH6 secret/x", "Ab9cD8eF7gH6"),
-    ("the passphrase is correct-horse-battery-9", "correct-horse-battery-9"),
-    ("Authorization: Token 7fQx2LmZp9Rt4WvB8nKc", "7fQx2LmZp9Rt4WvB8nKc"),
-    ("rk_test_51HxQw2eZvKYlo2CzT8mN3pQabc in the test env", "rk_test_51HxQw2eZvKYlo2CzT8mN3pQabc"),
-]
+from memory_pipeline.bench.redaction import load_labels
 
-LOOK_ALIKES: list[str] = [
-    "commit 83378aad0b6c1d2e3f4a5b6c7d8e9f0a1b2c3d4e fixed it",
-    "short sha 83378aa in the log",
-    "session 4d5611e5-241a-462a-8d15-5122611a9569 started",
-    "sha256:9b2f0a1c3e5d7f9a1b3c5d7e9f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a is the image digest",
-    "integrity sha512-Xk29fQmZpL3vRt8WnB4yPq7Rs2Tu9Vw4Xy1Za6Bc3De8 in package-lock",
-    "/home/dev/.cache/pip/wheels/3f/9a/1c2d3e4f5a6b7c8d9e0f/orders_service-0.1.0-py3-none-any.whl",
-    "edit /home/dev/src/orders-service/orders/cache.py and ~/.ssh/id_rsa.pub",
-    "memory_pipeline/stages/offline/observer_rules.py:220 in similar",
-    "HookSessionStateValidationError raised in ObserverOutputParser2",
-    "test_the_notes_fence_cannot_be_closed_from_inside passed",
-    "TOKENIZERS_PARALLELISM=false and HF_HUB_OFFLINE=1",
-    "the token is invalid, refresh it",
-    "the password is wrong again",
-    "The secret is to keep the pool shared.",
-    "We decided to keep the token bucket limiter; the password reset flow is out of scope.",
-    "def login(password: str, token: str | None = None) -> bool:",
-    "max_tokens=4096 and input_tokens: 1200",
-    "password = settings.db_password",
-    "export GITHUB_TOKEN=$TOKEN; if token == expected_token:",
-    "-H 'Authorization: Bearer $TOKEN'",
-    "docker login --password-stdin < token.txt",
-    "run with --token-file ~/.config/tok and --api-key $KEY",
-    "AKIA is the prefix of AWS access key ids",
-    "see https://github.com/org/repo/blob/main/README.md and ssh://git@host:22/repo",
-    "pip install scikit-learn; we like sk-learn-compatible-estimators-everywhere",
-    "request id req_011CUxYz in the response headers",
-    "msg_01RdsA and toolu_01ABC are message ids",
-    "2026-11-21T16:05:00.123456+00:00 INFO dagster run 5f8e2c1a-0b3d-4e6f-8a9c-1d2e3f4a5b6c",
-    "md5 d41d8cd98f00b204e9800998ecf8427e of the empty file",
-    "the credentials live in Vault under secret/data/orders",
-    "base_url=https://api.example.com/v1/ and timeout=30",
-    "python -m memory_pipeline.cli hook claude-code --refresh-recall SESSION",
-    "Dockerfile.production-2026-release-candidate built",
-    "sentence-transformers/all-MiniLM-L6-v2 loaded in 2.1s",
-    "ObserverOutputParser2ForRetries3 failed",
-    "pod orders-api-7d9f8c6b5-x2k4q restarted",
-    "AWSCredentialsProviderChain2026 loaded",
-    "the file IMG_20261121_093015_HDR.jpg was attached",
-    "Bazel target //src/main/java/com/Example2/App:App2Test",
-    "return binding.readFileUtf8(path, stringToFlags(options.flag))",
-    "output in /var/folders/49/l4171l3n219_xwq30fmyzr8w0000gn/T/pi-bash-a4cd2460b5b4e0be.log",
-    "toolUseID agent_msg_01LkKqpUD829m724o5oSeN7M",
-    "message msg_0167kgZUrgcT7dg7uZK7hVSg from the API",
-]
+LABELS = load_labels()
+SECRETS: list[tuple[str, str]] = [(p["text"], p["secret"]) for p in LABELS["positives"]]
+SHAPES: list[str] = [p["shape"] for p in LABELS["positives"]]
+LOOK_ALIKES: list[str] = [n["text"] for n in LABELS["negatives"]]

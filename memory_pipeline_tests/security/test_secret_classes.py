@@ -1,7 +1,8 @@
 """Redaction classes on a labelled set (secrets and look-alikes), and at the hook-state boundary.
 
-Precision and recall on the labelled set are printed (`-s`) and must both be 1.0: the thresholds
-were chosen on it. Seeded random tokens (not in the set) measure the entropy rule on its own.
+Precision and recall on the labelled set (memory_pipeline/bench/labels/redaction.json) are printed
+(`-s`) and must both be 1.0: a positive that leaks, even in part, fails its own test. Seeded random
+tokens (not in the set) measure the entropy rule on its own.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from datetime import datetime, timezone
 
 import pytest
 
+from memory_pipeline.bench.redaction import leaked, score
 from memory_pipeline.models import CachedRecall, RecallHit, TaskCheckpoint
 from memory_pipeline.resources.hook_state import HookStateStore, log_decision
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.redact import redact, redact_value
 from memory_pipeline.stages.redact_entropy import looks_like_secret
-from memory_pipeline_tests.security.secret_samples import LOOK_ALIKES, SECRETS
+from memory_pipeline_tests.security.secret_samples import LABELS, LOOK_ALIKES, SECRETS, SHAPES
 
 NOW = datetime(2026, 11, 21, 16, 0, tzinfo=timezone.utc)
 
@@ -27,10 +29,10 @@ def test_the_labelled_set_is_big_enough_and_balanced():
     assert len(SECRETS) + len(LOOK_ALIKES) >= 60 and abs(len(SECRETS) - len(LOOK_ALIKES)) <= 5
 
 
-@pytest.mark.parametrize(("text", "secret"), SECRETS, ids=[f"secret-{i}" for i in range(len(SECRETS))])
+@pytest.mark.parametrize(("text", "secret"), SECRETS, ids=[f"secret-{i}-{s}" for i, s in enumerate(SHAPES)])
 def test_each_secret_is_removed_and_the_rest_kept(text, secret):
     out = redact(text)
-    assert secret not in out and "[REDACTED:" in out
+    assert not leaked(text, secret, out) and "[REDACTED:" in out
     assert redact(out) == out  # idempotent: markers are not redacted again
 
 
@@ -40,13 +42,16 @@ def test_each_look_alike_survives(text):
 
 
 def test_precision_and_recall_on_the_labelled_set():
-    caught = sum(1 for text, secret in SECRETS if secret not in redact(text))
-    false_alarms = sum(1 for text in LOOK_ALIKES if redact(text) != text)
-    precision = caught / max(caught + false_alarms, 1)
-    recall = caught / len(SECRETS)
-    print(f"\nredaction on {len(SECRETS)} secrets + {len(LOOK_ALIKES)} look-alikes: "
-          f"precision {precision:.3f} recall {recall:.3f}")
-    assert precision == 1.0 and recall == 1.0
+    figures = score(LABELS)
+    print(f"\nredaction on {figures['positives']} secrets + {figures['negatives']} look-alikes: "
+          f"precision {figures['precision']:.3f} recall {figures['recall']:.3f}")
+    assert (figures["precision"], figures["recall"], figures["missed"]) == (1.0, 1.0, [])
+
+
+def test_a_half_redacted_secret_counts_as_leaked():
+    text = "postgres://app:S3cr@t9Pa55@db:5432/x"
+    assert leaked(text, "S3cr@t9Pa55", "postgres://app:[REDACTED:url-password]@t9Pa55@db:5432/x")
+    assert not leaked(text, "S3cr@t9Pa55", "postgres://app:[REDACTED:url-password]@db:5432/x")
 
 
 @pytest.mark.parametrize("length", [24, 32, 40])

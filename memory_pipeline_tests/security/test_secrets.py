@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 import pytest
 
 from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.secrets import check_stores
 from memory_pipeline.resources.redis_store import connect_redis
 from memory_pipeline.resources.vector_shards import workspace_store
 from memory_pipeline_tests.faults.harness import dagster_home, ingest_here
@@ -29,6 +30,21 @@ SECRETS = {
     "token-in-prose": "b7e4Q9zK2mW5xR8tL3vN6pY1cF0hJ4gD7sA2uE9i",
     "aws-secret-configure": "Zr8Kq2Lm5Np7Tx4Vb9Wc1Yd3Fg6Hj0Ks8Qe2Ru5T",
     "aws-secret-prose": "Hq3Wx7Lp2Zn9Rk4Tm8Vb1Yc6Fd0Gs5Ja2Ue7Ki3O",
+    # the shapes issue 30 found surviving into REVIEW.md, the ledger, the pack, Qdrant and the recall cache
+    "url-password-at-slash": "Gr4n1te@Pe4k/x9",
+    "env-words": "purple-monkey-dishwasher-lamp",
+    "discord": "Zq8x-Lm2Nv5Bc8Kd1Hf4Gj6Ws0EyRt7Lx2Nv5Bc8Kd1Hf4Gj6Ws0Ey_Qm3Zp9Rt7",
+    "odbc": "Blue!Harbor#77",
+    "curl-u": "Hunter2Pass",
+    "mysql-p": "R00tPassw0rd",
+    "sshpass": "Wint3rIsComing",
+    "pw-prose": "blue-falcon-42",
+    "netrc": "quietriverstone",
+    "telegram": "AAHk9qZ3vN8pW2mR7tL5yB1cD6fG0hJ3kQx",
+    "sentry": "3f9a1b2c4d5e6f708192a3b4c5d6e7f8",
+    "aws-csv": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "passphrase": "tangerine orbit velvet canyon",
+    "twilio-hex": "8f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c",
 }
 TRANSCRIPT = f"""[2026-11-21 10:00] [User]: The deploy fails. My key is {SECRETS['anthropic']} if you need it.
 [2026-11-21 10:01] [Assistant]: I will not store that key. Checking the CI config.
@@ -41,6 +57,15 @@ TRANSCRIPT = f"""[2026-11-21 10:00] [User]: The deploy fails. My key is {SECRETS
 [2026-11-21 10:05] [User]: The CI token is {SECRETS['token-in-prose']} and it expires Friday.
 [2026-11-21 10:05] [Assistant]: Running aws configure set aws_secret_access_key {SECRETS['aws-secret-configure']} now.
 [2026-11-21 10:05] [User]: The AWS secret access key for prod is {SECRETS['aws-secret-prose']}, careful.
+[2026-11-21 10:05] [User]: Prod is postgres://orders:{SECRETS['url-password-at-slash']}@db.internal:5432/orders and \
+DEPLOY_KEY={SECRETS['env-words']} and the hook https://discord.com/api/webhooks/1187362109876543210/{SECRETS['discord']}
+[2026-11-21 10:05] [User]: ODBC Server=tcp:sql;Uid=svc;Pwd={SECRETS['odbc']}; then curl -uadmin:{SECRETS['curl-u']} \
+https://nexus.example.com and mysql -uroot -p{SECRETS['mysql-p']} orders and sshpass -p {SECRETS['sshpass']} ssh host
+[2026-11-21 10:05] [User]: the pw for staging is {SECRETS['pw-prose']}; netrc has machine api.example.com login deploy \
+password {SECRETS['netrc']} and the bot is 7213456789:{SECRETS['telegram']} reporting to \
+https://{SECRETS['sentry']}@o123456.ingest.sentry.io/4504321
+[2026-11-21 10:05] [User]: creds.csv says AKIAQ3EGWXYZ7PLMN4TR,{SECRETS['aws-csv']} and the passphrase is \
+{SECRETS['passphrase']}. Also TWILIO_AUTH={SECRETS['twilio-hex']} for SMS.
 [2026-11-21 10:06] [User]: Always rotate credentials after an incident; we use Vault for that.
 [2026-11-21 10:07] [Assistant]: Noted: rotate after incidents, keep credentials in Vault.
 """
@@ -90,6 +115,8 @@ def test_secrets_never_reach_any_store_offline(workspaces, tmp_path):
     assert ingest_here(ws).success
     assert leaks_in_files(ws.root, dagster_home(ws)) == []
     assert leaks_in_services(ws) == []
+    # redact-check reads the stores decoded: a real workspace after ingest is clean, not 300 "secrets"
+    assert check_stores([ws.root, dagster_home(ws)]).findings == []
 
 
 LEDGER_TYPING = json.dumps([{"ref": f"F{n}", "type": "fact", "priority": "P2", "entity": None, "tags": [],

@@ -1,0 +1,70 @@
+"""`redact-check` reads what the stores hold, decoded: a secret planted in a Qdrant payload (a
+pickle in SQLite), a Redis value (the append-only file), a Dagster-style compressed JSON blob or
+a JSON Lines cache is found and named by path, place and kind; the binary noise around them (a
+thinking block's signature, vectors, pages, random bytes) is not a finding.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import zlib
+
+from memory_pipeline.flows.secrets import check_stores
+from memory_pipeline.resources.embedded_redis import EmbeddedRedis
+from memory_pipeline.resources.vector_store import VectorStore
+from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline_tests.resources.test_vector_store import DIM, random_point
+
+KEY = "sk-ant-api03-Pl4nt3dK3yQm3Zp9Rt7Lx2Nv5Bc8Kd1Hf4"
+SIGNATURE = "EqQBCkgIBRABGAIiQJx" + "".join(random.Random(7).choice("ABCDEFabcdef0123456789+/") for _ in range(400))
+
+
+def qdrant_with(root, texts: list[str]) -> None:
+    store = VectorStore(root, None, dimension=DIM, lock_timeout=5.0)
+    store.ensure_collection()
+    store.upsert([random_point(f"p{i}", text, {"text": text, "session_id": "s1"}) for i, text in enumerate(texts)])
+
+
+def test_a_planted_secret_is_found_in_each_decoded_store_and_noise_is_not(tmp_path):
+    ws = Workspace(tmp_path / "ws").create()
+    qdrant_with(ws.state / "qdrant", ["a clean fact about Redis", f"the deploy used {KEY}"])
+    redis = EmbeddedRedis(ws.state)
+    try:
+        redis.ensure_running()
+        client = redis.client()
+        client.set("memory:hot:clean", json.dumps({"text": "nothing here", "signature": SIGNATURE}))
+        client.set("memory:hot:leak", json.dumps({"text": f"token {KEY}"}))
+        client.bgrewriteaof()
+        client.set("memory:hot:after", "fine")
+    finally:
+        redis.stop()
+    dagster = ws.state / "dagster" / "runs.db"
+    dagster.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(dagster)
+    db.execute("CREATE TABLE snapshots (id INTEGER PRIMARY KEY, body BLOB)")
+    db.execute("INSERT INTO snapshots (body) VALUES (?)", (zlib.compress(json.dumps({"note": KEY}).encode()),))
+    db.execute("INSERT INTO snapshots (body) VALUES (?)", (random.Random(3).randbytes(4096),))
+    db.commit()
+    db.close()
+    (ws.root / "transcripts").mkdir(exist_ok=True)
+    (ws.root / "transcripts" / "s.jsonl").write_text(json.dumps({"type": "thinking", "signature": SIGNATURE}) + "\n")
+    (ws.state / "noise.bin").write_bytes(b"\0" + random.Random(5).randbytes(20_000))
+
+    report = check_stores([ws.root])
+    printed = "\n".join(str(f) for f in report.findings)
+    assert KEY not in printed and report.unreadable == []
+    assert "storage.sqlite:points#" in printed and "anthropic-key" in printed  # the Qdrant payload
+    assert "runs.db:snapshots#1: anthropic-key" in printed
+    assert "transcripts/s.jsonl" not in printed and "noise.bin" not in printed
+    aof = [f for f in report.findings if "redis" in f.path]
+    assert aof and all("memory:hot:leak" in f.where for f in aof), printed
+    assert len(report.findings) == 2 + len(aof), printed
+
+
+def test_a_clean_store_has_no_findings(tmp_path):
+    ws = Workspace(tmp_path / "ws").create()
+    qdrant_with(ws.state / "qdrant", ["a clean fact", "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 fixed it"])
+    report = check_stores([ws.root])
+    assert report.findings == [] and report.files >= 2
