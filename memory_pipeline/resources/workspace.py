@@ -168,7 +168,8 @@ STATE_NAMES = {
     "maintenance": "maintenance", "feedback": "feedback", "recall_pid": "recall-service.pid",
     "recall_log": "recall-service.log", "intake_settled": "intake-settled.json", "event_failures": "event-failures.json",
     "ui_pid": "ui.pid", "recall_cache": "recall-cache", "index_generation": "index-generation",
-    "partitions_start": "partitions-start.txt",
+    "partitions_start": "partitions-start.txt", "project_tally": "project-tally.json",
+    "folder_projects": "folder-projects.json",
 }
 
 
@@ -261,9 +262,13 @@ class Workspace:
     def recall_dir(self) -> Path:
         return self.root / "recall"
 
-    def pack_path(self, project: str = "default") -> Path:
+    def pack_path(self, project: str | None = "default") -> Path:
+        """recall/pack.md (the default project), recall/all-projects/pack.md (None: every project),
+        else recall/projects/<name>/pack.md."""
         if project == "default":
             return self.recall_dir / "pack.md"
+        if project is None:
+            return self.recall_dir / "all-projects" / "pack.md"
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in project).strip(".") or "_"
         return self.recall_dir / "projects" / safe / "pack.md"
 
