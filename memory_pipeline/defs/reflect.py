@@ -9,6 +9,7 @@ import dagster as dg
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.defs.automation import NEW_CODE_VERSION
 from memory_pipeline.defs.partitions import loaded_day_checker, reload_hint
 from memory_pipeline.defs.resources import LLMResource, RedisResource, WorkspaceResource
 from memory_pipeline.errors import LLMError
@@ -123,7 +124,7 @@ def unreflected_sensor(job: "AssetJob", partitions: dg.DailyPartitionsDefinition
 
 def reflect_assets(partitions: dg.PartitionsDefinition, settings: Settings) -> list[dg.AssetsDefinition]:
     return [dg.asset(partitions_def=partitions, code_version=pipeline.code_version("reflect", settings),
-                     **REFLECTIONS_SPEC)(reflections)]
+                     automation_condition=NEW_CODE_VERSION, **REFLECTIONS_SPEC)(reflections)]
 
 
 def reflect_defs(partitions: dg.DailyPartitionsDefinition, settings: Settings) -> dg.Definitions:
