@@ -5,7 +5,14 @@ from __future__ import annotations
 import json
 import sys
 
-from memory_pipeline.cli.common import add_json_flag, add_project_flags, console, looked_at, print_json, workspace_from_env
+from memory_pipeline.cli.common import (
+    add_json_flag,
+    add_project_flags,
+    console,
+    looked_at,
+    print_json,
+    workspace_from_env,
+)
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 
 MAX_QUERIES_FILE_BYTES = 50 * 1024 * 1024

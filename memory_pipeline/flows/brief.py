@@ -75,8 +75,8 @@ class Brief:
     @property
     def text(self) -> str:
         where = f" · project {self.project}" if self.project else " · all projects"
-        parts = [f"# Session briefing — {self.date}{where}", "", *([f"_Scope: {self.scope}._", ""] if self.scope else []),
-                 "## MEMORY.md", "",
+        scope = [f"_Scope: {self.scope}._", ""] if self.scope else []
+        parts = [f"# Session briefing — {self.date}{where}", "", *scope, "## MEMORY.md", "",
                  self.memory_md.strip() or "_MEMORY.md is empty._", ""]
         if self.nudge:
             parts += [self.nudge, ""]

@@ -70,14 +70,16 @@ def test_a_project_with_memories_but_no_hit_says_what_other_projects_hold(two_pr
     _, api, _ = two_projects
     monkeypatch.chdir(api)
     scoped = cli_json(capsys, "recall", "how do we deploy", "--no-service")
-    assert scoped["scope"]["project"] == "api" and scoped["scope"]["why"].startswith("looked at this folder's project api")
+    assert scoped["scope"]["project"] == "api"
+    assert scoped["scope"]["why"].startswith("looked at this folder's project api")
     assert scoped["hits"] and all(h["project"] == "api" or h["scope"] == "user" for h in scoped["hits"])
 
-    none_here = cli_json(capsys, "recall", "storefront Fly.io", "--session", "s-shop", "--tier", "messages", "--no-service")
+    shop_only = ("recall", "storefront Fly.io", "--session", "s-shop", "--tier", "messages", "--no-service")
+    none_here = cli_json(capsys, *shop_only)
     assert none_here["hits"] == [] and none_here["scope"]["other_hits"] > 0
     assert none_here["scope"]["why"].startswith("no hits in project api; ")
     assert none_here["scope"]["why"].endswith("hits in other projects: add --all-projects to see them")
-    everywhere = cli_json(capsys, "recall", "storefront Fly.io", "--session", "s-shop", "--tier", "messages", "--no-service", "--all-projects")
+    everywhere = cli_json(capsys, *shop_only, "--all-projects")
     assert everywhere["hits"] and everywhere["scope"]["why"] == "looked at all projects (--all-projects)"
     assert cli_json(capsys, "brief", "--date", DAY)["scope"].startswith("looked at this folder's project api")
 

@@ -93,4 +93,5 @@ def test_the_scope_a_read_command_uses_and_says():
     assert choose_scope(None, ASKED_ALL, False).why == "looked at all projects (--all-projects)"
     missed = with_other_hits(choose_scope("api", ASKED_BY_FOLDER, True), 10, 10)
     assert missed.why == "no hits in project api; 10+ hits in other projects: add --all-projects to see them"
-    assert with_other_hits(choose_scope("api", ASKED_BY_NAME, True), 0, 10).why.endswith("none in other projects either")
+    nowhere = with_other_hits(choose_scope("api", ASKED_BY_NAME, True), 0, 10)
+    assert nowhere.why.endswith("none in other projects either")
