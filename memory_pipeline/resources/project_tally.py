@@ -22,7 +22,8 @@ class ProjectTally:
     def set_day(self, day: str, sessions: dict[str, int]) -> None:
         """Sessions per project ("" = none known) of `day`, replacing what the day had."""
         with self.workspace.locked("project-tally"):
-            days = self._read() or {}
+            days = self._read()
+            days = self._count_observations() if days is None else days  # the first line of an older workspace
             days[day] = {name: n for name, n in sorted(sessions.items()) if n}
             self.workspace.write_json(self.path, {"days": dict(sorted(days.items()))})
 
@@ -30,7 +31,12 @@ class ProjectTally:
         """Sessions per project over every day."""
         days = self._read()
         if days is None:
-            days = self._count_observations()
+            with self.workspace.locked("project-tally"):
+                days = self._read()
+                if days is None:
+                    days = self._count_observations()
+                    if days:
+                        self.workspace.write_json(self.path, {"days": days})
         total: Counter[str] = Counter()
         for sessions in days.values():
             total.update(sessions)
@@ -46,7 +52,7 @@ class ProjectTally:
             return None
 
     def _count_observations(self) -> dict[str, dict[str, int]]:
-        """The tally of a workspace written before it existed, from its observation files (once)."""
+        """The tally of a workspace written before it existed, from its observation files."""
         root, days = self.workspace.observations_root, {}
         for folder in sorted(root.iterdir()) if root.is_dir() else []:
             if not DAY_NAME.match(folder.name):
@@ -58,10 +64,6 @@ class ProjectTally:
                 except (OSError, ValueError):
                     continue
             days[folder.name] = dict(found)
-        if days:
-            with self.workspace.locked("project-tally"):
-                if self._read() is None:
-                    self.workspace.write_json(self.path, {"days": days})
         return days
 
 
