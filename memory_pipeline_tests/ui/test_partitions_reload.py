@@ -1,5 +1,6 @@
 """An import that moves the partitions' first day back while `memory-pipeline ui` runs: the running
-UI reloads its definitions and shows the older days (no restart, no environment variable)."""
+UI reloads its definitions and shows the older days (no restart, no environment variable). The
+UI also shows the condition that reruns a stage after a new code version."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from memory_pipeline_tests.ui.dagster_server import free_port, graphql
 
 pytestmark = pytest.mark.slow
 KEYS = '{ assetNodes(assetKeys: [{path: ["observations"]}]) { partitionKeys } }'
+CONDITIONS = '{ assetNodes { assetKey { path } automationCondition { label } } }'
 
 
 def partition_keys(base: str) -> list[str]:
@@ -48,6 +50,10 @@ def test_an_import_reloads_the_running_ui_with_the_older_days(tmp_path: Path):
                 assert ui.poll() is None and time.monotonic() < deadline, (tmp_path / "ui.log").read_text()[-3000:]
                 time.sleep(0.5)
         assert old not in partition_keys(base)
+        labels = {node["assetKey"]["path"][-1]: (node["automationCondition"] or {}).get("label")
+                  for node in graphql(base, CONDITIONS)["data"]["assetNodes"]}
+        assert labels["observations"] == labels["reflections"] == "new code version: runs again over the last 7 days"
+        assert labels["observation_index"] == "follows its upstream, or runs again after a new code version"
         done = run_cli(["import", str(tmp_path / "t"), "--json"], env, timeout=300)
         report = json.loads(done.stdout)
         assert report["imported"] == 1 and report["partitions_start"] == old and report["ui_reloaded"] == base
