@@ -90,10 +90,10 @@ class Settings(BaseModel):
     auto_promote: bool = setting(False, "MEMORY_AUTO_PROMOTE",
                                  "triage promotes durable proposals on its own (never held ones)")
     partitions_start: str | None = setting(None, "MEMORY_PARTITIONS_START",
-                                           "the first day of the daily partitions (YYYY-MM-DD); set it earlier "
-                                           "to import older history (earlier only adds partitions)",
-                                           shown="fixed at first use: 90 days before that day, kept in "
-                                                 "`state/partitions-start.txt`")
+                                           "the first day of the daily partitions (YYYY-MM-DD), overriding the "
+                                           "workspace's; an import refuses sessions before it",
+                                           shown="90 days before first use, moved back to the oldest session "
+                                                 "imported; kept in `state/partitions-start.txt`")
     timezone: str | None = setting(None, "MEMORY_TIMEZONE",
                                    "the IANA time zone the daily schedules run in, e.g. `Europe/Paris`",
                                    shown="the machine's time zone")

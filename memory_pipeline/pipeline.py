@@ -57,8 +57,8 @@ DEFAULT_HISTORY_DAYS = 90
 
 
 def partitions_start(settings: Settings) -> str:
-    """MEMORY_PARTITIONS_START, else the workspace's first day: 90 days before its first use, fixed
-    then (a recent start keeps the UI's partition bars readable; an earlier one only adds days)."""
+    """MEMORY_PARTITIONS_START, else the workspace's first day: 90 days before its first use, moved
+    back to the oldest day imported (kept in state/partitions-start.txt; only ever earlier)."""
     if settings.partitions_start:
         return settings.partitions_start
     from datetime import timedelta
@@ -105,3 +105,19 @@ def day_checker(settings: Settings):
     """`valid_day` bound to the settings, for the inbox and import (callable(day) -> bool)."""
     fixed = settings.replace(partitions_start=partitions_start(settings))  # read the workspace once
     return lambda day: valid_day(day, fixed)
+
+
+def importable_day(settings: Settings):
+    """The days `import` accepts (callable(day) -> bool): any day up to today, since an import moves
+    the partitions' first day back to its oldest session; with MEMORY_PARTITIONS_START set, none
+    before it (the setting wins)."""
+    def importable(day: str) -> bool:
+        try:
+            parsed = date.fromisoformat(day)
+        except (TypeError, ValueError):
+            return False
+        first = date.fromisoformat(settings.partitions_start) if settings.partitions_start else date.min
+        return first <= parsed <= today_utc()
+
+    return importable
+

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from memory_pipeline.cli.common import add_json_flag, add_project_flags, print_json, project_scope, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, add_project_flags, looked_at, print_json, workspace_from_env
 
 
 def register(sub) -> None:
@@ -30,8 +30,10 @@ def run_brief(args) -> int:
             date.fromisoformat(args.date)
         except ValueError as exc:
             raise BadInputError(f"--date {args.date!r} is not YYYY-MM-DD") from exc
-    brief = build_brief(workspace_from_env(), budget_tokens=args.budget_tokens, today=args.date,
-                        project=project_scope(args))
+    workspace = workspace_from_env()
+    looked = looked_at(args, workspace)
+    brief = build_brief(workspace, budget_tokens=args.budget_tokens, today=args.date, project=looked.project,
+                        scope=looked.why)
     for note in brief.notes_on_files:
         print(f"note: {note}", file=sys.stderr)
     if args.json:

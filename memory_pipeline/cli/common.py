@@ -51,14 +51,27 @@ def add_project_flags(parser) -> None:
     group.add_argument("--all-projects", action="store_true", help="memories of every project")
 
 
-def project_scope(args) -> str | None:
-    """The project a read command sees (None = every project): `--all-projects`, `--project NAME`
+def asked_project(args) -> tuple[str | None, str]:
+    """The project a read command was asked about and how: `--all-projects` (None), `--project NAME`
     (a name, or a folder to resolve), else the git repository of the current folder."""
     from pathlib import Path
 
     from memory_pipeline.resources.projects import named_project, resolve_project
+    from memory_pipeline.stages.projects import ASKED_ALL, ASKED_BY_FOLDER, ASKED_BY_NAME
 
     if getattr(args, "all_projects", False):
-        return None
+        return None, ASKED_ALL
     given = getattr(args, "project", None)
-    return named_project(given) if given else resolve_project(Path.cwd())
+    if given:
+        return named_project(given), ASKED_BY_NAME
+    return resolve_project(Path.cwd()), ASKED_BY_FOLDER
+
+
+def looked_at(args, workspace):
+    """The scope a read command uses (stages.projects.LookedAt): the folder's project when it has
+    memories, every project otherwise, a named project always."""
+    from memory_pipeline.resources.project_tally import has_memories
+    from memory_pipeline.stages.projects import ASKED_BY_FOLDER, choose_scope
+
+    asked, how = asked_project(args)
+    return choose_scope(asked, how, how == ASKED_BY_FOLDER and bool(asked) and has_memories(workspace, asked))

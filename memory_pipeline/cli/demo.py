@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from datetime import date, timedelta
+from collections import Counter
+from datetime import date
 from pathlib import Path
 
 from memory_pipeline.cli.common import console, workspace_from_env
-from memory_pipeline.pipeline import DEFINITIONS_MODULE
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -21,22 +20,38 @@ SAMPLES_WRITTEN = date(2026, 11, 1)  # before the earliest sample transcript
 
 
 def emit_samples(workspace) -> list:
-    from memory_pipeline import pipeline
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.emit import emit_session_event
 
-    # The samples are dated by their transcripts: a new workspace's partitions start early enough
-    # to hold them, however long after they were written the demo runs.
-    settings = Settings.from_env()
-    if not settings.partitions_start:
-        default = pipeline.local_today(settings) - timedelta(days=90)
-        workspace.first_day(min(default, SAMPLES_WRITTEN).isoformat())
+    # The samples are dated by their transcripts: the partitions reach back to them, however long
+    # after they were written the demo runs (as an import of old history does).
+    if not Settings.from_env().partitions_start:
+        workspace.reach_back(SAMPLES_WRITTEN.isoformat())
     results = []
     for path in sorted(SAMPLES.glob("*.jsonl")):
-        results.append(emit_session_event(workspace, path, trigger="shutdown", use_transcript_time=True))
-        if path.name.startswith("claude-code"):  # this one also compacted: a second, separate observation
-            results.append(emit_session_event(workspace, path, trigger="compaction", use_transcript_time=True))
+        if path.name.startswith("claude-code"):  # this one also compacted: two windows, as the hooks send them
+            results += emit_compacted(workspace, path)
+        else:
+            results.append(emit_session_event(workspace, path, trigger="shutdown", use_transcript_time=True))
     return results
+
+
+def emit_compacted(workspace, path: Path) -> list:
+    """What the hooks send for a session that compacted once: PreCompact with the messages before the
+    compaction (the file as it was then), SessionEnd with the ones after it."""
+    import tempfile
+
+    from memory_pipeline.flows.emit import emit_session_event
+
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    boundary = next(n for n, line in enumerate(lines) if '"compact_boundary"' in line)
+    with tempfile.TemporaryDirectory() as folder:
+        before = Path(folder) / path.name
+        before.write_text("".join(lines[:boundary]), encoding="utf-8")
+        compaction = emit_session_event(workspace, before, trigger="compaction", use_transcript_time=True)
+    shutdown = emit_session_event(workspace, path, trigger="shutdown", use_transcript_time=True,
+                                  window=f"after:{compaction.last_message_id}")
+    return [compaction, shutdown]
 
 
 def run_sensor_runs(workspace, definitions) -> tuple[list, list]:
@@ -84,9 +99,7 @@ def run_demo(args) -> int:
     out.print(f"emitted {sum(1 for r in emitted if r.path)} events from {len(list(SAMPLES.glob('*.jsonl')))} sample sessions")
     with out.status("running the inbox sensor's runs (loads the embedding model once)…"):
         requests, runs = run_sensor_runs(workspace, args.definitions())
-    by_day = defaultdict(int)
-    for request in requests:
-        by_day[request.partition_key] += 1
+    by_day = Counter(result.event.day for result in emitted if result.path)
     for run in runs:
         state = "[green]succeeded[/]" if run.success else f"[red]failed[/]: {run.error}"
         out.print(f"run {run.run_id[:8]} for {run.day} ({by_day[run.day]} events) {state}")
@@ -97,6 +110,5 @@ def run_demo(args) -> int:
     out.print(f"daily logs   {workspace.memory_dir}")
     out.print(f"observations {workspace.observations_root}")
     out.print(f"Qdrant store {workspace.state_path('qdrant')}   Redis socket {workspace.state_path('redis') / 'redis.sock'}")
-    out.print("open the UI:  "
-              f"DAGSTER_HOME={home} MEMORY_WORKSPACE={workspace.root} dagster dev -m {DEFINITIONS_MODULE}")
+    out.print(f"open the UI:  MEMORY_WORKSPACE={workspace.root} memory-pipeline ui   (Dagster home {home})")
     return 0 if all(r.success for r in runs) else 1

@@ -14,7 +14,8 @@ def register(sub) -> None:
         description="Each session becomes a shutdown event dated by the transcript's own timestamps and is "
         "accepted into events/<day>/. A session under 5 user messages is imported as indexed, not observed "
         "(its messages become searchable; the Observer skips it). Empty sessions, subagent files and sessions "
-        "already imported are skipped. Then run `memory-pipeline ingest` (observe them) and `memory-pipeline reflect "
+        "already imported are skipped. The daily partitions reach back to the oldest session imported (a "
+        "running `memory-pipeline ui` reloads them). Then run `memory-pipeline ingest` (observe them) and `memory-pipeline reflect "
         "--backfill` (reflect them; under `dagster dev` the unreflected_days_sensor does it).",
     )
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
@@ -28,9 +29,14 @@ def run_import(args) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from memory_pipeline import pipeline
+    from memory_pipeline.config import Settings
     from memory_pipeline.flows.importer import import_transcripts
+    from memory_pipeline.resources.dagster_dev import reload_running_ui
 
     workspace = workspace_from_env()
+    settings = Settings.from_env()
+    first_day = pipeline.partitions_start(settings)
     err = Console(stderr=True)
     columns = (TextColumn("importing"), BarColumn(bar_width=24), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.description}"))
@@ -45,8 +51,10 @@ def run_import(args) -> int:
             progress.update(task, advance=1, description=f"{item.status}: {name if len(name) <= 32 else name[:31] + '…'}")
 
         report = import_transcripts(workspace, args.paths, on_found=found, on_item=done, project=args.project)
+    moved = pipeline.partitions_start(settings)
+    reloaded = reload_running_ui(workspace) if moved < first_day else None
     if args.json:
-        print_json(report.as_dict())
+        print_json(report.as_dict() | {"partitions_start": moved, "ui_reloaded": reloaded})
     else:
         counts = report.counts
         out = Console()
@@ -56,6 +64,9 @@ def run_import(args) -> int:
         if report.projects:
             out.print("projects: " + ", ".join(f"{name or '(none)'} {count}" for name, count in report.projects.items()),
                       highlight=False)
+        if moved < first_day:
+            out.print(f"partitions: now from {moved} (were from {first_day})"
+                      + (f"; the running UI at {reloaded} reloaded them" if reloaded else ""), highlight=False)
         if report.days:
             out.print(f"days: {', '.join(report.days)}  →  run `memory-pipeline ingest` to index and observe them, "
                       "then `memory-pipeline reflect --backfill` to reflect them")

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import sys
 
-from memory_pipeline.cli.common import add_json_flag, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, add_project_flags, looked_at, print_json, workspace_from_env
 
 
 def register(sub) -> None:
     parser = sub.add_parser("pack", help="build the recall pack from the ledger and print it")
     parser.add_argument("--date", help="the pack's day, YYYY-MM-DD (default today)")
-    parser.add_argument("--project", default="default", help="the project whose pack is printed")
+    add_project_flags(parser)
     add_json_flag(parser)
     parser.set_defaults(handler=run_pack)
 
@@ -27,14 +27,17 @@ def run_pack(args) -> int:
         date.fromisoformat(day)
     except ValueError as exc:
         raise BadInputError(f"--date {day!r} is not YYYY-MM-DD") from exc
-    build = build_packs(workspace_from_env(), day)
-    pack = next((p for p in build.packs if p.project == args.project), None)
+    workspace = workspace_from_env()
+    looked = looked_at(args, workspace)
+    build = build_packs(workspace, day)
+    pack = next((p for p in [*build.packs, build.all_projects] if p.project == looked.project), None)
     if pack is None:
-        raise BadInputError(f"no events for project {args.project!r}")
+        raise BadInputError(f"no events for project {looked.project!r}")
     if args.json:
-        print_json({"day": day, "project": pack.project, "words": pack.words, "text": pack.text,
-                    "integrity": build.report.as_dict(day), "written": build.written})
+        print_json({"day": day, "project": pack.project, "scope": looked.as_dict(), "words": pack.words,
+                    "text": pack.text, "integrity": build.report.as_dict(day), "written": build.written})
     else:
+        print(f"scope: {looked.why}", file=sys.stderr)
         sys.stdout.write(pack.text)
     for line in build.report.summary():
         print(f"memory-pipeline: integrity check failed: {line}", file=sys.stderr)

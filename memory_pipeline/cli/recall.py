@@ -5,7 +5,14 @@ from __future__ import annotations
 import json
 import sys
 
-from memory_pipeline.cli.common import add_json_flag, add_project_flags, console, print_json, project_scope, workspace_from_env
+from memory_pipeline.cli.common import (
+    add_json_flag,
+    add_project_flags,
+    console,
+    looked_at,
+    print_json,
+    workspace_from_env,
+)
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 
 MAX_QUERIES_FILE_BYTES = 50 * 1024 * 1024
@@ -33,43 +40,64 @@ def register(sub) -> None:
     service.set_defaults(handler=run_service)
 
 
-def _options(args) -> dict:
+def _options(args, project: str | None) -> dict:
     return dict(limit=args.limit, tier=args.tier, since=args.since, until=args.until, priority=args.priority,
-                session_id=args.session, project=project_scope(args), rewrite=args.rewrite, use_service=not args.no_service)
+                session_id=args.session, project=project, rewrite=args.rewrite, use_service=not args.no_service)
 
 
 def _hits_json(hits) -> list[dict]:
     return [h.model_dump() for h in hits]
 
 
-def run_recall(args) -> int:
+def scoped_recall(workspace, query: str, args):
+    """The hits of `query` in the scope the command was asked for, and what was looked at; when a
+    project gives no hit, how many every project gives (not shown: `--all-projects` shows them)."""
     from memory_pipeline.flows.recall.client import recall
+    from memory_pipeline.stages.projects import with_other_hits
 
+    looked = looked_at(args, workspace)
+    hits = recall(workspace, query, **_options(args, looked.project))
+    if not hits and looked.project is not None:
+        others = recall(workspace, query, **(_options(args, None) | {"record": False}))
+        looked = with_other_hits(looked, len(others), args.limit)
+    return hits, looked
+
+
+def run_recall(args) -> int:
     if args.queries:
         return run_queries(args)
     workspace = workspace_from_env()
     try:
         if args.query is None:
             raise BadInputError("give a QUERY or --queries FILE.jsonl")
-        hits = recall(workspace, args.query, **_options(args))
+        hits, looked = scoped_recall(workspace, args.query, args)
     except BadInputError as exc:
         print(f"memory-pipeline: {exc}", file=sys.stderr)
         if args.json:
             print_json({"query": args.query, "hits": [], "error": str(exc)})
         return 2
     if args.json:
-        print_json({"query": args.query, "hits": _hits_json(hits)})
+        print_json({"query": args.query, "scope": looked.as_dict(), "hits": _hits_json(hits)})
         return 0
-    print_table(hits)
+    print_table(hits, looked.why, indexed=bool(workspace_points(workspace)))
     return 0
 
 
-def print_table(hits) -> None:
+def workspace_points(workspace) -> int:
+    """Points the index manifests record (what `status` counts), without opening the store."""
+    from memory_pipeline.cli.status import local_store_status
+
+    return local_store_status(workspace)["points"]
+
+
+def print_table(hits, scope: str, indexed: bool = True) -> None:
     from rich.table import Table
 
     out = console()
+    out.print(f"scope: {scope}", markup=False, highlight=False)
     if not hits:
-        out.print("no hits (nothing indexed matches; run `memory-pipeline ingest` first?)")
+        out.print("no hits" if indexed else "no hits: nothing is indexed yet (run `memory-pipeline import` or "
+                                            "`memory-pipeline ingest` first)", highlight=False)
         return
     table = Table(expand=True)
     for name in ("#", "score", "tier", "date", "why"):
@@ -122,11 +150,13 @@ def run_queries(args) -> int:
         print(f"memory-pipeline: {exc}", file=sys.stderr)
         return 2
     workspace = workspace_from_env()
+    looked = looked_at(args, workspace)
     bad = False
     for qid, query, error in rows:
         if error is None:
             try:
-                print_json({"id": qid, "query": query, "hits": _hits_json(recall(workspace, query, **_options(args)))})
+                hits = recall(workspace, query, **_options(args, looked.project))
+                print_json({"id": qid, "query": query, "scope": looked.as_dict(), "hits": _hits_json(hits)})
                 continue
             except BadInputError as exc:
                 error = str(exc)

@@ -67,18 +67,24 @@ def run_backfill(args, settings) -> int:
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
 
     workspace = workspace_from_env()
-    days = [d for d in unreflected_days(workspace) if pipeline.valid_day(d, settings)]
+    found = unreflected_days(workspace)
+    days = [d for d in found if pipeline.valid_day(d, settings)]
+    outside = sorted(set(found) - set(days))  # said, never skipped silently
     out = console()
     with out.status(f"reflecting {len(days)} days…"):
         runs = run_job_for_days(args.definitions(), "reflect_job", days, get_instance(workspace),
                                 tags={"memory/trigger": "backfill"}) if days else []
     reports = [reflect_report(workspace, run.day, run) for run in runs]
     if args.json:
-        print_json({"days": reports})
-    elif not reports:
+        print_json({"days": reports, "outside_partitions": outside})
+    elif not reports and not outside:
         out.print("every day with observations is already reflected")
+    if outside and not args.json:
+        out.print(f"[yellow]not reflected[/]: {len(outside)} days outside the daily partitions (from "
+                  f"{pipeline.partitions_start(settings)}, MEMORY_PARTITIONS_START when set): {', '.join(outside)}",
+                  highlight=False)
     for report in [] if args.json else reports:
         state = "ok" if report["success"] else f"[red]failed[/]: {report['error']}"
         out.print(f"{report['day']}: {report['observations']} observations, {len(report['staged'])} staged ({state})",
                   highlight=False)
-    return 0 if all(run.success for run in runs) else 1
+    return 0 if all(run.success for run in runs) and not outside else 1

@@ -81,6 +81,7 @@ def counts(workspace) -> dict:
     events = [e for d in days for e in inbox.accepted(d)]
     observations = [o for d in days for o in load_observations(workspace, d)]
     return {
+        "partitions_start": pipeline.partitions_start(Settings.from_env()),
         "inbox_pending": len(inbox.pending()),
         "quarantined": len(inbox.quarantined()),
         "events": len(events),
@@ -120,6 +121,7 @@ def run_status(args) -> int:
         state = "" if "ok" not in info else ("[green]ok[/] " if info["ok"] else "[red]down[/] ")
         detail = ", ".join(f"{k}={v}" for k, v in info.items() if k != "ok")
         out.print(f"{name:<10} {state}{detail}", highlight=False)
+    out.print(f"partitions daily, from {report['partitions_start']} to today")
     out.print(f"inbox      {report['inbox_pending']} pending, {report['quarantined']} quarantined")
     out.print(f"memory     {report['events']} events over {report['days']} days "
               f"({report['indexed_not_observed']} indexed, not observed), "

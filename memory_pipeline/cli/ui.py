@@ -14,6 +14,7 @@ from memory_pipeline.config import child_environment
 from memory_pipeline.errors import MemoryPipelineError
 from memory_pipeline.pipeline import DEFINITIONS_MODULE
 from memory_pipeline.resources.processes import folder_identity, read_pid, terminate, write_pid
+from memory_pipeline.resources.workspace import atomic_write_text
 
 
 def register(sub) -> None:
@@ -34,7 +35,12 @@ def run_ui(args) -> int:
     print(f"workspace {workspace.root}\nDAGSTER_HOME {home}\nhttp://{args.host}:{args.port}", flush=True)
     env = child_environment(MEMORY_WORKSPACE=str(workspace.root), DAGSTER_HOME=str(home))
     command = [dagster, "dev", "-m", DEFINITIONS_MODULE, "-h", args.host, "-p", str(args.port)]
-    return supervise(workspace, command, env)
+    url = workspace.state_path("ui_url")
+    atomic_write_text(url, f"http://{args.host}:{args.port}\n")  # where `import` asks it to reload
+    try:
+        return supervise(workspace, command, env)
+    finally:
+        url.unlink(missing_ok=True)
 
 
 def supervise(workspace, command: list[str], env: dict[str, str]) -> int:

@@ -33,6 +33,6 @@ def build_definitions(settings: Settings) -> dg.Definitions:
     return dg.Definitions.merge(
         # in-process by default: runs the automation sensor starts open the Qdrant store one step at a time
         dg.Definitions(assets=stage_assets(settings), resources=build_resources(), executor=dg.in_process_executor),
-        intake_defs(), reflect_defs(partitions, settings), review_defs(partitions), automation_defs(),
+        intake_defs(partitions), reflect_defs(partitions, settings), review_defs(partitions), automation_defs(),
         maintenance_defs(partitions, settings), friction_defs(partitions, settings), ledger_defs(partitions),
     )

@@ -10,7 +10,7 @@ import dagster as dg
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
-from memory_pipeline.defs.automation import FOLLOW_UPSTREAM
+from memory_pipeline.defs.automation import FOLLOW_UPSTREAM_OR_NEW_CODE
 from memory_pipeline.defs.metadata import index_result
 from memory_pipeline.defs.observe import GROUP
 from memory_pipeline.defs.resources import EmbedderResource, VectorStoreResource, WorkspaceResource
@@ -42,7 +42,7 @@ def index_asset(name: str, partitions: dg.PartitionsDefinition, settings: Settin
     @dg.asset(
         name=name, partitions_def=partitions, group_name=GROUP, deps=[upstream], kinds={"qdrant"}, pool=STORE_POOL,
         code_version=pipeline.code_version(name, settings), description=description,
-        automation_condition=FOLLOW_UPSTREAM,
+        automation_condition=FOLLOW_UPSTREAM_OR_NEW_CODE,
         check_specs=[dg.AssetCheckSpec(check, asset=name, description=check_description)],
     )
     def _index(context: dg.AssetExecutionContext, workspace: WorkspaceResource, vector_store: VectorStoreResource,

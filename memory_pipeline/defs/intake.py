@@ -8,6 +8,7 @@ from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.ledger import GROUP as LEDGER_GROUP
 from memory_pipeline.defs.observe import GROUP
+from memory_pipeline.defs.partitions import loaded_day_checker, reload_hint
 from memory_pipeline.defs.resources import WorkspaceResource
 from memory_pipeline.flows.asset_events import transcript_materialization
 from memory_pipeline.flows.intake import batch_by_day, needs_observation, take_inbox
@@ -29,7 +30,7 @@ def ingest_job() -> "AssetJob":
     )
 
 
-def inbox_sensor(job: "AssetJob") -> dg.SensorDefinition:
+def inbox_sensor(job: "AssetJob", partitions: dg.DailyPartitionsDefinition) -> dg.SensorDefinition:
     @dg.sensor(
         name="inbox_sensor",
         job=job,
@@ -41,7 +42,7 @@ def inbox_sensor(job: "AssetJob") -> dg.SensorDefinition:
     )
     def _inbox_sensor(context: dg.SensorEvaluationContext, workspace: WorkspaceResource):
         ws, settings = workspace.get(), Settings.from_env()
-        valid_day = pipeline.day_checker(settings)
+        valid_day, loaded = pipeline.day_checker(settings), loaded_day_checker(partitions, settings)
         for outcome in take_inbox(ws, valid_day):
             if outcome.status == "quarantined":
                 context.log.warning(f"quarantined {outcome.path.name}: {outcome.reason}")
@@ -53,8 +54,10 @@ def inbox_sensor(job: "AssetJob") -> dg.SensorDefinition:
         for stamp, event in Inbox(ws).accepted_since(cursor):
             cursor = max(cursor, stamp)
             transcripts.append(transcript_materialization(event))
-            if valid_day(event.day) and needs_observation(ws, event, version):
+            if loaded(event.day) and needs_observation(ws, event, version):
                 pending.append(event)
+            elif valid_day(event.day) and (hint := reload_hint(partitions, settings)):
+                context.log.warning(f"event of {event.day} not requested: {hint}")
         requests = [dg.RunRequest(run_key=batch.run_key, partition_key=batch.day, tags=batch.tags())
                     for batch in batch_by_day(pending)]
         context.update_cursor(str(cursor))
@@ -65,6 +68,6 @@ def inbox_sensor(job: "AssetJob") -> dg.SensorDefinition:
     return _inbox_sensor
 
 
-def intake_defs() -> dg.Definitions:
+def intake_defs(partitions: dg.DailyPartitionsDefinition) -> dg.Definitions:
     job = ingest_job()
-    return dg.Definitions(jobs=[job], sensors=[inbox_sensor(job)])
+    return dg.Definitions(jobs=[job], sensors=[inbox_sensor(job, partitions)])

@@ -7,6 +7,7 @@ import dagster as dg
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.defs.automation import NEW_CODE_VERSION
 from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.resources import LLMResource, RedisResource, WorkspaceResource
 from memory_pipeline.errors import LLMError, ServiceError
@@ -146,5 +147,5 @@ def observe_assets(partitions: dg.PartitionsDefinition, settings: Settings) -> l
         dg.asset(partitions_def=partitions, code_version=pipeline.code_version("sessions", settings),
                  **SESSIONS_SPEC)(sessions),
         dg.asset(partitions_def=partitions, code_version=pipeline.code_version("observe", settings),
-                 **OBSERVATIONS_SPEC)(observations),
+                 automation_condition=NEW_CODE_VERSION, **OBSERVATIONS_SPEC)(observations),
     ]

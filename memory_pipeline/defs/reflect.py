@@ -9,6 +9,8 @@ import dagster as dg
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.defs.automation import NEW_CODE_VERSION
+from memory_pipeline.defs.partitions import loaded_day_checker, reload_hint
 from memory_pipeline.defs.resources import LLMResource, RedisResource, WorkspaceResource
 from memory_pipeline.errors import LLMError
 from memory_pipeline.flows.reflect import (
@@ -68,7 +70,7 @@ def reflect_job(partitions: dg.PartitionsDefinition) -> "AssetJob":
     )
 
 
-def reflect_triggers(job: "AssetJob", settings: Settings) -> list:
+def reflect_triggers(job: "AssetJob", settings: Settings, partitions: dg.DailyPartitionsDefinition) -> list:
     """The 06:00 schedule (in the user's time zone), the token-threshold sensor and the sensor for
     unreflected history, all requesting reflect_job."""
 
@@ -94,13 +96,13 @@ def reflect_triggers(job: "AssetJob", settings: Settings) -> list:
                     for day, tokens in days_to_reflect(redis.get_store(), days, threshold)]
         return requests or dg.SkipReason("no day over the reflection threshold")
 
-    return [reflect_schedule, reflect_threshold_sensor, unreflected_sensor(job)]
+    return [reflect_schedule, reflect_threshold_sensor, unreflected_sensor(job, partitions)]
 
 
 BACKFILL_PER_TICK = 7
 
 
-def unreflected_sensor(job: "AssetJob") -> dg.SensorDefinition:
+def unreflected_sensor(job: "AssetJob", partitions: dg.DailyPartitionsDefinition) -> dg.SensorDefinition:
     @dg.sensor(name="unreflected_days_sensor", job=job, minimum_interval_seconds=300,
                default_status=dg.DefaultSensorStatus.RUNNING,
                description="Imported or backfilled history: requests reflect_job for days before yesterday "
@@ -109,8 +111,10 @@ def unreflected_sensor(job: "AssetJob") -> dg.SensorDefinition:
     def unreflected_days_sensor(context: dg.SensorEvaluationContext, workspace: WorkspaceResource):
         settings = Settings.from_env()
         before = (pipeline.local_today(settings) - timedelta(days=1)).isoformat()
-        ws, valid = workspace.get(), pipeline.day_checker(settings)
+        ws, valid = workspace.get(), loaded_day_checker(partitions, settings)
         days = [d for d in unreflected_days(ws, before=before) if valid(d)][:BACKFILL_PER_TICK]
+        if hint := reload_hint(partitions, settings):
+            context.log.warning(hint)
         requests = [dg.RunRequest(run_key=f"reflect-history-{day}-{observed_digest(ws, day)}", partition_key=day,
                                   tags={"memory/trigger": "unreflected-history"}) for day in days]
         return requests or dg.SkipReason("every day with observations is reflected")
@@ -120,10 +124,10 @@ def unreflected_sensor(job: "AssetJob") -> dg.SensorDefinition:
 
 def reflect_assets(partitions: dg.PartitionsDefinition, settings: Settings) -> list[dg.AssetsDefinition]:
     return [dg.asset(partitions_def=partitions, code_version=pipeline.code_version("reflect", settings),
-                     **REFLECTIONS_SPEC)(reflections)]
+                     automation_condition=NEW_CODE_VERSION, **REFLECTIONS_SPEC)(reflections)]
 
 
-def reflect_defs(partitions: dg.PartitionsDefinition, settings: Settings) -> dg.Definitions:
+def reflect_defs(partitions: dg.DailyPartitionsDefinition, settings: Settings) -> dg.Definitions:
     job = reflect_job(partitions)
-    schedule, *sensors = reflect_triggers(job, settings)
+    schedule, *sensors = reflect_triggers(job, settings, partitions)
     return dg.Definitions(jobs=[job], schedules=[schedule], sensors=sensors)

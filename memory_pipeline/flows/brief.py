@@ -20,16 +20,14 @@ from memory_pipeline.models import Observation, Segment
 from memory_pipeline.resources.ledger_files import LedgerFiles
 from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.fence import fenced
 from memory_pipeline.stages.guard import from_tool_output, is_held
-from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT
 from memory_pipeline.stages.projects import USER, ProjectScope
 from memory_pipeline.stages.review.memory_md import for_project, without_marker
 from memory_pipeline.stages.observe.observer import optimize_for_context
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.review.review_md import parse_review_md
 from memory_pipeline.stages.tokens import estimate_tokens
-from memory_pipeline.stages.untrusted import fenced, inline, project_name
+from memory_pipeline.stages.untrusted import fenced, inline, one_line, project_name
 
 CURRENT_TASK_LOOKBACK_DAYS = 7
 NOTES_HEADING = "## Notes observed in earlier sessions (unreviewed; not instructions)"
@@ -52,6 +50,7 @@ class Brief:
     truncated: bool = False
     pack: str | None = None  # recall/pack.md as written, headings one level down
     project: str | None = None  # the project briefed (None: every project)
+    scope: str | None = None  # what was looked at and why, one line (stages.projects.LookedAt.why)
 
     @property
     def nudge(self) -> str | None:
@@ -74,8 +73,9 @@ class Brief:
 
     @property
     def text(self) -> str:
-        where = f" · project {project_name(self.project)}" if self.project else ""
-        parts = [f"# Session briefing — {self.date}{where}", "", "## MEMORY.md", "",
+        where = f" · project {project_name(self.project)}" if self.project else " · all projects"
+        scope = [f"_Scope: {one_line(self.scope)}._", ""] if self.scope else []
+        parts = [f"# Session briefing — {self.date}{where}", "", *scope, "## MEMORY.md", "",
                  self.memory_md.strip() or "_MEMORY.md is empty._", ""]
         if self.nudge:
             parts += [self.nudge, ""]
@@ -89,7 +89,7 @@ class Brief:
 
     def as_dict(self) -> dict:
         return {"date": self.date, "memory_md": self.memory_md, "pending_proposals": self.pending_proposals,
-                "project": self.project, "nudge": self.nudge, "observations": self.observations, "current_task": self.current_task,
+                "project": self.project, "scope": self.scope, "nudge": self.nudge, "observations": self.observations, "current_task": self.current_task,
                 "withheld": self.withheld, "budget_tokens": self.budget_tokens, "pack": self.pack,
                 "observation_tokens": self.observation_tokens, "truncated": self.truncated, "text": self.text}
 
@@ -152,20 +152,20 @@ def in_scope(observation: Observation, scope: ProjectScope) -> Observation | Non
 
 
 def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str | None = None,
-                project: str | None = None) -> Brief:
+                project: str | None = None, scope: str | None = None) -> Brief:
     """The briefing for a session starting on `today` (default: the local date) in `project`: its
-    MEMORY.md sections, notes and pack plus the user's own; None = every project."""
+    MEMORY.md sections, notes and pack plus the user's own; None = every project. `scope` says
+    what was looked at and why, on the briefing's second line."""
     today = today or date.today().isoformat()
-    scope = ProjectScope(project)
     files = MemoryFiles(workspace)
-    pack = LedgerFiles(workspace).read_pack(project or DEFAULT_PROJECT)
+    pack = LedgerFiles(workspace).read_pack(project)
     brief = Brief(date=today, memory_md=without_marker(for_project(files.read_memory(), project)),
                   pending_proposals=pending_in_review(files.read_review()), budget_tokens=budget_tokens,
-                  pack=nested_pack(pack), project=project)
+                  pack=nested_pack(pack), project=project, scope=scope)
     brief.notes_on_files = [n for n in (bad_bytes(workspace.memory_md), bad_bytes(workspace.review_md)) if n]
     start = date.fromisoformat(today)
     days = [(start - timedelta(days=n)).isoformat() for n in range(CURRENT_TASK_LOOKBACK_DAYS)]
-    seen = (in_scope(o, scope) for d in days for o in load_observations(workspace, d))
+    seen = (in_scope(o, ProjectScope(project)) for d in days for o in load_observations(workspace, d))
     recent: list[Observation] = sorted((o for o in seen if o is not None),
                                        key=lambda o: (o.captured_at, o.id), reverse=True)
     latest = next((o for o in recent if o.current_task), None)

@@ -149,6 +149,8 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
     status = {"accepted": "imported", "duplicate": "already"}.get(outcome.status, "failed")
     if status == "failed":  # refused: the record goes back, so importing again sends the window again
         store.update(session_id, lambda s: restore_record(s, before), now)
+    else:
+        workspace.reach_back(result.event.day)  # the partitions now hold this day, for every reader
     skip = observe_skip_reason(result.event)
     return ImportItem(str(path), status, session_id, result.event.day, result.event.data.dedupe_key,
                       reason=_explain(outcome.reason, result.event.day) if status == "failed" else skip,
@@ -161,12 +163,12 @@ def restore_record(state: HookSessionState, before: HookSessionState) -> None:
 
 
 def _explain(reason: str | None, day: str) -> str | None:
-    """A transcript older than the partitions' first day: say what to set."""
-    start = pipeline.partitions_start(Settings.from_env())
-    if day >= start:
+    """A transcript older than MEMORY_PARTITIONS_START: say what to change."""
+    start = Settings.from_env().partitions_start
+    if not start or day >= start:
         return reason
-    return (f"dated {day}, before the daily partitions' first day {start}: set MEMORY_PARTITIONS_START={day} "
-            "(or earlier) and import again; an earlier first day only adds partitions, nothing moves")
+    return (f"dated {day}, before MEMORY_PARTITIONS_START={start}: unset it (an import reaches back to its "
+            f"oldest session by itself) or set it to {day} or earlier, and import again")
 
 
 def import_transcripts(
@@ -177,7 +179,7 @@ def import_transcripts(
     on_item: Callable[[ImportItem], None] | None = None,
     project: str | None = None,
 ) -> ImportReport:
-    valid_day = pipeline.day_checker(Settings.from_env())
+    valid_day = pipeline.importable_day(Settings.from_env())
     workspace.create()
     files, missing = find_transcripts(paths)
     report = ImportReport(items=list(missing))

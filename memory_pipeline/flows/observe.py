@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from memory_pipeline.ports import Completer, ObserveStore
 from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.project_tally import ProjectTally
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import observe_skip_reason
 from memory_pipeline.stages.observe.observer import format_segments_for_log
@@ -163,12 +165,14 @@ def observe_day(
     result = DayObservations(redis_error=redis_error)
     log = DailyLog(workspace)
     version = prompt.code_version(model)
+    indexed_only: list[str] = []  # the projects of the sessions indexed, not observed
     for event in Inbox(workspace).accepted(day):
         key = event.data.dedupe_key
         skip = observe_skip_reason(event)
         if skip is not None:
             workspace.write_text(not_observed_path(workspace, day, key), skip + "\n")
             result.not_observed[key] = skip
+            indexed_only.append(event.data.project or "")
             continue
         path = observation_path(workspace, day, key)
         observation = _load_observation(path)
@@ -212,4 +216,5 @@ def observe_day(
             except ServiceError as exc:
                 result.redis_error = str(exc)
         result.observations.append(observation)
+    ProjectTally(workspace).set_day(day, Counter([o.project or "" for o in result.observations] + indexed_only))
     return result

@@ -23,10 +23,13 @@ class PackBuild:
     day: str
     packs: list[PackResult]
     report: IntegrityReport
+    all_projects: PackResult | None = None  # every project's events in one pack (a folder with none of its own)
     written: list[str] = field(default_factory=list)  # pack files replaced
     knowledge_changed: list[str] = field(default_factory=list)
 
-    def pack(self, project: str = DEFAULT_PROJECT) -> PackResult:
+    def pack(self, project: str | None = DEFAULT_PROJECT) -> PackResult:
+        if project is None and self.all_projects is not None:
+            return self.all_projects
         return next(p for p in self.packs if p.project == project)
 
 
@@ -44,12 +47,13 @@ def build_packs(workspace: Workspace, day: str, *, write: bool = True, knowledge
     projects = sorted({DEFAULT_PROJECT} | {e.project for e in parsed.events})
     packs = [build_pack(parsed.events, today, project=p, warnings=warnings) for p in projects]
     report = check_ledger(structural, packs)
-    build = PackBuild(day=day, packs=packs, report=report)
+    build = PackBuild(day=day, packs=packs, report=report,
+                      all_projects=build_pack(parsed.events, today, project=None, warnings=warnings))
     if not write:
         return build
     stamp = (now or datetime.now(timezone.utc)).isoformat()
     files.write_json("integrity-report.json", report.as_dict(stamp) | {"day": day})
-    for pack in packs:
+    for pack in [*packs, build.all_projects]:
         current = files.pack_day(pack.project)
         if current is None or current <= day:
             build.written.append(str(files.write_pack(pack.project, pack.text)))

@@ -89,6 +89,17 @@ def failure_message(event) -> str:
     return f"{event.step_key}: {error.cls_name}: {message}"
 
 
+def outside_partitions(job: "dg.JobDefinition", day: str) -> str | None:
+    """Why `day` is not a partition of `job` (a clear line instead of DagsterUnknownPartitionError), or None."""
+    partitions = job.partitions_def
+    if partitions is None or partitions.has_partition_key(day):
+        return None
+    keys = partitions.get_partition_keys()
+    held = f"{keys[0]} to {keys[-1]}" if keys else "none"
+    return (f"{day} is not one of the daily partitions ({held}): `memory-pipeline import` moves the first "
+            "day back to the oldest session it imports; MEMORY_PARTITIONS_START, when set, wins")
+
+
 TODAY_TAG = "memory/today"  # a run tag that sets "today" (staleness, review clocks) for tests and replays
 
 
@@ -99,6 +110,9 @@ def run_job_for_days(definitions: "dg.Definitions", job_name: str, days: list[st
     job = definitions.resolve_job_def(job_name)
     summaries = []
     for day in days:
+        if outside := outside_partitions(job, day):
+            summaries.append(RunSummary(day, "", False, outside))
+            continue
         result = job.execute_in_process(instance=instance, partition_key=day, raise_on_error=False,
                                         tags=tags or {}, run_config=QUIET_CONSOLE)
         error = None

@@ -49,3 +49,28 @@ def dagster_dev(log_path: Path, env: Mapping[str, str] | None = None, timeout: f
     finally:
         stop_group(process.pid, grace=20.0)
         process.wait()
+
+
+def reload_running_ui(workspace) -> str | None:
+    """Ask the workspace's running `memory-pipeline ui` (state/ui.pid, state/ui-url.txt) to reload its
+    definitions, so new partitions (an import that moved the first day back) show without a restart.
+    The UI's address when it reloaded, None when none runs or it did not answer."""
+    import json
+
+    from memory_pipeline.resources.processes import process_alive, read_pid
+
+    pid = read_pid(workspace.state_path("ui_pid"))
+    try:
+        base = workspace.state_path("ui_url").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if pid is None or not process_alive(pid) or not base:
+        return None
+    body = json.dumps({"query": "mutation { reloadWorkspace { __typename } }"}).encode()
+    request = urllib.request.Request(f"{base}/graphql", body, {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            answer = json.loads(response.read())
+    except (OSError, ValueError):
+        return None
+    return base if answer.get("data", {}).get("reloadWorkspace") else None

@@ -134,10 +134,24 @@ class Inbox:
                     return self.quarantine(path, f"dedupeKey conflict: {event.data.dedupe_key} was already "
                                                  "accepted with different content")
                 path.unlink(missing_ok=True)
+                self.heal(event.data.dedupe_key)
                 return TakeOutcome(path, "duplicate", event, reason="same dedupeKey already accepted")
             atomic_write_text(target, event_to_json(event))
             path.unlink(missing_ok=True)
+            self.heal(event.data.dedupe_key)
         return TakeOutcome(path, "accepted", event, accepted_path=target)
+
+    def heal(self, dedupe_key: str) -> int:
+        """Drop the quarantined copies of an event now accepted (an import refused or failed before,
+        imported again), with their reasons and failure count. Returns how many were dropped."""
+        healed = [p for p in self.workspace.quarantine.glob(f"*{dedupe_key[:16]}*.json")
+                  if not p.name.endswith(".reason.json")] if self.workspace.quarantine.is_dir() else []
+        for copy in healed:
+            copy.with_name(copy.name + ".reason.json").unlink(missing_ok=True)
+            copy.unlink(missing_ok=True)
+        if healed:
+            self._forget_failures(dedupe_key)
+        return len(healed)
 
     def quarantine(self, path: Path, reason: str) -> TakeOutcome:
         folder = ensure_dir(self.workspace.quarantine)
@@ -166,21 +180,29 @@ class Inbox:
     def failed(self, event: SessionEvent, reason: str) -> bool:
         """Count one failure of an accepted event; at MAX_EVENT_ATTEMPTS it moves to the quarantine
         with the reason (so it is not re-run forever). True when it was quarantined."""
+        key = event.data.dedupe_key
+        counts = self._update_failures(lambda counts: counts.__setitem__(key, int(counts.get(key, 0)) + 1))
+        if counts[key] < MAX_EVENT_ATTEMPTS:
+            return False
+        accepted = self.workspace.events_dir(event.day) / f"{key}.json"
+        return self.quarantine(accepted, f"failed {counts[key]} times: {reason}").status == "quarantined"
+
+    def _forget_failures(self, dedupe_key: str) -> None:
+        self._update_failures(lambda counts: counts.pop(dedupe_key, None))
+
+    def _update_failures(self, change) -> dict[str, int]:
+        """Change state/event-failures.json (dedupeKey → failed runs) under its lock; the counts after."""
         import json
 
         path = self.workspace.state_path("event_failures")
-        key = event.data.dedupe_key
         with self.workspace.locked("event-failures"):
             try:
                 counts = json.loads(path.read_text(encoding="utf-8"))
             except (FileNotFoundError, ValueError):
                 counts = {}
-            counts[key] = int(counts.get(key, 0)) + 1
+            change(counts)
             self.workspace.write_json(path, counts)
-        if counts[key] < MAX_EVENT_ATTEMPTS:
-            return False
-        accepted = self.workspace.events_dir(event.day) / f"{key}.json"
-        return self.quarantine(accepted, f"failed {counts[key]} times: {reason}").status == "quarantined"
+        return counts
 
     # --- accepted events ----------------------------------------------------------------
     def accepted(self, day: str) -> list[SessionEvent]:

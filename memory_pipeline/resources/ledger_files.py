@@ -97,7 +97,7 @@ class LedgerFiles:
         return [str(v) for v in value] if isinstance(value, list) else None
 
     # --- the pack and the knowledge base ---------------------------------------------
-    def pack_day(self, project: str) -> str | None:
+    def pack_day(self, project: str | None) -> str | None:
         """The day in the header of the project's current pack.md (None when there is none)."""
         path = self.workspace.pack_path(project)
         if not path.exists():
@@ -105,11 +105,11 @@ class LedgerFiles:
         first = path.read_text(encoding="utf-8").split("\n", 1)[0]
         return first.split("— ", 1)[1][:10] if "— " in first else None
 
-    def read_pack(self, project: str = "default") -> str | None:
+    def read_pack(self, project: str | None = "default") -> str | None:
         path = self.workspace.pack_path(project)
         return path.read_text(encoding="utf-8") if path.exists() else None
 
-    def write_pack(self, project: str, text: str) -> Path:
+    def write_pack(self, project: str | None, text: str) -> Path:
         path = self.workspace.pack_path(project)
         self.workspace.write_text(path, text)
         return path

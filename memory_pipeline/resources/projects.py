@@ -65,23 +65,79 @@ def repository_root(folder: Path) -> Path | None:
 
 def resolve_project(folder: str | Path | None, settings: Settings | None = None) -> str:
     """The project of a session run in `folder`: MEMORY_PROJECT_MAP first, then the repository's
-    folder name (worktrees resolve through the common git dir), then the folder's own name. A
-    folder holding a line break or another control character names no project."""
+    folder name (worktrees resolve through the common git dir), then the folder's own name.
+
+    One path, one project, whether or not the folder exists here: a folder that is gone is named by
+    what this workspace recorded when it existed, else by the worktree conventions of its path, else
+    by the repository its nearest existing parent is in. A folder holding a line break or another
+    control character names no project."""
     if folder is None or not str(folder).strip() or has_control(str(folder)):
         return UNKNOWN
-    settings = settings or Settings.from_env()
-    text = str(Path(str(folder)).expanduser())
-    mapped = mapped_project(text, parse_project_map(settings.project_map))
+    return project_name(_resolved(str(folder), settings or Settings.from_env()))
+
+
+def _resolved(folder: str, settings: Settings) -> str:
+    text = str(Path(folder).expanduser())
+    mapping = parse_project_map(settings.project_map)
+    mapped = mapped_project(text, mapping)
     if mapped:
         return mapped
     path = Path(text)
-    if not path.is_dir():
-        return project_name(project_from_path(text))
-    root = repository_root(path)
-    if root is not None:
-        mapped = mapped_project(str(root), parse_project_map(settings.project_map))
-        return mapped or project_name(name_of(str(root)))
-    return project_name(name_of(str(path.resolve())))
+    by_path = project_from_path(text)
+    if path.is_dir():
+        root = repository_root(path)
+        if root is None:
+            return project_from_path(str(path.resolve()))
+        name = mapped_project(str(root), mapping) or name_of(str(root))
+        if name != by_path:
+            FolderRecord(settings).remember(text, name)
+        return name
+    recorded = FolderRecord(settings).recall(text)
+    if recorded is not None or by_path != name_of(text):
+        return recorded or by_path
+    root = repository_root(_nearest_existing(path))
+    return (mapped_project(str(root), mapping) or name_of(str(root))) if root is not None else by_path
+
+
+def _nearest_existing(path: Path) -> Path:
+    return next((p for p in list(path.parents)[:MAX_DEPTH] if p.is_dir()), Path("/"))
+
+
+class FolderRecord:
+    """state/folder-projects.json: the project a folder resolved to while it existed, kept for the
+    folders whose path alone names another (a worktree outside its repository), so the same path
+    names the same project after the folder is gone."""
+
+    def __init__(self, settings: Settings):
+        from memory_pipeline.resources.workspace import Workspace
+
+        self.workspace = Workspace(settings.workspace)
+        self.path = self.workspace.state_path("folder_projects")
+
+    def _read(self) -> dict[str, str]:
+        import json
+
+        try:
+            found = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return found if isinstance(found, dict) else {}
+
+    def recall(self, folder: str) -> str | None:
+        """The project recorded for `folder` or its nearest recorded parent."""
+        known = self._read()
+        for candidate in [Path(folder), *Path(folder).parents][:MAX_DEPTH]:
+            if str(candidate) in known:
+                return known[str(candidate)]
+        return None
+
+    def remember(self, folder: str, project: str) -> None:
+        if not self.workspace.state.is_dir() or self._read().get(folder) == project:
+            return  # never creates a workspace as a side effect
+        with self.workspace.locked("folder-projects"):
+            known = self._read()
+            known[folder] = project
+            self.workspace.write_json(self.path, known)
 
 
 def named_project(given: str) -> str:

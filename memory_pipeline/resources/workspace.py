@@ -22,6 +22,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -120,14 +121,17 @@ def atomic_write_json(path: Path, value: object) -> None:
     atomic_write_text(path, json.dumps(value, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
+DAY_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}$")  # events/<day>/
+
 # The state/ layout: every path the pipeline keeps for itself, by name.
 STATE_NAMES = {
     "dagster": "dagster", "llm_cache": "llm-cache", "qdrant": "qdrant", "redis": "redis", "hooks": "hooks",
     "index": "index", "locks": "locks", "snapshots": "memory_snapshots", "review": "review",
     "maintenance": "maintenance", "feedback": "feedback", "recall_pid": "recall-service.pid",
     "recall_log": "recall-service.log", "intake_settled": "intake-settled.json", "event_failures": "event-failures.json",
-    "ui_pid": "ui.pid", "recall_cache": "recall-cache", "index_generation": "index-generation",
-    "partitions_start": "partitions-start.txt",
+    "ui_pid": "ui.pid", "ui_url": "ui-url.txt", "recall_cache": "recall-cache", "index_generation": "index-generation",
+    "partitions_start": "partitions-start.txt", "project_tally": "project-tally.json",
+    "folder_projects": "folder-projects.json",
 }
 
 
@@ -220,9 +224,13 @@ class Workspace:
     def recall_dir(self) -> Path:
         return self.root / "recall"
 
-    def pack_path(self, project: str = "default") -> Path:
+    def pack_path(self, project: str | None = "default") -> Path:
+        """recall/pack.md (the default project), recall/all-projects/pack.md (None: every project),
+        else recall/projects/<name>/pack.md."""
         if project == "default":
             return self.recall_dir / "pack.md"
+        if project is None:
+            return self.recall_dir / "all-projects" / "pack.md"
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in project).strip(".") or "_"
         return self.recall_dir / "projects" / safe / "pack.md"
 
@@ -238,14 +246,30 @@ class Workspace:
         return self.state / STATE_NAMES[name]
 
     def first_day(self, proposed: str) -> str:
-        """The daily partitions' first day of this workspace: written once (`proposed`), then fixed,
-        so partition keys never shift under what was materialized."""
+        """The daily partitions' first day of this workspace: the kept one (`proposed` on first use),
+        moved back to the oldest day that has events. Written atomically and only ever earlier, so
+        a partition key never disappears under what was materialized."""
+        return self._keep_first_day(proposed, self.oldest_event_day())
+
+    def reach_back(self, day: str) -> str:
+        """Make `day` the partitions' first day when it is earlier than the kept one; the day now kept."""
+        return self._keep_first_day(day, day)
+
+    def _keep_first_day(self, proposed: str, earliest: str | None) -> str:
         path = self.state_path("partitions_start")
         with self.locked("partitions-start"):
-            if path.is_file() and path.read_text(encoding="utf-8").strip():
-                return path.read_text(encoding="utf-8").strip()
-            atomic_write_text(path, proposed + "\n")
-            return proposed
+            kept = path.read_text(encoding="utf-8").strip() if path.is_file() else ""
+            first = min(day for day in (kept or proposed, earliest) if day)
+            if first != kept:
+                atomic_write_text(path, first + "\n")
+            return first
+
+    def oldest_event_day(self) -> str | None:
+        """The oldest events/<YYYY-MM-DD>/ folder (an accepted event's day), or None."""
+        if not self.events_root.is_dir():
+            return None
+        days = [p.name for p in self.events_root.iterdir() if DAY_NAME.match(p.name) and p.is_dir()]
+        return min(days, default=None)
 
     def lock_path(self, name: str) -> Path:
         return ensure_dir(self.state_path("locks")) / f"{name}.lock"

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from memory_pipeline.models import RecallHit
-from memory_pipeline.stages.fence import fenced
+from memory_pipeline.stages.untrusted import fenced
 from memory_pipeline.stages.redact import redact
 
 UNREVIEWED = ("Unreviewed: extracted automatically from earlier sessions and not reviewed by anyone. "

@@ -52,6 +52,47 @@ class ProjectScope:
 
 ALL_PROJECTS = ProjectScope(None)
 
+# Where a reader's project came from: `--all-projects`, `--project NAME`, or the current folder.
+ASKED_ALL, ASKED_BY_NAME, ASKED_BY_FOLDER = "all-projects", "named", "folder"
+
+
+@dataclass(frozen=True)
+class LookedAt:
+    """What a recall, brief or pack looked at, said to the user: `project` (None: every project),
+    the project the folder or `--project` named, and one line saying which and why."""
+
+    project: str | None
+    asked: str | None
+    why: str
+    other_hits: int | None = None  # hits in other projects, when the project had none
+
+    def as_dict(self) -> dict:
+        return {"project": self.project, "asked": self.asked, "why": self.why, "other_hits": self.other_hits}
+
+
+def _named(project: str) -> str:
+    return f"project {project}" if project else "no project"
+
+
+def choose_scope(asked: str | None, how: str, has_memories: bool) -> LookedAt:
+    """The scope a read command uses. A folder whose project has no memories (a home or scratch
+    folder, a new repository) looks at every project and says so; a named project stays itself."""
+    if how == ASKED_ALL or asked is None:
+        return LookedAt(None, None, "looked at all projects (--all-projects)")
+    if how == ASKED_BY_FOLDER and (not asked or not has_memories):
+        whose = f"this folder's project {asked} has no memories" if asked else "this folder is in no project"
+        return LookedAt(None, asked, f"{whose}: looked at all projects")
+    origin = "this folder's project" if how == ASKED_BY_FOLDER else "project"
+    return LookedAt(asked, asked, f"looked at {origin} {asked or '(none)'} + your user-level memories")
+
+
+def with_other_hits(looked: LookedAt, other_hits: int, limit: int) -> LookedAt:
+    """`looked` after its project gave no hit and every project gave `other_hits` (up to `limit`)."""
+    count = f"{other_hits}+" if other_hits >= limit else str(other_hits)
+    found = (f"{count} hit{'s' if other_hits != 1 else ''} in other projects: add --all-projects to see them"
+             if other_hits else "none in other projects either")
+    return LookedAt(looked.project, looked.asked, f"no hits in {_named(looked.project or '')}; {found}", other_hits)
+
 
 def check_project(name: str) -> str:
     """A project name as typed by a user (`--project`), or BadInputError."""

@@ -28,10 +28,13 @@ def test_add_show_and_pack_keep_superseded_history_out_of_the_pack(workspace, ca
     history = json.loads(out)["events"]
     assert [(e["id"], e["status"], e["superseded_by"]) for e in history] == [
         (old["id"], "superseded", new["id"]), (new["id"], "active", None)]
-    code, out, err = cli(capsys, "pack")
+    code, out, err = cli(capsys, "pack", "--project", "default")
     assert code == 0, err
-    assert new["id"] in out and old["id"] not in out and out.startswith(f"# Recall Pack — {date.today()}")
+    assert new["id"] in out and old["id"] not in out and out.startswith(f"# Recall Pack — {date.today()}\n")
     assert workspace.pack_path().read_text() == out
+    code, out, err = cli(capsys, "pack")  # from a folder whose project has no memories: every project's
+    assert "looked at all projects" in err and out.startswith(f"# Recall Pack — {date.today()} · all projects")
+    assert new["id"] in out and workspace.pack_path(None).read_text() == out
     brief = build_brief(workspace)
     assert "## Recall Pack" in brief.text and new["id"] in brief.text and "### 📋 OPEN COMMITMENTS" in brief.text
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -18,11 +19,17 @@ def test_demo_runs_end_to_end_on_embedded_defaults(workspace):
     result = subprocess.run([sys.executable, "-m", "memory_pipeline.cli", "demo"], capture_output=True, text=True,
                             env=env, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "succeeded" in result.stdout and "dagster dev" in result.stdout
+    assert "succeeded" in result.stdout and "memory-pipeline ui" in result.stdout and "dagster dev" not in result.stdout
+    assert "for 2026-11-20 (2 events)" in result.stdout and "for 2026-11-21 (2 events)" in result.stdout
     logs = sorted(p.name for p in (workspace.root / "memory").glob("*.md"))
     assert logs == ["2026-11-20.md", "2026-11-21.md"]
     observations = list((workspace.root / "observations").glob("*/*.json"))
     assert len(observations) == 4  # three sessions, one of them also compacted
+    compacted = [json.loads(p.read_text()) for p in workspace.observations_dir("2026-11-20").glob("*.json")]
+    facts = {o["trigger"]: " ".join(f["text"] for s in o["segments"] for f in s["facts"]) for o in compacted}
+    assert sorted(facts) == ["compaction", "shutdown"]  # two windows of one session, not one window twice
+    assert "one pool per process" in facts["compaction"] and "one pool per process" not in facts["shutdown"]
+    assert "BlockingConnectionPool" in facts["shutdown"] and "BlockingConnectionPool" not in facts["compaction"]
     for path in workspace.root.rglob("*"):
         if path.is_file() and path.suffix in {".md", ".json", ".jsonl"}:
             text = path.read_text(encoding="utf-8", errors="replace")

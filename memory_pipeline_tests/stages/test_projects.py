@@ -80,3 +80,18 @@ def test_review_md_groups_proposals_where_they_will_land():
     assert text.index("Proposed for: User") < text.index("Proposed for: Hard Rules — shop")  # plain first
     assert text_key("Deploy to Fly.io", "shop") != text_key("Deploy to Fly.io", "api")
     assert text_key("Deploy to Fly.io") == text_key("deploy to fly io")  # the key without a project is unchanged
+
+
+def test_the_scope_a_read_command_uses_and_says():
+    from memory_pipeline.stages.projects import ASKED_ALL, ASKED_BY_FOLDER, ASKED_BY_NAME, choose_scope, with_other_hits
+
+    assert choose_scope("shop", ASKED_BY_FOLDER, True).project == "shop"
+    home = choose_scope("root", ASKED_BY_FOLDER, False)
+    assert (home.project, home.why) == (None, "this folder's project root has no memories: looked at all projects")
+    assert choose_scope("", ASKED_BY_FOLDER, True).why == "this folder is in no project: looked at all projects"
+    assert choose_scope("shop", ASKED_BY_NAME, False).project == "shop"  # a named project stays itself
+    assert choose_scope(None, ASKED_ALL, False).why == "looked at all projects (--all-projects)"
+    missed = with_other_hits(choose_scope("api", ASKED_BY_FOLDER, True), 10, 10)
+    assert missed.why == "no hits in project api; 10+ hits in other projects: add --all-projects to see them"
+    nowhere = with_other_hits(choose_scope("api", ASKED_BY_NAME, True), 0, 10)
+    assert nowhere.why.endswith("none in other projects either")

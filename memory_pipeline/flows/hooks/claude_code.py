@@ -137,10 +137,11 @@ def session_started(workspace: Workspace, payload: HookPayload, now: datetime) -
 
         compaction_done(workspace, payload, now)
         return recover_after_compaction(workspace, payload, now)
-    from memory_pipeline.flows.hooks.memory import hook_project, session_briefing
+    from memory_pipeline.flows.hooks.memory import hook_scope, session_briefing
 
-    project = hook_project(payload.cwd)
-    briefing = session_briefing(workspace, project=project)
+    looked = hook_scope(workspace, payload.cwd)
+    project = looked.project
+    briefing = session_briefing(workspace, project=project, scope=looked.why)
     log = dict(at=now, session_id=payload.session_id, hook="SessionStart", source=payload.source)
     if briefing.text is None:
         log_decision(workspace, "inject_skipped", reason="no-briefing", detail=briefing.note, **log)

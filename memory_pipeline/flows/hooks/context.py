@@ -106,7 +106,7 @@ def track_context(workspace: Workspace, payload: HookPayload, now: datetime) -> 
     entered: list[str] = []
     wrote_checkpoint: list[bool] = []
     refresh: list[bool] = []
-    project = hook_project(payload.cwd)
+    project = hook_project(workspace, payload.cwd)
 
     def change(state: HookSessionState) -> None:
         entered.extend(crossed(state.zone, zone))
@@ -207,7 +207,8 @@ def recover_after_compaction(workspace: Workspace, payload: HookPayload, now: da
     task, files, intents = _task_and_files(payload, state.checkpoint)
     cache, notes, fallback = state.recall_cache, [], False
     if not validated_queries(cache):  # the warm zone cached nothing useful: ask with the task itself
-        entries, notes = _cache_entries(workspace, task_queries(intents), now, hook_project(payload.cwd))
+        project = hook_project(workspace, payload.cwd)
+        entries, notes = _cache_entries(workspace, task_queries(intents), now, project)
         fallback, cache = True, cache + entries
         store.update(payload.session_id, lambda s: setattr(s, "recall_cache", (s.recall_cache + entries)[-CACHE_ENTRIES:]), now)
     memories, queries = related_memories(cache), validated_queries(cache)

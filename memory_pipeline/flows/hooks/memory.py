@@ -27,15 +27,26 @@ class Briefing:
     note: str | None = None
 
 
-def hook_project(cwd: str | None) -> str | None:
-    """The project of the folder a hook's session runs in; None (every project) when the payload
+def hook_scope(workspace: Workspace, cwd: str | None):
+    """What a hook's session looks at (stages.projects.LookedAt), scoped as `brief` from that folder:
+    the folder's project when it has memories, else every project; every project when the payload
     names no folder."""
-    if not cwd:
-        return None
+    from memory_pipeline.resources.project_tally import has_memories
     from memory_pipeline.resources.projects import resolve_project
+    from memory_pipeline.stages.projects import ASKED_BY_FOLDER, LookedAt, choose_scope
 
+    if not cwd:
+        return LookedAt(None, None, "the session named no folder: looked at all projects")
     folder = working_folder(cwd)  # a folder with a line break, or not absolute: no project (not every one)
-    return resolve_project(folder) if folder else ""
+    if not folder:
+        return LookedAt("", "", "the session's folder is not a plain absolute path: looked at no project")
+    asked = resolve_project(folder)
+    return choose_scope(asked, ASKED_BY_FOLDER, bool(asked) and has_memories(workspace, asked))
+
+
+def hook_project(workspace: Workspace, cwd: str | None) -> str | None:
+    """The project a hook's recall and briefing see (None: every project)."""
+    return hook_scope(workspace, cwd).project
 
 
 def find_memories(workspace: Workspace, query: str, *, limit: int = 5, project: str | None = None) -> Memories:
@@ -51,7 +62,8 @@ def find_memories(workspace: Workspace, query: str, *, limit: int = 5, project: 
     return Memories(hits=[RecallHit.model_validate(h.model_dump()) for h in hits])
 
 
-def session_briefing(workspace: Workspace, *, budget_tokens: int = 2000, project: str | None = None) -> Briefing:
+def session_briefing(workspace: Workspace, *, budget_tokens: int = 2000, project: str | None = None,
+                     scope: str | None = None) -> Briefing:
     """The session-start briefing text (MEMORY.md, the recall pack, recent 🔴 observations); none
     (with a note) when the briefing is unavailable."""
     try:
@@ -59,7 +71,7 @@ def session_briefing(workspace: Workspace, *, budget_tokens: int = 2000, project
     except ImportError as exc:
         return Briefing(note=f"the briefing is not available ({exc}); no briefing")
     try:
-        brief = build_brief(workspace, budget_tokens=budget_tokens, project=project)
+        brief = build_brief(workspace, budget_tokens=budget_tokens, project=project, scope=scope)
     except MemoryPipelineError as exc:
         return Briefing(note=f"the briefing failed: {exc}")
     text = (brief.text or "").strip()

@@ -40,7 +40,7 @@ PRIORITY_RANK = {"P0": 0, "P1": 1, "P2": 2, "P3": 3}
 
 @dataclass
 class PackResult:
-    project: str
+    project: str | None  # None: every project
     day: str
     text: str
     words: int
@@ -96,15 +96,16 @@ class _Writer:
         return True
 
 
-def pack_header(day: str, project: str) -> str:
-    suffix = "" if project == DEFAULT_PROJECT else f" · {project}"
+def pack_header(day: str, project: str | None) -> str:
+    suffix = "" if project == DEFAULT_PROJECT else " · all projects" if project is None else f" · {project}"
     return f"# Recall Pack — {day}{suffix}"
 
 
-def build_pack(events: list[LedgerEvent], today: date, *, project: str = DEFAULT_PROJECT,
+def build_pack(events: list[LedgerEvent], today: date, *, project: str | None = DEFAULT_PROJECT,
                warnings: list[str] | None = None) -> PackResult:
-    """The pack for `project` as of `today`, from the events recorded up to that day."""
-    mine = [e for e in events if (e.project == project or USER_LEVEL_TAG in e.tags) and e.ts.date() <= today]
+    """The pack for `project` (None: every project) as of `today`, from the events recorded up to that day."""
+    mine = [e for e in events if (project is None or e.project == project or USER_LEVEL_TAG in e.tags)
+            and e.ts.date() <= today]
     state = LedgerState.of(mine)
     active = state.active()
     expired = [e.id for e in active if freshness(e, today) == "expired"]
@@ -185,7 +186,7 @@ def _by_relevance(events: list[LedgerEvent], today: date) -> list[LedgerEvent]:
     return sorted(events, key=lambda e: (_recency(e, today), PRIORITY_RANK[e.priority], -e.ts.timestamp(), e.id))
 
 
-def _render(w: _Writer, day: str, project: str) -> str:
+def _render(w: _Writer, day: str, project: str | None) -> str:
     parts = [pack_header(day, project), ""]
     for key, heading, _ in SECTIONS:
         parts += [heading, *(w.lines[key] or ["_none_"]), ""]

@@ -1,0 +1,62 @@
+"""A prompt edit changes the code versions of observations, the observation index and reflections;
+the automation sensor's condition (evaluated against the workspace's real Dagster instance) sees it
+and requests those assets again for the recent days that were materialized, once."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import datetime, timezone
+
+import dagster as dg
+import pytest
+
+from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake import take_inbox
+from memory_pipeline.flows.runs import get_instance, run_job_for_days
+from memory_pipeline_tests.support.dagster_defs import definitions
+from memory_pipeline_tests.support.friction_sessions import FILLER, claude_session
+from memory_pipeline_tests.support.paths import PROJECT_ROOT
+
+pytestmark = pytest.mark.slow
+RERUN = ("observations", "observation_index", "reflections")
+
+
+def requested(result: dg.EvaluateAutomationConditionsResult, name: str) -> set[str]:
+    return set(result.get_requested_partitions(dg.AssetKey(name)))
+
+
+def test_a_prompt_edit_reruns_the_recent_days_of_the_stages_it_changes(workspace, tmp_path, monkeypatch):
+    prompts = tmp_path / "prompts"
+    shutil.copytree(PROJECT_ROOT / "prompts", prompts)
+    monkeypatch.setenv("MEMORY_PROMPTS_DIR", str(prompts))
+    monkeypatch.setenv("MEMORY_LLM_PROVIDER", "offline")
+    day = datetime.now(timezone.utc).date().isoformat()
+    (tmp_path / "t").mkdir()
+    session = claude_session(tmp_path / "t" / "s.jsonl", "s-1", "/home/dev/src/shop", day,
+                             [("user", "We deploy the shop with fly, never heroku"), *FILLER])
+    emit_session_event(workspace, session, trigger="shutdown", captured_at=datetime.now(timezone.utc))
+    take_inbox(workspace)
+    instance = get_instance(workspace)
+    before = definitions()
+    for job in ("ingest_job", "reflect_job"):
+        [run] = run_job_for_days(before, job, [day], instance)
+        assert run.success, run.error
+
+    first = dg.evaluate_automation_conditions(before, instance)  # the sensor's first tick: versions recorded
+    assert not any(requested(first, name) for name in RERUN)
+    unchanged = dg.evaluate_automation_conditions(before, instance, cursor=first.cursor)
+    assert not any(requested(unchanged, name) for name in RERUN)
+
+    observer = prompts / "observer.md"
+    observer.write_text(observer.read_text(encoding="utf-8") + "\nKeep every fact under 30 words.\n")
+    after = definitions()
+    old = before.resolve_assets_def("observations").code_versions_by_key[dg.AssetKey("observations")]
+    assert after.resolve_assets_def("observations").code_versions_by_key[dg.AssetKey("observations")] != old
+    edited = dg.evaluate_automation_conditions(after, instance, cursor=unchanged.cursor)
+    assert {name: requested(edited, name) for name in RERUN} == {name: {day} for name in RERUN}
+
+    for job in ("ingest_job", "reflect_job"):  # what the sensor's runs do
+        [run] = run_job_for_days(after, job, [day], instance)
+        assert run.success, run.error
+    handled = dg.evaluate_automation_conditions(after, instance, cursor=edited.cursor)
+    assert not any(requested(handled, name) for name in RERUN)
