@@ -73,7 +73,9 @@ class Brief:
 
     @property
     def text(self) -> str:
-        where = f" · project {project_name(self.project)}" if self.project else " · all projects"
+        # None: every project; "": no project (a session folder that is no plain absolute path)
+        where = f" · project {project_name(self.project)}" if self.project else (
+            " · all projects" if self.project is None else "")
         scope = [f"_Scope: {one_line(self.scope)}._", ""] if self.scope else []
         parts = [f"# Session briefing — {self.date}{where}", "", *scope, "## MEMORY.md", "",
                  self.memory_md.strip() or "_MEMORY.md is empty._", ""]

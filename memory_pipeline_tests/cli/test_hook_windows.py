@@ -149,5 +149,5 @@ def test_the_first_prompt_is_tracked_before_the_transcript_exists(ws: Path, tmp_
                     hook_env(ws))
     assert done.returncode == 0 and done.stdout == b"" and done.stderr == b"", done.stderr
     state = hook_state(ws, "fresh")
-    assert state["transcript_path"] == str(path) and state["zone"] == "cold" and state["project"]
+    assert state["transcript_path"] == str(path) and state["zone"] == "cold"
     assert telemetry(ws)[-1]["decision"] == "tracked"
