@@ -165,7 +165,7 @@ STATE_NAMES = {
     "maintenance": "maintenance", "feedback": "feedback", "recall_pid": "recall-service.pid",
     "recall_log": "recall-service.log", "intake_settled": "intake-settled.json", "event_failures": "event-failures.json",
     "ui_pid": "ui.pid", "recall_cache": "recall-cache", "index_generation": "index-generation",
-    "partitions_start": "partitions-start.txt",
+    "partitions_start": "partitions-start.txt", "llm_budget": "llm-budget.json",
 }
 
 
