@@ -76,7 +76,8 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
         return "high", f"User decided: {quoted}"
     if rules.USER_CONTEXT.search(sentence) and rules.is_self_contained(sentence):
         return "high", f"User stated: {quoted}"
-    if rules.USER_DESIGN.search(sentence) and len(sentence.split()) >= 6 and rules.is_self_contained(sentence):
+    if (rules.USER_DESIGN.search(sentence) and not rules.EMBEDDED_QUESTION.search(sentence)
+            and len(sentence.split()) >= 6 and rules.is_self_contained(sentence)):
         return "high", f"User stated: {quoted}"
     if rules.FAILURE.search(sentence) and not rules.ERROR_LINE.match(sentence) and rules.is_self_contained(sentence):
         return "medium", f"User reported: {quoted}"

@@ -52,6 +52,8 @@ USER_CONTEXT = re.compile(
     r"(?:abandoned|gave up|dropped|reverted)|gave up on|abandoned)\b",
     re.IGNORECASE,
 )
+# "where those modules should go": a question inside a request, not a design statement
+EMBEDDED_QUESTION = re.compile(r"\b(?:where|what|how|which|whether)\b[^.;]{0,60}\bshould\b", re.IGNORECASE)
 # a request: the current task, not a fact ("Please add …", "Can you …", "Run the tests.")
 REQUEST = re.compile(
     r"^(?:(?:please|pls|now|also|and|then|ok(?:ay)?|so),? )*(?:can you|could you|would you|will you|add|fix|run|"
