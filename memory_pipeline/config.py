@@ -52,8 +52,23 @@ class Settings(BaseModel):
                                        shown="`~/.cache/memory-pipeline/models`")
     anthropic_api_key: str | None = setting(None, "ANTHROPIC_API_KEY", "set it to use Anthropic",
                                             shown="unset: the offline provider")
-    llm_provider: str | None = setting(None, "MEMORY_LLM_PROVIDER", "`offline` or `anthropic`",
+    llm_provider: str | None = setting(None, "MEMORY_LLM_PROVIDER",
+                                       "`offline`, `anthropic`, `claude-code` (the Claude Code CLI, logged in), "
+                                       "`codex` (the Codex CLI, logged in) or `openai-compatible` (Ollama, "
+                                       "llama.cpp, vLLM at `MEMORY_OPENAI_BASE_URL`)",
                                        shown="`anthropic` with a key, else `offline`")
+    claude_command: str = setting("claude", "MEMORY_CLAUDE_COMMAND",
+                                  "the Claude Code command the `claude-code` provider runs (`claude -p`)")
+    codex_command: str = setting("codex", "MEMORY_CODEX_COMMAND",
+                                 "the Codex command the `codex` provider runs (`codex exec`)")
+    openai_base_url: str = setting("http://localhost:11434/v1", "MEMORY_OPENAI_BASE_URL",
+                                   "the `openai-compatible` provider's endpoint (Chat Completions under it); "
+                                   "the default is Ollama's")
+    openai_api_key: str | None = setting(None, "MEMORY_OPENAI_API_KEY",
+                                         "the `openai-compatible` endpoint's key, when it wants one")
+    llm_daily_tokens: int = setting(2_000_000, "MEMORY_LLM_DAILY_TOKENS",
+                                    "tokens a day each model provider may spend (the offline one spends none; "
+                                    "0: no limit); a call that would go over stops its stage")
     observer_model: str = setting("claude-haiku-4-5", "OBSERVER_MODEL", "the Observer's model")
     reflector_model: str = setting("claude-sonnet-4-5", "REFLECTOR_MODEL", "the Reflector's model")
     anthropic_base_url: str | None = setting(None, "ANTHROPIC_BASE_URL", "an Anthropic-compatible endpoint",

@@ -6,8 +6,9 @@ not (a question, a greeting, a task request, running commentary, a status line, 
 detail). A fact keeps a labelled sentence when it cites the sentence's message and says the same
 thing: it contains the sentence's opening words, or MiniLM cosine >= KEEP_COSINE (so a model's
 paraphrase counts too). Precision: the share of facts keeping a labelled sentence that keep a
-durable one. Recall: the share of durable sentences kept. Facts that keep no labelled sentence
-(edited files, commands) are counted apart as unlabelled.
+durable one; strict precision counts every fact, so facts that keep no labelled sentence (edited
+files, commands: what belongs in the narrative) count wrong. Recall: the share of durable
+sentences kept.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from pathlib import Path
 from memory_pipeline.bench.observe_quality import FactView
 
 LABELS = Path(__file__).resolve().parent / "labels" / "observer_coding.json"
+# Claude Code sessions modelled on issue 26 (support/coding_sessions.py records them with the real
+# binary); a label path `bench:NAME` is a file here, any other is under the shared transcripts.
+SESSIONS_DIR = Path(__file__).resolve().parent / "sessions"
 KEEP_COSINE = 0.55
 PREFIX_CHARS = 48
 
@@ -64,13 +68,14 @@ def score_fixture(facts: list[FactView], labels: list[LabelledSentence], embed) 
     right = [row for row in labelled if any(k and s.durable for k, s in zip(row, labels))]
     kept = [any(row[j] for row in keeps) for j in range(len(labels))]
     return {"facts": len(facts), "labelled_facts": len(labelled), "unlabelled_facts": len(facts) - len(labelled),
-            "true_positives": len(right), "durable": sum(s.durable for s in labels),
+            "true_positives": len(right), "sentences": len(labels), "durable": sum(s.durable for s in labels),
             "durable_kept": sum(k and s.durable for k, s in zip(kept, labels))}
 
 
 def _ratios(counts: dict) -> dict:
     ratio = lambda a, b: round(a / b, 3) if b else None  # noqa: E731
     return counts | {"precision": ratio(counts["true_positives"], counts["labelled_facts"]),
+                     "strict_precision": ratio(counts["true_positives"], counts["facts"]),
                      "recall": ratio(counts["durable_kept"], counts["durable"])}
 
 
@@ -81,7 +86,7 @@ def bench_observe_coding(runner, embed, transcripts_dir: Path, labels_path: Path
     result: dict = {"fixtures": {}}
     total: dict[str, int] = {}
     for relative, labels in load_labels(labels_path).items():
-        path = transcripts_dir / relative
+        path = SESSIONS_DIR / relative.removeprefix("bench:") if relative.startswith("bench:") else transcripts_dir / relative
         if not path.exists():
             result["fixtures"][relative] = {"skipped": f"missing {path}"}
             continue

@@ -18,6 +18,7 @@ def register_quality(kinds) -> None:
     observe.add_argument("--data", help="LoCoMo JSON (default ../shared/bench/locomo-dev.json)")
     observe.add_argument("--sessions", type=int, help="only the first N sessions of each conversation")
     observe.add_argument("--transcripts", help="shared transcripts folder (default ../shared/fixtures/transcripts)")
+    observe.add_argument("--coding", action="store_true", help="only the labelled coding sentences (no LoCoMo)")
     add_json_flag(observe)
     observe.set_defaults(handler=run_bench_observe)
     reflect = kinds.add_parser("reflect", help="Reflector quality: precision on labelled proposals")
@@ -42,40 +43,56 @@ def _embed():
 
 
 def run_bench_observe(args) -> int:
-    from memory_pipeline.bench.locomo import DEFAULT_DATA
     from memory_pipeline.bench.observe_coding import bench_observe_coding
-    from memory_pipeline.bench.observe_quality import bench_observe_quality
     from memory_pipeline.bench.observe_run import BenchRunner
 
     if not args.quality:
         raise BadInputError("bench observe needs --quality")
+    runner, embed = BenchRunner(), _embed()
+    figures = {"coding": bench_observe_coding(runner, embed, _transcripts(args))}
+    if not args.coding:
+        figures = {"locomo": _locomo(args, runner, embed)} | figures
+    if args.json:
+        print_json(figures)
+        return 0
+    if "locomo" in figures:
+        _print_locomo(figures["locomo"])
+    _print_coding(figures["coding"], runner.provider)
+    return 0
+
+
+def _locomo(args, runner, embed) -> dict:
+    from memory_pipeline.bench.locomo import DEFAULT_DATA
+    from memory_pipeline.bench.observe_quality import bench_observe_quality
+
     data = Path(args.data).expanduser() if args.data else DEFAULT_DATA
     if not data.is_file():
         raise BadInputError(f"LoCoMo data not found: {data}")
     if args.sessions is not None and args.sessions < 1:
         raise BadInputError("--sessions must be at least 1")
-    runner, embed = BenchRunner(), _embed()
-    figures = {"locomo": bench_observe_quality(runner, embed, data, args.sessions),
-               "coding": bench_observe_coding(runner, embed, _transcripts(args))}
-    if args.json:
-        print_json(figures)
-        return 0
+    return bench_observe_quality(runner, embed, data, args.sessions)
+
+
+def _print_locomo(locomo: dict) -> None:
     out = console()
-    out.print(f"Observer ({figures['locomo']['provider']}) on LoCoMo: coverage (cosine >= 0.55, same turn), "
+    out.print(f"Observer ({locomo['provider']}) on LoCoMo: coverage (cosine >= 0.55, same turn), "
               "noise (questions, greetings, < 4 words), facts per turn", highlight=False)
-    rows = figures["locomo"]["conversations"] | {"overall": figures["locomo"]["overall"]}
-    for name, row in rows.items():
+    for name, row in (locomo["conversations"] | {"overall": locomo["overall"]}).items():
         out.print(f"  {name:<10} coverage {row['coverage']}  noise {row['noise']}  facts/turn {row['facts_per_turn']}"
                   f"  ({row['references']} references, {row['facts']} facts, {row['turns']} turns)", highlight=False)
-    out.print("Observer on the labelled coding sentences: precision, recall", highlight=False)
-    coding = figures["coding"]["fixtures"] | {"overall": figures["coding"]["overall"]}
-    for name, row in coding.items():
+
+
+def _print_coding(coding: dict, provider: str) -> None:
+    out = console()
+    out.print(f"Observer ({provider}) on the labelled coding sentences: precision (of facts keeping a labelled "
+              "sentence), strict precision (of all facts: edits and commands count wrong), recall", highlight=False)
+    for name, row in (coding["fixtures"] | {"overall": coding["overall"]}).items():
         if "skipped" in row:
             out.print(f"  {name[:40]:<40} skipped: {row['skipped']}", highlight=False)
             continue
-        out.print(f"  {name[:40]:<40} precision {row['precision']}  recall {row['recall']}  ({row['facts']} facts, "
-                  f"{row['unlabelled_facts']} unlabelled, {row['durable']} durable sentences)", highlight=False)
-    return 0
+        out.print(f"  {name[:40]:<40} precision {row['precision']}  strict {row['strict_precision']}  recall "
+                  f"{row['recall']}  ({row['facts']} facts, {row['unlabelled_facts']} unlabelled, "
+                  f"{row['durable']} durable of {row['sentences']} sentences)", highlight=False)
 
 
 def run_bench_reflect(args) -> int:

@@ -46,8 +46,19 @@ def service_status(workspace, settings: Settings) -> dict:
     else:
         services["qdrant"] = local_store_status(workspace)
     services["embedder"] = {"model": settings.embedding_model}
-    services["llm"] = {"provider": settings.llm_provider}
+    services["llm"] = llm_status(workspace, settings)
     return services
+
+
+def llm_status(workspace, settings: Settings) -> dict:
+    """The provider, and for a model provider today's token spend against its budget."""
+    from memory_pipeline.resources.llm.budget import TokenBudget
+
+    found = {"provider": settings.llm_provider}
+    if settings.llm_provider != "offline":
+        budget = TokenBudget(workspace.state_path("llm_budget"), settings.llm_daily_tokens)
+        found |= budget.status(settings.llm_provider)
+    return found
 
 
 WEEK_FOLDER = re.compile(r"^\d{4}-W\d{2}$")  # resources/vector_shards.WEEK_NAME (not imported: qdrant-client is slow)

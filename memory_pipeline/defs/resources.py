@@ -97,7 +97,8 @@ class LLMResource(dg.ConfigurableResource):
     def get_client(self) -> "LLMClient":
         from memory_pipeline.resources.llm import build_llm_client
 
-        return build_llm_client(self.settings(), self.workspace.get().state_path("llm_cache"))
+        workspace = self.workspace.get()
+        return build_llm_client(self.settings(), workspace.state_path("llm_cache"), workspace.state_path("llm_budget"))
 
 
 def build_resources() -> dict[str, object]:

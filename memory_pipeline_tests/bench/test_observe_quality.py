@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from memory_pipeline.bench.observe_coding import LABELS, LabelledSentence, load_labels, score_fixture
+from memory_pipeline.bench.observe_coding import LABELS, SESSIONS_DIR, LabelledSentence, load_labels, score_fixture
+from memory_pipeline.stages.transcripts.parse import parse_transcript
 from memory_pipeline.bench.observe_quality import FactView, Reference, bench_observe_quality, noise_kind, score_session
 from memory_pipeline.bench.observe_run import BenchRunner
 from memory_pipeline.bench.reflect_quality import LABELS as PROPOSAL_LABELS
@@ -113,4 +114,14 @@ def test_label_files_load():
     fixtures = load_labels(LABELS)
     transcripts, proposals = load_proposal_labels(PROPOSAL_LABELS)
     assert all(s.message_id and s.text for sentences in fixtures.values() for s in sentences)
-    assert set(transcripts) == set(fixtures) and any(p.good for p in proposals) and any(not p.good for p in proposals)
+    shared = {path for path in fixtures if not path.startswith("bench:")}
+    assert set(transcripts) == shared and any(p.good for p in proposals) and any(not p.good for p in proposals)
+
+
+def test_recorded_coding_sessions_hold_every_labelled_message():
+    """The Claude Code sessions of bench/sessions/ (recorded by support/coding_sessions.py) cite real ids."""
+    recorded = {path: sentences for path, sentences in load_labels(LABELS).items() if path.startswith("bench:")}
+    assert len(recorded) == 4 and sum(s.durable for sentences in recorded.values() for s in sentences) >= 20
+    for path, sentences in recorded.items():
+        messages = {m.id: m.text for m in parse_transcript(SESSIONS_DIR / path.removeprefix("bench:")).messages}
+        assert all(s.text in messages[s.message_id] for s in sentences), path

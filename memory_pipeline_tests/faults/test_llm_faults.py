@@ -119,3 +119,24 @@ def test_oversized_once_is_reasked(workspaces, llm_inputs, clean_llm):
         assert report.success and len(observer_requests(server)) == SESSIONS + 1, report.as_dict()
     with using_workspace(ws):
         assert_same_state(read_state(ws), clean_llm)
+
+
+def test_the_daily_token_budget_stops_the_observer_before_it_calls(workspaces, llm_inputs, clean_llm):
+    """A run that would go over MEMORY_LLM_DAILY_TOKENS fails loud, calls nothing and writes no
+    observation; with the budget raised the rerun ends where a clean run does."""
+    ws = workspaces.new("budget")
+    emit_inputs(ws, llm_inputs)
+    with AnthropicServer() as server:
+        failed = ingest_here(ws, **anthropic_env(server, MEMORY_LLM_DAILY_TOKENS="1000"))
+        error = failed.days[0].error or ""
+        assert not failed.success and "Observer failed" in error, failed.as_dict()
+        assert "token budget would be exceeded" in error and "MEMORY_LLM_DAILY_TOKENS" in error
+        assert observer_requests(server) == [] and not list((ws.root / "observations").rglob("*.json"))
+        for _ in range(SESSIONS):
+            server.reply_text(GOOD)
+        again = ingest_here(ws, **anthropic_env(server))
+        assert again.success, again.as_dict()
+    spent = json.loads((ws.state / "llm-budget.json").read_text())["anthropic"]["tokens"]
+    assert spent > 0
+    with using_workspace(ws):
+        assert_same_state(read_state(ws), clean_llm)

@@ -252,8 +252,8 @@ def test_build_offline_client_by_default(tmp_path):
 def test_build_anthropic_client_when_a_key_is_set(tmp_path):
     settings = settings_with(tmp_path, ANTHROPIC_API_KEY="sk-test", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
     client = build_llm_client(settings, cache_dir=tmp_path / "cache")
-    assert isinstance(client.provider, AnthropicProvider)
-    assert str(client.provider.client.base_url).startswith("http://127.0.0.1:9")
+    assert isinstance(client.provider.provider, AnthropicProvider)  # inside the daily budget
+    assert str(client.provider.provider.client.base_url).startswith("http://127.0.0.1:9")
 
 
 def test_anthropic_without_a_key_is_bad_input(tmp_path):

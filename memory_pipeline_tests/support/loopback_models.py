@@ -1,6 +1,7 @@
 """A loopback model server for driving the real agent clients: the Anthropic Messages API
-(`POST /v1/messages`, JSON or streaming SSE; `count_tokens`) and the OpenAI Responses API
-(`POST /v1/responses`, JSON or streaming SSE), on 127.0.0.1 at a free port.
+(`POST /v1/messages`, JSON or streaming SSE; `count_tokens`), the OpenAI Responses API
+(`POST /v1/responses`, JSON or streaming SSE) and OpenAI Chat Completions (`POST /v1/chat/completions`,
+JSON: what Ollama, llama.cpp's server and vLLM speak), on 127.0.0.1 at a free port.
 
 Answers are chosen by rule, not by queue position, because the clients send side requests of their
 own (titles, quota probes, compaction summaries) in an order the test does not control:
@@ -55,6 +56,8 @@ class RecordedCall:
 
     @property
     def api(self) -> str:
+        if self.path.startswith("/v1/chat/completions"):
+            return "openai-chat"
         return "openai-responses" if self.path.startswith("/v1/responses") else "anthropic-messages"
 
     @property
@@ -216,6 +219,13 @@ def openai_response(text: str, model: str, number: int) -> dict:
             "model": model, "output": [item], "usage": usage}
 
 
+def openai_chat(text: str, model: str, number: int) -> dict:
+    usage = {"prompt_tokens": 100, "completion_tokens": max(1, len(text) // 4), "total_tokens": 100 + max(1, len(text) // 4)}
+    return {"id": f"chatcmpl-loopback-{number}", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": usage}
+
+
 def openai_events(text: str, model: str, number: int) -> list[tuple[str, dict]]:
     response = openai_response(text, model, number)
     item = response["output"][0]
@@ -260,6 +270,8 @@ def _handler_for(server: LoopbackModels) -> type[BaseHTTPRequestHandler]:
                     self._send_events(anthropic_events(text, model, number))
                 else:
                     self._send_json(200, anthropic_message(text, model, number))
+            elif path.endswith("/chat/completions"):
+                self._send_json(200, openai_chat(server.reply_for(call), model, number))
             elif path.endswith("/responses"):
                 reply = server.reply_for(call)
                 text = reply if isinstance(reply, str) else server.default_text  # tool answers: Anthropic only

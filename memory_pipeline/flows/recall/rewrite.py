@@ -18,7 +18,7 @@ def rewrite_query(workspace: Workspace, settings: Settings, query: str, llm: Com
     if llm is None:
         from memory_pipeline.resources.llm import build_llm_client
 
-        llm = build_llm_client(settings, workspace.state_path("llm_cache"))
+        llm = build_llm_client(settings, workspace.state_path("llm_cache"), workspace.state_path("llm_budget"))
     system, prompt = load_prompt("rewrite").render(query=query)
     value, _ = llm.complete(task="rewrite", model=rewrite_model(settings), system=system, prompt=prompt,
                             max_tokens=200, validate=parse_rewrite)

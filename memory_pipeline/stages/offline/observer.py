@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from memory_pipeline.stages.offline import observer_rules as rules
-from memory_pipeline.stages.offline.observer_facts import Block, Candidate, facts_for
+from memory_pipeline.stages.offline.observer_facts import Block, Candidate, facts_for, noteworthy_commands
 from memory_pipeline.stages.offline.observer_people import is_chat_log
 
 _HEADER = re.compile(r"^\[(\d{2}:\d{2}|--:--)\] \[(User|Assistant|Tool|System|Summary)\] \((m\d+)\): ?(.*)$")
@@ -114,7 +114,7 @@ def _count(n: int, noun: str) -> str:
 
 
 def narrative_for(segment: list[Block]) -> str:
-    """Up to three sentences: what was asked, what was done or found, how it ended."""
+    """Up to four sentences: what was asked, what was edited and run, how it ended."""
     parts = []
     ask = next((rules.intent(b.text) for b in segment if b.is_user_intent), "")
     if ask:
@@ -129,6 +129,8 @@ def narrative_for(segment: list[Block]) -> str:
         parts.append(f"The agent modified {names}{more} ({_count(calls, 'tool call')}).")
     elif calls:
         parts.append(f"The agent made {_count(calls, 'tool call')} without modifying files.")
+    if commands := noteworthy_commands(segment):
+        parts.append("It ran " + ", ".join(f"`{c}`" for c in commands) + ".")
     said = [
         s for b in segment if b.role == "Assistant" for s in rules.sentences(b.text)
         if not s.endswith("?") and not rules.is_fragment(s)

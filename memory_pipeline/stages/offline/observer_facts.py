@@ -1,4 +1,5 @@
-"""Facts of one segment for the offline Observer: cue-phrase sentences, edited files, key commands."""
+"""Facts of one segment for the offline Observer: what the user stated, decided or corrected, and the
+root causes, fixes and decisions the agent stated. Edited files and commands go to the narrative."""
 
 from __future__ import annotations
 
@@ -40,29 +41,47 @@ class Candidate:
 
 
 def _user_candidates(block: Block) -> list[Candidate]:
-    """Corrections, rules, preferences and decisions the user states; never questions or greetings."""
+    """Corrections, rules, preferences, decisions and the user's stated context (services, versions,
+    environments, conventions, abandoned approaches); never questions, greetings or requests."""
     found, mapping = [], []
-    for sentence in rules.sentences(block.text):
+    said = rules.sentences(block.text)
+    for i, sentence in enumerate(said):
         cleaned = rules.FILLER.sub("", sentence).strip()
         if rules.MAPPING.match(cleaned) and not rules.is_question(sentence):
             mapping.append(cleaned)
             continue
         if rules.is_question(sentence) or rules.GREETING.match(cleaned) or len(rules.content_words(cleaned)) < 2:
             continue
-        quoted = f'"{rules.clip(sentence)}"'
-        if rules.CORRECTION.search(sentence) and rules.is_self_contained(rules.CORRECTION.sub("", sentence).strip(" ,.;:")):
-            found.append(Candidate("high", block.time, f"User corrected the agent: {quoted}", [block.ref]))
-        elif rules.RULE.search(sentence) or rules.PREFERENCE.search(sentence):
-            found.append(Candidate("high", block.time, f"User stated: {quoted}", [block.ref]))
-        elif rules.DECISION.search(sentence) and rules.is_self_contained(sentence):
-            found.append(Candidate("high", block.time, f"User decided: {quoted}", [block.ref]))
-        elif rules.USER_DESIGN.search(sentence) and len(sentence.split()) >= 6 and rules.is_self_contained(sentence):
-            found.append(Candidate("high", block.time, f"User stated: {quoted}", [block.ref]))
-        elif rules.FAILURE.search(sentence) and not rules.ERROR_LINE.match(cleaned) and rules.is_self_contained(sentence):
-            found.append(Candidate("medium", block.time, f"User reported: {quoted}", [block.ref]))
+        if fact := _user_fact(sentence, said[i + 1] if i + 1 < len(said) else ""):
+            found.append(Candidate(fact[0], block.time, fact[1], [block.ref]))
     if mapping:  # a list of "a -> b" lines: where things go, as the user decided it
         found.append(Candidate("high", block.time, f"User decided: {'; '.join(mapping)}", [block.ref]))
     return found
+
+
+def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
+    """(priority, text) of the fact a user sentence states, or None; a bare correction ("No, don't use
+    pip here.") takes the sentence after it, which says what to do instead."""
+    quoted = f'"{rules.clip(sentence)}"'
+    if rules.CORRECTION.search(sentence):
+        if rules.is_self_contained(rules.CORRECTION.sub("", sentence).strip(" ,.;:")):
+            return "high", f"User corrected the agent: {quoted}"
+        if following and not rules.is_question(following) and len(rules.content_words(following)) >= 2:
+            return "high", f'User corrected the agent: "{rules.clip(sentence + " " + following)}"'
+    if rules.RULE.search(sentence) or rules.PREFERENCE.search(sentence):
+        return "high", f"User stated: {quoted}"
+    if rules.is_request(sentence):
+        return None
+    if rules.DECISION.search(sentence) and rules.is_self_contained(sentence):
+        return "high", f"User decided: {quoted}"
+    if rules.USER_CONTEXT.search(sentence) and rules.is_self_contained(sentence):
+        return "high", f"User stated: {quoted}"
+    if (rules.USER_DESIGN.search(sentence) and not rules.EMBEDDED_QUESTION.search(sentence)
+            and len(sentence.split()) >= 6 and rules.is_self_contained(sentence)):
+        return "high", f"User stated: {quoted}"
+    if rules.FAILURE.search(sentence) and not rules.ERROR_LINE.match(sentence) and rules.is_self_contained(sentence):
+        return "medium", f"User reported: {quoted}"
+    return None
 
 
 def _assistant_candidates(block: Block) -> list[Candidate]:
@@ -76,7 +95,7 @@ def _assistant_candidates(block: Block) -> list[Candidate]:
         text = rules.clip(sentence)
         if rules.ROOT_CAUSE.search(sentence):
             found.append(Candidate("high", block.time, text, [block.ref]))
-        elif rules.ASSISTANT_DECISION.search(sentence) or (
+        elif (rules.ASSISTANT_DECISION.search(sentence) and not rules.RESULT.search(sentence)) or (
             rules.STATE_CHANGE.search(sentence) and not rules.FUTURE.search(sentence)
         ):
             found.append(Candidate("high", block.time, text, [block.ref]))
@@ -95,30 +114,14 @@ def _personal_candidates(segment: list[Block]) -> list[Candidate]:
             if b.role in ("User", "Assistant") and (fact := personal_fact(b.text))]
 
 
-def _tool_candidates(segment: list[Block]) -> list[Candidate]:
-    """One fact per modified file (with the agent's stated intent) and per noteworthy command."""
-    edits: dict[str, Candidate] = {}
-    commands: dict[str, Candidate] = {}
-    purpose, age = "", 0
+def noteworthy_commands(segment: list[Block], limit: int = 3) -> list[str]:
+    """The segment's first few noteworthy commands (commits, installs, migrations), for its narrative."""
+    commands: dict[str, str] = {}
     for block in segment:
-        age += 1
-        if block.role == "User" or age > 4:
-            purpose = ""
-        if block.role != "Assistant":
-            continue
-        stated = [p for s in rules.sentences(block.text) if (p := rules.purpose(s))]
-        if stated:
-            purpose, age = stated[0], 0
-        for name, args in block.calls:
-            if path := rules.edited_path(name, args):
-                if path in edits:
-                    edits[path].refs.append(block.ref)
-                else:
-                    why = f" — {purpose}" if purpose else ""
-                    edits[path] = Candidate("medium", block.time, f"Modified `{path}`{why}", [block.ref])
-            elif (command := rules.noteworthy_command(name, args)) and rules.command_key(command) not in commands:
-                commands[rules.command_key(command)] = Candidate("medium", block.time, f"Ran `{command}`", [block.ref])
-    return list(edits.values()) + list(commands.values())[:3]
+        for name, args in block.calls if block.role == "Assistant" else []:
+            if (command := rules.noteworthy_command(name, args)) and rules.command_key(command) not in commands:
+                commands[rules.command_key(command)] = command
+    return list(commands.values())[:limit]
 
 
 def _select(candidates: list[Candidate]) -> list[Candidate]:
@@ -145,4 +148,4 @@ def facts_for(segment: list[Block], chat_log: bool = False) -> list[Candidate]:
             candidates += _user_candidates(block)
         elif block.role == "Assistant":
             candidates += _assistant_candidates(block)
-    return _select(candidates + _tool_candidates(segment))
+    return _select(candidates)  # edits and commands are the narrative's, not facts

@@ -42,10 +42,30 @@ CORRECTION = re.compile(
     re.IGNORECASE,
 )
 DECISION = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|going with|because|chose|opted|"
-                      r"(?:moved|switched|migrated|upgraded) (?:from|to)|no longer)\b", re.I)
+                      r"(?:moved|switched|migrated|upgraded) (?:[\w.\-]+ ){0,4}(?:from|to)|no longer|let'?s not|"
+                      r"any ?more|reason being|the reason (?:is|was))\b", re.I)
+# what the user states about their setup: services, versions, hosts, environments, conventions, history
+USER_CONTEXT = re.compile(
+    r"\b(?:context(?: for (?:today|this))?:|runs? on|(?:is|are) (?:hosted|deployed) (?:on|in|at)|lives (?:in|at)|"
+    r"(?:is|are) at|we use|we keep|we run|we(?:'re| are) on|(?:this|the|our) (?:repo|project|service|team|app) "
+    r"uses|\w+ use \w+|our (?:[\w\-]+ ){0,3}(?:is|are)|is gone|is the new|we tried|tried .{0,60}"
+    r"(?:abandoned|gave up|dropped|reverted)|gave up on|abandoned)\b",
+    re.IGNORECASE,
+)
+# "where those modules should go": a question inside a request, not a design statement
+EMBEDDED_QUESTION = re.compile(r"\b(?:where|what|how|which|whether)\b[^.;]{0,60}\bshould\b", re.IGNORECASE)
+# a request: the current task, not a fact ("Please add …", "Can you …", "Run the tests.")
+REQUEST = re.compile(
+    r"^(?:(?:please|pls|now|also|and|then|ok(?:ay)?|so),? )*(?:can you|could you|would you|will you|add|fix|run|"
+    r"update|put|write|make|commit|read|check|implement|create|remove|show|look|go|do|try|test|propose|tell|"
+    r"explain|find|help|give|continue|start|change|move|rename|delete|refactor|debug)\b",
+    re.IGNORECASE,
+)
 ASSISTANT_DECISION = re.compile(
     r"\b(?:decided|let'?s go with|we'?ll go with|chose|opted for|instead of|instead$)\b", re.IGNORECASE
 )
+# a measured result ("now finishes in 40 seconds instead of 12 minutes"): this session's outcome
+RESULT = re.compile(r"\bnow (?:\w+ ){0,3}(?:in|at|takes|finishes|runs)\b.*\d", re.IGNORECASE)
 # an agent's claim that code always or never does something: context for the session, not a decision
 INVARIANT = re.compile(r"\b(?:always|never)\b", re.IGNORECASE)
 # a statement with its reason: "X is unused because the code still uses the full paths"
@@ -63,10 +83,9 @@ ROOT_CAUSE = re.compile(
     r"fix(?:ed)? (?:it|this) by|the culprit|turns out)\b",
     re.IGNORECASE,
 )
+# a change to the environment (not a code change log: removed, replaced, moved and renamed stay narrative)
 STATE_CHANGE = re.compile(
-    r"\b(?:installed|uninstalled|migrated|replaced|renamed|upgraded|downgraded|switched|reconfigured|"
-    r"deprecated|removed|extracted|moved (?:\S+ )?to)\b",
-    re.IGNORECASE,
+    r"\b(?:installed|uninstalled|migrated|upgraded|downgraded|switched|reconfigured|deprecated)\b", re.IGNORECASE
 )
 FAILURE = re.compile(
     r"\b(?:didn'?t work|did not work|doesn'?t work|does not work|failed|failing|still broken|not working)\b|error:",
@@ -210,8 +229,13 @@ def is_self_contained(sentence: str) -> bool:
     return bool(_SPECIFIC.search(sentence)) or len(content_words(sentence) - _CUE_WORDS) >= 3
 
 
+def is_request(sentence: str) -> bool:
+    return bool(REQUEST.match(FILLER.sub("", sentence).strip()))
+
+
 def is_question(sentence: str) -> bool:
-    return sentence.rstrip(" \"'”)").endswith("?")
+    """Ends with a question mark, not counting a closing aside: "a -> utils (possibly others?)" is no question."""
+    return re.sub(r"\s*\([^()]*\)$", "", sentence.rstrip()).rstrip(" \"'”)").endswith("?")
 
 
 def is_fragment(sentence: str) -> bool:

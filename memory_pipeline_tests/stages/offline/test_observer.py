@@ -83,15 +83,18 @@ def test_output_round_trips_through_the_parser_with_real_times_and_refs():
     assert all(s.title and s.narrative for s in output.segments)
 
 
-def test_facts_capture_root_cause_corrections_rules_and_state_changes():
-    texts = "\n".join(f.text for f in parse_observer_output(observe_offline(*prompt_for(TRANSCRIPT))).facts)
+def test_facts_capture_root_cause_corrections_rules_and_decisions_and_the_narrative_the_edits():
+    output = parse_observer_output(observe_offline(*prompt_for(TRANSCRIPT)))
+    texts = "\n".join(f.text for f in output.facts)
+    narratives = "\n".join(s.narrative for s in output.segments)
 
     assert "The root cause is that the retry loop reuses a signed URL that expires after 60 seconds." in texts
     assert 'User corrected the agent: "No, don\'t sign inside the loop' in texts
     assert 'User stated: "From now on, never cache presigned URLs."' in texts
     assert "I switched deploy.sh from rsync to a container image push" in texts
-    assert "Modified `/srv/app/uploader/retry.py`" in texts
-    assert 'Ran `git commit -am "Deploy with images"`' in texts
+    # edits and commands are what the agent did: the narrative says them, no fact does
+    assert "Modified" not in texts and "Ran `" not in texts
+    assert "`retry.py`" in narratives and '`git commit -am "Deploy with images"`' in narratives
     # a test run is routine and a question is not a fact: neither is kept
     assert "pytest" not in texts and "migrations first" not in texts
 

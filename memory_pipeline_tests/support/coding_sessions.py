@@ -1,0 +1,148 @@
+"""Coding sessions for the labelled set, modelled on issue 26's examples: each turn is the user's
+text and the agent's answer, every sentence marked durable (True) or not. `record` has the real
+Claude Code binary hold each session against the loopback model server (the answers are the
+scripted agent text), so the transcripts are Claude Code's own JSONL, as the real-client tests write.
+
+    python -m memory_pipeline_tests.support.coding_sessions   # rewrites bench/sessions/ and the labels
+"""
+
+from __future__ import annotations
+
+Turn = tuple[list[tuple[str, bool]], list[tuple[str, bool]]]  # (user sentences, agent sentences)
+
+SESSIONS: dict[str, list[Turn]] = {
+    "orders-postgres": [
+        ([("Context for today: the orders service runs on Postgres 15 (RDS instance orders-db-1), and migrations use Alembic.", True),
+          ("Please add a nullable shipped_at column to the orders table.", False)],
+         [("I'll add an Alembic migration for the shipped_at column.", False),
+          ("I created migrations/versions/20261102_add_shipped_at.py with an op.add_column call.", False),
+          ("Running alembic upgrade head against the local database now.", False),
+          ("The migration applied cleanly and all 42 tests pass.", False)]),
+        ([("We keep one migration per change, so don't fold the index into this migration.", True),
+          ("Put the index in its own migration.", False)],
+         [("Understood.", False),
+          ("I split the index into a second migration, 20261102_index_shipped_at.py.", False),
+          ("Both migrations apply cleanly.", False)]),
+        ([("Staging reads reports from the replica orders-db-1-ro; never point report queries at the primary.", True)],
+         [("Noted.", False),
+          ("The reports module already reads from the replica through REPORTS_DATABASE_URL.", True)]),
+        ([("Can you also check why the nightly export is slow?", False)],
+         [("Let me look at the export query plan.", False),
+          ("The root cause is a missing index on orders.created_at: the export scans the whole table every night.", True),
+          ("I added the index on created_at in a third migration.", True),
+          ("The export now finishes in 40 seconds instead of 12 minutes.", False)]),
+        ([("Thanks, that's great.", False),
+          ("Commit it with a short message.", False)],
+         [("Committed as \"Add shipped_at and created_at index\".", False)]),
+    ],
+    "orders-upgrade": [
+        ([("We upgraded the orders service from Postgres 15 to Postgres 16 last night; 15 is gone, orders-db-2 is the new instance.", True),
+          ("Update the local setup to match.", False)],
+         [("Got it.", False),
+          ("I updated DATABASE_URL in .env.example to point at orders-db-2.", False),
+          ("I changed the docker-compose image to postgres:16.", False)]),
+        ([("I prefer explicit SQL in migrations over autogenerate, because autogenerate missed our partial indexes twice.", True)],
+         [("Makes sense.", False),
+          ("I rewrote the new migration with explicit op.execute statements.", False)]),
+        ([("Run the tests.", False)],
+         [("Ran uv run pytest -q: 118 passed, 2 skipped.", False)]),
+        ([("We tried pgbouncer in transaction mode last month and abandoned it because prepared statements broke; don't suggest it again.", True)],
+         [("Understood, I won't propose pgbouncer transaction mode.", False),
+          ("Instead I set the SQLAlchemy pool size to 10 per worker.", False)]),
+        ([("Why do the integration tests hang on CI but not locally?", False)],
+         [("I'll check the CI logs.", False),
+          ("The integration tests hang because CI starts Postgres without waiting for it to accept connections.", True),
+          ("The fix is a pg_isready loop in the CI job before pytest starts.", True),
+          ("I added it to .github/workflows/test.yml.", False)]),
+        ([("Good.", False),
+          ("From now on, every CI job that needs Postgres waits on pg_isready first.", True)],
+         [("Done, I applied it to the three jobs that use Postgres.", False)]),
+    ],
+    "billing-uv": [
+        ([("Please add httpx as a dependency and write a client for the billing API.", False)],
+         [("I'll run pip install httpx first.", False),
+          ("The install failed with externally-managed-environment.", False)]),
+        ([("No, don't use pip here.", True),
+          ("This repo uses uv: run uv sync and uv run pytest.", True),
+          ("I've told you this before.", False)],
+         [("Sorry about that.", False),
+          ("I added httpx with uv add httpx and ran uv sync.", False),
+          ("I wrote billing/client.py with a BillingClient class.", False)]),
+        ([("The billing API is at https://billing.internal:8443 and it needs the X-Tenant header on every request.", True)],
+         [("I added the X-Tenant header to every request in BillingClient.", False),
+          ("Ran uv run pytest -q: 31 passed.", False)]),
+        ([("Use a timeout of 10 seconds on every billing call, we never want unbounded calls to billing.", True)],
+         [("Done: the client now uses a 10-second timeout.", False)]),
+        ([("What does the retry decorator in billing/retry.py do?", False)],
+         [("It retries on 502 and 503 up to three times with exponential backoff.", False)]),
+        ([("Let's not retry on 503 any more, billing returns 503 during deploys and retries make the pile-up worse.", True)],
+         [("I removed 503 from the retried statuses.", False),
+          ("Ran uv run pytest -q: 31 passed.", False)]),
+    ],
+    "billing-uv-again": [
+        ([("Add a test for the tenant header.", False)],
+         [("I'll install pytest-httpx with pip install pytest-httpx.", False)]),
+        ([("No, use uv, not pip: uv add --dev pytest-httpx.", True),
+          ("This is the third time.", False)],
+         [("You're right, sorry.", False),
+          ("I ran uv add --dev pytest-httpx.", False),
+          ("I wrote tests/test_client.py with a test that checks the X-Tenant header.", False)]),
+        ([("Our staging tenant id is acme-staging, and production is acme.", True)],
+         [("I used acme-staging in the test fixtures.", False)]),
+        ([("Tests should never call the real billing API.", True)],
+         [("The tests mock the transport with pytest-httpx, so no call leaves the machine.", False)]),
+        ([("I tried caching tokens in Redis earlier and gave up on it because token refresh raced between workers.", True),
+          ("Keep tokens in memory per process.", True)],
+         [("Okay, the client keeps its token in memory and refreshes it when a call gets 401.", False)]),
+        ([("Looks good, thanks!", False)],
+         [("Glad it helps.", False)]),
+    ],
+}
+
+
+def turn_text(sentences: list[tuple[str, bool]]) -> str:
+    return " ".join(text for text, _ in sentences)
+
+
+def record(out_dir, labels_path) -> None:
+    """Record every session with the real Claude Code and write its labels (message ids from the JSONL)."""
+    import json
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from memory_pipeline.stages.transcripts.parse import parse_transcript
+    from memory_pipeline_tests.support.agent_clients import ClientHome, installed_clients
+    from memory_pipeline_tests.support.loopback_models import LoopbackModels
+
+    clients = installed_clients()
+    if isinstance(clients, str):
+        raise SystemExit(f"cannot record: {clients}")
+    labels = json.loads(Path(labels_path).read_text(encoding="utf-8"))
+    fixtures = [f for f in labels["fixtures"] if not f["path"].startswith("bench:")]
+    for name, turns in SESSIONS.items():
+        with tempfile.TemporaryDirectory() as tmp, LoopbackModels() as models:
+            for user, agent in turns:
+                models.answer_when(turn_text(user), turn_text(agent))
+            home, project = ClientHome(clients, Path(tmp) / "home", models.url), Path(tmp) / name
+            project.mkdir()
+            home.claude_conversation(["--model", "claude-sonnet-4-5"], project, [turn_text(u) for u, _ in turns])
+            [recorded] = list(home.claude_projects.glob("*/*.jsonl"))
+            target = Path(out_dir) / f"{name}.jsonl"
+            shutil.copyfile(recorded, target)
+        messages = [m for m in parse_transcript(target).messages if m.role in ("user", "assistant") and m.text.strip()]
+        sentences = []
+        for user, agent in turns:
+            for role, said in (("user", user), ("assistant", agent)):
+                source = next(m for m in messages if m.role == role and turn_text(said) in m.text)
+                sentences += [{"message_id": source.id, "role": role, "text": text, "durable": durable}
+                              for text, durable in said]
+        fixtures.append({"path": f"bench:{name}.jsonl", "sentences": sentences})
+    labels["fixtures"] = fixtures
+    Path(labels_path).write_text(json.dumps(labels, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    from memory_pipeline.bench.observe_coding import LABELS, SESSIONS_DIR
+
+    record(SESSIONS_DIR, LABELS)
