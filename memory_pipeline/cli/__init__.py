@@ -18,36 +18,37 @@ def _no_definitions() -> object:
                               "(memory_pipeline.main), which hands the CLI its definitions")
 
 
+OLD_NAMES = """old names, still working: status, stop, ui, recall-service → service …; hook, install-hooks →
+hooks run|install; redact-check, scrub → secrets check|scrub; pack → ledger pack"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     from memory_pipeline.cli import (
         bench,
         brief,
         demo,
-        events,
+        emit,
         feedback,
         friction,
-        hook,
-        import_cmd,
+        hooks,
+        import_,
         ingest,
-        install_hooks,
         ledger,
         maintain,
-        pack,
         recall,
         reflect,
         review,
         secrets,
-        status,
-        stop,
+        service,
         trace,
-        ui,
     )
 
-    commands = [events, ingest, demo, status, bench, ui, hook, install_hooks, import_cmd, reflect, review, brief,
-                recall, maintain, feedback, friction, secrets, ledger, pack, stop, trace]
+    commands = [emit, import_, ingest, recall, brief, review, reflect, ledger, maintain, feedback, friction, trace,
+                service, hooks, secrets, demo, bench]
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Durable, reviewable, searchable memory for coding agents.",
+        epilog=OLD_NAMES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in commands:

@@ -62,3 +62,9 @@ def project_scope(args) -> str | None:
         return None
     given = getattr(args, "project", None)
     return named_project(given) if given else resolve_project(Path.cwd())
+
+
+def add_alias(sub, old_name: str, new_name: str, add_arguments) -> None:
+    """An old command name kept working (installed hooks and scripts call it), left out of the
+    command list: `memory-pipeline OLD --help` names the new one."""
+    add_arguments(sub.add_parser(old_name, description=f"the old name of `memory-pipeline {new_name}`"))

@@ -1,4 +1,4 @@
-"""`memory-pipeline install-hooks claude-code [--project DIR | --user] [--uninstall]`."""
+"""`memory-pipeline hooks install claude-code [--project DIR | --user] [--uninstall]`."""
 
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ from memory_pipeline.config import workspace_override
 from memory_pipeline.errors import BadInputError
 
 
-def register(sub) -> None:
-    parser = sub.add_parser("install-hooks", help="add (or remove) the memory hooks in Claude Code's settings.json")
+HELP = "add (or remove) the memory hooks in Claude Code's settings.json"
+
+
+def add_arguments(parser) -> None:
     parser.add_argument("agent", choices=["claude-code"])
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--project", type=Path, metavar="DIR", help="DIR/.claude/settings.json (default: current folder)")

@@ -1,4 +1,4 @@
-"""`memory-pipeline hook claude-code`: run by Claude Code with the hook JSON on stdin.
+"""`memory-pipeline hooks run claude-code` (the old name `hook claude-code` is what settings.json holds): run by Claude Code with the hook JSON on stdin.
 
 A hook must never break the agent: whatever happens, it exits 0; problems become one line on
 stderr. Output for the agent (SessionStart) is one JSON object on stdout.
@@ -10,8 +10,10 @@ import json
 import sys
 
 
-def register(sub) -> None:
-    parser = sub.add_parser("hook", help="handle one agent hook call (JSON on stdin); always exits 0")
+HELP = "handle one agent hook call (JSON on stdin); always exits 0"
+
+
+def add_arguments(parser) -> None:
     parser.add_argument("agent", choices=["claude-code"])
     parser.add_argument("--refresh-recall", metavar="SESSION", help="(internal) fill the session's recall cache")
     parser.set_defaults(handler=run_hook)

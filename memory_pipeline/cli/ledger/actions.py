@@ -9,9 +9,7 @@ from memory_pipeline.cli.common import add_json_flag, print_json, workspace_from
 from memory_pipeline.stages.ledger.model import EVENT_TYPES, PRIORITIES
 
 
-def register(sub) -> None:
-    parser = sub.add_parser("ledger", help="the event ledger: add an event, show an entity, check integrity")
-    actions = parser.add_subparsers(dest="ledger_action", required=True, metavar="ACTION")
+def add_actions(actions) -> None:
     add = actions.add_parser("add", help="append one event (validated) to memory/ledger.jsonl")
     add.add_argument("content", help="what happened, in one sentence")
     add.add_argument("--type", required=True, choices=EVENT_TYPES)

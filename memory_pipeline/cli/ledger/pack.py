@@ -1,4 +1,4 @@
-"""`memory-pipeline pack`: build the recall pack now (recall/pack.md, one per project) and print it.
+"""`memory-pipeline ledger pack`: build the recall pack now (recall/pack.md, one per project) and print it.
 Integrity failures are printed on stderr and make the exit code 1."""
 
 from __future__ import annotations
@@ -8,8 +8,10 @@ import sys
 from memory_pipeline.cli.common import add_json_flag, print_json, workspace_from_env
 
 
-def register(sub) -> None:
-    parser = sub.add_parser("pack", help="build the recall pack from the ledger and print it")
+HELP = "build the recall pack from the ledger and print it"
+
+
+def add_arguments(parser) -> None:
     parser.add_argument("--date", help="the pack's day, YYYY-MM-DD (default today)")
     parser.add_argument("--project", default="default", help="the project whose pack is printed")
     add_json_flag(parser)

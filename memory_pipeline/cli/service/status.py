@@ -1,4 +1,4 @@
-"""`memory-pipeline status`: services, counts and pending events."""
+"""`memory-pipeline service status`: services, counts and pending events."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from memory_pipeline.config import Settings
 from memory_pipeline.errors import MemoryPipelineError
 
 
-def register(sub) -> None:
-    parser = sub.add_parser("status", help="services, counts and pending events")
+HELP = "services, counts and pending events"
+
+
+def add_arguments(parser) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=run_status)
 
@@ -102,7 +104,7 @@ def project_counts(observations) -> dict[str, int]:
 
 
 def run_status(args) -> int:
-    from memory_pipeline.cli.stop import describe
+    from memory_pipeline.cli.service.stop import describe
     from memory_pipeline.resources.services import workspace_processes
 
     settings = Settings.from_env()

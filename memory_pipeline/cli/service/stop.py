@@ -1,4 +1,4 @@
-"""`memory-pipeline stop`: stop every background process this workspace started, and wait for them."""
+"""`memory-pipeline service stop`: stop every background process this workspace started, and wait for them."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ from memory_pipeline.cli.common import add_json_flag, console, print_json, works
 from memory_pipeline.errors import ServiceError
 
 
-def register(sub) -> None:
-    parser = sub.add_parser("stop", help="stop the workspace's redis-server, recall service and ui, and wait for them")
+HELP = "stop the workspace's redis-server, recall service and ui, and wait for them"
+
+
+def add_arguments(parser) -> None:
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for each before killing it")
     add_json_flag(parser)
     parser.set_defaults(handler=run_stop)

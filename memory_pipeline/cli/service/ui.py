@@ -1,4 +1,4 @@
-"""`memory-pipeline ui`: `dagster dev` on this workspace, with DAGSTER_HOME set the way the CLI sets it."""
+"""`memory-pipeline service ui`: `dagster dev` on this workspace, with DAGSTER_HOME set the way the CLI sets it."""
 
 from __future__ import annotations
 
@@ -16,8 +16,10 @@ from memory_pipeline.pipeline import DEFINITIONS_MODULE
 from memory_pipeline.resources.processes import folder_identity, read_pid, terminate, write_pid
 
 
-def register(sub) -> None:
-    parser = sub.add_parser("ui", help="start the Dagster UI (dagster dev) for this workspace")
+HELP = "start the Dagster UI (dagster dev) for this workspace"
+
+
+def add_arguments(parser) -> None:
     parser.add_argument("--port", type=int, default=3000)
     parser.add_argument("--host", default="127.0.0.1")
     parser.set_defaults(handler=run_ui)
