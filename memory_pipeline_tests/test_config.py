@@ -1,4 +1,4 @@
-"""Settings: one model, one default each, the README's table generated from it, nobody else reads env."""
+"""Settings: one model, one default each, docs/configuration.md's table generated from it, nobody else reads env."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from memory_pipeline.errors import BadInputError
 from memory_pipeline_tests.support.paths import PROJECT_ROOT
 
 
-def test_readme_configuration_table_is_the_generated_one():
-    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    block = readme.split("<!-- settings:start -->\n", 1)[1].split("<!-- settings:end -->", 1)[0]
+def test_configuration_page_table_is_the_generated_one():
+    page = (PROJECT_ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    block = page.split("<!-- settings:start -->\n", 1)[1].split("<!-- settings:end -->", 1)[0]
     assert block.strip() == settings_table().strip(), "regenerate with `python -m memory_pipeline.config`"
 
 
