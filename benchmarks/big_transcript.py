@@ -18,12 +18,12 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[1]  # the project folder
 FIXTURE = "transcripts/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 SOURCES = (
-    PACKAGE.parent / "memory_pipeline_tests" / "fixtures" / FIXTURE,
-    PACKAGE.parent.parent / "shared" / "fixtures" / FIXTURE,
-    PACKAGE / "samples" / "claude-code-redis-debugging.jsonl",
+    ROOT / "memory_pipeline_tests" / "fixtures" / FIXTURE,
+    ROOT.parent / "shared" / "fixtures" / FIXTURE,
+    ROOT / "memory_pipeline" / "samples" / "claude-code-redis-debugging.jsonl",
 )
 SESSION_ID = "b16b16b1-0000-4000-8000-000000000057"
 START = datetime(2026, 11, 2, 0, 30, tzinfo=UTC)

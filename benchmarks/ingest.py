@@ -21,7 +21,7 @@ def _step_seconds(instance, run_id: str) -> dict[str, float]:
 
 
 def bench_ingest(definitions, sessions: int = 50, turns: int = 8, repeats: int = 3) -> dict:
-    from memory_pipeline.bench.synthetic import write_sessions
+    from benchmarks.synthetic import write_sessions
     from memory_pipeline.flows.emit import emit_session_event
     from memory_pipeline.flows.index import observation_points
     from memory_pipeline.flows.ingest import ingest

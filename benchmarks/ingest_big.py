@@ -28,7 +28,7 @@ def _rss_mb(who: int) -> float:
 
 
 def bench_big_transcript(definitions, size_mb: float = 57.0, root: Path | None = None) -> dict:
-    from memory_pipeline.bench.big_transcript import write_big_transcript
+    from benchmarks.big_transcript import write_big_transcript
     from memory_pipeline.flows.importer import import_transcripts
     from memory_pipeline.flows.ingest import ingest
     from memory_pipeline.resources.embedded_redis import EmbeddedRedis

@@ -46,8 +46,8 @@ def summary(samples: list[float]) -> dict:
 
 def bench_latency(phases: tuple[str, ...] = PHASES, runs: int = 5, day_sessions: int = 23,
                   fixtures: Path | None = None, progress=None) -> dict:
-    from memory_pipeline.bench.latency_day import bench_day, emit_fixture_day
-    from memory_pipeline.bench.latency_emit import bench_emit_to_log
+    from benchmarks.latency_day import bench_day, emit_fixture_day
+    from benchmarks.latency_emit import bench_emit_to_log
 
     say = progress or (lambda message: None)
     figures: dict = {"load_average_before": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}

@@ -21,7 +21,7 @@ SMALL = ("claude-code/tool_heavy.jsonl",
 
 def default_fixtures() -> Path:
     """../shared/fixtures/transcripts beside the repository."""
-    return Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "transcripts"
+    return Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "transcripts"
 
 
 def day_files(fixtures: Path, sessions: int, megabytes: float) -> list[Path]:
@@ -53,7 +53,7 @@ def emit_fixture_day(root: Path, env: dict, sessions: int, fixtures: Path | None
 
 
 def bench_day(root: Path, env: dict, source: dict, measure_raw: bool = True) -> dict:
-    from memory_pipeline.bench.latency import cli
+    from benchmarks.latency import cli
 
     wall = cli(env, "ingest", "--json", timeout=1800)
     figures = {**source, "ingest_wall_s": round(wall, 1), **_steps(env, source["day"])}

@@ -22,7 +22,7 @@ TURNS = 67  # three transcript lines a turn (ask, answer with a tool call, tool 
 
 
 def write_session(folder: Path, seed: int) -> Path:
-    from memory_pipeline.bench.synthetic import make_session
+    from benchmarks.synthetic import make_session
 
     rng = random.Random(seed)
     session = str(uuid.UUID(int=rng.getrandbits(128), version=4))
@@ -34,7 +34,7 @@ def write_session(folder: Path, seed: int) -> Path:
 
 
 def bench_emit_to_log(root: Path, runs: int, progress=None) -> dict:
-    from memory_pipeline.bench.latency import summary
+    from benchmarks.latency import summary
     from memory_pipeline.config import set_process_environment
     from memory_pipeline.flows.runs import get_instance
     from memory_pipeline.resources.workspace import Workspace

@@ -22,7 +22,7 @@ from memory_pipeline.config import Settings, set_process_environment
 
 LOCOMO_START = "2023-01-01"  # conversations are dated from here: a fixed first day of the partitions
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "bench" / "locomo-dev.json"
+DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "bench" / "locomo-dev.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
 

@@ -11,7 +11,7 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from memory_pipeline.bench.locomo import CATEGORIES, LocomoConversation, evidence_ids
+from benchmarks.locomo import CATEGORIES, LocomoConversation, evidence_ids
 from memory_pipeline.models import RecallHit
 
 MAX_SOURCES = 5

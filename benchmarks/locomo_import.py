@@ -20,7 +20,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from memory_pipeline.bench.locomo import LocomoConversation, session_jsonl
+from benchmarks.locomo import LocomoConversation, session_jsonl
 from memory_pipeline.config import child_environment
 from memory_pipeline.models import RecallHit
 

@@ -21,9 +21,9 @@ import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from memory_pipeline.bench.locomo import DEFAULT_DATA, load_conversations
-from memory_pipeline.bench.locomo_eval import MAX_SOURCES, Variant, evaluate, merge, table
-from memory_pipeline.bench.locomo_import import cli_env, import_and_ingest, import_folder, moved_to_recent, run_cli
+from benchmarks.locomo import DEFAULT_DATA, load_conversations
+from benchmarks.locomo_eval import MAX_SOURCES, Variant, evaluate, merge, table
+from benchmarks.locomo_import import cli_env, import_and_ingest, import_folder, moved_to_recent, run_cli
 from memory_pipeline.stages.recall.rank import RankOptions
 
 TRANSCRIPTS = DEFAULT_DATA.parent.parent / "fixtures" / "transcripts"

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from memory_pipeline.bench.observe_quality import FactView
+from benchmarks.observe_quality import FactView
 
 LABELS = Path(__file__).resolve().parent / "labels" / "observer_coding.json"
 KEEP_COSINE = 0.55

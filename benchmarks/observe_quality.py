@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memory_pipeline.bench.locomo import DEFAULT_DATA, load_conversations, session_jsonl
+from benchmarks.locomo import DEFAULT_DATA, load_conversations, session_jsonl
 
 COVERAGE_COSINE = 0.55
 NOISE_MIN_WORDS = 4

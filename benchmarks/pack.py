@@ -116,9 +116,9 @@ def bench_pack(sizes: tuple[int, ...] = (1_000, 10_000, 100_000)) -> list[dict]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="mp-bench-pack-") as tmp:
         for n in sizes:
-            root, error = _in_child("import json; from pathlib import Path; from memory_pipeline.bench.pack import "
+            root, error = _in_child("import json; from pathlib import Path; from benchmarks.pack import "
                                     f"prepare; print(json.dumps(str(prepare(Path({tmp!r}), {int(n)}))))")
-            row, error = _in_child("import json; from memory_pipeline.bench.pack import measure; "
+            row, error = _in_child("import json; from benchmarks.pack import measure; "
                                    f"print(json.dumps(measure({root!r})))") if root else (None, error)
             rows.append(row or {"events": n, "error": error})
     return rows

@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from memory_pipeline.bench.history import default_today, generate, write_history
-from memory_pipeline.bench.locomo_import import import_folder, recall_queries
+from benchmarks.history import default_today, generate, write_history
+from benchmarks.locomo_import import import_folder, recall_queries
 
 BUCKETS = ((0, 182, "< 6 months"), (182, 365, "6-12 months"), (365, 730, "12-24 months"), (730, 10**6, "> 24 months"))
 

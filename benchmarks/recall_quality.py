@@ -16,9 +16,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from memory_pipeline.bench.locomo import DEFAULT_DATA, load_conversations
-from memory_pipeline.bench.locomo_eval import MAX_SOURCES, Variant, evaluate, merge, table
-from memory_pipeline.bench.locomo_import import import_and_ingest, moved_to_recent, recall_queries
+from benchmarks.locomo import DEFAULT_DATA, load_conversations
+from benchmarks.locomo_eval import MAX_SOURCES, Variant, evaluate, merge, table
+from benchmarks.locomo_import import import_and_ingest, moved_to_recent, recall_queries
 from memory_pipeline.stages.recall.rank import OLD_DEFAULTS, RankOptions, RecallFilters
 
 PRODUCT = "product defaults via import"

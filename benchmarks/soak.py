@@ -82,7 +82,7 @@ def recall_latency(workspace, queries: int) -> dict | None:
 
 def bench_soak(definitions, days: int = 30, sessions_per_day: int = 50, turns: int = 6, queries: int = 50,
                root: Path | None = None, progress=None) -> dict:
-    from memory_pipeline.bench.synthetic import write_sessions
+    from benchmarks.synthetic import write_sessions
     from memory_pipeline.flows.emit import emit_session_event
     from memory_pipeline.flows.ingest import ingest
     from memory_pipeline.resources.embedded_redis import EmbeddedRedis

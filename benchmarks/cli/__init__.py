@@ -29,13 +29,13 @@ def register(sub) -> None:
     pack.add_argument("--sizes", default="1000,10000,100000", help="comma-separated ledger sizes")
     add_json_flag(pack)
     pack.set_defaults(handler=run_bench_pack)
-    from memory_pipeline.cli.bench_recall import register_recall  # issue 6
+    from benchmarks.cli.recall import register_recall  # issue 6
 
     register_recall(kinds)
-    from memory_pipeline.cli.bench_quality import register_quality  # issue 13
+    from benchmarks.cli.quality import register_quality  # issue 13
 
     register_quality(kinds)
-    from memory_pipeline.cli.bench_maintenance import register_maintenance  # issue 15
+    from benchmarks.cli.maintenance import register_maintenance  # issue 15
 
     register_maintenance(kinds)
     latency = kinds.add_parser("latency", help="seconds a user waits: status, cold recall, emit → daily log "
@@ -50,8 +50,8 @@ def register(sub) -> None:
 
 
 def run_bench_ingest(args) -> int:
-    from memory_pipeline.bench.ingest import bench_ingest
-    from memory_pipeline.bench.ingest_big import bench_big_transcript
+    from benchmarks.ingest import bench_ingest
+    from benchmarks.ingest_big import bench_big_transcript
     from memory_pipeline.errors import BadInputError
 
     if args.big_transcript:
@@ -64,7 +64,7 @@ def run_bench_ingest(args) -> int:
 
 
 def run_bench_soak(args) -> int:
-    from memory_pipeline.bench.soak import bench_soak
+    from benchmarks.soak import bench_soak
     from memory_pipeline.errors import BadInputError
 
     if args.days < 1 or args.sessions_per_day < 1 or args.queries < 1:
@@ -77,7 +77,7 @@ def run_bench_soak(args) -> int:
 
 
 def run_bench_pack(args) -> int:
-    from memory_pipeline.bench.pack import bench_pack
+    from benchmarks.pack import bench_pack
     from memory_pipeline.errors import BadInputError
 
     try:
@@ -99,7 +99,7 @@ def run_bench_pack(args) -> int:
 def run_bench_latency(args) -> int:
     from pathlib import Path
 
-    from memory_pipeline.bench.latency import bench_latency
+    from benchmarks.latency import bench_latency
     from memory_pipeline.errors import BadInputError
 
     phases = tuple(p.strip() for p in args.only.split(",") if p.strip())

@@ -21,9 +21,9 @@ def register_maintenance(kinds) -> None:
 
 
 def run_bench_maintenance(args) -> int:
-    from memory_pipeline.bench.locomo import DEFAULT_DATA, LOCOMO_START
-    from memory_pipeline.bench.maintenance_quality import TRANSCRIPTS, bench_maintenance
-    from memory_pipeline.cli.bench_recall import _print_quality
+    from benchmarks.locomo import DEFAULT_DATA, LOCOMO_START
+    from benchmarks.maintenance_quality import TRANSCRIPTS, bench_maintenance
+    from benchmarks.cli.recall import _print_quality
     from memory_pipeline.config import Settings, set_process_environment
 
     # LoCoMo and the transcripts are dated from 2023 on: the partitions must reach back there

@@ -42,10 +42,10 @@ def _embed():
 
 
 def run_bench_observe(args) -> int:
-    from memory_pipeline.bench.locomo import DEFAULT_DATA
-    from memory_pipeline.bench.observe_coding import bench_observe_coding
-    from memory_pipeline.bench.observe_quality import bench_observe_quality
-    from memory_pipeline.bench.observe_run import BenchRunner
+    from benchmarks.locomo import DEFAULT_DATA
+    from benchmarks.observe_coding import bench_observe_coding
+    from benchmarks.observe_quality import bench_observe_quality
+    from benchmarks.observe_run import BenchRunner
 
     if not args.quality:
         raise BadInputError("bench observe needs --quality")
@@ -79,8 +79,8 @@ def run_bench_observe(args) -> int:
 
 
 def run_bench_reflect(args) -> int:
-    from memory_pipeline.bench.observe_run import BenchRunner
-    from memory_pipeline.bench.reflect_quality import bench_reflect_quality
+    from benchmarks.observe_run import BenchRunner
+    from benchmarks.reflect_quality import bench_reflect_quality
 
     if not args.quality:
         raise BadInputError("bench reflect needs --quality")

@@ -31,13 +31,13 @@ def run_bench_recall(args) -> int:
     if args.quality == args.speed:
         raise BadInputError("choose one of --quality or --speed")
     if args.quality and args.by_age:
-        from memory_pipeline.bench.recall_by_age import bench_recall_by_age
+        from benchmarks.recall_by_age import bench_recall_by_age
 
         figures = bench_recall_by_age(Path(args.workdir) if args.workdir else None, args.sessions or 540, args.seed)
         return _print_quality(figures) if not args.json else (print_json(figures) or 0)
     if args.quality:
-        from memory_pipeline.bench.locomo import DEFAULT_DATA, LOCOMO_START
-        from memory_pipeline.bench.recall_quality import bench_recall_quality
+        from benchmarks.locomo import DEFAULT_DATA, LOCOMO_START
+        from benchmarks.recall_quality import bench_recall_quality
         from memory_pipeline.config import Settings, set_process_environment
 
         # LoCoMo is dated from 2023: the partitions (built next) must reach back there
@@ -49,7 +49,7 @@ def run_bench_recall(args) -> int:
         figures = bench_recall_quality(data, Path(args.workdir) if args.workdir else None, args.conversations,
                                        args.sessions, None if args.credit_all_sources else 5)
         return _print_quality(figures) if not args.json else (print_json(figures) or 0)
-    from memory_pipeline.bench.recall_speed import bench_recall_speed
+    from benchmarks.recall_speed import bench_recall_speed
 
     try:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]

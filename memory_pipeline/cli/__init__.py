@@ -24,7 +24,6 @@ hooks run|install; redact-check, scrub → secrets check|scrub; pack → ledger 
 
 def build_parser() -> argparse.ArgumentParser:
     from memory_pipeline.cli import (
-        bench,
         brief,
         demo,
         emit,
@@ -44,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     commands = [emit, import_, ingest, recall, brief, review, reflect, ledger, maintain, feedback, friction, trace,
-                service, hooks, secrets, demo, bench]
+                service, hooks, secrets, demo]
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Durable, reviewable, searchable memory for coding agents.",
@@ -53,7 +52,28 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in commands:
         command.register(sub)
+    register_bench(sub)
     return parser
+
+
+def register_bench(sub) -> None:
+    """`bench …` comes from the benchmarks package (benchmarks/, outside the runtime package): the one
+    place the runtime imports it. Without it, `bench` says how to get it."""
+    try:
+        from benchmarks.cli import register
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("benchmarks", "benchmarks.cli"):
+            raise
+        parser = sub.add_parser("bench", help="run a benchmark and print its figures (needs the benchmarks package)")
+        parser.add_argument("rest", nargs=argparse.REMAINDER, help="the benchmark and its options")
+        parser.set_defaults(handler=_no_benchmarks)
+        return
+    register(sub)
+
+
+def _no_benchmarks(args) -> int:
+    raise MemoryPipelineError("the benchmarks are not installed: they live in the benchmarks/ folder of a "
+                              "memory-pipeline checkout; install that checkout (`pip install -e .`) to run them")
 
 
 def main(argv: list[str] | None = None, load_definitions: Callable[[], object] | None = None) -> int:

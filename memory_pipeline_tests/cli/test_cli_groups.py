@@ -42,3 +42,20 @@ def test_help_lists_groups_not_old_names():
     listed = {line.split()[0] for line in text.split("COMMAND\n", 1)[1].split("\n\n")[0].splitlines() if line[4:5] != " "}
     assert {"service", "hooks", "secrets", "ledger", "review", "bench"} <= listed
     assert not listed & {"status", "stop", "ui", "recall-service", "hook", "install-hooks", "redact-check", "scrub", "pack"}
+
+
+def test_bench_without_the_benchmarks_package_says_how_to_get_it(monkeypatch, capsys):
+    import sys
+
+    from memory_pipeline.cli import main
+
+    for name in [m for m in sys.modules if m == "benchmarks" or m.startswith("benchmarks.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "benchmarks", None)  # import benchmarks → ModuleNotFoundError
+    assert main(["bench", "recall", "--speed"]) == 1
+    assert "the benchmarks are not installed" in capsys.readouterr().err
+
+
+def test_bench_with_the_benchmarks_package_lists_them():
+    text = build_parser().parse_args(["bench", "pack", "--sizes", "10"])
+    assert text.sizes == "10" and text.handler.__module__ == "benchmarks.cli"
