@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks.locomo import DEFAULT_DATA, load_conversations, session_jsonl
+from memory_pipeline.stages.vectors import cosine
 
 COVERAGE_COSINE = 0.55
 NOISE_MIN_WORDS = 4
@@ -93,14 +94,10 @@ def score_session(facts: list[FactView], references: list[Reference], turns: int
     for reference, ref_vector in zip(references, reference_vectors):
         wanted = set(reference.turn_ids)
         for fact, fact_vector in zip(facts, fact_vectors):
-            if wanted & set(fact.source_ids) and _cosine(fact_vector, ref_vector) >= COVERAGE_COSINE:
+            if wanted & set(fact.source_ids) and cosine(fact_vector, ref_vector) >= COVERAGE_COSINE:
                 tally.covered += 1
                 break
     return tally
-
-
-def _cosine(a: list[float], b: list[float]) -> float:
-    return sum(x * y for x, y in zip(a, b))
 
 
 def _turn_ids(value) -> list[str]:
