@@ -53,7 +53,7 @@ def emit_fixture_day(root: Path, env: dict, sessions: int, fixtures: Path | None
 
 
 def bench_day(root: Path, env: dict, source: dict, measure_raw: bool = True) -> dict:
-    from benchmarks.latency import cli
+    from benchmarks.timing import cli
 
     wall = cli(env, "ingest", "--json", timeout=1800)
     figures = {**source, "ingest_wall_s": round(wall, 1), **_steps(env, source["day"])}

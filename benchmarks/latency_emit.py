@@ -34,7 +34,7 @@ def write_session(folder: Path, seed: int) -> Path:
 
 
 def bench_emit_to_log(root: Path, runs: int, progress=None) -> dict:
-    from benchmarks.latency import summary
+    from benchmarks.timing import summary
     from memory_pipeline.config import set_process_environment
     from memory_pipeline.flows.runs import get_instance
     from memory_pipeline.resources.workspace import Workspace

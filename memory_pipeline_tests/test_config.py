@@ -46,14 +46,6 @@ def test_only_config_and_fault_injection_read_the_environment():
     assert sorted(readers) == ["memory_pipeline/config.py", "memory_pipeline/faults.py"]
 
 
-def test_nothing_below_the_wiring_imports_it():
-    below = ("stages", "resources", "flows", "cli", "bench")
-    offenders = [path.relative_to(PROJECT_ROOT).as_posix()
-                 for layer in below for path in (PROJECT_ROOT / "memory_pipeline" / layer).rglob("*.py")
-                 if re.search(r"memory_pipeline\.(defs|definitions)\b", path.read_text(encoding="utf-8"))]
-    assert offenders == []
-
-
 def test_the_embedding_device_is_auto_unless_set():
     assert Settings.from_env({}).embedding_device == "auto"
     assert Settings.from_env({"MEMORY_EMBEDDING_DEVICE": " CUDA:1 "}).embedding_device == "cuda:1"

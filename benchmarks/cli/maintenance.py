@@ -23,7 +23,7 @@ def register_maintenance(kinds) -> None:
 def run_bench_maintenance(args) -> int:
     from benchmarks.locomo import DEFAULT_DATA, LOCOMO_START
     from benchmarks.maintenance_quality import TRANSCRIPTS, bench_maintenance
-    from benchmarks.cli.recall import _print_quality
+    from benchmarks.cli.recall import print_quality
     from memory_pipeline.config import Settings, set_process_environment
 
     # LoCoMo and the transcripts are dated from 2023 on: the partitions must reach back there
@@ -35,4 +35,4 @@ def run_bench_maintenance(args) -> int:
         if path is not None and not (path.is_dir() if is_dir else path.is_file()):
             raise BadInputError(f"not found: {path}")
     figures = bench_maintenance(data, transcripts, Path(args.workdir) if args.workdir else None, args.conversations)
-    return print_json(figures) or 0 if args.json else _print_quality(figures)
+    return print_json(figures) or 0 if args.json else print_quality(figures)

@@ -34,7 +34,7 @@ def run_bench_recall(args) -> int:
         from benchmarks.recall_by_age import bench_recall_by_age
 
         figures = bench_recall_by_age(Path(args.workdir) if args.workdir else None, args.sessions or 540, args.seed)
-        return _print_quality(figures) if not args.json else (print_json(figures) or 0)
+        return print_quality(figures) if not args.json else (print_json(figures) or 0)
     if args.quality:
         from benchmarks.locomo import DEFAULT_DATA, LOCOMO_START
         from benchmarks.recall_quality import bench_recall_quality
@@ -48,7 +48,7 @@ def run_bench_recall(args) -> int:
             raise BadInputError(f"LoCoMo data not found: {data}")
         figures = bench_recall_quality(data, Path(args.workdir) if args.workdir else None, args.conversations,
                                        args.sessions, None if args.credit_all_sources else 5)
-        return _print_quality(figures) if not args.json else (print_json(figures) or 0)
+        return print_quality(figures) if not args.json else (print_json(figures) or 0)
     from benchmarks.recall_speed import bench_recall_speed
 
     try:
@@ -68,7 +68,7 @@ def run_bench_recall(args) -> int:
     return 0
 
 
-def _print_quality(figures: dict) -> int:
+def print_quality(figures: dict) -> int:
     from rich.table import Table
 
     out = console()

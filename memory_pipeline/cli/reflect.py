@@ -62,12 +62,12 @@ def run_reflect(args) -> int:
 
 
 def run_backfill(args, settings) -> int:
-    from memory_pipeline import pipeline
     from memory_pipeline.flows.reflect import unreflected_days
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
+    from memory_pipeline.resources import partitions
 
     workspace = workspace_from_env()
-    days = [d for d in unreflected_days(workspace) if pipeline.valid_day(d, settings)]
+    days = [d for d in unreflected_days(workspace) if partitions.valid_day(d, settings)]
     out = console()
     with out.status(f"reflecting {len(days)} days…"):
         runs = run_job_for_days(args.definitions(), "reflect_job", days, get_instance(workspace),

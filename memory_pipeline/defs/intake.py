@@ -11,6 +11,7 @@ from memory_pipeline.defs.observe import GROUP
 from memory_pipeline.defs.resources import WorkspaceResource
 from memory_pipeline.flows.asset_events import transcript_materialization
 from memory_pipeline.flows.intake import batch_by_day, needs_observation, take_inbox
+from memory_pipeline.resources import partitions
 from memory_pipeline.resources.inbox import Inbox
 
 if TYPE_CHECKING:  # what dg.define_asset_job returns
@@ -41,7 +42,7 @@ def inbox_sensor(job: "AssetJob") -> dg.SensorDefinition:
     )
     def _inbox_sensor(context: dg.SensorEvaluationContext, workspace: WorkspaceResource):
         ws, settings = workspace.get(), Settings.from_env()
-        valid_day = pipeline.day_checker(settings)
+        valid_day = partitions.day_checker(settings)
         for outcome in take_inbox(ws, valid_day):
             if outcome.status == "quarantined":
                 context.log.warning(f"quarantined {outcome.path.name}: {outcome.reason}")

@@ -2,10 +2,10 @@
 
 import dagster as dg
 
-from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.resources import partitions
 
 
 def daily_partitions(settings: Settings) -> dg.DailyPartitionsDefinition:
     # end_offset=1: today's partition exists while the day is still running (events arrive now).
-    return dg.DailyPartitionsDefinition(start_date=pipeline.partitions_start(settings), end_offset=1)
+    return dg.DailyPartitionsDefinition(start_date=partitions.partitions_start(settings), end_offset=1)

@@ -18,6 +18,7 @@ from memory_pipeline.flows.reflect import (
     reflect_day,
     unreflected_days,
 )
+from memory_pipeline.resources import partitions
 
 if TYPE_CHECKING:  # what dg.define_asset_job returns
     from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition as AssetJob
@@ -109,7 +110,7 @@ def unreflected_sensor(job: "AssetJob") -> dg.SensorDefinition:
     def unreflected_days_sensor(context: dg.SensorEvaluationContext, workspace: WorkspaceResource):
         settings = Settings.from_env()
         before = (pipeline.local_today(settings) - timedelta(days=1)).isoformat()
-        ws, valid = workspace.get(), pipeline.day_checker(settings)
+        ws, valid = workspace.get(), partitions.day_checker(settings)
         days = [d for d in unreflected_days(ws, before=before) if valid(d)][:BACKFILL_PER_TICK]
         requests = [dg.RunRequest(run_key=f"reflect-history-{day}-{observed_digest(ws, day)}", partition_key=day,
                                   tags={"memory/trigger": "unreflected-history"}) for day in days]

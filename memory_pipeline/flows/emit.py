@@ -27,7 +27,7 @@ class EmitResult:
     last_message_id: str | None = None  # the last message the event covers
 
 
-def _session_id_from(transcript: Transcript, path: Path) -> str:
+def session_id_from(transcript: Transcript, path: Path) -> str:
     candidate = transcript.session_id or path.stem
     cleaned = re.sub(r"[^A-Za-z0-9._-]", "-", candidate).strip(".-")[:128]
     return cleaned or "session"
@@ -120,7 +120,7 @@ def emit_session_event(
         transcript = parsed.model_copy(update={"session_id": session_id}) if session_id else parsed
     if not transcript.messages:
         raise BadInputError(f"transcript has no messages: {path}")
-    session_id = session_id or _session_id_from(transcript, path)
+    session_id = session_id or session_id_from(transcript, path)
     check_session_id(session_id)
     windowed, window_start = _window(transcript, window)
     if not windowed.messages:

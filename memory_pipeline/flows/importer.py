@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, EmptyTranscriptError
-from memory_pipeline.flows.emit import _session_id_from, emit_session_event
+from memory_pipeline.flows.emit import emit_session_event, session_id_from
+from memory_pipeline.resources import partitions
 from memory_pipeline.resources.hook_state import HookStateStore
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
@@ -120,7 +120,7 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
         return ImportItem(str(path), "skipped", reason="empty session: no user or assistant messages")
     except BadInputError as exc:
         return ImportItem(str(path), "failed", reason=str(exc))
-    session_id = _session_id_from(transcript, path)
+    session_id = session_id_from(transcript, path)
     hook_state = HookStateStore(workspace)
     covered = hook_state.load(session_id).last_event_message_id
     if covered is not None and covered not in {m.id for m in transcript.messages}:
@@ -154,7 +154,7 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
 
 def _explain(reason: str | None, day: str) -> str | None:
     """A transcript older than the partitions' first day: say what to set."""
-    start = pipeline.partitions_start(Settings.from_env())
+    start = partitions.partitions_start(Settings.from_env())
     if day >= start:
         return reason
     return (f"dated {day}, before the daily partitions' first day {start}: set MEMORY_PARTITIONS_START={day} "
@@ -169,7 +169,7 @@ def import_transcripts(
     on_item: Callable[[ImportItem], None] | None = None,
     project: str | None = None,
 ) -> ImportReport:
-    valid_day = pipeline.day_checker(Settings.from_env())
+    valid_day = partitions.day_checker(Settings.from_env())
     workspace.create()
     files, missing = find_transcripts(paths)
     report = ImportReport(items=list(missing))

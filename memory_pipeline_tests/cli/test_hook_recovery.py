@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.flows.observe import load_observations
+from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.hooks.recovery import one_line
 from memory_pipeline.stages.tokens import estimate_tokens

@@ -8,19 +8,20 @@ from datetime import timedelta
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.importer import import_transcripts
+from memory_pipeline.resources import partitions
 from memory_pipeline_tests.support.paths import fixture_transcript
 
 
 def test_the_default_first_day_is_recent_and_fixed_in_the_workspace(workspace, monkeypatch):
     monkeypatch.delenv("MEMORY_PARTITIONS_START")
     settings = Settings.from_env()
-    first = pipeline.partitions_start(settings)
+    first = partitions.partitions_start(settings)
     assert first == (pipeline.local_today(settings) - timedelta(days=90)).isoformat()
     workspace.state_path("partitions_start").write_text("2026-01-05\n")  # as written on an earlier first use
-    assert pipeline.partitions_start(settings) == "2026-01-05"
-    assert not pipeline.valid_day("2026-01-04", settings) and pipeline.valid_day("2026-01-05", settings)
+    assert partitions.partitions_start(settings) == "2026-01-05"
+    assert not partitions.valid_day("2026-01-04", settings) and partitions.valid_day("2026-01-05", settings)
     monkeypatch.setenv("MEMORY_PARTITIONS_START", "2024-03-01")
-    assert pipeline.partitions_start(Settings.from_env()) == "2024-03-01"
+    assert partitions.partitions_start(Settings.from_env()) == "2024-03-01"
 
 
 def test_importing_history_older_than_the_first_day_says_what_to_set(workspace, monkeypatch):

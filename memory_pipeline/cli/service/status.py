@@ -73,9 +73,9 @@ def local_store_status(workspace) -> dict:
 def counts(workspace) -> dict:
     from memory_pipeline import pipeline
     from memory_pipeline.flows.intake import pending_days
-    from memory_pipeline.flows.observe import load_observations
     from memory_pipeline.flows.runs import get_instance
     from memory_pipeline.resources.inbox import Inbox
+    from memory_pipeline.resources.observation_files import load_observations
     from memory_pipeline.stages.events import observe_skip_reason
 
     inbox = Inbox(workspace)
