@@ -20,7 +20,7 @@ from memory_pipeline_tests.support.paths import PROJECT_ROOT
 PACKAGES = ("memory_pipeline", "benchmarks")
 # (module prefix, part), the most specific first.
 PARTS = [
-    ("memory_pipeline.main", "main"), ("memory_pipeline.cli.__main__", "main"),
+    ("memory_pipeline.main", "main"), ("memory_pipeline.reference", "main"), ("memory_pipeline.cli.__main__", "main"),
     ("memory_pipeline.definitions", "wiring"), ("memory_pipeline.defs", "wiring"),
     ("memory_pipeline.cli", "commands"), ("benchmarks", "commands"),
     ("memory_pipeline.flows", "flows"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from memory_pipeline.config import configure_process
 from memory_pipeline.errors import BadInputError, MemoryPipelineError, disk_full_at
@@ -22,7 +22,9 @@ OLD_NAMES = """old names, still working: status, stop, ui, recall-service → se
 hooks run|install; redact-check, scrub → secrets check|scrub; pack → ledger pack"""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(extra_commands: Iterable[Callable] = ()) -> argparse.ArgumentParser:
+    """The command line; `extra_commands` (each `register(sub)`) add commands from outside the
+    runtime package (memory_pipeline.main hands in `bench`)."""
     from memory_pipeline.cli import (
         brief,
         demo,
@@ -52,35 +54,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in commands:
         command.register(sub)
-    register_bench(sub)
+    for register in extra_commands:
+        register(sub)
     return parser
 
 
-def register_bench(sub) -> None:
-    """`bench …` comes from the benchmarks package (benchmarks/, outside the runtime package): the one
-    place the runtime imports it. Without it, `bench` says how to get it."""
-    try:
-        from benchmarks.cli import register
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("benchmarks", "benchmarks.cli"):
-            raise
-        parser = sub.add_parser("bench", help="run a benchmark and print its figures (needs the benchmarks package)")
-        parser.add_argument("rest", nargs=argparse.REMAINDER, help="the benchmark and its options")
-        parser.set_defaults(handler=_no_benchmarks)
-        return
-    register(sub)
-
-
-def _no_benchmarks(args) -> int:
-    raise MemoryPipelineError("the benchmarks are not installed: they live in the benchmarks/ folder of a "
-                              "memory-pipeline checkout; install that checkout (`pip install -e .`) to run them")
-
-
-def main(argv: list[str] | None = None, load_definitions: Callable[[], object] | None = None) -> int:
+def main(argv: list[str] | None = None, load_definitions: Callable[[], object] | None = None,
+         extra_commands: Iterable[Callable] = ()) -> int:
     """Run one command. `load_definitions` builds the Dagster definitions for the commands that run
-    jobs (ingest, reflect, demo, bench); memory_pipeline.main hands it in."""
+    jobs (ingest, reflect, demo, bench); memory_pipeline.main hands it in, with the `bench` command."""
     configure_process()
-    parser = build_parser()
+    parser = build_parser(extra_commands)
     args = parser.parse_args(argv)
     args.definitions = load_definitions or _no_definitions
     try:

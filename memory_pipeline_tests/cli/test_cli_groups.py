@@ -3,7 +3,7 @@ place, and the command list shows only the new names."""
 
 import pytest
 
-from memory_pipeline.cli import build_parser
+from memory_pipeline.main import build_parser
 
 OLD_AND_NEW = [
     (["status", "--json"], ["service", "status", "--json"]),
@@ -47,7 +47,7 @@ def test_help_lists_groups_not_old_names():
 def test_bench_without_the_benchmarks_package_says_how_to_get_it(monkeypatch, capsys):
     import sys
 
-    from memory_pipeline.cli import main
+    from memory_pipeline.main import main
 
     for name in [m for m in sys.modules if m == "benchmarks" or m.startswith("benchmarks.")]:
         monkeypatch.delitem(sys.modules, name)

@@ -1,11 +1,11 @@
 """docs/cli.md's reference is the one generated from the commands' arguments and help."""
 
-from memory_pipeline.cli.reference import END, PAGE, START, page_with, render
+from memory_pipeline.reference import END, PAGE, START, page_with, render
 
 
 def test_cli_page_is_the_generated_one():
     page = PAGE.read_text(encoding="utf-8")
-    assert page_with(render(), page) == page, "stale: run `python -m memory_pipeline.cli.reference --write`"
+    assert page_with(render(), page) == page, "stale: run `python -m memory_pipeline.reference --write`"
 
 
 def test_reference_names_every_group_and_action():

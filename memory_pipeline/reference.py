@@ -1,5 +1,5 @@
 """docs/cli.md's reference, generated from the commands' own arguments and help strings:
-`python -m memory_pipeline.cli.reference` prints it, `--write` puts it between the page's markers;
+`python -m memory_pipeline.reference` prints it, `--write` puts it between the page's markers;
 a test fails when the page is stale. Built from the parser's actions, not from `--help` text, so
 the page does not change with Python's help formatting."""
 
@@ -9,9 +9,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from memory_pipeline.cli import OLD_NAMES, build_parser
+from memory_pipeline.cli import OLD_NAMES
+from memory_pipeline.main import build_parser
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
 START, END = "<!-- cli:start -->", "<!-- cli:end -->"
 
 
