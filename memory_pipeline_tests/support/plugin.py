@@ -50,15 +50,6 @@ def pytest_runtest_call(item: pytest.Item):
         sys.meta_path.remove(blocker)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (`make test` runs `-n 2 --dist loadgroup`) a module's tests stay on one
-    worker, so its module fixtures are built once; the fault suite is one group, so its session
-    fixtures (a fast model, the clean runs it compares with) are built once too."""
-    for item in items:
-        module = item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group("faults" if "/faults/" in module else module))
-
-
 LEFTOVERS = "memory_pipeline_leftovers"
 
 
