@@ -44,8 +44,11 @@ $(VENV)/.installed: pyproject.toml
 demo: install
 	$(BIN)/memory-pipeline demo
 
+# Two workers (pytest-xdist), each module's tests on one of them (its module and session fixtures
+# built once per worker); TEST_WORKERS=0 runs in this process, as before.
+TEST_WORKERS ?= 2
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # Dagster on PostgreSQL with a TCP redis-server: sensor → ingest → reflect with concurrent runs.
 test-deploy: install

@@ -1,7 +1,7 @@
 """Every setting in one place: one pydantic model, one default each, read from the environment once.
 
 Nothing else in the package reads `os.environ` (the fault-injection points in faults.py aside).
-The README's configuration table is generated from this model (`settings_table()`), and a test
+docs/configuration.md's table is generated from this model (`settings_table()`), and a test
 keeps the two equal.
 """
 
@@ -183,7 +183,7 @@ class Settings(BaseModel):
 
 
 def settings_table() -> str:
-    """The README's configuration table, generated from `Settings`."""
+    """docs/configuration.md's table, generated from `Settings`."""
     rows = ["| variable | default | meaning |", "|---|---|---|"]
     for info in Settings.model_fields.values():
         extra = info.json_schema_extra
@@ -225,5 +225,5 @@ def set_process_environment(**variables: str) -> None:
     os.environ.update(variables)
 
 
-if __name__ == "__main__":  # `python -m memory_pipeline.config` prints the README's table
+if __name__ == "__main__":  # `python -m memory_pipeline.config` prints docs/configuration.md's table
     print(settings_table())

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import uuid
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Role = Literal["user", "assistant", "tool", "system"]
 TranscriptFormat = Literal["claude-code", "pi", "codex", "text"]
@@ -421,3 +421,35 @@ class HookSessionState(BaseModel):
     pending_queries: list[str] = Field(default_factory=list)  # for the background recall refresh
     project: str | None = None  # the session's project (its hooks' cwd); None = not known: every project
     updated_at: datetime | None = None
+
+
+class StorePoint(BaseModel):
+    """One point: a UUID id, its text, optional dense and sparse vectors, and payload."""
+
+    id: str
+    text: str
+    dense: list[float] | None = None
+    sparse: tuple[list[int], list[float]] | None = None
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("id")
+    @classmethod
+    def _uuid(cls, value: str) -> str:
+        try:
+            return str(uuid.UUID(value))
+        except ValueError as exc:
+            raise ValueError(f"point id must be a UUID string (use models.stable_id), got {value!r}") from exc
+
+    @model_validator(mode="after")
+    def _sparse_pairs(self) -> "StorePoint":
+        if self.sparse is not None and len(self.sparse[0]) != len(self.sparse[1]):
+            raise ValueError("sparse indices and values differ in length")
+        return self
+
+
+class StoreHit(BaseModel):
+    """A query result: the point id, its score for that query, and its payload."""
+
+    id: str
+    score: float
+    payload: dict[str, Any] = Field(default_factory=dict)

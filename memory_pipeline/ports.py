@@ -11,8 +11,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from memory_pipeline.models import LLMUsage, Proposal
-    from memory_pipeline.resources.vector_points import StorePoint
+    from memory_pipeline.models import LLMUsage, Proposal, StorePoint
 
 T = TypeVar("T")
 

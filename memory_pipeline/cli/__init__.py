@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from memory_pipeline.config import configure_process
 from memory_pipeline.errors import BadInputError, MemoryPipelineError, disk_full_at, is_disk_io_error
@@ -18,49 +18,54 @@ def _no_definitions() -> object:
                               "(memory_pipeline.main), which hands the CLI its definitions")
 
 
-def build_parser() -> argparse.ArgumentParser:
+OLD_NAMES = """old names, still working: status, stop, ui, recall-service → service …; hook, install-hooks →
+hooks run|install; redact-check, scrub → secrets check|scrub; pack → ledger pack"""
+
+
+def build_parser(extra_commands: Iterable[Callable] = ()) -> argparse.ArgumentParser:
+    """The command line; `extra_commands` (each `register(sub)`) add commands from outside the
+    runtime package (memory_pipeline.main hands in `bench`)."""
     from memory_pipeline.cli import (
-        bench,
         brief,
         demo,
-        events,
+        emit,
         feedback,
         friction,
-        hook,
-        import_cmd,
+        hooks,
+        import_,
         ingest,
-        install_hooks,
         ledger,
         maintain,
         mcp,
-        pack,
         recall,
         reflect,
         review,
         secrets,
-        status,
-        stop,
+        service,
         trace,
-        ui,
     )
 
-    commands = [events, ingest, demo, status, bench, ui, hook, install_hooks, import_cmd, reflect, review, brief,
-                recall, maintain, feedback, friction, secrets, ledger, pack, stop, trace, mcp]
+    commands = [emit, import_, ingest, recall, brief, review, reflect, ledger, maintain, feedback, friction, trace,
+                service, hooks, secrets, mcp, demo]
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Durable, reviewable, searchable memory for coding agents.",
+        epilog=OLD_NAMES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in commands:
         command.register(sub)
+    for register in extra_commands:
+        register(sub)
     return parser
 
 
-def main(argv: list[str] | None = None, load_definitions: Callable[[], object] | None = None) -> int:
+def main(argv: list[str] | None = None, load_definitions: Callable[[], object] | None = None,
+         extra_commands: Iterable[Callable] = ()) -> int:
     """Run one command. `load_definitions` builds the Dagster definitions for the commands that run
-    jobs (ingest, reflect, demo, bench); memory_pipeline.main hands it in."""
+    jobs (ingest, reflect, demo, bench); memory_pipeline.main hands it in, with the `bench` command."""
     configure_process()
-    parser = build_parser()
+    parser = build_parser(extra_commands)
     args = parser.parse_args(argv)
     args.definitions = load_definitions or _no_definitions
     try:

@@ -33,9 +33,10 @@ def run_day_job(args, job_name: str, status: str, tags: dict[str, str] | None = 
     from memory_pipeline import pipeline
     from memory_pipeline.errors import is_disk_full_message
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
+    from memory_pipeline.resources import partitions
 
     settings = Settings.from_env()
-    day = pipeline.check_day(args.date or pipeline.local_today(settings).isoformat(), settings)
+    day = partitions.check_day(args.date or pipeline.local_today(settings).isoformat(), settings)
     workspace = workspace_from_env()
     with console().status(status.format(day=day)):
         [run] = run_job_for_days(args.definitions(), job_name, [day], get_instance(workspace), tags=tags)
@@ -75,3 +76,9 @@ def looked_at(args, workspace):
 
     asked, how = asked_project(args)
     return choose_scope(asked, how, how == ASKED_BY_FOLDER and bool(asked) and has_memories(workspace, asked))
+
+
+def add_alias(sub, old_name: str, new_name: str, add_arguments) -> None:
+    """An old command name kept working (installed hooks and scripts call it), left out of the
+    command list: `memory-pipeline OLD --help` names the new one."""
+    add_arguments(sub.add_parser(old_name, description=f"the old name of `memory-pipeline {new_name}`"))

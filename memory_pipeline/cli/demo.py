@@ -74,7 +74,7 @@ def run_sensor_runs(workspace, definitions) -> tuple[list, list]:
 def print_memory(out, workspace, days: list[str]) -> None:
     from rich.text import Text
 
-    from memory_pipeline.flows.observe import load_observations
+    from memory_pipeline.resources.observation_files import load_observations
 
     for day in days:
         for observation in load_observations(workspace, day):

@@ -37,11 +37,12 @@ def _run_range(args) -> int:
     from memory_pipeline.config import Settings
     from memory_pipeline.errors import BadInputError
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
+    from memory_pipeline.resources import partitions
     from memory_pipeline.resources.inbox import Inbox
 
     settings = Settings.from_env()
-    last = pipeline.check_day(args.date or pipeline.local_today(settings).isoformat(), settings)
-    first = pipeline.check_day(args.since, settings)
+    last = partitions.check_day(args.date or pipeline.local_today(settings).isoformat(), settings)
+    first = partitions.check_day(args.since, settings)
     if first > last:
         raise BadInputError(f"--since {first} is after --date {last}")
     workspace = workspace_from_env()
@@ -55,10 +56,10 @@ def _run_range(args) -> int:
 
 
 def _tags(args) -> dict[str, str]:
-    from memory_pipeline import pipeline
     from memory_pipeline.config import Settings
     from memory_pipeline.errors import BadInputError
     from memory_pipeline.flows.runs import TODAY_TAG
+    from memory_pipeline.resources import partitions
 
     if not args.as_of:
         return {}
@@ -66,7 +67,7 @@ def _tags(args) -> dict[str, str]:
         as_of = date.fromisoformat(args.as_of).isoformat()
     except ValueError as exc:
         raise BadInputError(f"--as-of must be a day, YYYY-MM-DD: {args.as_of!r}") from exc
-    if args.date and as_of < pipeline.check_day(args.date, Settings.from_env()):
+    if args.date and as_of < partitions.check_day(args.date, Settings.from_env()):
         raise BadInputError(f"--as-of {as_of} is before --date {args.date}")
     return {TODAY_TAG: as_of}
 

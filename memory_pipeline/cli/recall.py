@@ -1,4 +1,4 @@
-"""`memory-pipeline recall`: hybrid search over memory and raw turns; `recall-service start|stop|status`."""
+"""`memory-pipeline recall`: hybrid search over memory and raw turns (the recall service: `service start`)."""
 
 from __future__ import annotations
 
@@ -33,11 +33,6 @@ def register(sub) -> None:
     parser.add_argument("--no-service", action="store_true", help="search in this process")
     add_json_flag(parser)
     parser.set_defaults(handler=run_recall)
-
-    service = sub.add_parser("recall-service", help="the long-lived recall service (start, stop, status)")
-    service.add_argument("action", choices=["start", "stop", "status"])
-    add_json_flag(service)
-    service.set_defaults(handler=run_service)
 
 
 def _options(args, project: str | None) -> dict:
@@ -163,28 +158,6 @@ def run_queries(args) -> int:
         bad = True
         print_json({"id": qid, "query": query, "hits": [], "error": error})
     return 2 if bad else 0
-
-
-def run_service(args) -> int:
-    from memory_pipeline.flows.recall.client import service_command
-    from memory_pipeline.resources import recall_service
-
-    workspace = workspace_from_env()
-    if args.action == "start":
-        status = recall_service.ensure_service(workspace, service_command(workspace))
-    elif args.action == "stop":
-        pid = recall_service.stop_service(workspace)
-        status = {"stopped": pid is not None, "pid": pid,
-                  "note": "only the recall service; `memory-pipeline stop` stops every service of the workspace"}
-    else:
-        status = recall_service.ping(workspace) or {"running": False}
-    if args.json:
-        print_json(status)
-    else:
-        out = console()
-        for key, value in status.items():
-            out.print(f"{key:<16} {value}", highlight=False)
-    return 0
 
 
 __all__ = ["register", "MemoryPipelineError"]

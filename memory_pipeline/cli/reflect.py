@@ -62,13 +62,13 @@ def run_reflect(args) -> int:
 
 
 def run_backfill(args, settings) -> int:
-    from memory_pipeline import pipeline
     from memory_pipeline.flows.reflect import unreflected_days
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
+    from memory_pipeline.resources import partitions
 
     workspace = workspace_from_env()
     found = unreflected_days(workspace)
-    days = [d for d in found if pipeline.valid_day(d, settings)]
+    days = [d for d in found if partitions.valid_day(d, settings)]
     outside = sorted(set(found) - set(days))  # said, never skipped silently
     out = console()
     with out.status(f"reflecting {len(days)} days…"):
@@ -81,7 +81,7 @@ def run_backfill(args, settings) -> int:
         out.print("every day with observations is already reflected")
     if outside and not args.json:
         out.print(f"[yellow]not reflected[/]: {len(outside)} days outside the daily partitions (from "
-                  f"{pipeline.partitions_start(settings)}, MEMORY_PARTITIONS_START when set): {', '.join(outside)}",
+                  f"{partitions.partitions_start(settings)}, MEMORY_PARTITIONS_START when set): {', '.join(outside)}",
                   highlight=False)
     for report in [] if args.json else reports:
         state = "ok" if report["success"] else f"[red]failed[/]: {report['error']}"

@@ -82,8 +82,9 @@ def record_in_dagster(workspace, store, report, today: str, surface: str, settin
     from memory_pipeline import pipeline
     from memory_pipeline.flows.asset_events import record_memory_md_change
     from memory_pipeline.flows.runs import get_instance
+    from memory_pipeline.resources import partitions
 
-    if pipeline.valid_day(today, settings, today=pipeline.local_today(settings)):
+    if partitions.valid_day(today, settings, today=pipeline.local_today(settings)):
         record_memory_md_change(get_instance(workspace, settings), workspace, store, report, day=today,
                                 code_version=pipeline.code_version("memory_md", settings), surface=surface)
 

@@ -1,9 +1,9 @@
-"""`memory-pipeline redact-check [PATH…]` and `memory-pipeline scrub`: audit a workspace for
-secrets, and rewrite what can be rewritten.
+"""`memory-pipeline secrets check [PATH…]` and `memory-pipeline secrets scrub` (old names
+`redact-check`, `scrub`): audit a workspace for secrets, and rewrite what can be rewritten.
 
-redact-check reads what each store holds, decoded (JSON, the rows of Qdrant's and Dagster's SQLite
-files, Redis' append-only file), and exits 0 when nothing is found, 1 when something is (a line
-per finding: the path, where in it — a line, a `table#row`, a Redis command — and the kinds of
+`secrets check` reads what each store holds, decoded (JSON, the rows of Qdrant's and Dagster's
+SQLite files, Redis' append-only file), and exits 0 when nothing is found, 1 when something is (a
+line per finding: the path, where in it — a line, a `table#row`, a Redis command — and the kinds of
 secret, never the secret).
 """
 
@@ -11,17 +11,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_pipeline.cli.common import add_json_flag, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_alias, add_json_flag, print_json, workspace_from_env
 
 
 def register(sub) -> None:
-    check = sub.add_parser("redact-check", help="scan a workspace (or PATHs) for anything that looks like a secret")
-    check.add_argument("paths", nargs="*", type=Path, help="files or folders (default: the workspace)")
-    add_json_flag(check)
-    check.set_defaults(handler=run_check)
-    scrub = sub.add_parser("scrub", help="redact secrets in every store of the workspace (files and Redis)")
-    add_json_flag(scrub)
-    scrub.set_defaults(handler=run_scrub)
+    parser = sub.add_parser("secrets", help="find secrets in the workspace, or redact them in every store")
+    group = parser.add_subparsers(dest="secrets_action", required=True, metavar="ACTION")
+    add_check_arguments(group.add_parser("check", help="scan a workspace (or PATHs) for anything that looks like a secret"))
+    add_scrub_arguments(group.add_parser("scrub", help="redact secrets in every store of the workspace (files and Redis)"))
+    add_alias(sub, "redact-check", "secrets check", add_check_arguments)
+    add_alias(sub, "scrub", "secrets scrub", add_scrub_arguments)
+
+
+def add_check_arguments(parser) -> None:
+    parser.add_argument("paths", nargs="*", type=Path, help="files or folders (default: the workspace)")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run_check)
+
+
+def add_scrub_arguments(parser) -> None:
+    add_json_flag(parser)
+    parser.set_defaults(handler=run_scrub)
 
 
 def run_check(args) -> int:

@@ -30,7 +30,7 @@ class EmitResult:
     first_new_id: str | None = None  # the first message no earlier event carried
 
 
-def _session_id_from(transcript: Transcript, path: Path) -> str:
+def session_id_from(transcript: Transcript, path: Path) -> str:
     candidate = transcript.session_id or path.stem
     cleaned = re.sub(r"[^A-Za-z0-9._-]", "-", candidate).strip(".-")[:128]
     return cleaned or "session"
@@ -90,7 +90,7 @@ def emit_session_event(
         transcript = parsed.model_copy(update={"session_id": session_id}) if session_id else parsed
     if not transcript.messages:
         raise BadInputError(f"transcript has no messages: {path}")
-    session_id = session_id or _session_id_from(transcript, path)
+    session_id = session_id or session_id_from(transcript, path)
     check_session_id(session_id)
     planned = plan_window(transcript, trigger, window, waiting_from, session_over, stop_at_compaction)
     if not planned.messages:

@@ -14,7 +14,6 @@ import json
 from pydantic import BaseModel, Field
 
 from memory_pipeline.flows.friction_stage import StagedFixes, stage_fixes
-from memory_pipeline.flows.observe import load_observations, sessions_path
 from memory_pipeline.flows.reflect import window
 from memory_pipeline.models import LLMUsage, Observation, Proposal, Transcript
 from memory_pipeline.ports import Completer, Embedder
@@ -22,6 +21,7 @@ from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.daily_log import DailyLog, marker
 from memory_pipeline.resources.ledger_files import LedgerFiles
 from memory_pipeline.resources.memory_files import MemoryFiles
+from memory_pipeline.resources.observation_files import load_observations, sessions_path
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.friction.contradiction import Memory, ledger_memories, memory_lines

@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, EmptyTranscriptError
-from memory_pipeline.flows.emit import _session_id_from
+from memory_pipeline.flows.emit import session_id_from
 from memory_pipeline.flows.windows import send_window
 from memory_pipeline.models import HookSessionState
+from memory_pipeline.resources import partitions
 from memory_pipeline.resources.hook_state import HookStateStore
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
@@ -124,7 +124,7 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
         return ImportItem(str(path), "skipped", reason="empty session: no user or assistant messages")
     except BadInputError as exc:
         return ImportItem(str(path), "failed", reason=str(exc))
-    session_id = _session_id_from(transcript, path)
+    session_id = session_id_from(transcript, path)
     store = HookStateStore(workspace)
     before = store.load(session_id)
     covered = before.last_event_message_id
@@ -179,7 +179,7 @@ def import_transcripts(
     on_item: Callable[[ImportItem], None] | None = None,
     project: str | None = None,
 ) -> ImportReport:
-    valid_day = pipeline.importable_day(Settings.from_env())
+    valid_day = partitions.importable_day(Settings.from_env())
     workspace.create()
     files, missing = find_transcripts(paths)
     report = ImportReport(items=list(missing))

@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from memory_pipeline.flows.index import IndexStats, index_day
-from memory_pipeline.flows.observe import collect_sessions, load_session, session_project
+from memory_pipeline.flows.observe import collect_sessions, session_project
 from memory_pipeline.ports import Embedder, ShardedIndex
 from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.observation_files import load_session
 from memory_pipeline.resources.vector_store import StorePoint
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.message_docs import DocOptions, message_documents

@@ -10,9 +10,10 @@ from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.asset_events import record_transcripts
 from memory_pipeline.flows.intake import pending_days, take_inbox
-from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.flows.runs import RunSummary, get_instance, run_job_for_days
+from memory_pipeline.resources import partitions
 from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.resources.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -56,9 +57,9 @@ def ingest(workspace: Workspace, definitions: "dg.Definitions", *, day: str | No
            progress=None) -> IngestReport:
     """Take the inbox, then run ingest_job of `definitions` for every day with events to observe."""
     settings = Settings.from_env()
-    valid_day = pipeline.day_checker(settings)
+    valid_day = partitions.day_checker(settings)
     if day is not None:
-        pipeline.check_day(day, settings)
+        partitions.check_day(day, settings)
     report = IngestReport()
     for outcome in take_inbox(workspace, valid_day):
         if outcome.status == "accepted":

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from memory_pipeline.flows.observe import not_observed_path, observation_path
 from memory_pipeline.models import Observation, SessionEvent, content_hash
 from memory_pipeline.resources.inbox import Inbox, TakeOutcome
+from memory_pipeline.resources.observation_files import not_observed_path, observation_path
 from memory_pipeline.resources.workspace import Workspace, atomic_write_json
 from memory_pipeline.stages.events import observe_skip_reason
 

@@ -15,11 +15,11 @@ from datetime import datetime, timezone
 import numpy as np
 
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.models import LLMUsage, Observation
 from memory_pipeline.ports import Completer, Embedder
 from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.ledger_files import LedgerFiles
+from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.ledger.classify import Classified, by_provenance, plain_text
 from memory_pipeline.stages.ledger.derive import FactInput, Similarity, derive_events, next_numbers

@@ -174,8 +174,8 @@ class IndexAudit:
 def audit_index(workspace: Workspace, store: ShardedIndex, days: list[str]) -> IndexAudit:
     """Rebuild the observation tier's point ids from the observation files and compare them with
     the live store (the weekly check that nothing drifted)."""
-    from memory_pipeline.flows.index import observation_points
-    from memory_pipeline.flows.observe import load_observations
+    from memory_pipeline.resources.observation_files import load_observations
+    from memory_pipeline.stages.index.observation_docs import observation_points
 
     expected = {p.id for day in days for o in load_observations(workspace, day) for p in observation_points(o)}
     stored = {p.id for p in store.scroll_all(payload_filter={"tier": "observations"})}

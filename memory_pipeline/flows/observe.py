@@ -18,6 +18,13 @@ from memory_pipeline.ports import Completer, ObserveStore
 from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.observation_files import (
+    load_observation,
+    load_session,
+    not_observed_path,
+    observation_path,
+    sessions_path,
+)
 from memory_pipeline.resources.project_tally import ProjectTally
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import observe_skip_reason
@@ -47,19 +54,6 @@ class DayObservations:
     redis_error: str | None = None
 
 
-def sessions_path(workspace: Workspace, day: str, key: str) -> Path:
-    return workspace.sessions_dir(day) / f"{key}.json"
-
-
-def observation_path(workspace: Workspace, day: str, key: str) -> Path:
-    return workspace.observations_dir(day) / f"{key}.json"
-
-
-def not_observed_path(workspace: Workspace, day: str, key: str) -> Path:
-    """Marks an event the Observer skipped on purpose (a short session: indexed, not observed)."""
-    return workspace.observations_dir(day) / f"{key}.not-observed"
-
-
 def collect_sessions(workspace: Workspace, day: str) -> list[SessionRecord]:
     """Load, redact and store every accepted session of the day; bad transcripts are reported."""
     inbox = Inbox(workspace)
@@ -76,13 +70,6 @@ def collect_sessions(workspace: Workspace, day: str) -> list[SessionRecord]:
     return records
 
 
-def load_session(workspace: Workspace, day: str, event: SessionEvent) -> Transcript | None:
-    path = sessions_path(workspace, day, event.data.dedupe_key)
-    if not path.exists():
-        return None
-    return Transcript.model_validate_json(path.read_text(encoding="utf-8"))
-
-
 def session_project(workspace: Workspace, day: str, event: SessionEvent, transcript: Transcript | None = None) -> str:
     """The project an event's session belongs to: the event's own (written since projects exist),
     else the project of the folder its transcript ran in (older events; read from the session)."""
@@ -94,27 +81,12 @@ def session_project(workspace: Workspace, day: str, event: SessionEvent, transcr
     return resolve_project(transcript.cwd if transcript else None)
 
 
-def load_observations(workspace: Workspace, day: str) -> list[Observation]:
-    folder = workspace.observations_dir(day)
-    if not folder.is_dir():
-        return []
-    found = [Observation.model_validate_json(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
-    return sorted(found, key=lambda o: (o.captured_at, o.dedupe_key))
-
-
-def _load_observation(path: Path) -> Observation | None:
-    try:
-        return Observation.model_validate_json(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
-        return None
-
-
 def _wait_for(path: Path, version: str, seconds: float) -> Observation | None:
     """Another run holds the lock: give it a moment to finish, then take over (a crashed
     holder must not block the event for the lock's hour; the LLM cache makes a repeat cheap)."""
     deadline = time.monotonic() + seconds
     while True:
-        observation = _load_observation(path)
+        observation = load_observation(path)
         if (observation and observation.code_version == version) or time.monotonic() >= deadline:
             return observation
         time.sleep(0.5)
@@ -175,7 +147,7 @@ def observe_day(
             indexed_only.append(event.data.project or "")
             continue
         path = observation_path(workspace, day, key)
-        observation = _load_observation(path)
+        observation = load_observation(path)
         if observation is None or observation.code_version != version:
             if redis_store is not None and result.redis_error is None:
                 try:

@@ -25,6 +25,7 @@ from memory_pipeline.stages.review.memory_md import bullet_texts, for_project
 from memory_pipeline.stages.review.review_md import next_numbers, normalize_text, text_key
 from memory_pipeline.stages.untrusted import inline, project_name
 from memory_pipeline.stages.review.triage import PROMOTE, REJECT, triage
+from memory_pipeline.stages.vectors import cosine
 
 NEAR_DUPLICATE_SIMILARITY = 0.85
 
@@ -38,10 +39,6 @@ class StageReport:
     review: ReviewReport = field(default_factory=ReviewReport)
 
 
-def _cosine(a: list[float], b: list[float]) -> float:
-    return sum(x * y for x, y in zip(a, b))  # the embedder returns unit vectors
-
-
 def near_duplicates(drafts: list[ProposalDraft], known: list[str], embedder: Embedder, similarity: float) -> dict[int, str]:
     """Index of each draft that is near a known text, or an earlier draft, -> the text it repeats."""
     if not drafts:
@@ -51,12 +48,12 @@ def near_duplicates(drafts: list[ProposalDraft], known: list[str], embedder: Emb
     found: dict[int, str] = {}
     for i, vector in enumerate(draft_vectors):
         for text, other in zip(known, known_vectors):
-            if _cosine(vector, other) >= similarity:
+            if cosine(vector, other) >= similarity:
                 found[i] = text
                 break
         else:
             for j in range(i):
-                if j not in found and _cosine(vector, draft_vectors[j]) >= similarity:
+                if j not in found and cosine(vector, draft_vectors[j]) >= similarity:
                     found[i] = drafts[j].text
                     break
     return found

@@ -102,7 +102,7 @@ def return_freed_buffers_to_the_os() -> None:
 def keep_onnx_export(model: Any, location: str) -> None:
     """Export the model for the recall service's torch-free start, once (resources/onnx_embedder.py).
     An export that fails costs only that start: the service then loads torch, as before."""
-    from memory_pipeline.resources.onnx_embedder import export_onnx
+    from memory_pipeline.resources.onnx_export import export_onnx
 
     try:
         export_onnx(model, location)

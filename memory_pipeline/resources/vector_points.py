@@ -2,47 +2,16 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator, model_validator
 from qdrant_client import models
 
 from memory_pipeline.errors import BadInputError
+from memory_pipeline.models import StoreHit, StorePoint
+
+__all__ = ["StoreHit", "StorePoint", "build_filter"]
 
 RANGE_SUFFIXES = ("_gte", "_lte", "_gt", "_lt")
-
-
-class StorePoint(BaseModel):
-    """One point: a UUID id, its text, optional dense and sparse vectors, and payload."""
-
-    id: str
-    text: str
-    dense: list[float] | None = None
-    sparse: tuple[list[int], list[float]] | None = None
-    payload: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator("id")
-    @classmethod
-    def _uuid(cls, value: str) -> str:
-        try:
-            return str(uuid.UUID(value))
-        except ValueError as exc:
-            raise ValueError(f"point id must be a UUID string (use models.stable_id), got {value!r}") from exc
-
-    @model_validator(mode="after")
-    def _sparse_pairs(self) -> "StorePoint":
-        if self.sparse is not None and len(self.sparse[0]) != len(self.sparse[1]):
-            raise ValueError("sparse indices and values differ in length")
-        return self
-
-
-class StoreHit(BaseModel):
-    """A query result: the point id, its score for that query, and its payload."""
-
-    id: str
-    score: float
-    payload: dict[str, Any] = Field(default_factory=dict)
 
 
 def _range(field: str, bounds: dict[str, Any]) -> models.FieldCondition:

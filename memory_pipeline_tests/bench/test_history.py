@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
-from memory_pipeline.bench.history import generate, session_jsonl
-from memory_pipeline.bench.recall_by_age import bucket
+from benchmarks.history import generate, session_jsonl
+from benchmarks.recall_by_age import bucket
 from memory_pipeline.stages.recall.when import named_window
 from memory_pipeline.stages.transcripts.claude_code import parse_claude_code
 

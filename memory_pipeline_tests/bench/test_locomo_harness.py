@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from memory_pipeline.bench.locomo import evidence_ids, load_conversations, parse_session_date, session_jsonl
-from memory_pipeline.bench.locomo_eval import Scores
+from benchmarks.locomo import evidence_ids, load_conversations, parse_session_date, session_jsonl
+from benchmarks.locomo_eval import Scores
 from memory_pipeline.models import RecallHit
 from memory_pipeline.stages.index.message_docs import message_documents
 from memory_pipeline.stages.transcripts.claude_code import parse_claude_code
@@ -57,7 +57,7 @@ def test_scores_cover_evidence_and_refuse_credit_to_wide_hits():
 def test_import_harness_moves_a_conversation_into_the_past_months_by_whole_years(conversation):
     from datetime import datetime, timezone
 
-    from memory_pipeline.bench.locomo_import import moved_to_recent
+    from benchmarks.locomo_import import moved_to_recent
 
     today = datetime(2026, 11, 23, tzinfo=timezone.utc)
     first = conversation.sessions[0].started

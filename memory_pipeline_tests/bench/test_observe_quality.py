@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from memory_pipeline.bench.observe_coding import LABELS, SESSIONS_DIR, LabelledSentence, load_labels, score_fixture
+from benchmarks.observe_coding import LABELS, SESSIONS_DIR, LabelledSentence, load_labels, score_fixture
 from memory_pipeline.stages.transcripts.parse import parse_transcript
-from memory_pipeline.bench.observe_quality import FactView, Reference, bench_observe_quality, noise_kind, score_session
-from memory_pipeline.bench.observe_run import BenchRunner
-from memory_pipeline.bench.reflect_quality import LABELS as PROPOSAL_LABELS
-from memory_pipeline.bench.reflect_quality import ProposalLabel, ProposalView, load_proposal_labels, score_proposals
+from benchmarks.observe_quality import FactView, Reference, bench_observe_quality, noise_kind, score_session
+from benchmarks.observe_run import BenchRunner
+from benchmarks.reflect_quality import LABELS as PROPOSAL_LABELS
+from benchmarks.reflect_quality import ProposalLabel, ProposalView, load_proposal_labels, score_proposals
 from memory_pipeline.config import Settings
 from memory_pipeline.resources.embedder import get_embedder
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_pipeline.bench.soak import bench_soak, slope_seconds_per_day
+from benchmarks.soak import bench_soak, slope_seconds_per_day
 from memory_pipeline_tests.support.dagster_defs import definitions
 
 

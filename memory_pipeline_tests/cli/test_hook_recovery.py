@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from memory_pipeline.flows.hooks.claude_code import compaction_done
-from memory_pipeline.flows.observe import load_observations
+from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.models import HookPayload
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.untrusted import one_line

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from datetime import date, datetime, timezone
 
+import pytest
+
 from memory_pipeline.flows.proposals import stage_proposals
 from memory_pipeline.main import main
 from memory_pipeline.models import ProposalDraft, Reflection
@@ -12,6 +14,8 @@ from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.resources.embedder import get_embedder
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
+
+pytestmark = pytest.mark.slow  # every test stages proposals, which embeds them with the model
 
 TODAY = date.today().isoformat()
 

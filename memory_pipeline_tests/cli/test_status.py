@@ -41,7 +41,7 @@ def test_status_answers_from_files_once_the_runs_are_checked(workspace):
     again = cli("status", "--json", python_flags=("-X", "importtime"))
     second = json.loads(again.stdout)
     modules = imported_modules(again.stderr)
-    assert "memory_pipeline.cli.status" in modules  # the import log is read
+    assert "memory_pipeline.cli.service.status" in modules  # the import log is read
     assert not {"dagster", "qdrant_client", "torch", "sentence_transformers"} & modules
     for status in (first, second):
         assert status["pending_days"] == [] and status["observations"] == 2

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from memory_pipeline.bench.observe_run import BenchRunner
+from benchmarks.observe_run import BenchRunner
 from memory_pipeline.cli.status import llm_status
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, LLMError

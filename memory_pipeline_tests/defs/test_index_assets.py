@@ -8,8 +8,8 @@ import pytest
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.intake import take_inbox
-from memory_pipeline.flows.observe import load_session
 from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.observation_files import load_session
 from memory_pipeline.resources.vector_shards import workspace_store
 from memory_pipeline_tests.support.dagster_defs import assets, definitions
 from memory_pipeline_tests.support.paths import SAMPLES

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import dagster as dg
+import pytest
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
@@ -13,6 +14,8 @@ from memory_pipeline.defs.ledger import LEDGER_CHECKS, PACK_CHECKS
 from memory_pipeline.defs.review import TODAY_TAG
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline_tests.support.dagster_defs import assets, definitions, schedule
+
+pytestmark = pytest.mark.slow  # every test builds or runs the Dagster definitions
 
 
 def test_ledger_assets_checks_and_code_version(workspace):

@@ -10,9 +10,9 @@ import pytest
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.intake import take_inbox
-from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.prompts import prompts_dir
 from memory_pipeline.resources.daily_log import DailyLog
+from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.vector_shards import workspace_store
 from memory_pipeline_tests.support.dagster_defs import assets

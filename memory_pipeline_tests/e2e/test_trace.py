@@ -101,8 +101,8 @@ def test_a_fact_id_is_traced_to_its_message_and_the_proposals_citing_it(promoted
 
 
 def test_a_recall_message_hit_and_a_hand_written_line(promoted, capsys):
-    from memory_pipeline.flows.observe import load_session
     from memory_pipeline.resources.inbox import Inbox
+    from memory_pipeline.resources.observation_files import load_session
     from memory_pipeline.stages.index.message_docs import message_documents
 
     workspace, store, chosen, day = promoted

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from memory_pipeline.flows.observe import load_observations
+from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.vector_shards import workspace_store
 from memory_pipeline.resources.workspace import Workspace

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.bench.synthetic import write_sessions
+from benchmarks.synthetic import write_sessions
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.workspace import Workspace

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from memory_pipeline.flows.observe import load_observations
+from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.resources.vector_shards import week_of
 from memory_pipeline.resources.workspace import atomic_write_text
 from memory_pipeline_tests.faults.compare import assert_same_state, read_state

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from memory_pipeline.flows.index import observation_points
 from memory_pipeline.models import Fact, Observation, Segment, stable_id
+from memory_pipeline.stages.index.observation_docs import observation_points
 
 F1, F2 = stable_id("f1"), stable_id("f2")
 

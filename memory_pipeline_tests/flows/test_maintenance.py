@@ -11,10 +11,10 @@ import pytest
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.index import index_observations
 from memory_pipeline.flows.maintenance import audit_index, maintain_day
-from memory_pipeline.flows.observe import observation_path
 from memory_pipeline.flows.recall.client import recall
 from memory_pipeline.models import Segment
 from memory_pipeline.resources.embedder import get_embedder
+from memory_pipeline.resources.observation_files import observation_path
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.vector_shards import workspace_store
 from memory_pipeline_tests.support.paths import FIXTURES

@@ -13,10 +13,10 @@ from memory_pipeline.flows.brief import build_brief
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
 from memory_pipeline.flows.ingest import ingest
-from memory_pipeline.flows.observe import load_observations
 from memory_pipeline.flows.recall.client import recall
 from memory_pipeline.models import HookPayload
 from memory_pipeline.resources.embedder import get_embedder
+from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.resources.projects import repository_root, resolve_project
 from memory_pipeline.resources.vector_shards import workspace_store
 from memory_pipeline_tests.support.dagster_defs import definitions

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from memory_pipeline.bench.observe_run import BenchRunner
+from benchmarks.observe_run import BenchRunner
 from memory_pipeline.config import Settings
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.stages.transcripts.parse import parse_transcript

@@ -9,6 +9,7 @@ from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.importer import import_transcripts
 from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources import partitions as partition_days
 from memory_pipeline_tests.support.paths import fixture_transcript
 
 PI_SESSION = "pi/before-compaction.jsonl"  # dated 2025-12-09
@@ -17,13 +18,13 @@ PI_SESSION = "pi/before-compaction.jsonl"  # dated 2025-12-09
 def test_the_default_first_day_is_recent_and_kept_in_the_workspace(workspace, monkeypatch):
     monkeypatch.delenv("MEMORY_PARTITIONS_START")
     settings = Settings.from_env()
-    first = pipeline.partitions_start(settings)
+    first = partitions.partitions_start(settings)
     assert first == (pipeline.local_today(settings) - timedelta(days=90)).isoformat()
     workspace.state_path("partitions_start").write_text("2026-01-05\n")  # as written on an earlier first use
-    assert pipeline.partitions_start(settings) == "2026-01-05"
-    assert not pipeline.valid_day("2026-01-04", settings) and pipeline.valid_day("2026-01-05", settings)
+    assert partitions.partitions_start(settings) == "2026-01-05"
+    assert not partitions.valid_day("2026-01-04", settings) and partitions.valid_day("2026-01-05", settings)
     monkeypatch.setenv("MEMORY_PARTITIONS_START", "2024-03-01")
-    assert pipeline.partitions_start(Settings.from_env()) == "2024-03-01"
+    assert partitions.partitions_start(Settings.from_env()) == "2024-03-01"
 
 
 def test_the_first_day_only_moves_back(workspace):
@@ -37,12 +38,12 @@ def test_the_first_day_only_moves_back(workspace):
 def test_an_import_of_older_history_moves_the_first_day_back(workspace, monkeypatch):
     monkeypatch.delenv("MEMORY_PARTITIONS_START")
     settings = Settings.from_env()
-    assert pipeline.partitions_start(settings) > "2025-12-09"  # 90 days before today
+    assert partition_days.partitions_start(settings) > "2025-12-09"  # 90 days before today
     report = import_transcripts(workspace, [fixture_transcript(PI_SESSION)])
     assert report.days == ["2025-12-09"] and report.counts["failed"] == 0
-    assert pipeline.partitions_start(settings) == "2025-12-09"
+    assert partition_days.partitions_start(settings) == "2025-12-09"
     assert workspace.state_path("partitions_start").read_text() == "2025-12-09\n"
-    assert pipeline.valid_day("2025-12-09", settings)
+    assert partition_days.valid_day("2025-12-09", settings)
 
 
 def test_events_older_than_the_kept_first_day_move_it_back(workspace, monkeypatch):
@@ -51,7 +52,7 @@ def test_events_older_than_the_kept_first_day_move_it_back(workspace, monkeypatc
     import_transcripts(workspace, [fixture_transcript(PI_SESSION)])  # under the suite's 2023-01-01
     workspace.state_path("partitions_start").write_text("2026-08-01\n")
     monkeypatch.delenv("MEMORY_PARTITIONS_START")
-    assert pipeline.partitions_start(Settings.from_env()) == "2025-12-09"
+    assert partition_days.partitions_start(Settings.from_env()) == "2025-12-09"
 
 
 def test_a_refused_import_heals_by_importing_again(workspace, monkeypatch):

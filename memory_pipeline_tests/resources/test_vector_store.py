@@ -3,7 +3,7 @@ local mode's sharing of one folder between processes.
 
 Backends: local mode (a folder, under a file lock) and Qdrant's in-memory engine through the
 server path (`url`, no lock, no file). A Qdrant server cannot be installed on these machines, so
-`QDRANT_URL=http://…` itself is not exercised here (README, "Deploying past one laptop").
+`QDRANT_URL=http://…` itself is not exercised here (docs/deployment.md).
 """
 
 from __future__ import annotations

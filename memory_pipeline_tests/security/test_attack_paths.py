@@ -17,7 +17,8 @@ from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
 from memory_pipeline.flows.importer import import_transcripts
 from memory_pipeline.flows.intake import take_inbox
 from memory_pipeline.flows.ledger import record_day
-from memory_pipeline.flows.observe import collect_sessions, load_observations, observe_day
+from memory_pipeline.flows.observe import collect_sessions, observe_day
+from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.flows.pack import build_packs
 from memory_pipeline.flows.proposals import stage_proposals
 from memory_pipeline.flows.review import apply_review, decide_ids

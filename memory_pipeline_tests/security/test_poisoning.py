@@ -13,7 +13,6 @@ from datetime import datetime, timezone
 import pytest
 
 from memory_pipeline.flows.brief import build_brief, fenced
-from memory_pipeline.flows.observe import load_observations, observation_path
 from memory_pipeline.models import (
     CachedRecall,
     EventData,
@@ -24,6 +23,7 @@ from memory_pipeline.models import (
     Segment,
     SessionEvent,
 )
+from memory_pipeline.resources.observation_files import load_observations, observation_path
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import danger_reasons, from_tool_output, hold_reasons
 from memory_pipeline.stages.hooks.recovery import related_memories

@@ -1,6 +1,6 @@
 """Redaction classes on a labelled set (secrets and look-alikes), and at the hook-state boundary.
 
-Precision and recall on the labelled set (memory_pipeline/bench/labels/redaction.json) are printed
+Precision and recall on the labelled set (benchmarks/labels/redaction.json) are printed
 (`-s`) and must both be 1.0: a positive that leaks, even in part, fails its own test. Seeded random
 tokens (not in the set) measure the entropy rule on its own.
 """
@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memory_pipeline.bench.redaction import leaked, score
+from benchmarks.redaction import leaked, score
 from memory_pipeline.models import CachedRecall, RecallHit, TaskCheckpoint
 from memory_pipeline.resources.hook_state import HookStateStore, log_decision
 from memory_pipeline.resources.workspace import Workspace

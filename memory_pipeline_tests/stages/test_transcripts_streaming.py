@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.bench.big_transcript import write_big_transcript
+from benchmarks.big_transcript import write_big_transcript
 from memory_pipeline.stages.redact import redact_jsonl, redact_jsonl_lines
 from memory_pipeline.stages.transcripts import parse, parse_transcript
 from memory_pipeline.stages.transcripts.bookkeeping import user_words

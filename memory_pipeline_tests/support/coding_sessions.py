@@ -143,6 +143,6 @@ def record(out_dir, labels_path) -> None:
 
 
 if __name__ == "__main__":
-    from memory_pipeline.bench.observe_coding import LABELS, SESSIONS_DIR
+    from benchmarks.observe_coding import LABELS, SESSIONS_DIR
 
     record(SESSIONS_DIR, LABELS)

@@ -50,17 +50,34 @@ def pytest_runtest_call(item: pytest.Item):
         sys.meta_path.remove(blocker)
 
 
+LEFTOVERS = "memory_pipeline_leftovers"
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Fail the run when a redis-server, watchdog, recall service or `dagster dev` started under the
-    run's temporary folders is still alive at the end; stop them first, so nothing outlives the run."""
+    run's temporary folders is still alive at the end; stop them first, so nothing outlives the run.
+    An xdist worker hands what it found to the controller, which fails the run."""
     factory = getattr(session.config, "_tmp_path_factory", None)
-    if factory is None or getattr(factory, "_basetemp", None) is None:
-        return  # no test asked for a temporary folder: nothing can have been started in one
-    leftovers = leftover_services(factory.getbasetemp())
-    if not leftovers:
+    found = getattr(session.config, LEFTOVERS, [])
+    if factory is not None and getattr(factory, "_basetemp", None) is not None:
+        leftovers = leftover_services(factory.getbasetemp())
+        stop_leftovers(leftovers)
+        found = [*found, *map(str, leftovers)]
+    if not found:
         return
-    stop_leftovers(leftovers)
-    lines = "\n".join(f"  {item}" for item in leftovers)
+    if hasattr(session.config, "workeroutput"):  # an xdist worker: the controller reports it
+        session.config.workeroutput[LEFTOVERS] = found
+        return
+    lines = "\n".join(f"  {item}" for item in found)
     sys.stderr.write(f"\nprocesses left behind by tests (now stopped):\n{lines}\n")
     session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """xdist's controller: collect what a finished worker left behind (see pytest_sessionfinish)."""
+    output = getattr(node, "workeroutput", {}) or {}
+    if output.get(LEFTOVERS):
+        config = node.config
+        setattr(config, LEFTOVERS, [*getattr(config, LEFTOVERS, []), *output[LEFTOVERS]])

@@ -11,18 +11,14 @@ Clusters are the connected parts (union-find), so the result does not depend on 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from memory_pipeline.stages.friction.signals import Signal
+from memory_pipeline.stages.union_find import UnionFind
+from memory_pipeline.stages.vectors import cosine
 
 SIMILAR = 0.75
 RELATED = 0.5
 SHARED_IDENTIFIERS = 2
 SIMILAR_ERROR = 0.85
-
-
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    return sum(x * y for x, y in zip(a, b))  # the embedder returns unit vectors
 
 
 def linked(a: Signal, b: Signal, similarity: float, *, similar: float = SIMILAR, related: float = RELATED) -> bool:
@@ -43,20 +39,10 @@ def cluster_signals(signals: list[Signal], vectors: list[list[float]], *, simila
     """Indexes of `signals` grouped into clusters, largest first (ties by first index)."""
     if len(vectors) != len(signals):
         raise ValueError(f"{len(signals)} signals but {len(vectors)} vectors")
-    parent = list(range(len(signals)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    sets = UnionFind(range(len(signals)))
     for i in range(len(signals)):
         for j in range(i + 1, len(signals)):
-            if root(i) != root(j) and linked(signals[i], signals[j], cosine(vectors[i], vectors[j]),
-                                             similar=similar, related=related):
-                parent[root(j)] = root(i)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(signals)):
-        groups.setdefault(root(i), []).append(i)
-    return sorted(groups.values(), key=lambda g: (-len(g), g[0]))
+            if sets.find(i) != sets.find(j) and linked(signals[i], signals[j], cosine(vectors[i], vectors[j]),
+                                                       similar=similar, related=related):
+                sets.union(i, j)
+    return sorted(sets.groups(), key=lambda g: (-len(g), g[0]))

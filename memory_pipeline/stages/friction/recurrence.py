@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memory_pipeline.models import Proposal
-from memory_pipeline.stages.friction.cluster import cosine
 from memory_pipeline.stages.friction.findings import Finding
+from memory_pipeline.stages.vectors import cosine
 
 SAME_PATTERN = 0.8
 

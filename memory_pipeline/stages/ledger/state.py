@@ -10,6 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from memory_pipeline.stages.ledger.model import LedgerEvent
+from memory_pipeline.stages.union_find import UnionFind
 
 
 @dataclass
@@ -87,21 +88,9 @@ def chains(events: list[LedgerEvent]) -> list[list[str]]:
     """Connected groups of events linked by `supersedes` or `related` (2 events or more), each in
     ledger order; groups in order of their first event."""
     order = {e.id: n for n, e in enumerate(events)}
-    parent = {e.id: e.id for e in events}
-
-    def find(x: str) -> str:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    sets = UnionFind(order, rank=order.get)  # the earliest event is a chain's root
     for event in events:
         for other in [event.supersedes, *event.related]:
-            if other in parent:
-                a, b = find(event.id), find(other)
-                if a != b:
-                    parent[max(a, b, key=order.get)] = min(a, b, key=order.get)
-    groups: dict[str, list[str]] = defaultdict(list)
-    for event in events:
-        groups[find(event.id)].append(event.id)
-    return sorted((g for g in groups.values() if len(g) > 1), key=lambda g: order[g[0]])
+            if other in order:
+                sets.union(event.id, other)
+    return sorted((g for g in sets.groups() if len(g) > 1), key=lambda g: order[g[0]])

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from memory_pipeline.stages.union_find import UnionFind
+
 
 @dataclass(frozen=True)
 class FactVector:
@@ -37,25 +39,15 @@ def near_duplicate_groups(new: list[FactVector], known: list[FactVector], simila
         return []
     ids = list(live)
     everything = _unit([live[i].vector for i in ids])
-    parent = {i: i for i in ids}
-
-    def root(i: str) -> str:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    sets = UnionFind(ids)
     scores = _unit([f.vector for f in candidates]) @ everything.T
     for row, fact in enumerate(candidates):
         for col in np.flatnonzero(scores[row] >= similarity):
             other = ids[col]
             if other != fact.id:
-                parent[root(other)] = root(fact.id)
-    groups: dict[str, list[str]] = {}
-    for i in ids:
-        groups.setdefault(root(i), []).append(i)
+                sets.union(fact.id, other)
     merges = []
-    for members in groups.values():
+    for members in sets.groups():
         if len(members) > 1:  # an edge always starts at a new fact, so every group holds one
             keep = max(members, key=lambda m: (live[m].created_ts, m))
             merges.append(Merge(keep, sorted(members)))

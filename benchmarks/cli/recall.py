@@ -1,0 +1,85 @@
+"""`memory-pipeline bench recall --quality | --speed`: LoCoMo recall quality and recall latency."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memory_pipeline.cli.common import add_json_flag, console, print_json
+from memory_pipeline.errors import BadInputError
+
+
+def register_recall(kinds) -> None:
+    parser = kinds.add_parser("recall", help="recall quality on LoCoMo (--quality) or latency (--speed)")
+    parser.add_argument("--quality", action="store_true", help="LoCoMo recall@5/@10, hit@5 per category")
+    parser.add_argument("--speed", action="store_true", help="p50/p95 latency at 1k, 10k, 100k points")
+    parser.add_argument("--data", help="LoCoMo JSON (default ../shared/bench/locomo-dev.json)")
+    parser.add_argument("--workdir", help="keep the ingested workspaces here (reused on the next run)")
+    parser.add_argument("--conversations", type=int, help="only the first N conversations")
+    parser.add_argument("--sessions", type=int, help="only the first N sessions of each conversation")
+    parser.add_argument("--by-age", action="store_true",
+                        help="quality: a generated 3-year history, recall@10 by evidence age (--sessions, default 540)")
+    parser.add_argument("--seed", type=int, default=7, help="--by-age: the history's seed")
+    parser.add_argument("--credit-all-sources", action="store_true",
+                        help="credit hits citing more than 5 message ids too (default: no credit)")
+    parser.add_argument("--sizes", default="1000,10000,100000", help="speed: point counts")
+    parser.add_argument("--queries", type=int, default=200, help="speed: queries per size")
+    add_json_flag(parser)
+    parser.set_defaults(handler=run_bench_recall)
+
+
+def run_bench_recall(args) -> int:
+    if args.quality == args.speed:
+        raise BadInputError("choose one of --quality or --speed")
+    if args.quality and args.by_age:
+        from benchmarks.recall_by_age import bench_recall_by_age
+
+        figures = bench_recall_by_age(Path(args.workdir) if args.workdir else None, args.sessions or 540, args.seed)
+        return print_quality(figures) if not args.json else (print_json(figures) or 0)
+    if args.quality:
+        from benchmarks.locomo import DEFAULT_DATA, LOCOMO_START
+        from benchmarks.recall_quality import bench_recall_quality
+        from memory_pipeline.config import Settings, set_process_environment
+
+        # LoCoMo is dated from 2023: the partitions (built next) must reach back there
+        set_process_environment(MEMORY_PARTITIONS_START=Settings.from_env().partitions_start or LOCOMO_START)
+
+        data = Path(args.data).expanduser() if args.data else DEFAULT_DATA
+        if not data.is_file():
+            raise BadInputError(f"LoCoMo data not found: {data}")
+        figures = bench_recall_quality(data, Path(args.workdir) if args.workdir else None, args.conversations,
+                                       args.sessions, None if args.credit_all_sources else 5)
+        return print_quality(figures) if not args.json else (print_json(figures) or 0)
+    from benchmarks.recall_speed import bench_recall_speed
+
+    try:
+        sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    except ValueError as exc:
+        raise BadInputError(f"--sizes must be numbers separated by commas: {args.sizes}") from exc
+    figures = bench_recall_speed(sizes, queries=args.queries)
+    if args.json:
+        print_json(figures)
+        return 0
+    out = console()
+    for row in figures["rows"]:
+        out.print("  ".join(f"{k}={v}" for k, v in row.items()), highlight=False)
+    for key, value in figures.items():
+        if key != "rows":
+            out.print(f"{key}: {value}", highlight=False)
+    return 0
+
+
+def print_quality(figures: dict) -> int:
+    from rich.table import Table
+
+    out = console()
+    columns = [c for c in ("variant", "category", "n", "recall@1", "recall@3", "recall@5", "recall@10", "hit@5",
+                           "sources_per_hit")
+               if c in figures["rows"][0]] if figures["rows"] else ["variant"]
+    table = Table(*columns)
+    for row in figures["rows"]:
+        table.add_row(*(str(row[c]) for c in columns))
+    out.print(table)
+    for key, value in figures.items():
+        if key != "rows":
+            out.print(f"{key}: {value}", highlight=False)
+    return 0

@@ -1,0 +1,92 @@
+"""Scoring recall on LoCoMo: recall@5, recall@10, hit@5 per category, several retrieval variants.
+
+A hit covers the evidence ids among its `source_message_ids`. A narrative citing many messages
+covers evidence cheaply, so hits citing more than `max_sources` ids get no credit unless
+`max_sources` is None; the mean number of source ids per returned hit is reported either way.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from benchmarks.locomo import CATEGORIES, LocomoConversation, evidence_ids
+from memory_pipeline.models import RecallHit
+
+MAX_SOURCES = 5
+
+
+@dataclass
+class Variant:
+    name: str
+    mode: str = "hybrid"  # hybrid | dense | sparse
+    tier: str = "all"
+    options: dict = field(default_factory=dict)  # RankOptions fields changed from the defaults
+    base: str = "default"  # "default": the current RankOptions(); "old": the defaults before issue 13
+    through_cli: bool = False  # the product path: `recall --queries FILE --json`, no flags
+
+
+@dataclass
+class Scores:
+    recall5: list[float] = field(default_factory=list)
+    recall10: list[float] = field(default_factory=list)
+    hit5: list[float] = field(default_factory=list)
+    sources_per_hit: list[int] = field(default_factory=list)
+
+    def add(self, evidence: list[str], hits: list[RecallHit], max_sources: int | None) -> None:
+        wanted = set(evidence)
+
+        def covered(k: int) -> set[str]:
+            found: set[str] = set()
+            for hit in hits[:k]:
+                if max_sources is None or len(hit.source_message_ids) <= max_sources:
+                    found |= set(hit.source_message_ids) & wanted
+            return found
+
+        self.recall5.append(len(covered(5)) / len(wanted))
+        self.recall10.append(len(covered(10)) / len(wanted))
+        self.hit5.append(1.0 if covered(5) else 0.0)
+        self.sources_per_hit.extend(len(h.source_message_ids) for h in hits[:10])
+
+    def summary(self) -> dict:
+        mean = lambda xs: round(statistics.fmean(xs), 3) if xs else None  # noqa: E731
+        return {"n": len(self.recall5), "recall@5": mean(self.recall5), "recall@10": mean(self.recall10),
+                "hit@5": mean(self.hit5), "sources_per_hit": mean(self.sources_per_hit)}
+
+
+def evaluate(conversation: LocomoConversation, search, variants: list[Variant],
+             max_sources: int | None = MAX_SOURCES) -> dict[str, dict[str, Scores]]:
+    """scores[variant][category name or "1-4"] for one conversation; `search(question, variant)`."""
+    scores: dict[str, dict[str, Scores]] = {v.name: defaultdict(Scores) for v in variants}
+    for question in conversation.questions:
+        evidence = evidence_ids(question)
+        category = CATEGORIES.get(int(question["category"]), str(question["category"]))
+        for variant in variants:
+            hits = search(question["question"], variant)
+            scores[variant.name][category].add(evidence, hits, max_sources)
+            if int(question["category"]) in (1, 2, 3, 4):
+                scores[variant.name]["1-4"].add(evidence, hits, max_sources)
+    return scores
+
+
+def merge(into: dict[str, dict[str, Scores]], more: dict[str, dict[str, Scores]]) -> None:
+    for variant, by_category in more.items():
+        target = into.setdefault(variant, defaultdict(Scores))
+        for category, scores in by_category.items():
+            merged = target[category]
+            merged.recall5 += scores.recall5
+            merged.recall10 += scores.recall10
+            merged.hit5 += scores.hit5
+            merged.sources_per_hit += scores.sources_per_hit
+
+
+def table(scores: dict[str, dict[str, Scores]]) -> list[dict]:
+    """Rows: one per variant and category (categories 1–4 overall first, adversarial last)."""
+    order = ["1-4", "multi-hop", "temporal", "open-domain", "single-hop", "adversarial"]
+    rows = []
+    for variant, by_category in scores.items():
+        for category in order:
+            if category in by_category:
+                rows.append({"variant": variant, "category": category, **by_category[category].summary()})
+    return rows

@@ -1,0 +1,41 @@
+"""The long-lived recall service: `memory-pipeline service start` starts it; `recall-service
+start|stop|status` (the old name) also stops it alone or asks it how it is."""
+
+from __future__ import annotations
+
+from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+
+HELP = "start the recall service (recall answers from it, warm)"
+
+
+def add_start_arguments(parser) -> None:
+    add_json_flag(parser)
+    parser.set_defaults(handler=run_service, action="start")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("action", choices=["start", "stop", "status"])
+    add_json_flag(parser)
+    parser.set_defaults(handler=run_service)
+
+
+def run_service(args) -> int:
+    from memory_pipeline.flows.recall.client import service_command
+    from memory_pipeline.resources import recall_service
+
+    workspace = workspace_from_env()
+    if args.action == "start":
+        status = recall_service.ensure_service(workspace, service_command(workspace))
+    elif args.action == "stop":
+        pid = recall_service.stop_service(workspace)
+        status = {"stopped": pid is not None, "pid": pid,
+                  "note": "only the recall service; `memory-pipeline service stop` stops every service of the workspace"}
+    else:
+        status = recall_service.ping(workspace) or {"running": False}
+    if args.json:
+        print_json(status)
+    else:
+        out = console()
+        for key, value in status.items():
+            out.print(f"{key:<16} {value}", highlight=False)
+    return 0

@@ -1,0 +1,192 @@
+"""The import rules docs/ARCHITECTURE.md states, checked on every import in the code: top-level,
+inside functions and under TYPE_CHECKING alike (parsed with `ast`, nothing imported).
+
+- each part imports only itself and the parts its row of the layer table names;
+- no import cycle between modules;
+- no module imports another module's private name (`_x`);
+- Dagster only in the wiring, the flows, the commands and the entry point;
+- stages do no I/O and use no client SDK (nothing that opens a process, a socket or a file store).
+(Only config.py and faults.py read the environment: test_config.py.)"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from memory_pipeline_tests.support.paths import PROJECT_ROOT
+
+PACKAGES = ("memory_pipeline", "benchmarks")
+# (module prefix, part), the most specific first.
+PARTS = [
+    ("memory_pipeline.main", "main"), ("memory_pipeline.reference", "main"), ("memory_pipeline.cli.__main__", "main"),
+    ("memory_pipeline.definitions", "wiring"), ("memory_pipeline.defs", "wiring"),
+    ("memory_pipeline.cli", "commands"), ("benchmarks", "commands"),
+    ("memory_pipeline.flows", "flows"),
+    ("memory_pipeline.resources", "resources"),
+    ("memory_pipeline.stages", "stages"),
+    ("memory_pipeline.pipeline", "pipeline"),
+    ("memory_pipeline.config", "config"),
+    ("memory_pipeline.ports", "ports"),
+    ("memory_pipeline.models", "base"), ("memory_pipeline.prompts", "base"), ("memory_pipeline.errors", "base"),
+    ("memory_pipeline.faults", "base"), ("memory_pipeline", "base"),
+]
+BELOW_FLOWS = {"resources", "stages", "pipeline", "config", "ports", "base"}
+MAY_IMPORT = {
+    "main": {"wiring", "commands", "flows"} | BELOW_FLOWS,
+    "wiring": {"flows"} | BELOW_FLOWS,
+    "commands": {"flows"} | BELOW_FLOWS,
+    "flows": BELOW_FLOWS,
+    "resources": {"stages", "pipeline", "config", "ports", "base"},
+    "stages": {"ports", "base"},
+    "pipeline": {"config", "base"},
+    "config": {"base"},
+    "ports": {"base"},
+    "base": set(),
+}
+DAGSTER_PARTS = {"main", "wiring", "commands", "flows"}
+NOT_IN_STAGES = {"dagster", "redis", "qdrant_client", "anthropic", "torch", "sentence_transformers", "onnxruntime",
+                 "tokenizers", "filelock", "subprocess", "socket", "sqlite3", "shutil", "tempfile", "urllib", "http",
+                 "requests", "httpx"}
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str  # the importing module
+    target: str  # the imported module (a project module, or a third-party top-level name)
+    names: tuple[str, ...]  # names taken with `from … import`
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line} imports {self.target}{' (' + ', '.join(self.names) + ')' if self.names else ''}"
+
+
+@cache
+def modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (PROJECT_ROOT / package).rglob("*.py"):
+            parts = list(path.relative_to(PROJECT_ROOT).with_suffix("").parts)
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def part_of(module: str) -> str:
+    return next(part for prefix, part in PARTS if module == prefix or module.startswith(prefix + "."))
+
+
+def _project_module(name: str) -> str | None:
+    """The project module an import of `name` loads: the module itself, or the package above it."""
+    while name and name not in modules():
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+@cache
+def imports() -> list[Import]:
+    found = []
+    for module, path in modules().items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [(alias.name, ()) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                names = tuple(alias.name for alias in node.names)
+                # `from package import module` loads the module; `from module import name` the module
+                targets = [(f"{base}.{n}", ()) if f"{base}.{n}" in modules() else (base, (n,)) for n in names]
+            else:
+                continue
+            for name, taken in targets:
+                target = _project_module(name) if name.split(".")[0] in PACKAGES else name.split(".")[0]
+                if target and target != module:
+                    found.append(Import(module, target, taken, node.lineno))
+    return found
+
+
+def project_imports() -> list[Import]:
+    return [i for i in imports() if i.target.split(".")[0] in PACKAGES]
+
+
+def test_the_parser_sees_function_local_and_type_checking_imports():
+    seen = {(i.source, i.target) for i in project_imports()}
+    assert ("memory_pipeline.main", "memory_pipeline.definitions") in seen  # inside a function
+    assert ("memory_pipeline.ports", "memory_pipeline.models") in seen  # under TYPE_CHECKING
+    assert len(modules()) > 200
+
+
+def test_each_part_imports_only_the_parts_below_it():
+    wrong = [f"{i} ({part_of(i.source)} → {part_of(i.target)})" for i in project_imports()
+             if part_of(i.target) != part_of(i.source) and part_of(i.target) not in MAY_IMPORT[part_of(i.source)]]
+    assert wrong == []
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(edges.get(child, ())))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return found
+
+
+def test_cycles_finds_a_loop_and_only_a_loop():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_between_modules():
+    edges: dict[str, set[str]] = {}
+    for i in project_imports():
+        edges.setdefault(i.source, set()).add(i.target)
+    assert cycles(edges) == []
+
+
+def test_no_module_imports_another_modules_private_name():
+    private = [str(i) for i in project_imports() if any(n.startswith("_") and not n.startswith("__") for n in i.names)]
+    assert private == []
+
+
+def test_dagster_only_in_the_wiring_flows_commands_and_entry_point():
+    wrong = [str(i) for i in imports() if i.target == "dagster" and part_of(i.source) not in DAGSTER_PARTS]
+    assert wrong == []
+
+
+def test_stages_do_no_io_and_use_no_client_sdk():
+    wrong = [str(i) for i in imports() if part_of(i.source) == "stages" and i.target in NOT_IN_STAGES]
+    assert wrong == []
