@@ -45,7 +45,7 @@ def payload(event: str, transcript: Path, project: Path) -> bytes:
 
 
 def commands() -> dict[str, list[str]]:
-    from memory_pipeline.cli.install_hooks import hook_argv
+    from memory_pipeline.cli.hooks.install import hook_argv
 
     found = {"full_cli": [sys.executable, "-m", "memory_pipeline.cli", "hook", "claude-code"],
              "installed": hook_argv()}

@@ -80,7 +80,7 @@ def run_recall(args) -> int:
 
 def workspace_points(workspace) -> int:
     """Points the index manifests record (what `status` counts), without opening the store."""
-    from memory_pipeline.cli.status import local_store_status
+    from memory_pipeline.cli.service.status import local_store_status
 
     return local_store_status(workspace)["points"]
 

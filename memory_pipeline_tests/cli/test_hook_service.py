@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memory_pipeline import hook_entry
-from memory_pipeline.cli.install_hooks import hook_argv
+from memory_pipeline.cli.hooks.install import hook_argv
 from memory_pipeline_tests.cli.hook_helpers import first_user_turns, hook_env, payload, run_hook, telemetry
 
 SESSION = "0b6f1c7e-5d1a-4c53-9a51-7d0e8a1f2c11"

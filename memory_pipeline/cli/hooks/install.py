@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 
 from memory_pipeline.cli.common import add_json_flag, print_json
+from memory_pipeline.cli.hooks.mcp import claude_config_path, codex_config_path, register_json, register_toml
+from memory_pipeline.cli.hooks.settings_file import read_settings, write_settings
 from memory_pipeline.config import workspace_override
 from memory_pipeline.errors import BadInputError
 
@@ -54,32 +56,7 @@ def hook_command() -> str:
     return prefix + " ".join(shlex.quote(word) for word in hook_argv())
 
 
-def read_settings(path: Path) -> dict:
-    if not path.exists():
-        return {}
-    text = path.read_text(encoding="utf-8")
-    if not text.strip():
-        return {}
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadInputError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); left unchanged") from None
-    if not isinstance(document, dict):
-        raise BadInputError(f"{path} must hold a JSON object; left unchanged")
-    return document
-
-
-def write_settings(path: Path, document: dict) -> None:
-    """Atomic replace, keeping the file's permissions when it existed."""
-    from memory_pipeline.resources.workspace import atomic_write_text
-
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
-    atomic_write_text(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-    os.chmod(path, mode)
-
-
 def run_install_hooks(args) -> int:
-    from memory_pipeline.cli import install_mcp
     from memory_pipeline.stages.hooks.mcp_config import enable_project_server
     from memory_pipeline.stages.hooks.settings import HOOK_EVENTS, add_our_hooks, remove_our_hooks
 
@@ -92,8 +69,8 @@ def run_install_hooks(args) -> int:
     with_mcp = not args.no_mcp
     if with_mcp and not args.user:  # installing is the user's approval of the project's .mcp.json entry
         after = enable_project_server(after, not args.uninstall)
-    mcp_path = install_mcp.claude_config_path(args.project, args.user)
-    mcp_changed = with_mcp and install_mcp.register_json(mcp_path, args.uninstall,
+    mcp_path = claude_config_path(args.project, args.user)
+    mcp_changed = with_mcp and register_json(mcp_path, args.uninstall,
                                                          None if args.user else {"type": "stdio"})
     changed = after != before
     if changed and (path.exists() or not args.uninstall):
@@ -121,14 +98,13 @@ def print_mcp(path: Path, changed: bool, uninstall: bool) -> None:
 
 
 def run_install_codex(args) -> int:
-    from memory_pipeline.cli import install_mcp
 
     if args.no_mcp:
         raise BadInputError("for codex, install-hooks registers the MCP server only: --no-mcp leaves nothing to do")
     if args.project:
         raise BadInputError("Codex reads MCP servers from ~/.codex/config.toml only: leave out --project")
-    path = install_mcp.codex_config_path()
-    changed = install_mcp.register_toml(path, args.uninstall)
+    path = codex_config_path()
+    changed = register_toml(path, args.uninstall)
     if args.json:
         print_json({"mcp": {"config": str(path), "changed": changed}, "uninstall": args.uninstall})
     else:

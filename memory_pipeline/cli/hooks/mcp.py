@@ -40,7 +40,7 @@ def claude_config_path(project: Path | None, user: bool) -> Path:
 
 def register_json(path: Path, uninstall: bool, extra: dict | None = None) -> bool:
     """Add (or remove) our server in a JSON config with `mcpServers`; True when the file changed."""
-    from memory_pipeline.cli.install_hooks import read_settings, write_settings
+    from memory_pipeline.cli.hooks.settings_file import read_settings, write_settings
 
     before = read_settings(path)
     after = remove_json_server(before) if uninstall else add_json_server(before, mcp_entry(), extra)
