@@ -38,6 +38,9 @@ def register(sub) -> None:
     from memory_pipeline.cli.bench_maintenance import register_maintenance  # issue 15
 
     register_maintenance(kinds)
+    from memory_pipeline.cli.bench_engine import register_engine  # issue 28
+
+    register_engine(kinds)
     latency = kinds.add_parser("latency", help="seconds a user waits: status, cold recall, emit → daily log "
                                "under dagster dev, a seed-scale day through ingest (medians)")
     latency.add_argument("--runs", type=int, default=5, help="runs per figure (medians)")
