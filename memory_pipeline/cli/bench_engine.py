@@ -9,7 +9,7 @@ from memory_pipeline.errors import BadInputError
 
 DEFAULT_KNOBS = "default,m8-ef64,on-disk+int8+m8"
 COLUMNS = (("points", 8), ("engine", 22), ("insert_s", 9), ("index_s", 8), ("p50_ms", 7), ("p95_ms", 7),
-           ("rrf_p95_ms", 11), ("cold_ms", 8), ("rss_mb", 7), ("disk_mb", 8), ("overlap10", 10))
+           ("rrf_p95_ms", 11), ("indexed", 9), ("cold_ms", 8), ("open_ms", 8), ("rss_mb", 7), ("anon_mb", 8), ("disk_mb", 8), ("overlap10", 10))
 
 
 def register_engine(kinds) -> None:
@@ -21,6 +21,8 @@ def register_engine(kinds) -> None:
     parser.add_argument("--queries", type=int, default=200, help="warm queries per engine and size")
     parser.add_argument("--store-max", type=int, default=10_000,
                         help="today's points go through the store up to this size, past it into the recall cache")
+    parser.add_argument("--today-max", type=int, default=200_000,
+                        help="today's engine is measured up to this size (its index needs GBs past it)")
     parser.add_argument("--no-kill", action="store_true", help="skip the kill -9 during a write")
     parser.add_argument("--quality", action="store_true", help="instead: recall@10 of both engines on LoCoMo turns")
     parser.add_argument("--data", help="LoCoMo JSON (default ../shared/bench/locomo-dev.json)")
@@ -57,7 +59,8 @@ def run_bench_engine(args) -> int:
     unknown = [k for k in knobs if k not in KNOBS]
     if unknown or not sizes:
         raise BadInputError(f"unknown --knobs {unknown}; choose from {', '.join(KNOBS)}" if unknown else "no --sizes")
-    figures = bench_engine(sizes, knobs, queries=args.queries, store_max=args.store_max, kill=not args.no_kill)
+    figures = bench_engine(sizes, knobs, queries=args.queries, store_max=args.store_max, kill=not args.no_kill,
+                           today_max=args.today_max)
     if args.json:
         print_json(figures)
         return 0
