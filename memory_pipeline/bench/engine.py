@@ -22,6 +22,7 @@ from pathlib import Path
 from memory_pipeline.bench import engine_edge, engine_sides
 from memory_pipeline.bench.engine_data import probes, rows
 from memory_pipeline.bench.recall_speed import _pct
+from memory_pipeline.config import child_environment
 
 DIMENSION = 384
 SEED = 11
@@ -40,7 +41,7 @@ def _bytes(path: Path) -> int:
 
 
 def _child(*args: str) -> subprocess.Popen:
-    env = os.environ | {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = child_environment(PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     return subprocess.Popen([sys.executable, "-m", "memory_pipeline.bench.engine_child", *args], env=env,
                             stdout=subprocess.PIPE, text=True)
 
@@ -136,7 +137,7 @@ def measure_edge(count: int, folder: Path, knobs: engine_edge.Knobs, queries, re
 
 def kill_during_write(engine: str, folder: Path) -> dict:
     """A writer killed with SIGKILL mid-batch; the store reopened must hold every acknowledged point."""
-    child = _child("write", engine, str(folder), str(DIMENSION), SEED.__str__())
+    child = _child("write", engine, str(folder), str(DIMENSION), str(SEED))
     acked, stamps = 0, []
     assert child.stdout is not None
     while len(stamps) < 6:
