@@ -70,12 +70,14 @@ def run_bench_engine(args) -> int:
 
 def print_table(figures: dict) -> None:
     out = console()
-    out.print("".join(f"{name:>{width}}" for name, width in COLUMNS), highlight=False)
+    out.print("".join(f"{name:>{width}}" for name, width in COLUMNS), highlight=False,
+              soft_wrap=True)
     for row in figures["rows"]:
         out.print("".join(f"{'-' if row.get(name) is None else row[name]!s:>{width}}" for name, width in COLUMNS),
-                  highlight=False)
+                  highlight=False, soft_wrap=True)
     for kill in figures["kill"]:
         out.print(f"kill -9 during a write, {kill['engine']}: {kill['acknowledged']} points acknowledged, "
-                  f"{kill['held']} held after reopening, {kill['lost']} lost", highlight=False)
+                  f"{kill['held']} held after reopening, {kill['lost']} lost", highlight=False, soft_wrap=True)
     out.print(f"load average {', '.join(f'{x:.1f}' for x in figures['load'])}; query vectors given (the embedding "
-              "model is in neither figure); rss = a fresh process's peak, without the model", highlight=False)
+              "model is in neither figure); rss = a fresh process's peak, without the model", highlight=False,
+              soft_wrap=True)
