@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.recall_speed import fill_store, percentile, queries_for
+from benchmarks.recall_speed import fill_store, percentile, points_for, queries_for
 from memory_pipeline.config import child_environment, set_process_environment
 from memory_pipeline.errors import MemoryPipelineError
 
@@ -107,7 +107,7 @@ def bench_mcp(points: int = 10_000, queries: int = 200) -> dict:
         workspace = Workspace(Path(tmp) / "ws").create()
         set_process_environment(MEMORY_WORKSPACE=str(workspace.root))
         dimension = embedder_for(Settings.from_env().embedding_model).dimension
-        fill_s = fill_store(workspace, points, dimension, projects=(PROJECT, "other"))
+        fill_s = fill_store(workspace, points_for(points, dimension, seed=points, projects=(PROJECT, "other")), dimension)
         folder = Path(tmp) / PROJECT
         folder.mkdir()
         try:

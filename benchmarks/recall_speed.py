@@ -13,6 +13,7 @@ import random
 import statistics
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +26,7 @@ WORDS = ("redis pool timeout pagination orders api worker memory docker image ca
          "observation fact priority daily log partition sensor asset dagster qdrant model python rust go").split()
 
 
-def _points(count: int, dimension: int, seed: int, projects: tuple[str, ...] = ("",)):
+def points_for(count: int, dimension: int, seed: int, projects: tuple[str, ...] = ("",)):
     from memory_pipeline.models import stable_id
     from memory_pipeline.resources.vector_store import StorePoint
     from memory_pipeline.stages.index.sparse import sparse_vector
@@ -45,8 +46,8 @@ def _points(count: int, dimension: int, seed: int, projects: tuple[str, ...] = (
                              "source_message_ids": [f"m{n}"], "stale": False})
 
 
-def fill_store(workspace, count: int, dimension: int, projects: tuple[str, ...] = ("",)) -> float:
-    """`count` synthetic points (random words and unit vectors) in the workspace's store: seconds taken."""
+def fill_store(workspace, points: Iterable, dimension: int) -> float:
+    """Today's store (week shards in local mode), written 2,000 points per upsert; the seconds taken."""
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.recall.engine import open_store
 
@@ -60,7 +61,7 @@ def fill_store(workspace, count: int, dimension: int, projects: tuple[str, ...] 
             shard.ensure_collection()
             shard.upsert(batches.pop(shard.where()))
 
-    for point in _points(count, dimension, seed=count, projects=projects):
+    for point in points:
         day = point.payload["date"]
         batch = batches.setdefault(store.for_day(day).where(), [])
         batch.append(point)
@@ -98,7 +99,8 @@ def measure_size(count: int, queries: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="mp-speed-") as tmp:
         workspace = Workspace(Path(tmp) / "ws").create()
         set_process_environment(MEMORY_WORKSPACE=str(workspace.root))
-        fill_s = fill_store(workspace, count, embedder_for(Settings.from_env().embedding_model).dimension)
+        dimension = embedder_for(Settings.from_env().embedding_model).dimension
+        fill_s = fill_store(workspace, points_for(count, dimension, seed=count), dimension)
         try:
             t0 = time.perf_counter()
             first = recall(workspace, "redis pool timeout", record=False)

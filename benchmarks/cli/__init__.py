@@ -59,6 +59,9 @@ def register(sub) -> None:
     redaction.add_argument("--labels", help="a labelled set in the same format (default: the shipped one)")
     add_json_flag(redaction)
     redaction.set_defaults(handler=run_bench_redaction)
+    from benchmarks.cli.engine import register_engine  # issue 28
+
+    register_engine(kinds)
     latency = kinds.add_parser("latency", help="seconds a user waits: status, cold recall, emit → daily log "
                                "under dagster dev, a seed-scale day through ingest (medians)")
     latency.add_argument("--runs", type=int, default=5, help="runs per figure (medians)")

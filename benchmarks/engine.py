@@ -1,0 +1,184 @@
+"""`memory-pipeline bench engine`: today's engine and Qdrant Edge side by side.
+
+For each size: both engines filled with the same generated points (`engine_data`), then, per
+engine, insert time, index time (today: reading the store into the recall index and writing the
+recall cache; Edge: `optimize()`, the HNSW build), warm hybrid query p50/p95 in-process (query
+vectors given: the embedding model is left out of both), cold start and peak RSS in a fresh
+process (`engine_child`), bytes on disk, and the share of today's top 10 that Edge returns
+(overlap@10: HNSW's approximation plus BM25 statistics). Once per run: kill -9 during a write.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks import engine_edge, engine_sides
+from benchmarks.engine_data import probes, rows
+from benchmarks.recall_speed import percentile
+from memory_pipeline.config import child_environment
+
+DIMENSION = 384
+SEED = 11
+KNOBS = {k.name: k for k in (
+    engine_edge.Knobs(),
+    engine_edge.Knobs("m8-ef64", m=8, ef_construct=64),
+    engine_edge.Knobs("int8", int8=True),
+    engine_edge.Knobs("on-disk", on_disk=True),
+    engine_edge.Knobs("on-disk+int8+m8", m=8, ef_construct=64, on_disk=True, int8=True),
+    engine_edge.Knobs("index-at-100MB", indexing_threshold_kb=100_000),
+)}
+
+
+def _bytes(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
+
+
+def _child(*args: str) -> subprocess.Popen:
+    env = child_environment(PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    return subprocess.Popen([sys.executable, "-m", "benchmarks.engine_child", *args], env=env,
+                            stdout=subprocess.PIPE, text=True)
+
+
+def _cold(engine: str, path: Path) -> dict:
+    child = _child("cold", engine, str(path), str(DIMENSION), str(SEED))
+    out, _ = child.communicate()
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _timed(ask, queries) -> tuple[list[list[str]], list[float]]:
+    answers, ms = [], []
+    for probe in queries:
+        t0 = time.perf_counter()
+        answers.append(ask(probe))
+        ms.append((time.perf_counter() - t0) * 1000)
+    return answers, ms
+
+
+def measure_today(count: int, folder: Path, queries, store_max: int) -> tuple[dict, list[list[str]]]:
+    """Up to `store_max` points through the store (qdrant-client local mode is ~40 points/s here, with
+    one store per week); past it, straight into the recall cache the service loads (no insert figure)."""
+    from memory_pipeline.resources.workspace import Workspace
+
+    workspace = Workspace(folder).create()
+    insert_s = _fill_today(workspace, count) if count <= store_max else None
+    t0 = time.perf_counter()
+    index = engine_sides.today_open(folder, DIMENSION) if insert_s is not None else _cache_today(workspace, count)
+    index_s = time.perf_counter() - t0
+    answers, ms = _timed(lambda p: engine_sides.today_query(index, p), queries)
+    del index
+    return {"engine": "today", "insert_s": round(insert_s, 1) if insert_s is not None else None,
+            "index_s": round(index_s, 1), "p50_ms": percentile(ms, 0.5), "p95_ms": percentile(ms, 0.95),
+            **_cold("today", folder), "disk_mb": round(_bytes(folder / "state") / 1e6, 1)}, answers
+
+
+def _fill_today(workspace, count: int) -> float:
+    from benchmarks.recall_speed import fill_store
+    from memory_pipeline.resources.vector_points import StorePoint
+
+    points = (StorePoint(id=r.id, text=r.text, dense=r.dense.tolist(), sparse=r.sparse,
+                         payload={k: v for k, v in r.payload.items() if k != "text"})
+              for batch in rows(count, DIMENSION, SEED) for r in batch)
+    return fill_store(workspace, points, DIMENSION)
+
+
+def _cache_today(workspace, count: int):
+    """The recall index built from columns and saved as the recall cache, at a fresh generation."""
+    import numpy as np
+
+    from memory_pipeline.resources.recall_cache import save_columns
+    from memory_pipeline.resources.recall_index import RecallIndex
+
+    ids, payloads, dense = [], [], []
+    for batch in rows(count, DIMENSION, SEED):
+        ids.extend(r.id for r in batch)
+        payloads.extend(r.payload for r in batch)
+        dense.append(np.stack([r.dense for r in batch]))
+    generation = f"bench-{count}"
+    workspace.state_path("index_generation").write_text(generation, encoding="utf-8")
+    index = RecallIndex.from_columns(ids, payloads, np.concatenate(dense), generation=generation)
+    save_columns(workspace.state_path("recall_cache"), generation, ids, payloads, index.dense)
+    return index
+
+
+def measure_edge(count: int, folder: Path, knobs: engine_edge.Knobs, queries, reference) -> dict:
+    from qdrant_edge import EdgeShard
+
+    shard = engine_edge.create(folder, DIMENSION, knobs)
+    insert_s = 0.0  # the upserts alone: generating the points is not the engine's time
+    for batch in rows(count, DIMENSION, SEED):
+        points = engine_sides.edge_points(batch)
+        t0 = time.perf_counter()
+        engine_edge.upsert(shard, points)
+        insert_s += time.perf_counter() - t0
+    t1 = time.perf_counter()
+    shard.optimize()
+    index_s = time.perf_counter() - t1
+    indexed = shard.info().indexed_vectors_count
+    shard.flush()
+    shard.close()
+    shard = EdgeShard.load(str(folder))
+    answers, ms = _timed(lambda p: engine_sides.edge_query(shard, p), queries)
+    _, rrf = _timed(lambda p: engine_edge.hybrid_rrf(shard, p.dense.tolist(), p.terms, p.project), queries)
+    shard.close()
+    overlap = [len(set(a) & set(b)) / max(1, len(b)) for a, b in zip(answers, reference, strict=True)] \
+        if reference else []
+    return {"engine": f"edge {knobs.name}", "insert_s": round(insert_s, 1), "index_s": round(index_s, 1),
+            "p50_ms": percentile(ms, 0.5), "p95_ms": percentile(ms, 0.95), "rrf_p95_ms": percentile(rrf, 0.95),
+            "indexed": indexed, **_cold("edge", folder), "disk_mb": round(_bytes(folder) / 1e6, 1),
+            "overlap10": round(sum(overlap) / len(overlap), 3) if overlap else None}
+
+
+def kill_during_write(engine: str, folder: Path) -> dict:
+    """A writer killed with SIGKILL mid-batch; the store reopened must hold every acknowledged point."""
+    child = _child("write", engine, str(folder), str(DIMENSION), str(SEED))
+    acked, stamps = 0, []
+    assert child.stdout is not None
+    while len(stamps) < 6:
+        line = child.stdout.readline()
+        if not line:
+            break
+        acked = int(line.split()[1])
+        stamps.append(time.perf_counter())
+    gap = (stamps[-1] - stamps[1]) / max(1, len(stamps) - 2) if len(stamps) > 2 else 0.1
+    time.sleep(gap / 2)  # half-way through the next batch
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    for line in child.stdout:  # acks printed before the kill landed
+        acked = int(line.split()[1])
+    ids = [r.id for batch in rows(acked, DIMENSION, SEED, batch=500) for r in batch]
+    held = engine_sides.today_held(folder, DIMENSION, ids) if engine == "today" else \
+        engine_sides.edge_held(folder, ids)
+    return {"engine": engine, "acknowledged": acked, "held": held, "lost": acked - held}
+
+
+def bench_engine(sizes: list[int], knobs: list[str], queries: int = 200, store_max: int = 10_000,
+                 kill: bool = True, today_max: int = 200_000) -> dict:
+    asked = probes(queries, DIMENSION, SEED + 1)
+    table = []
+    for count in sizes:
+        with tempfile.TemporaryDirectory(prefix="mp-engine-") as tmp:
+            reference = None
+            if count <= today_max:  # past it the recall index needs several GB here: extrapolated instead
+                row, reference = measure_today(count, Path(tmp) / "today", asked, store_max)
+                table.append({"points": count, **row})
+                _flush_row(table[-1])
+            for name in knobs:
+                table.append({"points": count, **measure_edge(count, Path(tmp) / name, KNOBS[name], asked, reference)})
+                _flush_row(table[-1])
+    kills = []
+    if kill:
+        for engine in ("today", "edge"):
+            with tempfile.TemporaryDirectory(prefix="mp-kill-") as tmp:
+                kills.append(kill_during_write(engine, Path(tmp) / engine))
+    return {"rows": table, "kill": kills, "load": os.getloadavg()}
+
+
+def _flush_row(row: dict) -> None:
+    print(json.dumps(row), file=sys.stderr, flush=True)  # a long run shows each row as it lands

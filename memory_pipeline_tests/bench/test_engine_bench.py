@@ -1,0 +1,47 @@
+"""`bench engine`'s two engines answer the same query shape: Qdrant Edge and the recall index find a
+point by its own vector and words within its project only, and an Edge writer killed with SIGKILL
+mid-batch loses none of the points it acknowledged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("qdrant_edge")
+
+from benchmarks import engine_edge, engine_sides  # noqa: E402
+from benchmarks.engine import kill_during_write  # noqa: E402
+from benchmarks.engine_data import Probe, query_terms, rows  # noqa: E402
+from memory_pipeline.resources.recall_index import RecallIndex  # noqa: E402
+
+DIM = 384
+
+
+def _probe(row) -> Probe:
+    words = " ".join(row.text.split()[:6])
+    return Probe(words, row.dense, query_terms(words), row.payload["project"])
+
+
+def test_both_engines_find_a_point_by_its_vector_within_its_project(tmp_path):
+    points = next(rows(600, DIM, seed=5, batch=600))
+    shard = engine_edge.create(tmp_path / "edge", DIM, engine_edge.Knobs(indexing_threshold_kb=1,
+                                                                          full_scan_threshold=10))
+    engine_edge.upsert(shard, engine_sides.edge_points(points))
+    shard.optimize()
+    assert shard.info().points_count == 600
+    index = RecallIndex.from_columns([r.id for r in points], [r.payload for r in points],
+                                     np.stack([r.dense for r in points]))
+    project_of = {r.id: r.payload["project"] for r in points}
+    for row in points[:20]:
+        probe = _probe(row)
+        for hits in (engine_sides.edge_query(shard, probe), engine_sides.today_query(index, probe),
+                     engine_edge.hybrid_rrf(shard, probe.dense.tolist(), probe.terms, probe.project)):
+            assert hits[0] == row.id
+            assert len(hits) == 10 and {project_of[h] for h in hits} == {row.payload["project"]}
+    shard.close()
+
+
+def test_edge_writer_killed_mid_batch_keeps_every_acknowledged_point(tmp_path):
+    outcome = kill_during_write("edge", tmp_path / "edge")
+    assert outcome["acknowledged"] >= 3000  # six 500-point batches were acknowledged before the kill
+    assert outcome["held"] == outcome["acknowledged"] and outcome["lost"] == 0
