@@ -59,7 +59,11 @@ def workspace_turns(workspace) -> TurnBM25:
     """The anchor over the message points of a workspace's recall index (its cache or its store)."""
     from memory_pipeline.flows.recall.engine import RecallEngine
 
-    index = RecallEngine(workspace).index()
+    return index_turns(RecallEngine(workspace).index())
+
+
+def index_turns(index) -> TurnBM25:
+    """The anchor over the message points of a recall index."""
     turns = [(list(p.get("source_message_ids") or []), str(p.get("message") or ""))
              for p in index.payloads if p.get("tier") == "messages"]
     return TurnBM25(turns)

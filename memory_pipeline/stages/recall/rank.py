@@ -100,7 +100,6 @@ class RankOptions:
     superseded_factor: float = 0.3  # an item the ledger superseded (payload `superseded_by`) keeps this share
     collapse_jaccard: float = 0.9  # hits whose word sets overlap this much are one hit
     collapse_same_sources: bool = True  # a hit citing only messages already cited above is dropped
-    session_spread: float = 1.0  # each hit already shown from a session multiplies its next ones' scores by this
 
 
 @dataclass
@@ -248,10 +247,11 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
         anchor = payloads[key]
         extra = time_term(anchor.get("created_ts"), options, bounds)
         scored.append((unit.best_score + extra, key, unit, extra))
+    scored.sort(key=lambda row: (-row[0], row[1]))
     hits: list[RecallHit] = []
     kept: list[set[str]] = []
     shown_sources: set[str] = set()
-    for score, key, unit, extra in spread_by_session(scored, payloads, options.session_spread):
+    for score, key, unit, extra in scored:
         hit = _hit(payloads, fused, key, unit, score, extra)
         words = set(tokenize(hit.text))
         sources = set(hit.source_message_ids)
@@ -265,25 +265,6 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
         if len(hits) >= options.limit:
             break
     return hits
-
-
-def spread_by_session(scored: list[tuple], payloads: dict[str, dict], spread: float):
-    """Rows (score, key, …) best first; with spread < 1 a row's score is multiplied by spread for each
-    row already given from its session, so one long session does not fill the list."""
-    scored = sorted(scored, key=lambda row: (-row[0], row[1]))
-    if spread >= 1.0:
-        yield from scored
-        return
-    given: dict[str, int] = {}
-    waiting = scored
-    while waiting:
-        best = max(range(len(waiting)), key=lambda n: (waiting[n][0] * spread ** given.get(
-            str(payloads[waiting[n][1]].get("session_id", "")), 0), -n))
-        row = waiting.pop(best)
-        session = str(payloads[row[1]].get("session_id", ""))
-        count = given.get(session, 0)
-        given[session] = count + 1
-        yield (row[0] * spread ** count, *row[1:])
 
 
 def _hit(payloads: dict[str, dict], fused: dict[str, Fused], key: str, unit: Unit, score: float,
