@@ -81,27 +81,22 @@ def _run_quality(args) -> int:
     return _print_quality(figures)
 
 
-def _print_rows(rows: list[dict], title: str) -> None:
-    from rich.table import Table
-
-    table = Table(*(rows[0] if rows else ["set"]), title=title)
-    for row in rows:
-        table.add_row(*(str(v) for v in row.values()))
-    console().print(table)
+def _print_rows(rows: list[dict], title: str = "") -> None:
+    """Plain fixed-width lines: a question type's or a variant's name is never cut short."""
+    out = console()
+    if title:
+        out.print(title, highlight=False)
+    if not rows:
+        return
+    widths = {key: max(len(key), *(len(str(row.get(key, ""))) for row in rows)) for key in rows[0]}
+    for cells in ([*widths], *([str(row.get(key, "")) for key in widths] for row in rows)):
+        line = "  ".join(cell.ljust(widths[key]) for cell, key in zip(cells, widths)).rstrip()
+        out.print(line, highlight=False, soft_wrap=True)
 
 
 def _print_quality(figures: dict) -> int:
-    from rich.table import Table
-
-    out = console()
-    columns = [c for c in ("set", "variant", "category", "n", "recall@1", "recall@3", "recall@5", "recall@10", "hit@5",
-                           "sources_per_hit")
-               if c in figures["rows"][0]] if figures["rows"] else ["variant"]
-    table = Table(*columns)
-    for row in figures["rows"]:
-        table.add_row(*(str(row[c]) for c in columns))
-    out.print(table)
+    _print_rows(figures["rows"])
     for key, value in figures.items():
         if key != "rows":
-            out.print(f"{key}: {value}", highlight=False)
+            console().print(f"{key}: {value}", highlight=False, soft_wrap=True)
     return 0
