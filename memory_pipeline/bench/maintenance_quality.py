@@ -116,7 +116,8 @@ def bench_locomo(conv, base: Path, max_sources: int | None, scores: dict) -> dic
     figures["replay_as_of"] = {"day": later, **maintain(root, None, last, as_of=later)}
     hits[UNUSED.name] = default_hits(root, questions)
     hits[HALVED.name] = default_hits(root, questions, RankOptions(stale_factor=FORMER_STALE_FACTOR))
-    merge(scores, evaluate(locomo_questions(conv), lambda q, v: hits[v.name][q], [BEFORE, AFTER, UNUSED, HALVED], max_sources))
+    merge(scores, evaluate(locomo_questions(conv), lambda q, v: hits[v.name][q], [BEFORE, AFTER, UNUSED, HALVED],
+                           max_sources))
     run_cli(["stop"], cli_env(root))
     return figures
 

@@ -26,7 +26,8 @@ def test_anchor_ranks_the_turn_sharing_the_rare_words_first():
 def test_lme_questions_and_first_day_from_a_folder(tmp_path):
     (tmp_path / "transcripts").mkdir()
     (tmp_path / "questions.jsonl").write_text(
-        json.dumps({"id": "q1", "query": "Where did I go?", "type": "multi-session", "evidence": ["u1", "u2"]}) + "\n\n",
+        json.dumps({"id": "q1", "query": "Where did I go?", "type": "multi-session", "evidence": ["u1", "u2"]})
+        + "\n\n",
         encoding="utf-8")
     for name, stamp in (("a", "2025-03-26T17:17:00.000Z"), ("b", "2024-04-12T21:10:00.000Z")):
         (tmp_path / "transcripts" / f"{name}.jsonl").write_text(json.dumps({"timestamp": stamp}) + "\n",

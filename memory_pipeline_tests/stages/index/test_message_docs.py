@@ -72,7 +72,8 @@ def test_keyword_text_of_a_long_turn_leaves_out_the_previous_turns_tail():
                        Message(id="u2", role="user", timestamp=WHEN, text="Yes, last Tuesday."))
     long_doc, short_doc = message_documents(turns, day="2026-11-02", session_id="s1")[1:]
     assert len(long_turn) >= LONG_TURN_CHARS and "(after: Happy to help" in long_doc.text
-    assert keyword_text(long_doc.payload | {"text": long_doc.text}) == f"[2 November 2026] {' '.join(long_turn.split())}"
-    assert keyword_text(short_doc.payload | {"text": short_doc.text}) == short_doc.text  # a short turn needs its question
+    own_words = f"[2 November 2026] {' '.join(long_turn.split())}"
+    assert keyword_text(long_doc.payload | {"text": long_doc.text}) == own_words
+    assert keyword_text(short_doc.payload | {"text": short_doc.text}) == short_doc.text  # it needs its question
     observation = {"tier": "observations", "text": "x\n(after: y)", "message": long_turn}
     assert keyword_text(observation) == "x\n(after: y)"
