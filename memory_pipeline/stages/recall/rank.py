@@ -2,7 +2,7 @@
 
 Inputs are the dense and the sparse ranked lists (point id, score), already filtered; the
 output is the RecallHit list an agent sees. Figures behind the defaults come from
-`memory-pipeline bench recall --quality` (LoCoMo dev set).
+`memory-pipeline bench recall --quality` (lme-dev and LoCoMo dev; docs/recall.md).
 """
 
 from __future__ import annotations
@@ -53,7 +53,9 @@ class RankOptions:
     recall, no flags; 2026-11-23): recall@10 over categories 1–4 0.767 (multi-hop 0.417, temporal
     0.900, open-domain 0.263, single-hop 0.885) against 0.618 for OLD_DEFAULTS on the same workspace;
     without the recency term 0.766, observations at weight 1.0 0.759, without time-aware ranking 0.765.
-    The sweeps behind each weight (same path, an earlier ingest) are in the comments below."""
+    The sweeps behind each weight (same path, an earlier ingest) are in the comments below. With lme-dev
+    beside LoCoMo (2026-11-24, docs/recall.md): recall@10 0.678 (lme-dev) and 0.774 (LoCoMo 1–4) against
+    0.665 and 0.585 for plain BM25 over the same turns."""
 
     limit: int = DEFAULT_CAP  # the inject cap
     # LoCoMo recall@10 (1–4, messages tier, BM25 k1 1.2 b 0.75): RRF k=60 0.689; scores / best, dense
