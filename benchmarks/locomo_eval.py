@@ -1,4 +1,4 @@
-"""Scoring recall on LoCoMo: recall@5, recall@10, hit@5 per category, several retrieval variants.
+"""Scoring recall (LoCoMo, lme-dev): recall@5, recall@10, hit@5 per question type, several variants.
 
 A hit covers the evidence ids among its `source_message_ids`. A narrative citing many messages
 covers evidence cheaply, so hits citing more than `max_sources` ids get no credit unless
@@ -15,6 +15,21 @@ from benchmarks.locomo import CATEGORIES, LocomoConversation, evidence_ids
 from memory_pipeline.models import RecallHit
 
 MAX_SOURCES = 5
+LOCOMO_ORDER = ("1-4", "multi-hop", "temporal", "open-domain", "single-hop", "adversarial")
+
+
+@dataclass(frozen=True)
+class BenchQuestion:
+    query: str
+    kind: str  # the question's type (LoCoMo: its category's name)
+    evidence: tuple[str, ...]  # the message ids a hit must cite
+    overall: bool = True  # counted in the overall row
+
+
+def locomo_questions(conversation: LocomoConversation) -> list[BenchQuestion]:
+    """LoCoMo's questions; the overall row ("1-4") leaves out category 5 (adversarial)."""
+    return [BenchQuestion(q["question"], CATEGORIES.get(int(q["category"]), str(q["category"])),
+                          tuple(evidence_ids(q)), int(q["category"]) in (1, 2, 3, 4)) for q in conversation.questions]
 
 
 @dataclass
@@ -23,8 +38,8 @@ class Variant:
     mode: str = "hybrid"  # hybrid | dense | sparse
     tier: str = "all"
     options: dict = field(default_factory=dict)  # RankOptions fields changed from the defaults
-    base: str = "default"  # "default": the current RankOptions(); "old": the defaults before issue 13
     through_cli: bool = False  # the product path: `recall --queries FILE --json`, no flags
+    anchor: bool = False  # BM25 over the raw turns (bench/bm25_turns.py), not this project's ranking
 
 
 @dataclass
@@ -55,18 +70,16 @@ class Scores:
                 "hit@5": mean(self.hit5), "sources_per_hit": mean(self.sources_per_hit)}
 
 
-def evaluate(conversation: LocomoConversation, search, variants: list[Variant],
-             max_sources: int | None = MAX_SOURCES) -> dict[str, dict[str, Scores]]:
-    """scores[variant][category name or "1-4"] for one conversation; `search(question, variant)`."""
+def evaluate(questions: list[BenchQuestion], search, variants: list[Variant],
+             max_sources: int | None = MAX_SOURCES, overall: str = "1-4") -> dict[str, dict[str, Scores]]:
+    """scores[variant][question type or `overall`]; `search(query, variant)` returns the hits."""
     scores: dict[str, dict[str, Scores]] = {v.name: defaultdict(Scores) for v in variants}
-    for question in conversation.questions:
-        evidence = evidence_ids(question)
-        category = CATEGORIES.get(int(question["category"]), str(question["category"]))
+    for question in questions:
         for variant in variants:
-            hits = search(question["question"], variant)
-            scores[variant.name][category].add(evidence, hits, max_sources)
-            if int(question["category"]) in (1, 2, 3, 4):
-                scores[variant.name]["1-4"].add(evidence, hits, max_sources)
+            hits = search(question.query, variant)
+            scores[variant.name][question.kind].add(list(question.evidence), hits, max_sources)
+            if question.overall:
+                scores[variant.name][overall].add(list(question.evidence), hits, max_sources)
     return scores
 
 
@@ -81,12 +94,11 @@ def merge(into: dict[str, dict[str, Scores]], more: dict[str, dict[str, Scores]]
             merged.sources_per_hit += scores.sources_per_hit
 
 
-def table(scores: dict[str, dict[str, Scores]]) -> list[dict]:
-    """Rows: one per variant and category (categories 1–4 overall first, adversarial last)."""
-    order = ["1-4", "multi-hop", "temporal", "open-domain", "single-hop", "adversarial"]
+def table(scores: dict[str, dict[str, Scores]], order: tuple[str, ...] = LOCOMO_ORDER) -> list[dict]:
+    """Rows: one per variant and question type, in `order` (the overall row first), others after."""
     rows = []
     for variant, by_category in scores.items():
-        for category in order:
+        for category in [*order, *sorted(set(by_category) - set(order))]:
             if category in by_category:
                 rows.append({"variant": variant, "category": category, **by_category[category].summary()})
     return rows

@@ -22,7 +22,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from benchmarks.locomo import DEFAULT_DATA, load_conversations
-from benchmarks.locomo_eval import MAX_SOURCES, Variant, evaluate, merge, table
+from benchmarks.locomo_eval import MAX_SOURCES, Variant, evaluate, locomo_questions, merge, table
 from benchmarks.locomo_import import cli_env, import_and_ingest, import_folder, moved_to_recent, run_cli
 from memory_pipeline.stages.recall.rank import RankOptions
 
@@ -116,7 +116,8 @@ def bench_locomo(conv, base: Path, max_sources: int | None, scores: dict) -> dic
     figures["replay_as_of"] = {"day": later, **maintain(root, None, last, as_of=later)}
     hits[UNUSED.name] = default_hits(root, questions)
     hits[HALVED.name] = default_hits(root, questions, RankOptions(stale_factor=FORMER_STALE_FACTOR))
-    merge(scores, evaluate(conv, lambda q, v: hits[v.name][q], [BEFORE, AFTER, UNUSED, HALVED], max_sources))
+    merge(scores, evaluate(locomo_questions(conv), lambda q, v: hits[v.name][q], [BEFORE, AFTER, UNUSED, HALVED],
+                           max_sources))
     run_cli(["stop"], cli_env(root))
     return figures
 

@@ -1,11 +1,11 @@
-"""`memory-pipeline bench recall --quality`: LoCoMo through import, ingest and recall, several variants.
+"""`memory-pipeline bench recall --quality`: lme-dev and LoCoMo through import, ingest and recall.
 
-Each conversation becomes Claude Code transcripts of the past months, brought in by the real CLI
-(`import` → `ingest`, bench/locomo_import.py). The first row, "product defaults via import", is
-`recall --queries FILE --json` with no flags: what a user gets. The second is the ranking before
-issue 13 (decay exp(-0.01·days), one hit per point) over the same workspace and clock. The other rows
-change one thing from the current defaults, in this process, with the same clock. Questions,
-evidence and scoring: bench/locomo.py, bench/locomo_eval.py.
+Each set is brought in by the real CLI (`import` → `ingest`, bench/locomo_import.py, bench/lme.py)
+and asked through `recall --queries FILE --json` with no flags: the "product defaults via import"
+row, what a user gets. Beside it, in the same run and on the same turns, the keyword anchor: plain
+BM25 over the raw turns (bench/bm25_turns.py). The summary puts the two side by side per question
+type, recall@10 and recall@5. The other rows change one thing from the current ranking, in this
+process, over the same workspace and clock. Scoring: bench/locomo_eval.py.
 """
 
 from __future__ import annotations
@@ -16,40 +16,49 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from benchmarks.locomo import DEFAULT_DATA, load_conversations
-from benchmarks.locomo_eval import MAX_SOURCES, Variant, evaluate, merge, table
-from benchmarks.locomo_import import import_and_ingest, moved_to_recent, recall_queries
-from memory_pipeline.stages.recall.rank import OLD_DEFAULTS, RankOptions, RecallFilters
+from benchmarks.bm25_turns import workspace_turns
+from benchmarks.lme import PROJECT, TYPES, first_day, load_questions
+from benchmarks.locomo import load_conversations
+from benchmarks.locomo_eval import (
+    LOCOMO_ORDER,
+    MAX_SOURCES,
+    Variant,
+    evaluate,
+    locomo_questions,
+    merge,
+    table,
+)
+from benchmarks.locomo_import import import_and_ingest, import_folder, moved_to_recent, recall_queries
+from memory_pipeline.config import Settings, set_process_environment
+from memory_pipeline.stages.recall.rank import RankOptions, RecallFilters
 
 PRODUCT = "product defaults via import"
+ANCHOR = "bm25 over turns"
 VARIANTS = [
     Variant(PRODUCT, through_cli=True),
-    Variant("old defaults (decay exp 0.01/day)", base="old"),
+    Variant(ANCHOR, anchor=True),
     Variant("bm25 only", mode="sparse"),
     Variant("dense only", mode="dense"),
     Variant("hybrid RRF k=60", options=dict(fusion="rrf", dense_weight=1.0, sparse_weight=1.0)),
     Variant("no recency term", options=dict(recency_weight=0.0)),
     Variant("messages tier", tier="messages"),
-    Variant("observations tier", tier="observations"),
-    Variant("no per-message fusion", options=dict(fuse_by_message=False)),
-    Variant("observations weigh 1.0", options=dict(observation_weight=1.0)),
     Variant("no time-aware ranking", options=dict(time_aware=False)),
 ]
 
 
 def _searcher(workspace, answers: dict):
-    from memory_pipeline.config import Settings
     from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
 
     settings = Settings.from_env()
     base = RecallEngine(workspace, settings)
+    anchor = workspace_turns(workspace)
     engines: dict[str, RecallEngine] = {}
     now = time.time()
 
     def engine_for(variant: Variant) -> RecallEngine:
-        key = f"{variant.base}:{sorted(variant.options.items())}"
+        key = str(sorted(variant.options.items()))
         if key not in engines:
-            options = replace(OLD_DEFAULTS if variant.base == "old" else RankOptions(), **variant.options)
+            options = replace(RankOptions(), **variant.options)
             engines[key] = RecallEngine(workspace, settings, options, store=base.store, embedder=base.embedder)
             engines[key]._query_vectors = base._query_vectors  # embed each question once
         return engines[key]
@@ -57,6 +66,8 @@ def _searcher(workspace, answers: dict):
     def search(question: str, variant: Variant):
         if variant.through_cli:
             return answers[question]
+        if variant.anchor:
+            return anchor.search(question, 10)
         request = SearchRequest(query=question, limit=10, filters=RecallFilters(tier=variant.tier), record=False,
                                 now=now, mode=variant.mode)
         return engine_for(variant).search(request)
@@ -64,35 +75,90 @@ def _searcher(workspace, answers: dict):
     return search
 
 
-def bench_recall_quality(data: Path = DEFAULT_DATA, workdir: Path | None = None, conversations: int | None = None,
-                         sessions: int | None = None, max_sources: int | None = MAX_SOURCES,
-                         variants: list[Variant] | None = None) -> dict:
-    """Import and ingest each conversation into its own workspace (reused when `workdir` already holds it)."""
+def _ingested_once(root: Path, ingest) -> float:
+    """`ingest(root)` unless `root` already holds an ingested workspace; the seconds it took."""
+    started = time.perf_counter()
+    if not (root / "ingested").exists():
+        root.mkdir(parents=True, exist_ok=True)
+        ingest(root)
+        (root / "ingested").write_text("ok\n", encoding="utf-8")
+    return round(time.perf_counter() - started, 1)
+
+
+def _ask(root: Path, questions, variants, max_sources, overall: str, project: str) -> tuple[dict, dict]:
     from memory_pipeline.resources.workspace import Workspace
 
-    logging.getLogger("dagster").setLevel(logging.WARNING)
-    variants = variants or VARIANTS
+    started = time.perf_counter()
+    answers = recall_queries([q.query for q in questions], root, project=project)
+    asked = time.perf_counter()
+    scores = evaluate(questions, _searcher(Workspace(root / "ws"), answers), variants, max_sources, overall)
+    return scores, {"questions": len(questions), "cli_recall_s": round(asked - started, 1),
+                    "eval_s": round(time.perf_counter() - asked, 1)}
+
+
+def locomo_figures(data: Path, base: Path, conversations: int | None, sessions: int | None,
+                   max_sources: int | None, variants: list[Variant]) -> dict:
+    """Each conversation in its own workspace (`<base>/<sample id>-import`, reused when ingested)."""
     convs = [moved_to_recent(c) for c in load_conversations(data, limit_sessions=sessions)[:conversations]]
     scores: dict = {}
     timings = {}
-    with tempfile.TemporaryDirectory(prefix="mp-locomo-") as tmp:
-        base = Path(workdir) if workdir else Path(tmp)
-        for conv in convs:
-            root = base / f"{conv.sample_id}-import"
-            started = time.perf_counter()
-            done = root / "ingested"
-            if not done.exists():
-                root.mkdir(parents=True, exist_ok=True)
-                import_and_ingest(conv, root)
-                done.write_text("ok\n", encoding="utf-8")
-            ingested = time.perf_counter()
-            answers = recall_queries([q["question"] for q in conv.questions], root)
-            asked = time.perf_counter()
-            search = _searcher(Workspace(root / "ws"), answers)
-            merge(scores, evaluate(conv, search, variants, max_sources))
-            timings[conv.sample_id] = {"ingest_s": round(ingested - started, 1), "questions": len(conv.questions),
-                                       "cli_recall_s": round(asked - ingested, 1),
-                                       "eval_s": round(time.perf_counter() - asked, 1)}
-    return {"data": str(Path(data).resolve()), "conversations": timings, "max_sources_credited": max_sources,
+    for conv in convs:
+        root = base / f"{conv.sample_id}-import"
+        ingest_s = _ingested_once(root, lambda r, c=conv: import_and_ingest(c, r))
+        conv_scores, timing = _ask(root, locomo_questions(conv), variants, max_sources, "1-4", "locomo")
+        merge(scores, conv_scores)
+        timings[conv.sample_id] = {"ingest_s": ingest_s, **timing}
+    return {"data": str(Path(data).resolve()), "conversations": timings,
             "days": {c.sample_id: f"{c.sessions[0].started:%Y-%m-%d}..{c.sessions[-1].started:%Y-%m-%d}"
-                     for c in convs}, "rows": table(scores)}
+                     for c in convs}, "scores": scores}
+
+
+def lme_figures(folder: Path, base: Path, max_sources: int | None, variants: list[Variant]) -> dict:
+    """The folder imported once into `<base>/lme-dev` (reused when ingested), its questions asked."""
+    start = first_day(folder)
+    set_now = Settings.from_env().partitions_start
+    if not set_now or set_now > start:
+        set_process_environment(MEMORY_PARTITIONS_START=start)
+    root = base / "lme-dev"
+    ingest_s = _ingested_once(root, lambda r: import_folder(folder / "transcripts", r))
+    scores, timing = _ask(root, load_questions(folder), variants, max_sources, "all", PROJECT)
+    return {"data": str(folder.resolve()), "ingest_s": ingest_s, **timing, "scores": scores,
+            "env": f"MEMORY_PARTITIONS_START={Settings.from_env().partitions_start} set by the bench for import "
+                   f"and ingest (sessions from {start}; a fresh workspace's partitions start 90 days back)"}
+
+
+def summary(name: str, scores: dict, order: tuple[str, ...]) -> list[dict]:
+    """Per question type: this project (product row) beside the BM25 anchor, recall@10 and @5."""
+    rows = []
+    for kind in order:
+        ours, anchor = scores[PRODUCT].get(kind), scores[ANCHOR].get(kind)
+        if ours is None or anchor is None:
+            continue
+        mine, theirs = ours.summary(), anchor.summary()
+        rows.append({"set": name, "type": kind, "n": mine["n"], "recall@10": mine["recall@10"],
+                     "bm25 recall@10": theirs["recall@10"], "recall@5": mine["recall@5"],
+                     "bm25 recall@5": theirs["recall@5"]})
+    return rows
+
+
+def bench_recall_quality(data: Path, lme: Path | None, workdir: Path | None = None, conversations: int | None = None,
+                         sessions: int | None = None, max_sources: int | None = MAX_SOURCES,
+                         variants: list[Variant] | None = None) -> dict:
+    """lme-dev (when `lme` is given) and LoCoMo; workspaces kept in `workdir` when given."""
+    logging.getLogger("dagster").setLevel(logging.WARNING)
+    variants = variants or VARIANTS
+    figures: dict = {"summary": [], "rows": []}
+    with tempfile.TemporaryDirectory(prefix="mp-recall-quality-") as tmp:
+        base = Path(workdir) if workdir else Path(tmp)
+        sets = []
+        if lme is not None:
+            sets.append(("lme-dev", lme_figures(lme, base, max_sources, variants), ("all", *TYPES)))
+        sets.append(("locomo", locomo_figures(data, base, conversations, sessions, max_sources, variants),
+                     LOCOMO_ORDER))
+    for name, found, order in sets:
+        scores = found.pop("scores")
+        figures["summary"] += summary(name, scores, order)
+        figures["rows"] += [{"set": name, **row} for row in table(scores, order)]
+        figures[name] = found
+    figures["max_sources_credited"] = max_sources
+    return figures

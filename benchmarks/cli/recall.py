@@ -1,4 +1,4 @@
-"""`memory-pipeline bench recall --quality | --speed`: LoCoMo recall quality and recall latency."""
+"""`memory-pipeline bench recall --quality | --speed`: recall quality (lme-dev, LoCoMo) and recall latency."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ from memory_pipeline.errors import BadInputError
 
 
 def register_recall(kinds) -> None:
-    parser = kinds.add_parser("recall", help="recall quality on LoCoMo (--quality) or latency (--speed)")
-    parser.add_argument("--quality", action="store_true", help="LoCoMo recall@5/@10, hit@5 per category")
+    parser = kinds.add_parser("recall", help="recall quality on lme-dev and LoCoMo (--quality) or latency (--speed)")
+    parser.add_argument("--quality", action="store_true",
+                        help="lme-dev and LoCoMo recall@5/@10 per question type, beside BM25 over the same turns")
     parser.add_argument("--speed", action="store_true", help="p50/p95 latency at 1k, 10k, 100k points")
     parser.add_argument("--data", help="LoCoMo JSON (default ../shared/bench/locomo-dev.json)")
+    parser.add_argument("--lme", help="lme-dev folder (default ../shared/bench/lme-dev; 'none' to leave it out)")
     parser.add_argument("--workdir", help="keep the ingested workspaces here (reused on the next run)")
     parser.add_argument("--conversations", type=int, help="only the first N conversations")
     parser.add_argument("--sessions", type=int, help="only the first N sessions of each conversation")
@@ -36,19 +38,7 @@ def run_bench_recall(args) -> int:
         figures = bench_recall_by_age(Path(args.workdir) if args.workdir else None, args.sessions or 540, args.seed)
         return print_quality(figures) if not args.json else (print_json(figures) or 0)
     if args.quality:
-        from benchmarks.locomo import DEFAULT_DATA, LOCOMO_START
-        from benchmarks.recall_quality import bench_recall_quality
-        from memory_pipeline.config import Settings, set_process_environment
-
-        # LoCoMo is dated from 2023: the partitions (built next) must reach back there
-        set_process_environment(MEMORY_PARTITIONS_START=Settings.from_env().partitions_start or LOCOMO_START)
-
-        data = Path(args.data).expanduser() if args.data else DEFAULT_DATA
-        if not data.is_file():
-            raise BadInputError(f"LoCoMo data not found: {data}")
-        figures = bench_recall_quality(data, Path(args.workdir) if args.workdir else None, args.conversations,
-                                       args.sessions, None if args.credit_all_sources else 5)
-        return print_quality(figures) if not args.json else (print_json(figures) or 0)
+        return _run_quality(args)
     from benchmarks.recall_speed import bench_recall_speed
 
     try:
@@ -68,18 +58,45 @@ def run_bench_recall(args) -> int:
     return 0
 
 
-def print_quality(figures: dict) -> int:
-    from rich.table import Table
+def _run_quality(args) -> int:
+    from benchmarks.lme import DEFAULT_LME
+    from benchmarks.locomo import DEFAULT_DATA, LOCOMO_START
+    from benchmarks.recall_quality import bench_recall_quality
+    from memory_pipeline.config import Settings, set_process_environment
 
+    # LoCoMo is dated from 2023: the partitions (built next) must reach back there
+    set_process_environment(MEMORY_PARTITIONS_START=Settings.from_env().partitions_start or LOCOMO_START)
+    data = Path(args.data).expanduser() if args.data else DEFAULT_DATA
+    if not data.is_file():
+        raise BadInputError(f"LoCoMo data not found: {data}")
+    lme = None if args.lme == "none" else Path(args.lme).expanduser() if args.lme else DEFAULT_LME
+    if lme is not None and not (lme / "questions.jsonl").is_file():
+        raise BadInputError(f"lme-dev not found: {lme} (no questions.jsonl); --lme none leaves it out")
+    figures = bench_recall_quality(data, lme, Path(args.workdir) if args.workdir else None, args.conversations,
+                                   args.sessions, None if args.credit_all_sources else 5)
+    if args.json:
+        print_json(figures)
+        return 0
+    _print_rows(figures.pop("summary"), "this project (product defaults via import) beside BM25 over the same turns")
+    return print_quality(figures)
+
+
+def _print_rows(rows: list[dict], title: str = "") -> None:
+    """Plain fixed-width lines: a question type's or a variant's name is never cut short."""
     out = console()
-    columns = [c for c in ("variant", "category", "n", "recall@1", "recall@3", "recall@5", "recall@10", "hit@5",
-                           "sources_per_hit")
-               if c in figures["rows"][0]] if figures["rows"] else ["variant"]
-    table = Table(*columns)
-    for row in figures["rows"]:
-        table.add_row(*(str(row[c]) for c in columns))
-    out.print(table)
+    if title:
+        out.print(title, highlight=False)
+    if not rows:
+        return
+    widths = {key: max(len(key), *(len(str(row.get(key, ""))) for row in rows)) for key in rows[0]}
+    for cells in ([*widths], *([str(row.get(key, "")) for key in widths] for row in rows)):
+        line = "  ".join(cell.ljust(widths[key]) for cell, key in zip(cells, widths)).rstrip()
+        out.print(line, highlight=False, soft_wrap=True)
+
+
+def print_quality(figures: dict) -> int:
+    _print_rows(figures["rows"])
     for key, value in figures.items():
         if key != "rows":
-            out.print(f"{key}: {value}", highlight=False)
+            console().print(f"{key}: {value}", highlight=False, soft_wrap=True)
     return 0

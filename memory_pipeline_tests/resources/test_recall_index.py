@@ -34,6 +34,21 @@ def test_bm25_prefers_the_document_with_more_and_rarer_query_terms():
     assert index.sparse_search(tokenize("kafka"), 10, None) == []
 
 
+def test_bm25_normalizes_length_so_a_long_reply_does_not_outrank_the_short_turn_that_says_it():
+    filler = " ".join(f"word{n}" for n in range(120))
+    points = [StorePoint(id=stable_id("short"), text="I adopted a cat named Luna", dense=unit(1, 0, 0),
+                         payload={"tier": "messages"}),
+              StorePoint(id=stable_id("long"), text=f"cat cat luna adopted {filler}", dense=unit(0, 1, 0),
+                         payload={"tier": "messages"}),
+              *[StorePoint(id=stable_id(f"other{n}"), text=f"unrelated turn number {n}", dense=unit(0, 0, 1),
+                           payload={"tier": "messages"}) for n in range(8)]]
+    index = RecallIndex(points)
+    found = index.sparse_search(tokenize("adopted cat luna"), 10, None)
+    assert [index.ids[r] for r, _ in found] == [stable_id("short"), stable_id("long")]
+    loose = RecallIndex(points, b=0.0)  # without length normalization the long reply's repeats win
+    assert index.ids[loose.sparse_search(tokenize("adopted cat luna"), 10, None)[0][0]] == stable_id("long")
+
+
 def test_dense_search_is_cosine_order():
     index = RecallIndex(POINTS)
     found = index.dense_search(unit(1, 0.1, 0), 2, None)

@@ -21,6 +21,10 @@ from memory_pipeline.models import Transcript, content_hash, stable_id
 
 ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
 DEFAULT_CONTEXT_CHARS = 200
+CONTEXT_MARK = "\n(after: "
+# A turn this long stands on its own words: keyword search leaves out the previous turn's tail, which
+# there adds words the turn does not say (lme-dev, where a user's turn follows a long assistant reply).
+LONG_TURN_CHARS = 400
 MAX_MESSAGE_CHARS = 4000  # a pasted log does not need all of its 100 KB embedded
 
 
@@ -67,10 +71,22 @@ def document_text(message_text: str, role: str, when: datetime | None, previous:
     body = " ".join(message_text.split())[:MAX_MESSAGE_CHARS]
     text = " ".join([*head, body])
     if options.context_chars > 0 and previous:
-        text += f"\n(after: {_clip_tail(previous, options.context_chars)})"
+        text += f"{CONTEXT_MARK}{_clip_tail(previous, options.context_chars)})"
     if options.next_chars > 0 and following:
         text += f"\n(before: {' '.join(following.split())[:options.next_chars]})"
     return text
+
+
+def keyword_text(payload: dict) -> str:
+    """What keyword search matches for a point: its text, less the previous turn's tail when the point
+    is a message of at least LONG_TURN_CHARS characters (the dense side keeps the whole document).
+    recall@10 with BM25 k1 1.2 b 0.75: lme-dev 0.674 → 0.695 (145 questions, a partial ingest),
+    LoCoMo 0.778 → 0.774; the tail left out of every turn: lme-dev 0.721, LoCoMo 0.721; of turns
+    under 200 characters: 0.702 and 0.756."""
+    text = str(payload.get("text", ""))
+    if payload.get("tier") != "messages" or len(str(payload.get("message") or "")) < LONG_TURN_CHARS:
+        return text
+    return text.split(CONTEXT_MARK, 1)[0]
 
 
 def message_documents(

@@ -2,7 +2,7 @@
 
 Inputs are the dense and the sparse ranked lists (point id, score), already filtered; the
 output is the RecallHit list an agent sees. Figures behind the defaults come from
-`memory-pipeline bench recall --quality` (LoCoMo dev set).
+`memory-pipeline bench recall --quality` (lme-dev and LoCoMo dev; docs/recall.md).
 """
 
 from __future__ import annotations
@@ -53,7 +53,9 @@ class RankOptions:
     recall, no flags; 2026-11-23): recall@10 over categories 1–4 0.767 (multi-hop 0.417, temporal
     0.900, open-domain 0.263, single-hop 0.885) against 0.618 for OLD_DEFAULTS on the same workspace;
     without the recency term 0.766, observations at weight 1.0 0.759, without time-aware ranking 0.765.
-    The sweeps behind each weight (same path, an earlier ingest) are in the comments below."""
+    The sweeps behind each weight (same path, an earlier ingest) are in the comments below. With lme-dev
+    beside LoCoMo (2026-11-24, docs/recall.md): recall@10 0.678 (lme-dev) and 0.774 (LoCoMo 1–4) against
+    0.665 and 0.585 for plain BM25 over the same turns."""
 
     limit: int = DEFAULT_CAP  # the inject cap
     # LoCoMo recall@10 (1–4, messages tier, BM25 k1 1.2 b 0.75): RRF k=60 0.689; scores / best, dense
@@ -72,7 +74,7 @@ class RankOptions:
     # enough to order hits within 5% of each other by age.
     recency_weight: float = 0.05
     recency_half_life_days: float = 30.0
-    decay_rate: float = 0.0  # the pre-issue-13 term, score × exp(-rate × days); kept to compare (OLD_DEFAULTS)
+    decay_rate: float = 0.0  # the pre-issue-13 term, score × exp(-rate × days); kept to compare
     now_ts: float = 0.0
     # A stale item keeps this share of its score. Stale means unused for 90 days, not wrong (an item the
     # ledger superseded keeps 0.3), and only observations are ever tagged, never the messages they cite:
@@ -100,11 +102,6 @@ class RankOptions:
     superseded_factor: float = 0.3  # an item the ledger superseded (payload `superseded_by`) keeps this share
     collapse_jaccard: float = 0.9  # hits whose word sets overlap this much are one hit
     collapse_same_sources: bool = True  # a hit citing only messages already cited above is dropped
-
-
-# The ranking before issue 13, for `bench recall --quality`'s "old defaults" row.
-OLD_DEFAULTS = RankOptions(recency_weight=0.0, decay_rate=0.01, fuse_by_message=False, observation_weight=1.0,
-                           time_aware=False)
 
 
 @dataclass

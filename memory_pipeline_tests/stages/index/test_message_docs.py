@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
-from memory_pipeline.stages.index.message_docs import DocOptions, message_documents
+from memory_pipeline.stages.index.message_docs import LONG_TURN_CHARS, DocOptions, keyword_text, message_documents
 from memory_pipeline.stages.recall.rewrite import parse_rewrite, rewrite_offline
 
 WHEN = datetime(2026, 11, 2, 9, 30, tzinfo=timezone.utc)
@@ -63,3 +63,17 @@ def test_offline_rewriter_keeps_content_words():
     prompt = "<query>\nWhat did we decide about the Redis pool timeout?\n</query>\n"
     assert rewrite_offline("system", prompt) == "decide Redis pool timeout"
     assert parse_rewrite('\n  "redis pool timeout"  \nextra') == "redis pool timeout"
+
+
+def test_keyword_text_of_a_long_turn_leaves_out_the_previous_turns_tail():
+    long_turn = "I finally finished reading The Nightingale by Kristin Hannah this weekend. " * 6
+    turns = transcript(Message(id="a0", role="assistant", timestamp=WHEN, text="Happy to help with anything else."),
+                       Message(id="u1", role="user", timestamp=WHEN, text=long_turn),
+                       Message(id="u2", role="user", timestamp=WHEN, text="Yes, last Tuesday."))
+    long_doc, short_doc = message_documents(turns, day="2026-11-02", session_id="s1")[1:]
+    assert len(long_turn) >= LONG_TURN_CHARS and "(after: Happy to help" in long_doc.text
+    own_words = f"[2 November 2026] {' '.join(long_turn.split())}"
+    assert keyword_text(long_doc.payload | {"text": long_doc.text}) == own_words
+    assert keyword_text(short_doc.payload | {"text": short_doc.text}) == short_doc.text  # it needs its question
+    observation = {"tier": "observations", "text": "x\n(after: y)", "message": long_turn}
+    assert keyword_text(observation) == "x\n(after: y)"
