@@ -18,13 +18,13 @@ PI_SESSION = "pi/before-compaction.jsonl"  # dated 2025-12-09
 def test_the_default_first_day_is_recent_and_kept_in_the_workspace(workspace, monkeypatch):
     monkeypatch.delenv("MEMORY_PARTITIONS_START")
     settings = Settings.from_env()
-    first = partitions.partitions_start(settings)
+    first = partition_days.partitions_start(settings)
     assert first == (pipeline.local_today(settings) - timedelta(days=90)).isoformat()
     workspace.state_path("partitions_start").write_text("2026-01-05\n")  # as written on an earlier first use
-    assert partitions.partitions_start(settings) == "2026-01-05"
-    assert not partitions.valid_day("2026-01-04", settings) and partitions.valid_day("2026-01-05", settings)
+    assert partition_days.partitions_start(settings) == "2026-01-05"
+    assert not partition_days.valid_day("2026-01-04", settings) and partition_days.valid_day("2026-01-05", settings)
     monkeypatch.setenv("MEMORY_PARTITIONS_START", "2024-03-01")
-    assert partitions.partitions_start(Settings.from_env()) == "2024-03-01"
+    assert partition_days.partitions_start(Settings.from_env()) == "2024-03-01"
 
 
 def test_the_first_day_only_moves_back(workspace):
