@@ -25,6 +25,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 
 from memory_pipeline.errors import BadInputError, MemoryPipelineError, ServiceError, StoreLockedError
 from memory_pipeline.models import content_hash
+from memory_pipeline.resources.vector_commits import one_commit
 from memory_pipeline.resources.vector_points import StoreHit, StorePoint, build_filter
 
 __all__ = ["StoreHit", "StorePoint", "VectorStore"]
@@ -178,7 +179,8 @@ class VectorStore:
         structs = [self._struct(p) for p in points]
         with self.session():
             for start in range(0, len(structs), BATCH):
-                self.client.upsert(self.collection, points=structs[start : start + BATCH], wait=True)
+                with one_commit(self.client, self.collection):
+                    self.client.upsert(self.collection, points=structs[start : start + BATCH], wait=True)
         self.bump_generation()
 
     def bump_generation(self) -> None:
