@@ -1,9 +1,12 @@
-"""Local-mode upserts: one SQLite commit per batch, the whole batch kept or rolled back."""
+"""Local-mode upserts: one SQLite commit per batch (kept or rolled back whole), float32 dense vectors."""
 
 from __future__ import annotations
 
+import pickle
+import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memory_pipeline.resources.vector_commits import one_commit
@@ -41,3 +44,14 @@ def test_the_in_memory_engine_is_left_alone(tmp_path: Path) -> None:
     store.ensure_collection()
     store.upsert([random_point("m", "memory")])
     assert store.count() == 1
+
+
+def test_local_mode_stores_dense_vectors_as_float32_and_reads_them_back_as_floats(tmp_path: Path) -> None:
+    point = random_point("v", "vector")
+    _store(tmp_path).upsert([point])
+    with sqlite3.connect(next((tmp_path / "qdrant").rglob("storage.sqlite"))) as db:
+        (stored,) = db.execute("SELECT point FROM points").fetchone()
+    assert pickle.loads(stored).vector["dense"].dtype == np.float32
+    read = VectorStore(tmp_path / "qdrant", None, dimension=DIM).retrieve([point.id], with_vectors=True)[0]
+    assert all(isinstance(x, float) for x in read.dense)
+    assert np.allclose(read.dense, point.dense, atol=1e-6)  # float32 precision
