@@ -20,8 +20,14 @@ from memory_pipeline_tests.faults.harness import run_cli
 from memory_pipeline_tests.support.paths import SAMPLES
 
 
+# Dagster writes these itself (dagster/_core/instance/types.py) when a log record cannot reach its
+# full event log; where the disk fills decides whether they appear. They are not ours to silence.
+DAGSTER_EVENT_LOG_NOTES = ("Exception while writing logger call to event log: ", "(Background on this error at: ")
+
+
 def one_line_disk_full(done) -> None:
-    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    lines = [line for line in done.stderr.splitlines()
+             if line.strip() and not line.startswith(DAGSTER_EVENT_LOG_NOTES)]
     assert done.returncode == 1, (done.stdout, done.stderr)
     assert any(line.startswith("memory-pipeline: disk full at ") for line in lines), done.stderr
     assert "Traceback" not in done.stderr and len(lines) <= 3, done.stderr
