@@ -15,7 +15,7 @@ def register(sub) -> None:
         "accepted into events/<day>/. A session under 5 user messages is imported as indexed, not observed "
         "(its messages become searchable; the Observer skips it). Empty sessions, subagent files and sessions "
         "already imported are skipped. The daily partitions reach back to the oldest session imported (a "
-        "running `memory-pipeline ui` reloads them). Then run `memory-pipeline ingest` (observe them) and `memory-pipeline reflect "
+        "running `memory-pipeline service ui` reloads them). Then run `memory-pipeline ingest` (observe them) and `memory-pipeline reflect "
         "--backfill` (reflect them; under `dagster dev` the unreflected_days_sensor does it).",
     )
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")

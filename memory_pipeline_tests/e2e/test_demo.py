@@ -19,7 +19,7 @@ def test_demo_runs_end_to_end_on_embedded_defaults(workspace):
     result = subprocess.run([sys.executable, "-m", "memory_pipeline.cli", "demo"], capture_output=True, text=True,
                             env=env, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "succeeded" in result.stdout and "memory-pipeline ui" in result.stdout and "dagster dev" not in result.stdout
+    assert "succeeded" in result.stdout and "memory-pipeline service ui" in result.stdout and "dagster dev" not in result.stdout
     assert "for 2026-11-20 (2 events)" in result.stdout and "for 2026-11-21 (2 events)" in result.stdout
     logs = sorted(p.name for p in (workspace.root / "memory").glob("*.md"))
     assert logs == ["2026-11-20.md", "2026-11-21.md"]
