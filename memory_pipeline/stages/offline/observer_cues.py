@@ -23,7 +23,8 @@ PREFERENCE = re.compile(
 )
 CORRECTION = re.compile(
     r"^(?:no\b|nope\b|actually\b|that'?s wrong|that is wrong|wrong\b|not quite\b|that'?s not\b|you'?re wrong)"
-    r"|\bnot \w+(?: \w+)?,? but\b|\binstead of\b|\bi actually (?:want|need|prefer|meant)\b",
+    r"|\bnot \w+(?: \w+)?,? but\b|\binstead of\b|\bi actually (?:want|need|prefer|meant)\b"
+    r"|^(?=(?:please )?(?:don'?t|do not) .*\binstead\b)",  # "Don't mock X; use the test data source instead"
     re.IGNORECASE,
 )
 DECISION = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|going with|because|chose|opted|"
@@ -31,7 +32,8 @@ DECISION = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|goi
                       r"any ?more|reason being|the reason (?:is|was))\b", re.I)
 # what the user states about their setup: services, versions, hosts, environments, conventions, history
 USER_CONTEXT = re.compile(
-    r"\b(?:context(?: for (?:today|this))?:|runs? (?:on|at|every)|listens on|(?:is|are) (?:called|named)|(?:is|are) (?:hosted|deployed) (?:on|in|at)|lives (?:in|at)|"
+    r"\b(?:context(?: for (?:today|this))?:|runs? (?:on|at|every)|listens on|(?:is|are) (?:called|named)|"
+    r"(?:is|are) (?:hosted|deployed) (?:on|in|at)|lives (?:in|at)|every (?:night|day|morning|evening|hour|week|month)|"
     r"(?:is|are) at|we use|we keep|we run|we(?:'re| are) on|(?:this|the|our) (?:repo|project|service|team|app) "
     r"uses|\w+ use \w+|our (?:[\w\-]+ ){0,3}(?:is|are)|is gone|is the new|we tried|tried .{0,60}"
     r"(?:abandoned|gave up|dropped|reverted)|gave up on|abandoned)\b",
@@ -60,6 +62,11 @@ ASSISTANT_DECISION = re.compile(
 # the narrative's, not a fact (issue 26), whatever reason it gives
 CHANGE_LOG = re.compile(r"^(?:minor |small )?(?:cleanup|clean-up|(?:removed|added|replaced|moved|renamed|updated|"
                         r"extracted|deleted|refactored|cleaned up|simplified|tidied)\b)", re.IGNORECASE)
+# how the code behaves or where its settings come from: "falls back to the old flow when …",
+# "the port now comes from the ORDERS_API_PORT environment variable"
+BEHAVIOUR = re.compile(r"\b(?:falls? back to|defaults? to|comes from|is read from|is taken from)\b", re.IGNORECASE)
+# "Okay, I switched …": an acknowledgement before what the agent did, not a bare one
+ACK_LEAD = re.compile(r"^(?:ok(?:ay)?|alright|great|good|perfect|right|sure|understood|got it),\s+(?=\S)", re.IGNORECASE)
 RESULT = re.compile(r"\bnow (?:\w+ ){0,3}(?:in|at|takes|finishes|runs)\b.*\d", re.IGNORECASE)
 # an agent's claim that code always or never does something: context for the session, not a decision
 INVARIANT = re.compile(r"\b(?:always|never)\b", re.IGNORECASE)

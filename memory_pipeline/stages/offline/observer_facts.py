@@ -90,7 +90,7 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
 def _assistant_candidates(block: Block) -> list[Candidate]:
     """Root causes, fixes, decisions and state changes the agent states; no running commentary or status."""
     found = []
-    for sentence in rules.sentences(block.text):
+    for sentence in (cues.ACK_LEAD.sub("", s) for s in rules.sentences(block.text)):
         if cues.is_question(sentence) or rules.is_fragment(sentence) or cues.COMMENTARY.search(sentence):
             continue
         if not cues.is_self_contained(sentence) or cues.TASK_STATUS.match(sentence) or cues.CHANGE_LOG.match(sentence):
@@ -105,6 +105,8 @@ def _assistant_candidates(block: Block) -> list[Candidate]:
         elif cues.REASON.search(sentence) and not (cues.TRANSIENT.search(claim_of(sentence))
                                                    or cues.FUTURE.search(sentence)):
             found.append(Candidate("high", block.time, text, [block.ref]))
+        elif cues.BEHAVIOUR.search(sentence) and not cues.FUTURE.search(sentence):
+            found.append(Candidate("medium", block.time, text, [block.ref]))
         elif cues.FAILURE.search(sentence) and cues.ABANDONED.search(sentence):
             found.append(Candidate("medium", block.time, f"Failed approach: {text}", [block.ref]))
         elif cues.INVARIANT.search(sentence) and not cues.FUTURE.search(cues.CAN_NEVER.sub("", sentence)):

@@ -81,6 +81,13 @@ def test_a_failing_run_is_not_a_failed_approach_unless_it_was_abandoned():
     # a reason naming a passing state, an invariant of the code
     ("Assistant", "The aliases are unused because the code still uses the full module paths.", "aliases are unused"),
     ("Assistant", "The `if session_record` guard can never be false.", "can never be false"),
+    # a recurring schedule of the environment; a prohibition with what to do instead
+    ("User", "The payments gateway restarts every night at 04:15 UTC for maintenance.", "every night"),
+    ("User", "Don't mock the flag client with jest.mock; use the test data source instead.", "test data source"),
+    # how the code behaves, where a setting comes from; what the agent did after an acknowledgement
+    ("Assistant", "The handler falls back to the old flow when the flag is off.", "falls back"),
+    ("Assistant", "The port now comes from the ORDERS_API_PORT environment variable.", "ORDERS_API_PORT"),
+    ("Assistant", "Okay, I switched the helper to the LaunchDarkly test data source.", "switched the helper"),
 ])
 def test_durable_statements_are_kept_with_their_message(role, text, expected):
     facts = facts_of(one_turn(role, text))
@@ -93,6 +100,8 @@ def test_durable_statements_are_kept_with_their_message(role, text, expected):
     "Minor cleanup (removed unnecessary cast since type narrowing works).",  # a change log with its reason
     "Removed 7 hide methods because the selectors now close themselves.",
     "Why do you think the cache is stale?",  # a question, not a complaint
+    "Okay, that works.",  # a bare acknowledgement
+    "The client will fall back to polling if we can't open a socket.",  # a plan, not how the code behaves
 ])
 def test_passing_states_change_logs_and_questions_are_not_facts(text):
     role = "User" if text.startswith("Why") else "Assistant"
