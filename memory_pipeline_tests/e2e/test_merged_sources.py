@@ -1,5 +1,5 @@
 """Every source of a merged memory, end to end: the same lesson stated in a Claude Code session and
-in a Codex session of one project → `import` → `ingest` → `maintain` merges it into one memory →
+in a Codex session of one project → `import` → `ingest` (the index folds a near-duplicate into the memory it repeats) → `maintain` →
 `recall` (JSON and the table), `trace` and the MCP tools name both sessions, each back to its
 message. Real Dagster runs, Redis, the store and MiniLM; the offline Observer."""
 

@@ -9,7 +9,7 @@ these, the client each names for those of client_sessions.py (pi, Codex).
 
 from __future__ import annotations
 
-Turn = tuple[list[tuple[str, bool]], list[tuple[str, bool]]]  # (user sentences, agent sentences)
+from memory_pipeline_tests.support.client_sessions import CLIENT_SESSIONS, Turn
 
 SESSIONS: dict[str, list[Turn]] = {
     "orders-postgres": [
@@ -107,8 +107,6 @@ def turn_text(sentences: list[tuple[str, bool]]) -> str:
 
 def all_sessions() -> dict[str, tuple[str, list[Turn]]]:
     """name → (client, turns) of every recorded session."""
-    from memory_pipeline_tests.support.client_sessions import CLIENT_SESSIONS
-
     return {name: ("claude-code", turns) for name, turns in SESSIONS.items()} | CLIENT_SESSIONS
 
 

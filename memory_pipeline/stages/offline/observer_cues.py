@@ -43,10 +43,6 @@ USER_CONTEXT = re.compile(
 # ("which is a misnomer, should be …" is a relative clause, not a question)
 EMBEDDED_QUESTION = re.compile(r"\b(?:where|what|how|which(?! (?:is|are|was|were)\b)|whether)\b[^.;]{0,60}\bshould\b",
                                re.IGNORECASE)
-# the user's frustration at what the agent keeps doing: a correction even without "no" ("why do you go
-# 100 lines at a time …", "I've told you this before")
-FRUSTRATION = re.compile(r"\b(?:why (?:do|did|would|are) you|you idiot|wtf|i(?:'ve| have)? told you|how many times)\b",
-                         re.IGNORECASE)
 # a request: the current task, not a fact ("Please add …", "Can you …", "Run the tests.")
 REQUEST = re.compile(
     r"^(?:(?:please|pls|now|also|and|then|ok(?:ay)?|so),? )*(?:can you|could you|would you|will you|add|fix|run|"

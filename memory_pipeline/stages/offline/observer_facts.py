@@ -64,8 +64,6 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
     """(priority, text) of the fact a user sentence states, or None; a bare correction ("No, don't use
     pip here.") takes the sentence after it, which says what to do instead."""
     quoted = f'"{rules.clip(sentence)}"'
-    if cues.FRUSTRATION.search(sentence) and cues.is_self_contained(sentence):
-        return "high", f"User corrected the agent: {quoted}"
     if cues.CORRECTION.search(sentence):
         if cues.is_self_contained(cues.CORRECTION.sub("", sentence).strip(" ,.;:")):
             return "high", f"User corrected the agent: {quoted}"

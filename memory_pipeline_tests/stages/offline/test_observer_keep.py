@@ -73,9 +73,8 @@ def test_a_failing_run_is_not_a_failed_approach_unless_it_was_abandoned():
     ("User", "The staging server for orders-api listens on port 8471.", "port 8471"),
     ("User", "The nightly billing cron for orders-api runs at 04:15 UTC.", "04:15 UTC"),
     ("User", "The feature flag for the new checkout is called orders_v2_rollout.", "orders_v2_rollout"),
-    # a correction without "no": a changed mind, or frustration at what the agent keeps doing
+    # a correction without "no": a changed mind
     ("User", "i actually want to move those files to their final location.", "final location"),
-    ("User", "why do you go 100 lines at a time you idiot ...", "100 lines"),
     # a relative clause is no embedded question: a design statement
     ("User", "the renderer (which is a misnomer imo, should be interactive-mode) needs untangling.", "misnomer"),
     # a reason naming a passing state, an invariant of the code
@@ -99,7 +98,8 @@ def test_durable_statements_are_kept_with_their_message(role, text, expected):
     "The import isn't used yet because I haven't updated the template.",  # a passing state, in the claim
     "Minor cleanup (removed unnecessary cast since type narrowing works).",  # a change log with its reason
     "Removed 7 hide methods because the selectors now close themselves.",
-    "Why do you think the cache is stale?",  # a question, not a complaint
+    "Why do you think the cache is stale?",  # a question
+    "why do you go 100 lines at a time you idiot ...",  # a complaint names no lesson (friction's to pair)
     "Okay, that works.",  # a bare acknowledgement
     "The client will fall back to polling if we can't open a socket.",  # a plan, not how the code behaves
 ])
