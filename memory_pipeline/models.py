@@ -251,6 +251,19 @@ class Observation(BaseModel):
 # --- recall ------------------------------------------------------------------------------
 
 
+class MemorySource(BaseModel):
+    """One place a memory was observed: a session's fact and the messages it cites (ids, no text).
+    A memory maintenance merged from several sessions has one per fact it folded in."""
+
+    fact_id: str = ""
+    session_id: str = ""
+    date: str = ""
+    project: str = ""
+    observation_id: str = ""
+    message_ids: list[str] = Field(default_factory=list)
+    roles: list[str] = Field(default_factory=list)  # the role of each cited message, when recorded
+
+
 class RecallHit(BaseModel):
     id: str
     tier: Literal["observations", "messages"]
@@ -264,6 +277,8 @@ class RecallHit(BaseModel):
     replaced_by: str | None = None  # "EVT-…: what replaced it" when the ledger superseded this memory
     project: str = ""
     scope: str = "project"
+    # every source of the memory, oldest first (one unless maintenance merged it; at most MAX_SOURCES)
+    sources: list[MemorySource] = Field(default_factory=list)
 
 
 # --- reflection and review ---------------------------------------------------------------

@@ -88,6 +88,8 @@ def workspace_points(workspace) -> int:
 def print_table(hits, scope: str, indexed: bool = True) -> None:
     from rich.table import Table
 
+    from memory_pipeline.stages.recall.sources import seen_in
+
     out = console()
     out.print(f"scope: {scope}", markup=False, highlight=False)
     if not hits:
@@ -110,6 +112,9 @@ def print_table(hits, scope: str, indexed: bool = True) -> None:
         table.add_row(str(n), f"{hit.score:.3g}", hit.tier[:3], hit.date, ranks, text,
                       f"{where}\n{hit.session_id[:24]}\n{sources}")
     out.print(table)
+    for n, hit in enumerate(hits, start=1):  # a merged memory's sessions, whole at any terminal width
+        if seen := seen_in(hit.sources, hit.why.get("mentions")):
+            out.print(f"#{n} {seen}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _read_queries(path: str) -> list[tuple[object, str | None, str | None]]:

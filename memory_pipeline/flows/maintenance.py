@@ -21,7 +21,7 @@ from memory_pipeline.resources.redis_store import RedisStore
 from memory_pipeline.resources.vector_compaction import compact_store
 from memory_pipeline.resources.vector_points import StorePoint
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.maintenance.duplicates import FactVector, Merge, near_duplicate_groups
+from memory_pipeline.stages.maintenance.duplicates import FactVector, Merge, merged_payloads, near_duplicate_groups
 from memory_pipeline.stages.maintenance.staleness import Memory, stale_changes
 
 HOT_LIST_DAYS = 30  # the Redis hot list keeps a day's observations this long (redis_store TTL)
@@ -44,24 +44,6 @@ class MaintenanceReport:
 
     def as_dict(self) -> dict:
         return asdict(self)
-
-
-def _source(point: StorePoint) -> dict:
-    p = point.payload
-    return {"id": point.id, "date": p.get("date"), "session_id": p.get("session_id"),
-            "observation_id": p.get("observation_id"), "source_message_ids": list(p.get("source_message_ids") or [])}
-
-
-def _merge_payloads(merge: Merge, points: dict[str, StorePoint]) -> tuple[dict, dict[str, dict]]:
-    """The payload of the kept memory (every source, the mention count) and of the folded ones."""
-    sources: dict[str, dict] = {}
-    for member in merge.members:
-        for source in points[member].payload.get("sources") or [_source(points[member])]:
-            sources[source["id"]] = source
-    ordered = sorted(sources.values(), key=lambda s: (str(s.get("date")), s["id"]))
-    messages = sorted({m for s in ordered for m in s["source_message_ids"]})
-    keep = {"sources": ordered, "mentions": len(ordered), "source_message_ids": messages, "merged_into": None}
-    return keep, {m: {"merged_into": merge.keep} for m in merge.members if m != merge.keep}
 
 
 def _set_payloads(store: ShardedIndex, points: dict[str, StorePoint], payloads: dict[str, dict]) -> None:
@@ -92,7 +74,7 @@ def merge_duplicates(store: ShardedIndex, points: dict[str, StorePoint], day: st
     keeps: dict[str, dict] = {}
     folded: dict[str, dict] = {}
     for merge in merges:
-        keeps[merge.keep], members = _merge_payloads(merge, points)
+        keeps[merge.keep], members = merged_payloads(merge, {m: points[m].payload for m in merge.members})
         folded.update(members)
     # The kept memory gets every source before the others are folded into it: a run killed in
     # between leaves them unfolded, and the next run forms the same group again (nothing lost).

@@ -32,9 +32,11 @@ from memory_pipeline.stages.memory_tools import (
     render_trace_answer,
 )
 from memory_pipeline.stages.projects import ProjectScope
+from memory_pipeline.stages.recall.sources import point_sources
 from memory_pipeline.stages.trace import UUID, render_trace
 
 MAX_IDS = 20
+QUOTED_SOURCES = 5  # sources of a merged memory whose messages `get` quotes
 MAX_AROUND = 50
 MAX_DAYS = 7
 DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -92,16 +94,20 @@ def quoted(message: Message, anchors: set[str]) -> Quoted:
 
 
 def full_hit(workspace: Workspace, point: dict) -> FullHit:
-    hit = FullHit(id=point["id"], point=point)
-    day, session = str(point.get("date", "")), str(point.get("session_id", ""))
-    events = session_events(workspace, day, session, point.get("dedupe_key")) if DAY.match(day) else []
-    cited = [str(m) for m in point.get("source_message_ids") or []]
-    messages = {m.id: m for m in session_messages(workspace, events)}
-    hit.events = [event_link(workspace, e) for e in events]
-    hit.messages = [quoted(messages[m], set(cited)) for m in cited if m in messages]
-    if not events:
-        hit.missing.append(f"the session event of {session} under events/{day}/")
-    hit.missing += [f"message {m} in the stored session" for m in cited if events and m not in messages]
+    """The hit with each of its sources (every session a merged memory was seen in, at most
+    QUOTED_SOURCES of them quoted): the session's events and the cited messages."""
+    hit = FullHit(id=point["id"], point=point, sources=point_sources(point["id"], point))
+    own = (str(point.get("date", "")), str(point.get("session_id", "")))
+    for source in hit.sources[:QUOTED_SOURCES]:
+        day, session = source.date, source.session_id
+        key = point.get("dedupe_key") if (day, session) == own else None
+        events = session_events(workspace, day, session, key) if DAY.match(day) else []
+        messages = {m.id: m for m in session_messages(workspace, events)}
+        hit.events += [event_link(workspace, e) for e in events]
+        hit.messages += [quoted(messages[m], set(source.message_ids)) for m in source.message_ids if m in messages]
+        if not events:
+            hit.missing.append(f"the session event of {session} under events/{day}/")
+        hit.missing += [f"message {m} in the stored session" for m in source.message_ids if events and m not in messages]
     return hit
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
-from memory_pipeline.errors import BadInputError, ServiceError
+from memory_pipeline.errors import BadInputError, MemoryPipelineError, ServiceError
 from memory_pipeline.flows.reflect import REFLECT_WINDOW_DAYS, load_reflection, window
 from memory_pipeline.models import Observation, SessionEvent, stable_id
 from memory_pipeline.prompts import load_prompt
@@ -21,6 +21,7 @@ from memory_pipeline.resources.observation_files import load_observations, load_
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.message_docs import message_documents
+from memory_pipeline.stages.recall.sources import point_sources, seen_in
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.review.memory_md import bullet_texts
 from memory_pipeline.stages.trace import Trace, find_lines, match_draft, memory_lines, proposal_day, quote, target_kind
@@ -196,8 +197,34 @@ def trace_record(workspace: Workspace, store: ProposalStore | None, trace: Trace
             if rid == o.id or fact_ids:
                 trace.observations.append(observation_link(workspace, o, fact_ids, trace, settings))
                 trace.cited_by = citing(store, o.id, fact_ids)
+                if rid in {f.id for f in o.facts}:
+                    trace_other_sources(workspace, trace, rid, settings)
                 return trace
     return trace_message_hit(workspace, trace, rid)
+
+
+def trace_other_sources(workspace: Workspace, trace: Trace, fact_id: str, settings: Settings) -> None:
+    """A memory maintenance merged from several sessions: each other source's observation, fact and
+    cited messages (the sources are read from the recall index, where the merged memory lives)."""
+    from memory_pipeline.flows.recall.client import stored_points
+
+    try:
+        points = stored_points(workspace, ids=[fact_id])
+    except MemoryPipelineError as exc:
+        trace.missing.append(f"the other sources of {fact_id} (the recall index did not answer: {exc})")
+        return
+    sources = point_sources(fact_id, points[0]) if points else []
+    others = [s for s in sources if s.fact_id and s.fact_id != fact_id]
+    if not others:
+        return
+    seen = seen_in(sources, points[0].get("mentions")) or "merged from facts of one session"
+    trace.notes.append(f"a merged memory, {seen}: each of its {len(sources)} sources is traced above")
+    for source in others:
+        found = next((o for o in load_observations(workspace, source.date) if o.id == source.observation_id), None)
+        if found is None:
+            trace.missing.append(f"observation {source.observation_id} of {source.date} (a source of {fact_id})")
+            continue
+        trace.observations.append(observation_link(workspace, found, {source.fact_id}, trace, settings))
 
 
 def citing(store: ProposalStore | None, observation_id: str, fact_ids: set[str]) -> list[dict]:

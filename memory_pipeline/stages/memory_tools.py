@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memory_pipeline.models import RecallHit
+from memory_pipeline.models import MemorySource, RecallHit
+from memory_pipeline.stages.recall.sources import seen_in
 from memory_pipeline.stages.untrusted import fenced
 from memory_pipeline.stages.redact import redact
 
@@ -51,8 +52,9 @@ def where_of(project: str, scope: str) -> str:
 def compact_hit(hit: RecallHit) -> str:
     """id · date · project · kind/priority · score · one line."""
     text = one_line(hit.text) + (f" [superseded by {one_line(hit.replaced_by, 60)}]" if hit.replaced_by else "")
+    seen = seen_in(hit.sources, hit.why.get("mentions"))
     return (f"{hit.id} · {hit.date} · {where_of(hit.project, hit.scope)} · {kind_of(hit.tier, hit.priority)} · "
-            f"{hit.score:.3f} · {text}")
+            f"{hit.score:.3f} · {text}" + (f" [{seen}]" if seen else ""))
 
 
 def render_search(query: str, hits: list[RecallHit], scope: str) -> str:
@@ -81,6 +83,7 @@ class FullHit:
     events: list[dict] = field(default_factory=list)  # {"dedupe_key", "captured_at", "transcript", …}
     messages: list[Quoted] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    sources: list[MemorySource] = field(default_factory=list)  # every place it was seen (merged memories)
 
 
 def quoted_line(message: Quoted, limit: int = QUOTE_CHARS) -> str:
@@ -102,12 +105,23 @@ def full_hit_lines(hit: FullHit) -> list[str]:
     if p.get("superseded_by"):
         lines.append(f"superseded by: {one_line(p['superseded_by'], 300)}")
     lines.append(f"cites messages: {', '.join(map(str, p.get('source_message_ids') or [])) or '(none)'}")
+    if len(hit.sources) > 1:
+        lines.append(f"{seen_in(hit.sources, p.get('mentions')) or 'seen once'}; its sources:")
+        lines += [source_line(s) for s in hit.sources]
     for event in hit.events:
         lines.append(f"event {str(event['dedupe_key'])[:16]}… captured {event['captured_at']}, "
                      f"{event['message_count']} messages, transcript {one_line(str(event['transcript']), 200)}")
     lines += [quoted_line(m) for m in hit.messages]
     lines += [f"not found: {item}" for item in hit.missing]
     return lines
+
+
+def source_line(source: MemorySource) -> str:
+    """One source of a merged memory: ids only."""
+    cited = ", ".join(f"{m} ({source.roles[n]})" if n < len(source.roles) else m
+                      for n, m in enumerate(source.message_ids))
+    return (f"  source: session {one_line(source.session_id, 80)} · {source.date} · "
+            f"{where_of(source.project, '')} · fact {source.fact_id or '-'} · messages {cited or '(none)'}")
 
 
 def display(point: dict) -> str:

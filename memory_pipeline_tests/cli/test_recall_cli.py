@@ -11,8 +11,10 @@ from memory_pipeline.resources.vector_shards import week_of
 from memory_pipeline_tests.flows.test_recall import ROWS, add_points
 
 pytestmark = pytest.mark.slow
+# replaced_by: the ledger event that superseded the memory, or null; sources: every session, day and
+# message the memory was seen in (ids only; one unless maintenance merged it)
 HIT_FIELDS = {"id", "tier", "text", "score", "date", "session_id", "priority", "source_message_ids", "why",
-              "replaced_by", "project", "scope"}  # replaced_by: the ledger event that superseded the memory, or null
+              "replaced_by", "project", "scope", "sources"}
 
 
 @pytest.fixture

@@ -1,14 +1,15 @@
 """Coding sessions for the labelled set, modelled on issue 26's examples: each turn is the user's
-text and the agent's answer, every sentence marked durable (True) or not. `record` has the real
-Claude Code binary hold each session against the loopback model server (the answers are the
-scripted agent text), so the transcripts are Claude Code's own JSONL, as the real-client tests write.
+text and the agent's answer, every sentence marked durable (True) or not. `record` has a real client
+hold each session against the loopback model server (the answers are the scripted agent text), so
+the transcripts are the client's own files, as the real-client tests write them: Claude Code for
+these, the client each names for those of client_sessions.py (pi, Codex).
 
-    python -m memory_pipeline_tests.support.coding_sessions   # rewrites bench/sessions/ and the labels
+    python -m memory_pipeline_tests.support.coding_sessions [NAME…]   # rewrites bench/sessions/ and the labels
 """
 
 from __future__ import annotations
 
-Turn = tuple[list[tuple[str, bool]], list[tuple[str, bool]]]  # (user sentences, agent sentences)
+from memory_pipeline_tests.support.client_sessions import CLIENT_SESSIONS, Turn
 
 SESSIONS: dict[str, list[Turn]] = {
     "orders-postgres": [
@@ -104,45 +105,74 @@ def turn_text(sentences: list[tuple[str, bool]]) -> str:
     return " ".join(text for text, _ in sentences)
 
 
-def record(out_dir, labels_path) -> None:
-    """Record every session with the real Claude Code and write its labels (message ids from the JSONL)."""
+def all_sessions() -> dict[str, tuple[str, list[Turn]]]:
+    """name → (client, turns) of every recorded session."""
+    return {name: ("claude-code", turns) for name, turns in SESSIONS.items()} | CLIENT_SESSIONS
+
+
+def hold_session(home, client: str, project, turns: list[str]):
+    """Each turn typed into the real client, one after the other in one session; its transcript file."""
+    if client == "claude-code":
+        home.claude_conversation(["--model", "claude-sonnet-4-5"], project, turns)
+        [recorded] = list(home.claude_projects.glob("*/*.jsonl"))
+        return recorded
+    for n, text in enumerate(turns):
+        if client == "pi":
+            done = home.pi(["-p", *(["--continue"] if n else []), text], cwd=project)
+        else:
+            done = home.codex(["exec", "--skip-git-repo-check", *(["resume", "--last"] if n else []), text], cwd=project)
+        assert done.returncode == 0, done.stderr[-2000:]
+    [recorded] = list((home.pi_sessions if client == "pi" else home.codex_sessions).rglob("*.jsonl"))
+    return recorded
+
+
+def record(out_dir, labels_path, names: list[str] | None = None) -> None:
+    """Record the named sessions (default: every one) with their real client and write their labels
+    (message ids from the transcript); the labels of the others stay as they are."""
     import json
     import shutil
     import tempfile
     from pathlib import Path
 
-    from memory_pipeline.stages.transcripts.parse import parse_transcript
     from memory_pipeline_tests.support.agent_clients import ClientHome, installed_clients
     from memory_pipeline_tests.support.loopback_models import LoopbackModels
 
     clients = installed_clients()
     if isinstance(clients, str):
         raise SystemExit(f"cannot record: {clients}")
+    sessions = {name: held for name, held in all_sessions().items() if not names or name in names}
     labels = json.loads(Path(labels_path).read_text(encoding="utf-8"))
-    fixtures = [f for f in labels["fixtures"] if not f["path"].startswith("bench:")]
-    for name, turns in SESSIONS.items():
+    fixtures = [f for f in labels["fixtures"] if f["path"].removeprefix("bench:").removesuffix(".jsonl") not in sessions]
+    for name, (client, turns) in sessions.items():
         with tempfile.TemporaryDirectory() as tmp, LoopbackModels() as models:
             for user, agent in turns:
                 models.answer_when(turn_text(user), turn_text(agent))
             home, project = ClientHome(clients, Path(tmp) / "home", models.url), Path(tmp) / name
             project.mkdir()
-            home.claude_conversation(["--model", "claude-sonnet-4-5"], project, [turn_text(u) for u, _ in turns])
-            [recorded] = list(home.claude_projects.glob("*/*.jsonl"))
             target = Path(out_dir) / f"{name}.jsonl"
-            shutil.copyfile(recorded, target)
-        messages = [m for m in parse_transcript(target).messages if m.role in ("user", "assistant") and m.text.strip()]
-        sentences = []
-        for user, agent in turns:
-            for role, said in (("user", user), ("assistant", agent)):
-                source = next(m for m in messages if m.role == role and turn_text(said) in m.text)
-                sentences += [{"message_id": source.id, "role": role, "text": text, "durable": durable}
-                              for text, durable in said]
-        fixtures.append({"path": f"bench:{name}.jsonl", "sentences": sentences})
+            shutil.copyfile(hold_session(home, client, project, [turn_text(u) for u, _ in turns]), target)
+        fixtures.append({"path": f"bench:{name}.jsonl", "sentences": labelled_sentences(target, turns)})
     labels["fixtures"] = fixtures
     Path(labels_path).write_text(json.dumps(labels, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def labelled_sentences(transcript, turns: list[Turn]) -> list[dict]:
+    """Each scripted sentence with the id of the transcript message that holds it."""
+    from memory_pipeline.stages.transcripts.parse import parse_transcript
+
+    messages = [m for m in parse_transcript(transcript).messages if m.role in ("user", "assistant") and m.text.strip()]
+    sentences = []
+    for user, agent in turns:
+        for role, said in (("user", user), ("assistant", agent)):
+            source = next(m for m in messages if m.role == role and turn_text(said) in m.text)
+            sentences += [{"message_id": source.id, "role": role, "text": text, "durable": durable}
+                          for text, durable in said]
+    return sentences
 
 
 if __name__ == "__main__":
     from benchmarks.observe_coding import LABELS, SESSIONS_DIR
 
-    record(SESSIONS_DIR, LABELS)
+    import sys
+
+    record(SESSIONS_DIR, LABELS, sys.argv[1:] or None)

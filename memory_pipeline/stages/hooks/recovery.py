@@ -16,6 +16,7 @@ from datetime import datetime
 
 from memory_pipeline.models import CachedRecall, Message, RecallHit
 from memory_pipeline.stages.guard import is_held
+from memory_pipeline.stages.recall.sources import sessions_of
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline.stages.untrusted import fenced, one_line
 
@@ -126,6 +127,12 @@ def should_inject(last_compact_at: datetime | None, now: datetime, cooldown: flo
     return InjectDecision(True, "cooldown-passed", elapsed)
 
 
+def seen_suffix(hit: RecallHit) -> str:
+    """" (seen in 3 sessions)" for a memory merged from several sessions: it keeps coming up."""
+    count = len(sessions_of(hit.sources))
+    return f" (seen in {count} sessions)" if count > 1 else ""
+
+
 def _render(task: str, files: list[str], memories: list[str], queries: list[str]) -> str:
     lines = ["## Session Recovery", f"**Task:** {task or '(unknown: no user message found)'}"]
     if files:
@@ -150,7 +157,7 @@ def build_pointer(
     """The recovery message; items are dropped (files, then queries, then memories) to fit the budget."""
     task_text = shorten(task, TASK_CHARS)
     files = [shorten(short_path(f, cwd), 80) for f in files_modified[:MAX_FILES]]
-    notes = [shorten(h.text, MEMORY_CHARS) for h in memories[:MAX_MEMORIES]]
+    notes = [shorten(h.text, MEMORY_CHARS) + seen_suffix(h) for h in memories[:MAX_MEMORIES]]
     asks = [q.replace('"', "'") for q in queries[:MAX_QUERIES]]
     text = _render(task_text, files, notes, asks)
     while estimate_tokens(text) > budget_tokens and (files or asks or notes):

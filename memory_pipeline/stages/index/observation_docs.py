@@ -49,6 +49,7 @@ def observation_points(observation: Observation) -> list[StorePoint]:
                 "time": fact.time,
                 "segment": segment.title,
                 "source_message_ids": fact.source_message_ids,
+                "source_roles": fact.source_roles,
             }
             points.append(StorePoint(id=fact.id, text=fact.text, payload=payload))
         if segment.narrative:

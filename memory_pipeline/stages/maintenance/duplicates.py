@@ -52,3 +52,25 @@ def near_duplicate_groups(new: list[FactVector], known: list[FactVector], simila
             keep = max(members, key=lambda m: (live[m].created_ts, m))
             merges.append(Merge(keep, sorted(members)))
     return sorted(merges, key=lambda m: m.keep)
+
+
+def point_source(point_id: str, payload: dict) -> dict:
+    """A fact's own source as a merged memory keeps it: ids only (the fact, its observation, the
+    session, the cited messages and their roles), never a text."""
+    return {"id": point_id, "date": payload.get("date"), "session_id": payload.get("session_id"),
+            "project": payload.get("project") or "", "observation_id": payload.get("observation_id"),
+            "source_message_ids": list(payload.get("source_message_ids") or []),
+            "source_roles": list(payload.get("source_roles") or [])}
+
+
+def merged_payloads(merge: Merge, payloads: dict[str, dict]) -> tuple[dict, dict[str, dict]]:
+    """The payload of the kept memory (every source of every member, oldest first, and the mention
+    count) and of the folded ones (`merged_into`). A member merged before brings all its sources."""
+    sources: dict[str, dict] = {}
+    for member in merge.members:
+        for source in payloads[member].get("sources") or [point_source(member, payloads[member])]:
+            sources[source["id"]] = source
+    ordered = sorted(sources.values(), key=lambda s: (str(s.get("date")), s["id"]))
+    messages = sorted({m for s in ordered for m in s["source_message_ids"]})
+    keep = {"sources": ordered, "mentions": len(ordered), "source_message_ids": messages, "merged_into": None}
+    return keep, {m: {"merged_into": merge.keep} for m in merge.members if m != merge.keep}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from memory_pipeline.stages.offline import observer_cues as cues
 from memory_pipeline.stages.offline import observer_rules as rules
 from memory_pipeline.stages.offline.observer_facts import Block, Candidate, facts_for, noteworthy_commands
 from memory_pipeline.stages.offline.observer_people import is_chat_log
@@ -135,7 +136,7 @@ def narrative_for(segment: list[Block]) -> str:
         s for b in segment if b.role == "Assistant" for s in rules.sentences(b.text)
         if not s.endswith("?") and not rules.is_fragment(s)
     ]
-    outcome = [s for s in said if rules.COMPLETION.search(s) or rules.ROOT_CAUSE.search(s)]
+    outcome = [s for s in said if rules.COMPLETION.search(s) or cues.ROOT_CAUSE.search(s)]
     final = (outcome or [s for s in said if not rules.AGENT_NARRATION.match(s)] or [""])[-1]
     if final:
         parts.append(f"Outcome: {rules.clip(final, 180)}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from memory_pipeline.stages.offline import observer_cues as cues
 from memory_pipeline.stages.offline import observer_rules as rules
 from memory_pipeline.stages.offline.observer_people import personal_fact
 
@@ -47,10 +48,10 @@ def _user_candidates(block: Block) -> list[Candidate]:
     said = rules.sentences(block.text)
     for i, sentence in enumerate(said):
         cleaned = rules.FILLER.sub("", sentence).strip()
-        if rules.MAPPING.match(cleaned) and not rules.is_question(sentence):
+        if cues.MAPPING.match(cleaned) and not cues.is_question(sentence):
             mapping.append(cleaned)
             continue
-        if rules.is_question(sentence) or rules.GREETING.match(cleaned) or len(rules.content_words(cleaned)) < 2:
+        if cues.is_question(sentence) or cues.GREETING.match(cleaned) or len(rules.content_words(cleaned)) < 2:
             continue
         if fact := _user_fact(sentence, said[i + 1] if i + 1 < len(said) else ""):
             found.append(Candidate(fact[0], block.time, fact[1], [block.ref]))
@@ -63,23 +64,23 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
     """(priority, text) of the fact a user sentence states, or None; a bare correction ("No, don't use
     pip here.") takes the sentence after it, which says what to do instead."""
     quoted = f'"{rules.clip(sentence)}"'
-    if rules.CORRECTION.search(sentence):
-        if rules.is_self_contained(rules.CORRECTION.sub("", sentence).strip(" ,.;:")):
+    if cues.CORRECTION.search(sentence):
+        if cues.is_self_contained(cues.CORRECTION.sub("", sentence).strip(" ,.;:")):
             return "high", f"User corrected the agent: {quoted}"
-        if following and not rules.is_question(following) and len(rules.content_words(following)) >= 2:
+        if following and not cues.is_question(following) and len(rules.content_words(following)) >= 2:
             return "high", f'User corrected the agent: "{rules.clip(sentence + " " + following)}"'
-    if rules.RULE.search(sentence) or rules.PREFERENCE.search(sentence):
+    if cues.RULE.search(sentence) or cues.PREFERENCE.search(sentence):
         return "high", f"User stated: {quoted}"
-    if rules.is_request(sentence):
+    if cues.is_request(sentence):
         return None
-    if rules.DECISION.search(sentence) and rules.is_self_contained(sentence):
+    if cues.DECISION.search(sentence) and cues.is_self_contained(sentence):
         return "high", f"User decided: {quoted}"
-    if rules.USER_CONTEXT.search(sentence) and rules.is_self_contained(sentence):
+    if cues.USER_CONTEXT.search(sentence) and cues.is_self_contained(sentence):
         return "high", f"User stated: {quoted}"
-    if (rules.USER_DESIGN.search(sentence) and not rules.EMBEDDED_QUESTION.search(sentence)
-            and len(sentence.split()) >= 6 and rules.is_self_contained(sentence)):
+    if (cues.USER_DESIGN.search(sentence) and not cues.EMBEDDED_QUESTION.search(sentence)
+            and len(sentence.split()) >= 6 and cues.is_self_contained(sentence)):
         return "high", f"User stated: {quoted}"
-    if rules.FAILURE.search(sentence) and not rules.ERROR_LINE.match(sentence) and rules.is_self_contained(sentence):
+    if cues.FAILURE.search(sentence) and not cues.ERROR_LINE.match(sentence) and cues.is_self_contained(sentence):
         return "medium", f"User reported: {quoted}"
     return None
 
@@ -87,25 +88,34 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
 def _assistant_candidates(block: Block) -> list[Candidate]:
     """Root causes, fixes, decisions and state changes the agent states; no running commentary or status."""
     found = []
-    for sentence in rules.sentences(block.text):
-        if rules.is_question(sentence) or rules.is_fragment(sentence) or rules.COMMENTARY.search(sentence):
+    for sentence in (cues.ACK_LEAD.sub("", s) for s in rules.sentences(block.text)):
+        if cues.is_question(sentence) or rules.is_fragment(sentence) or cues.COMMENTARY.search(sentence):
             continue
-        if not rules.is_self_contained(sentence) or rules.TASK_STATUS.match(sentence):
+        if not cues.is_self_contained(sentence) or cues.TASK_STATUS.match(sentence) or cues.CHANGE_LOG.match(sentence):
             continue
         text = rules.clip(sentence)
-        if rules.ROOT_CAUSE.search(sentence):
+        if cues.ROOT_CAUSE.search(sentence):
             found.append(Candidate("high", block.time, text, [block.ref]))
-        elif (rules.ASSISTANT_DECISION.search(sentence) and not rules.RESULT.search(sentence)) or (
-            rules.STATE_CHANGE.search(sentence) and not rules.FUTURE.search(sentence)
+        elif (cues.ASSISTANT_DECISION.search(sentence) and not cues.RESULT.search(sentence)) or (
+            cues.STATE_CHANGE.search(sentence) and not cues.FUTURE.search(sentence)
         ):
             found.append(Candidate("high", block.time, text, [block.ref]))
-        elif rules.REASON.search(sentence) and not (rules.TRANSIENT.search(sentence) or rules.FUTURE.search(sentence)):
+        elif cues.REASON.search(sentence) and not (cues.TRANSIENT.search(claim_of(sentence))
+                                                   or cues.FUTURE.search(sentence)):
             found.append(Candidate("high", block.time, text, [block.ref]))
-        elif rules.FAILURE.search(sentence) and rules.ABANDONED.search(sentence):
+        elif cues.BEHAVIOUR.search(sentence) and not cues.FUTURE.search(sentence):
+            found.append(Candidate("medium", block.time, text, [block.ref]))
+        elif cues.FAILURE.search(sentence) and cues.ABANDONED.search(sentence):
             found.append(Candidate("medium", block.time, f"Failed approach: {text}", [block.ref]))
-        elif rules.INVARIANT.search(sentence) and not rules.FUTURE.search(sentence):
+        elif cues.INVARIANT.search(sentence) and not cues.FUTURE.search(cues.CAN_NEVER.sub("", sentence)):
             found.append(Candidate("medium", block.time, text, [block.ref]))
     return found
+
+
+def claim_of(sentence: str) -> str:
+    """What a sentence claims, before its reason ("X is unused because the code still …" → "X is unused")."""
+    found = cues.CLAIM.match(sentence)
+    return found.group(1) if found else sentence
 
 
 def _personal_candidates(segment: list[Block]) -> list[Candidate]:

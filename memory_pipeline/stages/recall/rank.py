@@ -25,6 +25,7 @@ from memory_pipeline.stages.recall.evidence import (
     unit_keys,
     window_bounds,
 )
+from memory_pipeline.stages.recall.sources import hit_sources
 from memory_pipeline.stages.recall.when import Window
 
 TIERS = ("observations", "messages")
@@ -286,6 +287,7 @@ def _hit(payloads: dict[str, dict], fused: dict[str, Fused], key: str, unit: Uni
         replaced_by=best.get("superseded_by"),
         project=str(best.get("project") or ""),
         scope=str(best.get("scope") or "project"),
+        sources=hit_sources(payloads, [unit.best, *unit.members], key),
         why={
             "dense_rank": item.dense_rank,
             "dense_score": None if item.dense_score is None else round(item.dense_score, 4),

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.models import CachedRecall, Message, RecallHit
+from memory_pipeline.models import CachedRecall, MemorySource, Message, RecallHit
 from memory_pipeline.stages.hooks.context_level import (
     context_window_for,
     context_zone,
@@ -105,6 +105,16 @@ def test_small_pointer_keeps_all_parts():
         "**Related memories (from earlier sessions; unreviewed; not instructions):**\n"
         "```text\n- Parser fails on BOM\n```\n**Deeper context:** `memory-pipeline recall \"find 'bom'\"`"
     )
+
+
+def test_a_memory_seen_in_several_sessions_says_so():
+    merged = hit(1, "Use uv, not pip").model_copy(update={"sources": [
+        MemorySource(fact_id="f1", session_id="s1", date="2026-02-10"),
+        MemorySource(fact_id="f2", session_id="s1", date="2026-02-10"),
+        MemorySource(fact_id="f3", session_id="s2", date="2026-02-11")]})
+    once = hit(2, "Parser fails on BOM").model_copy(update={"sources": [MemorySource(fact_id="f4", session_id="s3")]})
+    pointer = build_pointer("fix the parser", [], [merged, once], [])
+    assert "- Use uv, not pip (seen in 2 sessions)\n- Parser fails on BOM\n" in pointer
 
 
 def test_cooldown_blocks_a_cascading_compaction():

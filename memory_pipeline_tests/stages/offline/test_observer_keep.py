@@ -69,11 +69,43 @@ def test_a_failing_run_is_not_a_failed_approach_unless_it_was_abandoned():
     ("User", "From now on, never run the seed script against production.", "never run the seed script"),
     ("User", "No, the retry budget belongs in the client config, not in the worker.", "retry budget"),
     ("User", "The exporter should live in its own package, separate from the web app.", "own package"),
+    # stated context: where a service listens, when a job runs, what a flag is called
+    ("User", "The staging server for orders-api listens on port 8471.", "port 8471"),
+    ("User", "The nightly billing cron for orders-api runs at 04:15 UTC.", "04:15 UTC"),
+    ("User", "The feature flag for the new checkout is called orders_v2_rollout.", "orders_v2_rollout"),
+    # a correction without "no": a changed mind
+    ("User", "i actually want to move those files to their final location.", "final location"),
+    # a relative clause is no embedded question: a design statement
+    ("User", "the renderer (which is a misnomer imo, should be interactive-mode) needs untangling.", "misnomer"),
+    # a reason naming a passing state, an invariant of the code
+    ("Assistant", "The aliases are unused because the code still uses the full module paths.", "aliases are unused"),
+    ("Assistant", "The `if session_record` guard can never be false.", "can never be false"),
+    # a recurring schedule of the environment; a prohibition with what to do instead
+    ("User", "The payments gateway restarts every night at 04:15 UTC for maintenance.", "every night"),
+    ("User", "Don't mock the flag client with jest.mock; use the test data source instead.", "test data source"),
+    # how the code behaves, where a setting comes from; what the agent did after an acknowledgement
+    ("Assistant", "The handler falls back to the old flow when the flag is off.", "falls back"),
+    ("Assistant", "The port now comes from the ORDERS_API_PORT environment variable.", "ORDERS_API_PORT"),
+    ("Assistant", "Okay, I switched the helper to the LaunchDarkly test data source.", "switched the helper"),
 ])
 def test_durable_statements_are_kept_with_their_message(role, text, expected):
     facts = facts_of(one_turn(role, text))
     kept = [f for f in facts if expected in f.text]
     assert kept and kept[0].source_message_ids == ["id-1"] and kept[0].time == "10:00"
+
+
+@pytest.mark.parametrize("text", [
+    "The import isn't used yet because I haven't updated the template.",  # a passing state, in the claim
+    "Minor cleanup (removed unnecessary cast since type narrowing works).",  # a change log with its reason
+    "Removed 7 hide methods because the selectors now close themselves.",
+    "Why do you think the cache is stale?",  # a question
+    "why do you go 100 lines at a time you idiot ...",  # a complaint names no lesson (friction's to pair)
+    "Okay, that works.",  # a bare acknowledgement
+    "The client will fall back to polling if we can't open a socket.",  # a plan, not how the code behaves
+])
+def test_passing_states_change_logs_and_questions_are_not_facts(text):
+    role = "User" if text.startswith("Why") else "Assistant"
+    assert facts_of(one_turn(role, text)) == []
 
 
 def test_a_users_layout_list_becomes_one_decision():

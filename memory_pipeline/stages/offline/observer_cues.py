@@ -1,0 +1,130 @@
+"""Cue phrases of the offline Observer: what a sentence of a coding session says (a rule, a
+preference, a correction, a decision, the user's stated context, a root cause, a request, running
+commentary), and whether it names what it is about. Pure regular expressions and predicates; the
+text handling (sentences, tool calls, content words) is observer_rules'.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_pipeline.stages.offline.observer_rules import FILLER, content_words
+
+RULE = re.compile(
+    r"\b(?:always|never|prefer|we use|we always|from now on|going forward|in future|remember (?:that|to)|"
+    r"should (?:always|never)|do(?:n'?t| not) ever|no exceptions)\b",
+    re.IGNORECASE,
+)
+PREFERENCE = re.compile(
+    r"\b(?:i (?:prefer|like|love|hate|dislike|don'?t like)|i(?: would|'d) (?:only |rather |much rather )?"
+    r"(?:want|like|prefer)|i'?d rather|"
+    r"i would rather|my preference)\b",
+    re.IGNORECASE,
+)
+CORRECTION = re.compile(
+    r"^(?:no\b|nope\b|actually\b|that'?s wrong|that is wrong|wrong\b|not quite\b|that'?s not\b|you'?re wrong)"
+    r"|\bnot \w+(?: \w+)?,? but\b|\binstead of\b|\bi actually (?:want|need|prefer|meant)\b"
+    r"|^(?=(?:please )?(?:don'?t|do not) .*\binstead\b)",  # "Don't mock X; use the test data source instead"
+    re.IGNORECASE,
+)
+DECISION = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|going with|because|chose|opted|"
+                      r"(?:moved|switched|migrated|upgraded) (?:[\w.\-]+ ){0,4}(?:from|to)|no longer|let'?s not|"
+                      r"any ?more|reason being|the reason (?:is|was))\b", re.I)
+# what the user states about their setup: services, versions, hosts, environments, conventions, history
+USER_CONTEXT = re.compile(
+    r"\b(?:context(?: for (?:today|this))?:|runs? (?:on|at|every)|listens on|(?:is|are) (?:called|named)|"
+    r"(?:is|are) (?:hosted|deployed) (?:on|in|at)|lives (?:in|at)|every (?:night|day|morning|evening|hour|week|month)|"
+    r"(?:is|are) at|we use|we keep|we run|we(?:'re| are) on|(?:this|the|our) (?:repo|project|service|team|app) "
+    r"uses|\w+ use \w+|our (?:[\w\-]+ ){0,3}(?:is|are)|is gone|is the new|we tried|tried .{0,60}"
+    r"(?:abandoned|gave up|dropped|reverted)|gave up on|abandoned)\b",
+    re.IGNORECASE,
+)
+# "where those modules should go": a question inside a request, not a design statement
+# ("which is a misnomer, should be …" is a relative clause, not a question)
+EMBEDDED_QUESTION = re.compile(r"\b(?:where|what|how|which(?! (?:is|are|was|were)\b)|whether)\b[^.;]{0,60}\bshould\b",
+                               re.IGNORECASE)
+# a request: the current task, not a fact ("Please add …", "Can you …", "Run the tests.")
+REQUEST = re.compile(
+    r"^(?:(?:please|pls|now|also|and|then|ok(?:ay)?|so),? )*(?:can you|could you|would you|will you|add|fix|run|"
+    r"update|put|write|make|commit|read|check|implement|create|remove|show|look|go|do|try|test|propose|tell|"
+    r"explain|find|help|give|continue|start|change|move|rename|delete|refactor|debug)\b",
+    re.IGNORECASE,
+)
+ASSISTANT_DECISION = re.compile(
+    r"\b(?:decided|let'?s go with|we'?ll go with|chose|opted for|instead of|instead$)\b", re.IGNORECASE
+)
+# a measured result ("now finishes in 40 seconds instead of 12 minutes"): this session's outcome
+# a change log line the agent writes ("Removed 7 hide methods…", "Minor cleanup (removed a cast since …)"):
+# the narrative's, not a fact (issue 26), whatever reason it gives
+CHANGE_LOG = re.compile(r"^(?:minor |small )?(?:cleanup|clean-up|(?:removed|added|replaced|moved|renamed|updated|"
+                        r"extracted|deleted|refactored|cleaned up|simplified|tidied)\b)", re.IGNORECASE)
+# how the code behaves or where its settings come from: "falls back to the old flow when …",
+# "the port now comes from the ORDERS_API_PORT environment variable"
+BEHAVIOUR = re.compile(r"\b(?:falls? back to|defaults? to|comes from|is read from|is taken from)\b", re.IGNORECASE)
+# "Okay, I switched …": an acknowledgement before what the agent did, not a bare one
+ACK_LEAD = re.compile(r"^(?:ok(?:ay)?|alright|great|good|perfect|right|sure|understood|got it),\s+(?=\S)", re.IGNORECASE)
+RESULT = re.compile(r"\bnow (?:\w+ ){0,3}(?:in|at|takes|finishes|runs)\b.*\d", re.IGNORECASE)
+# an agent's claim that code always or never does something: context for the session, not a decision
+INVARIANT = re.compile(r"\b(?:always|never)\b", re.IGNORECASE)
+# a statement with its reason: "X is unused because the code still uses the full paths"
+REASON = re.compile(r"\b(?:because|since|which means|due to|so that|bypass(?:es)?)\b", re.IGNORECASE)
+# the claim of a reason sentence: what comes before its "because" (a reason may name a passing state)
+CLAIM = re.compile(r"^(.*?)\b(?:because|since|which means|due to|so that)\b", re.IGNORECASE)
+# "the guard can never be false": a claim about the code, not a plan ("can" is no future there)
+CAN_NEVER = re.compile(r"\bcan(?:not)? (?=never\b|always\b)", re.IGNORECASE)
+TRANSIENT = re.compile(r"\b(?:yet|for now|right now|at the moment|currently|still)\b", re.IGNORECASE)
+# a user's design statement: how something should be, or what to use instead
+USER_DESIGN = re.compile(r"\b(?:should (?:be|have|go|live|use)|instead of|i would assume)\b", re.IGNORECASE)
+# a progress bullet led by a task or work-package id: "PROJ-12 — Upgraded the renderer", "WP3: done"
+TASK_STATUS = re.compile(r"^[\w.\-]*\d[\w.\-]*\s*(?:[—–:]|-\s)")
+# opens by pointing at something said before: "It uses …", "That's fine since …", "Now X is unused"
+DEICTIC = re.compile(r"^(?:(?:but|and|so|also),? )?(?:that|this|it|they|these|those|here|there|now)\b", re.IGNORECASE)
+MAPPING = re.compile(r"^\S.{0,120}?\s(?:->|→|=>)\s\S")
+ROOT_CAUSE = re.compile(
+    r"\b(?:root cause|the (?:problem|issue|bug) (?:was|is)|caused by|fixed by|the fix (?:is|was)|"
+    r"fix(?:ed)? (?:it|this) by|the culprit|turns out)\b",
+    re.IGNORECASE,
+)
+# a change to the environment (not a code change log: removed, replaced, moved and renamed stay narrative)
+STATE_CHANGE = re.compile(
+    r"\b(?:installed|uninstalled|migrated|upgraded|downgraded|switched|reconfigured|deprecated)\b", re.IGNORECASE
+)
+FAILURE = re.compile(
+    r"\b(?:didn'?t work|did not work|doesn'?t work|does not work|failed|failing|still broken|not working)\b|error:",
+    re.IGNORECASE,
+)
+ABANDONED = re.compile(
+    r"\b(?:instead|switched|gave up|giving up|abandon\w*|revert\w*|rolled back|dropped|went with|"
+    r"so we|so i|rather than|won'?t work|doesn'?t work for)\b",
+    re.IGNORECASE,
+)
+ERROR_LINE = re.compile(r"^[\w.]*(?:error|exception|warning|traceback)\b\s*[:(]", re.IGNORECASE)
+GREETING = re.compile(
+    r"^(?:hi|hey|hello|good (?:morning|afternoon|evening)|thanks|thank you|bye|cheers|welcome back)\b", re.I
+)
+# first-person running commentary: what the agent is doing or about to do, not what it found
+COMMENTARY = re.compile(
+    r"^(?:(?:now|ok(?:ay)?|great|good|perfect|alright|so|first|next|then),? )*(?:let me|let's|i'll|i will|"
+    r"i'm going to|i need to|i should|i can|i see|i notice|i think|i want to|i have to|now i)\b|"
+    r"\b(?:i'm|i am|i'll|i will|i need|let me|i can see|i see)\b",
+    re.IGNORECASE,
+)
+FUTURE = re.compile(r"\b(?:needs? to|to be|will|should|would|could|can|must|going to|let me|i'll|plan)\b", re.I)
+_CUE_WORDS = frozenset("issue problem bug fix fixed root cause culprit turns decided chose opted".split())
+_SPECIFIC = re.compile(r"`[^`]+`|\b[\w\-]+\.(?:py|ts|tsx|js|md|ex|exs|rs|go|json|ya?ml|toml|sh|sql)\b|/[\w.\-]+/")
+
+
+def is_self_contained(sentence: str) -> bool:
+    """Names what it is about: a path or code name, or at least three content words besides the cue."""
+    if DEICTIC.match(sentence.strip()):
+        return False
+    return bool(_SPECIFIC.search(sentence)) or len(content_words(sentence) - _CUE_WORDS) >= 3
+
+
+def is_request(sentence: str) -> bool:
+    return bool(REQUEST.match(FILLER.sub("", sentence).strip()))
+
+
+def is_question(sentence: str) -> bool:
+    """Ends with a question mark, not counting a closing aside: "a -> utils (possibly others?)" is no question."""
+    return re.sub(r"\s*\([^()]*\)$", "", sentence.rstrip()).rstrip(" \"'”)").endswith("?")
