@@ -56,6 +56,13 @@ REPORT = re.compile(r"^(?:we|i)(?:'ve| have)?\s+\w+ed\b", re.IGNORECASE)
 # "Removed the truncation, added a default": a change report; it helps later only when it names the code
 CHANGE_REPORT = re.compile(r"^(?:removed|added|replaced|moved|renamed|extracted|updated|changed|refactored|created|"
                            r"deleted|cleaned)\b", re.IGNORECASE)
+# "`config.ts` moved to `src/`, all imports updated", "The alias was removed since …", "Replaced ~20
+# instances of …": what the session changed, kept by its narrative; the agent's, not a standing fact
+CHANGE_VERB = (r"(?:removed|added|replaced|moved|renamed|extracted|updated|changed|refactored|created|deleted|"
+               r"cleaned|split|merged|converted|rewr(?:ote|itten)|inlined|simplified|introduced|wired|dropped)")
+CHANGE_LOG = re.compile(rf"^{CHANGE_VERB}\b|\b(?:was|were|has been|have been|got|is now|are now)\s+(?:\w+ly\s+)?"
+                        rf"{CHANGE_VERB}\b|^[^,;:.]{{0,60}}?\s{CHANGE_VERB}\s+(?:to|from|into|with|in)\b|"
+                        rf"\ball\s+[\w-]+\s+{CHANGE_VERB}\b", re.IGNORECASE)
 REASON = re.compile(r"\b(?:because|since|so that|due to|which means)\b", re.IGNORECASE)
 _PARENTHESES = re.compile(r"\([^)]*\)")
 # points at something only the session shows: "for that branch", "this file"; or note shorthand ("a + b")
@@ -137,6 +144,8 @@ def rejection(item: "Item") -> str | None:
         return "too short to stand alone"
     if CHANGE_REPORT.match(text) and "`" not in text and "/" not in text:
         return "a change report that names no code"
+    if not item.quoted and CHANGE_LOG.search(text):
+        return "a change log of that session (its narrative keeps it)"
     if REPORT.match(text) and not REASON.search(text):
         return "a report of that session's work"
     if REQUEST.match(text) and not (HARD_RULE.search(text) or PREFERENCE.search(text)):
