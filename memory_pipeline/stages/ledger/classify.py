@@ -19,7 +19,7 @@ TYPE_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("constraint", re.compile(r"\b(?:never|must(?: not)?|do not|don'?t|cannot|can'?t|not allowed|only ever|"
                               r"budget|limit(?:ed)? to|at most|required|forbidden|always)\b", re.I)),
     ("commitment", re.compile(r"\b(?:will|need to|todo|to-do|follow up|promised?|remember to|by (?:mon|tue|"
-                              r"wed|thu|fri|sat|sun|next|tomorrow|end of)|next step|waiting (?:on|for)|owe)\b", re.I)),
+                              r"wed|thu|fri|sat|sun|next|tomorrow|end of)|next step|(?<!without )waiting (?:on|for)|owe)\b", re.I)),
     ("decision", re.compile(r"\b(?:decided|decide to|chose|choose|opted|going with|go with|switch(?:ed)? (?:to|from)|"
                             r"moved (?:from|to)|migrat\w*|upgraded|downgraded|adopt\w*|replaced|instead of|"
                             r"settled on|we use|we'?ll use)\b", re.I)),
@@ -35,8 +35,8 @@ CHANGE = re.compile(r"\b(?:moved (?:from|to)|switch(?:ed)? (?:from|to)|migrat\w*
                     r"not \w+ anymore|actually)\b", re.I)
 CLOSING = re.compile(r"\b(?:done|completed|finished|fixed|resolved|shipped|closed|followed up|delivered|"
                      r"merged|sent)\b", re.I)
-WAITING = re.compile(r"\b(?:waiting (?:on|for)|blocked (?:on|by)|depends on|pending (?:from|on))\b", re.I)
-ACCOUNT = re.compile(r"\b(?:account|acct|id|user ?name|org|tenant|project id)\b\s*[:=#]?\s*[\w-]{3,}", re.I)
+WAITING = re.compile(r"\b(?:(?<!without )waiting (?:on|for)|blocked (?:on|by)|depends on|pending (?:from|on))\b", re.I)
+ACCOUNT = re.compile(r"\b(?:account|acct|id|user ?name|org|tenant|project id)\b\s*(?:[:=#]|is)?\s*[\w-]{3,}", re.I)
 SECURITY = re.compile(r"\b(?:secret|password|credential|token|security|private key|prod(?:uction)? data)\b", re.I)
 TAG_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("waiting", WAITING), ("account", ACCOUNT), ("security", SECURITY),
@@ -52,7 +52,8 @@ _STOP = {"user", "assistant", "the", "we", "i", "it", "this", "that", "a", "an",
          "prefer", "prefers", "todo", "remember", "make", "sure", "actually", "instead", "follow", "up", "there",
          "here", "what", "which", "who", "how", "why", "all", "every", "each", "some", "any", "one", "two",
          "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-         "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+         "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+         "context", "today", "tomorrow", "yesterday", "note"}
 _CANDIDATE = re.compile(r"`([^`]{2,80})`|([A-Za-z][A-Za-z0-9.+#/_-]*[A-Za-z0-9+#])")
 _VERSION = re.compile(r"[\s_-]*v?\d+(?:\.\d+)*$")
 RAN = re.compile(r"^(?:ran|running|executed|\$ )", re.I)
