@@ -79,6 +79,11 @@ def _ratios(counts: dict) -> dict:
                      "recall": ratio(counts["durable_kept"], counts["durable"])}
 
 
+def transcript_path(relative: str, transcripts_dir: Path) -> Path:
+    """A label's transcript: `bench:NAME` under benchmarks/sessions, any other under the shared folder."""
+    return SESSIONS_DIR / relative.removeprefix("bench:") if relative.startswith("bench:") else transcripts_dir / relative
+
+
 def bench_observe_coding(runner, embed, transcripts_dir: Path, labels_path: Path = LABELS) -> dict:
     """Per fixture and overall precision/recall of the configured Observer against the labels."""
     from memory_pipeline.stages.transcripts.parse import parse_transcript
@@ -86,7 +91,7 @@ def bench_observe_coding(runner, embed, transcripts_dir: Path, labels_path: Path
     result: dict = {"fixtures": {}}
     total: dict[str, int] = {}
     for relative, labels in load_labels(labels_path).items():
-        path = SESSIONS_DIR / relative.removeprefix("bench:") if relative.startswith("bench:") else transcripts_dir / relative
+        path = transcript_path(relative, transcripts_dir)
         if not path.exists():
             result["fixtures"][relative] = {"skipped": f"missing {path}"}
             continue

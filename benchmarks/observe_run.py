@@ -1,14 +1,16 @@
 """Run the Observer and Reflector the way ingest and reflect do, on transcripts a benchmark supplies.
 
 The LLM is whatever the settings choose (offline unless an Anthropic key is set), the prompts
-are the shipped prompt files, and `observe_session` / `reflect_observations` are the very stage
-functions the ingest and reflect flows call: a benchmark measures the product's default path.
+are the shipped prompt files, and `observe_session` / `reflect_observations` / the ledger flow's
+typing and `derive_events` are the very functions the ingest, reflect and ledger steps call: a
+benchmark measures the product's default path.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.models import EventData, Observation, ProposalDraft, SessionEvent, Transcript
 from memory_pipeline.prompts import load_prompt
@@ -54,3 +56,25 @@ class BenchRunner:
             observations, day=day, memory_md="", observer_instructions=self.observer_prompt.system,
             llm=self.llm, prompt=self.reflector_prompt, model=self.settings.reflector_model)
         return list(reflection.proposals)
+
+    def ledger_events(self, observations: list[Observation], embed) -> list:
+        """The ledger events the `ledger` step appends for these observations, day by day."""
+        from memory_pipeline.flows.ledger import fact_inputs, type_facts
+        from memory_pipeline.stages.ledger.classify import by_provenance
+        from memory_pipeline.stages.ledger.derive import derive_events
+        from memory_pipeline.stages.ledger.state import LedgerState
+        from memory_pipeline.stages.vectors import cosine
+
+        def similarity(text: str, others: list[str]) -> list[float]:
+            first, *rest = embed([text, *others])
+            return [max(0.0, cosine(first, other)) for other in rest]
+
+        state, numbers, events = LedgerState.of([]), {}, []
+        for day in sorted({o.date for o in observations}):
+            facts = fact_inputs(day, [o for o in observations if o.date == day])
+            if not facts:
+                continue
+            kinds, _ = type_facts(facts, self.llm, load_prompt("ledger"), pipeline.model_for(self.settings, "ledger"))
+            kinds = [by_provenance(kind, fact.roles) for kind, fact in zip(kinds, facts)]
+            events += derive_events(facts, kinds, state, similarity, numbers)
+        return events

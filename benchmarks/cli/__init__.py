@@ -29,6 +29,9 @@ def register(sub) -> None:
     soak.set_defaults(handler=run_bench_soak)
     pack = kinds.add_parser("pack", help="recall pack build time and peak memory for 1k/10k/100k ledger events")
     pack.add_argument("--sizes", default="1000,10000,100000", help="comma-separated ledger sizes")
+    pack.add_argument("--quality", action="store_true",
+                      help="instead: precision and recall of the pack's sections on labelled transcripts")
+    pack.add_argument("--transcripts", help="shared transcripts folder (default ../shared/fixtures/transcripts)")
     add_json_flag(pack)
     pack.set_defaults(handler=run_bench_pack)
     from benchmarks.cli.recall import register_recall  # issue 6
@@ -116,6 +119,11 @@ def run_bench_soak(args) -> int:
 def run_bench_pack(args) -> int:
     from benchmarks.pack import bench_pack
     from memory_pipeline.errors import BadInputError
+
+    if args.quality:
+        from benchmarks.cli.quality import run_bench_pack_quality
+
+        return run_bench_pack_quality(args)
 
     try:
         sizes = tuple(int(s) for s in args.sizes.split(",") if s.strip())

@@ -1,6 +1,7 @@
 """`memory-pipeline bench observe --quality` and `bench reflect --quality`: what the Observer keeps
-(coverage, noise and facts per turn on LoCoMo; precision and recall on labelled coding sentences)
-and what the Reflector proposes (precision on labelled proposals, useful proposals per 10 sessions)."""
+(coverage, noise and facts per turn on LoCoMo; precision and recall on labelled coding sentences),
+what the Reflector proposes (precision and recall on labelled proposals, change logs, useful
+proposals per 10 sessions) and what the recall pack's sections hold (`bench pack --quality`)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def register_quality(kinds) -> None:
     observe.add_argument("--coding", action="store_true", help="only the labelled coding sentences (no LoCoMo)")
     add_json_flag(observe)
     observe.set_defaults(handler=run_bench_observe)
-    reflect = kinds.add_parser("reflect", help="Reflector quality: precision on labelled proposals")
+    reflect = kinds.add_parser("reflect", help="Reflector quality: precision and recall on labelled proposals")
     reflect.add_argument("--quality", action="store_true", help="the quality report (the only reflect benchmark)")
     reflect.add_argument("--transcripts", help="shared transcripts folder (default ../shared/fixtures/transcripts)")
     add_json_flag(reflect)
@@ -108,11 +109,39 @@ def run_bench_reflect(args) -> int:
     out = console()
     out.print(f"Reflector ({figures['provider']}) on {figures['sessions']} shared transcripts: {figures['proposals']} "
               f"proposals, {figures['labelled']} labelled, {figures['good']} good", highlight=False)
-    out.print(f"  precision {figures['precision']}  useful per 10 sessions {figures['useful_per_10_sessions']}",
+    out.print(f"  precision {figures['precision']}  recall {figures['recall']} (of {figures['facts']} labelled facts)  "
+              f"change logs {figures['change_logs']}  useful per 10 sessions {figures['useful_per_10_sessions']}",
               highlight=False)
     listed = (("good", figures["good_lines"]), ("bad", figures["bad"]),
               ("unlabelled (label them in bench/labels)", figures["unlabelled"]))
     for title, lines in listed:
+        if lines:
+            out.print(f"  {title}:", highlight=False)
+            for line in lines:
+                out.print(f"    - {line}", highlight=False, soft_wrap=True)
+    return 0
+
+
+def run_bench_pack_quality(args) -> int:
+    from benchmarks.observe_run import BenchRunner
+    from benchmarks.pack_quality import bench_pack_quality
+
+    figures = bench_pack_quality(BenchRunner(), _embed(), _transcripts(args))
+    if args.json:
+        print_json(figures)
+        return 0
+    out = console()
+    out.print(f"Recall pack ({figures['provider']}) of {figures['transcripts']} transcripts as of {figures['day']}: "
+              f"{figures['events']} ledger events, {figures['lines']} pack lines, {figures['labelled']} labelled, "
+              f"{figures['good']} good", highlight=False)
+    out.print(f"  precision {figures['precision']}  recall {figures['recall']} (of {figures['facts']} labelled facts)  "
+              f"commands among procedures {len(figures['commands_in_procedures'])}  stale commitments unmarked "
+              f"{len(figures['stale_commitments_unmarked'])}", highlight=False)
+    for name, row in figures["sections"].items():
+        out.print(f"  {name:<12} precision {row['precision']}  ({row['good']} good of {row['labelled']} labelled, "
+                  f"{row['lines']} lines)", highlight=False)
+    for title, lines in (("bad", figures["bad_lines"]), ("unlabelled (label them in labels/pack_lines.json)",
+                                                         figures["unlabelled"])):
         if lines:
             out.print(f"  {title}:", highlight=False)
             for line in lines:

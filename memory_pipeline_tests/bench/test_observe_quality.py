@@ -11,6 +11,7 @@ from benchmarks.observe_coding import LABELS, SESSIONS_DIR, LabelledSentence, lo
 from memory_pipeline.stages.transcripts.parse import parse_transcript
 from benchmarks.observe_quality import FactView, Reference, bench_observe_quality, noise_kind, score_session
 from benchmarks.observe_run import BenchRunner
+from benchmarks.pack_quality import load_pack_labels, pack_lines, score_pack
 from benchmarks.reflect_quality import LABELS as PROPOSAL_LABELS
 from benchmarks.reflect_quality import ProposalLabel, ProposalView, load_proposal_labels, score_proposals
 from memory_pipeline.config import Settings
@@ -108,14 +109,44 @@ def test_reflector_scorer_checks_the_section_and_lists_unlabelled_lines(embed):
     figures = score_proposals(proposals, labels, sessions=4, embed=embed)
     assert (figures["labelled"], figures["good"], figures["precision"]) == (2, 1, 0.5)
     assert figures["useful_per_10_sessions"] == 2.5 and figures["unlabelled"] == ["User: Prefers tabs over spaces in Makefiles."]
+    assert figures["recall"] == 1.0 and figures["change_logs"] == 0
+
+
+def test_recall_counts_facts_once_and_change_logs_apart(embed):
+    labels = [ProposalLabel("Use uv, not pip.", True, ["Hard Rules"], fact="uv"),
+              ProposalLabel("No, use uv, not pip: uv add --dev pytest-httpx.", True, ["Hard Rules"], fact="uv"),
+              ProposalLabel("Tests never call the real billing API.", True, ["Hard Rules"]),
+              ProposalLabel("`config.ts` moved to `src/`, all imports updated.", False, [], "a change log of it")]
+    proposals = [ProposalView("Hard Rules", "Use uv, not pip."),
+                 ProposalView("System Architecture", "`config.ts` moved to `src/`, all imports updated.")]
+    figures = score_proposals(proposals, labels, sessions=2, embed=embed)
+    assert (figures["recall"], figures["facts"], figures["change_logs"]) == (0.5, 2, 1)
+
+
+def test_pack_lines_are_read_by_section_and_scored(embed):
+    text = ("# Recall Pack — 2026-11-25\n\n## 📋 OPEN COMMITMENTS — Oldest first, with status and age\n"
+            "- [EVT-20251209-009] i can live with main-new.ts in src/ — open, 351 days (P1)\n\n"
+            "## 📚 PROCEDURES — Key operational procedures\n- [EVT-20261124-010] Ran `git add -A` (git)\n"
+            "- [EVT-20261124-011] Every CI job waits on pg_isready first. (ci)\n")
+    lines = pack_lines(text)
+    assert [(s, t, d) for s, t, d, _ in lines] == [
+        ("commitments", "i can live with main-new.ts in src/", 351), ("procedures", "Ran `git add -A`", None),
+        ("procedures", "Every CI job waits on pg_isready first.", None)]
+    labels = [ProposalLabel("Every CI job waits on pg_isready first.", True, ["procedures"]),
+              ProposalLabel("i can live with main-new.ts in src/", True, ["context"])]
+    figures = score_pack(lines, labels, embed)
+    assert figures["commands_in_procedures"] == ["Ran `git add -A`"]
+    assert figures["stale_commitments_unmarked"] == ["i can live with main-new.ts in src/"]
+    assert (figures["precision"], figures["recall"]) == (0.5, 0.5) and figures["sections"]["commitments"]["good"] == 0
 
 
 def test_label_files_load():
     fixtures = load_labels(LABELS)
     transcripts, proposals = load_proposal_labels(PROPOSAL_LABELS)
     assert all(s.message_id and s.text for sentences in fixtures.values() for s in sentences)
-    shared = {path for path in fixtures if not path.startswith("bench:")}
-    assert set(transcripts) == shared and any(p.good for p in proposals) and any(not p.good for p in proposals)
+    assert set(transcripts) == set(fixtures) and any(p.good for p in proposals) and any(not p.good for p in proposals)
+    pack_transcripts, lines = load_pack_labels()
+    assert pack_transcripts == transcripts and all(line.sections for line in lines if line.good)
 
 
 def test_recorded_coding_sessions_hold_every_labelled_message():

@@ -81,12 +81,18 @@ def plan(project: Path) -> list[tuple[str, str, str, list]]:
 
 def ingest_sessions(workspace: Workspace, store, tmp_path: Path, sessions) -> None:
     """The real path: emit each transcript, take the inbox, collect and observe every day (offline)."""
-    for sid, day, cwd, steps in sessions:
-        path = claude_session(tmp_path / f"{sid}.jsonl", sid, cwd, day, steps)
+    ingest_files(workspace, store, [(claude_session(tmp_path / f"{sid}.jsonl", sid, cwd, day, steps), sid, day)
+                                    for sid, day, cwd, steps in sessions])
+
+
+def ingest_files(workspace: Workspace, store, files: list[tuple[Path, str, str]]) -> None:
+    """(transcript, session, day) of any client format through emit, the inbox, sessions and the
+    offline Observer."""
+    for path, sid, day in files:
         captured = datetime.fromisoformat(f"{day}T18:00:00").replace(tzinfo=timezone.utc)
         emit_session_event(workspace, path, trigger="shutdown", session_id=sid, captured_at=captured)
     take_inbox(workspace)
     llm = LLMClient(default_offline_provider(), None)
-    for day in sorted({day for _, day, _, _ in sessions}):
+    for day in sorted({day for _, _, day in files}):
         collect_sessions(workspace, day)
         observe_day(workspace, day, llm=llm, prompt=load_prompt("observer"), model="offline", redis_store=store)

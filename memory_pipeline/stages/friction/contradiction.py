@@ -6,7 +6,9 @@ it when
 - both state the same setting with other values (drift.settings_in: "Use Node 18" / "node 20"), or
 - the ledger's conflict rule says they disagree (stages/ledger/conflicts.py: nearly the same words
   with other numbers, or opposite polarity).
-A ledger event is only contradicted by what was said after it, from other messages than its own.
+A ledger event is only contradicted by what was said after it, from other messages than its own,
+and never by a sentence of a message that restates it whole ("No, don't use pip here. This repo
+uses uv" does not contradict "don't use pip" through its second sentence).
 Reported when the contradicting statements come from at least `min_sessions` sessions and the
 latest statement of the setting does not agree with the memory again.
 """
@@ -95,6 +97,20 @@ def contradiction_finding(memory: Memory, against: list[Said]) -> Finding:
                    title=clip(f"Out of date: {memory.text}", 70), draft=draft)
 
 
+def message_signatures(statements: list[Said]) -> dict[tuple[str, str], tuple]:
+    """Each message's signature, its sentences taken together."""
+    texts: dict[tuple[str, str], list[str]] = {}
+    for said in statements:
+        texts.setdefault((said.session_id, said.message_id), []).append(said.text)
+    return {key: signature(" ".join(parts)) for key, parts in texts.items()}
+
+
+def restates(message: tuple, memory: tuple) -> bool:
+    """Whether a message says all a memory says, with its polarity and numbers."""
+    (words, numbers, negated), (memory_words, memory_numbers, memory_negated) = message, memory
+    return bool(memory_words) and memory_words <= words and memory_numbers <= numbers and negated == memory_negated
+
+
 def find_contradictions(memories: list[Memory], statements: list[Said], *, min_sessions: int = 2) -> list[Finding]:
     """Every memory that statements from `min_sessions` sessions or more contradict."""
     findings = []
@@ -104,11 +120,13 @@ def find_contradictions(memories: list[Memory], statements: list[Said], *, min_s
     for index, statement in enumerate(ordered):
         for word in statement.signature[0] | set(statement.settings):
             by_word.setdefault(word, []).append(index)
+    messages = message_signatures(statements)
     for memory in memories:
         memory_settings, memory_signature = dict(settings_in(memory.text)), signature(memory.text)
         near = sorted({i for word in memory_signature[0] | set(memory_settings) for i in by_word.get(word, [])})
         against = [ordered[i].said for i in near
-                   if contradicts(memory, memory_settings, memory_signature, ordered[i])]
+                   if contradicts(memory, memory_settings, memory_signature, ordered[i])
+                   and not restates(messages[(ordered[i].said.session_id, ordered[i].said.message_id)], memory_signature)]
         if len({s.session_id for s in against}) < min_sessions:
             continue
         if memory_settings and _agrees_last(memory_settings, ordered):

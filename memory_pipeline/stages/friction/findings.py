@@ -4,7 +4,9 @@ Severity is frequency × impact: the sessions a pattern recurred in × the frict
 costs (IMPACT: a user repeating a correction costs most, a command failing the same way less, a
 failure the Observer noted least). A cluster seen in fewer than `min_sessions` sessions is a
 one-off and is not reported, unless it is a command failing the same way LOOP_REPEATS times or
-more in one session (a loop the agent did not get out of).
+more in one session (a loop the agent did not get out of). A correction tied to a failed command
+(signals.tie_correction) and the failures of that program elsewhere are one finding, worded as the
+correction's lesson ("Use uv (`uv sync`, `uv run pytest`), not pip").
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from memory_pipeline.models import FixTarget
 from memory_pipeline.stages.friction.cluster import cluster_signals
+from memory_pipeline.stages.friction.lesson import program
 from memory_pipeline.stages.friction.signals import Signal, clip
 from memory_pipeline.stages.untrusted import working_folder
 
@@ -49,6 +52,7 @@ class Finding(BaseModel):
     evidence: list[Evidence]
     command: str = ""
     then: str = ""  # command failures: what worked after the failure, most often
+    lesson: str = ""  # a correction tied to a failed command: what to do instead
     target: FixTarget = "MEMORY.md"
     section: str = "Lessons"
     target_dir: str = ""
@@ -129,27 +133,54 @@ def draft_fix(finding: Finding) -> tuple[str, str]:
             f"Recurring failure in {n} sessions: {finding.pattern.rstrip('.')}. Check for this cause first.")
 
 
+def lesson_draft(finding: Finding, corrected: int) -> tuple[str, str]:
+    """(title, change) of a correction tied to a failed command: its lesson, then why."""
+    said = f"the user had to correct the agent in {_sessions(corrected)}"
+    failed = f"`{finding.command}` failed here and {said}" if finding.command else said
+    return clip(f"Lesson: {finding.lesson[:1].lower()}{finding.lesson[1:]}", 70), f"{finding.lesson} ({failed})."
+
+
 def build_finding(members: list[Signal]) -> Finding:
     kind = members[0].kind
     sessions = list(dict.fromkeys(s.session_id for s in sorted(members, key=lambda s: (s.day, s.time or ""))))
     thens = Counter(s.then for s in members if s.then)
+    lessons = Counter(s.lesson for s in members if s.lesson)
     target, section, folder = choose_target(kind, members)
     evidence = [Evidence(day=s.day, time=s.time, session_id=s.session_id, observation_id=s.observation_id,
                          message_ids=list(s.message_ids), quote=s.quote or s.text)
                 for s in sorted(members, key=lambda s: (s.day, s.time or "", s.session_id))]
-    finding = Finding(kind=kind, pattern=representative([s.text for s in members]), sessions=sessions,
-                      occurrences=len(members), impact=IMPACT[kind], severity=len(sessions) * IMPACT[kind],
-                      evidence=evidence, command=members[0].command,
+    lesson = lessons.most_common(1)[0][0] if lessons else ""
+    finding = Finding(kind=kind, pattern=lesson or representative([s.text for s in members if s.kind == kind]),
+                      sessions=sessions, occurrences=len(members), impact=IMPACT[kind],
+                      severity=len(sessions) * IMPACT[kind], evidence=evidence, command=members[0].command,
                       then=thens.most_common(1)[0][0] if thens else "", target=target, section=section,
-                      target_dir=folder)
-    title, change = draft_fix(finding)
+                      target_dir=folder, lesson=lesson)
+    corrected = len({s.session_id for s in members if s.kind == "correction"})
+    title, change = lesson_draft(finding, corrected) if lesson else draft_fix(finding)
     return finding.model_copy(update={"title": title, "draft": change})
+
+
+def tied_groups(signals: list[Signal], groups: list[list[int]]) -> list[list[int]]:
+    """Clusters with each program's failures moved into the cluster of corrections tied to it."""
+    corrected = {}
+    for number, group in enumerate(groups):
+        for i in group:
+            if signals[i].kind == "correction" and signals[i].command_line:
+                corrected.setdefault(program(signals[i].command_line), number)
+    merged = [list(group) for group in groups]
+    for number, group in enumerate(groups):
+        first = signals[group[0]]
+        home = corrected.get(program(first.command_line)) if first.kind == "command-failure" else None
+        if home is not None and home != number:
+            merged[home] += group
+            merged[number] = []
+    return [group for group in merged if group]
 
 
 def find_friction(signals: list[Signal], vectors: list[list[float]], *, min_sessions: int = 2) -> list[Finding]:
     """Every cluster of signals seen in at least `min_sessions` sessions, most severe first."""
     findings = []
-    for group in cluster_signals(signals, vectors):
+    for group in tied_groups(signals, cluster_signals(signals, vectors)):
         members = [signals[i] for i in group]
         looped = members[0].kind == "command-failure" and len(members) >= LOOP_REPEATS
         if len({s.session_id for s in members}) >= min_sessions or looped:

@@ -4,13 +4,14 @@ An instruction is a verb with how to do it ("read X in full", "run the tests fir
 carefully"): the verb and the manner make its key, whatever the object. The user repeating one is
 friction even when no single message is a correction: the agent did not keep to it. Reported when
 one key is asked in REPEATS messages or more (in one session or several), or in `min_sessions`
-sessions.
+sessions. The fix names what the user asked about (the object said most often: "Run the tests
+before committing"); an instruction whose object is never named ("run it first") is no fix.
 """
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from memory_pipeline.stages.friction.findings import IMPACT, Finding
 from memory_pipeline.stages.friction.said import Said
@@ -24,6 +25,19 @@ INSTRUCTION = re.compile(
     r"first|before (?:\w+ing)|carefully|properly|thoroughly)\b", re.IGNORECASE)
 
 
+_PRONOUNS = frozenset("it this that them these those everything all stuff things again too".split())
+
+
+def instruction_object(text: str, key: str) -> str:
+    """What the instruction `key` is about in a sentence ("the tests"), "" when only a pronoun."""
+    for match in INSTRUCTION.finditer(text):
+        if f"{match.group('verb').lower()} … {match.group('manner').lower()}" == key:
+            thing = " ".join(match.group("object").split()).strip(" ,;:")
+            if thing and not set(thing.lower().split()) <= _PRONOUNS:
+                return thing
+    return ""
+
+
 def instruction_keys(text: str) -> list[str]:
     """The instructions a sentence gives, as "verb … manner" keys."""
     keys = []
@@ -34,16 +48,22 @@ def instruction_keys(text: str) -> list[str]:
     return keys
 
 
-def instruction_finding(key: str, members: list[Said]) -> Finding:
+def instruction_finding(key: str, members: list[Said]) -> Finding | None:
     sessions = list(dict.fromkeys(s.session_id for s in members))
     asks = len({(s.session_id, s.message_id) for s in members})
     verb, manner = key.split(" … ")
-    rule = f"{verb[:1].upper()}{verb[1:]} {'files' if verb in ('read', 're-read') else 'it'} {manner}"
+    things = Counter(t for t in (instruction_object(s.text, key) for s in members) if t)
+    if not things:
+        return None  # nothing to name: "run it first" three times says the agent missed something, not what
+    top, count = things.most_common(1)[0]
+    thing = "files" if verb in ("read", "re-read") and count == 1 and len(things) > 1 else top  # a path each time
+    rule = f"{verb[:1].upper()}{verb[1:]} {thing} {manner}"
     draft = (f"{rule} without being asked: the user asked for this {asks} times in {len(sessions)} "
              f"session{'s' if len(sessions) != 1 else ''} (“{clip(members[-1].text, 80)}”).")
     return Finding(kind="instruction", pattern=key, sessions=sessions, occurrences=asks, impact=IMPACT["instruction"],
                    severity=max(len(sessions), asks - 1) * IMPACT["instruction"],
-                   evidence=[s.evidence() for s in members], title=clip(f"Lesson: {rule.lower()}", 70), draft=draft)
+                   evidence=[s.evidence() for s in members], title=clip(f"Lesson: {rule[:1].lower()}{rule[1:]}", 70),
+                   draft=draft)
 
 
 def find_instructions(statements: list[Said], *, min_sessions: int = 2, repeats: int = REPEATS) -> list[Finding]:
@@ -56,5 +76,6 @@ def find_instructions(statements: list[Said], *, min_sessions: int = 2, repeats:
     findings = []
     for key, members in sorted(by_key.items()):
         if len(members) >= repeats or len({s.session_id for s in members}) >= min_sessions:
-            findings.append(instruction_finding(key, members))
+            found = instruction_finding(key, members)
+            findings += [found] if found else []
     return sorted(findings, key=lambda f: (-f.severity, f.pattern))

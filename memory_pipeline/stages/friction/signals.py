@@ -2,6 +2,9 @@
 
 - a correction: a user message that corrects the agent ("no, use uv not pip", "I told you…",
   "don't …"). Only messages with the user role count: tool output and fetched pages are data.
+  A correction naming the program of a command that failed since the user's last message is tied
+  to it: one signal that cites the failure too, keyed by the program it corrects, with its lesson
+  ("Use uv (`uv sync`, …), not pip"; stages/friction/lesson.py); the failure is not a signal of its own.
 - a command failure: a tool call whose result is an error, with its command and first error line.
 - a failure fact: an Observer fact that reports a failure or its root cause.
 
@@ -13,9 +16,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from memory_pipeline.models import Message, Observation, Transcript
+from memory_pipeline.stages.friction.lesson import lesson_of, names_program, program
 from memory_pipeline.stages.guard import from_tool_output
 
 QUOTE_CHARS = 160
@@ -63,6 +67,7 @@ class Signal:
     agent: str = ""  # the transcript format: claude-code, pi, codex, text
     identifiers: frozenset[str] = field(default_factory=frozenset)
     quote: str = ""  # the message's own words, when they differ from `text`
+    lesson: str = ""  # corrections tied to a failed command: "Use uv (`uv sync`), not pip"
 
 
 def clip(text: str, limit: int = QUOTE_CHARS) -> str:
@@ -173,14 +178,24 @@ def session_signals(transcript: Transcript, observation: Observation) -> list[Si
                 agent=transcript.format)
     calls: dict[str, tuple[str, Message, bool]] = {}
     found: list[Signal] = []
-    open_failures: list[int] = []  # failures still waiting for the command that worked after them
+    open_failures: list[int] = []  # failures (and tied corrections) waiting for the command that worked after them
+    since_user: list[int] = []  # failures since the user's last message: what a correction may be about
+    absorbed: set[int] = set()  # failures a correction is tied to
     for message in transcript.messages:
         if message.role == "user" and not message.is_compaction_summary:
             rule = correction_rule(message.text)
             if rule:
-                found.append(Signal(kind="correction", text=rule, message_ids=(message.id,), time=_time(message),
-                                    day=_day(message, observation),
-                                    identifiers=identifiers(rule), quote=clip(message.text), **base))
+                failed = next((i for i in reversed(since_user)
+                               if names_program(message.text, program(found[i].command_line))), None)
+                signal = Signal(kind="correction", text=rule, message_ids=(message.id,), time=_time(message),
+                                day=_day(message, observation), identifiers=identifiers(rule),
+                                quote=clip(message.text), **base)
+                if failed is not None:
+                    signal = tie_correction(signal, found[failed], message.text)
+                    absorbed.add(failed)
+                    open_failures.append(len(found))
+                found.append(signal)
+            since_user = []
         for call in message.tool_calls:
             calls[call.id] = (command_of(call.name, call.input), message, is_shell(call.name))
         for result in message.tool_results:
@@ -191,7 +206,8 @@ def session_signals(transcript: Transcript, observation: Observation) -> list[Si
                 if not shell:  # reading or editing a file is not what "worked instead"
                     continue
                 for index in open_failures:
-                    if is_alternative(found[index].command_line, command):
+                    if is_alternative(found[index].command_line, command) or (
+                            found[index].kind == "correction" and program(command) != program(found[index].command_line)):
                         found[index] = _with_then(found[index], command)
                 open_failures = []
                 continue
@@ -203,7 +219,18 @@ def session_signals(transcript: Transcript, observation: Observation) -> list[Si
                                 command_line=command if shell else "",
                                 identifiers=identifiers(command) | {head.lower()}, **base))
             open_failures.append(len(found) - 1)
-    return found
+            if shell:
+                since_user.append(len(found) - 1)
+    return [signal for index, signal in enumerate(found) if index not in absorbed]
+
+
+def tie_correction(correction: Signal, failure: Signal, text: str) -> Signal:
+    """The correction as the one signal of a failed command and what the user said about it."""
+    name = program(failure.command_line)
+    return replace(correction, key=f"corrects {name.lower()}", command=failure.command,
+                   command_line=failure.command_line, lesson=lesson_of(text, failure.command_line),
+                   message_ids=tuple(dict.fromkeys(failure.message_ids + correction.message_ids)),
+                   identifiers=correction.identifiers | {name.lower()})
 
 
 def is_alternative(failed: str, worked: str) -> bool:
@@ -216,9 +243,10 @@ def is_alternative(failed: str, worked: str) -> bool:
 
 
 def _with_then(signal: Signal, command: str) -> Signal:
-    from dataclasses import replace
-
-    return replace(signal, then=clip(command, 80))
+    lesson = signal.lesson
+    if signal.kind == "correction" and not lesson:  # the user named no alternative: what worked is one
+        lesson = lesson_of(signal.quote, signal.command_line, command)
+    return replace(signal, then=clip(command, 80), lesson=lesson)
 
 
 def fact_signals(observation: Observation, seen_messages: set[tuple[str, str]]) -> list[Signal]:

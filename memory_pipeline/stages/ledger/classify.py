@@ -18,14 +18,15 @@ _PREFIX = re.compile(r"^(?:User (?:stated|decided|corrected the agent|reported|a
 TYPE_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("constraint", re.compile(r"\b(?:never|must(?: not)?|do not|don'?t|cannot|can'?t|not allowed|only ever|"
                               r"budget|limit(?:ed)? to|at most|required|forbidden|always)\b", re.I)),
-    ("commitment", re.compile(r"\b(?:will|need to|needs to|todo|to-do|follow up|promised?|remember to|by (?:mon|tue|"
-                              r"wed|thu|fri|sat|sun|next|tomorrow|end of)|next step|waiting (?:on|for)|owe)\b", re.I)),
+    ("commitment", re.compile(r"\b(?:will|need to|todo|to-do|follow up|promised?|remember to|by (?:mon|tue|"
+                              r"wed|thu|fri|sat|sun|next|tomorrow|end of)|next step|(?<!without )waiting (?:on|for)|owe)\b", re.I)),
     ("decision", re.compile(r"\b(?:decided|decide to|chose|choose|opted|going with|go with|switch(?:ed)? (?:to|from)|"
                             r"moved (?:from|to)|migrat\w*|upgraded|downgraded|adopt\w*|replaced|instead of|"
                             r"settled on|we use|we'?ll use)\b", re.I)),
     ("preference", re.compile(r"\b(?:prefers?|preferred|likes?|dislikes?|rather|favou?rs?|wants?|style)\b", re.I)),
-    ("procedure", re.compile(r"\b(?:run|ran|steps?|how to|workflow|to deploy|to release|command|invoke|"
-                             r"first .+ then)\b", re.I)),
+    # the way to do something ("to deploy, run …", "run `uv sync` first"), not a record of what ran
+    ("procedure", re.compile(r"\b(?:run|steps?|how to|workflow|to deploy|to release|invoke|first .+ then|"
+                             r"waits? (?:on|for) .+ (?:first|before))\b", re.I)),
     ("relationship", re.compile(r"\b(?:depends on|owned by|owns|maintainer|contact|works with|belongs to|"
                                 r"part of|reports to|is the \w+ (?:of|for))\b", re.I)),
 )
@@ -34,8 +35,8 @@ CHANGE = re.compile(r"\b(?:moved (?:from|to)|switch(?:ed)? (?:from|to)|migrat\w*
                     r"not \w+ anymore|actually)\b", re.I)
 CLOSING = re.compile(r"\b(?:done|completed|finished|fixed|resolved|shipped|closed|followed up|delivered|"
                      r"merged|sent)\b", re.I)
-WAITING = re.compile(r"\b(?:waiting (?:on|for)|blocked (?:on|by)|depends on|pending (?:from|on))\b", re.I)
-ACCOUNT = re.compile(r"\b(?:account|acct|id|user ?name|org|tenant|project id)\b\s*[:=#]?\s*[\w-]{3,}", re.I)
+WAITING = re.compile(r"\b(?:(?<!without )waiting (?:on|for)|blocked (?:on|by)|depends on|pending (?:from|on))\b", re.I)
+ACCOUNT = re.compile(r"\b(?:account|acct|id|user ?name|org|tenant|project id)\b\s*(?:[:=#]|is)?\s*[\w-]{3,}", re.I)
 SECURITY = re.compile(r"\b(?:secret|password|credential|token|security|private key|prod(?:uction)? data)\b", re.I)
 TAG_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("waiting", WAITING), ("account", ACCOUNT), ("security", SECURITY),
@@ -51,9 +52,11 @@ _STOP = {"user", "assistant", "the", "we", "i", "it", "this", "that", "a", "an",
          "prefer", "prefers", "todo", "remember", "make", "sure", "actually", "instead", "follow", "up", "there",
          "here", "what", "which", "who", "how", "why", "all", "every", "each", "some", "any", "one", "two",
          "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-         "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+         "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+         "context", "today", "tomorrow", "yesterday", "note"}
 _CANDIDATE = re.compile(r"`([^`]{2,80})`|([A-Za-z][A-Za-z0-9.+#/_-]*[A-Za-z0-9+#])")
 _VERSION = re.compile(r"[\s_-]*v?\d+(?:\.\d+)*$")
+RAN = re.compile(r"^(?:ran|running|executed|\$ )", re.I)
 OBSERVER_PRIORITY = {"high": "P1", "medium": "P2", "low": "P3"}
 
 
@@ -75,8 +78,8 @@ def plain_text(text: str) -> str:
 
 def event_type(text: str) -> str:
     body = plain_text(text)
-    if body.startswith("Modified `"):
-        return "fact"  # the Observer's record of an edited file
+    if body.startswith("Modified `") or RAN.match(body):
+        return "fact"  # the Observer's record of an edited file or of a command it ran
     return next((name for name, pattern in TYPE_RULES if pattern.search(body)), "fact")
 
 
@@ -126,12 +129,13 @@ def closes_commitment(text: str) -> bool:
     return bool(CLOSING.search(plain_text(text)))
 
 
-USER_ONLY_TYPES = {"constraint": "fact", "preference": "fact"}  # what only the user's own words may be
+# what only the user's own words may be: a rule, a preference, a procedure (the way to do something)
+USER_ONLY_TYPES = {"constraint": "fact", "preference": "fact", "procedure": "fact"}
 
 
 def by_provenance(kind: Classified, roles: list[str] | tuple[str, ...]) -> Classified:
-    """The typing a fact's sources allow: a rule (constraint) or a preference only from what the
-    user typed; the agent's words, tool output, files and web pages are facts, never above P1."""
+    """The typing a fact's sources allow: a rule (constraint), a preference or a procedure only from
+    what the user typed; the agent's words, tool output, files and web pages are facts, never above P1."""
     if "user" in roles and "tool" not in roles:
         return kind
     if kind.type not in USER_ONLY_TYPES and kind.priority != "P0":

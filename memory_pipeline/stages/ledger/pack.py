@@ -2,7 +2,10 @@
 
 Same ledger + same day = same pack. Superseded events and closed commitments never appear;
 expired P2/P3 are left out; binding types never decay out; stale facts carry ⚠️ STALE; two active
-events about one entity that disagree are both shown under a ⚠️ CONFLICT line. Total ≤ 3,000 words.
+events about one entity that disagree are both shown under a ⚠️ CONFLICT line.
+A commitment open longer than STALE_COMMITMENT_DAYS with no news is listed after the live ones,
+marked ⚠️ STALE (close or confirm it); PROCEDURES holds no record of a command that ran ("Ran `git
+commit …`"), only ways of doing something. Total ≤ 3,000 words.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from memory_pipeline.stages.ledger.classify import RAN, plain_text
 from memory_pipeline.stages.ledger.derive import USER_LEVEL_TAG
 from memory_pipeline.stages.guard import hold_reasons
 from memory_pipeline.stages.ledger.conflicts import find_conflicts
@@ -36,6 +40,7 @@ FOCUS_ITEMS = 5
 CONFLICT_SCOPE = 500  # conflicts are looked for among the most relevant context candidates
 RESERVE = 12  # words kept for the "… N more not shown" line
 PRIORITY_RANK = {"P0": 0, "P1": 1, "P2": 2, "P3": 3}
+STALE_COMMITMENT_DAYS = 30
 
 
 @dataclass
@@ -151,8 +156,10 @@ def _fill(w: _Writer, budgets, buffer: int, live, loops, today: date, conflicted
     mantra = max((e for e in live if "mantra" in e.tags), key=lambda e: (e.ts, e.id), default=None)
     w.add("mantra", f"{_clip(mantra.content, 18)}" if mantra else "_No mantra recorded (tag an event `mantra`)._",
           budgets["mantra"], (mantra.id,) if mantra else ())
-    _spend(w, "commitments", budgets, buffer, loops, today,
-           note=lambda e: f" — open, {age_days(e, today)} days ({e.priority})")
+    stale = {e.id for e in loops if age_days(e, today) > STALE_COMMITMENT_DAYS}
+    _spend(w, "commitments", budgets, buffer, sorted(loops, key=lambda e: e.id in stale), today,
+           note=lambda e: f" — open, {age_days(e, today)} days ({e.priority})" + (
+               " ⚠️ STALE: no news since; close or confirm it" if e.id in stale else ""))
     waiting = [e for e in loops if "waiting" in e.tags]
     for event in waiting:
         w.add("waiting", f"- {event.entity or 'external'}: {_clip(event.content, 20)}", budgets["waiting"])
@@ -161,12 +168,17 @@ def _fill(w: _Writer, budgets, buffer: int, live, loops, today: date, conflicted
                     and e.ts.date() >= recent
                     and e.priority in ("P0", "P1")), key=lambda e: (e.ts, e.id), reverse=True)[:FOCUS_ITEMS]
     _spend(w, "focus", budgets, buffer, focus, today)
-    procedures = sorted((e for e in live if e.type == "procedure" and e.id not in w.shown),
+    procedures = sorted((e for e in live if e.type == "procedure" and e.id not in w.shown and not ran(e)),
                         key=lambda e: (PRIORITY_RANK[e.priority], -e.ts.timestamp(), e.id))
     _spend(w, "procedures", budgets, buffer, procedures, today)
     accounts = sorted((e for e in live if "account" in e.tags and e.id not in w.shown), key=lambda e: (e.ts, e.id))
     for event in accounts:
         w.add("accounts", f"- {_clip(event.content, 25)}", budgets["accounts"], (event.id,))
+
+
+def ran(event: LedgerEvent) -> bool:
+    """A record of a command that ran ("Ran `git add -A && git commit …`"), not a way of doing something."""
+    return bool(RAN.match(plain_text(event.content)))
 
 
 def _context(w: _Writer, budgets, live, today: date, warnings, conflicts) -> None:

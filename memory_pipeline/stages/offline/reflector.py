@@ -1,7 +1,8 @@
 """The offline provider's Reflector: deterministic, extractive, no network and no model.
 
 It reads the observations and MEMORY.md back out of the user prompt (prompts/reflector.md),
-keeps the facts worth remembering, drops problems a later fact resolved, merges related facts
+keeps the facts worth remembering (no change log of a session), drops problems a later fact
+resolved and values a later fact says changed, merges related facts
 across sessions, sorts them into MEMORY.md sections by rule and answers in the same tagged
 format a model would. Higher guidance levels give fewer, shorter lines; the answer is always
 smaller than the observations it read.
@@ -78,6 +79,8 @@ def select(items: list[Item], level: int, memory: str) -> list[Item]:
             continue
         decided = rules.HARD_RULE.search(item.text) or rules.PREFERENCE.search(item.text)
         if not decided and rules.is_problem(item.text) and rules.resolved(item, items):
+            continue
+        if rules.superseded(item, items):
             continue
         if _known(item.text, memory, memory_lines):
             continue

@@ -17,6 +17,7 @@ _SPECIFIC = re.compile(r"`[^`]+`|(?:~|\.{0,2})/[\w.\-/]+|\b[\w\-]+\.(?:py|ts|js|
 _SPEAKER = re.compile(r"^(?:the\s+)?(?:user|developer)\s+(?:stated|decided|said|reported|wrote|noted|confirmed|"
                       r"corrected the agent|explained|asked)\s*:\s*", re.IGNORECASE)
 _OUTER_QUOTES = re.compile(r'^["“](?P<inner>.+)["”]\.?$')
+_CORRECTION_LEAD = re.compile(r"^(?:no+|nope|actually)\s*[,.!:;—-]\s*", re.IGNORECASE)
 _ROUTINE = re.compile(r"^(?:modified|edited|read|ran|opened|viewed|listed|pushed|committed|created branch)\b", re.IGNORECASE)
 
 HARD_RULE = re.compile(r"\b(?:always|never|must(?:n't| not)?|no exceptions|from now on|do not|don't|forbidden|"
@@ -56,6 +57,13 @@ REPORT = re.compile(r"^(?:we|i)(?:'ve| have)?\s+\w+ed\b", re.IGNORECASE)
 # "Removed the truncation, added a default": a change report; it helps later only when it names the code
 CHANGE_REPORT = re.compile(r"^(?:removed|added|replaced|moved|renamed|extracted|updated|changed|refactored|created|"
                            r"deleted|cleaned)\b", re.IGNORECASE)
+# "`config.ts` moved to `src/`, all imports updated", "The alias was removed since …", "Replaced ~20
+# instances of …": what the session changed, kept by its narrative; the agent's, not a standing fact
+CHANGE_VERB = (r"(?:removed|added|replaced|moved|renamed|extracted|updated|changed|refactored|created|deleted|"
+               r"cleaned|split|merged|converted|rewr(?:ote|itten)|inlined|simplified|introduced|wired|dropped)")
+CHANGE_LOG = re.compile(rf"^{CHANGE_VERB}\b|\b(?:was|were|has been|have been|got|is now|are now)\s+(?:\w+ly\s+)?"
+                        rf"{CHANGE_VERB}\b|^[^,;:.]{{0,60}}?\s{CHANGE_VERB}\s+(?:to|from|into|with|in)\b|"
+                        rf"\ball\s+[\w-]+\s+{CHANGE_VERB}\b", re.IGNORECASE)
 REASON = re.compile(r"\b(?:because|since|so that|due to|which means)\b", re.IGNORECASE)
 _PARENTHESES = re.compile(r"\([^)]*\)")
 # points at something only the session shows: "for that branch", "this file"; or note shorthand ("a + b")
@@ -106,6 +114,9 @@ def clean_fact(text: str) -> tuple[str, bool]:
     quoted = _OUTER_QUOTES.match(text)
     if quoted:
         text = quoted.group("inner").strip()
+    rule = _CORRECTION_LEAD.sub("", text)
+    if (framed or quoted) and rule != text and HARD_RULE.search(rule):
+        text = rule  # "No, don't use pip here. This repo uses uv…": the rule without the "no" it answered with
     text = text[:1].upper() + text[1:]
     if text and text[-1] not in ".!?":
         text += "."
@@ -137,7 +148,9 @@ def rejection(item: "Item") -> str | None:
         return "too short to stand alone"
     if CHANGE_REPORT.match(text) and "`" not in text and "/" not in text:
         return "a change report that names no code"
-    if REPORT.match(text) and not REASON.search(text):
+    if not item.quoted and CHANGE_LOG.search(text):
+        return "a change log of that session (its narrative keeps it)"
+    if REPORT.match(text) and not REASON.search(text) and not (item.quoted and STRUCTURE.search(text)):
         return "a report of that session's work"
     if REQUEST.match(text) and not (HARD_RULE.search(text) or PREFERENCE.search(text)):
         return "a request for that session's work"
@@ -179,6 +192,24 @@ def resolved(problem: Item, later: list[Item]) -> bool:
         about_same = overlap(item.text, problem.text) >= 0.2 or specifics(item.text) & specifics(problem.text)
         if about_same and item.when >= problem.when:
             return True
+    return False
+
+
+# "from Postgres 15 to Postgres 16": the value a later statement replaced
+_CHANGED_FROM = re.compile(r"\bfrom (?P<old>[\w.-]+(?: [\w.-]+)?) to (?P<new>[\w.-]+(?: [\w.-]+)?)", re.IGNORECASE)
+
+
+def superseded(item: "Item", later: list["Item"]) -> bool:
+    """An earlier statement of a value a later one says changed ("runs on Postgres 15" after
+    "upgraded from Postgres 15 to Postgres 16")."""
+    text = item.text.lower()
+    for other in later:
+        if other is item or other.when < item.when or not STRUCTURE.search(other.text):
+            continue
+        for change in _CHANGED_FROM.finditer(other.text):
+            old, new = change.group("old").lower(), change.group("new").lower()
+            if re.search(rf"(?<![\w.-]){re.escape(old)}(?![\w.-])", text) and new not in text:
+                return True
     return False
 
 

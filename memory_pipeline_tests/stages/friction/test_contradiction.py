@@ -78,3 +78,10 @@ def test_an_active_ledger_event_is_contradicted_only_by_what_was_said_after_it()
     assert "from the ledger's EVT-20261110-001" in port.draft
     before = [window("s0", "2026-11-09", ["staging database runs on port 5433"])] + later[:1]
     assert find_contradictions(memories, window_statements(before), min_sessions=2) == []
+
+
+def test_a_message_restating_the_memory_whole_does_not_contradict_it_through_one_sentence():
+    said = "No, don't use pip here. This repo uses uv: run `uv sync` and `uv run pytest`."
+    memories = ledger_memories([event(1, "2026-11-16", said)])
+    again = [window(f"s{n}", f"2026-11-1{7 + n}", [said + " I've told you this before."]) for n in range(2)]
+    assert find_contradictions(memories, window_statements(again), min_sessions=2) == []

@@ -38,3 +38,13 @@ def test_an_instruction_in_two_sessions_recurs():
     sessions = [window("s1", "2026-11-16", ["run the tests first"]), window("s2", "2026-11-18", ["Run pytest first!"])]
     [found] = find_instructions(window_statements(sessions), min_sessions=2)
     assert found.sessions == ["s1", "s2"] and found.pattern == "run … first"
+
+
+def test_the_fix_names_what_the_user_asked_about_and_a_pronoun_alone_is_no_fix():
+    named = [window(f"s{n}", f"2026-11-1{n}", [text]) for n, text in enumerate(
+        ["Run the tests before committing.", "Again: run the tests before committing.", "run it before committing"])]
+    [found] = find_instructions(window_statements(named), min_sessions=2)
+    assert found.title == "Lesson: run the tests before committing"
+    assert found.draft.startswith("Run the tests before committing without being asked")
+    only_it = [window(f"s{n}", f"2026-11-1{n}", ["run it before committing"]) for n in range(3)]
+    assert find_instructions(window_statements(only_it), min_sessions=2) == []

@@ -22,6 +22,9 @@ from memory_pipeline_tests.stages.ledger.helpers import TODAY, Events
     ("User prefers tabs over spaces", "low", "preference", "P3", None),
     ("Modified `src/app/db.py` — pool size", "medium", "fact", "P2", "db"),
     ("Redis runs on port 6380", "high", "fact", "P1", "redis"),
+    ('Ran `git add -A && git commit -m "WP3"`', "high", "fact", "P1", "git"),  # a record, not a procedure
+    ("To release, run `make release` from a clean tree", "high", "procedure", "P1", None),
+    ("i can live with main-new.ts in src/, but the rest needs to be duplicated", "high", "fact", "P1", None),
 ])
 def test_facts_are_typed_prioritized_and_named(text, mark, kind, priority, entity):
     found = classify_fact(text, mark)

@@ -50,6 +50,27 @@ def test_a_closed_commitment_leaves_the_open_loops():
     assert first.id not in commitments and second.id in commitments
 
 
+def test_a_commitment_with_no_news_for_a_month_is_marked_stale_and_listed_after_the_live_ones():
+    log = Events()
+    musing = log.add("i can live with main-new.ts in src/, but the rest needs moving", type="commitment",
+                     priority="P1", days_ago=350)
+    live = log.add("Need to write the release notes", type="commitment", priority="P1", days_ago=2)
+    commitments = section(build_pack(log.events, TODAY).text, "commitments")
+    assert commitments.index(live.id) < commitments.index(musing.id)
+    line = commitments.split(musing.id, 1)[1].split("\n", 1)[0]
+    assert "open, 350 days" in line and "⚠️ STALE" in line
+    assert "STALE" not in commitments.split(live.id, 1)[1].split("\n", 1)[0]
+
+
+def test_procedures_hold_ways_of_doing_something_not_commands_that_ran():
+    log = Events()
+    ran = log.add('Ran `git add -A && git commit -m "WP3: split the session"`', type="procedure", priority="P1",
+                  days_ago=5)
+    way = log.add("This repo uses uv: run `uv sync` and `uv run pytest`", type="procedure", priority="P1", days_ago=5)
+    procedures = section(build_pack(log.events, TODAY).text, "procedures")
+    assert way.id in procedures and ran.id not in procedures
+
+
 def test_open_commitments_are_listed_oldest_first():
     log = Events()
     newer = log.add("Need to write the release notes", type="commitment", priority="P1", days_ago=2)

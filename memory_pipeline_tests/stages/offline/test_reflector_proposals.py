@@ -32,6 +32,12 @@ def proposals_for(*facts_by_session: tuple[str, list[str]]):
     "We removed about 300 lines from the entry point today.",
     "Removed silent truncation, added a longer default with expand groups.",
     "But the loader is never called for that branch so the config stays empty.",
+    # change logs of the session (issue 26): its narrative keeps them
+    "Removed 7 hide methods and 7 selector member variables, replaced with one `showSelector` helper.",
+    "Replaced ~20 instances of the status message pattern with `showStatus()`.",
+    "`config.ts` moved to `src/`, all imports updated.",
+    "The `TranscriptRenderer` alias was removed since it came from the old alias group.",
+    "Moved the exporters to `app/exporters/` and the shared helpers to `app/common/`.",
 ])
 def test_quotes_status_error_lines_requests_and_one_session_details_are_not_proposed(text):
     assert proposals_for(("s1", [text])) == []
@@ -42,7 +48,7 @@ def test_quotes_status_error_lines_requests_and_one_session_details_are_not_prop
     ('User stated: "I would only want end-to-end tests for the session API, unit tests elsewhere are noise."', "User"),
     ("The issue is that `__dirname` points at `utils/` after the move, so `dirname(__dirname)` misses the package root.",
      "Patterns"),
-    ("Moved the exporters to `app/exporters/` and the shared helpers to `app/common/`.", "System Architecture"),
+    ("The exporters live in `app/exporters/` and the shared helpers in `app/common/`.", "System Architecture"),
 ])
 def test_durable_statements_land_in_their_section(text, section):
     [proposal] = proposals_for(("s1", [text]))
@@ -59,7 +65,7 @@ def test_facts_from_unrelated_sessions_sharing_only_a_folder_stay_apart():
     proposals = proposals_for(
         ("billing", ["The issue is that the invoice job reads `utils/` templates relative to the working directory, "
                      "so cron runs render empty invoices."]),
-        ("frontend", ["Moved the date pickers and modal dialogs into `utils/` and `components/forms/` folders."]),
+        ("frontend", ["The date pickers and modal dialogs live in the `utils/` and `components/forms/` folders."]),
     )
     assert len(proposals) == 2
     assert all(len(p.sessions) == 1 for p in proposals)
