@@ -173,6 +173,7 @@ class EmbeddedRedis:
             "--unixsocketperm", "700",
             "--dir", str(self.dir),
             "--appendonly", "yes",
+            "--aof-use-rdb-preamble", "no",  # the AOF stays RESP commands, so `secrets check` can read it
             "--save", "",
             "--daemonize", "no",
             "--protected-mode", "yes",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+import time
 import zlib
 
 from memory_pipeline.flows.secrets import check_stores
@@ -27,6 +28,13 @@ def qdrant_with(root, texts: list[str]) -> None:
     store.upsert([random_point(f"p{i}", text, {"text": text, "session_id": "s1"}) for i, text in enumerate(texts)])
 
 
+def wait_for_rewrite(client, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while client.info("persistence")["aof_rewrite_in_progress"] or client.info("persistence").get("aof_rewrite_scheduled"):
+        assert time.monotonic() < deadline, "the AOF rewrite did not finish"
+        time.sleep(0.05)
+
+
 def test_a_planted_secret_is_found_in_each_decoded_store_and_noise_is_not(tmp_path):
     ws = Workspace(tmp_path / "ws").create()
     qdrant_with(ws.state / "qdrant", ["a clean fact about Redis", f"the deploy used {KEY}"])
@@ -37,6 +45,7 @@ def test_a_planted_secret_is_found_in_each_decoded_store_and_noise_is_not(tmp_pa
         client.set("memory:hot:clean", json.dumps({"text": "nothing here", "signature": SIGNATURE}))
         client.set("memory:hot:leak", json.dumps({"text": f"token {KEY}"}))
         client.bgrewriteaof()
+        wait_for_rewrite(client)  # under load the rewrite can outlive stop(), leaving a half-written file
         client.set("memory:hot:after", "fine")
     finally:
         redis.stop()
