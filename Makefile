@@ -48,7 +48,7 @@ demo: install
 # built once per worker); TEST_WORKERS=0 runs in this process, as before.
 TEST_WORKERS ?= 2
 test: install
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 # Dagster on PostgreSQL with a TCP redis-server: sensor → ingest → reflect with concurrent runs.
 test-deploy: install
