@@ -42,6 +42,21 @@ def _cold(engine: str, path: Path) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
+def _watch(child: subprocess.Popen) -> dict:
+    """The peaks of a child's anonymous and file-backed RSS (Linux), sampled from here five times a second
+    until it exits (its stdout is one short line, so waiting on the pipe later cannot block it)."""
+    status, anon, file = Path(f"/proc/{child.pid}/status"), 0, 0
+    while child.poll() is None:
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines())
+            anon = max(anon, int(fields["RssAnon"].split()[0]) // 1024)
+            file = max(file, int(fields["RssFile"].split()[0]) // 1024)
+        except (OSError, KeyError, ValueError):
+            pass
+        time.sleep(0.2)
+    return {"build_anon_mb": anon, "build_file_mb": file}
+
+
 def _timed(ask, queries) -> tuple[list[list[str]], list[float]]:
     answers, ms = [], []
     for probe in queries:
@@ -102,10 +117,11 @@ def measure_edge(count: int, folder: Path, knobs: str, queries, reference) -> di
     from qdrant_edge import EdgeShard
 
     child = _child("build", "edge", str(folder), str(DIMENSION), str(SEED), str(count), knobs)
+    peaks = _watch(child)
     out, _ = child.communicate()
     if child.returncode:
         raise RuntimeError(f"the {knobs} build of {count} points failed (exit {child.returncode})")
-    built = json.loads(out.strip().splitlines()[-1])
+    built = {**json.loads(out.strip().splitlines()[-1]), **peaks}
     shard = EdgeShard.load(str(folder))
     answers, ms = _timed(lambda p: engine_sides.edge_query(shard, p), queries)
     _, rrf = _timed(lambda p: engine_edge.hybrid_rrf(shard, p.dense.tolist(), p.terms, p.project), queries)

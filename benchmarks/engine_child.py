@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import resource
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -56,45 +55,40 @@ def cold(engine: str, path: Path, dimension: int, seed: int) -> dict:
 
 
 def build(path: Path, dimension: int, seed: int, count: int, knobs_name: str) -> dict:
+    """Knobs with a segment cap are built as the product builds: `flush()` after every batch (the
+    write-ahead log cut back to its tail) and `optimize()` each time a cap's worth of points has
+    arrived, so no HNSW spans more than one segment's points. The others: one `optimize()` at the end."""
     from benchmarks import engine_edge, engine_sides
     from benchmarks.engine_data import rows
 
-    peaks = _Peaks()
-    shard = engine_edge.create(path, dimension, engine_edge.KNOBS[knobs_name])
-    insert_s = 0.0  # the upserts alone: generating the points is not the engine's time
+    knobs = engine_edge.KNOBS[knobs_name]
+    chunk = engine_edge.segment_points(dimension, knobs)
+    shard = engine_edge.create(path, dimension, knobs)
+    insert_s = index_s = 0.0  # the upserts (and flushes) alone: generating the points is not the engine's time
+    done = 0
     for batch in rows(count, dimension, seed):
         points = engine_sides.edge_points(batch)
         t0 = time.perf_counter()
         engine_edge.upsert(shard, points)
+        if chunk:
+            shard.flush()
         insert_s += time.perf_counter() - t0
-    t1 = time.perf_counter()
-    shard.optimize()
-    index_s = time.perf_counter() - t1
+        done += len(batch)
+        if chunk and done % chunk < len(batch) and done < count:
+            index_s += _optimize(shard)
+    index_s += _optimize(shard)
     info = shard.info()
     shard.flush()
     shard.close()
     return {"insert_s": round(insert_s, 1), "index_s": round(index_s, 1), "indexed": info.indexed_vectors_count,
-            "segments": info.segments_count, **peaks.stop()}
+            "segments": info.segments_count, "build_rss_mb": _memory().get("VmHWM")}
 
 
-class _Peaks:
-    """The peaks of this process's anonymous and file-backed RSS, sampled twice a second."""
-
-    def __init__(self) -> None:
-        self.anon = self.file = 0
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
-
-    def _sample(self) -> None:
-        while not self._done.wait(0.5):
-            memory = _memory()
-            self.anon, self.file = max(self.anon, memory.get("RssAnon", 0)), max(self.file, memory.get("RssFile", 0))
-
-    def stop(self) -> dict:
-        self._done.set()
-        self._thread.join()
-        return {"build_rss_mb": _memory().get("VmHWM"), "build_anon_mb": self.anon, "build_file_mb": self.file}
+def _optimize(shard) -> float:
+    t0 = time.perf_counter()
+    shard.optimize()
+    shard.flush()
+    return time.perf_counter() - t0
 
 
 def _memory() -> dict:

@@ -96,6 +96,13 @@ KNOBS = {k.name: k for k in (
 )}
 
 
+def segment_points(dimension: int, knobs: Knobs) -> int | None:
+    """Points per segment under the knobs' cap (Qdrant counts it in KB of float vectors), None if uncapped."""
+    optimizers = config(dimension, knobs).optimizers
+    cap_kb = optimizers.max_segment_size if optimizers is not None else None
+    return cap_kb * 1024 // (4 * dimension) if cap_kb else None
+
+
 def create(path: Path, dimension: int, knobs: Knobs) -> EdgeShard:
     shard = EdgeShard.create(str(path), config(dimension, knobs))
     shard.update(UpdateOperation.create_field_index("project", PayloadSchemaType.Keyword))
