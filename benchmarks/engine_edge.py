@@ -64,9 +64,10 @@ def config(dimension: int, knobs: Knobs) -> EdgeConfig:
 def shipped(dimension: int) -> EdgeConfig:
     """The shard the product ships (docs/vector-engine.md, "The shipped shard"), written out whole so it
     can be copied as is: float vectors and their int8 copies memory-mapped and read on demand (Cold:
-    nothing but the id tracker, the payload index and the BM25 index is read at open), HNSW m 8 /
-    ef_construct 64 built on one thread, segments capped so the HNSW is built segment by segment.
-    The shard also gets a keyword index on "project" (`create`)."""
+    an open reads only the id tracker, the keyword index, the BM25 index and the log's tail), HNSW
+    m 8 / ef_construct 64 built on one thread, segments capped at 200k points so that, with
+    `optimize()` called as points arrive, the HNSW is built segment by segment. The shard also gets
+    a keyword index on "project" (`create`)."""
     return EdgeConfig(
         vectors={DENSE: EdgeVectorParams(
             size=dimension, distance=Distance.Cosine, memory=Memory.Cold,
