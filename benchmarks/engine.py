@@ -26,16 +26,6 @@ from memory_pipeline.config import child_environment
 
 DIMENSION = 384
 SEED = 11
-KNOBS = {k.name: k for k in (
-    engine_edge.Knobs(),
-    engine_edge.Knobs("m8-ef64", m=8, ef_construct=64),
-    engine_edge.Knobs("int8", int8=True),
-    engine_edge.Knobs("on-disk", on_disk=True),
-    engine_edge.Knobs("on-disk+int8+m8", m=8, ef_construct=64, on_disk=True, int8=True),
-    engine_edge.Knobs("index-at-100MB", indexing_threshold_kb=100_000),
-)}
-
-
 def _bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
 
@@ -50,6 +40,21 @@ def _cold(engine: str, path: Path) -> dict:
     child = _child("cold", engine, str(path), str(DIMENSION), str(SEED))
     out, _ = child.communicate()
     return json.loads(out.strip().splitlines()[-1])
+
+
+def _watch(child: subprocess.Popen) -> dict:
+    """The peaks of a child's anonymous and file-backed RSS (Linux), sampled from here five times a second
+    until it exits (its stdout is one short line, so waiting on the pipe later cannot block it)."""
+    status, anon, file = Path(f"/proc/{child.pid}/status"), 0, 0
+    while child.poll() is None:
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines())
+            anon = max(anon, int(fields["RssAnon"].split()[0]) // 1024)
+            file = max(file, int(fields["RssFile"].split()[0]) // 1024)
+        except (OSError, KeyError, ValueError):
+            pass
+        time.sleep(0.2)
+    return {"build_anon_mb": anon, "build_file_mb": file}
 
 
 def _timed(ask, queries) -> tuple[list[list[str]], list[float]]:
@@ -107,31 +112,25 @@ def _cache_today(workspace, count: int):
     return index
 
 
-def measure_edge(count: int, folder: Path, knobs: engine_edge.Knobs, queries, reference) -> dict:
+def measure_edge(count: int, folder: Path, knobs: str, queries, reference) -> dict:
+    """Built in a child (its peak RSS is the build's alone), then queried warm here and cold in another child."""
     from qdrant_edge import EdgeShard
 
-    shard = engine_edge.create(folder, DIMENSION, knobs)
-    insert_s = 0.0  # the upserts alone: generating the points is not the engine's time
-    for batch in rows(count, DIMENSION, SEED):
-        points = engine_sides.edge_points(batch)
-        t0 = time.perf_counter()
-        engine_edge.upsert(shard, points)
-        insert_s += time.perf_counter() - t0
-    t1 = time.perf_counter()
-    shard.optimize()
-    index_s = time.perf_counter() - t1
-    indexed = shard.info().indexed_vectors_count
-    shard.flush()
-    shard.close()
+    child = _child("build", "edge", str(folder), str(DIMENSION), str(SEED), str(count), knobs)
+    peaks = _watch(child)
+    out, _ = child.communicate()
+    if child.returncode:
+        raise RuntimeError(f"the {knobs} build of {count} points failed (exit {child.returncode})")
+    built = {**json.loads(out.strip().splitlines()[-1]), **peaks}
     shard = EdgeShard.load(str(folder))
     answers, ms = _timed(lambda p: engine_sides.edge_query(shard, p), queries)
     _, rrf = _timed(lambda p: engine_edge.hybrid_rrf(shard, p.dense.tolist(), p.terms, p.project), queries)
     shard.close()
     overlap = [len(set(a) & set(b)) / max(1, len(b)) for a, b in zip(answers, reference, strict=True)] \
         if reference else []
-    return {"engine": f"edge {knobs.name}", "insert_s": round(insert_s, 1), "index_s": round(index_s, 1),
-            "p50_ms": percentile(ms, 0.5), "p95_ms": percentile(ms, 0.95), "rrf_p95_ms": percentile(rrf, 0.95),
-            "indexed": indexed, **_cold("edge", folder), "disk_mb": round(_bytes(folder) / 1e6, 1),
+    return {"engine": f"edge {knobs}", **built, "p50_ms": percentile(ms, 0.5), "p95_ms": percentile(ms, 0.95),
+            "rrf_p95_ms": percentile(rrf, 0.95), **_cold("edge", folder), "disk_mb": round(_bytes(folder) / 1e6, 1),
+            "wal_mb": round(_bytes(folder / "wal") / 1e6, 1),
             "overlap10": round(sum(overlap) / len(overlap), 3) if overlap else None}
 
 
@@ -170,7 +169,7 @@ def bench_engine(sizes: list[int], knobs: list[str], queries: int = 200, store_m
                 table.append({"points": count, **row})
                 _flush_row(table[-1])
             for name in knobs:
-                table.append({"points": count, **measure_edge(count, Path(tmp) / name, KNOBS[name], asked, reference)})
+                table.append({"points": count, **measure_edge(count, Path(tmp) / name, name, asked, reference)})
                 _flush_row(table[-1])
     kills = []
     if kill:

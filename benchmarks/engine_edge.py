@@ -9,7 +9,8 @@ on the same terms.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from qdrant_edge import (
@@ -23,26 +24,84 @@ DENSE, SPARSE = "dense", "bm25"
 
 @dataclass(frozen=True)
 class Knobs:
-    """The build-time and memory settings `bench engine` tries (Qdrant's defaults: m 16, ef 100)."""
+    """The build-time and memory settings `bench engine` tries (Qdrant's defaults: m 16, ef 100).
+
+    Memory tiers (Qdrant's `Memory`): Pinned = read into the heap at open (anonymous memory, and the
+    whole file read from disk: Edge drops each file from the page cache as it opens it); Cached =
+    memory-mapped and read through at open; Cold = memory-mapped, each page read when first touched.
+    """
 
     name: str = "default"
     m: int = 16
     ef_construct: int = 100
-    on_disk: bool = False  # vectors memory-mapped (Memory.Cold) instead of cached in RAM
+    on_disk: bool = False  # the float vectors memory-mapped (Memory.Cold) instead of cached
     int8: bool = False  # scalar quantization: HNSW walks 1-byte vectors, the floats rescore
+    quantized_memory: Memory = field(default_factory=lambda: Memory.Pinned)  # where the int8 vectors live
+    sparse_memory: Memory | None = None  # the BM25 inverted index; None: Edge's default (Pinned)
+    wal: bool = True  # write-ahead log (without it an update is durable once flush() returns)
+    indexing_threads: int = 0  # HNSW build threads, 0: one per CPU
     indexing_threshold_kb: int | None = None  # None: Qdrant's default (10,000 KB ≈ 6.5k 384-d points)
+    max_segment_kb: int | None = None  # None: Qdrant's default (derived from the CPU count)
     full_scan_threshold: int = 10_000  # KB of vectors under which a filtered query scans
+    exact: Callable[[int], EdgeConfig] | None = None  # a whole config by dimension: the knobs above are ignored
 
 
 def config(dimension: int, knobs: Knobs) -> EdgeConfig:
-    hnsw = HnswIndexConfig(m=knobs.m, ef_construct=knobs.ef_construct, full_scan_threshold=knobs.full_scan_threshold)
+    if knobs.exact is not None:
+        return knobs.exact(dimension)
+    hnsw = HnswIndexConfig(m=knobs.m, ef_construct=knobs.ef_construct, full_scan_threshold=knobs.full_scan_threshold,
+                           max_indexing_threads=knobs.indexing_threads)
+    quantized = ScalarQuantizationConfig(ScalarType.Int8, memory=knobs.quantized_memory) if knobs.int8 else None
     dense = EdgeVectorParams(size=dimension, distance=Distance.Cosine, memory=Memory.Cold if knobs.on_disk else None,
-                             quantization_config=ScalarQuantizationConfig(ScalarType.Int8, always_ram=True)
-                             if knobs.int8 else None)
-    optimizers = EdgeOptimizersConfig(indexing_threshold=knobs.indexing_threshold_kb) \
-        if knobs.indexing_threshold_kb is not None else None
-    return EdgeConfig(vectors={DENSE: dense}, sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
-                      hnsw_config=hnsw, optimizers=optimizers)
+                             quantization_config=quantized)
+    optimizers = EdgeOptimizersConfig(indexing_threshold=knobs.indexing_threshold_kb,
+                                      max_segment_size=knobs.max_segment_kb)
+    sparse = EdgeSparseVectorParams(modifier=Modifier.Idf, memory=knobs.sparse_memory)
+    return EdgeConfig(vectors={DENSE: dense}, sparse_vectors={SPARSE: sparse}, hnsw_config=hnsw,
+                      optimizers=optimizers, wal_enabled=knobs.wal)
+
+
+def shipped(dimension: int) -> EdgeConfig:
+    """The shard the product ships (docs/vector-engine.md, "The shipped shard"), written out whole so it
+    can be copied as is: float vectors and their int8 copies memory-mapped and read on demand (Cold:
+    an open reads only the id tracker, the keyword index, the BM25 index and the log's tail), HNSW
+    m 8 / ef_construct 64 built on one thread, segments capped at 200k points so that, with
+    `optimize()` called as points arrive, the HNSW is built segment by segment. The shard also gets
+    a keyword index on "project" (`create`)."""
+    return EdgeConfig(
+        vectors={DENSE: EdgeVectorParams(
+            size=dimension, distance=Distance.Cosine, memory=Memory.Cold,
+            quantization_config=ScalarQuantizationConfig(ScalarType.Int8, memory=Memory.Cold))},
+        sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
+        hnsw_config=HnswIndexConfig(m=8, ef_construct=64, full_scan_threshold=10_000, max_indexing_threads=1),
+        optimizers=EdgeOptimizersConfig(max_segment_size=SHIPPED_SEGMENT_KB),
+    )
+
+
+SHIPPED_SEGMENT_KB = 300_000  # 1 KB = 256 float dimensions: 200k points of 384 dimensions per segment
+
+KNOBS = {k.name: k for k in (
+    Knobs(),
+    Knobs("m8-ef64", m=8, ef_construct=64),
+    Knobs("int8", int8=True),
+    Knobs("on-disk", on_disk=True),
+    Knobs("on-disk+int8+m8", m=8, ef_construct=64, on_disk=True, int8=True),  # session 6's choice
+    Knobs("int8-cold", m=8, ef_construct=64, on_disk=True, int8=True, quantized_memory=Memory.Cold),
+    Knobs("int8-cold-no-wal", m=8, ef_construct=64, on_disk=True, int8=True, quantized_memory=Memory.Cold, wal=False),
+    Knobs("one-thread", m=8, ef_construct=64, on_disk=True, int8=True, quantized_memory=Memory.Cold,
+          indexing_threads=1),
+    Knobs("segments-50MB", m=8, ef_construct=64, on_disk=True, int8=True, quantized_memory=Memory.Cold,
+          max_segment_kb=50_000),
+    Knobs("index-at-100MB", indexing_threshold_kb=100_000),
+    Knobs("shipped", exact=shipped),
+)}
+
+
+def segment_points(dimension: int, knobs: Knobs) -> int | None:
+    """Points per segment under the knobs' cap (Qdrant counts it in KB of float vectors), None if uncapped."""
+    optimizers = config(dimension, knobs).optimizers
+    cap_kb = optimizers.max_segment_size if optimizers is not None else None
+    return cap_kb * 1024 // (4 * dimension) if cap_kb else None
 
 
 def create(path: Path, dimension: int, knobs: Knobs) -> EdgeShard:

@@ -7,17 +7,19 @@ from pathlib import Path
 from memory_pipeline.cli.common import add_json_flag, console, print_json
 from memory_pipeline.errors import BadInputError
 
-DEFAULT_KNOBS = "default,m8-ef64,on-disk+int8+m8"
-COLUMNS = (("points", 8), ("engine", 22), ("insert_s", 9), ("index_s", 8), ("p50_ms", 7), ("p95_ms", 7),
-           ("rrf_p95_ms", 11), ("indexed", 9), ("cold_ms", 8), ("open_ms", 8), ("rss_mb", 7), ("anon_mb", 8), ("disk_mb", 8), ("overlap10", 10))
+DEFAULT_KNOBS = "on-disk+int8+m8,shipped"
+COLUMNS = (("points", 8), ("engine", 22), ("insert_s", 9), ("index_s", 8), ("build_rss_mb", 13), ("build_anon_mb", 14),
+           ("segments", 9), ("p50_ms", 7), ("p95_ms", 7), ("rrf_p95_ms", 11), ("indexed", 9), ("cold_ms", 8),
+           ("open_ms", 8), ("open_read_mb", 13), ("open_cpu_ms", 12), ("rss_mb", 7), ("anon_mb", 8), ("disk_mb", 8), ("wal_mb", 7),
+           ("overlap10", 10))
 
 
 def register_engine(kinds) -> None:
     parser = kinds.add_parser("engine", help="today's store + recall index against Qdrant Edge: insert, HNSW build, "
                               "warm/cold recall, RSS, disk, kill -9 during a write; --quality: LoCoMo recall@10")
     parser.add_argument("--sizes", default="10000,100000", help="comma-separated point counts")
-    parser.add_argument("--knobs", default=DEFAULT_KNOBS, help="Edge settings to try, comma-separated, of: "
-                        "default, m8-ef64, int8, on-disk, on-disk+int8+m8, index-at-100MB")
+    parser.add_argument("--knobs", default=DEFAULT_KNOBS, help="Edge settings to try, comma-separated: "
+                        "shipped (the product's shard) or a name from KNOBS in benchmarks/engine_edge.py")
     parser.add_argument("--queries", type=int, default=200, help="warm queries per engine and size")
     parser.add_argument("--store-max", type=int, default=10_000,
                         help="today's points go through the store up to this size, past it into the recall cache")
@@ -49,7 +51,8 @@ def run_bench_engine(args) -> int:
             for key, value in figures.items():
                 console().print(f"{key:<22} {value}", highlight=False)
         return 0
-    from benchmarks.engine import KNOBS, bench_engine
+    from benchmarks.engine import bench_engine
+    from benchmarks.engine_edge import KNOBS
 
     try:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -79,5 +82,7 @@ def print_table(figures: dict) -> None:
         out.print(f"kill -9 during a write, {kill['engine']}: {kill['acknowledged']} points acknowledged, "
                   f"{kill['held']} held after reopening, {kill['lost']} lost", highlight=False, soft_wrap=True)
     out.print(f"load average {', '.join(f'{x:.1f}' for x in figures['load'])}; query vectors given (the embedding "
-              "model is in neither figure); rss = a fresh process's peak, without the model", highlight=False,
+              "model is in neither figure); build_* = the building process's peak RSS and anonymous peak; rss = a "
+              "fresh process's peak (VmHWM) opening the store and answering 101 queries, anon/file its split at the "
+              "end; open_ms = open + first query; open_read_mb / open_cpu_ms = the open's disk reads and CPU", highlight=False,
               soft_wrap=True)
