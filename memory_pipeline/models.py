@@ -58,6 +58,7 @@ class Message(BaseModel):
     tool_results: list[ToolResult] = Field(default_factory=list)
     is_compaction_summary: bool = False
     context_tokens: int | None = None  # assistant turns: prompt size the model saw
+    relayed: bool = False  # a user-role entry the user did not type (a subagent's prompt from its parent agent)
 
 
 class Transcript(BaseModel):

@@ -9,8 +9,7 @@ Observed and proposed text is data. Two classes are held for review wherever the
   MEMORY.md", "ignore previous instructions", "from now on always …").
 
 `hold_reasons(text)` names every class a text falls in; an empty list means nothing to hold.
-The role of a fact's sources (user, assistant, tool, summary) is tracked on the fact; text that
-came only from tool output is never presented as what the user wants.
+Who said a fact (the user, the agent, tool output, a file, a web page) is `stages/provenance.py`.
 """
 
 from __future__ import annotations
@@ -89,16 +88,6 @@ def hold_reasons(text: str) -> list[str]:
 
 def is_held(text: str) -> bool:
     return bool(hold_reasons(text))
-
-
-def role_of(role: str, is_compaction_summary: bool) -> str:
-    """The provenance label of a transcript message: user, assistant, tool, system or summary."""
-    return "summary" if is_compaction_summary else role
-
-
-def from_tool_output(source_roles: list[str]) -> bool:
-    """A fact that cites tool output (or fetched content) and no message of the user."""
-    return "tool" in source_roles and "user" not in source_roles
 
 
 HELD_NOTE = "_(⚠ held for review: {})_"

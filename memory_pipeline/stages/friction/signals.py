@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from memory_pipeline.models import Message, Observation, Transcript
-from memory_pipeline.stages.guard import from_tool_output
+from memory_pipeline.stages.provenance import from_tool_output
 
 QUOTE_CHARS = 160
 # A user message that corrects the agent, by its opening or by a telltale phrase.

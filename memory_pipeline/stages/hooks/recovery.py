@@ -56,7 +56,7 @@ def user_intents(messages: list[Message]) -> list[str]:
     found = []
     for message in messages:
         text = message.text.strip()
-        if message.role != "user" or message.is_compaction_summary or not text:
+        if message.role != "user" or message.relayed or message.is_compaction_summary or not text:
             continue
         if text.startswith(_INJECTED_PREFIXES):
             continue
