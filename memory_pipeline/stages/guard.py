@@ -47,7 +47,10 @@ DANGER: list[tuple[str, re.Pattern[str]]] = [
         r"\bgit\s+commit\b[^\n|;&]*\s-(?!-)[a-zA-Z]*n|--no-gpg-sign\b|\bcore\.hooks[pP]ath\b"
         r"|\bcommit\.gpg[sS]ign\s*(?:=\s*)?false|\bHUSKY\s*=\s*0\b|\bSKIP_HOOKS?\s*=|--no-(?:pre-commit|hooks)\b"
         r"|\bNODE_OPTIONS\s*=\s*[\"']?[^\n]*(?:--require|--import|--loader|--experimental-loader|(?<!\w)-r)\b"
-        r"|\bLD_PRELOAD\s*=|\bgit\s+push\b[^\n|;&]*\s(?:--force\b|--force-with-lease\b|-f\b|\+\w)", _F)),
+        r"|\bLD_PRELOAD\s*=|\bgit\s+push\b[^\n|;&]*\s(?:--force\b|--force-with-lease\b|-f\b|\+\w)"
+        r"|\b(?:push|merge|commit)\w*\b[^\n]{0,30}\b(?:straight|directly)\s+(?:in)?to\s+(?:main|master|prod\w*)\b"
+        r"|\b(?:skip|bypass|disable)\w*\s+(?:the\s+|any\s+)?(?:code\s+review|reviews?|branch\s+protection|ci)\b"
+        r"|\bwithout\s+(?:opening\s+)?(?:a\s+|any\s+)?(?:pull\s+request|PR|code\s+review)\b", _F)),
     ("reads credentials", re.compile(
         r"\b(?:cat|cp|copy|less|more|head|tail|print|base64|xxd|rsync|tar|zip|type|read)\b[^\n]{0,40}"
         r"(?:\.aws/credentials|\.ssh/id_\w+(?!\.pub)|\.netrc|\.pgpass|\.git-credentials|\.docker/config\.json"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memory_pipeline.models import CachedRecall, Message, RecallHit
-from memory_pipeline.stages.guard import is_held
+from memory_pipeline.stages.guard import hold_reasons, is_held
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline.stages.untrusted import fenced, one_line
 
@@ -148,7 +148,8 @@ def build_pointer(
     budget_tokens: int = POINTER_TOKENS,
 ) -> str:
     """The recovery message; items are dropped (files, then queries, then memories) to fit the budget."""
-    task_text = shorten(task, TASK_CHARS)
+    held = hold_reasons(task)  # the session's own words, still never re-injected as an instruction to weaken safety
+    task_text = f"_(withheld: held for review: {'; '.join(held)})_" if held else shorten(task, TASK_CHARS)
     files = [shorten(short_path(f, cwd), 80) for f in files_modified[:MAX_FILES]]
     notes = [shorten(h.text, MEMORY_CHARS) for h in memories[:MAX_MEMORIES]]
     asks = [q.replace('"', "'") for q in queries[:MAX_QUERIES]]
