@@ -314,9 +314,9 @@ class Reflection(BaseModel):
 
 class Proposal(BaseModel):
     """A staged proposal (Redis hash memory:review:proposal:{id}): a Reflector line for MEMORY.md
-    (p-YYYYMMDD-NNN), or a friction fix (f-YYYYMMDD-NNN) with its target, evidence and severity."""
+    (p-YYYYMMDD-NNN-xxxx), or a friction fix (f-YYYYMMDD-NNN-xxxx) with its target, evidence and severity."""
 
-    id: str  # p-YYYYMMDD-NNN or f-YYYYMMDD-NNN
+    id: str  # p-YYYYMMDD-NNN-xxxx or f-YYYYMMDD-NNN-xxxx
     section: MemorySection
     text: str
     status: ProposalStatus = "pending"
