@@ -58,6 +58,7 @@ class Message(BaseModel):
     tool_results: list[ToolResult] = Field(default_factory=list)
     is_compaction_summary: bool = False
     context_tokens: int | None = None  # assistant turns: prompt size the model saw
+    relayed: bool = False  # a user-role entry the user did not type (a subagent's prompt from its parent agent)
 
 
 class Transcript(BaseModel):
@@ -328,9 +329,9 @@ class Reflection(BaseModel):
 
 class Proposal(BaseModel):
     """A staged proposal (Redis hash memory:review:proposal:{id}): a Reflector line for MEMORY.md
-    (p-YYYYMMDD-NNN), or a friction fix (f-YYYYMMDD-NNN) with its target, evidence and severity."""
+    (p-YYYYMMDD-NNN-xxxx), or a friction fix (f-YYYYMMDD-NNN-xxxx) with its target, evidence and severity."""
 
-    id: str  # p-YYYYMMDD-NNN or f-YYYYMMDD-NNN
+    id: str  # p-YYYYMMDD-NNN-xxxx or f-YYYYMMDD-NNN-xxxx
     section: MemorySection
     text: str
     status: ProposalStatus = "pending"

@@ -58,14 +58,14 @@ def print_report(report, out) -> None:
 
 
 def print_proposals(proposals, out) -> None:
-    from rich.table import Table
+    from rich.table import Column, Table
 
     if not proposals:
         out.print("no proposals")
         return
     from memory_pipeline.stages.guard import hold_reasons
 
-    table = Table("id", "status", "section", "text", "sources")
+    table = Table(Column("id", no_wrap=True), "status", "section", "text", "sources")  # an id is copied whole
     for p in proposals:
         flag = " [quotes transcript]" if p.quotes_transcript else ""
         if reasons := hold_reasons(p.text):

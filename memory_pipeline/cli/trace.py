@@ -12,7 +12,7 @@ def register(sub) -> None:
         description="Prints the chain MEMORY.md line → proposal (who approved it, when, edits) → reflection → "
         "observation facts (Observer prompt sha and model) → session event → transcript and the cited messages "
         "(quoted, redacted). Whatever cannot be found is listed as `not found`.")
-    parser.add_argument("target", nargs="+", help="a MEMORY.md line number or text, p-YYYYMMDD-NNN, or an "
+    parser.add_argument("target", nargs="+", help="a MEMORY.md line number or text, p-YYYYMMDD-NNN-xxxx, or an "
                                                   "observation/fact/recall hit id")
     add_json_flag(parser)
     parser.set_defaults(handler=run_trace)

@@ -26,7 +26,7 @@ FRICTION_SPEC = dict(group_name=GROUP, deps=["observations"], kinds={"python", "
                                    description="Every staged fix cites observations, messages and sessions.")],
     description="Recurring friction over the 7 days ending at the partition: corrections the user repeated, "
     "commands failing the same way, failures with one cause, clustered (embeddings + shared identifiers) and "
-    "scored (sessions × impact). Each finding is staged as a fix f-YYYYMMDD-NNN under `## Friction Fixes` in "
+    "scored (sessions × impact). Each finding is staged as a fix f-YYYYMMDD-NNN-xxxx under `## Friction Fixes` in "
     "REVIEW.md; a pattern back after its fix was approved is escalated. Too little data skips with a reason. "
     "Written to `friction/YYYY-MM-DD.json` and `### 🧭 Friction` in the daily log.",
 )

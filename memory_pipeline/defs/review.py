@@ -44,7 +44,7 @@ PROPOSALS_SPEC = dict( group_name=GROUP, deps=["reflections"], automation_condit
     kinds={"redis"}, pool=REVIEW_POOL,
     check_specs=[dg.AssetCheckSpec("proposals_cite_sources", asset="proposals",
                                    description="Every staged proposal cites an observation and a session.")],
-    description="The day's reflection staged for review: proposals p-YYYYMMDD-NNN in Redis and REVIEW.md. "
+    description="The day's reflection staged for review: proposals p-YYYYMMDD-NNN-xxxx in Redis and REVIEW.md. "
     "Proposals that repeat MEMORY.md or an earlier proposal (exactly or by embedding similarity) are skipped.",
 )
 

@@ -20,13 +20,12 @@ from memory_pipeline.resources.ledger_files import LedgerFiles
 from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes
 from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.guard import from_tool_output, is_held
-from memory_pipeline.stages.projects import USER, ProjectScope
-from memory_pipeline.stages.review.memory_md import for_project, without_marker
+from memory_pipeline.stages.guard import is_held
+from memory_pipeline.stages.provenance import from_tool_output
 from memory_pipeline.stages.observe.observer import optimize_for_context
 from memory_pipeline.stages.projects import USER, ProjectScope
 from memory_pipeline.stages.redact import redact
-from memory_pipeline.stages.review.memory_md import for_project
+from memory_pipeline.stages.review.memory_md import for_project, without_marker
 from memory_pipeline.stages.review.review_md import parse_review_md
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline.stages.untrusted import fenced, inline, one_line, project_name

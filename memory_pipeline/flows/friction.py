@@ -3,7 +3,7 @@
 Loads the window's observations and the session windows they were made from, finds the signals
 (corrections, command failures, failure facts), embeds and clusters them, keeps what recurs
 across sessions, checks each finding against earlier fixes (the behaviour loop), has the LLM word
-the fixes (offline: the drafts), stages them as f-YYYYMMDD-NNN in REVIEW.md, and writes
+the fixes (offline: the drafts), stages them as f-YYYYMMDD-NNN-xxxx in REVIEW.md, and writes
 friction/<day>.json and a `### 🧭 Friction` section in the daily log.
 """
 

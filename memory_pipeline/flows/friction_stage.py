@@ -1,4 +1,4 @@
-"""Staging friction fixes: worded findings become f-YYYYMMDD-NNN proposals in Redis and REVIEW.md.
+"""Staging friction fixes: worded findings become f-YYYYMMDD-NNN-xxxx proposals (`stages/proposal_ids`) in Redis and REVIEW.md.
 
 The same review machinery as the Reflector's proposals (flows/proposals.py): the review lock,
 the user's unsynced REVIEW.md edits taken in first, one owner per normalized text, and ids
@@ -16,11 +16,12 @@ from memory_pipeline.flows.review import REVIEW_LOCK, ReviewReport, render_revie
 from memory_pipeline.models import Proposal
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.project_files import repository_folder
-from memory_pipeline.resources.proposals import ProposalStore
+from memory_pipeline.resources.proposals import ProposalStore, random_suffix
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.friction.findings import Finding
 from memory_pipeline.stages.friction.wording import Wording
-from memory_pipeline.stages.review.review_md import next_numbers, normalize_text, text_key
+from memory_pipeline.stages.proposal_ids import issue_ids
+from memory_pipeline.stages.review.review_md import normalize_text, text_key
 from memory_pipeline.stages.untrusted import inline
 
 
@@ -75,7 +76,7 @@ def stage_fixes(workspace: Workspace, fixes: ProposalStore, worded: list[tuple[F
                 result.skipped[finding.pattern] = f"already proposed as {owner}"
             else:
                 fresh.append((finding, wording))
-        ids = next_numbers(day, list(fixes.all()), len(fresh), kind="f")
+        ids = issue_ids(day, list(fixes.all()), len(fresh), random_suffix, kind="f")
         for fid, (finding, wording) in zip(ids, fresh):
             if fixes.store.claim_proposal_text(text_key(wording.change), fid) != fid:
                 result.skipped[finding.pattern] = "proposed by another run meanwhile"

@@ -126,7 +126,7 @@ def build_server(workspace: Workspace, settings: Settings, folder: Path) -> MCPS
 
     @server.tool(annotations=read_only)
     async def trace(target: Annotated[str, Field(description="a MEMORY.md line number or words of it, a proposal "
-                                                              "id p-YYYYMMDD-NNN, or a hit id")]) -> str:
+                                                              "id p-YYYYMMDD-NNN-xxxx, or a hit id")]) -> str:
         """Follow a MEMORY.md line, proposal, fact or hit back to the transcript messages it came
         from (who approved it, the observation, the quoted messages)."""
         return await run(memory_tools.trace_memory, workspace, settings, target)

@@ -3,13 +3,15 @@
 A draft is not staged when it cites no observation, when MEMORY.md or an earlier pending,
 approved or rejected proposal already says it, exactly or nearly (embedding cosine similarity at
 or above `similarity`). A proposal that expired unreviewed does not block its text: it may come
-back. Ids are p-YYYYMMDD-NNN for the reflected day (the day the proposal is about), numbered
-after the ids that day already has, so re-materializing a day stages nothing twice; `staged` is
+back. Ids are p-YYYYMMDD-NNN-xxxx for the reflected day (the day the proposal is about), numbered
+after the ids that day already has, with a random part no transcript can predict
+(`stages/proposal_ids`); re-materializing a day stages nothing twice; `staged` is
 the day it entered review, where its 7-day review clock starts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -19,10 +21,11 @@ from memory_pipeline.flows.review import REVIEW_LOCK, ReviewReport, render_revie
 from memory_pipeline.models import Proposal, ProposalDraft, Reflection
 from memory_pipeline.ports import Embedder
 from memory_pipeline.resources.memory_files import MemoryFiles
-from memory_pipeline.resources.proposals import ProposalStore
+from memory_pipeline.resources.proposals import ProposalStore, random_suffix
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.memory_md import bullet_texts, for_project
-from memory_pipeline.stages.review.review_md import next_numbers, normalize_text, text_key
+from memory_pipeline.stages.proposal_ids import issue_ids
+from memory_pipeline.stages.review.review_md import normalize_text, text_key
 from memory_pipeline.stages.untrusted import inline, project_name
 from memory_pipeline.stages.review.triage import PROMOTE, REJECT, triage
 from memory_pipeline.stages.vectors import cosine
@@ -81,9 +84,11 @@ def stage_proposals(
     now: datetime,
     similarity: float = NEAR_DUPLICATE_SIMILARITY,
     settings: Settings | None = None,
+    draw: Callable[[], str] = random_suffix,
 ) -> StageReport:
     """Store the reflection's new proposals as pending and re-render REVIEW.md (after taking in
-    the user's unsynced REVIEW.md edits, so a re-render never drops a tick)."""
+    the user's unsynced REVIEW.md edits, so a re-render never drops a tick). `draw` gives each new
+    id its random part."""
     report = StageReport()
     with workspace.locked(REVIEW_LOCK):
         seen = sync_review_edits(workspace, proposals, report.review, today, now)
@@ -116,7 +121,7 @@ def stage_proposals(
                 report.skipped[draft.text] = f"near-duplicate of: {repeats[index]}"
             else:
                 fresh.append(draft)
-        ids = next_numbers(reflection.date, list(existing), len(fresh))
+        ids = issue_ids(reflection.date, list(existing), len(fresh), draw)
         for pid, draft in zip(ids, fresh):
             if proposals.store.claim_proposal_text(text_key(draft.text, draft.project), pid) != pid:
                 report.skipped[draft.text] = "proposed by another run meanwhile"

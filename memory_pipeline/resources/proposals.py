@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import json
+import secrets
 
 from memory_pipeline.models import Proposal
 from memory_pipeline.resources.redis_store import RedisStore
+from memory_pipeline.stages.proposal_ids import SUFFIX_ALPHABET, SUFFIX_CHARS
 from memory_pipeline.stages.review.review_md import text_key
 
 LIST_FIELDS = ("source_observation_ids", "source_fact_ids", "sessions", "source_message_ids", "evidence")
 BOOL_FIELDS = ("quotes_transcript", "promoted")
+
+
+def random_suffix() -> str:
+    """The random part of a new proposal or fix id, from the operating system's secure source."""
+    return "".join(secrets.choice(SUFFIX_ALPHABET) for _ in range(SUFFIX_CHARS))
 
 
 def to_mapping(proposal: Proposal) -> dict[str, str]:

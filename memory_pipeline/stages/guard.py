@@ -9,8 +9,7 @@ Observed and proposed text is data. Two classes are held for review wherever the
   MEMORY.md", "ignore previous instructions", "from now on always …").
 
 `hold_reasons(text)` names every class a text falls in; an empty list means nothing to hold.
-The role of a fact's sources (user, assistant, tool, summary) is tracked on the fact; text that
-came only from tool output is never presented as what the user wants.
+Who said a fact (the user, the agent, tool output, a file, a web page) is `stages/provenance.py`.
 """
 
 from __future__ import annotations
@@ -48,7 +47,10 @@ DANGER: list[tuple[str, re.Pattern[str]]] = [
         r"\bgit\s+commit\b[^\n|;&]*\s-(?!-)[a-zA-Z]*n|--no-gpg-sign\b|\bcore\.hooks[pP]ath\b"
         r"|\bcommit\.gpg[sS]ign\s*(?:=\s*)?false|\bHUSKY\s*=\s*0\b|\bSKIP_HOOKS?\s*=|--no-(?:pre-commit|hooks)\b"
         r"|\bNODE_OPTIONS\s*=\s*[\"']?[^\n]*(?:--require|--import|--loader|--experimental-loader|(?<!\w)-r)\b"
-        r"|\bLD_PRELOAD\s*=|\bgit\s+push\b[^\n|;&]*\s(?:--force\b|--force-with-lease\b|-f\b|\+\w)", _F)),
+        r"|\bLD_PRELOAD\s*=|\bgit\s+push\b[^\n|;&]*\s(?:--force\b|--force-with-lease\b|-f\b|\+\w)"
+        r"|\b(?:push|merge|commit)\w*\b[^\n]{0,30}\b(?:straight|directly)\s+(?:in)?to\s+(?:main|master|prod\w*)\b"
+        r"|\b(?:skip|bypass|disable)\w*\s+(?:the\s+|any\s+)?(?:code\s+review|reviews?|branch\s+protection|ci)\b"
+        r"|\bwithout\s+(?:opening\s+)?(?:a\s+|any\s+)?(?:pull\s+request|PR|code\s+review)\b", _F)),
     ("reads credentials", re.compile(
         r"\b(?:cat|cp|copy|less|more|head|tail|print|base64|xxd|rsync|tar|zip|type|read)\b[^\n]{0,40}"
         r"(?:\.aws/credentials|\.ssh/id_\w+(?!\.pub)|\.netrc|\.pgpass|\.git-credentials|\.docker/config\.json"
@@ -89,16 +91,6 @@ def hold_reasons(text: str) -> list[str]:
 
 def is_held(text: str) -> bool:
     return bool(hold_reasons(text))
-
-
-def role_of(role: str, is_compaction_summary: bool) -> str:
-    """The provenance label of a transcript message: user, assistant, tool, system or summary."""
-    return "summary" if is_compaction_summary else role
-
-
-def from_tool_output(source_roles: list[str]) -> bool:
-    """A fact that cites tool output (or fetched content) and no message of the user."""
-    return "tool" in source_roles and "user" not in source_roles
 
 
 HELD_NOTE = "_(⚠ held for review: {})_"

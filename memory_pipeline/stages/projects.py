@@ -20,6 +20,7 @@ from pathlib import PurePath
 
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import Observation
+from memory_pipeline.stages.provenance import user_typed
 
 UNKNOWN = ""  # no project known: a plain-text import without --project
 USER, PROJECT = "user", "project"
@@ -170,7 +171,7 @@ def fact_scope(text: str, roles: list[str] | tuple[str, ...] = ()) -> str:
     else PROJECT. Only the user's own words can be user-level: text from tool output, the agent or
     a compaction summary never is (a web page cannot set a preference for every project), nor is a
     fact whose sources are unknown."""
-    if "user" not in roles or "tool" in roles:
+    if not user_typed(roles):
         return PROJECT
     body = text.split(":", 1)[1] if text.lower().startswith(("user stated:", "user corrected the agent:")) else text
     personal = _FIRST_PERSON.search(body) or _THIRD_PERSON.search(text.strip())

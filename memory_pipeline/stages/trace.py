@@ -11,10 +11,10 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from memory_pipeline.models import ProposalDraft
+from memory_pipeline.stages.proposal_ids import is_id
 from memory_pipeline.stages.review.memory_md import line_id, without_marker
 from memory_pipeline.stages.review.review_md import normalize_text
 
-PROPOSAL_ID = re.compile(r"^p-\d{8}-\d{3}$")
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 QUOTE_CHARS = 300
 SIMILAR_ENOUGH = 0.5
@@ -23,7 +23,7 @@ SIMILAR_ENOUGH = 0.5
 def target_kind(target: str) -> str:
     """`proposal`, `line_number`, `record_id` (an observation, fact or recall hit id) or `line_text`."""
     target = target.strip()
-    if PROPOSAL_ID.match(target):
+    if is_id(target, "p"):
         return "proposal"
     if target.isdigit():
         return "line_number"

@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from memory_pipeline.stages.proposal_ids import ANY_ID
+
 # every line break Python's splitlines knows, and the other control characters
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SPACE = re.compile(r"\s+")
 _COMMENT = re.compile(r"<!--|--!?>")
-# ids the product issues and parses back (p-/f-YYYYMMDD-NNN): a quoted one keeps its look, not its meaning
-_ID = re.compile(r"\b([pf])-(\d{8})-(\d{3})\b")
 NB_HYPHEN = "\u2011"
 # what makes a line's start structure: a heading, a list item or checkbox, a quote, a table, a fence
 _LEADING = re.compile(r"^(?:#+|[-*+](?=\s|\[)|\d+[.)](?=\s)|>|\||`{3,}|~{3,}|={3,}|-{3,})")
@@ -37,8 +37,9 @@ def one_line(text: str | None) -> str:
 
 
 def defuse_ids(text: str) -> str:
-    """`p-20261120-004` quoted from a transcript reads the same but is not an id (U+2011 hyphens)."""
-    return _ID.sub(lambda m: NB_HYPHEN.join(m.groups()), text)
+    """`p-20261120-004-k7q2` (or an old `p-20261120-004`) quoted from a transcript reads the same but
+    is not an id (U+2011 hyphens)."""
+    return ANY_ID.sub(lambda m: m.group("id").replace("-", NB_HYPHEN), text)
 
 
 def inline(text: str | None) -> str:

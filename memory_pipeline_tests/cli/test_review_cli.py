@@ -27,7 +27,7 @@ def staged(workspace_dir, store) -> Workspace:
                                     ("Patterns", "Share one Redis pool per process"),
                                     ("User", "Prefers small commits")]]
     stage_proposals(workspace, store, Reflection(date=TODAY, proposals=drafts), embedder=get_embedder(),
-                    today=TODAY, now=datetime.now(timezone.utc))
+                    today=TODAY, now=datetime.now(timezone.utc), draw=lambda: "test")
     return workspace
 
 
@@ -37,7 +37,7 @@ def run_json(capsys, *argv):
 
 
 def pid(n: int) -> str:
-    return f"p-{TODAY.replace('-', '')}-00{n}"
+    return f"p-{TODAY.replace('-', '')}-00{n}-test"  # the random part drawn by `staged`
 
 
 def test_list_show_approve_reject_edit(workspace_dir, proposal_store, capsys):

@@ -16,6 +16,7 @@ from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.embedder import get_embedder
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider
 from memory_pipeline.resources.proposals import ProposalStore
+from memory_pipeline.stages.proposal_ids import ANY_ID
 from memory_pipeline_tests.support.friction_sessions import ingest_sessions, plan
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
 
@@ -34,12 +35,17 @@ def analyse(workspace, fixes):
         now=datetime(2026, 11, 22, 7, 0, tzinfo=timezone.utc))
 
 
+def numbered(text: str) -> str:
+    """Ids without their random part (a clean run and a re-run draw different ones)."""
+    return ANY_ID.sub(lambda m: m.group("id")[:14], text)
+
+
 def outcome(workspace, fixes) -> tuple[list[tuple[str, str]], str, str]:
     """The staged fixes (id, text), REVIEW.md's friction lines and the daily log's friction section."""
-    staged = sorted((p.id, p.text) for p in fixes.pending() if p.is_fix)
-    review = "\n".join(line for line in workspace.review_md.read_text().splitlines() if "`f-" in line)
+    staged = sorted((numbered(p.id), p.text) for p in fixes.pending() if p.is_fix)
+    review = "\n".join(numbered(line) for line in workspace.review_md.read_text().splitlines() if "`f-" in line)
     log = (workspace.memory_dir / f"{DAY}.md").read_text()
-    return staged, review, log[log.index("### 🧭 Friction"):]
+    return staged, review, numbered(log[log.index("### 🧭 Friction"):])
 
 
 def kill_after_claiming(monkeypatch):
@@ -73,4 +79,4 @@ def test_a_rerun_after_a_stopped_friction_run_equals_a_clean_run(workspace, prop
         analyse(workspace, proposal_store)
     report, _ = analyse(workspace, proposal_store)
     assert outcome(workspace, proposal_store) == clean
-    assert report.staged == [fid for fid, _ in clean[0]] and not any("already" in w for w in report.not_staged.values())
+    assert [numbered(fid) for fid in report.staged] == [fid for fid, _ in clean[0]] and not any("already" in w for w in report.not_staged.values())

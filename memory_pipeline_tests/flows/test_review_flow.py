@@ -48,24 +48,24 @@ def workspace(tmp_path) -> Workspace:
 
 def stage(workspace, store, drafts=DRAFTS, day=DAY):
     return stage_proposals(workspace, store, Reflection(date=day, proposals=drafts), embedder=get_embedder(),
-                           today=day, now=NOW)
+                           today=day, now=NOW, draw=lambda: "test")  # ids p-YYYYMMDD-NNN-test
 
 
 def test_staging_assigns_ids_stores_sources_and_skips_repeats(workspace, proposal_store):
     report = stage(workspace, proposal_store)
-    assert [p.id for p in report.staged] == [f"p-20261121-00{n}" for n in range(1, 5)]
+    assert [p.id for p in report.staged] == [f"p-20261121-00{n}-test" for n in range(1, 5)]
     assert report.skipped == {
         "The staging Redis server allows at most 128 clients.": "near-duplicate of: Staging Redis allows 128 clients.",
         "A line with no source": "cites no observation",
         "Never force-push main.": "already in MEMORY.md",
     }
-    raw = proposal_store.store.get_proposal("p-20261121-001")
+    raw = proposal_store.store.get_proposal("p-20261121-001-test")
     assert raw["status"] == "pending" and raw["section"] == "Hard Rules" and raw["created"] == DAY
     assert raw["sessions"] == '["sess-1"]' and raw["source_observation_ids"] == '["obs-1"]'
     assert raw["quotes_transcript"] == "true"
     assert proposal_store.store.pending() == [p.id for p in report.staged]
     review = workspace.review_md.read_text()
-    assert "- [ ] `p-20261121-001` In the orders repo always use uv and never pip. _(quotes transcript)_" in review
+    assert "- [ ] `p-20261121-001-test` In the orders repo always use uv and never pip. _(quotes transcript)_" in review
     assert "| 4 proposals pending_" in review
     again = stage(workspace, proposal_store, [draft("Patterns", "staging redis allows 128 clients")],
                   day="2026-11-22")
@@ -74,54 +74,54 @@ def test_staging_assigns_ids_stores_sources_and_skips_repeats(workspace, proposa
 
 def test_cli_path_approves_rejects_and_promotes_once(workspace, proposal_store):
     stage(workspace, proposal_store)
-    report = decide_ids(workspace, proposal_store, approve=["p-20261121-001", "p-20261121-003"],
-                        reject=["p-20261121-002"], today="2026-11-22", now=NOW)
-    assert report.ids("approved") == ["p-20261121-001", "p-20261121-003"] and report.ids("rejected") == ["p-20261121-002"]
+    report = decide_ids(workspace, proposal_store, approve=["p-20261121-001-test", "p-20261121-003-test"],
+                        reject=["p-20261121-002-test"], today="2026-11-22", now=NOW)
+    assert report.ids("approved") == ["p-20261121-001-test", "p-20261121-003-test"] and report.ids("rejected") == ["p-20261121-002-test"]
     memory = workspace.memory_md.read_text()
-    assert "- Never force-push main.\n- (2026-11-21) In the orders repo always use uv and never pip. <!-- p-20261121-001 -->" in memory
+    assert "- Never force-push main.\n- (2026-11-21) In the orders repo always use uv and never pip. <!-- p-20261121-001-test -->" in memory
     assert "## Patterns\n\n- (2026-11-21) Share one BlockingConnectionPool" in memory
     assert "Staging Redis" not in memory
-    repeat = decide_ids(workspace, proposal_store, approve=["p-20261121-001"], reject=["p-20261121-001"],
+    repeat = decide_ids(workspace, proposal_store, approve=["p-20261121-001-test"], reject=["p-20261121-001-test"],
                         today="2026-11-22", now=NOW)
     assert repeat.outcomes == [] and workspace.memory_md.read_text() == memory
     assert "already approved" in repeat.messages[0] and "already approved" in repeat.errors[0]
     unknown = decide_ids(workspace, proposal_store, approve=["p-20990101-001"], today="2026-11-22", now=NOW)
     assert "unknown proposal id p-20990101-001" in unknown.errors[0]
     log = DailyLog(workspace).read("2026-11-22")
-    assert "✅ approved `p-20261121-001`" in log and "❌ rejected `p-20261121-002`" in log
-    assert "p-20261121-002" not in workspace.review_md.read_text() and "| 1 proposal pending_" in workspace.review_md.read_text()
+    assert "✅ approved `p-20261121-001-test`" in log and "❌ rejected `p-20261121-002-test`" in log
+    assert "p-20261121-002-test" not in workspace.review_md.read_text() and "| 1 proposal pending_" in workspace.review_md.read_text()
 
 
 def test_review_md_ticks_deletions_and_edits_are_applied(workspace, proposal_store):
     stage(workspace, proposal_store)
     lines = workspace.review_md.read_text().splitlines()
-    lines = [line.replace("- [ ] `p-20261121-003` Share one", "- [x] `p-20261121-003` Always share one") for line in lines
-             if "p-20261121-002" not in line]
+    lines = [line.replace("- [ ] `p-20261121-003-test` Share one", "- [x] `p-20261121-003-test` Always share one") for line in lines
+             if "p-20261121-002-test" not in line]
     lines = [line.replace("Prefers small commits", "Prefers small, focused commits") for line in lines]
     workspace.review_md.write_text("\n".join(lines) + "\n")
     report = apply_review(workspace, proposal_store, today="2026-11-22", now=NOW)
-    assert report.ids("approved") == ["p-20261121-003"] and report.ids("rejected") == ["p-20261121-002"]
-    assert sorted(report.ids("edited")) == ["p-20261121-003", "p-20261121-004"]
+    assert report.ids("approved") == ["p-20261121-003-test"] and report.ids("rejected") == ["p-20261121-002-test"]
+    assert sorted(report.ids("edited")) == ["p-20261121-003-test", "p-20261121-004-test"]
     assert "- (2026-11-21) Always share one BlockingConnectionPool" in workspace.memory_md.read_text()
-    assert proposal_store.get("p-20261121-004").text == "Prefers small, focused commits, one concern each."
-    assert proposal_store.get("p-20261121-003").original_text.startswith("Share one")
+    assert proposal_store.get("p-20261121-004-test").text == "Prefers small, focused commits, one concern each."
+    assert proposal_store.get("p-20261121-003-test").original_text.startswith("Share one")
     review = workspace.review_md.read_text()
-    assert "p-20261121-003" not in review and "Prefers small, focused commits" in review
+    assert "p-20261121-003-test" not in review and "Prefers small, focused commits" in review
 
 
 def test_a_mangled_review_md_is_backed_up_and_explained(workspace, proposal_store):
     stage(workspace, proposal_store)
-    workspace.review_md.write_text("I deleted the heading\n- [x] `p-20261121-001` In the orders repo always use uv\n"
-                                   "- [x] `p-20261121-001` In the orders repo always use uv\n- [x] `p-20991231-007` x\n"
+    workspace.review_md.write_text("I deleted the heading\n- [x] `p-20261121-001-test` In the orders repo always use uv\n"
+                                   "- [x] `p-20261121-001-test` In the orders repo always use uv\n- [x] `p-20991231-007` x\n"
                                    "- [x] a rule of my own\n")
     report = apply_review(workspace, proposal_store, today="2026-11-22", now=NOW)
-    assert report.ids("approved") == ["p-20261121-001"] and report.ids("rejected") == []
+    assert report.ids("approved") == ["p-20261121-001-test"] and report.ids("rejected") == []
     messages = " | ".join(report.messages)
     assert "unknown proposal id p-20991231-007" in messages and "appears 2 times" in messages
     assert "lost its" in messages and "no proposal id" in messages and "was saved to" in messages
     backups = list((workspace.state / "review" / "backups").glob("REVIEW-*.md"))
     assert len(backups) == 1 and "a rule of my own" in backups[0].read_text()
-    assert workspace.memory_md.read_text().count("p-20261121-001") == 1
+    assert workspace.memory_md.read_text().count("p-20261121-001-test") == 1
     assert workspace.review_md.read_text().startswith("# Pending Memory Proposals")
 
 
@@ -130,18 +130,18 @@ def test_unreviewed_proposals_expire_after_seven_days_and_cannot_be_approved(wor
     assert apply_review(workspace, proposal_store, today="2026-11-27", now=NOW).outcomes == []
     report = apply_review(workspace, proposal_store, today="2026-11-28", now=NOW)
     assert len(report.ids("expired")) == 4 and proposal_store.pending() == []
-    late = decide_ids(workspace, proposal_store, approve=["p-20261121-001"], today="2026-11-29", now=NOW)
+    late = decide_ids(workspace, proposal_store, approve=["p-20261121-001-test"], today="2026-11-29", now=NOW)
     assert "expired on 2026-11-28" in late.errors[0] and "not promoted" in late.errors[0]
-    assert "⌛ expired `p-20261121-004` (proposed 2026-11-21)" in DailyLog(workspace).read("2026-11-28")
+    assert "⌛ expired `p-20261121-004-test` (proposed 2026-11-21)" in DailyLog(workspace).read("2026-11-28")
     assert "p-2026" not in workspace.memory_md.read_text()
 
 
 def test_edit_changes_a_pending_proposal_and_is_logged(workspace, proposal_store):
     stage(workspace, proposal_store)
-    report = edit_text(workspace, proposal_store, "p-20261121-002", "Staging Redis allows 128 clients (shared)",
+    report = edit_text(workspace, proposal_store, "p-20261121-002-test", "Staging Redis allows 128 clients (shared)",
                        today="2026-11-22", now=NOW)
-    assert report.ids("edited") == ["p-20261121-002"]
-    assert "✏️ edited `p-20261121-002` (was: Staging Redis allows 128 clients.)" in DailyLog(workspace).read("2026-11-22")
+    assert report.ids("edited") == ["p-20261121-002-test"]
+    assert "✏️ edited `p-20261121-002-test` (was: Staging Redis allows 128 clients.)" in DailyLog(workspace).read("2026-11-22")
     assert "Staging Redis allows 128 clients (shared)" in workspace.review_md.read_text()
 
 
@@ -169,7 +169,7 @@ from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.workspace import Workspace
 ws = Workspace(sys.argv[1])
 store = ProposalStore(RedisStore(connect_redis(sys.argv[2], ws.state)))
-report = decide_ids(ws, store, approve=["p-20261121-001", "p-20261121-002"], today="2026-11-22",
+report = decide_ids(ws, store, approve=["p-20261121-001-test", "p-20261121-002-test"], today="2026-11-22",
                     now=datetime.now(timezone.utc))
 print(",".join(report.ids("approved")))
 """
@@ -184,10 +184,10 @@ def test_two_processes_approving_at_once_promote_each_line_once(workspace, propo
     outputs = [run.communicate(timeout=120) for run in runs]
     assert all(run.returncode == 0 for run in runs), outputs
     approved = [out.strip() for out, _ in outputs]
-    assert sorted(approved) == ["", "p-20261121-001,p-20261121-002"]
+    assert sorted(approved) == ["", "p-20261121-001-test,p-20261121-002-test"]
     memory = workspace.memory_md.read_text()
-    assert memory.count("<!-- p-20261121-001 -->") == 1 and memory.count("<!-- p-20261121-002 -->") == 1
-    assert DailyLog(workspace).read("2026-11-22").count("approved `p-20261121-001`") == 1
+    assert memory.count("<!-- p-20261121-001-test -->") == 1 and memory.count("<!-- p-20261121-002-test -->") == 1
+    assert DailyLog(workspace).read("2026-11-22").count("approved `p-20261121-001-test`") == 1
 
 
 JUNK_AND_DANGER = [
@@ -249,11 +249,11 @@ def test_an_expired_proposal_can_come_back_but_a_rejected_one_cannot(workspace, 
     decide_ids(workspace, proposal_store, reject=[dropped.id], today=DAY, now=NOW)
     assert apply_review(workspace, proposal_store, today="2026-11-28", now=NOW).ids("expired") == [kept.id]
     again = stage_proposals(workspace, proposal_store, Reflection(date="2026-11-28", proposals=DRAFTS[:2]),
-                            embedder=get_embedder(), today="2026-11-28", now=NOW)
-    assert [p.text for p in again.staged] == [kept.text] and again.staged[0].id == "p-20261128-001"
+                            embedder=get_embedder(), today="2026-11-28", now=NOW, draw=lambda: "test")
+    assert [p.text for p in again.staged] == [kept.text] and again.staged[0].id == "p-20261128-001-test"
     assert again.skipped == {dropped.text: f"rejected as {dropped.id}"}
     index = proposal_store.store.client.hgetall("memory:review:texts")
-    assert sorted(index.values()) == ["p-20261128-001"]  # only what is pending or approved
+    assert sorted(index.values()) == ["p-20261128-001-test"]  # only what is pending or approved
 
 
 def test_an_index_written_before_expiry_released_texts_heals(workspace, proposal_store):

@@ -167,3 +167,22 @@ def test_what_a_transcript_says_reaches_no_briefing_pointer_or_pack_as_a_rule(wo
     assert re.fullmatch(r"# Session briefing — \d{4}-\d{2}-\d{2}", context.splitlines()[0])  # no project: no folder
     assert "# Rules" not in context
     assert "git commit -n" not in context and "never ask" not in context
+
+
+def test_a_planted_tick_for_the_next_id_names_no_id_the_product_issues(workspace, proposal_store, tmp_path):
+    predicted = [f"p-{DAY2.replace('-', '')}-00{n}" for n in (1, 2)]  # what the ids used to be
+    guessed = f"{predicted[0]}-abcd"  # the new shape, a guess at its random part
+    drafts = [ProposalDraft(section="Patterns", text=text, source_observation_ids=["o1"], sessions=["s1"])
+              for text in ("Keep commits small and focused", "Run the linter before pushing")]
+    staged = stage_proposals(workspace, proposal_store, Reflection(date=DAY2, proposals=drafts),
+                             embedder=get_embedder(), today=DAY2, now=NOW).staged
+    issued = [p.id for p in staged]
+    assert len(issued) == 2 and not set(issued) & {*predicted, guessed}
+    assert [i[:len(predicted[0])] for i in issued] == predicted  # numbered as before; the random part is new
+    forged = "".join(f"- [x] `{pid}` ok\n" for pid in (*predicted, guessed))
+    workspace.review_md.write_text(workspace.review_md.read_text() + forged)
+    synced = apply_review(workspace, proposal_store, today=DAY2, now=NOW)
+    assert synced.ids("approved") == [] and all(p.status == "pending" for p in proposal_store.all().values())
+    decided = decide_ids(workspace, proposal_store, approve=[*predicted, guessed], today=DAY2, now=NOW)
+    assert decided.ids("approved") == [] and promoted_ids(workspace.memory_md.read_text()
+                                                          if workspace.memory_md.exists() else "") == set()

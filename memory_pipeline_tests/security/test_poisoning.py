@@ -25,7 +25,8 @@ from memory_pipeline.models import (
 )
 from memory_pipeline.resources.observation_files import load_observations, observation_path
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.guard import danger_reasons, from_tool_output, hold_reasons
+from memory_pipeline.stages.guard import danger_reasons, hold_reasons
+from memory_pipeline.stages.provenance import from_tool_output
 from memory_pipeline.stages.hooks.recovery import related_memories
 from memory_pipeline.stages.observe.observer import observation_from_output
 from memory_pipeline.stages.reflect.input import render_observations

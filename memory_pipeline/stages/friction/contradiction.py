@@ -25,9 +25,10 @@ from memory_pipeline.stages.friction.said import Said
 from memory_pipeline.stages.friction.signals import clip
 from memory_pipeline.stages.ledger.conflicts import signature, signatures_disagree
 from memory_pipeline.stages.ledger.model import LedgerEvent
+from memory_pipeline.stages.proposal_ids import ID_TEXT
 
 _BULLET = re.compile(r"^\s*[-*]\s+(?:\[[ x]\]\s+)?(?P<text>.+?)\s*$")
-_MARKS = re.compile(r"\s*(?:\[verified:[^\]]*\]|<!--.*?-->|\((?:[pf]-\d{8}-\d{3}|EVT-[\w-]+)[^)]*\))\s*")
+_MARKS = re.compile(rf"\s*(?:\[verified:[^\]]*\]|<!--.*?-->|\((?:{ID_TEXT}|EVT-[\w-]+)[^)]*\))\s*")
 LEDGER_TYPES = ("fact", "decision", "preference", "constraint")
 
 

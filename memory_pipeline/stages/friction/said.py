@@ -50,7 +50,7 @@ def user_statements(transcript: Transcript, observation: Observation) -> list[Sa
     """Every sentence of the user's own messages in a session window (compaction summaries aside)."""
     found = []
     for message in transcript.messages:
-        if message.role != "user" or message.is_compaction_summary or META_USER.match(message.text):
+        if message.role != "user" or message.relayed or message.is_compaction_summary or META_USER.match(message.text):
             continue
         time = message.timestamp.strftime("%H:%M") if message.timestamp else None
         for sentence in sentences(message.text[:2000]):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 
 from memory_pipeline.models import Message, Observation, Transcript
 from memory_pipeline.stages.friction.lesson import lesson_of, names_program, program
-from memory_pipeline.stages.guard import from_tool_output
+from memory_pipeline.stages.provenance import from_tool_output
 
 QUOTE_CHARS = 160
 # A user message that corrects the agent, by its opening or by a telltale phrase.

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memory_pipeline.models import CachedRecall, Message, RecallHit
-from memory_pipeline.stages.guard import is_held
+from memory_pipeline.stages.guard import hold_reasons, is_held
 from memory_pipeline.stages.recall.sources import sessions_of
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline.stages.untrusted import fenced, one_line
@@ -57,7 +57,7 @@ def user_intents(messages: list[Message]) -> list[str]:
     found = []
     for message in messages:
         text = message.text.strip()
-        if message.role != "user" or message.is_compaction_summary or not text:
+        if message.role != "user" or message.relayed or message.is_compaction_summary or not text:
             continue
         if text.startswith(_INJECTED_PREFIXES):
             continue
@@ -155,7 +155,8 @@ def build_pointer(
     budget_tokens: int = POINTER_TOKENS,
 ) -> str:
     """The recovery message; items are dropped (files, then queries, then memories) to fit the budget."""
-    task_text = shorten(task, TASK_CHARS)
+    held = hold_reasons(task)  # the session's own words, still never re-injected as an instruction to weaken safety
+    task_text = f"_(withheld: held for review: {'; '.join(held)})_" if held else shorten(task, TASK_CHARS)
     files = [shorten(short_path(f, cwd), 80) for f in files_modified[:MAX_FILES]]
     notes = [shorten(h.text, MEMORY_CHARS) + seen_suffix(h) for h in memories[:MAX_MEMORIES]]
     asks = [q.replace('"', "'") for q in queries[:MAX_QUERIES]]

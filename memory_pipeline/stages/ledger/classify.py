@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from memory_pipeline.stages.ledger.model import snake_entity
+from memory_pipeline.stages.provenance import user_typed
 
 _PREFIX = re.compile(r"^(?:User (?:stated|decided|corrected the agent|reported|asked)|Failed approach|Decision|Fact)"
                      r":\s*", re.IGNORECASE)
@@ -136,7 +137,7 @@ USER_ONLY_TYPES = {"constraint": "fact", "preference": "fact", "procedure": "fac
 def by_provenance(kind: Classified, roles: list[str] | tuple[str, ...]) -> Classified:
     """The typing a fact's sources allow: a rule (constraint), a preference or a procedure only from
     what the user typed; the agent's words, tool output, files and web pages are facts, never above P1."""
-    if "user" in roles and "tool" not in roles:
+    if user_typed(roles):
         return kind
     if kind.type not in USER_ONLY_TYPES and kind.priority != "P0":
         return kind

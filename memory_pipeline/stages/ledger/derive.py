@@ -42,7 +42,7 @@ class FactInput:
     valid_from: datetime | None = None  # when it became true (the message time), if known
     project: str | None = None
     scope: str = "project"  # "user": a preference about the user, in every project's pack
-    roles: tuple[str, ...] = ()  # who said it: user, assistant, tool, summary (stages/guard.role_of)
+    roles: tuple[str, ...] = ()  # who said it: user, relayed, assistant, tool, file, web, summary (stages/provenance)
 
 
 USER_LEVEL_TAG = "user-level"

@@ -67,14 +67,19 @@ def _clip(text: str, limit: int = MAX_ITEM_WORDS) -> str:
     return " ".join(parts) if len(parts) <= limit else " ".join(parts[:limit]) + " …"
 
 
+def shown(content: str, limit: int = MAX_ITEM_WORDS) -> str:
+    """An event's text as the pack may show it in any section: one line, no structure, clipped;
+    text the guard holds (a dangerous command, an instruction to the agent) withheld."""
+    if reasons := hold_reasons(content):
+        return f"_(withheld: held for review: {'; '.join(reasons)})_"
+    return inline(_clip(content, limit))
+
+
 def _line(event: LedgerEvent, today: date, note: str = "") -> str:
-    """One event's line; text the guard holds (a dangerous command, an instruction to the agent)
-    is withheld, its id kept so `ledger` and `trace` still find it."""
+    """One event's line, its id kept (so `ledger` and `trace` find a withheld one too)."""
     flag = " ⚠️ STALE" if freshness(event, today) == "stale" else ""
-    about = f" ({event.entity})" if event.entity else ""
-    if reasons := hold_reasons(event.content):
-        return f"- [{event.id}] _(withheld: held for review: {'; '.join(reasons)})_{note}{flag}"
-    return f"- [{event.id}] {inline(_clip(event.content))}{about}{note}{flag}"
+    about = f" ({event.entity})" if event.entity and not hold_reasons(event.content) else ""
+    return f"- [{event.id}] {shown(event.content)}{about}{note}{flag}"
 
 
 def _recency(event: LedgerEvent, today: date) -> int:
@@ -154,7 +159,7 @@ def _fill(w: _Writer, budgets, buffer: int, live, loops, today: date, conflicted
     p0 = sorted((e for e in live if e.priority == "P0" and e.type != "commitment"), key=lambda e: (e.ts, e.id))
     _spend(w, "p0", budgets, buffer, p0, today)
     mantra = max((e for e in live if "mantra" in e.tags), key=lambda e: (e.ts, e.id), default=None)
-    w.add("mantra", f"{_clip(mantra.content, 18)}" if mantra else "_No mantra recorded (tag an event `mantra`)._",
+    w.add("mantra", shown(mantra.content, 18) if mantra else "_No mantra recorded (tag an event `mantra`)._",
           budgets["mantra"], (mantra.id,) if mantra else ())
     stale = {e.id for e in loops if age_days(e, today) > STALE_COMMITMENT_DAYS}
     _spend(w, "commitments", budgets, buffer, sorted(loops, key=lambda e: e.id in stale), today,
@@ -162,7 +167,7 @@ def _fill(w: _Writer, budgets, buffer: int, live, loops, today: date, conflicted
                " ⚠️ STALE: no news since; close or confirm it" if e.id in stale else ""))
     waiting = [e for e in loops if "waiting" in e.tags]
     for event in waiting:
-        w.add("waiting", f"- {event.entity or 'external'}: {_clip(event.content, 20)}", budgets["waiting"])
+        w.add("waiting", f"- {event.entity or 'external'}: {shown(event.content, 20)}", budgets["waiting"])
     recent = today - timedelta(days=1)
     focus = sorted((e for e in live if e.id not in w.shown and e.id not in conflicted and e.type != "commitment"
                     and e.ts.date() >= recent
@@ -173,7 +178,7 @@ def _fill(w: _Writer, budgets, buffer: int, live, loops, today: date, conflicted
     _spend(w, "procedures", budgets, buffer, procedures, today)
     accounts = sorted((e for e in live if "account" in e.tags and e.id not in w.shown), key=lambda e: (e.ts, e.id))
     for event in accounts:
-        w.add("accounts", f"- {_clip(event.content, 25)}", budgets["accounts"], (event.id,))
+        w.add("accounts", f"- {shown(event.content, 25)}", budgets["accounts"], (event.id,))
 
 
 def ran(event: LedgerEvent) -> bool:
@@ -183,12 +188,12 @@ def ran(event: LedgerEvent) -> bool:
 
 def _context(w: _Writer, budgets, live, today: date, warnings, conflicts) -> None:
     for warning in warnings:
-        w.add("context", f"- ⚠️ integrity: {_clip(warning, 30)}", budgets["context"] - RESERVE)
+        w.add("context", f"- ⚠️ integrity: {inline(_clip(warning, 30))}", budgets["context"] - RESERVE)
     by_id = {e.id: e for e in live}
     for a, b in conflicts:
         first, second = by_id[a], by_id[b]
-        w.add("context", f"- ⚠️ CONFLICT: {a} says \"{_clip(first.content, 25)}\", {b} says "
-              f"\"{_clip(second.content, 25)}\" — needs resolution", budgets["context"] - RESERVE, (a, b))
+        w.add("context", f"- ⚠️ CONFLICT: {a} says \"{shown(first.content, 25)}\", {b} says "
+              f"\"{shown(second.content, 25)}\" — needs resolution", budgets["context"] - RESERVE, (a, b))
     rest = _by_relevance([e for e in live if e.type != "commitment" and e.id not in w.shown], today)
     _spend(w, "context", budgets, 0, rest, today)
 

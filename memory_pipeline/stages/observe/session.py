@@ -5,7 +5,7 @@ from __future__ import annotations
 from memory_pipeline.models import Observation, ObserverOutput, SessionEvent, Transcript
 from memory_pipeline.ports import Completer
 from memory_pipeline.prompts import Prompt
-from memory_pipeline.stages.guard import role_of
+from memory_pipeline.stages.provenance import labels_of
 from memory_pipeline.stages.observe.observer import (
     build_observer_messages,
     observation_from_output,
@@ -40,7 +40,7 @@ def observe_session(transcript: Transcript, event: SessionEvent, *, llm: Complet
     output, usage = llm.complete(
         task="observer", model=model, system=system, prompt=user, validate=_validator(serialized.refs)
     )
-    roles = {m.id: role_of(m.role, m.is_compaction_summary) for m in clean.messages}
+    roles = labels_of(clean.messages)
     observation = observation_from_output(output, event=event, code_version=prompt.code_version(model), usage=usage,
                                           roles=roles)
     return observation.model_copy(update={"prompt_sha": prompt.sha256[:12], "model": model})

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from memory_pipeline.models import Observation, Segment
-from memory_pipeline.stages.guard import from_tool_output
+from memory_pipeline.stages.provenance import from_tool_output
 from memory_pipeline.stages.observe.format import format_fact
 
 REDISTILL_AFTER_DAYS = 3

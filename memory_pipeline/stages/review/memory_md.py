@@ -4,8 +4,8 @@ One file holds every project: a section whose heading names a project (`## Hard 
 is that project's; a plain section (`## User`, `## Hard Rules`) applies everywhere. A session
 reads the plain sections and its own project's (`for_project`), never another project's.
 
-A promoted line reads `- (YYYY-MM-DD) text <!-- p-YYYYMMDD-NNN -->`: the date it was approved,
-the approved text, and the proposal (or friction fix, f-YYYYMMDD-NNN) id as a comment so every line traces back to its proposal
+A promoted line reads `- (YYYY-MM-DD) text <!-- p-YYYYMMDD-NNN-xxxx -->`: the date it was approved,
+the approved text, and the proposal (or friction fix, f-YYYYMMDD-NNN-xxxx; older ids lack the `-xxxx`) id as a comment so every line traces back to its proposal
 and a promotion that is repeated (a crash, a second process) finds its line already there. Only a
 marker at the end of a line is an id: the text before it went through `stages/untrusted.inline`, so
 a marker quoted from a transcript is not one.
@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 
+from memory_pipeline.stages.proposal_ids import ID_TEXT
 from memory_pipeline.stages.untrusted import inline, project_name
 
 MEMORY_TITLE = "# MEMORY"
 _HEADING = re.compile(r"^##\s+(?P<name>.+?)\s*$")
-_MARKER = re.compile(r"[ \t]*<!--[ \t]*([pf]-\d{8}-\d{3})[ \t]*-->[ \t]*$", re.MULTILINE)
+_MARKER = re.compile(rf"[ \t]*<!--[ \t]*({ID_TEXT})[ \t]*-->[ \t]*$", re.MULTILINE)
 _DATE_PREFIX = re.compile(r"^\(\d{4}-\d{2}-\d{2}\)\s*")
 SECTION_ALIASES = {"user": "User", "the user": "User", "joel": "User", "hard rules": "Hard Rules",
                    "system architecture": "System Architecture", "architecture": "System Architecture",

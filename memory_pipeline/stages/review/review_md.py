@@ -1,9 +1,9 @@
 """Review, pure: proposal ids, REVIEW.md rendering and parsing, decisions from a user's edits, expiry.
 
 REVIEW.md (seed format): a heading, two instruction lines, `## Proposed for: Section` groups of
-`- [ ] \`p-YYYYMMDD-NNN\` text` lines, and a last-updated line with the pending count.
+`- [ ] \`p-YYYYMMDD-NNN-xxxx\` text` lines, and a last-updated line with the pending count.
 `[x]` approves, `[-]` or a deleted line rejects, edited text is what gets approved.
-Friction fixes (`f-YYYYMMDD-NNN`) follow under `## Friction Fixes`, reviewed the same way; their
+Friction fixes (`f-YYYYMMDD-NNN-xxxx`) follow under `## Friction Fixes`, reviewed the same way; their
 `↳` detail lines (target, severity, evidence) are for reading and never parsed.
 """
 
@@ -17,6 +17,7 @@ from datetime import date, datetime, timedelta
 from memory_pipeline.models import MEMORY_SECTIONS, Proposal
 from memory_pipeline.stages.friction.review_section import DETAIL_MARK, render_fix_section
 from memory_pipeline.stages.guard import held_note
+from memory_pipeline.stages.proposal_ids import ANY_ID, ID_TEXT
 from memory_pipeline.stages.review.memory_md import section_heading
 from memory_pipeline.stages.untrusted import inline
 
@@ -25,28 +26,10 @@ QUOTE_NOTE = "_(quotes transcript)_"
 _HELD = re.compile(r"\s*_\(⚠ held for review:[^)]*\)_\s*$")
 _TRIAGE_NOTE = re.compile(r"\s*_\(triage: [^\n]*\)_$")
 EXPIRE_AFTER_DAYS = 7
-_ID = re.compile(r"^(?P<kind>[pf])-(?P<day>\d{8})-(?P<number>\d{3})$")
 _LINE = re.compile(r"^\s*[-*+]\s*\[(?P<mark>[^\]\n]{0,4})\]\s*(?P<rest>.*)$")
 APPROVE_MARKS = {"x", "✓", "✔", "☑", "✅", "y", "yes", "ok", "+", "*"}  # compared lower-case, spaces removed
 REJECT_MARKS = {"-", "~", "✗", "✘", "❌", "n", "no", "–", "—"}
-_LINE_ID = re.compile(r"^`?(?P<id>[pf]-\d{8}-\d{3})`?\s*(?P<text>.*)$")
-_ANY_ID = re.compile(r"\b[pf]-\d{8}-\d{3}\b")
-
-
-def proposal_id(day: str, number: int, kind: str = "p") -> str:
-    """p-YYYYMMDD-NNN for a proposal, f-YYYYMMDD-NNN (kind "f") for a friction fix."""
-    return f"{kind}-{day.replace('-', '')}-{number:03d}"
-
-
-def next_numbers(day: str, existing_ids: list[str], count: int, kind: str = "p") -> list[str]:
-    """`count` fresh ids of `kind` for `day`, after the highest number that kind already used that day."""
-    stamp = day.replace("-", "")
-    used = [int(m.group("number")) for pid in existing_ids
-            if (m := _ID.match(pid)) and m.group("day") == stamp and m.group("kind") == kind]
-    start = max(used, default=0) + 1
-    if start + count - 1 > 999:
-        raise ValueError(f"more than 999 {'fixes' if kind == 'f' else 'proposals'} on {day}")
-    return [proposal_id(day, n, kind) for n in range(start, start + count)]
+_LINE_ID = re.compile(rf"^`?(?P<id>{ID_TEXT})`?(?![\w\-])\s*(?P<text>.*)$")
 
 
 def normalize_text(text: str) -> str:
@@ -137,8 +120,8 @@ def parse_review_md(text: str) -> ParsedReview:
         if not match:
             if line.lstrip().startswith(DETAIL_MARK):  # a fix's detail line: for reading only
                 continue
-            if _ANY_ID.search(line):  # an id on a line whose checkbox the user broke
-                pid = _ANY_ID.search(line).group(0)
+            if found := ANY_ID.search(line):  # an id on a line whose checkbox the user broke
+                pid = found.group("id")
                 parsed.lines.append(ReviewLine(number, pid, "open", _clean(line.split(pid, 1)[1])))
             continue
         mark = read_mark(match.group("mark"))

@@ -3,7 +3,8 @@
 Claude Code writes user-role lines for its own purposes: a slash command (`<command-name>/compact`,
 `<command-message>`, `<command-args>`), its local output (`<local-command-stdout>`, with raw ANSI
 escapes in interactive mode), the caveat before them, a background task's notice
-(`<task-notification>`), reminders (`<system-reminder>`), and "[Request interrupted by user]".
+(`<task-notification>`), reminders (`<system-reminder>`), a hook's output
+(`<user-prompt-submit-hook>`), and "[Request interrupted by user]".
 Such text is not counted, indexed or observed: `user_words` returns what is left of a user line once
 it is removed, and "" when nothing is.
 """
@@ -24,6 +25,7 @@ BOOKKEEPING_TAGS = (
     "bash-stdout",
     "bash-stderr",
     "user-memory-input",
+    "user-prompt-submit-hook",
 )
 WHOLE_LINE_TAGS = ("<task-notification>",)
 _TAGGED = re.compile(

@@ -105,7 +105,7 @@ class _Reader:
         text = user_words(block_text([b for b in blocks if b.get("type") != "tool_result"] if results else content))
         self.messages.append(Message(
             id=uuid, role="tool" if results else "user", timestamp=timestamp, text=text.strip(),
-            tool_results=results,
+            tool_results=results, relayed=line.get("isSidechain") is True,  # a subagent's prompt: its parent wrote it
         ))
 
     def _assistant(self, line: dict[str, Any], message: dict[str, Any], uuid: str) -> None:

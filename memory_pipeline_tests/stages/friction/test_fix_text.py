@@ -12,7 +12,7 @@ from memory_pipeline.prompts import load_prompt
 from memory_pipeline.stages.friction.findings import Evidence, Finding
 from memory_pipeline.stages.friction.project_file import FIXES_SECTION, append_fix
 from memory_pipeline.stages.friction.wording import parse_fixes, render_findings, word_fixes_offline
-from memory_pipeline.stages.review.review_md import decide, next_numbers, parse_review_md, render_review_md
+from memory_pipeline.stages.review.review_md import decide, parse_review_md, render_review_md
 
 NOW = datetime(2026, 11, 22, 7, 0, tzinfo=timezone.utc)
 
@@ -59,12 +59,6 @@ def test_review_md_renders_fixes_under_their_section_and_reads_ticks_back():
     decisions = decide(parse_review_md(ticked), {}, {p.id: p for p in pending})
     assert decisions.approve == {"f-20261121-001": "Use uv, never pip."} and decisions.reject == ["f-20261121-002"]
     assert not decisions.unknown and not decisions.messages  # detail lines are never read as items
-
-
-def test_fix_ids_number_apart_from_proposal_ids():
-    existing = ["p-20261121-001", "p-20261121-002", "f-20261121-001"]
-    assert next_numbers("2026-11-21", existing, 2, kind="f") == ["f-20261121-002", "f-20261121-003"]
-    assert next_numbers("2026-11-21", existing, 1) == ["p-20261121-003"]
 
 
 def test_project_file_gets_a_marked_section_and_keeps_every_line():
