@@ -144,7 +144,10 @@ def test_label_files_load():
     fixtures = load_labels(LABELS)
     transcripts, proposals = load_proposal_labels(PROPOSAL_LABELS)
     assert all(s.message_id and s.text for sentences in fixtures.values() for s in sentences)
-    assert set(transcripts) == set(fixtures) and any(p.good for p in proposals) and any(not p.good for p in proposals)
+    # The Reflector's and the pack's labels cover a subset of the Observer's sessions (the three
+    # sessions recorded with the real clients are labelled for the Observer only, so far).
+    assert set(transcripts) <= set(fixtures) and len(transcripts) >= 8
+    assert any(p.good for p in proposals) and any(not p.good for p in proposals)
     pack_transcripts, lines = load_pack_labels()
     assert pack_transcripts == transcripts and all(line.sections for line in lines if line.good)
 
