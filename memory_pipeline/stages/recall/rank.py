@@ -56,7 +56,8 @@ class RankOptions:
     without the recency term 0.766, observations at weight 1.0 0.759, without time-aware ranking 0.765.
     The sweeps behind each weight (same path, an earlier ingest) are in the comments below. With lme-dev
     beside LoCoMo (2026-11-24, docs/recall.md): recall@10 0.678 (lme-dev) and 0.774 (LoCoMo 1–4) against
-    0.665 and 0.585 for plain BM25 over the same turns."""
+    0.665 and 0.585 for plain BM25 over the same turns; with session-level evidence and query parts
+    (2026-11-25): 0.692 and 0.782."""
 
     limit: int = DEFAULT_CAP  # the inject cap
     # LoCoMo recall@10 (1–4, messages tier, BM25 k1 1.2 b 0.75): RRF k=60 0.689; scores / best, dense
@@ -104,14 +105,14 @@ class RankOptions:
     collapse_jaccard: float = 0.9  # hits whose word sets overlap this much are one hit
     collapse_same_sources: bool = True  # a hit citing only messages already cited above is dropped
     # Session-level evidence (stages/recall/sessions.py): + weight × the session's strength (mean of its
-    # best `session_top` units, scaled by the best session's). Both dev sets, with query_parts: weight 0.1
-    # top 2: lme-dev 0.687 → 0.695, LoCoMo 0.774 → 0.782; top 3: 0.693 / 0.781; top 5: 0.675 / 0.784;
-    # weight 0.15 top 3: 0.690 / 0.782; 0.05 top 2 (without parts): 0.680 / 0.777.
+    # best `session_top` units, scaled by the best session's). recall@10, both dev sets (docs/recall.md),
+    # lme-dev / LoCoMo: none 0.678 / 0.774; 0.1 top 2 0.683 / 0.782; 0.05 top 2 0.680 / 0.777; 0.1 top 5
+    # 0.675 / 0.784; 0.2 top 3 0.674 / 0.783. With query_parts: 0.692 / 0.782 (top 3: 0.690 / 0.781).
     session_weight: float = 0.1
     session_top: int = 2
-    # The items a comparison question names, looked up by keyword alone (stages/recall/parts.py): the
-    # top `part_depth` turns of each join. lme-dev 0.678 → 0.687 (temporal-reasoning 0.637 → 0.671),
-    # LoCoMo unchanged (1 of 383 questions compares); with a query embedding per item 0.685 / 0.774.
+    # The items a comparison question names, looked up by keyword alone (stages/recall/parts.py): the top
+    # `part_depth` turns of each join. lme-dev 0.678 → 0.687 (temporal-reasoning 0.637 → 0.671), LoCoMo
+    # 0.774 (1 of 383 questions compares); with a query embedding per item, lme-dev 0.685.
     query_parts: bool = True
     part_depth: int = 20
 
