@@ -43,6 +43,8 @@ VARIANTS = [
     Variant("no recency term", options=dict(recency_weight=0.0)),
     Variant("messages tier", tier="messages"),
     Variant("no time-aware ranking", options=dict(time_aware=False)),
+    Variant("no session evidence", options=dict(session_weight=0.0)),
+    Variant("no query parts", options=dict(query_parts=False)),
 ]
 
 

@@ -4,8 +4,8 @@ Local-mode Qdrant answers a sparse query in ~80 ms and a filtered one in ~140 ms
 this index answers both in a few ms. Qdrant stays the store of record: the index is rebuilt
 from every shard of the store when its generation file changes.
 BM25 here is the textbook one (k1, b, the collection's real average length) over
-`stages.sparse.tokenize` of each point's keyword text (`message_docs.keyword_text`); payload
-filters are numpy masks.
+`stages.sparse.tokenize` of each point's keyword text (`message_docs.keyword_parts`: the previous
+turn's tail a short turn borrows counts BORROWED_WEIGHT a word); payload filters are numpy masks.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from memory_pipeline.ports import VectorIndex
-from memory_pipeline.stages.index.message_docs import keyword_text
-from memory_pipeline.stages.index.sparse import tokenize
+from memory_pipeline.stages.index.message_docs import BORROWED_WEIGHT, keyword_parts
+from memory_pipeline.stages.index.sparse import weighted_counts
 from memory_pipeline.stages.recall.rank import PRIORITIES, TIERS, RecallFilters
 
 if TYPE_CHECKING:
@@ -74,14 +74,11 @@ class RecallIndex:
                b: float) -> None:
         self.generation = generation
         self.ids, self.payloads, self.dense = ids, payloads, dense
-        postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
-        lengths: list[int] = []
+        postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        lengths: list[float] = []
         for row, payload in enumerate(payloads):
-            tokens = tokenize(keyword_text(payload))
-            lengths.append(len(tokens))
-            counts: dict[str, int] = defaultdict(int)
-            for token in tokens:
-                counts[token] += 1
+            counts, length = weighted_counts(*keyword_parts(payload), BORROWED_WEIGHT)
+            lengths.append(length)
             for token, count in counts.items():
                 postings[token].append((row, count))
         self.row_of = {pid: row for row, pid in enumerate(self.ids)}
@@ -93,7 +90,7 @@ class RecallIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def _build_bm25(self, postings: dict[str, list[tuple[int, int]]], lengths: np.ndarray, k1: float, b: float) -> None:
+    def _build_bm25(self, postings: dict[str, list[tuple[int, float]]], lengths: np.ndarray, k1: float, b: float) -> None:
         size = len(self.ids)
         average = float(lengths.mean()) if size else 1.0
         norm = k1 * (1.0 - b + b * lengths / max(average, 1e-9))

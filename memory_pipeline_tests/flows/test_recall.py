@@ -202,3 +202,30 @@ def test_stored_points_by_id_or_session_through_the_service_and_in_process(index
     assert recall_service.ping(workspace) is not None
     with pytest.raises(BadInputError, match="not both"):
         stored_points(workspace, ids=ids, session_id="s2")
+
+
+def test_each_item_of_a_comparison_question_is_looked_up_on_its_own(workspace):
+    """The engine looks each item a comparison question names up by keyword (stages/recall/parts.py):
+    the pager turn, the only match of "pager rotation", tops that item's list and joins at the keyword
+    weight (0.6 of the fused scale) when that beats its score for the whole question."""
+    from dataclasses import replace
+
+    from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
+    from memory_pipeline.stages.recall.rank import RankOptions
+
+    rows = [
+        ("messages", "2026-10-01", "s1", None, "We finished the Kubernetes cluster migration for every service", ["k1"]),
+        ("messages", "2026-10-03", "s1", None, "The Kubernetes cluster migration plan came first in review", ["k3"]),
+        ("messages", "2026-10-09", "s2", None, "I took over the pager rotation this week", ["p1"]),
+    ]
+    add_points(workspace, rows)
+    request = SearchRequest(query="Which came first, the Kubernetes cluster migration plan or the pager rotation?",
+                            limit=5, record=False, now=NOW.timestamp())
+
+    def pager_fused(options: RankOptions) -> float:
+        hits = RecallEngine(workspace, Settings.from_env(), options).search(request)
+        return next(h.why["fused"] for h in hits if h.source_message_ids == ["p1"])
+
+    alone = pager_fused(replace(RankOptions(), query_parts=False))
+    assert pager_fused(RankOptions()) == pytest.approx(max(alone, RankOptions().sparse_weight), rel=1e-4)
+    assert alone < RankOptions().sparse_weight  # the whole question's words rank it lower

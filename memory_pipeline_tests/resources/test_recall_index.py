@@ -84,3 +84,15 @@ def test_load_index_from_a_local_store_and_generation_changes_on_write(tmp_path)
     store.delete([stable_id("c")])
     assert read_generation(store) != after
     assert len(load_index(store)) == 2
+
+
+def test_a_word_a_short_turn_borrows_from_the_previous_turn_counts_less_than_its_own():
+    said = "Yes, I adopted Luna from the shelter"
+    points = [StorePoint(id=stable_id("own"), text=said, dense=unit(1, 0, 0),
+                         payload={"tier": "messages", "message": said}),
+              StorePoint(id=stable_id("borrowed"), text="Yes, from the shelter\n(after: Did you adopt Luna?)",
+                         dense=unit(0, 1, 0), payload={"tier": "messages", "message": "Yes, from the shelter"})]
+    index = RecallIndex(points)
+    found = dict(index.sparse_search(tokenize("luna"), 10, None))
+    own, borrowed = found[index.row_of[stable_id("own")]], found[index.row_of[stable_id("borrowed")]]
+    assert 0 < borrowed < own

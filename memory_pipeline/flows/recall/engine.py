@@ -31,6 +31,7 @@ from memory_pipeline.stages.recall.rank import (
     fuse,
     rank,
 )
+from memory_pipeline.stages.recall.parts import query_parts, with_part
 from memory_pipeline.stages.recall.when import named_window
 
 MODES = ("hybrid", "dense", "sparse")
@@ -209,6 +210,9 @@ class RecallEngine:
         sparse_hits = index.sparse_search(tokenize(query), self.prefetch, mask, inside) if request.mode != "dense" \
             else []
         fused = fuse([(index.ids[r], s) for r, s in dense_hits], [(index.ids[r], s) for r, s in sparse_hits], options)
+        for part in query_parts(query) if options.query_parts and request.mode != "dense" else ():
+            part_hits = index.sparse_search(tokenize(part), options.part_depth, mask, inside)
+            fused = with_part(fused, fuse([], [(index.ids[r], s) for r, s in part_hits], options))
         payloads = with_supersession({pid: index.payloads[index.row_of[pid]] for pid in fused}, self.superseded())
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
         payloads |= {pid: index.payloads[index.row_of[pid]] for pid in message_of.values()}

@@ -77,6 +77,16 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
+def weighted_counts(own: str, borrowed: str, borrowed_weight: float) -> tuple[dict[str, float], float]:
+    """Term frequencies and length of a text whose `borrowed` words count `borrowed_weight` each."""
+    counts: dict[str, float] = {}
+    own_tokens, borrowed_tokens = tokenize(own), tokenize(borrowed)
+    for tokens, weight in ((own_tokens, 1.0), (borrowed_tokens, borrowed_weight)):
+        for token in tokens:
+            counts[token] = counts.get(token, 0.0) + weight
+    return counts, len(own_tokens) + borrowed_weight * len(borrowed_tokens)
+
+
 def token_id(token: str) -> int:
     """A stable 31-bit id for a token (crc32; Python's hash() changes per process)."""
     return zlib.crc32(token.encode("utf-8")) & 0x7FFFFFFF

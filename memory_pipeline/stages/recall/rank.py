@@ -25,6 +25,7 @@ from memory_pipeline.stages.recall.evidence import (
     unit_keys,
     window_bounds,
 )
+from memory_pipeline.stages.recall.sessions import session_terms
 from memory_pipeline.stages.recall.sources import hit_sources
 from memory_pipeline.stages.recall.when import Window
 
@@ -56,7 +57,8 @@ class RankOptions:
     without the recency term 0.766, observations at weight 1.0 0.759, without time-aware ranking 0.765.
     The sweeps behind each weight (same path, an earlier ingest) are in the comments below. With lme-dev
     beside LoCoMo (2026-11-24, docs/recall.md): recall@10 0.678 (lme-dev) and 0.774 (LoCoMo 1–4) against
-    0.665 and 0.585 for plain BM25 over the same turns."""
+    0.665 and 0.585 for plain BM25 over the same turns; with session-level evidence and query parts
+    (2026-11-25): 0.692 and 0.782."""
 
     limit: int = DEFAULT_CAP  # the inject cap
     # LoCoMo recall@10 (1–4, messages tier, BM25 k1 1.2 b 0.75): RRF k=60 0.689; scores / best, dense
@@ -103,6 +105,17 @@ class RankOptions:
     superseded_factor: float = 0.3  # an item the ledger superseded (payload `superseded_by`) keeps this share
     collapse_jaccard: float = 0.9  # hits whose word sets overlap this much are one hit
     collapse_same_sources: bool = True  # a hit citing only messages already cited above is dropped
+    # Session-level evidence (stages/recall/sessions.py): + weight × the session's strength (mean of its
+    # best `session_top` units, scaled by the best session's). recall@10, both dev sets (docs/recall.md),
+    # lme-dev / LoCoMo: none 0.678 / 0.774; 0.1 top 2 0.683 / 0.782; 0.05 top 2 0.680 / 0.777; 0.1 top 5
+    # 0.675 / 0.784; 0.2 top 3 0.674 / 0.783. With query_parts: 0.692 / 0.782 (top 3: 0.690 / 0.781).
+    session_weight: float = 0.1
+    session_top: int = 2
+    # The items a comparison question names, looked up by keyword alone (stages/recall/parts.py): the top
+    # `part_depth` turns of each join. lme-dev 0.678 → 0.687 (temporal-reasoning 0.637 → 0.671), LoCoMo
+    # 0.774 (1 of 383 questions compares); with a query embedding per item, lme-dev 0.685.
+    query_parts: bool = True
+    part_depth: int = 20
 
 
 @dataclass
@@ -245,17 +258,20 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
     """
     message_of = message_index(payloads) if message_of is None else message_of
     bounds = window_bounds(window, options.report_lag_days) if window is not None and options.time_aware else None
+    units = score_units(payloads, fused, options, message_of)
+    together = session_terms({key: unit.best_score for key, unit in units.items()},
+                             {key: str(payloads[key].get("session_id") or "") for key in units},
+                             options.session_weight, options.session_top)
     scored = []
-    for key, unit in score_units(payloads, fused, options, message_of).items():
-        anchor = payloads[key]
-        extra = time_term(anchor.get("created_ts"), options, bounds)
-        scored.append((unit.best_score + extra, key, unit, extra))
+    for key, unit in units.items():
+        extra = time_term(payloads[key].get("created_ts"), options, bounds)
+        scored.append((unit.best_score + extra + together.get(key, 0.0), key, unit, extra))
     scored.sort(key=lambda row: (-row[0], row[1]))
     hits: list[RecallHit] = []
     kept: list[set[str]] = []
     shown_sources: set[str] = set()
     for score, key, unit, extra in scored:
-        hit = _hit(payloads, fused, key, unit, score, extra)
+        hit = _hit(payloads, fused, key, unit, score, extra, together.get(key, 0.0))
         words = set(tokenize(hit.text))
         sources = set(hit.source_message_ids)
         if any(_similar(words, seen, options.collapse_jaccard) for seen in kept):
@@ -271,7 +287,7 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
 
 
 def _hit(payloads: dict[str, dict], fused: dict[str, Fused], key: str, unit: Unit, score: float,
-         extra: float) -> RecallHit:
+         extra: float, session: float) -> RecallHit:
     """The unit as the agent sees it: its best member's text, its anchor's date and sources."""
     best, anchor = payloads[unit.best], payloads[key]
     item = fused[unit.best]
@@ -295,6 +311,7 @@ def _hit(payloads: dict[str, dict], fused: dict[str, Fused], key: str, unit: Uni
             "sparse_score": None if item.sparse_score is None else round(item.sparse_score, 4),
             "fused": float(f"{item.score:.6g}"),
             "time": round(extra, 4),
+            "session": round(session, 4),  # session-level evidence (stages/recall/sessions.py)
             "stale": int(bool(best.get("stale"))),
             "members": len(unit.members),  # points folded into this hit (an observation and its message)
             "mentions": int(best.get("mentions") or 1),  # sessions that observed it (maintenance merges)

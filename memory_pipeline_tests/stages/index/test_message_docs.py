@@ -5,7 +5,14 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
-from memory_pipeline.stages.index.message_docs import LONG_TURN_CHARS, DocOptions, keyword_text, message_documents
+from memory_pipeline.stages.index.message_docs import (
+    LONG_TURN_CHARS,
+    DocOptions,
+    keyword_parts,
+    keyword_text,
+    message_documents,
+)
+from memory_pipeline.stages.index.sparse import weighted_counts
 from memory_pipeline.stages.recall.rewrite import parse_rewrite, rewrite_offline
 
 WHEN = datetime(2026, 11, 2, 9, 30, tzinfo=timezone.utc)
@@ -77,3 +84,21 @@ def test_keyword_text_of_a_long_turn_leaves_out_the_previous_turns_tail():
     assert keyword_text(short_doc.payload | {"text": short_doc.text}) == short_doc.text  # it needs its question
     observation = {"tier": "observations", "text": "x\n(after: y)", "message": long_turn}
     assert keyword_text(observation) == "x\n(after: y)"
+
+
+def test_a_short_turn_borrows_the_previous_turns_tail_apart_from_its_own_words():
+    turns = transcript(Message(id="a0", role="assistant", timestamp=WHEN, text="Which book did you finish?"),
+                       Message(id="u1", role="user", timestamp=WHEN, text="Yes, last Tuesday."))
+    short_doc = message_documents(turns, day="2026-11-02", session_id="s1")[1]
+    payload = short_doc.payload | {"text": short_doc.text}
+    assert keyword_parts(payload) == ("[2 November 2026] Yes, last Tuesday.", "Which book did you finish?")
+    long_turn = "I finally finished reading The Nightingale by Kristin Hannah this weekend. " * 6
+    assert keyword_parts({"tier": "messages", "text": f"{long_turn}\n(after: hi)", "message": long_turn}) == (
+        long_turn, "")
+    assert keyword_parts({"tier": "observations", "text": "x\n(after: y)"}) == ("x\n(after: y)", "")
+
+
+def test_borrowed_words_count_their_weight_in_frequency_and_length():
+    counts, length = weighted_counts("book finished", "which book", 0.5)
+    assert counts == {"book": 1.5, "finish": 1.0}  # "which" is a stop word
+    assert length == 2.5

@@ -63,7 +63,8 @@ def test_old_multiplicative_decay_is_still_available_for_comparison():
     assert decay_factor(None, NOW, 0.01) == 1.0
     payloads = {"old": payload("old redis fix", days_old=100), "new": payload("new redis fix", days_old=0)}
     fused = fuse([("old", 0.9), ("new", 0.8)], [], RankOptions(fusion="weighted"))
-    hits = rank(payloads, fused, RankOptions(now_ts=NOW, decay_rate=0.01, recency_weight=0, collapse_jaccard=1.1))
+    hits = rank(payloads, fused, RankOptions(now_ts=NOW, decay_rate=0.01, recency_weight=0, collapse_jaccard=1.1,
+                                             session_weight=0.0))
     assert [h.id for h in hits] == ["new", "old"]  # why it was replaced: a 10% better old match lost
     assert hits[1].score == pytest.approx(fused["old"].score * math.exp(-1.0), rel=1e-4)
 
