@@ -24,7 +24,7 @@ TRANSCRIPTS = ("claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
 
 def test_real_transcripts_become_a_ledger_and_a_pack(workspace):
     for relative in TRANSCRIPTS:
-        emit_session_event(workspace, fixture_transcript(relative), trigger="shutdown", force=True,
+        emit_session_event(workspace, fixture_transcript(relative), trigger="shutdown",
                            use_transcript_time=True)
     report = ingest(workspace, definitions())
     assert report.days and report.success, [d.error for d in report.days]

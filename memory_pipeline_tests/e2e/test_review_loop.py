@@ -42,7 +42,7 @@ def observe_samples(workspace: Workspace, store, tmp_path) -> None:
         emit_session_event(workspace, path, trigger="shutdown", use_transcript_time=True)
     transcript = tmp_path / "injection.txt"
     transcript.write_text(INJECTION)
-    emit_session_event(workspace, transcript, trigger="shutdown", force=True, session_id="injection",
+    emit_session_event(workspace, transcript, trigger="shutdown", session_id="injection",
                        captured_at=datetime(2026, 11, 21, 16, 5, tzinfo=timezone.utc))
     take_inbox(workspace)
     llm = LLMClient(default_offline_provider(), None)
