@@ -56,7 +56,7 @@ def bench_big_transcript(definitions, size_mb: float = 57.0, root: Path | None =
             if imported.counts["imported"] != 1:
                 raise RuntimeError(f"import failed: {[i.reason for i in imported.items]}")
             import_seconds = time.perf_counter() - started
-            report = ingest(workspace, definitions)
+            report = ingest(workspace, definitions, Settings.from_env())
             total = time.perf_counter() - started
         finally:
             EmbeddedRedis(workspace.state).stop()

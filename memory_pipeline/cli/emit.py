@@ -6,7 +6,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from memory_pipeline.cli.common import add_json_flag, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, print_json, open_workspace
 from memory_pipeline.errors import BadInputError
 
 
@@ -43,7 +43,7 @@ def run_emit(args) -> int:
     from memory_pipeline.stages.events import observe_skip_reason
 
     result = emit_session_event(
-        workspace_from_env(),
+        open_workspace(args.settings),
         args.transcript,
         trigger=args.trigger,
         session_id=args.session_id,

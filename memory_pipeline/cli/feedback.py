@@ -10,7 +10,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
 
 
 def register(sub) -> None:
@@ -23,7 +23,6 @@ def register(sub) -> None:
 
 
 def run_feedback(args) -> int:
-    from memory_pipeline.config import Settings
     from memory_pipeline.errors import BadInputError
     from memory_pipeline.flows.feedback import process_feedback
     from memory_pipeline.resources.feedback import FeedbackFiles
@@ -33,7 +32,7 @@ def run_feedback(args) -> int:
     from memory_pipeline.stages.events import check_session_id
     from memory_pipeline.stages.redact import redact
 
-    settings, workspace = Settings.from_env(), workspace_from_env()
+    settings, workspace = args.settings, open_workspace(args.settings)
     if bool(args.session) != bool(args.response or args.final):
         raise BadInputError("--session needs --response FILE|- (or --final), and they need --session")
     if args.session:

@@ -48,7 +48,7 @@ def test_a_backfill_of_14_past_days_leaves_every_proposal_pending_and_reviewable
     write_history(workspace, days)
     assert unreflected_days(workspace) == days
 
-    runs = run_job_for_days(definitions(), "reflect_job", days, get_instance(workspace))
+    runs = run_job_for_days(definitions(), "reflect_job", days, get_instance(workspace, Settings.from_env()))
     assert [r.error for r in runs if not r.success] == []
     store = ProposalStore(RedisStore(connect_redis(None, workspace.state)))
     pending = store.pending()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dagster as dg
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.ingest import ingest
@@ -26,7 +27,7 @@ def test_real_transcripts_become_a_ledger_and_a_pack(workspace):
     for relative in TRANSCRIPTS:
         emit_session_event(workspace, fixture_transcript(relative), trigger="shutdown",
                            use_transcript_time=True)
-    report = ingest(workspace, definitions())
+    report = ingest(workspace, definitions(), Settings.from_env())
     assert report.days and report.success, [d.error for d in report.days]
     days = [d.day for d in report.days]
     facts = {f.id for day in days for o in load_observations(workspace, day) for f in o.facts}

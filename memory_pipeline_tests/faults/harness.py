@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.synthetic import write_sessions
+from memory_pipeline.config import Settings
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.workspace import Workspace
@@ -93,7 +94,7 @@ def dagster_home(ws: Workspace) -> Path:
 
 def cli_env(ws: Workspace, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in CLEARED}
-    env.update(MEMORY_WORKSPACE=str(ws.root), DAGSTER_HOME=str(dagster_home(ws)), HF_HUB_OFFLINE="1",
+    env.update(MEMORY_WORKSPACE=str(ws.root), DAGSTER_HOME=str(dagster_home(ws, Settings.from_env())), HF_HUB_OFFLINE="1",
                TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", MEMORY_REDIS_RETRY_SECONDS="0")
     env.update(BASE_ENV)
     env.update(extra)
@@ -142,7 +143,7 @@ def using_workspace(ws: Workspace, **extra: str):
         for key in CLEARED:
             patch.delenv(key, raising=False)
         patch.setenv("MEMORY_WORKSPACE", str(ws.root))
-        patch.setenv("DAGSTER_HOME", str(dagster_home(ws)))
+        patch.setenv("DAGSTER_HOME", str(dagster_home(ws, Settings.from_env())))
         patch.setenv("MEMORY_REDIS_RETRY_SECONDS", "0")
         for key, value in {**BASE_ENV, **extra}.items():
             patch.setenv(key, value)
@@ -155,4 +156,4 @@ def ingest_here(ws: Workspace, **extra: str):
     from memory_pipeline_tests.support.dagster_defs import definitions
 
     with using_workspace(ws, **extra):
-        return ingest(ws, definitions())
+        return ingest(ws, definitions(), Settings.from_env())
