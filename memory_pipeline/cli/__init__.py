@@ -71,9 +71,9 @@ def main(argv: list[str] | None = None, load_definitions: Callable[[], object] |
     try:
         args.settings = Settings.from_env()  # built once, here; every command takes it from args
         return int(args.handler(args) or 0)
-    except BadInputError as exc:
+    except BadInputError as exc:  # a bad setting too; a hook says so and exits 0 (it must not break the agent)
         print(f"memory-pipeline: {exc}", file=sys.stderr)
-        return 2
+        return getattr(args, "bad_input_exit", 2)
     except MemoryPipelineError as exc:
         print(f"memory-pipeline: {exc}", file=sys.stderr)
         return 1

@@ -41,10 +41,10 @@ def run_feedback(args) -> int:
                                              Path(args.response).read_text(encoding="utf-8", errors="replace"))
         FeedbackFiles(workspace).enqueue_answer(args.session, redact(text), datetime.now().astimezone(),
                                                 final=args.final)
-    embedder = embedder_for(settings.embedding_model)
+    embedder = embedder_for(settings.embedding_model, settings=settings)
     store = workspace_store(workspace.state, settings.qdrant_url, dimension=embedder.dimension,
                             api_key=settings.qdrant_api_key, lock_timeout=settings.qdrant_lock_timeout)
-    report = process_feedback(workspace, RedisStore(connect_redis(settings.redis_url, workspace.state)), embedder,
+    report = process_feedback(workspace, RedisStore(connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout)), embedder,
                               store)
     if args.json:
         print_json({"answers": report.answers, "used": report.used, "ignored": report.ignored})

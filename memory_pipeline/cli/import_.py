@@ -49,7 +49,7 @@ def run_import(args) -> int:
             name = Path(item.path).name
             progress.update(task, advance=1, description=f"{item.status}: {name if len(name) <= 32 else name[:31] + '…'}")
 
-        report = import_transcripts(workspace, args.paths, on_found=found, on_item=done, project=args.project)
+        report = import_transcripts(workspace, args.paths, args.settings, on_found=found, on_item=done, project=args.project)
     moved = partition_days.partitions_start(settings)
     reloaded = reload_running_ui(workspace) if moved < first_day else None
     if args.json:

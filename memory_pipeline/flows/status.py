@@ -30,7 +30,7 @@ def service_status(workspace, settings: Settings) -> dict:
     services: dict[str, dict] = {}
     try:
         if settings.redis_url:
-            RedisStore(connect_redis(settings.redis_url, workspace.state)).ping()
+            RedisStore(connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout)).ping()
             services["redis"] = {"ok": True, "where": settings.redis_url}
         else:  # looking must not start it: an idle embedded server stops, the next command starts it
             server = EmbeddedRedis(workspace.state)

@@ -37,6 +37,8 @@ from memory_pipeline.resources.processes import (
 )
 from memory_pipeline.resources.workspace import ensure_socket_dir, unix_socket_path
 
+DEFAULT_IDLE_TIMEOUT: float = Settings.model_fields["redis_idle_timeout"].default  # MEMORY_REDIS_IDLE_TIMEOUT unset
+
 __all__ = ["EmbeddedRedis", "process_alive", "redis_server_binary"]
 
 DIR_MODE = 0o700
@@ -72,7 +74,7 @@ class EmbeddedRedis:
         self.watchdog_pid_path = self.dir / "watchdog.pid"
         self.log_path = self.dir / "redis.log"
         self.start_timeout = start_timeout
-        self.idle_timeout = Settings.from_env().redis_idle_timeout if idle_timeout is None else idle_timeout
+        self.idle_timeout = DEFAULT_IDLE_TIMEOUT if idle_timeout is None else idle_timeout  # the caller's settings
 
     def client(self, timeout: float = 5.0, retries: int = 3) -> redis.Redis:
         """A client on the socket; probes use retries=0 so a dead server is seen at once."""

@@ -49,7 +49,7 @@ def test_real_transcripts_become_a_ledger_and_a_pack(workspace):
         assert not any(e.id in pack for e in parsed.events if e.project != project and "user-level" not in e.tags)
     assert list((workspace.knowledge_dir / "entities").glob("*.md"))
 
-    again = dg.materialize(assets("ledger", "recall_pack"), partition_key=days[0], resources=build_resources())
+    again = dg.materialize(assets("ledger", "recall_pack"), partition_key=days[0], resources=build_resources(Settings.from_env()))
     assert again.success and files.read().events == parsed.events
     checks = {e.check_name: e.passed for e in again.get_asset_check_evaluations()}
     assert {"valid_json", "unique_ids", "sequential_ids", "pack_within_budget", "binding_never_decayed"} <= set(checks)

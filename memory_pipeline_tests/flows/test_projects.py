@@ -168,7 +168,7 @@ def test_an_import_of_several_repositories_keeps_them_apart(workspace, monkeypat
     from memory_pipeline_tests.support.paths import FIXTURES
 
     monkeypatch.setenv("MEMORY_PARTITIONS_START", "2025-01-01")
-    report = import_transcripts(workspace, [FIXTURES / "transcripts"])
+    report = import_transcripts(workspace, [FIXTURES / "transcripts"], Settings.from_env())
     # spotter: a worktree (spotter-worktrees/spotter-dov) and the main checkout, both gone from this machine
     assert set(report.projects) == {"spotter", "pi-mono", "synthetic-project"}
     assert report.projects["spotter"] == 2
