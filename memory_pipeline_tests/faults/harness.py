@@ -94,7 +94,7 @@ def dagster_home(ws: Workspace) -> Path:
 
 def cli_env(ws: Workspace, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in CLEARED}
-    env.update(MEMORY_WORKSPACE=str(ws.root), DAGSTER_HOME=str(dagster_home(ws, Settings.from_env())), HF_HUB_OFFLINE="1",
+    env.update(MEMORY_WORKSPACE=str(ws.root), DAGSTER_HOME=str(dagster_home(ws)), HF_HUB_OFFLINE="1",
                TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", MEMORY_REDIS_RETRY_SECONDS="0")
     env.update(BASE_ENV)
     env.update(extra)
@@ -143,7 +143,7 @@ def using_workspace(ws: Workspace, **extra: str):
         for key in CLEARED:
             patch.delenv(key, raising=False)
         patch.setenv("MEMORY_WORKSPACE", str(ws.root))
-        patch.setenv("DAGSTER_HOME", str(dagster_home(ws, Settings.from_env())))
+        patch.setenv("DAGSTER_HOME", str(dagster_home(ws)))
         patch.setenv("MEMORY_REDIS_RETRY_SECONDS", "0")
         for key, value in {**BASE_ENV, **extra}.items():
             patch.setenv(key, value)

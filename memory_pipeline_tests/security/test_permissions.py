@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.config import Settings
 from memory_pipeline.resources.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.redis_store import connect_redis
 from memory_pipeline_tests.faults.harness import dagster_home, emit_inputs, ingest_here, write_inputs
@@ -36,7 +35,7 @@ def test_every_workspace_file_is_user_only_after_a_run(workspaces, tmp_path):
         ws = workspaces.new("modes")
         emit_inputs(ws, write_inputs(tmp_path / "inputs", 2))
         assert ingest_here(ws).success
-        assert loose_modes(ws.root, dagster_home(ws, Settings.from_env())) == []
+        assert loose_modes(ws.root, dagster_home(ws)) == []
     finally:
         os.umask(previous)
 

@@ -12,7 +12,6 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memory_pipeline.config import Settings
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.secrets import check_stores
 from memory_pipeline.resources.redis_store import connect_redis
@@ -114,10 +113,10 @@ def test_secrets_never_reach_any_store_offline(workspaces, tmp_path):
     ws = workspaces.new("offline")
     emit(ws, tmp_path)
     assert ingest_here(ws).success
-    assert leaks_in_files(ws.root, dagster_home(ws, Settings.from_env())) == []
+    assert leaks_in_files(ws.root, dagster_home(ws)) == []
     assert leaks_in_services(ws) == []
     # redact-check reads the stores decoded: a real workspace after ingest is clean, not 300 "secrets"
-    assert check_stores([ws.root, dagster_home(ws, Settings.from_env())]).findings == []
+    assert check_stores([ws.root, dagster_home(ws)]).findings == []
 
 
 LEDGER_TYPING = json.dumps([{"ref": f"F{n}", "type": "fact", "priority": "P2", "entity": None, "tags": [],
@@ -136,5 +135,5 @@ def test_secrets_never_reach_the_model_or_the_llm_cache(workspaces, tmp_path):
     assert "[REDACTED:" in bodies
     assert [name for name, secret in SECRETS.items() if secret in bodies] == []
     assert list((ws.state / "llm-cache").rglob("*.json"))
-    assert leaks_in_files(ws.root, dagster_home(ws, Settings.from_env())) == []
+    assert leaks_in_files(ws.root, dagster_home(ws)) == []
     assert leaks_in_services(ws) == []
