@@ -8,7 +8,8 @@ inside functions and under TYPE_CHECKING alike (parsed with `ast`, nothing impor
 - stages do no I/O and use no client SDK (nothing that opens a process, a socket or a file store);
 - `Settings.from_env()` is called only at the doors (SETTINGS_DOORS): below them settings are passed down;
 - only resources/workspace.py joins a workspace's top-level folder or file names onto a path;
-- each command module or package directly under cli/ is named like its command.
+- each command module or package directly under cli/ is named like its command;
+- hook_entry.py (the hook's door) imports only the standard library.
 (Only config.py and faults.py read the environment: test_config.py.)"""
 
 from __future__ import annotations
@@ -255,3 +256,11 @@ def test_each_command_module_is_named_like_its_command():
     named = {p.stem if p.is_file() else p.name for p in cli_folder.iterdir()
              if (p.suffix == ".py" or (p / "__init__.py").exists()) and p.stem not in ("__init__", "__main__", "common")}
     assert named and {name.rstrip("_").replace("_", "-") for name in named} - commands == set()
+
+
+def test_the_hook_door_imports_only_the_standard_library():
+    """hook_entry.py runs in every hook process before anything else: stdlib only (ARCHITECTURE.md)."""
+    import sys
+
+    taken = {i.target for i in imports() if i.source == "memory_pipeline.hook_entry"}
+    assert "sys" in taken and {t for t in taken if t.lstrip("_") not in sys.stdlib_module_names} - {"__future__"} == set()
