@@ -37,7 +37,6 @@ from memory_pipeline.resources.processes import (
 )
 from memory_pipeline.resources.workspace import ensure_socket_dir, unix_socket_path
 
-DEFAULT_IDLE_TIMEOUT: float = Settings.model_fields["redis_idle_timeout"].default  # MEMORY_REDIS_IDLE_TIMEOUT unset
 
 __all__ = ["EmbeddedRedis", "process_alive", "redis_server_binary"]
 
@@ -74,7 +73,9 @@ class EmbeddedRedis:
         self.watchdog_pid_path = self.dir / "watchdog.pid"
         self.log_path = self.dir / "redis.log"
         self.start_timeout = start_timeout
-        self.idle_timeout = DEFAULT_IDLE_TIMEOUT if idle_timeout is None else idle_timeout  # the caller's settings
+        # the caller's MEMORY_REDIS_IDLE_TIMEOUT; the environment's only until flows/recall/engine.py (moving
+        # with the Edge store, issue 28) passes it: whoever starts the server sets its idle timeout
+        self.idle_timeout = Settings.from_env().redis_idle_timeout if idle_timeout is None else idle_timeout
 
     def client(self, timeout: float = 5.0, retries: int = 3) -> redis.Redis:
         """A client on the socket; probes use retries=0 so a dead server is seen at once."""
