@@ -46,11 +46,11 @@ def bench_ingest(definitions, sessions: int = 50, turns: int = 8, repeats: int =
             result = emit_session_event(workspace, path, trigger="shutdown", captured_at=day)
             messages += result.event.data.message_count
         emitted = time.perf_counter()
-        report = ingest(workspace, definitions)
+        report = ingest(workspace, definitions, Settings.from_env())
         finished = time.perf_counter()
         if not report.success:
             raise RuntimeError(f"ingest failed: {[d.error for d in report.days]}")
-        steps = _step_seconds(get_instance(workspace), report.days[0].run_id)
+        steps = _step_seconds(get_instance(workspace, Settings.from_env()), report.days[0].run_id)
         texts = [p.text for o in load_observations(workspace, day.date().isoformat()) for p in observation_points(o)]
         raw = []
         for _ in range(repeats):

@@ -52,11 +52,11 @@ def bench_big_transcript(definitions, size_mb: float = 57.0, root: Path | None =
         baseline = _rss_mb(resource.RUSAGE_SELF)
         try:
             started = time.perf_counter()
-            imported = import_transcripts(workspace, [Path(generated["path"])])
+            imported = import_transcripts(workspace, [Path(generated["path"])], Settings.from_env())
             if imported.counts["imported"] != 1:
                 raise RuntimeError(f"import failed: {[i.reason for i in imported.items]}")
             import_seconds = time.perf_counter() - started
-            report = ingest(workspace, definitions)
+            report = ingest(workspace, definitions, Settings.from_env())
             total = time.perf_counter() - started
         finally:
             EmbeddedRedis(workspace.state).stop()

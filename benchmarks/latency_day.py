@@ -66,10 +66,11 @@ def bench_day(root: Path, env: dict, source: dict, measure_raw: bool = True) -> 
 def _steps(env: dict, day: str) -> dict:
     from dagster import RunsFilter
 
+    from memory_pipeline.config import Settings
     from memory_pipeline.flows.runs import get_instance
     from memory_pipeline.resources.workspace import Workspace
 
-    instance = get_instance(Workspace(Path(env["MEMORY_WORKSPACE"])))
+    instance = get_instance(Workspace(Path(env["MEMORY_WORKSPACE"])), Settings.from_env(env))
     runs = instance.get_runs(filters=RunsFilter(tags={"dagster/partition": day}))
     steps: dict[str, float] = {}
     for run in runs:
@@ -83,10 +84,11 @@ def _embedding_seconds(env: dict) -> float:
     """Seconds the message_index step spent in the embedding model (its materialization's metadata)."""
     from dagster import AssetKey
 
+    from memory_pipeline.config import Settings
     from memory_pipeline.flows.runs import get_instance
     from memory_pipeline.resources.workspace import Workspace
 
-    event = get_instance(Workspace(Path(env["MEMORY_WORKSPACE"]))).get_latest_materialization_event(
+    event = get_instance(Workspace(Path(env["MEMORY_WORKSPACE"])), Settings.from_env(env)).get_latest_materialization_event(
         AssetKey("message_index"))
     value = event.asset_materialization.metadata.get("embedding_seconds") if event else None
     return float(value.value) if value is not None else 0.0

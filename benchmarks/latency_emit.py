@@ -45,7 +45,7 @@ def bench_emit_to_log(root: Path, runs: int, progress=None) -> dict:
     set_process_environment(MEMORY_WORKSPACE=str(workspace_root), DAGSTER_HOME=str(home))
     env = child_environment(MEMORY_WORKSPACE=str(workspace_root), DAGSTER_HOME=str(home), HF_HUB_OFFLINE="1")
     workspace = Workspace(workspace_root).create()
-    instance = get_instance(workspace)
+    instance = get_instance(workspace, Settings.from_env())
     rows = []
     with dagster_dev(root / "dagster-dev.log", env):
         for n in range(runs + 1):

@@ -131,8 +131,8 @@ def ingest_conversation(conversation: LocomoConversation, root: Path, definition
         path = folder / f"{conversation.sample_id}-s{session.number}.jsonl"
         path.write_text(session_jsonl(conversation, session), encoding="utf-8")
         emit_session_event(workspace, path, trigger="shutdown", session_id=f"locomo-{conversation.sample_id}-s{session.number}",
-                           format="claude-code", force=True, use_transcript_time=True)
-    report = ingest(workspace, definitions)
+                           format="claude-code", use_transcript_time=True)
+    report = ingest(workspace, definitions, Settings.from_env())
     if not report.success:
         raise RuntimeError(f"ingest failed: {[d.error for d in report.days if not d.success]}")
     if report.quarantined:

@@ -16,6 +16,7 @@ from memory_pipeline.models import EventData, Observation, ProposalDraft, Sessio
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.llm import build_llm_client
 from memory_pipeline.stages.observe.session import observe_session
+from memory_pipeline.stages.redact import redact_transcript
 from memory_pipeline.stages.reflect.reflector import reflect_observations
 
 
@@ -47,7 +48,7 @@ class BenchRunner:
 
     def observe(self, transcript: Transcript, session_id: str) -> Observation:
         event = _event(transcript, session_id, _last_time(transcript))
-        return observe_session(transcript, event, llm=self.llm, prompt=self.observer_prompt,
+        return observe_session(redact_transcript(transcript), event, llm=self.llm, prompt=self.observer_prompt,
                                model=self.settings.observer_model)
 
     def reflect(self, observations: list[Observation]) -> list[ProposalDraft]:

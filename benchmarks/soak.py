@@ -104,7 +104,7 @@ def bench_soak(definitions, days: int = 30, sessions_per_day: int = 50, turns: i
                                                         day, seed=1000 + n, turns=turns)):
                     emit_session_event(workspace, path, trigger="shutdown",
                                        captured_at=day.replace(hour=18) + timedelta(minutes=i))
-                report = ingest(workspace, definitions)
+                report = ingest(workspace, definitions, Settings.from_env())
                 if not report.success:
                     raise RuntimeError(f"ingest of {day.date()} failed: {[d.error for d in report.days]}")
                 sessions += report.accepted

@@ -5,7 +5,11 @@ inside functions and under TYPE_CHECKING alike (parsed with `ast`, nothing impor
 - no import cycle between modules;
 - no module imports another module's private name (`_x`);
 - Dagster only in the wiring, the flows, the commands and the entry point;
-- stages do no I/O and use no client SDK (nothing that opens a process, a socket or a file store).
+- stages do no I/O and use no client SDK (nothing that opens a process, a socket or a file store);
+- `Settings.from_env()` is called only at the doors (SETTINGS_DOORS): below them settings are passed down;
+- only resources/workspace.py joins a workspace's top-level folder or file names onto a path;
+- each command module or package directly under cli/ is named like its command;
+- hook_entry.py (the hook's door) imports only the standard library.
 (Only config.py and faults.py read the environment: test_config.py.)"""
 
 from __future__ import annotations
@@ -190,3 +194,75 @@ def test_dagster_only_in_the_wiring_flows_commands_and_entry_point():
 def test_stages_do_no_io_and_use_no_client_sdk():
     wrong = [str(i) for i in imports() if part_of(i.source) == "stages" and i.target in NOT_IN_STAGES]
     assert wrong == []
+
+
+# The modules that build `Settings` from the environment: the doors, and what is left to move.
+SETTINGS_DOORS = {
+    "memory_pipeline.cli": "the command line: cli.main builds it once per command (args.settings)",
+    "memory_pipeline.definitions": "Dagster: once per Definitions load, handed to build_definitions",
+    "memory_pipeline.flows.hooks.service": "the hook service's main (it answers only calls with its settings)",
+    # moving with the Edge store (issue 28): branch `edge` replaces these files
+    "memory_pipeline.flows.recall.client": "moving with the Edge store (issue 28)",
+    "memory_pipeline.flows.recall.engine": "moving with the Edge store (issue 28)",
+    "memory_pipeline.flows.recall.server": "moving with the Edge store (issue 28); the recall service's main",
+    "memory_pipeline.flows.index": "moving with the Edge store (issue 28)",
+    "memory_pipeline.resources.embedded_redis": "until flows/recall/engine.py (issue 28) passes the idle timeout",
+    "memory_pipeline.resources.onnx_embedder": "until flows/recall/engine.py (issue 28) passes its settings",
+    # left: every caller would need the settings (emit, observe, the hooks, the recall service)
+    "memory_pipeline.resources.workspace": "XDG_RUNTIME_DIR for long socket paths, the same in every process",
+    "memory_pipeline.resources.projects": "MEMORY_PROJECT_MAP and the folder record, when a caller passes none",
+}
+SETTINGS_DOOR_PACKAGES = ("benchmarks",)  # each benchmark is a harness: it points the process at its own workspace
+
+
+def settings_built_in() -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {}
+    for module, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "from_env"
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "Settings"):
+                found.setdefault(module, []).append(node.lineno)
+    return found
+
+
+def test_settings_are_built_only_at_the_doors():
+    built = settings_built_in()
+    assert "memory_pipeline.cli" in built and "memory_pipeline.definitions" in built  # the scan sees them
+    wrong = {m: lines for m, lines in built.items() if m not in SETTINGS_DOORS and not m.startswith(SETTINGS_DOOR_PACKAGES)}
+    assert wrong == {}
+    assert [m for m in SETTINGS_DOORS if m not in built] == []  # a door that builds none leaves the list
+
+
+WORKSPACE_NAMES = {"inbox", "events", "transcripts", "sessions", "observations", "memory", "reflections", "state",
+                   "MEMORY.md", "REVIEW.md"}
+
+
+def test_only_the_workspace_resource_names_the_workspaces_folders():
+    wrong = []
+    for module, path in modules().items():
+        if module == "memory_pipeline.resources.workspace" or not module.startswith("memory_pipeline."):
+            continue  # the benchmarks lay out their own folders
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and isinstance(node.right, ast.Constant)
+                    and node.right.value in WORKSPACE_NAMES):
+                wrong.append(f"{module}:{node.lineno} {ast.unparse(node)}")
+    assert wrong == []
+
+
+def test_each_command_module_is_named_like_its_command():
+    from memory_pipeline.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    commands = set(sub.choices)
+    cli_folder = PROJECT_ROOT / "memory_pipeline" / "cli"
+    named = {p.stem if p.is_file() else p.name for p in cli_folder.iterdir()
+             if (p.suffix == ".py" or (p / "__init__.py").exists()) and p.stem not in ("__init__", "__main__", "common")}
+    assert named and {name.rstrip("_").replace("_", "-") for name in named} - commands == set()
+
+
+def test_the_hook_door_imports_only_the_standard_library():
+    """hook_entry.py runs in every hook process before anything else: stdlib only (ARCHITECTURE.md)."""
+    import sys
+
+    taken = {i.target for i in imports() if i.source == "memory_pipeline.hook_entry"}
+    assert "sys" in taken and {t for t in taken if t.lstrip("_") not in sys.stdlib_module_names} - {"__future__"} == set()

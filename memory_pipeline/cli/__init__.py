@@ -9,7 +9,7 @@ import argparse
 import sys
 from collections.abc import Callable, Iterable
 
-from memory_pipeline.config import configure_process
+from memory_pipeline.config import Settings, configure_process
 from memory_pipeline.errors import BadInputError, MemoryPipelineError, disk_full_at, is_disk_io_error
 
 
@@ -69,22 +69,24 @@ def main(argv: list[str] | None = None, load_definitions: Callable[[], object] |
     args = parser.parse_args(argv)
     args.definitions = load_definitions or _no_definitions
     try:
+        args.settings = Settings.from_env()  # built once, here; every command takes it from args
         return int(args.handler(args) or 0)
-    except BadInputError as exc:
+    except BadInputError as exc:  # a bad setting too; a hook says so and exits 0 (it must not break the agent)
         print(f"memory-pipeline: {exc}", file=sys.stderr)
-        return 2
+        return getattr(args, "bad_input_exit", 2)
     except MemoryPipelineError as exc:
         print(f"memory-pipeline: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a full disk anywhere below (ENOSPC, sqlite's "disk is full"): one line, exit 1
-        where = disk_full_at(exc, default=_workspace_hint())
+        where = disk_full_at(exc, default=_workspace_hint(args))
         if where is not None:
             print(f"memory-pipeline: disk full at {where}", file=sys.stderr)
             return 1
         if is_disk_io_error(exc):  # sqlite on a full tmpfs says only this
-            where, free = _workspace_hint(), _free_kb(_workspace_hint())
+            where = _workspace_hint(args)
+            free = _free_kb(where)
             if free is not None and free < 1024:
                 print(f"memory-pipeline: disk full at {where} ({free} KB free; sqlite: disk I/O error)", file=sys.stderr)
             else:
@@ -103,13 +105,9 @@ def _free_kb(path: str) -> int | None:
     return info.f_bavail * info.f_frsize // 1024
 
 
-def _workspace_hint() -> str:
-    try:
-        from memory_pipeline.config import Settings
-
-        return str(Settings.from_env().workspace)
-    except Exception:  # the hint must never hide the disk-full message
-        return "the workspace"
+def _workspace_hint(args) -> str:
+    settings = getattr(args, "settings", None)  # the hint must never hide the disk-full message
+    return str(settings.workspace) if settings is not None else "the workspace"
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from memory_pipeline.cli.common import add_json_flag, add_project_flags, looked_at, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, add_project_flags, looked_at, print_json, open_workspace
 
 
 def register(sub) -> None:
@@ -30,7 +30,7 @@ def run_brief(args) -> int:
             date.fromisoformat(args.date)
         except ValueError as exc:
             raise BadInputError(f"--date {args.date!r} is not YYYY-MM-DD") from exc
-    workspace = workspace_from_env()
+    workspace = open_workspace(args.settings)
     looked = looked_at(args, workspace)
     brief = build_brief(workspace, budget_tokens=args.budget_tokens, today=args.date, project=looked.project,
                         scope=looked.why)

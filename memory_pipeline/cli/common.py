@@ -9,8 +9,10 @@ from memory_pipeline.config import Settings
 from memory_pipeline.resources.workspace import Workspace
 
 
-def workspace_from_env() -> Workspace:
-    return Workspace(Settings.from_env().workspace).create()
+def open_workspace(settings: Settings) -> Workspace:
+    """The workspace the settings name, created if new. `cli.main` builds the settings once per
+    command (`args.settings`); nothing below the commands reads the environment for them."""
+    return Workspace(settings.workspace).create()
 
 
 def print_json(value: object) -> None:
@@ -35,11 +37,11 @@ def run_day_job(args, job_name: str, status: str, tags: dict[str, str] | None = 
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
     from memory_pipeline.resources import partitions
 
-    settings = Settings.from_env()
+    settings = args.settings
     day = partitions.check_day(args.date or pipeline.local_today(settings).isoformat(), settings)
-    workspace = workspace_from_env()
+    workspace = open_workspace(settings)
     with console().status(status.format(day=day)):
-        [run] = run_job_for_days(args.definitions(), job_name, [day], get_instance(workspace), tags=tags)
+        [run] = run_job_for_days(args.definitions(), job_name, [day], get_instance(workspace, settings), tags=tags)
     if not run.success and is_disk_full_message(run.error):
         raise OSError(28, f"No space left on device ({run.error})", str(workspace.root))
     return workspace, day, run

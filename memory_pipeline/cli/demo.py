@@ -6,7 +6,7 @@ from collections import Counter
 from datetime import date
 from pathlib import Path
 
-from memory_pipeline.cli.common import console, workspace_from_env
+from memory_pipeline.cli.common import console, open_workspace
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -19,13 +19,12 @@ def register(sub) -> None:
 SAMPLES_WRITTEN = date(2026, 11, 1)  # before the earliest sample transcript
 
 
-def emit_samples(workspace) -> list:
-    from memory_pipeline.config import Settings
+def emit_samples(workspace, settings) -> list:
     from memory_pipeline.flows.emit import emit_session_event
 
     # The samples are dated by their transcripts: the partitions reach back to them, however long
     # after they were written the demo runs (as an import of old history does).
-    if not Settings.from_env().partitions_start:
+    if not settings.partitions_start:
         workspace.reach_back(SAMPLES_WRITTEN.isoformat())
     results = []
     for path in sorted(SAMPLES.glob("*.jsonl")):
@@ -54,13 +53,13 @@ def emit_compacted(workspace, path: Path) -> list:
     return [compaction, shutdown]
 
 
-def run_sensor_runs(workspace, definitions) -> tuple[list, list]:
+def run_sensor_runs(workspace, definitions, settings) -> tuple[list, list]:
     """Evaluate the inbox sensor once and execute its run requests in this process, a run per day."""
     import dagster as dg
 
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
 
-    instance = get_instance(workspace)
+    instance = get_instance(workspace, settings)
     sensor = definitions.resolve_sensor_def("inbox_sensor")
     context = dg.build_sensor_context(instance=instance, resources={"workspace": definitions.resources["workspace"]})
     result = sensor(context)  # a SensorResult (run requests and the `transcripts` events) or a SkipReason
@@ -93,19 +92,19 @@ def run_demo(args) -> int:
     from memory_pipeline.resources.inbox import Inbox
 
     out = console()
-    workspace = workspace_from_env()
+    workspace = open_workspace(args.settings)
     out.print(f"workspace: {workspace.root}")
-    emitted = emit_samples(workspace)
+    emitted = emit_samples(workspace, args.settings)
     out.print(f"emitted {sum(1 for r in emitted if r.path)} events from {len(list(SAMPLES.glob('*.jsonl')))} sample sessions")
     with out.status("running the inbox sensor's runs (loads the embedding model once)…"):
-        requests, runs = run_sensor_runs(workspace, args.definitions())
+        requests, runs = run_sensor_runs(workspace, args.definitions(), args.settings)
     by_day = Counter(result.event.day for result in emitted if result.path)
     for run in runs:
         state = "[green]succeeded[/]" if run.success else f"[red]failed[/]: {run.error}"
         out.print(f"run {run.run_id[:8]} for {run.day} ({by_day[run.day]} events) {state}")
     days = Inbox(workspace).accepted_days()
     print_memory(out, workspace, days)
-    home = dagster_home(workspace)
+    home = dagster_home(workspace, args.settings)
     out.rule("where things are")
     out.print(f"daily logs   {workspace.memory_dir}")
     out.print(f"observations {workspace.observations_root}")

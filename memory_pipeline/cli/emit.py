@@ -6,7 +6,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from memory_pipeline.cli.common import add_json_flag, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, print_json, open_workspace
 from memory_pipeline.errors import BadInputError
 
 
@@ -22,8 +22,8 @@ def register(sub) -> None:
     emit.add_argument("--captured-at", help="ISO 8601 time of capture (default: now)")
     emit.add_argument("--window", default="all", choices=["all", "since-compaction"],
                       help="which messages the event covers (default: the whole transcript)")
-    emit.add_argument("--force", action="store_true", help="no effect (kept for old scripts): a session under 5 user messages is always emitted, "
-                      "indexed and not observed")
+    emit.add_argument("--force", action="store_true", help="accepted and ignored (old scripts pass it): a session under 5 user "
+                      "messages is always emitted, indexed and not observed")
     add_json_flag(emit)
     emit.set_defaults(handler=run_emit)
 
@@ -43,7 +43,7 @@ def run_emit(args) -> int:
     from memory_pipeline.stages.events import observe_skip_reason
 
     result = emit_session_event(
-        workspace_from_env(),
+        open_workspace(args.settings),
         args.transcript,
         trigger=args.trigger,
         session_id=args.session_id,
@@ -51,7 +51,6 @@ def run_emit(args) -> int:
         captured_at=parse_time(args.captured_at),
         window=args.window,
         session_name=args.session_name,
-        force=args.force,
         project=args.project,
     )
     if result.path is None:

@@ -10,7 +10,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
 
 
 def register(sub) -> None:
@@ -23,7 +23,6 @@ def register(sub) -> None:
 
 
 def run_feedback(args) -> int:
-    from memory_pipeline.config import Settings
     from memory_pipeline.errors import BadInputError
     from memory_pipeline.flows.feedback import process_feedback
     from memory_pipeline.resources.feedback import FeedbackFiles
@@ -33,7 +32,7 @@ def run_feedback(args) -> int:
     from memory_pipeline.stages.events import check_session_id
     from memory_pipeline.stages.redact import redact
 
-    settings, workspace = Settings.from_env(), workspace_from_env()
+    settings, workspace = args.settings, open_workspace(args.settings)
     if bool(args.session) != bool(args.response or args.final):
         raise BadInputError("--session needs --response FILE|- (or --final), and they need --session")
     if args.session:
@@ -42,10 +41,10 @@ def run_feedback(args) -> int:
                                              Path(args.response).read_text(encoding="utf-8", errors="replace"))
         FeedbackFiles(workspace).enqueue_answer(args.session, redact(text), datetime.now().astimezone(),
                                                 final=args.final)
-    embedder = embedder_for(settings.embedding_model)
+    embedder = embedder_for(settings.embedding_model, settings=settings)
     store = workspace_store(workspace.state, settings.qdrant_url, dimension=embedder.dimension,
                             api_key=settings.qdrant_api_key, lock_timeout=settings.qdrant_lock_timeout)
-    report = process_feedback(workspace, RedisStore(connect_redis(settings.redis_url, workspace.state)), embedder,
+    report = process_feedback(workspace, RedisStore(connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout)), embedder,
                               store)
     if args.json:
         print_json({"answers": report.answers, "used": report.used, "ignored": report.ignored})

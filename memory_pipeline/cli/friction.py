@@ -16,12 +16,12 @@ def register(sub) -> None:
     parser.set_defaults(handler=run_friction)
 
 
-def friction_summary(workspace, day: str, run) -> dict:
-    from memory_pipeline.cli.review import proposal_store
+def friction_summary(workspace, day: str, run, settings) -> dict:
+    from memory_pipeline.flows.review_actions import open_proposals
     from memory_pipeline.flows.friction import load_friction
 
     report = load_friction(workspace, day) if run.success else None
-    store = proposal_store(workspace) if report else None
+    store = open_proposals(workspace, settings) if report else None
     staged = [store.get(fid) for fid in report.staged] if report else []
     return {
         "day": day, "run_id": run.run_id, "success": run.success, "error": run.error,
@@ -60,7 +60,7 @@ def print_summary(summary: dict, out) -> None:
 def run_friction(args) -> int:
     workspace, day, run = run_day_job(args, "friction_job", "looking for friction in the 7 days ending {day}…")
     out = console()
-    summary = friction_summary(workspace, day, run)
+    summary = friction_summary(workspace, day, run, args.settings)
     if args.json:
         print_json(summary)
     elif not run.success:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_pipeline.cli.common import add_json_flag, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, print_json, open_workspace
 
 
 def register(sub) -> None:
@@ -30,12 +30,11 @@ def run_import(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from memory_pipeline.resources import partitions as partition_days
-    from memory_pipeline.config import Settings
     from memory_pipeline.flows.importer import import_transcripts
     from memory_pipeline.resources.dagster_dev import reload_running_ui
 
-    workspace = workspace_from_env()
-    settings = Settings.from_env()
+    workspace = open_workspace(args.settings)
+    settings = args.settings
     first_day = partition_days.partitions_start(settings)
     err = Console(stderr=True)
     columns = (TextColumn("importing"), BarColumn(bar_width=24), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -50,7 +49,7 @@ def run_import(args) -> int:
             name = Path(item.path).name
             progress.update(task, advance=1, description=f"{item.status}: {name if len(name) <= 32 else name[:31] + '…'}")
 
-        report = import_transcripts(workspace, args.paths, on_found=found, on_item=done, project=args.project)
+        report = import_transcripts(workspace, args.paths, args.settings, on_found=found, on_item=done, project=args.project)
     moved = partition_days.partitions_start(settings)
     reloaded = reload_running_ui(workspace) if moved < first_day else None
     if args.json:

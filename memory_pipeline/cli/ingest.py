@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
 
 
 def register(sub) -> None:
@@ -35,15 +35,15 @@ def run_ingest(args) -> int:
 
     out = console()
     if args.json:
-        report = ingest(workspace_from_env(), args.definitions(), day=args.date)
+        report = ingest(open_workspace(args.settings), args.definitions(), args.settings, day=args.date)
         print_json(report.as_dict())
     else:
         with out.status("ingesting…"):
-            report = ingest(workspace_from_env(), args.definitions(), day=args.date, progress=lambda d: out.log(f"materialized {d}"))
+            report = ingest(open_workspace(args.settings), args.definitions(), args.settings, day=args.date, progress=lambda d: out.log(f"materialized {d}"))
         print_report(report, out)
     from memory_pipeline.errors import is_disk_full_message
 
     full = next((d.error for d in report.days if is_disk_full_message(d.error)), None)
     if full is not None:
-        raise OSError(28, f"No space left on device ({full})", str(workspace_from_env().root))
+        raise OSError(28, f"No space left on device ({full})", str(open_workspace(args.settings).root))
     return 0 if report.success else 1

@@ -33,22 +33,21 @@ def run_maintain(args) -> int:
 
 def _run_range(args) -> int:
     from memory_pipeline import pipeline
-    from memory_pipeline.cli.common import workspace_from_env
-    from memory_pipeline.config import Settings
+    from memory_pipeline.cli.common import open_workspace
     from memory_pipeline.errors import BadInputError
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
     from memory_pipeline.resources import partitions
     from memory_pipeline.resources.inbox import Inbox
 
-    settings = Settings.from_env()
+    settings = args.settings
     last = partitions.check_day(args.date or pipeline.local_today(settings).isoformat(), settings)
     first = partitions.check_day(args.since, settings)
     if first > last:
         raise BadInputError(f"--since {first} is after --date {last}")
-    workspace = workspace_from_env()
+    workspace = open_workspace(args.settings)
     days = [d for d in Inbox(workspace).accepted_days() if first <= d < last] + [last]
     with console().status(f"maintaining {len(days)} days, {first}..{last}…"):
-        runs = run_job_for_days(args.definitions(), "maintenance_job", days, get_instance(workspace), _tags(args))
+        runs = run_job_for_days(args.definitions(), "maintenance_job", days, get_instance(workspace, settings), _tags(args))
     reports = [_report(workspace, run.day, run) for run in runs]
     for report in reports:
         print_json(report) if args.json else _print(report)
@@ -56,7 +55,6 @@ def _run_range(args) -> int:
 
 
 def _tags(args) -> dict[str, str]:
-    from memory_pipeline.config import Settings
     from memory_pipeline.errors import BadInputError
     from memory_pipeline.flows.runs import TODAY_TAG
     from memory_pipeline.resources import partitions
@@ -67,7 +65,7 @@ def _tags(args) -> dict[str, str]:
         as_of = date.fromisoformat(args.as_of).isoformat()
     except ValueError as exc:
         raise BadInputError(f"--as-of must be a day, YYYY-MM-DD: {args.as_of!r}") from exc
-    if args.date and as_of < partitions.check_day(args.date, Settings.from_env()):
+    if args.date and as_of < partitions.check_day(args.date, args.settings):
         raise BadInputError(f"--as-of {as_of} is before --date {args.date}")
     return {TODAY_TAG: as_of}
 

@@ -14,9 +14,8 @@ def register(sub) -> None:
 def run_mcp(args) -> int:
     from pathlib import Path
 
-    from memory_pipeline.cli.common import workspace_from_env
-    from memory_pipeline.config import Settings
+    from memory_pipeline.cli.common import open_workspace
     from memory_pipeline.flows.mcp_server import serve_stdio
 
-    serve_stdio(workspace_from_env(), Settings.from_env(), Path.cwd())
+    serve_stdio(open_workspace(args.settings), args.settings, Path.cwd())
     return 0

@@ -11,7 +11,7 @@ from memory_pipeline.cli.common import (
     console,
     looked_at,
     print_json,
-    workspace_from_env,
+    open_workspace,
 )
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 
@@ -61,7 +61,7 @@ def scoped_recall(workspace, query: str, args):
 def run_recall(args) -> int:
     if args.queries:
         return run_queries(args)
-    workspace = workspace_from_env()
+    workspace = open_workspace(args.settings)
     try:
         if args.query is None:
             raise BadInputError("give a QUERY or --queries FILE.jsonl")
@@ -80,7 +80,7 @@ def run_recall(args) -> int:
 
 def workspace_points(workspace) -> int:
     """Points the index manifests record (what `status` counts), without opening the store."""
-    from memory_pipeline.cli.service.status import local_store_status
+    from memory_pipeline.flows.status import local_store_status
 
     return local_store_status(workspace)["points"]
 
@@ -149,7 +149,7 @@ def run_queries(args) -> int:
     except BadInputError as exc:
         print(f"memory-pipeline: {exc}", file=sys.stderr)
         return 2
-    workspace = workspace_from_env()
+    workspace = open_workspace(args.settings)
     looked = looked_at(args, workspace)
     bad = False
     for qid, query, error in rows:

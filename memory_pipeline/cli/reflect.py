@@ -6,7 +6,7 @@ recorded in the Dagster instance, for a user who wants proposals without waiting
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, run_day_job, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, console, print_json, run_day_job, open_workspace
 
 
 def register(sub) -> None:
@@ -21,12 +21,12 @@ def register(sub) -> None:
     parser.set_defaults(handler=run_reflect)
 
 
-def reflect_report(workspace, day: str, run) -> dict:
-    from memory_pipeline.cli.review import proposal_store
+def reflect_report(workspace, day: str, run, settings) -> dict:
+    from memory_pipeline.flows.review_actions import open_proposals
     from memory_pipeline.flows.reflect import load_reflection
 
     reflection = load_reflection(workspace, day) if run.success else None
-    pending = [p for p in proposal_store(workspace).pending() if p.created == day] if run.success else []
+    pending = [p for p in open_proposals(workspace, settings).pending() if p.created == day] if run.success else []
     return {
         "day": day, "run_id": run.run_id, "success": run.success, "error": run.error,
         "observations": len(reflection.observation_ids) if reflection else 0,
@@ -38,14 +38,12 @@ def reflect_report(workspace, day: str, run) -> dict:
 
 
 def run_reflect(args) -> int:
-    from memory_pipeline.config import Settings
-
-    settings = Settings.from_env()
+    settings = args.settings
     if args.backfill:
         return run_backfill(args, settings)
     workspace, day, run = run_day_job(args, "reflect_job", "reflecting on the 7 days ending {day}…")
     out = console()
-    report = reflect_report(workspace, day, run)
+    report = reflect_report(workspace, day, run, args.settings)
     if args.json:
         print_json(report)
     elif not run.success:
@@ -66,15 +64,15 @@ def run_backfill(args, settings) -> int:
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
     from memory_pipeline.resources import partitions
 
-    workspace = workspace_from_env()
+    workspace = open_workspace(args.settings)
     found = unreflected_days(workspace)
     days = [d for d in found if partitions.valid_day(d, settings)]
     outside = sorted(set(found) - set(days))  # said, never skipped silently
     out = console()
     with out.status(f"reflecting {len(days)} days…"):
-        runs = run_job_for_days(args.definitions(), "reflect_job", days, get_instance(workspace),
+        runs = run_job_for_days(args.definitions(), "reflect_job", days, get_instance(workspace, settings),
                                 tags={"memory/trigger": "backfill"}) if days else []
-    reports = [reflect_report(workspace, run.day, run) for run in runs]
+    reports = [reflect_report(workspace, run.day, run, settings) for run in runs]
     if args.json:
         print_json({"days": reports, "outside_partitions": outside})
     elif not reports and not outside:

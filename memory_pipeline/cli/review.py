@@ -6,9 +6,7 @@ file and the command always agree; approvals are promoted into MEMORY.md right a
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
 
 
 def register(sub) -> None:
@@ -32,14 +30,6 @@ def register(sub) -> None:
     for sub_parser in (listing, show, approve, reject, edit, sync, restore):
         add_json_flag(sub_parser)
         sub_parser.set_defaults(handler=run_review)
-
-
-def proposal_store(workspace):
-    from memory_pipeline.config import Settings
-    from memory_pipeline.resources.proposals import ProposalStore
-    from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-
-    return ProposalStore(RedisStore(connect_redis(Settings.from_env().redis_url, workspace.state)))
 
 
 def print_report(report, out) -> None:
@@ -77,44 +67,15 @@ def print_proposals(proposals, out) -> None:
     out.print(table)
 
 
-def record_in_dagster(workspace, store, report, today: str, surface: str, settings) -> None:
-    """A decision made here is a memory_md materialization in the Dagster instance (the UI shows it)."""
-    from memory_pipeline import pipeline
-    from memory_pipeline.flows.asset_events import record_memory_md_change
-    from memory_pipeline.flows.runs import get_instance
-    from memory_pipeline.resources import partitions
-
-    if partitions.valid_day(today, settings, today=pipeline.local_today(settings)):
-        record_memory_md_change(get_instance(workspace, settings), workspace, store, report, day=today,
-                                code_version=pipeline.code_version("memory_md", settings), surface=surface)
-
-
 def run_review(args) -> int:
-    from zoneinfo import ZoneInfo
-
-    from memory_pipeline import pipeline
-    from memory_pipeline.config import Settings
     from memory_pipeline.errors import BadInputError
-    from memory_pipeline.flows.review import apply_review, decide_ids, edit_text, restore_ids
-    from memory_pipeline.resources.memory_files import MemoryFiles
+    from memory_pipeline.flows.review_actions import listed_proposals, open_proposals, review_now, run_review_action
 
-    workspace, settings = workspace_from_env(), Settings.from_env()
-    store = proposal_store(workspace)
-    now = datetime.now(ZoneInfo(pipeline.timezone_name(settings)))
-    today = now.date().isoformat()
-    before = MemoryFiles(workspace).read_memory()
-    if args.action == "approve":
-        report = decide_ids(workspace, store, approve=args.ids, today=today, now=now)
-    elif args.action == "reject":
-        report = decide_ids(workspace, store, reject=args.ids, today=today, now=now)
-    elif args.action == "restore":
-        report = restore_ids(workspace, store, args.ids, today=today, now=now)
-    elif args.action == "edit":
-        report = edit_text(workspace, store, args.id, " ".join(args.text), today=today, now=now)
-    else:
-        report = apply_review(workspace, store, today=today, now=now)
-    if report.outcomes or report.promoted or MemoryFiles(workspace).read_memory() != before:
-        record_in_dagster(workspace, store, report, today, f"cli:review {args.action}", settings)
+    workspace = open_workspace(args.settings)
+    store = open_proposals(workspace, args.settings)
+    report = run_review_action(workspace, store, args.settings, args.action, ids=getattr(args, "ids", []),
+                               pid=getattr(args, "id", None), text=" ".join(getattr(args, "text", [])),
+                               now=review_now(args.settings))
     out = console()
     if args.action == "show":
         found = store.get(args.id)
@@ -127,11 +88,7 @@ def run_review(args) -> int:
             out.print(f"{key:<24} {value}", markup=False, highlight=False)
         return 0
     if args.action == "list":
-        if args.all or args.rejected:
-            found = sorted((p for p in store.all().values() if args.all or p.status == "rejected"),
-                           key=lambda p: p.id)
-        else:
-            found = store.pending()
+        found = listed_proposals(store, every=args.all, rejected=args.rejected)
         if args.json:
             from memory_pipeline.stages.guard import hold_reasons
 

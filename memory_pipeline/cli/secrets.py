@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_pipeline.cli.common import add_alias, add_json_flag, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_alias, add_json_flag, print_json, open_workspace
 
 
 def register(sub) -> None:
@@ -38,7 +38,7 @@ def run_check(args) -> int:
     from memory_pipeline.errors import BadInputError
     from memory_pipeline.flows.secrets import check_stores
 
-    roots = args.paths or [workspace_from_env().root]
+    roots = args.paths or [open_workspace(args.settings).root]
     for root in roots:
         if not root.exists():
             raise BadInputError(f"no such file or folder: {root}")
@@ -57,14 +57,13 @@ def run_check(args) -> int:
 
 
 def run_scrub(args) -> int:
-    from memory_pipeline.config import Settings
     from memory_pipeline.errors import MemoryPipelineError
     from memory_pipeline.flows.secrets import ScrubReport, scrub_files, scrub_redis
     from memory_pipeline.resources.redis_store import connect_redis
 
-    workspace, report, notes = workspace_from_env(), ScrubReport(), []
+    workspace, report, notes = open_workspace(args.settings), ScrubReport(), []
     try:
-        scrub_redis(connect_redis(Settings.from_env().redis_url, workspace.state), report)
+        scrub_redis(connect_redis(args.settings.redis_url, workspace.state, args.settings.redis_idle_timeout), report)
     except MemoryPipelineError as exc:
         notes.append(f"Redis not scrubbed: {exc}")
     scrub_files(workspace.root, report)

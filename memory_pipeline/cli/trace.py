@@ -3,7 +3,7 @@ proposal id, or an observation, fact or recall hit id back to the transcript mes
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
 
 
 def register(sub) -> None:
@@ -19,15 +19,14 @@ def register(sub) -> None:
 
 
 def run_trace(args) -> int:
-    from memory_pipeline.cli.review import proposal_store
-    from memory_pipeline.config import Settings
+    from memory_pipeline.flows.review_actions import open_proposals
     from memory_pipeline.errors import ServiceError
     from memory_pipeline.flows.trace import trace_target
     from memory_pipeline.stages.trace import render_trace
 
-    workspace, settings = workspace_from_env(), Settings.from_env()
+    workspace, settings = open_workspace(args.settings), args.settings
     try:
-        store = proposal_store(workspace)
+        store = open_proposals(workspace, settings)
     except ServiceError:
         store = None  # the files still tell most of the story
     trace = trace_target(workspace, store, " ".join(args.target), settings)

@@ -36,7 +36,7 @@ def friction(context: dg.AssetExecutionContext, workspace: WorkspaceResource, re
              embedder: EmbedderResource, llm: LLMResource) -> dg.MaterializeResult:
     ws, settings = workspace.get(), llm.settings()
     prompt, model = llm.prompt("friction"), llm.model_for("friction")
-    today, now = review_clock(context)
+    today, now = review_clock(context, settings)
     try:
         report, staged = analyse_friction(
             ws, context.partition_key, fixes=ProposalStore(redis.get_store()), embedder=embedder.get(),

@@ -5,7 +5,6 @@ from typing import TYPE_CHECKING
 import dagster as dg
 
 from memory_pipeline import pipeline
-from memory_pipeline.config import Settings
 from memory_pipeline.defs.ledger import GROUP as LEDGER_GROUP
 from memory_pipeline.defs.observe import GROUP
 from memory_pipeline.defs.partitions import loaded_day_checker, reload_hint
@@ -42,7 +41,7 @@ def inbox_sensor(job: "AssetJob", partitions: dg.DailyPartitionsDefinition) -> d
         "of that day (run_key = the dedupeKey for one event, derived from the set of keys for several).",
     )
     def _inbox_sensor(context: dg.SensorEvaluationContext, workspace: WorkspaceResource):
-        ws, settings = workspace.get(), Settings.from_env()
+        ws, settings = workspace.get(), workspace.settings
         valid_day, loaded = partition_days.day_checker(settings), loaded_day_checker(partitions, settings)
         for outcome in take_inbox(ws, valid_day):
             if outcome.status == "quarantined":

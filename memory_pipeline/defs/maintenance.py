@@ -34,7 +34,7 @@ MAINTENANCE_SPEC = dict(
 
 def maintenance(context: dg.AssetExecutionContext, workspace: WorkspaceResource, vector_store: VectorStoreResource,
                 embedder: EmbedderResource, redis: RedisResource) -> dg.MaterializeResult:
-    ws, day, settings = workspace.get(), context.partition_key, Settings.from_env()
+    ws, day, settings = workspace.get(), context.partition_key, workspace.settings
     today = context.run.tags.get(TODAY_TAG) or pipeline.local_today(settings).isoformat()
     model, redis_store = embedder.get(), redis.get_store()
     store = vector_store.get_store(model.dimension)

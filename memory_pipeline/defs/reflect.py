@@ -89,7 +89,7 @@ def reflect_triggers(job: "AssetJob", settings: Settings, partitions: dg.DailyPa
                description="Requests a reflection as soon as a day's hot list passes the token threshold "
                "(MEMORY_REFLECT_THRESHOLD_TOKENS, default 40000), once per day (Redis memory:reflect:triggered:{day}).")
     def reflect_threshold_sensor(context: dg.SensorEvaluationContext, redis: RedisResource):
-        current = Settings.from_env()
+        current = redis.workspace.settings
         today, threshold = pipeline.local_today(current), current.reflect_threshold_tokens
         days = [(today - timedelta(days=1)).isoformat(), today.isoformat()]
         requests = [dg.RunRequest(run_key=f"reflect-threshold-{day}", partition_key=day,
@@ -110,7 +110,7 @@ def unreflected_sensor(job: "AssetJob", partitions: dg.DailyPartitionsDefinition
                "whose observations no reflection has read yet (oldest first, a few per tick). Yesterday "
                "and today are left to the 06:00 schedule and the threshold sensor.")
     def unreflected_days_sensor(context: dg.SensorEvaluationContext, workspace: WorkspaceResource):
-        settings = Settings.from_env()
+        settings = workspace.settings
         before = (pipeline.local_today(settings) - timedelta(days=1)).isoformat()
         ws, valid = workspace.get(), loaded_day_checker(partitions, settings)
         days = [d for d in unreflected_days(ws, before=before) if valid(d)][:BACKFILL_PER_TICK]

@@ -1,10 +1,10 @@
 """Dagster resources: thin configurable wrappers around memory_pipeline.resources, bound once.
 
-Empty settings fall back to the environment (MEMORY_WORKSPACE, REDIS_URL, QDRANT_URL, ...),
-read when a run starts, never at import time.
+`build_resources(settings)` hands each one the `Settings` built when the definitions load (a
+resource dependency, not run config: the UI never shows a key). An empty field (`root`, `url`,
+`model_name`, `provider`) takes its value from those settings. (No `from __future__ import annotations` here: Dagster reads
+`dg.ResourceDependency[Settings]` from the live annotation.)
 """
-
-from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
@@ -21,17 +21,14 @@ if TYPE_CHECKING:
     from memory_pipeline.resources.redis_store import RedisStore
 
 
-def _settings() -> Settings:
-    return Settings.from_env()
-
-
 class WorkspaceResource(dg.ConfigurableResource):
-    """The workspace folder (MEMORY_WORKSPACE)."""
+    """The workspace folder (MEMORY_WORKSPACE), and the settings every other resource reads."""
 
+    settings: dg.ResourceDependency[Settings]
     root: str = ""
 
     def get(self) -> Workspace:
-        return Workspace(self.root or _settings().workspace).create()
+        return Workspace(self.root or self.settings.workspace).create()
 
 
 class RedisResource(dg.ConfigurableResource):
@@ -42,12 +39,13 @@ class RedisResource(dg.ConfigurableResource):
     def get_store(self) -> "RedisStore":
         from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 
-        client = connect_redis(self.url or _settings().redis_url, self.workspace.get().state)
+        settings = self.workspace.settings
+        client = connect_redis(self.url or settings.redis_url, self.workspace.get().state, settings.redis_idle_timeout)
         return RedisStore(client)
 
     def retry_wait(self) -> float:
         """Seconds before a step that found Redis down is retried (MEMORY_REDIS_RETRY_SECONDS)."""
-        return _settings().redis_retry_seconds
+        return self.workspace.settings.redis_retry_seconds
 
 
 class VectorStoreResource(dg.ConfigurableResource):
@@ -60,7 +58,7 @@ class VectorStoreResource(dg.ConfigurableResource):
     def get_store(self, dimension: int) -> "VectorIndex":
         from memory_pipeline.resources.vector_shards import workspace_store
 
-        settings = _settings()
+        settings = self.workspace.settings
         return workspace_store(self.workspace.get().state, self.url or settings.qdrant_url, dimension=dimension,
                                api_key=settings.qdrant_api_key, collection=self.collection,
                                lock_timeout=settings.qdrant_lock_timeout)
@@ -70,12 +68,13 @@ class EmbedderResource(dg.ConfigurableResource):
     """The embedding model (MEMORY_EMBEDDING_MODEL), loaded once per process: on ONNX Runtime on
     CPU, with torch on a GPU (resources/onnx_embedder.py)."""
 
+    settings: dg.ResourceDependency[Settings]
     model_name: str = ""
 
     def get(self) -> "Embedder":
         from memory_pipeline.resources.onnx_embedder import embedder_for
 
-        return embedder_for(self.model_name or _settings().embedding_model)
+        return embedder_for(self.model_name or self.settings.embedding_model, settings=self.settings)
 
 
 class LLMResource(dg.ConfigurableResource):
@@ -85,7 +84,7 @@ class LLMResource(dg.ConfigurableResource):
     provider: str = ""
 
     def settings(self) -> Settings:
-        settings = _settings()
+        settings = self.workspace.settings
         return settings.replace(llm_provider=self.provider) if self.provider else settings
 
     def model_for(self, task: str) -> str:
@@ -101,12 +100,12 @@ class LLMResource(dg.ConfigurableResource):
         return build_llm_client(self.settings(), workspace.state_path("llm_cache"), workspace.state_path("llm_budget"))
 
 
-def build_resources() -> dict[str, object]:
-    workspace = WorkspaceResource()
+def build_resources(settings: Settings) -> dict[str, object]:
+    workspace = WorkspaceResource(settings=settings)
     return {
         "workspace": workspace,
         "redis": RedisResource(workspace=workspace),
         "vector_store": VectorStoreResource(workspace=workspace),
-        "embedder": EmbedderResource(),
+        "embedder": EmbedderResource(settings=settings),
         "llm": LLMResource(workspace=workspace),
     }

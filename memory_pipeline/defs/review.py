@@ -28,10 +28,10 @@ if TYPE_CHECKING:  # what dg.define_asset_job returns
 TODAY_TAG = "memory/today"  # a run tag that sets the review clock (tests, replays)
 
 
-def review_clock(context) -> tuple[str, datetime]:
+def review_clock(context, settings: Settings) -> tuple[str, datetime]:
     """(today, now) for review decisions: the run tag memory/today when set, else the clock in
     the user's time zone (MEMORY_TIMEZONE)."""
-    now = datetime.now(ZoneInfo(pipeline.timezone_name(Settings.from_env())))
+    now = datetime.now(ZoneInfo(pipeline.timezone_name(settings)))
     return context.run.tags.get(TODAY_TAG) or now.date().isoformat(), now
 
 
@@ -55,9 +55,9 @@ def proposals(context: dg.AssetExecutionContext, workspace: WorkspaceResource, r
     reflection = load_reflection(ws, day)
     if reflection is None:
         raise dg.Failure(f"no reflection for {day}: materialize `reflections` for this day first")
-    today, now = review_clock(context)
+    today, now = review_clock(context, workspace.settings)
     report = stage_proposals(ws, ProposalStore(redis.get_store()), reflection, embedder=embedder.get(),
-                             today=today, now=now)
+                             today=today, now=now, settings=workspace.settings)
     uncited = [p.id for p in report.staged if not (p.source_observation_ids and p.sessions)]
     check = dg.AssetCheckResult(check_name="proposals_cite_sources", passed=not uncited,
                                 metadata={"uncited": dg.MetadataValue.json(uncited)})
@@ -92,7 +92,7 @@ def memory_md(context: dg.AssetExecutionContext, config: MemoryMdConfig, workspa
               redis: RedisResource) -> dg.MaterializeResult:
     ws, day = workspace.get(), context.partition_key
     store = ProposalStore(redis.get_store())
-    today, now = review_clock(context)
+    today, now = review_clock(context, workspace.settings)
     report = apply_review(ws, store, today=today, now=now, snapshot_day=day)
     for message in report.messages + report.errors:
         context.log.warning(message)
@@ -143,7 +143,7 @@ def review_sensor(job: "AssetJob") -> dg.SensorDefinition:
             context.update_cursor(digest)
             return dg.SkipReason("REVIEW.md unchanged since the pipeline wrote it")
         context.update_cursor(digest)
-        today = pipeline.local_today(Settings.from_env()).isoformat()
+        today = pipeline.local_today(workspace.settings).isoformat()
         return dg.RunRequest(run_key=f"review-{digest[:16]}", partition_key=today,
                              tags={"memory/trigger": "review-md"})
 

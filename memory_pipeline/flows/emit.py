@@ -55,7 +55,6 @@ def emit_session_event(
     window: str = "all",
     session_name: str | None = None,
     tokens_before: int = 0,
-    force: bool = False,
     use_transcript_time: bool = False,
     project: str | None = None,
     parsed: Transcript | None = None,
@@ -67,7 +66,7 @@ def emit_session_event(
 
     Every window is emitted and indexed; whether it is observed is decided here (`plan_window`): a
     window short of the work rule waits for the session's next window (`waiting_from` names the first
-    message of that backlog) unless `session_over`. `force` is kept for older callers; it changes nothing.
+    message of that backlog) unless `session_over`.
     `project` (a name, or a folder to resolve) defaults to the project of the transcript's own folder.
     `parsed` is the file already parsed (`import` reads it first): a 57 MB session is not held twice.
     """

@@ -117,7 +117,7 @@ def already_imported(workspace: Workspace, dedupe_key: str) -> bool:
 
 
 def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool],
-               project: str | None = None) -> ImportItem:
+               project: str | None = None, partitions_start: str | None = None) -> ImportItem:
     try:
         transcript = parse_transcript(path)
     except EmptyTranscriptError:
@@ -153,7 +153,7 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
         workspace.reach_back(result.event.day)  # the partitions now hold this day, for every reader
     skip = observe_skip_reason(result.event)
     return ImportItem(str(path), status, session_id, result.event.day, result.event.data.dedupe_key,
-                      reason=_explain(outcome.reason, result.event.day) if status == "failed" else skip,
+                      reason=_explain(outcome.reason, result.event.day, partitions_start) if status == "failed" else skip,
                       observed=(skip is None) if status == "imported" else None,
                       project=result.event.data.project or "")
 
@@ -162,9 +162,8 @@ def restore_record(state: HookSessionState, before: HookSessionState) -> None:
     state.last_event_message_id, state.waiting_from_id = before.last_event_message_id, before.waiting_from_id
 
 
-def _explain(reason: str | None, day: str) -> str | None:
-    """A transcript older than MEMORY_PARTITIONS_START: say what to change."""
-    start = Settings.from_env().partitions_start
+def _explain(reason: str | None, day: str, start: str | None) -> str | None:
+    """A transcript older than MEMORY_PARTITIONS_START (`start`): say what to change."""
     if not start or day >= start:
         return reason
     return (f"dated {day}, before MEMORY_PARTITIONS_START={start}: unset it (an import reaches back to its "
@@ -174,19 +173,20 @@ def _explain(reason: str | None, day: str) -> str | None:
 def import_transcripts(
     workspace: Workspace,
     paths: Iterable[Path],
+    settings: Settings,
     *,
     on_found: Callable[[int], None] | None = None,
     on_item: Callable[[ImportItem], None] | None = None,
     project: str | None = None,
 ) -> ImportReport:
-    valid_day = partitions.importable_day(Settings.from_env())
+    valid_day = partitions.importable_day(settings)
     workspace.create()
     files, missing = find_transcripts(paths)
     report = ImportReport(items=list(missing))
     if on_found:
         on_found(len(files))
     for path in files:
-        item = import_one(workspace, path, valid_day, project)
+        item = import_one(workspace, path, valid_day, project, settings.partitions_start)
         report.items.append(item)
         if on_item:
             on_item(item)

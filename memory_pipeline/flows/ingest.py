@@ -53,10 +53,9 @@ class IngestReport:
         }
 
 
-def ingest(workspace: Workspace, definitions: "dg.Definitions", *, day: str | None = None,
+def ingest(workspace: Workspace, definitions: "dg.Definitions", settings: Settings, *, day: str | None = None,
            progress=None) -> IngestReport:
     """Take the inbox, then run ingest_job of `definitions` for every day with events to observe."""
-    settings = Settings.from_env()
     valid_day = partitions.day_checker(settings)
     if day is not None:
         partitions.check_day(day, settings)
@@ -70,7 +69,7 @@ def ingest(workspace: Workspace, definitions: "dg.Definitions", *, day: str | No
             report.quarantined.append((outcome.path.name, outcome.reason or ""))
         else:
             report.waiting += 1
-    instance = get_instance(workspace)
+    instance = get_instance(workspace, settings)
     days = [day] if day else pending_days(workspace, pipeline.code_version("observe", settings), instance)
     record_transcripts(instance, [event for d in days for event in Inbox(workspace).accepted(d)])
     runs: list[RunSummary] = (run_job_for_days(definitions, "ingest_job", days, instance, progress=progress)

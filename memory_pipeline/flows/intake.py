@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from memory_pipeline.config import Settings
 from memory_pipeline.models import Observation, SessionEvent, content_hash
 from memory_pipeline.resources.inbox import Inbox, TakeOutcome
 from memory_pipeline.resources.observation_files import not_observed_path, observation_path
@@ -78,7 +79,7 @@ def last_run_unfinished(instance, day: str, job_name: str = "ingest_job") -> boo
 
 
 def pending_days(workspace: Workspace, code_version: str, instance=None,
-                 open_instance: Callable[[], object] | None = None) -> list[str]:
+                 open_instance: Callable[[], object] | None = None, settings: Settings | None = None) -> list[str]:
     """Days with an accepted event whose observation is missing or from an older code version,
     and (given the Dagster instance) days whose last ingest run did not finish.
 
@@ -87,7 +88,7 @@ def pending_days(workspace: Workspace, code_version: str, instance=None,
     until a folder changes, the code version changes, or one of its runs is updated. So a call
     reads the days that changed, not the whole history. With `open_instance` instead of `instance`,
     the instance is opened only when a day is not settled or a run changed since the last check
-    (`status` then answers without importing dagster).
+    (`status` then answers without importing dagster); `settings` says where the instance lives.
     """
     inbox = Inbox(workspace)
 
@@ -105,7 +106,8 @@ def pending_days(workspace: Workspace, code_version: str, instance=None,
 
     started = time.time()
     settled = _read_settled(workspace, code_version)
-    touched = _days_with_runs_since(get_instance, workspace, settled["checked"], known=instance is not None)
+    touched = _days_with_runs_since(get_instance, workspace, settled["checked"], known=instance is not None,
+                                    settings=settings)
     pending, now_settled = [], {}
     for day in inbox.accepted_days():
         stamp = folder_stamp(workspace, day)
@@ -154,7 +156,7 @@ def _read_settled(workspace: Workspace, code_version: str) -> dict:
 
 
 def _days_with_runs_since(get_instance: Callable, workspace: Workspace, checked: float | None,
-                          known: bool) -> set[str]:
+                          known: bool, settings: Settings | None) -> set[str]:
     """Partition days of ingest runs updated since the last check (a run killed or re-executed
     from the UI after its day was settled). Unless the instance is already open, the run storage's
     age is looked at first, so a quiet instance is not opened."""
@@ -162,7 +164,7 @@ def _days_with_runs_since(get_instance: Callable, workspace: Workspace, checked:
 
     if checked is None:
         return set()
-    if not known and runs_unchanged_since(workspace, checked - RACY_SECONDS):  # file times: a coarse clock
+    if not known and runs_unchanged_since(workspace, checked - RACY_SECONDS, settings):  # file times: a coarse clock
         return set()
     from dagster import RunsFilter
 

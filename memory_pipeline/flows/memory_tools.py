@@ -194,7 +194,7 @@ def trace_memory(workspace: Workspace, settings: Settings, target: str) -> str:
     if not str(target or "").strip():
         raise BadInputError("give a MEMORY.md line number or text, a proposal id, or a hit id")
     try:
-        store = ProposalStore(RedisStore(connect_redis(settings.redis_url, workspace.state)))
+        store = ProposalStore(RedisStore(connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout)))
     except ServiceError:
         store = None  # the files still tell most of the story
     trace = trace_target(workspace, store, str(target).strip(), settings)

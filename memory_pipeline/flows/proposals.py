@@ -87,8 +87,9 @@ def stage_proposals(
     draw: Callable[[], str] = random_suffix,
 ) -> StageReport:
     """Store the reflection's new proposals as pending and re-render REVIEW.md (after taking in
-    the user's unsynced REVIEW.md edits, so a re-render never drops a tick). `draw` gives each new
-    id its random part."""
+    the user's unsynced REVIEW.md edits, so a re-render never drops a tick). `settings` (the
+    caller's; the defaults without them) say whether triage may auto-reject or auto-promote; `draw`
+    gives each new id its random part."""
     report = StageReport()
     with workspace.locked(REVIEW_LOCK):
         seen = sync_review_edits(workspace, proposals, report.review, today, now)
@@ -132,7 +133,7 @@ def stage_proposals(
                                 source_fact_ids=draft.source_fact_ids, sessions=draft.sessions,
                                 quotes_transcript=draft.quotes_transcript, original_text=draft.text,
                                 project=project_name(draft.project))
-            proposal = apply_triage(proposal, settings or Settings.from_env(), today)
+            proposal = apply_triage(proposal, settings or Settings(), today)
             proposals.save(proposal)
             if proposal.status == "rejected":
                 proposals.release_text(proposal)  # as a person's rejection: never proposed again

@@ -33,9 +33,8 @@ run_coordinator:
 QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
-def dagster_home(workspace: Workspace, settings: Settings | None = None) -> Path:
+def dagster_home(workspace: Workspace, settings: Settings) -> Path:
     """DAGSTER_HOME if set, else state/dagster in the workspace (created with telemetry off)."""
-    settings = settings or Settings.from_env()
     home = settings.dagster_home or workspace.state_path("dagster")
     ensure_dir(home)
     if not (home / "dagster.yaml").exists():
@@ -43,7 +42,7 @@ def dagster_home(workspace: Workspace, settings: Settings | None = None) -> Path
     return home
 
 
-def get_instance(workspace: Workspace, settings: Settings | None = None) -> "dg.DagsterInstance":
+def get_instance(workspace: Workspace, settings: Settings) -> "dg.DagsterInstance":
     """The Dagster instance of DAGSTER_HOME; opened under a workspace lock, since two processes
     opening a fresh DAGSTER_HOME at once would both create its SQLite schema and one would fail."""
     import dagster as dg
@@ -53,7 +52,7 @@ def get_instance(workspace: Workspace, settings: Settings | None = None) -> "dg.
         return dg.DagsterInstance.from_config(str(home))
 
 
-def runs_unchanged_since(workspace: Workspace, since: float, settings: Settings | None = None) -> bool:
+def runs_unchanged_since(workspace: Workspace, since: float, settings: Settings) -> bool:
     """No run was created or updated since `since` (unix seconds), told without opening the
     instance (importing dagster takes over a second): the default SQLite run storage of DAGSTER_HOME
     is older. An instance with its own storage configured (Postgres) always answers False."""

@@ -37,6 +37,7 @@ from memory_pipeline.resources.processes import (
 )
 from memory_pipeline.resources.workspace import ensure_socket_dir, unix_socket_path
 
+
 __all__ = ["EmbeddedRedis", "process_alive", "redis_server_binary"]
 
 DIR_MODE = 0o700
@@ -72,6 +73,8 @@ class EmbeddedRedis:
         self.watchdog_pid_path = self.dir / "watchdog.pid"
         self.log_path = self.dir / "redis.log"
         self.start_timeout = start_timeout
+        # the caller's MEMORY_REDIS_IDLE_TIMEOUT; the environment's only until flows/recall/engine.py (moving
+        # with the Edge store, issue 28) passes it: whoever starts the server sets its idle timeout
         self.idle_timeout = Settings.from_env().redis_idle_timeout if idle_timeout is None else idle_timeout
 
     def client(self, timeout: float = 5.0, retries: int = 3) -> redis.Redis:

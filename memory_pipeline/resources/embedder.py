@@ -10,9 +10,9 @@ import ctypes
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from memory_pipeline.config import Settings
 from memory_pipeline.errors import ServiceError
 
 SHIPPED_MODEL_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
@@ -99,13 +99,13 @@ def return_freed_buffers_to_the_os() -> None:
         pass
 
 
-def keep_onnx_export(model: Any, location: str) -> None:
+def keep_onnx_export(model: Any, location: str, model_cache: Path | None = None) -> None:
     """Export the model for the recall service's torch-free start, once (resources/onnx_embedder.py).
     An export that fails costs only that start: the service then loads torch, as before."""
     from memory_pipeline.resources.onnx_export import export_onnx
 
     try:
-        export_onnx(model, location)
+        export_onnx(model, location, model_cache)
     except Exception as exc:  # an exporter error must not fail an ingest
         print(f"memory-pipeline: ONNX export of {location} skipped: {exc}", file=sys.stderr)
 
@@ -113,8 +113,10 @@ def keep_onnx_export(model: Any, location: str) -> None:
 class Embedder:
     """Normalized embeddings; the model loads on first use, on `device` (see resolve_device)."""
 
-    def __init__(self, model_name: str = "all-MiniLM-L6-v2", batch_size: int = 64, device: str = "auto") -> None:
+    def __init__(self, model_name: str = "all-MiniLM-L6-v2", batch_size: int = 64, device: str = "auto",
+                 model_cache: Path | None = None) -> None:
         self.model_name = model_name
+        self.model_cache = model_cache  # where the ONNX export is kept (MEMORY_MODEL_CACHE)
         self.batch_size = batch_size
         self.requested_device = device
         self.device: str | None = None  # the resolved device, once loaded
@@ -142,7 +144,7 @@ class Embedder:
                 f"could not load embedding model {self.model_name!r} from {location!r} "
                 f"(offline: only local paths and models already in the HF cache load): {exc}"
             ) from exc
-        keep_onnx_export(model, location)
+        keep_onnx_export(model, location, self.model_cache)
         return model
 
     @property
@@ -171,12 +173,12 @@ _EMBEDDERS: dict[tuple[str, str], Embedder] = {}
 _EMBEDDERS_LOCK = threading.Lock()
 
 
-def get_embedder(model_name: str = "all-MiniLM-L6-v2", device: str | None = None) -> Embedder:
-    """The process-wide Embedder for a model and device (so each model loads once); the device
-    defaults to the MEMORY_EMBEDDING_DEVICE setting."""
-    device = device or Settings.from_env().embedding_device
+def get_embedder(model_name: str = "all-MiniLM-L6-v2", device: str = "auto",
+                 model_cache: Path | None = None) -> Embedder:
+    """The process-wide Embedder for a model and device (so each model loads once); the caller hands
+    down MEMORY_EMBEDDING_DEVICE and MEMORY_MODEL_CACHE (`Settings`)."""
     key = (resolve_model_location(model_name), device)
     with _EMBEDDERS_LOCK:
         if key not in _EMBEDDERS:
-            _EMBEDDERS[key] = Embedder(model_name, device=device)
+            _EMBEDDERS[key] = Embedder(model_name, device=device, model_cache=model_cache)
         return _EMBEDDERS[key]

@@ -27,7 +27,7 @@ from memory_pipeline.resources.embedder import (
     resolve_model_location,
     return_freed_buffers_to_the_os,
 )
-from memory_pipeline.resources.onnx_export import export_onnx, export_path, plain_shape
+from memory_pipeline.resources.onnx_export import cache_folder, export_onnx, export_path, plain_shape
 
 __all__ = ["OnnxEmbedder", "embedder_for", "ensure_export", "export_onnx", "export_path", "plain_shape"]
 
@@ -104,16 +104,20 @@ _ONNX_EMBEDDERS: dict[tuple[str, int], OnnxEmbedder] = {}
 _ONNX_LOCK = threading.Lock()
 
 
-def embedder_for(model_name: str, threads: int = 0) -> OnnxEmbedder | Embedder:
+def embedder_for(model_name: str, threads: int = 0, settings: Settings | None = None) -> OnnxEmbedder | Embedder:
     """The process's embedder for `model_name`: ONNX Runtime on CPU (the export is made first if
-    missing), the torch Embedder on a GPU, for another model shape, or when the export fails."""
+    missing), the torch Embedder on a GPU, for another model shape, or when the export fails.
+    `settings` (the caller's) give the device and the model cache; the environment's only until
+    flows/recall/engine.py (moving with the Edge store, issue 28) passes its own."""
+    settings = settings or Settings.from_env()
+    device, cache = settings.embedding_device, settings.model_cache
     location = resolve_model_location(model_name)
     shape = plain_shape(location)
-    if shape is None or not _on_cpu(Settings.from_env().embedding_device) or not _has_onnxruntime():
-        return get_embedder(model_name)
-    path = ensure_export(location)
+    if shape is None or not _on_cpu(device) or not _has_onnxruntime():
+        return get_embedder(model_name, device, cache)
+    path = ensure_export(location, cache)
     if path is None:
-        return get_embedder(model_name)
+        return get_embedder(model_name, device, cache)
     with _ONNX_LOCK:
         key = (str(path), threads)
         if key not in _ONNX_EMBEDDERS:
@@ -121,14 +125,14 @@ def embedder_for(model_name: str, threads: int = 0) -> OnnxEmbedder | Embedder:
         return _ONNX_EMBEDDERS[key]
 
 
-def ensure_export(location: str) -> Path | None:
+def ensure_export(location: str, model_cache: Path | None = None) -> Path | None:
     """The export of the model at `location`, made by a child process when missing; None when it
     cannot be made (the reason goes to stderr and the caller keeps torch)."""
-    target = export_path(location)
+    target = export_path(location, model_cache)
     if target.exists():
         return target
     try:
-        done = subprocess.run([sys.executable, "-m", __name__, location], capture_output=True, text=True,
+        done = subprocess.run([sys.executable, "-m", __name__, location, str(cache_folder(model_cache))], capture_output=True, text=True,
                               timeout=EXPORT_TIMEOUT, env=child_environment(HF_HUB_OFFLINE="1"))
     except (OSError, subprocess.TimeoutExpired) as exc:
         print(f"memory-pipeline: ONNX export of {location} failed: {exc}", file=sys.stderr)
@@ -160,11 +164,11 @@ def _has_onnxruntime() -> bool:
     return find_spec("onnxruntime") is not None
 
 
-def _export_main(location: str) -> int:
-    """Load the model with torch on CPU (Embedder._load exports it) and exit."""
-    Embedder(location, device="cpu").model
-    return 0 if export_path(location).exists() else 1
+def _export_main(location: str, model_cache: str) -> int:
+    """Load the model with torch on CPU (Embedder._load exports it into `model_cache`) and exit."""
+    Embedder(location, device="cpu", model_cache=Path(model_cache)).model
+    return 0 if export_path(location, Path(model_cache)).exists() else 1
 
 
 if __name__ == "__main__":
-    sys.exit(_export_main(sys.argv[1]))
+    sys.exit(_export_main(sys.argv[1], sys.argv[2]))

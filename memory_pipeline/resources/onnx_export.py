@@ -11,16 +11,14 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from memory_pipeline.config import Settings
-
 PLAIN_MODULES = ["sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling",
                  "sentence_transformers.models.Normalize"]
 INPUTS = ["input_ids", "attention_mask", "token_type_ids"]
 
 
-def cache_folder(settings: Settings | None = None) -> Path:
-    settings = settings or Settings.from_env()
-    return Path(settings.model_cache or Path.home() / ".cache" / "memory-pipeline" / "models").expanduser()
+def cache_folder(model_cache: Path | None = None) -> Path:
+    """MEMORY_MODEL_CACHE (`Settings.model_cache`, handed down), else ~/.cache/memory-pipeline/models."""
+    return Path(model_cache or Path.home() / ".cache" / "memory-pipeline" / "models").expanduser()
 
 
 def plain_shape(location: str) -> dict | None:
@@ -40,16 +38,16 @@ def plain_shape(location: str) -> dict | None:
             "dimension": int(pooling["word_embedding_dimension"])}
 
 
-def export_path(location: str, settings: Settings | None = None) -> Path:
+def export_path(location: str, model_cache: Path | None = None) -> Path:
     weights = Path(location) / "model.safetensors"
     stamp = f"{Path(location).resolve()}:{weights.stat().st_size if weights.exists() else 0}"
-    return cache_folder(settings) / f"{Path(location).name}-{hashlib.sha256(stamp.encode()).hexdigest()[:12]}.onnx"
+    return cache_folder(model_cache) / f"{Path(location).name}-{hashlib.sha256(stamp.encode()).hexdigest()[:12]}.onnx"
 
 
-def export_onnx(model: Any, location: str) -> Path | None:
+def export_onnx(model: Any, location: str, model_cache: Path | None = None) -> Path | None:
     """Export a loaded plain SentenceTransformer's transformer once (atomic); None when the shape
     is not plain or `onnx` is not installed."""
-    target = export_path(location)
+    target = export_path(location, model_cache)
     if target.exists() or plain_shape(location) is None:
         return target if target.exists() else None
     try:

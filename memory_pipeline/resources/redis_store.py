@@ -61,8 +61,9 @@ def _redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=user + netloc))
 
 
-def connect_redis(settings_redis_url: str | None, state_dir: Path) -> redis.Redis:
-    """A client for REDIS_URL when set, else for the embedded server (started if needed)."""
+def connect_redis(settings_redis_url: str | None, state_dir: Path, idle_timeout: float | None = None) -> redis.Redis:
+    """A client for REDIS_URL when set, else for the embedded server (started if needed, stopping
+    after `idle_timeout` seconds idle: MEMORY_REDIS_IDLE_TIMEOUT, handed down by the caller)."""
     if settings_redis_url:
         where = _redact(settings_redis_url)
         try:
@@ -75,7 +76,7 @@ def connect_redis(settings_redis_url: str | None, state_dir: Path) -> redis.Redi
         except ValueError as exc:
             raise ServiceError(f"Redis URL is not valid ({where}): {exc}") from exc
     else:
-        server = EmbeddedRedis(state_dir)
+        server = EmbeddedRedis(state_dir, idle_timeout=idle_timeout)
         server.ensure_running()
         where = f"unix://{server.socket_path}"
         client = server.client(timeout=SOCKET_TIMEOUT)

@@ -65,6 +65,21 @@ def test_emit_short_session_shutdown_is_emitted_as_indexed_not_observed(workspac
     assert str(event_file) == report["path"]
 
 
+def test_emit_accepts_the_old_force_flag_and_ignores_it(workspace, tmp_path):
+    """Old scripts pass `--force` (the README once asked for it): accepted, and the event is the one
+    written without it."""
+    short = tmp_path / "short.txt"
+    short.write_text("User: hi\n\nAssistant: hello\n", encoding="utf-8")
+    reports = []
+    for extra in ((), ("--force",)):
+        result = run_cli("emit", "--trigger", "shutdown", "--transcript", str(short), "--json",
+                         "--captured-at", "2026-11-21T18:00:00+00:00", *extra)
+        assert result.returncode == 0, result.stderr
+        reports.append(json.loads(result.stdout))
+        Path(reports[-1]["path"]).unlink()
+    assert reports[0] == reports[1] and reports[1]["observed"] is False
+
+
 @pytest.mark.slow
 def test_ingest_json_then_status(workspace):
     for sample in ("codex-ci-fix.jsonl", "pi-api-refactor.jsonl"):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.flows.hooks.claude_code import compaction_done
 from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.models import HookPayload
@@ -70,7 +71,7 @@ def ingested(tmp_path_factory):
         patch.setenv("MEMORY_WORKSPACE", str(workspace.root))
         patch.setenv("DAGSTER_HOME", str(root / "dagster"))
         try:
-            report = ingest(workspace, definitions())
+            report = ingest(workspace, definitions(), Settings.from_env())
             assert report.success and report.accepted == 1 and report.days[0].observations == 1
             yield Ingested(workspace, env, transcript)
         finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from memory_pipeline.cli.service.status import hook_decisions
+from memory_pipeline.flows.status import hook_decisions
 from memory_pipeline.resources.hook_state import hooks_dir, log_decision, read_decisions
 from memory_pipeline.resources.workspace import Workspace
 

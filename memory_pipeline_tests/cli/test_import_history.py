@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline_tests.cli.hook_helpers import hook_env, run_cli
 from memory_pipeline_tests.support.friction_sessions import claude_session
 
@@ -76,7 +77,7 @@ def test_history_of_any_age_is_imported_observed_reflected_and_partitioned(tmp_p
 
     keys = definitions().resolve_job_def("ingest_job").partitions_def.get_partition_keys()
     assert keys[0] == days[0] and set(days) <= set(keys)
-    instance = get_instance(Workspace(ws))
+    instance = get_instance(Workspace(ws), Settings.from_env())
     for asset in ("observations", "reflections"):
         assert set(days) <= instance.get_materialized_partitions(dg.AssetKey(asset)), asset
 

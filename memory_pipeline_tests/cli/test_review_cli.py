@@ -7,6 +7,7 @@ from datetime import date, datetime, timezone
 
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.flows.proposals import stage_proposals
 from memory_pipeline.main import main
 from memory_pipeline.models import ProposalDraft, Reflection
@@ -96,7 +97,7 @@ def test_a_cli_approval_is_a_memory_md_materialization_the_ui_shows(workspace, p
     staged(workspace.root, proposal_store)
     code, _ = run_json(capsys, "review", "approve", pid(2))
     assert code == 0
-    event = get_instance(workspace).get_latest_materialization_event(dg.AssetKey("memory_md"))
+    event = get_instance(workspace, Settings.from_env()).get_latest_materialization_event(dg.AssetKey("memory_md"))
     materialization = event.asset_materialization
     assert materialization.partition == TODAY and event.run_id == ""  # recorded without a run
     metadata = materialization.metadata

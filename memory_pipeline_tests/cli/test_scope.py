@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
 from memory_pipeline.flows.ingest import ingest
@@ -28,7 +29,7 @@ def two_projects(workspace, tmp_path, monkeypatch):
     at = datetime(2026, 11, 10, 12, 0, tzinfo=timezone.utc)
     for path in (first, second):
         emit_session_event(workspace, path, trigger="shutdown", captured_at=at)
-    assert ingest(workspace, definitions(), day=DAY).success
+    assert ingest(workspace, definitions(), Settings.from_env(), day=DAY).success
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     return shop, api, scratch

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from benchmarks.observe_run import BenchRunner
-from memory_pipeline.cli.service.status import llm_status
+from memory_pipeline.flows.status import llm_status
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, LLMError
 from memory_pipeline.resources.llm import BudgetExceededError, TokenBudget

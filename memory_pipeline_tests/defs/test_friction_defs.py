@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 import dagster as dg
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.defs.review import TODAY_TAG
 from memory_pipeline.flows.friction import load_friction
@@ -31,7 +32,7 @@ DAY = "2026-11-21"
 
 
 def materialize_friction(day: str, today: str) -> dg.MaterializeResult:
-    result = dg.materialize(assets("friction"), partition_key=day, resources=build_resources(),
+    result = dg.materialize(assets("friction"), partition_key=day, resources=build_resources(Settings.from_env()),
                             tags={TODAY_TAG: today})
     assert result.success
     return result.asset_materializations_for_node("friction")[0]

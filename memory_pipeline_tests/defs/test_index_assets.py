@@ -5,6 +5,7 @@ from __future__ import annotations
 import dagster as dg
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.intake import take_inbox
@@ -24,7 +25,7 @@ def test_message_index_materializes_idempotently(workspace):
     day = sorted(days)[0]
     assert "message_index" in {n.name for n in definitions().resolve_job_def("ingest_job").nodes}
 
-    first = dg.materialize(assets("sessions", "message_index"), partition_key=day, resources=build_resources())
+    first = dg.materialize(assets("sessions", "message_index"), partition_key=day, resources=build_resources(Settings.from_env()))
     store = workspace_store(workspace.state, None, dimension=384)
     stored = store.count({"tier": "messages", "date": day})
     meta = first.asset_materializations_for_node("message_index")[0].metadata
@@ -36,7 +37,7 @@ def test_message_index_materializes_idempotently(workspace):
     assert all(len(p.payload["source_message_ids"]) == 1 and p.payload["stale"] is False for p in points)
     assert {p.payload["role"] for p in points} == {"user", "assistant"}
 
-    again = dg.materialize(assets("sessions", "message_index"), partition_key=day, resources=build_resources())
+    again = dg.materialize(assets("sessions", "message_index"), partition_key=day, resources=build_resources(Settings.from_env()))
     meta = again.asset_materializations_for_node("message_index")[0].metadata
     assert meta["embedded_now"].value == 0 and meta["unchanged"].value == stored
     assert store.count({"tier": "messages", "date": day}) == stored

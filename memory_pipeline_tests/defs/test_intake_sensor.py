@@ -9,6 +9,7 @@ import time
 
 import dagster as dg
 
+from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import WorkspaceResource
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline_tests.support.dagster_defs import sensor
@@ -16,9 +17,10 @@ from memory_pipeline_tests.support.paths import SAMPLES
 
 
 def evaluate(instance, cursor=None):
-    context = dg.build_sensor_context(instance=instance, cursor=cursor, resources={"workspace": WorkspaceResource()})
-    result = sensor("inbox_sensor")(context)
-    return (result.run_requests if isinstance(result, dg.SensorResult) else result), context.cursor
+    resources = {"workspace": WorkspaceResource(settings=Settings.from_env())}
+    with dg.build_sensor_context(instance=instance, cursor=cursor, resources=resources) as context:
+        result = sensor("inbox_sensor")(context)
+        return (result.run_requests if isinstance(result, dg.SensorResult) else result), context.cursor
 
 
 def test_new_events_request_one_run_per_day(workspace):

@@ -49,7 +49,7 @@ def test_the_weekly_asset_rebuilds_the_index_and_checks_it_against_the_increment
     at = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
     first = add_event(workspace, dict(type="commitment", priority="P1", content="Need to renew the cert", ts=at))
     add_event(workspace, dict(type="commitment", priority="P2", content="Need to tidy the README", ts=at))
-    result = dg.materialize(assets("ledger_maintenance"), resources=build_resources(), tags={TODAY_TAG: "2026-11-22"})
+    result = dg.materialize(assets("ledger_maintenance"), resources=build_resources(Settings.from_env()), tags={TODAY_TAG: "2026-11-22"})
     [check] = result.get_asset_check_evaluations()
     assert result.success and check.check_name == "weekly_index_matches_incremental" and check.passed
     assert LedgerFiles(workspace).open_loops()[0] == first.id

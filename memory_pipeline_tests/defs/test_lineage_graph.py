@@ -12,6 +12,7 @@ import pytest
 from dagster._core.asset_graph_view.asset_graph_view import AssetGraphView, TemporalContext
 from dagster._core.definitions.data_version import CachingStaleStatusResolver, StaleStatus
 
+from memory_pipeline.config import Settings
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.ingest import ingest
 from memory_pipeline.flows.runs import get_instance, run_job_for_days
@@ -60,9 +61,9 @@ def test_staleness_follows_a_changed_day_through_the_window_and_an_observer_prom
     monkeypatch.setenv("MEMORY_LLM_PROVIDER", "offline")
     emit_session_event(workspace, SAMPLES / "pi-api-refactor.jsonl", trigger="shutdown",
                        captured_at=datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc))
-    assert ingest(workspace, definitions(), day=DAY).success
+    assert ingest(workspace, definitions(), Settings.from_env(), day=DAY).success
     window = days_after(DAY, 8)  # DAY…DAY+6 read DAY's observations; DAY+7 does not
-    instance = get_instance(workspace)
+    instance = get_instance(workspace, Settings.from_env())
     assert all(r.success for r in run_job_for_days(definitions(), "reflect_job", window, instance))
     defs = definitions()
     names = ("sessions", "observations", "observation_index", "message_index", "reflections")
@@ -70,7 +71,7 @@ def test_staleness_follows_a_changed_day_through_the_window_and_an_observer_prom
 
     emit_session_event(workspace, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown",  # a session added to DAY
                        captured_at=datetime(2026, 11, 1, 15, 0, tzinfo=timezone.utc))
-    assert ingest(workspace, definitions(), day=DAY).days[0].observations == 2
+    assert ingest(workspace, definitions(), Settings.from_env(), day=DAY).days[0].observations == 2
     assert [stale(instance, defs, "reflections", d) for d in window] == [STALE] * 7 + [FRESH]
     assert stale(instance, defs, "observation_index", DAY) == FRESH  # ingest re-indexed the day
     assert all(r.success for r in run_job_for_days(definitions(), "reflect_job", window[:7], instance))

@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 import dagster as dg
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.intake import take_inbox
 from memory_pipeline.flows.runs import get_instance, run_job_for_days
@@ -36,7 +37,7 @@ def test_a_prompt_edit_reruns_the_recent_days_of_the_stages_it_changes(workspace
                              [("user", "We deploy the shop with fly, never heroku"), *FILLER])
     emit_session_event(workspace, session, trigger="shutdown", captured_at=datetime.now(timezone.utc))
     take_inbox(workspace)
-    instance = get_instance(workspace)
+    instance = get_instance(workspace, Settings.from_env())
     before = definitions()
     for job in ("ingest_job", "reflect_job"):
         [run] = run_job_for_days(before, job, [day], instance)

@@ -7,6 +7,7 @@ import shutil
 import dagster as dg
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.intake import take_inbox
@@ -33,7 +34,7 @@ def emit_samples(ws) -> str:
 
 
 def materialize(day: str, instance=None) -> dg.ExecuteInProcessResult:
-    return dg.materialize(assets(*ASSETS), partition_key=day, resources=build_resources(), instance=instance,
+    return dg.materialize(assets(*ASSETS), partition_key=day, resources=build_resources(Settings.from_env()), instance=instance,
                           raise_on_error=False)
 
 
@@ -104,7 +105,7 @@ def test_prompt_change_re_derives_and_replaces_log_sections(workspace, tmp_path,
 def test_redis_unreachable_fails_loudly_but_writes_the_daily_log(workspace, monkeypatch):
     day = emit_samples(workspace)
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")
-    resources = build_resources()
+    resources = build_resources(Settings.from_env())
     monkeypatch.setenv("MEMORY_REDIS_RETRY_SECONDS", "0")
     failed = dg.materialize(assets("sessions", "observations"), partition_key=day, resources=resources,
                             raise_on_error=False)

@@ -48,7 +48,7 @@ def test_a_backfill_of_14_past_days_leaves_every_proposal_pending_and_reviewable
     write_history(workspace, days)
     assert unreflected_days(workspace) == days
 
-    runs = run_job_for_days(definitions(), "reflect_job", days, get_instance(workspace))
+    runs = run_job_for_days(definitions(), "reflect_job", days, get_instance(workspace, Settings.from_env()))
     assert [r.error for r in runs if not r.success] == []
     store = ProposalStore(RedisStore(connect_redis(None, workspace.state)))
     pending = store.pending()
@@ -67,7 +67,7 @@ def test_the_sensor_requests_the_history_no_reflection_has_read(workspace):
     today = pipeline.local_today(Settings.from_env())
     days = [(today - timedelta(days=n)).isoformat() for n in range(14, 0, -1)]
     write_history(workspace, days)
-    resources = {"workspace": WorkspaceResource(root=str(workspace.root))}
+    resources = {"workspace": WorkspaceResource(settings=Settings.from_env(), root=str(workspace.root))}
     with dg.build_sensor_context(resources=resources) as context:
         requests = sensor("unreflected_days_sensor")(context)
     assert [r.partition_key for r in requests] == days[:7]  # oldest first, yesterday left to the schedule

@@ -28,9 +28,9 @@ def test_definitions_hold_the_assets_jobs_schedule_and_sensors():
     assert {n.name for n in job.graph.node_defs} == {"reflections", "proposals", "memory_md"}
     [reflections] = assets("reflections")
     spec = next(iter(reflections.specs))
-    model = LLMResource(workspace=WorkspaceResource()).model_for("reflect")
+    model = LLMResource(workspace=WorkspaceResource(settings=Settings.from_env())).model_for("reflect")
     version = pipeline.code_version("reflect", Settings.from_env())
-    observer = load_prompt("observer").code_version(LLMResource(workspace=WorkspaceResource()).model_for("observe"))
+    observer = load_prompt("observer").code_version(LLMResource(workspace=WorkspaceResource(settings=Settings.from_env())).model_for("observe"))
     assert spec.code_version == version == f"{load_prompt('reflector').code_version(model)}+observe-{observer}"
 
 
@@ -44,7 +44,7 @@ def test_threshold_sensor_requests_one_reflection_per_day(tmp_path, redis_store,
     monkeypatch.setenv("MEMORY_REFLECT_THRESHOLD_TOKENS", "100")
     today = date.today().isoformat()
     redis_store.push_observation(today, {"dedupeKey": "a", "tokenCount": 150})
-    workspace = WorkspaceResource(root=str(tmp_path / "ws"))
+    workspace = WorkspaceResource(settings=Settings.from_env(), root=str(tmp_path / "ws"))
     resources = {"redis": RedisResource(workspace=workspace), "workspace": workspace}
     with dg.build_sensor_context(resources=resources) as context:
         first = sensor("reflect_threshold_sensor")(context)
@@ -55,16 +55,19 @@ def test_threshold_sensor_requests_one_reflection_per_day(tmp_path, redis_store,
 
 def test_review_sensor_fires_on_user_edits_only(tmp_path, proposal_store):
     workspace = Workspace(tmp_path / "ws").create()
-    resources = {"workspace": WorkspaceResource(root=str(workspace.root))}
+    resources = {"workspace": WorkspaceResource(settings=Settings.from_env(), root=str(workspace.root))}
     review_sensor = sensor("review_sensor")
-    assert isinstance(review_sensor(dg.build_sensor_context(resources=resources)), dg.SkipReason)
+
+    def evaluate(cursor=None):
+        with dg.build_sensor_context(resources=resources, cursor=cursor) as context:
+            return review_sensor(context), context.cursor
+
+    assert isinstance(evaluate()[0], dg.SkipReason)
     render_review(workspace, proposal_store, datetime.now(timezone.utc))
-    context = dg.build_sensor_context(resources=resources)
-    assert isinstance(review_sensor(context), dg.SkipReason)  # the pipeline's own write
+    result, cursor = evaluate()
+    assert isinstance(result, dg.SkipReason)  # the pipeline's own write
     workspace.review_md.write_text(workspace.review_md.read_text() + "\n- [x] `p-20261121-001` a tick\n")
-    context = dg.build_sensor_context(resources=resources, cursor=context.cursor)
-    request = review_sensor(context)
+    request, cursor = evaluate(cursor)
     assert isinstance(request, dg.RunRequest) and request.partition_key == date.today().isoformat()
     assert request.run_key.startswith("review-")
-    again = review_sensor(dg.build_sensor_context(resources=resources, cursor=context.cursor))
-    assert isinstance(again, dg.SkipReason)
+    assert isinstance(evaluate(cursor)[0], dg.SkipReason)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dagster as dg
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.ingest import ingest
@@ -24,9 +25,9 @@ TRANSCRIPTS = ("claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
 
 def test_real_transcripts_become_a_ledger_and_a_pack(workspace):
     for relative in TRANSCRIPTS:
-        emit_session_event(workspace, fixture_transcript(relative), trigger="shutdown", force=True,
+        emit_session_event(workspace, fixture_transcript(relative), trigger="shutdown",
                            use_transcript_time=True)
-    report = ingest(workspace, definitions())
+    report = ingest(workspace, definitions(), Settings.from_env())
     assert report.days and report.success, [d.error for d in report.days]
     days = [d.day for d in report.days]
     facts = {f.id for day in days for o in load_observations(workspace, day) for f in o.facts}
@@ -48,7 +49,7 @@ def test_real_transcripts_become_a_ledger_and_a_pack(workspace):
         assert not any(e.id in pack for e in parsed.events if e.project != project and "user-level" not in e.tags)
     assert list((workspace.knowledge_dir / "entities").glob("*.md"))
 
-    again = dg.materialize(assets("ledger", "recall_pack"), partition_key=days[0], resources=build_resources())
+    again = dg.materialize(assets("ledger", "recall_pack"), partition_key=days[0], resources=build_resources(Settings.from_env()))
     assert again.success and files.read().events == parsed.events
     checks = {e.check_name: e.passed for e in again.get_asset_check_evaluations()}
     assert {"valid_json", "unique_ids", "sequential_ids", "pack_within_budget", "binding_never_decayed"} <= set(checks)

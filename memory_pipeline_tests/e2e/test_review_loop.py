@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 import dagster as dg
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.defs.review import TODAY_TAG
 from memory_pipeline.flows.emit import emit_session_event
@@ -42,7 +43,7 @@ def observe_samples(workspace: Workspace, store, tmp_path) -> None:
         emit_session_event(workspace, path, trigger="shutdown", use_transcript_time=True)
     transcript = tmp_path / "injection.txt"
     transcript.write_text(INJECTION)
-    emit_session_event(workspace, transcript, trigger="shutdown", force=True, session_id="injection",
+    emit_session_event(workspace, transcript, trigger="shutdown", session_id="injection",
                        captured_at=datetime(2026, 11, 21, 16, 5, tzinfo=timezone.utc))
     take_inbox(workspace)
     llm = LLMClient(default_offline_provider(), None)
@@ -57,7 +58,7 @@ def test_review_loop_end_to_end(workspace_dir, proposal_store, tmp_path, monkeyp
     workspace.memory_md.write_text(EARLIER)
     observe_samples(workspace, proposal_store.store, tmp_path)
 
-    result = dg.materialize(assets("reflections", "proposals", "memory_md"), partition_key=DAY, resources=build_resources(),
+    result = dg.materialize(assets("reflections", "proposals", "memory_md"), partition_key=DAY, resources=build_resources(Settings.from_env()),
                             tags={TODAY_TAG: DAY})
     assert result.success
     checks = {e.check_name: e.passed for e in result.get_asset_check_evaluations()}

@@ -8,6 +8,7 @@ import json
 import dagster as dg
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.flows.importer import import_transcripts
 from memory_pipeline.flows.observe import collect_sessions, observe_day
@@ -33,13 +34,13 @@ def trace_json(capsys, *target):
 def promoted(workspace, monkeypatch, capsys):
     """The pi fixture imported, observed and reflected (real Dagster run), one proposal approved."""
     monkeypatch.setenv("MEMORY_LLM_PROVIDER", "offline")
-    [day] = import_transcripts(workspace, [fixture_transcript("pi/before-compaction.jsonl")]).days
+    [day] = import_transcripts(workspace, [fixture_transcript("pi/before-compaction.jsonl")], Settings.from_env()).days
     collect_sessions(workspace, day)
     prompt = load_prompt("observer")
     observe_day(workspace, day, llm=LLMClient(default_offline_provider(), None), prompt=prompt,
                 model="offline-extractive-1", redis_store=None)
     result = dg.materialize(assets("reflections", "proposals", "memory_md"), partition_key=day,
-                            resources=build_resources())
+                            resources=build_resources(Settings.from_env()))
     assert result.success
     store = ProposalStore(RedisStore(connect_redis(None, workspace.state)))
     chosen = next(p for p in store.pending() if p.source_fact_ids)

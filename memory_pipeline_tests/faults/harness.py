@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.synthetic import write_sessions
+from memory_pipeline.config import Settings
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.workspace import Workspace
@@ -155,4 +156,4 @@ def ingest_here(ws: Workspace, **extra: str):
     from memory_pipeline_tests.support.dagster_defs import definitions
 
     with using_workspace(ws, **extra):
-        return ingest(ws, definitions())
+        return ingest(ws, definitions(), Settings.from_env())

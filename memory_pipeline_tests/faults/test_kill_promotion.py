@@ -6,6 +6,7 @@ from __future__ import annotations
 import dagster as dg
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.defs.review import TODAY_TAG
 from memory_pipeline.flows.emit import emit_session_event
@@ -37,7 +38,7 @@ def staged(ws) -> list[str]:
         emit_session_event(ws, path, trigger="shutdown", use_transcript_time=True)
     assert ingest_here(ws).success
     with using_workspace(ws):
-        result = dg.materialize(assets("reflections", "proposals"), partition_key=DAY, resources=build_resources(),
+        result = dg.materialize(assets("reflections", "proposals"), partition_key=DAY, resources=build_resources(Settings.from_env()),
                                 tags={TODAY_TAG: DAY})
         assert result.success
         return [p.id for p in ProposalStore(RedisStore(connect_redis(None, ws.state))).pending()]

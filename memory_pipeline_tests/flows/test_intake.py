@@ -7,6 +7,7 @@ from datetime import datetime
 import dagster as dg
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.flows import intake
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.intake import pending_days, take_inbox
@@ -113,7 +114,7 @@ def test_the_instance_is_opened_only_when_a_day_or_a_run_changed(observed, reads
 
     from memory_pipeline.flows.runs import get_instance
 
-    instance = get_instance(observed)  # the workspace's instance exists, as after any ingest
+    instance = get_instance(observed, Settings.from_env())  # the workspace's instance exists, as after any ingest
     time.sleep(0.05)
     opened: list[int] = []
 
@@ -121,10 +122,10 @@ def test_the_instance_is_opened_only_when_a_day_or_a_run_changed(observed, reads
         opened.append(1)
         return instance
 
-    assert pending_days(observed, VERSION, open_instance=open_instance) == []
+    assert pending_days(observed, VERSION, open_instance=open_instance, settings=Settings.from_env()) == []
     assert opened  # nothing settled yet: every day's last run is looked up
     opened.clear()
-    assert pending_days(observed, VERSION, open_instance=open_instance) == []
+    assert pending_days(observed, VERSION, open_instance=open_instance, settings=Settings.from_env()) == []
     assert opened == []
 
     @dg.op
@@ -134,5 +135,5 @@ def test_the_instance_is_opened_only_when_a_day_or_a_run_changed(observed, reads
     failing = dg.GraphDefinition(name="ingest_job", node_defs=[boom]).to_job()
     assert not failing.execute_in_process(instance=instance, raise_on_error=False,
                                           tags={"dagster/partition": DAYS[0]}).success
-    assert pending_days(observed, VERSION, open_instance=open_instance) == [DAYS[0]]
+    assert pending_days(observed, VERSION, open_instance=open_instance, settings=Settings.from_env()) == [DAYS[0]]
     assert opened

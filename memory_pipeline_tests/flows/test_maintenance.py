@@ -131,10 +131,10 @@ def test_the_schedules_are_registered_and_the_jobs_run(workspace):
     nightly = schedule("maintenance_schedule")
     assert nightly.cron_schedule == "0 2 * * *" and nightly.execution_timezone
     assert schedule("maintenance_weekly_schedule").cron_schedule == "0 3 * * 0"
-    [run] = run_job_for_days(defs, "maintenance_job", ["2026-11-20"], get_instance(workspace))
+    [run] = run_job_for_days(defs, "maintenance_job", ["2026-11-20"], get_instance(workspace, Settings.from_env()))
     assert run.success, run.error
     assert json.loads((workspace.state_path("maintenance") / "2026-11-20.json").read_text())["memories"] == 2
-    result = defs.resolve_job_def("maintenance_weekly").execute_in_process(instance=get_instance(workspace))
+    result = defs.resolve_job_def("maintenance_weekly").execute_in_process(instance=get_instance(workspace, Settings.from_env()))
     [check] = result.get_asset_check_evaluations()
     assert check.check_name == "rebuild_equals_live" and check.passed is False  # no event files: unexplained points
 

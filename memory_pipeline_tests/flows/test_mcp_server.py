@@ -14,6 +14,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp_types import ListRootsResult, Root
 
+from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.flows.importer import import_transcripts
 from memory_pipeline.main import main
@@ -48,10 +49,10 @@ def memory(tmp_path_factory):
             patch.delenv(name, raising=False)
         (tmp / "dagster").mkdir()
         workspace = Workspace(tmp / "workspace").create()
-        [day] = import_transcripts(workspace, [fixture_transcript("pi/before-compaction.jsonl")]).days
+        [day] = import_transcripts(workspace, [fixture_transcript("pi/before-compaction.jsonl")], Settings.from_env()).days
         result = dg.materialize(assets("sessions", "observations", "observation_index", "message_index",
                                        "reflections", "proposals", "memory_md"),
-                                partition_key=day, resources=build_resources())
+                                partition_key=day, resources=build_resources(Settings.from_env()))
         assert result.success
         store = ProposalStore(RedisStore(connect_redis(None, workspace.state)))
         chosen = next(p for p in store.pending() if p.source_fact_ids)

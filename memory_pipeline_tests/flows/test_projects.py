@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.flows.brief import build_brief
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
@@ -87,7 +88,7 @@ def test_two_projects_stay_apart_and_the_users_preference_goes_to_both(workspace
     for path in (first, second):
         event = emit_session_event(workspace, path, trigger="shutdown", captured_at=at).event
         assert event.data.project == ("shop" if path == first else "api")
-    assert ingest(workspace, definitions(), day=DAY).success
+    assert ingest(workspace, definitions(), Settings.from_env(), day=DAY).success
     by_session = {o.session_id: o for o in load_observations(workspace, DAY)}
     assert {s: o.project for s, o in by_session.items()} == {"s-shop": "shop", "s-api": "api"}
     preference = [f for f in by_session["s-shop"].facts if "short answers" in f.text]
@@ -138,7 +139,7 @@ def test_memory_from_before_projects_is_filed_when_its_day_runs_again(workspace,
     at = datetime(2026, 11, 10, 12, 0, tzinfo=timezone.utc)
     for path in (first, second):
         emit_session_event(workspace, path, trigger="shutdown", captured_at=at)
-    assert ingest(workspace, definitions(), day=DAY).success
+    assert ingest(workspace, definitions(), Settings.from_env(), day=DAY).success
     # what an older version left: events and observations without a project, points without one
     for path in [*workspace.events_dir(DAY).glob("*.json"), *workspace.observations_dir(DAY).glob("*.json")]:
         record = json.loads(path.read_text())
@@ -152,7 +153,7 @@ def test_memory_from_before_projects_is_filed_when_its_day_runs_again(workspace,
     store.for_day(DAY).set_payload(ids, {"project": "", "scope": "project"})
     assert {o.project for o in load_observations(workspace, DAY)} == {""}
 
-    assert ingest(workspace, definitions(), day=DAY).success  # the day again: nothing re-embedded
+    assert ingest(workspace, definitions(), Settings.from_env(), day=DAY).success  # the day again: nothing re-embedded
     assert {o.session_id: o.project for o in load_observations(workspace, DAY)} == {"s-shop": "shop", "s-api": "api"}
     stored = {p.payload.get("project") for p in store.scroll_all()}
     assert stored == {"shop", "api"}
@@ -167,7 +168,7 @@ def test_an_import_of_several_repositories_keeps_them_apart(workspace, monkeypat
     from memory_pipeline_tests.support.paths import FIXTURES
 
     monkeypatch.setenv("MEMORY_PARTITIONS_START", "2025-01-01")
-    report = import_transcripts(workspace, [FIXTURES / "transcripts"])
+    report = import_transcripts(workspace, [FIXTURES / "transcripts"], Settings.from_env())
     # spotter: a worktree (spotter-worktrees/spotter-dov) and the main checkout, both gone from this machine
     assert set(report.projects) == {"spotter", "pi-mono", "synthetic-project"}
     assert report.projects["spotter"] == 2

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.flows.proposals import stage_proposals
 from memory_pipeline.flows.review import apply_review, decide_ids, edit_text, restore_ids
 from memory_pipeline.models import ProposalDraft, Reflection
@@ -48,7 +49,7 @@ def workspace(tmp_path) -> Workspace:
 
 def stage(workspace, store, drafts=DRAFTS, day=DAY):
     return stage_proposals(workspace, store, Reflection(date=day, proposals=drafts), embedder=get_embedder(),
-                           today=day, now=NOW, draw=lambda: "test")  # ids p-YYYYMMDD-NNN-test
+                           today=day, now=NOW, settings=Settings.from_env(), draw=lambda: "test")  # ids p-YYYYMMDD-NNN-test
 
 
 def test_staging_assigns_ids_stores_sources_and_skips_repeats(workspace, proposal_store):

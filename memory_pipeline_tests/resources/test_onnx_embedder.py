@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.resources.embedder import Embedder, resolve_model_location
 from memory_pipeline.resources import onnx_embedder
 from memory_pipeline.resources.onnx_embedder import OnnxEmbedder, embedder_for, export_onnx, export_path, plain_shape
@@ -26,12 +27,12 @@ TEXTS = ["Redis keeps the hot observation list",
 def exported(embedder: Embedder, tmp_path, monkeypatch) -> str:
     monkeypatch.setenv("MEMORY_MODEL_CACHE", str(tmp_path / "models"))
     location = resolve_model_location(embedder.model_name)
-    assert export_onnx(embedder.model, location) is not None
+    assert export_onnx(embedder.model, location, tmp_path / "models") is not None
     return location
 
 
 def test_the_export_gives_the_torch_vectors(embedder: Embedder, exported: str) -> None:
-    onnx = embedder_for(embedder.model_name)
+    onnx = embedder_for(embedder.model_name, settings=Settings.from_env())
     assert isinstance(onnx, OnnxEmbedder) and onnx.dimension == embedder.dimension == 384
     for ours, theirs in zip(onnx.encode(TEXTS), embedder.encode(TEXTS), strict=True):
         assert max(abs(a - b) for a, b in zip(ours, theirs, strict=True)) < 1e-4
@@ -52,32 +53,32 @@ def test_the_recall_engine_embeds_queries_without_torch(embedder: Embedder, expo
 def test_a_missing_export_is_made_by_a_child_process(embedder: Embedder, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("MEMORY_MODEL_CACHE", str(tmp_path / "empty"))
     location = resolve_model_location(embedder.model_name)
-    assert not export_path(location).exists()
-    made = embedder_for(embedder.model_name)
-    assert isinstance(made, OnnxEmbedder) and made.path == export_path(location) and made.path.is_file()
+    assert not export_path(location, tmp_path / "empty").exists()
+    made = embedder_for(embedder.model_name, settings=Settings.from_env())
+    assert isinstance(made, OnnxEmbedder) and made.path == export_path(location, tmp_path / "empty") and made.path.is_file()
     assert max(abs(a - b) for a, b in zip(made.encode_query(TEXTS[1]), embedder.encode_query(TEXTS[1]), strict=True)) < 1e-4
 
 
 def test_a_gpu_or_a_set_device_keeps_torch(embedder: Embedder, exported: str, monkeypatch) -> None:
     monkeypatch.setattr(onnx_embedder, "gpu_visible", lambda: True)
-    assert isinstance(embedder_for(embedder.model_name), Embedder)  # auto with a GPU: torch picks it
+    assert isinstance(embedder_for(embedder.model_name, settings=Settings.from_env()), Embedder)  # auto with a GPU: torch picks it
     monkeypatch.setenv("MEMORY_EMBEDDING_DEVICE", "cpu")
-    assert isinstance(embedder_for(embedder.model_name), OnnxEmbedder)
+    assert isinstance(embedder_for(embedder.model_name, settings=Settings.from_env()), OnnxEmbedder)
     monkeypatch.setenv("MEMORY_EMBEDDING_DEVICE", "cuda:1")
-    assert isinstance(embedder_for(embedder.model_name), Embedder)
+    assert isinstance(embedder_for(embedder.model_name, settings=Settings.from_env()), Embedder)
 
 
 def test_a_failed_export_keeps_torch(embedder: Embedder, tmp_path, monkeypatch, capsys) -> None:
     cache = tmp_path / "not-a-folder"
     cache.write_text("a file where the cache folder should be")
     monkeypatch.setenv("MEMORY_MODEL_CACHE", str(cache))
-    assert isinstance(embedder_for(embedder.model_name), Embedder)
+    assert isinstance(embedder_for(embedder.model_name, settings=Settings.from_env()), Embedder)
     assert "ONNX export" in capsys.readouterr().err
 
 
 def test_ingest_embeds_without_torch(exported: str, workspace) -> None:
     code = ("import sys; from memory_pipeline.defs.resources import EmbedderResource; "
-            "e = EmbedderResource().get(); v = e.encode(['a', 'b' * 2000]); "
+            "from memory_pipeline.config import Settings; e = EmbedderResource(settings=Settings.from_env()).get(); v = e.encode(['a', 'b' * 2000]); "
             "print(type(e).__name__, len(v), len(v[1]), 'torch' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -39,7 +39,7 @@ def test_an_import_of_older_history_moves_the_first_day_back(workspace, monkeypa
     monkeypatch.delenv("MEMORY_PARTITIONS_START")
     settings = Settings.from_env()
     assert partition_days.partitions_start(settings) > "2025-12-09"  # 90 days before today
-    report = import_transcripts(workspace, [fixture_transcript(PI_SESSION)])
+    report = import_transcripts(workspace, [fixture_transcript(PI_SESSION)], Settings.from_env())
     assert report.days == ["2025-12-09"] and report.counts["failed"] == 0
     assert partition_days.partitions_start(settings) == "2025-12-09"
     assert workspace.state_path("partitions_start").read_text() == "2025-12-09\n"
@@ -49,7 +49,7 @@ def test_an_import_of_older_history_moves_the_first_day_back(workspace, monkeypa
 def test_events_older_than_the_kept_first_day_move_it_back(workspace, monkeypatch):
     """A workspace whose events predate its kept first day (imported under MEMORY_PARTITIONS_START,
     which was then unset) is read with the partitions reaching back to them."""
-    import_transcripts(workspace, [fixture_transcript(PI_SESSION)])  # under the suite's 2023-01-01
+    import_transcripts(workspace, [fixture_transcript(PI_SESSION)], Settings.from_env())  # under the suite's 2023-01-01
     workspace.state_path("partitions_start").write_text("2026-08-01\n")
     monkeypatch.delenv("MEMORY_PARTITIONS_START")
     assert partition_days.partitions_start(Settings.from_env()) == "2025-12-09"
@@ -57,10 +57,10 @@ def test_events_older_than_the_kept_first_day_move_it_back(workspace, monkeypatc
 
 def test_a_refused_import_heals_by_importing_again(workspace, monkeypatch):
     monkeypatch.setenv("MEMORY_PARTITIONS_START", "2026-01-01")
-    [item] = import_transcripts(workspace, [fixture_transcript(PI_SESSION)]).items
+    [item] = import_transcripts(workspace, [fixture_transcript(PI_SESSION)], Settings.from_env()).items
     assert item.status == "failed" and "before MEMORY_PARTITIONS_START=2026-01-01: unset it" in item.reason
     assert len(Inbox(workspace).quarantined()) == 1
     monkeypatch.delenv("MEMORY_PARTITIONS_START")
-    [again] = import_transcripts(workspace, [fixture_transcript(PI_SESSION)]).items
+    [again] = import_transcripts(workspace, [fixture_transcript(PI_SESSION)], Settings.from_env()).items
     assert (again.status, again.day) == ("imported", "2025-12-09")
     assert Inbox(workspace).quarantined() == [] and list(workspace.quarantine.iterdir()) == []

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.flows.brief import build_brief
 from memory_pipeline.flows.friction import analyse_friction
 from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
@@ -75,7 +76,7 @@ def hostile_sessions(workspace, store, tmp_path, cwd: str) -> None:
     through_hook(workspace, first, "s01", cwd, datetime.fromisoformat(f"{DAY1}T18:00:00+00:00"))
     (tmp_path / "import").mkdir()
     claude_session(tmp_path / "import" / "s02.jsonl", "s02", cwd, DAY2, STEPS)
-    report = import_transcripts(workspace, [tmp_path / "import"])
+    report = import_transcripts(workspace, [tmp_path / "import"], Settings.from_env())
     assert [item.status for item in report.items] == ["imported"]
     observe(workspace, store, DAY1, DAY2)
 
@@ -120,7 +121,7 @@ def test_a_hostile_project_and_a_forged_marker_never_shape_memory_md(workspace, 
              ("user", "We deploy the orders service with the blue-green script"), *FILLER]
     (tmp_path / "imp").mkdir()
     claude_session(tmp_path / "imp" / "h1.jsonl", "h1", HARD_RULES, DAY2, steps)
-    import_transcripts(workspace, [tmp_path / "imp"])
+    import_transcripts(workspace, [tmp_path / "imp"], Settings.from_env())
     observe(workspace, proposal_store.store, DAY2)
     [observed] = load_observations(workspace, DAY2)
     assert observed.project == ""  # a folder with line breaks names no project

@@ -32,7 +32,7 @@ def test_emit_refuses_the_workspaces_own_files(ws, inside):
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(SAMPLE.read_text())
     with pytest.raises(BadInputError, match="inside the workspace"):
-        emit_session_event(ws, target, trigger="shutdown", force=True, captured_at=WHEN)
+        emit_session_event(ws, target, trigger="shutdown", captured_at=WHEN)
 
 
 def forged(ws: Workspace, ref_path: str, content: str | None = None, sha: str | None = None) -> str:

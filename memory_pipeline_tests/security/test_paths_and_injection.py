@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 import dagster as dg
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.defs.review import TODAY_TAG
 from memory_pipeline.errors import BadInputError
@@ -86,7 +87,7 @@ def test_prompt_injection_is_only_observed_and_never_promoted_without_review(wor
     emit_session_event(ws, SAMPLES / "pi-api-refactor.jsonl", trigger="shutdown", use_transcript_time=True)
     assert ingest_here(ws).success
     with using_workspace(ws):
-        result = dg.materialize(assets("reflections", "proposals"), partition_key="2026-11-21", resources=build_resources(),
+        result = dg.materialize(assets("reflections", "proposals"), partition_key="2026-11-21", resources=build_resources(Settings.from_env()),
                                 tags={TODAY_TAG: "2026-11-21"})
         assert result.success
         staged = ProposalStore(RedisStore(connect_redis(None, ws.state))).all().values()

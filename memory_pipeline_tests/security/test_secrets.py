@@ -74,7 +74,7 @@ https://{SECRETS['sentry']}@o123456.ingest.sentry.io/4504321
 def emit(ws, tmp_path) -> None:
     path = tmp_path / "leaky.txt"
     path.write_text(TRANSCRIPT)
-    emit_session_event(ws, path, trigger="shutdown", session_id="leaky", force=True,
+    emit_session_event(ws, path, trigger="shutdown", session_id="leaky",
                        captured_at=datetime(2026, 11, 21, 10, 10, tzinfo=timezone.utc))
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline_tests.ui.dagster_server import dagster_dev, graphql
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -39,13 +40,13 @@ def demo_workspace(workspace):
     assert cli("demo").returncode == 0
     with dg.DagsterInstance.get() as instance:
         reflect = dg.materialize(assets("reflections", "proposals", "memory_md"), partition_key="2026-11-21",
-                                 resources=build_resources(), instance=instance)
+                                 resources=build_resources(Settings.from_env()), instance=instance)
         assert reflect.success
         pending = ProposalStore(RedisStore(connect_redis(None, workspace.state))).pending()
         assert pending, "the demo's reflection staged no proposal"
         approved = pending[0]
         assert cli("review", "approve", approved.id).returncode == 0
-        assert dg.materialize(assets("memory_md"), partition_key="2026-11-21", resources=build_resources(),
+        assert dg.materialize(assets("memory_md"), partition_key="2026-11-21", resources=build_resources(Settings.from_env()),
                               instance=instance).success
     return workspace, approved
 

@@ -17,7 +17,7 @@ HELP = "handle one agent hook call (JSON on stdin); always exits 0"
 def add_arguments(parser) -> None:
     parser.add_argument("agent", choices=["claude-code"])
     parser.add_argument("--refresh-recall", metavar="SESSION", help="(internal) fill the session's recall cache")
-    parser.set_defaults(handler=run_hook)
+    parser.set_defaults(handler=run_hook, bad_input_exit=0)
 
 
 def run_hook(args) -> int:
@@ -25,9 +25,9 @@ def run_hook(args) -> int:
     from memory_pipeline.stages.hooks.payload import MAX_STDIN_BYTES
 
     if args.refresh_recall:
-        out, err = refresh_reply(args.refresh_recall)
+        out, err = refresh_reply(args.refresh_recall, args.settings)
     else:
-        out, err = hook_reply(sys.stdin.buffer.read(MAX_STDIN_BYTES + 1))
+        out, err = hook_reply(sys.stdin.buffer.read(MAX_STDIN_BYTES + 1), args.settings)
     sys.stdout.write(out)
     sys.stderr.write(err)
     return 0

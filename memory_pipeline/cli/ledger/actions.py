@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from memory_pipeline.cli.common import add_json_flag, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, print_json, open_workspace
 from memory_pipeline.stages.ledger.model import EVENT_TYPES, PRIORITIES
 
 
@@ -41,7 +41,7 @@ def run_add(args) -> int:
     fields = {"type": args.type, "priority": args.priority, "content": args.content.strip(), "entity": args.entity,
               "tags": args.tags, "supersedes": args.supersedes, "related": args.related, "status": args.status,
               "project": args.project, "source": args.source}
-    event = add_event(workspace_from_env(), fields)
+    event = add_event(open_workspace(args.settings), fields)
     if args.json:
         print_json(event.model_dump(mode="json", exclude_none=True))
     else:
@@ -54,7 +54,7 @@ def run_show(args) -> int:
     from memory_pipeline.stages.ledger.model import snake_entity
     from memory_pipeline.stages.ledger.state import LedgerState
 
-    parsed = LedgerFiles(workspace_from_env()).read()
+    parsed = LedgerFiles(open_workspace(args.settings)).read()
     state = LedgerState.of(parsed.events)
     entity = snake_entity(args.entity)
     history = [e for e in parsed.events if e.entity == entity]
@@ -81,7 +81,7 @@ def run_check(args) -> int:
 
     from memory_pipeline.flows.pack import build_packs
 
-    build = build_packs(workspace_from_env(), date.today().isoformat(), write=False)
+    build = build_packs(open_workspace(args.settings), date.today().isoformat(), write=False)
     if args.json:
         print_json(build.report.as_dict(date.today().isoformat()))
     else:

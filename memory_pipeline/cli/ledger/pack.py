@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from memory_pipeline.cli.common import add_json_flag, add_project_flags, looked_at, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, add_project_flags, looked_at, print_json, open_workspace
 
 
 HELP = "build the recall pack from the ledger and print it"
@@ -29,7 +29,7 @@ def run_pack(args) -> int:
         date.fromisoformat(day)
     except ValueError as exc:
         raise BadInputError(f"--date {day!r} is not YYYY-MM-DD") from exc
-    workspace = workspace_from_env()
+    workspace = open_workspace(args.settings)
     looked = looked_at(args, workspace)
     build = build_packs(workspace, day)
     pack = next((p for p in [*build.packs, build.all_projects] if p.project == looked.project), None)

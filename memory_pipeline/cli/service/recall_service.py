@@ -3,7 +3,7 @@ start|stop|status` (the old name) also stops it alone or asks it how it is."""
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
 
 HELP = "start the recall service (recall answers from it, warm)"
 
@@ -23,7 +23,7 @@ def run_service(args) -> int:
     from memory_pipeline.flows.recall.client import service_command
     from memory_pipeline.resources import recall_service
 
-    workspace = workspace_from_env()
+    workspace = open_workspace(args.settings)
     if args.action == "start":
         status = recall_service.ensure_service(workspace, service_command(workspace))
     elif args.action == "stop":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, workspace_from_env
+from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
 from memory_pipeline.errors import ServiceError
 
 
@@ -33,7 +33,7 @@ def format_duration(seconds: float) -> str:
 def run_stop(args) -> int:
     from memory_pipeline.resources.services import stop_workspace_services, workspace_processes
 
-    workspace = workspace_from_env()
+    workspace = open_workspace(args.settings)
     stopped = stop_workspace_services(workspace, args.timeout)
     left = workspace_processes(workspace)
     if args.json:

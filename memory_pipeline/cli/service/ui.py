@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from memory_pipeline.cli.common import workspace_from_env
+from memory_pipeline.cli.common import open_workspace
 from memory_pipeline.config import child_environment
 from memory_pipeline.errors import MemoryPipelineError
 from memory_pipeline.pipeline import DEFINITIONS_MODULE
@@ -29,8 +29,8 @@ def add_arguments(parser) -> None:
 def run_ui(args) -> int:
     from memory_pipeline.flows.runs import dagster_home
 
-    workspace = workspace_from_env()
-    home = dagster_home(workspace)
+    workspace = open_workspace(args.settings)
+    home = dagster_home(workspace, args.settings)
     dagster = shutil.which("dagster") or str(Path(sys.executable).parent / "dagster")
     if not Path(dagster).exists():
         raise MemoryPipelineError("the dagster command is not installed in this environment")

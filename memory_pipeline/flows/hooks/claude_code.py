@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.emit import EmitResult
 from memory_pipeline.flows.hooks.transcript import HookResult, parse_session, session_start_output, transcript_file
@@ -59,7 +60,7 @@ def last_context_tokens(transcript: Transcript) -> int:
     return next((m.context_tokens for m in reversed(transcript.messages) if m.context_tokens), 0)
 
 
-def before_compaction(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:
+def before_compaction(workspace: Workspace, payload: HookPayload, now: datetime, settings: Settings) -> HookResult:
     """The checkpoint now; the compaction's event once the compaction shows in the transcript
     (SessionStart with source compact): the client may still abandon it, and then nothing is sent."""
     from memory_pipeline.flows.hooks.context import configured_window
@@ -70,7 +71,7 @@ def before_compaction(workspace: Workspace, payload: HookPayload, now: datetime)
     store = HookStateStore(workspace)
     state = store.load(payload.session_id)
     shown = window_shown_by_auto_compaction(tokens) if payload.trigger == "auto" and tokens else state.shown_window
-    window = context_window_for(None, configured_window(), payload.context_window or shown or state.context_window)
+    window = context_window_for(None, configured_window(settings), payload.context_window or shown or state.context_window)
     checkpoint = make_checkpoint(transcript, "pre-compact", now, context_percent(tokens, window))
 
     def change(state) -> None:
@@ -112,7 +113,7 @@ def log_window(workspace: Workspace, result: EmitResult, **log) -> None:
                  window_start_id=data.window_start_id, messages=data.message_count, observing=data.observing, **log)
 
 
-def session_ended(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:
+def session_ended(workspace: Workspace, payload: HookPayload, now: datetime, settings: Settings) -> HookResult:
     files = FeedbackFiles(workspace)
     if any(not item.get("settled") for item in files.injected(payload.session_id)):
         files.enqueue_answer(payload.session_id, "", now, final=True)  # what was never used: ignored
@@ -131,7 +132,7 @@ def session_ended(workspace: Workspace, payload: HookPayload, now: datetime) -> 
     return HookResult(note=observe_skip_reason(result.event))
 
 
-def session_started(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:
+def session_started(workspace: Workspace, payload: HookPayload, now: datetime, settings: Settings) -> HookResult:
     if payload.source == "compact":
         from memory_pipeline.flows.hooks.context import recover_after_compaction
 
@@ -154,7 +155,7 @@ def session_started(workspace: Workspace, payload: HookPayload, now: datetime) -
     return HookResult(output=output)
 
 
-def answered(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:
+def answered(workspace: Workspace, payload: HookPayload, now: datetime, settings: Settings) -> HookResult:
     """Stop: queue the answer for echo/fizzle when the session was given memories (judged later)."""
     files = FeedbackFiles(workspace)
     if not any(not item.get("settled") for item in files.injected(payload.session_id)):
@@ -173,10 +174,10 @@ def answered(workspace: Workspace, payload: HookPayload, now: datetime) -> HookR
     return HookResult()
 
 
-def prompt_submitted(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:
+def prompt_submitted(workspace: Workspace, payload: HookPayload, now: datetime, settings: Settings) -> HookResult:
     from memory_pipeline.flows.hooks.context import track_context
 
-    return track_context(workspace, payload, now)
+    return track_context(workspace, payload, now, settings)
 
 
 HANDLERS = {
@@ -188,7 +189,10 @@ HANDLERS = {
 }
 
 
-def run_claude_code_hook(workspace: Workspace, payload: HookPayload, *, now: datetime | None = None) -> HookResult:
-    """Act on one hook call. Raises BadInputError for unusable input (the CLI turns it into a note)."""
-    return HANDLERS[payload.hook_event_name](workspace, payload, now or datetime.now().astimezone())
+def run_claude_code_hook(workspace: Workspace, payload: HookPayload, *, now: datetime | None = None,
+                         settings: Settings | None = None) -> HookResult:
+    """Act on one hook call. Raises BadInputError for unusable input (the CLI turns it into a note).
+    `settings` are the door's (the hook command's or the hook service's); without them, the defaults."""
+    return HANDLERS[payload.hook_event_name](workspace, payload, now or datetime.now().astimezone(),
+                                             settings or Settings())
 

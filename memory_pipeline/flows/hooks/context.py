@@ -51,8 +51,8 @@ CACHE_ENTRIES = 6
 REFRESH_STALE = timedelta(seconds=120)
 
 
-def configured_window() -> int | None:
-    value = Settings.from_env().context_window
+def configured_window(settings: Settings) -> int | None:
+    value = settings.context_window
     if value is not None and value <= 0:
         raise BadInputError(f"{WINDOW_ENV} must be a positive number of tokens, got {value!r}")
     return value
@@ -93,12 +93,12 @@ def first_reading(payload: HookPayload) -> TailReading | None:
     return reading
 
 
-def track_context(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:
+def track_context(workspace: Workspace, payload: HookPayload, now: datetime, settings: Settings) -> HookResult:
     reading = first_reading(payload)
     unwritten = reading is None
     reading = reading or TailReading()
     shown = HookStateStore(workspace).load(payload.session_id).shown_window  # by an automatic compaction
-    window = context_window_for(reading.model, configured_window(), payload.context_window or shown)
+    window = context_window_for(reading.model, configured_window(settings), payload.context_window or shown)
     zone = context_zone(reading.context_tokens, window)
     percent = context_percent(reading.context_tokens, window)
     intents = _intents(reading, payload.prompt)

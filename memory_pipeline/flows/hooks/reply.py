@@ -10,18 +10,21 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memory_pipeline.config import Settings
 
 
 def _note(text: object) -> str:
     return f"memory-pipeline hook: {' '.join(str(text).split())}\n"
 
 
-def _workspace():
+def _workspace(settings: "Settings"):
     """The workspace, not created here: a hook that refuses its input leaves no trace."""
-    from memory_pipeline.config import Settings
     from memory_pipeline.resources.workspace import Workspace
 
-    return Workspace(Settings.from_env().workspace)
+    return Workspace(settings.workspace)
 
 
 def _safely(action: Callable[[], object]) -> tuple[str, str]:
@@ -39,25 +42,25 @@ def _safely(action: Callable[[], object]) -> tuple[str, str]:
     return out, _note(result.note) if result.note else ""
 
 
-def hook_reply(raw: bytes, now: datetime | None = None) -> tuple[str, str]:
-    """A Claude Code hook call (its stdin bytes) → (stdout, stderr)."""
+def hook_reply(raw: bytes, settings: "Settings", now: datetime | None = None) -> tuple[str, str]:
+    """A Claude Code hook call (its stdin bytes) → (stdout, stderr), under the door's settings."""
 
     def act():
         from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
         from memory_pipeline.stages.hooks.payload import parse_hook_payload
 
-        return run_claude_code_hook(_workspace(), parse_hook_payload(raw), now=now)
+        return run_claude_code_hook(_workspace(settings), parse_hook_payload(raw), now=now, settings=settings)
 
     return _safely(act)
 
 
-def refresh_reply(session_id: str) -> tuple[str, str]:
+def refresh_reply(session_id: str, settings: "Settings") -> tuple[str, str]:
     """`hook claude-code --refresh-recall SESSION` → (stdout, stderr)."""
 
     def act():
         from memory_pipeline.flows.hooks.context import refresh_recall_cache
         from memory_pipeline.stages.events import check_session_id
 
-        return refresh_recall_cache(_workspace(), check_session_id(session_id))
+        return refresh_recall_cache(_workspace(settings), check_session_id(session_id))
 
     return _safely(act)

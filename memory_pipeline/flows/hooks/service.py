@@ -20,10 +20,14 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memory_pipeline import hook_entry
 from memory_pipeline.flows.hooks.reply import hook_reply
 from memory_pipeline.resources.processes import folder_identity
+
+if TYPE_CHECKING:
+    from memory_pipeline.config import Settings
 
 IDLE_TIMEOUT = 30 * 60.0
 # Events whose output the client does not use (we never block a compaction or a stop): the client
@@ -54,7 +58,7 @@ def event_name(raw: bytes) -> str | None:
 Later = Callable[[], object] | None
 
 
-def answer(request: bytes, key: bytes) -> tuple[bytes, bool, Later]:
+def answer(request: bytes, key: bytes, settings: "Settings") -> tuple[bytes, bool, Later]:
     """(the reply, whether to stop serving, the work to do once the reply is sent)."""
     op, agent, at, sent_key, raw = (request.split(b"\0", 4) + [b""] * 5)[:5]
     if op == b"ping":  # answered after every earlier call's work: a barrier; stdout is the pid
@@ -71,8 +75,8 @@ def answer(request: bytes, key: bytes) -> tuple[bytes, bool, Later]:
     except ValueError:
         now = None
     if event_name(raw) in ANSWER_FIRST:
-        return b"ok 0\n", False, lambda: hook_reply(raw, now)
-    out, err = (text.encode("utf-8", "surrogateescape") for text in hook_reply(raw, now))
+        return b"ok 0\n", False, lambda: hook_reply(raw, settings, now)
+    out, err = (text.encode("utf-8", "surrogateescape") for text in hook_reply(raw, settings, now))
     return f"ok {len(out)}\n".encode() + out + err, False, None
 
 
@@ -84,12 +88,12 @@ def read_request(conn: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
-def serve_one(conn: socket.socket, key: bytes) -> bool:
+def serve_one(conn: socket.socket, key: bytes, settings: "Settings") -> bool:
     """Answer one connection, then do its deferred work; True when the service should stop."""
     with conn:
         conn.settimeout(10.0)
         try:
-            reply, stop, later = answer(read_request(conn), key)
+            reply, stop, later = answer(read_request(conn), key, settings)
             conn.sendall(reply)
         except OSError:
             return False
@@ -124,7 +128,7 @@ def listen(path: str) -> socket.socket:
     return server
 
 
-def serve(path: str, key: bytes, root: Path, idle_timeout: float = IDLE_TIMEOUT) -> int:
+def serve(path: str, key: bytes, root: Path, settings: "Settings", idle_timeout: float = IDLE_TIMEOUT) -> int:
     """Serve until idle, stopped, the workspace gone or the code changed (the caller holds the lock)."""
     code, identity = code_signature(), folder_identity(root)
     server = listen(path)
@@ -142,7 +146,7 @@ def serve(path: str, key: bytes, root: Path, idle_timeout: float = IDLE_TIMEOUT)
                         break
                 continue
             touched = time.monotonic()
-            if serve_one(conn, key):
+            if serve_one(conn, key, settings):
                 break
     finally:
         with contextlib.suppress(FileNotFoundError):
@@ -163,11 +167,12 @@ def main() -> int:
     if lock is None:
         return 3
     with lock:
-        from memory_pipeline.config import configure_process
+        from memory_pipeline.config import Settings, configure_process
         from memory_pipeline.flows.hooks import claude_code, context, memory  # noqa: F401 — imported once, here
 
         configure_process()
-        return serve(path, hook_entry.service_key(environ), Path(root))
+        # built once: the service answers only calls made with these settings (the key says so)
+        return serve(path, hook_entry.service_key(environ), Path(root), Settings.from_env())
 
 
 if __name__ == "__main__":

@@ -1,17 +1,17 @@
-"""Observe one session: redact, serialize, ask the Observer, parse into an Observation."""
+"""Observe one session: serialize, ask the Observer, parse into an Observation. The transcript comes
+redacted (flows/observe.collect_sessions redacts each session once, before it is stored)."""
 
 from __future__ import annotations
 
 from memory_pipeline.models import Observation, ObserverOutput, SessionEvent, Transcript
 from memory_pipeline.ports import Completer
 from memory_pipeline.prompts import Prompt
-from memory_pipeline.stages.provenance import labels_of
 from memory_pipeline.stages.observe.observer import (
     build_observer_messages,
     observation_from_output,
     parse_observer_output,
 )
-from memory_pipeline.stages.redact import redact_transcript
+from memory_pipeline.stages.provenance import labels_of
 from memory_pipeline.stages.transcripts import serialize_transcript
 
 MAX_TRANSCRIPT_CHARS = 400_000
@@ -28,11 +28,10 @@ def _validator(refs: dict[str, str]):
 
 
 def observe_session(transcript: Transcript, event: SessionEvent, *, llm: Completer, prompt: Prompt, model: str) -> Observation:
-    """Run the Observer over one transcript window. `llm` is an LLMClient."""
-    clean = redact_transcript(transcript)
-    serialized = serialize_transcript(clean.messages)
+    """Run the Observer over one redacted transcript window. `llm` is an LLMClient."""
+    serialized = serialize_transcript(transcript.messages)
     if len(serialized.text) > MAX_TRANSCRIPT_CHARS:  # keep the most recent part: it is what compaction loses
-        serialized = serialize_transcript(clean.messages, max_tool_chars=120)
+        serialized = serialize_transcript(transcript.messages, max_tool_chars=120)
         serialized = serialized.model_copy(update={"text": serialized.text[-MAX_TRANSCRIPT_CHARS:]})
     system, user = build_observer_messages(
         prompt, serialized, trigger=event.data.trigger, session_name=event.data.session_name, day=event.day
@@ -40,7 +39,7 @@ def observe_session(transcript: Transcript, event: SessionEvent, *, llm: Complet
     output, usage = llm.complete(
         task="observer", model=model, system=system, prompt=user, validate=_validator(serialized.refs)
     )
-    roles = labels_of(clean.messages)
+    roles = labels_of(transcript.messages)
     observation = observation_from_output(output, event=event, code_version=prompt.code_version(model), usage=usage,
                                           roles=roles)
     return observation.model_copy(update={"prompt_sha": prompt.sha256[:12], "model": model})

@@ -1,0 +1,141 @@
+"""What `memory-pipeline service status` reports, as one use case: the services (looked at, never
+started), the counts of the workspace's events and observations, the days still to ingest, the
+hooks' decisions and the workspace's processes."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from memory_pipeline.config import Settings
+from memory_pipeline.errors import MemoryPipelineError
+from memory_pipeline.resources.workspace import Workspace
+
+
+def workspace_status(workspace: Workspace, settings: Settings) -> dict:
+    """The whole report, as `service status --json` prints it."""
+    from memory_pipeline.resources.services import workspace_processes
+
+    report = {"workspace": str(workspace.root), "services": service_status(workspace, settings),
+              **counts(workspace, settings)}
+    report["hooks_7d"] = hook_decisions(workspace)
+    report["processes"] = [p.as_dict() for p in workspace_processes(workspace)]
+    return report
+
+
+def service_status(workspace, settings: Settings) -> dict:
+    from memory_pipeline.resources.embedded_redis import EmbeddedRedis
+    from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+
+    services: dict[str, dict] = {}
+    try:
+        if settings.redis_url:
+            RedisStore(connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout)).ping()
+            services["redis"] = {"ok": True, "where": settings.redis_url}
+        else:  # looking must not start it: an idle embedded server stops, the next command starts it
+            server = EmbeddedRedis(workspace.state)
+            running = server.running_pid() is not None
+            services["redis"] = {"ok": True, "where": str(server.socket_path), "running": running}
+            if not running:
+                services["redis"]["note"] = "not running; the next command that needs it starts it"
+    except MemoryPipelineError as exc:
+        services["redis"] = {"ok": False, "error": str(exc)}
+    if settings.qdrant_url:
+        from memory_pipeline.resources.vector_shards import workspace_store
+
+        try:
+            store = workspace_store(workspace.state, settings.qdrant_url, dimension=0,
+                                    api_key=settings.qdrant_api_key)
+            services["qdrant"] = {"ok": True, "where": store.where(), "stores": len(store.shards()),
+                                  "points": store.count()}
+        except MemoryPipelineError as exc:
+            services["qdrant"] = {"ok": False, "error": str(exc)}
+    else:
+        services["qdrant"] = local_store_status(workspace)
+    services["embedder"] = {"model": settings.embedding_model}
+    services["llm"] = llm_status(workspace, settings)
+    return services
+
+
+def llm_status(workspace, settings: Settings) -> dict:
+    """The provider, and for a model provider today's token spend against its budget."""
+    from memory_pipeline.resources.llm.budget import TokenBudget
+
+    found = {"provider": settings.llm_provider}
+    if settings.llm_provider != "offline":
+        budget = TokenBudget(workspace.state_path("llm_budget"), settings.llm_daily_tokens)
+        found |= budget.status(settings.llm_provider)
+    return found
+
+
+WEEK_FOLDER = re.compile(r"^\d{4}-W\d{2}$")  # resources/vector_shards.WEEK_NAME (not imported: qdrant-client is slow)
+
+
+def local_store_status(workspace) -> dict:
+    """The local store without opening it (opening loads every point, and waits while an ingest
+    holds it): its week folders, and the points the index manifests (state/index/<tier>/<day>.json,
+    written by every index run) record."""
+    root = workspace.state_path("qdrant")
+    stores = [p for p in root.iterdir() if p.is_dir() and WEEK_FOLDER.match(p.name)] if root.is_dir() else []
+    points = 0
+    for manifest in sorted(workspace.state_path("index").glob("*/*.json")):
+        try:
+            points += len(json.loads(manifest.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError):
+            continue
+    return {"ok": True, "where": str(root), "stores": len(stores), "points": points, "counted_from": "index manifests"}
+
+
+def counts(workspace: Workspace, settings: Settings) -> dict:
+    from memory_pipeline import pipeline
+    from memory_pipeline.resources import partitions as partition_days
+    from memory_pipeline.flows.intake import pending_days
+    from memory_pipeline.flows.runs import get_instance
+    from memory_pipeline.resources.inbox import Inbox
+    from memory_pipeline.resources.observation_files import load_observations
+    from memory_pipeline.stages.events import observe_skip_reason
+
+    inbox = Inbox(workspace)
+    days = inbox.accepted_days()
+    events = [e for d in days for e in inbox.accepted(d)]
+    observations = [o for d in days for o in load_observations(workspace, d)]
+    return {
+        "partitions_start": partition_days.partitions_start(settings),
+        "inbox_pending": len(inbox.pending()),
+        "quarantined": len(inbox.quarantined()),
+        "events": len(events),
+        "indexed_not_observed": sum(1 for e in events if observe_skip_reason(e) is not None),
+        "days": len(days),
+        "observations": len(observations),
+        "facts": sum(len(o.facts) for o in observations),
+        "projects": project_counts(observations),
+        "pending_days": pending_days(workspace, pipeline.code_version("observe", settings),
+                                     open_instance=lambda: get_instance(workspace, settings),
+                                     settings=settings),
+    }
+
+
+def project_counts(observations) -> dict[str, int]:
+    """Observations per project, most first ("" is a session of no known project)."""
+    from collections import Counter
+
+    return dict(Counter(o.project for o in observations).most_common())
+
+
+def hook_decisions(workspace, days: int = 7, now=None) -> dict[str, int]:
+    """Hook decisions (warm, hot, checkpoint, inject, inject_skipped, emitted, skipped, …) over the last days."""
+    from collections import Counter
+    from datetime import datetime, timedelta
+
+    from memory_pipeline.resources.hook_state import read_decisions
+
+    cutoff = (now or datetime.now().astimezone()) - timedelta(days=days)
+    found: Counter[str] = Counter()
+    for record in read_decisions(workspace):
+        try:
+            at = datetime.fromisoformat(str(record.get("at")))
+        except ValueError:
+            continue
+        if at.tzinfo is not None and at >= cutoff:
+            found[record["decision"]] += 1
+    return dict(sorted(found.items()))
