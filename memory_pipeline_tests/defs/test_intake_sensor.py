@@ -8,12 +8,15 @@ import os
 import time
 
 import dagster as dg
+import pytest
 
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import WorkspaceResource
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline_tests.support.dagster_defs import sensor
 from memory_pipeline_tests.support.paths import SAMPLES
+
+pytestmark = pytest.mark.slow  # the sensor context, as a context manager, opens a Dagster instance
 
 
 def evaluate(instance, cursor=None):
