@@ -5,7 +5,13 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
-from memory_pipeline.stages.index.message_docs import LONG_TURN_CHARS, DocOptions, keyword_text, message_documents
+from memory_pipeline.stages.index.message_docs import (
+    LONG_TURN_CHARS,
+    DocOptions,
+    keyword_text,
+    message_documents,
+    stream_message_documents,
+)
 from memory_pipeline.stages.recall.rewrite import parse_rewrite, rewrite_offline
 
 WHEN = datetime(2026, 11, 2, 9, 30, tzinfo=timezone.utc)
@@ -77,3 +83,21 @@ def test_keyword_text_of_a_long_turn_leaves_out_the_previous_turns_tail():
     assert keyword_text(short_doc.payload | {"text": short_doc.text}) == short_doc.text  # it needs its question
     observation = {"tier": "observations", "text": "x\n(after: y)", "message": long_turn}
     assert keyword_text(observation) == "x\n(after: y)"
+
+
+def test_documents_are_made_as_the_messages_are_read_one_message_ahead():
+    read: list[str] = []
+
+    def messages():
+        for message in sample().messages:
+            read.append(message.id)
+            yield message
+
+    docs = stream_message_documents(messages(), day="2026-11-02", session_id="s1",
+                                    options=DocOptions(next_chars=40))
+    first = next(docs)
+    assert first.payload["source_message_ids"] == ["u1"] and read == ["u1", "a1", "r1", "a2"]
+    assert "(before: max_connections is 10" in first.text  # the one message read ahead is the next turn
+    rest = list(docs)
+    assert [first, *rest] == message_documents(sample(), day="2026-11-02", session_id="s1",
+                                               options=DocOptions(next_chars=40))
