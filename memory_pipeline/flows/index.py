@@ -151,14 +151,14 @@ def index_observation_day(workspace: Workspace, store: ShardedIndex, embedder: E
     from memory_pipeline.flows.maintenance import merge_duplicates
     from memory_pipeline.resources.observation_files import load_observations
 
-    stats = index_observations(store, embedder, day, load_observations(workspace, day),
-                               manifest_dir=workspace.state_path("index"))
-    if not stats.embedded:  # nothing new: the day's facts were merged when they were written
-        return stats
-    # Dedup at write: the day's new facts against the facts of their own week store; the nightly
-    # maintenance compares them with every week (and catches a run killed between the two steps).
     week = store.for_day(day)
-    with week.session():
+    with week.session():  # one open for both steps (a week store is its own day's store): each open loads every point
+        stats = index_observations(week, embedder, day, load_observations(workspace, day),
+                                   manifest_dir=workspace.state_path("index"))
+        if not stats.embedded:  # nothing new: the day's facts were merged when they were written
+            return stats
+        # Dedup at write: the day's new facts against the facts of their own week store; the nightly
+        # maintenance compares them with every week (and catches a run killed between the two steps).
         points = {p.id: p for p in week.scroll_all(with_vectors=True, payload_filter={"tier": "observations"})}
         merges = merge_duplicates(week, points, day, Settings.from_env().dedup_similarity)
     stats.merged = sum(len(m.members) - 1 for m in merges)
