@@ -25,6 +25,13 @@ class StoreLockedError(ServiceError):
     """The embedded Qdrant store stayed locked by another process past the timeout."""
 
 
+class DiskFullError(MemoryPipelineError):
+    """A run failed on a full disk: one line saying where, and where Dagster's own output went."""
+
+    def __init__(self, where: str, output: str | None = None) -> None:
+        super().__init__(f"disk full at {where}" + (f" ({output})" if output else ""))
+
+
 DISK_FULL_TEXTS = ("no space left on device", "database or disk is full", "disk quota exceeded")
 # what sqlite says when a write of its journal or WAL fails, as it does on a full tmpfs
 DISK_IO_TEXTS = ("disk i/o error",)

@@ -33,7 +33,7 @@ def run_day_job(args, job_name: str, status: str, tags: dict[str, str] | None = 
     """`--date` (default today in MEMORY_TIMEZONE) checked, `job_name` run for it in this process:
     (workspace, day, run). A run that failed on a full disk becomes one "disk full at PATH" line."""
     from memory_pipeline import pipeline
-    from memory_pipeline.errors import is_disk_full_message
+    from memory_pipeline.errors import DiskFullError, is_disk_full_message
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
     from memory_pipeline.resources import partitions
 
@@ -41,10 +41,16 @@ def run_day_job(args, job_name: str, status: str, tags: dict[str, str] | None = 
     day = partitions.check_day(args.date or pipeline.local_today(settings).isoformat(), settings)
     workspace = open_workspace(settings)
     with console().status(status.format(day=day)):
-        [run] = run_job_for_days(args.definitions(), job_name, [day], get_instance(workspace, settings), tags=tags)
+        [run] = run_job_for_days(args.definitions(), job_name, [day], get_instance(workspace, settings), tags=tags,
+                                 output_log=workspace.state_path("dagster_output"))
     if not run.success and is_disk_full_message(run.error):
-        raise OSError(28, f"No space left on device ({run.error})", str(workspace.root))
+        raise DiskFullError(str(workspace.root), run.output)
     return workspace, day, run
+
+
+def failure_text(error: str | None, output: str | None) -> str:
+    """A failed run's error, and where Dagster's own output went when it printed any."""
+    return (error or "run failed") + (f" ({output})" if output else "")
 
 
 def add_project_flags(parser) -> None:

@@ -6,7 +6,7 @@ from collections import Counter
 from datetime import date
 from pathlib import Path
 
-from memory_pipeline.cli.common import console, open_workspace
+from memory_pipeline.cli.common import console, failure_text, open_workspace
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -67,7 +67,8 @@ def run_sensor_runs(workspace, definitions, settings) -> tuple[list, list]:
     for event in result.asset_events if isinstance(result, dg.SensorResult) else []:
         instance.report_runless_asset_event(event)
     days = sorted({r.partition_key for r in requests})
-    return requests, run_job_for_days(definitions, "ingest_job", days, instance, tags={"memory/source": "demo"})
+    return requests, run_job_for_days(definitions, "ingest_job", days, instance, tags={"memory/source": "demo"},
+                                      output_log=workspace.state_path("dagster_output"))
 
 
 def print_memory(out, workspace, days: list[str]) -> None:
@@ -100,7 +101,7 @@ def run_demo(args) -> int:
         requests, runs = run_sensor_runs(workspace, args.definitions(), args.settings)
     by_day = Counter(result.event.day for result in emitted if result.path)
     for run in runs:
-        state = "[green]succeeded[/]" if run.success else f"[red]failed[/]: {run.error}"
+        state = "[green]succeeded[/]" if run.success else f"[red]failed[/]: {failure_text(run.error, run.output)}"
         out.print(f"run {run.run_id[:8]} for {run.day} ({by_day[run.day]} events) {state}")
     days = Inbox(workspace).accepted_days()
     print_memory(out, workspace, days)

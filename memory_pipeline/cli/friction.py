@@ -6,7 +6,7 @@ instance: recurring friction over the 7 days ending at the day, staged as fixes 
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, run_day_job
+from memory_pipeline.cli.common import add_json_flag, console, failure_text, print_json, run_day_job
 
 
 def register(sub) -> None:
@@ -24,7 +24,7 @@ def friction_summary(workspace, day: str, run, settings) -> dict:
     store = open_proposals(workspace, settings) if report else None
     staged = [store.get(fid) for fid in report.staged] if report else []
     return {
-        "day": day, "run_id": run.run_id, "success": run.success, "error": run.error,
+        "day": day, "run_id": run.run_id, "success": run.success, "error": run.error, "output": run.output,
         "skipped": report.skipped if report else None,
         "observations": report.observations if report else 0, "sessions": report.sessions if report else 0,
         "signals": report.signals if report else {},
@@ -64,7 +64,8 @@ def run_friction(args) -> int:
     if args.json:
         print_json(summary)
     elif not run.success:
-        out.print(f"[red]friction analysis of {day} failed[/] (run {run.run_id[:8]}): {run.error}", highlight=False)
+        out.print(f"[red]friction analysis of {day} failed[/] (run {run.run_id[:8]}): "
+                  f"{failure_text(run.error, run.output)}", highlight=False)
     else:
         print_summary(summary, out)
     return 0 if run.success else 1

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
+from memory_pipeline.cli.common import add_json_flag, console, failure_text, open_workspace, print_json
 
 
 def register(sub) -> None:
@@ -24,7 +24,7 @@ def print_report(report, out) -> None:
         return
     table = Table("day", "run", "observations", "🔴", "🟡", "🟢", "status")
     for day in report.days:
-        status = "[green]ok[/]" if day.success else f"[red]failed[/] {day.error or ''}"
+        status = "[green]ok[/]" if day.success else f"[red]failed[/] {failure_text(day.error, day.output)}"
         table.add_row(day.day, day.run_id[:8], str(day.observations), str(day.facts.get("high", 0)),
                       str(day.facts.get("medium", 0)), str(day.facts.get("low", 0)), status)
     out.print(table)
@@ -41,9 +41,9 @@ def run_ingest(args) -> int:
         with out.status("ingesting…"):
             report = ingest(open_workspace(args.settings), args.definitions(), args.settings, day=args.date, progress=lambda d: out.log(f"materialized {d}"))
         print_report(report, out)
-    from memory_pipeline.errors import is_disk_full_message
+    from memory_pipeline.errors import DiskFullError, is_disk_full_message
 
-    full = next((d.error for d in report.days if is_disk_full_message(d.error)), None)
+    full = next((d for d in report.days if is_disk_full_message(d.error)), None)
     if full is not None:
-        raise OSError(28, f"No space left on device ({full})", str(open_workspace(args.settings).root))
+        raise DiskFullError(str(open_workspace(args.settings).root), full.output)
     return 0 if report.success else 1

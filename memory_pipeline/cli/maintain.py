@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from datetime import date
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, run_day_job
+from memory_pipeline.cli.common import add_json_flag, console, failure_text, print_json, run_day_job
 
 
 def register(sub) -> None:
@@ -47,7 +47,8 @@ def _run_range(args) -> int:
     workspace = open_workspace(args.settings)
     days = [d for d in Inbox(workspace).accepted_days() if first <= d < last] + [last]
     with console().status(f"maintaining {len(days)} days, {first}..{last}…"):
-        runs = run_job_for_days(args.definitions(), "maintenance_job", days, get_instance(workspace, settings), _tags(args))
+        runs = run_job_for_days(args.definitions(), "maintenance_job", days, get_instance(workspace, settings), _tags(args),
+                                output_log=workspace.state_path("dagster_output"))
     reports = [_report(workspace, run.day, run) for run in runs]
     for report in reports:
         print_json(report) if args.json else _print(report)
@@ -73,14 +74,14 @@ def _tags(args) -> dict[str, str]:
 def _report(workspace, day: str, run) -> dict:
     path = workspace.state_path("maintenance") / f"{day}.json"
     report = json.loads(path.read_text(encoding="utf-8")) if run.success and path.exists() else {}
-    return report | {"day": day, "run_id": run.run_id, "success": run.success, "error": run.error}
+    return report | {"day": day, "run_id": run.run_id, "success": run.success, "error": run.error, "output": run.output}
 
 
 def _print(report: dict) -> None:
     day = report["day"]
     if not report["success"]:
-        console().print(f"[red]maintenance of {day} failed[/] (run {report['run_id'][:8]}): {report['error']}",
-                        highlight=False)
+        console().print(f"[red]maintenance of {day} failed[/] (run {report['run_id'][:8]}): "
+                        f"{failure_text(report['error'], report['output'])}", highlight=False)
         return
     console().print(f"{day}: {report['memories']} memories, {report['merged']} merged into a near-duplicate, "
                     f"{report['tagged_stale']} tagged stale, {report['unstaled']} no longer stale, "

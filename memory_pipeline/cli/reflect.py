@@ -6,7 +6,7 @@ recorded in the Dagster instance, for a user who wants proposals without waiting
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, run_day_job, open_workspace
+from memory_pipeline.cli.common import add_json_flag, console, failure_text, open_workspace, print_json, run_day_job
 
 
 def register(sub) -> None:
@@ -28,7 +28,7 @@ def reflect_report(workspace, day: str, run, settings) -> dict:
     reflection = load_reflection(workspace, day) if run.success else None
     pending = [p for p in open_proposals(workspace, settings).pending() if p.created == day] if run.success else []
     return {
-        "day": day, "run_id": run.run_id, "success": run.success, "error": run.error,
+        "day": day, "run_id": run.run_id, "success": run.success, "error": run.error, "output": run.output,
         "observations": len(reflection.observation_ids) if reflection else 0,
         "proposals": len(reflection.proposals) if reflection else 0,
         "staged": [{"id": p.id, "section": p.section, "text": p.text} for p in pending],
@@ -47,7 +47,8 @@ def run_reflect(args) -> int:
     if args.json:
         print_json(report)
     elif not run.success:
-        out.print(f"[red]reflection of {day} failed[/] (run {run.run_id[:8]}): {run.error}", highlight=False)
+        out.print(f"[red]reflection of {day} failed[/] (run {run.run_id[:8]}): {failure_text(run.error, run.output)}",
+                  highlight=False)
     else:
         out.print(f"reflected {report['observations']} observations of the 7 days ending {day}: "
                   f"{report['proposals']} proposals, {len(report['staged'])} staged for review", highlight=False)
@@ -71,7 +72,8 @@ def run_backfill(args, settings) -> int:
     out = console()
     with out.status(f"reflecting {len(days)} days…"):
         runs = run_job_for_days(args.definitions(), "reflect_job", days, get_instance(workspace, settings),
-                                tags={"memory/trigger": "backfill"}) if days else []
+                                tags={"memory/trigger": "backfill"},
+                                output_log=workspace.state_path("dagster_output")) if days else []
     reports = [reflect_report(workspace, run.day, run, settings) for run in runs]
     if args.json:
         print_json({"days": reports, "outside_partitions": outside})
@@ -82,7 +84,7 @@ def run_backfill(args, settings) -> int:
                   f"{partitions.partitions_start(settings)}, MEMORY_PARTITIONS_START when set): {', '.join(outside)}",
                   highlight=False)
     for report in [] if args.json else reports:
-        state = "ok" if report["success"] else f"[red]failed[/]: {report['error']}"
+        state = "ok" if report["success"] else f"[red]failed[/]: {failure_text(report['error'], report['output'])}"
         out.print(f"{report['day']}: {report['observations']} observations, {len(report['staged'])} staged ({state})",
                   highlight=False)
     return 0 if all(run.success for run in runs) and not outside else 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,29 +34,48 @@ class IndexStats:
     embed_seconds: float = 0.0  # time in the embedding model (the rest: documents, sparse vectors, upserts)
 
 
-EMBED_CHUNK = 512  # points embedded and written at a time: their vectors as Python floats are the
-# transient peak (2,048 of them: +50 MB RSS per chunk at 10k tiny messages), so a day stays small
+EMBED_CHUNK = 512  # points read, embedded and written at a time: the day's points are never all in memory
+# at once (a session of 100k tiny messages held 180 MB of them, besides their vectors as Python floats)
+
+PointSource = Callable[[], Iterable[StorePoint]]  # the day's points of a tier, made anew on each call
 
 
-def index_points(store: VectorIndex, embedder: Embedder, points: list[StorePoint], stats: IndexStats) -> None:
-    """Embed and upsert the points whose content is new or changed, a chunk at a time (the
-    vectors of a whole day, as Python floats, took GBs for a session of 100k tiny messages)."""
-    by_id = {p.id: p for p in points}
-    hashes = {p.id: content_hash(p.text) for p in by_id.values()}
-    todo = [by_id[i] for i in sorted(store.missing_or_changed(hashes))]
-    stats.points += len(by_id)
-    stats.unchanged += len(by_id) - len(todo)
-    for start in range(0, len(todo), EMBED_CHUNK):
-        chunk = todo[start:start + EMBED_CHUNK]
-        started = time.perf_counter()
-        vectors = embedder.encode([p.text for p in chunk])
-        stats.embed_seconds += time.perf_counter() - started
-        ready = []
-        for point, dense in zip(chunk, vectors, strict=True):
-            indices, values = sparse_vector(point.text)
-            ready.append(point.model_copy(update={"dense": dense, "sparse": (indices, values)}))
-        store.upsert(ready)
-        stats.embedded += len(ready)
+def _chunks(points: Iterable[StorePoint], size: int) -> Iterator[list[StorePoint]]:
+    """The first point of each id, `size` at a time."""
+    seen: set[str] = set()
+    chunk: list[StorePoint] = []
+    for point in points:
+        if point.id in seen:
+            continue
+        seen.add(point.id)
+        chunk.append(point)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def index_points(store: VectorIndex, embedder: Embedder, points: Iterable[StorePoint], stats: IndexStats) -> None:
+    """Embed and upsert the points whose content is new or changed, a chunk at a time as `points` is
+    read; unchanged points get their project and scope refreshed; `stats.stored` counts the points
+    found stored with their content afterwards."""
+    for chunk in _chunks(points, EMBED_CHUNK):
+        hashes = {p.id: content_hash(p.text) for p in chunk}
+        changed = store.missing_or_changed(hashes)
+        todo = [p for p in chunk if p.id in changed]
+        stats.points += len(chunk)
+        stats.unchanged += len(chunk) - len(todo)
+        if todo:
+            started = time.perf_counter()
+            vectors = embedder.encode([p.text for p in todo])
+            stats.embed_seconds += time.perf_counter() - started
+            store.upsert([p.model_copy(update={"dense": dense, "sparse": sparse_vector(p.text)})
+                          for p, dense in zip(todo, vectors, strict=True)])
+            stats.embedded += len(todo)
+        if len(todo) < len(chunk):
+            stats.rescoped += refresh_scope(store, [p for p in chunk if p.id not in changed])
+        stats.stored += len(chunk) - len(store.missing_or_changed(hashes))
 
 
 SCOPE_FIELDS = ["project", "scope"]
@@ -82,18 +102,21 @@ def _read_manifest(path: Path) -> set[str] | None:
         return None
 
 
-def index_day(store: ShardedIndex, embedder: Embedder, day: str, tier: str, points: list[StorePoint],
-              manifest_dir: Path | None = None) -> IndexStats:
+def index_day(store: ShardedIndex, embedder: Embedder, day: str, tier: str,
+              points: Collection[StorePoint] | PointSource, manifest_dir: Path | None = None) -> IndexStats:
     """Make the day's points of one tier exactly `points`: stale ones deleted, new ones embedded.
 
+    `points` may be a function that makes them anew on each call: they are read twice, their ids
+    first, then a chunk at a time into the store, so a large day is never in memory at once.
     With `manifest_dir`, the ids indexed for each day and tier are kept in a small manifest, so a
     run never scans the store with a payload filter: in Qdrant local mode such a scan reads every
     point in Python and made each day's run slower as history grew. The manifest is widened
     before the upsert and narrowed after it, so a crash in between cannot orphan points.
     """
+    read = points if callable(points) else (lambda: points)
     stats = IndexStats()
     store = store.for_day(day)
-    keep = {p.id for p in points}
+    keep = {p.id for p in read()}
     manifest = manifest_dir / tier / f"{day}.json" if manifest_dir else None
     known = _read_manifest(manifest) if manifest else None
     day_filter = {"tier": tier, "date": day}  # an exact match: a date range parses every stored date
@@ -107,12 +130,11 @@ def index_day(store: ShardedIndex, embedder: Embedder, day: str, tier: str, poin
         if stale:
             store.delete(stale)
             stats.deleted = len(stale)
-        index_points(store, embedder, points, stats)
-        stats.rescoped = refresh_scope(store, points) if stats.unchanged else 0
-        hashes = {p.id: content_hash(p.text) for p in points}
-        stats.stored = len(hashes) - len(store.missing_or_changed(hashes)) if manifest else store.count(day_filter)
+        index_points(store, embedder, read(), stats)
         if manifest:
             atomic_write_json(manifest, sorted(keep))
+        else:
+            stats.stored = store.count(day_filter)
     return stats
 
 
@@ -129,14 +151,14 @@ def index_observation_day(workspace: Workspace, store: ShardedIndex, embedder: E
     from memory_pipeline.flows.maintenance import merge_duplicates
     from memory_pipeline.resources.observation_files import load_observations
 
-    stats = index_observations(store, embedder, day, load_observations(workspace, day),
-                               manifest_dir=workspace.state_path("index"))
-    if not stats.embedded:  # nothing new: the day's facts were merged when they were written
-        return stats
-    # Dedup at write: the day's new facts against the facts of their own week store; the nightly
-    # maintenance compares them with every week (and catches a run killed between the two steps).
     week = store.for_day(day)
-    with week.session():
+    with week.session():  # one open for both steps (a week store is its own day's store): each open loads every point
+        stats = index_observations(week, embedder, day, load_observations(workspace, day),
+                                   manifest_dir=workspace.state_path("index"))
+        if not stats.embedded:  # nothing new: the day's facts were merged when they were written
+            return stats
+        # Dedup at write: the day's new facts against the facts of their own week store; the nightly
+        # maintenance compares them with every week (and catches a run killed between the two steps).
         points = {p.id: p for p in week.scroll_all(with_vectors=True, payload_filter={"tier": "observations"})}
         merges = merge_duplicates(week, points, day, Settings.from_env().dedup_similarity)
     stats.merged = sum(len(m.members) - 1 for m in merges)

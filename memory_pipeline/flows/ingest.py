@@ -28,6 +28,7 @@ class DayReport:
     facts: dict[str, int] = field(default_factory=dict)
     error: str | None = None
     run_id: str = ""
+    output: str | None = None  # where what Dagster printed during the run went
 
 
 @dataclass
@@ -72,10 +73,10 @@ def ingest(workspace: Workspace, definitions: "dg.Definitions", settings: Settin
     instance = get_instance(workspace, settings)
     days = [day] if day else pending_days(workspace, pipeline.code_version("observe", settings), instance)
     record_transcripts(instance, [event for d in days for event in Inbox(workspace).accepted(d)])
-    runs: list[RunSummary] = (run_job_for_days(definitions, "ingest_job", days, instance, progress=progress)
-                              if days else [])
+    runs: list[RunSummary] = (run_job_for_days(definitions, "ingest_job", days, instance, progress=progress,
+                                               output_log=workspace.state_path("dagster_output")) if days else [])
     for run in runs:
         found = load_observations(workspace, run.day)
         facts = Counter(f.priority for o in found for f in o.facts)
-        report.days.append(DayReport(run.day, run.success, len(found), dict(facts), run.error, run.run_id))
+        report.days.append(DayReport(run.day, run.success, len(found), dict(facts), run.error, run.run_id, run.output))
     return report

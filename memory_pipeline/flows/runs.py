@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memory_pipeline.config import Settings
+from memory_pipeline.resources.run_output import captured_output
 from memory_pipeline.resources.workspace import Workspace, atomic_write_text, ensure_dir
 
 if TYPE_CHECKING:
@@ -74,6 +76,7 @@ class RunSummary:
     run_id: str
     success: bool
     error: str | None = None
+    output: str | None = None  # where what Dagster printed during the run went (RunOutput.note)
 
 
 def failure_message(event) -> str:
@@ -99,26 +102,33 @@ def outside_partitions(job: "dg.JobDefinition", day: str) -> str | None:
             "day back to the oldest session it imports; MEMORY_PARTITIONS_START, when set, wins")
 
 
+def _output_to(log: Path | None, title: str):
+    return captured_output(log, title) if log is not None else contextlib.nullcontext()
+
+
 TODAY_TAG = "memory/today"  # a run tag that sets "today" (staleness, review clocks) for tests and replays
 
 
 def run_job_for_days(definitions: "dg.Definitions", job_name: str, days: list[str], instance: "dg.DagsterInstance",
-                     tags: dict[str, str] | None = None, progress=None) -> list[RunSummary]:
+                     tags: dict[str, str] | None = None, progress=None,
+                     output_log: Path | None = None) -> list[RunSummary]:
     """Execute a partitioned job of `definitions` once per day in this process; failures are
-    reported, not raised. The caller hands the Definitions in (memory_pipeline.main builds them)."""
+    reported, not raised. The caller hands the Definitions in (memory_pipeline.main builds them).
+    With `output_log`, what Dagster prints to stderr during each run goes there, not to the terminal."""
     job = definitions.resolve_job_def(job_name)
     summaries = []
     for day in days:
         if outside := outside_partitions(job, day):
             summaries.append(RunSummary(day, "", False, outside))
             continue
-        result = job.execute_in_process(instance=instance, partition_key=day, raise_on_error=False,
-                                        tags=tags or {}, run_config=QUIET_CONSOLE)
+        with _output_to(output_log, f"{job_name} {day}") as output:
+            result = job.execute_in_process(instance=instance, partition_key=day, raise_on_error=False,
+                                            tags=tags or {}, run_config=QUIET_CONSOLE)
         error = None
         if not result.success:
             failures = [e for e in result.all_events if e.is_step_failure]
             error = failure_message(failures[0]) if failures else "run failed"
-        summaries.append(RunSummary(day, result.run_id, result.success, error))
+        summaries.append(RunSummary(day, result.run_id, result.success, error, output.note() if output else None))
         if progress is not None:
             progress(day)
     return summaries

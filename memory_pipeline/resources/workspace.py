@@ -132,7 +132,7 @@ STATE_NAMES = {
     "ui_pid": "ui.pid", "ui_url": "ui-url.txt", "recall_cache": "recall-cache", "index_generation": "index-generation",
     "partitions_start": "partitions-start.txt", "project_tally": "project-tally.json",
     "folder_projects": "folder-projects.json",
-    "llm_budget": "llm-budget.json",
+    "llm_budget": "llm-budget.json", "dagster_output": "dagster-output.log",
 }
 
 

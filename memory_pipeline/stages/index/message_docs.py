@@ -14,10 +14,11 @@ date 0.661; 400 characters or the next turn too: no better. A role label ("User:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from memory_pipeline.models import Transcript, content_hash, stable_id
+from memory_pipeline.models import Message, Transcript, content_hash, stable_id
 
 ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
 DEFAULT_CONTEXT_CHARS = 200
@@ -108,33 +109,42 @@ def message_documents(
     transcript: Transcript, *, day: str, session_id: str, options: DocOptions = DocOptions(), project: str = ""
 ) -> list[MessageDoc]:
     """The documents of one transcript, in order. Ids: stable_id(session, message id, content hash)."""
-    docs: list[MessageDoc] = []
-    kept = [m for m in transcript.messages
-            if not m.is_compaction_summary and m.role in ROLE_LABELS and m.text.strip()]
+    return list(stream_message_documents(transcript.messages, day=day, session_id=session_id, options=options,
+                                         project=project))
+
+
+def stream_message_documents(
+    messages: Iterable[Message], *, day: str, session_id: str, options: DocOptions = DocOptions(), project: str = ""
+) -> Iterator[MessageDoc]:
+    """`message_documents`, made as `messages` is read (one message ahead): a caller that hands out
+    each message once holds a few of them at a time, not a session of 100k."""
+    kept = (m for m in messages if not m.is_compaction_summary and m.role in ROLE_LABELS and m.text.strip())
     previous = ""
-    for position, message in enumerate(kept):
-        following = kept[position + 1].text if position + 1 < len(kept) else ""
-        text = document_text(message.text, message.role, message.timestamp, previous, options, following)
-        when = message.timestamp
-        docs.append(MessageDoc(
-            id=stable_id(session_id, message.id, content_hash(text)),
-            text=text,
-            payload={
-                "tier": "messages",
-                "kind": "message",
-                "date": day,
-                "session_id": session_id,
-                "project": project,
-                "scope": "project",
-                "role": message.role,
-                "message": message.text[:MAX_MESSAGE_CHARS],
-                "source_message_ids": [message.id],
-                "time": when.strftime("%H:%M") if when else None,
-                "created_at": (when or _day_start(day)).isoformat(),
-                "created_ts": (when or _day_start(day)).timestamp(),
-                "priority": None,
-                "stale": False,
-            },
-        ))
-        previous = message.text
-    return docs
+    message = next(kept, None)
+    while message is not None:
+        following = next(kept, None)
+        text = document_text(message.text, message.role, message.timestamp, previous, options,
+                             following.text if following is not None else "")
+        yield MessageDoc(id=stable_id(session_id, message.id, content_hash(text)), text=text,
+                         payload=_payload(message, day, session_id, project))
+        previous, message = message.text, following
+
+
+def _payload(message: Message, day: str, session_id: str, project: str) -> dict:
+    when = message.timestamp
+    return {
+        "tier": "messages",
+        "kind": "message",
+        "date": day,
+        "session_id": session_id,
+        "project": project,
+        "scope": "project",
+        "role": message.role,
+        "message": message.text[:MAX_MESSAGE_CHARS],
+        "source_message_ids": [message.id],
+        "time": when.strftime("%H:%M") if when else None,
+        "created_at": (when or _day_start(day)).isoformat(),
+        "created_ts": (when or _day_start(day)).timestamp(),
+        "priority": None,
+        "stale": False,
+    }

@@ -11,6 +11,7 @@ from memory_pipeline.stages.index.message_docs import (
     keyword_parts,
     keyword_text,
     message_documents,
+    stream_message_documents,
 )
 from memory_pipeline.stages.index.sparse import weighted_counts
 from memory_pipeline.stages.recall.rewrite import parse_rewrite, rewrite_offline
@@ -102,3 +103,21 @@ def test_borrowed_words_count_their_weight_in_frequency_and_length():
     counts, length = weighted_counts("book finished", "which book", 0.5)
     assert counts == {"book": 1.5, "finish": 1.0}  # "which" is a stop word
     assert length == 2.5
+
+
+def test_documents_are_made_as_the_messages_are_read_one_message_ahead():
+    read: list[str] = []
+
+    def messages():
+        for message in sample().messages:
+            read.append(message.id)
+            yield message
+
+    docs = stream_message_documents(messages(), day="2026-11-02", session_id="s1",
+                                    options=DocOptions(next_chars=40))
+    first = next(docs)
+    assert first.payload["source_message_ids"] == ["u1"] and read == ["u1", "a1", "r1", "a2"]
+    assert "(before: max_connections is 10" in first.text  # the one message read ahead is the next turn
+    rest = list(docs)
+    assert [first, *rest] == message_documents(sample(), day="2026-11-02", session_id="s1",
+                                               options=DocOptions(next_chars=40))
