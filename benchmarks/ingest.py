@@ -20,7 +20,7 @@ def _step_seconds(instance, run_id: str) -> dict[str, float]:
     return {s.step_key: (s.end_time or 0) - (s.start_time or 0) for s in instance.get_run_step_stats(run_id)}
 
 
-def bench_ingest(definitions, sessions: int = 50, turns: int = 8, repeats: int = 3) -> dict:
+def bench_ingest(load_definitions, sessions: int = 50, turns: int = 8, repeats: int = 3) -> dict:
     from benchmarks.synthetic import write_sessions
     from memory_pipeline.flows.emit import emit_session_event
     from memory_pipeline.flows.ingest import ingest
@@ -36,6 +36,7 @@ def bench_ingest(definitions, sessions: int = 50, turns: int = 8, repeats: int =
         root = Path(tmp)
         set_process_environment(MEMORY_WORKSPACE=str(root / "ws"), DAGSTER_HOME=str(root / "dagster"))
         workspace = Workspace(root / "ws").create()
+        definitions = load_definitions()  # after the environment names this workspace: settings bind at build
         paths = write_sessions(root / "transcripts", sessions, day, turns=turns)
         model = Settings.from_env().embedding_model
         pipeline_embedder, raw_model = embedder_for(model), get_embedder(model, device="cpu").model

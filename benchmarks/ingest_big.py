@@ -27,7 +27,7 @@ def _rss_mb(who: int) -> float:
     return round(resource.getrusage(who).ru_maxrss / 1024, 1)  # Linux: kilobytes
 
 
-def bench_big_transcript(definitions, size_mb: float = 57.0, root: Path | None = None,
+def bench_big_transcript(load_definitions, size_mb: float = 57.0, root: Path | None = None,
                          tiny_messages: int = 0) -> dict:
     """With `tiny_messages`, the session is that many few-word messages instead (bench/tiny_transcript.py)."""
     from benchmarks.big_transcript import write_big_transcript
@@ -48,6 +48,7 @@ def bench_big_transcript(definitions, size_mb: float = 57.0, root: Path | None =
         generated = (write_tiny_transcript(source, tiny_messages) if tiny_messages
                      else write_big_transcript(source, size_mb=size_mb))
         embedder_for(Settings.from_env().embedding_model).encode(["warm up"])  # model load is not ingest
+        definitions = load_definitions()  # after the environment names this workspace: settings bind at build
         definitions.get_job_def("ingest_job")
         baseline = _rss_mb(resource.RUSAGE_SELF)
         try:

@@ -80,7 +80,7 @@ def recall_latency(workspace, queries: int) -> dict | None:
             "p95_ms": round(timings[int(len(timings) * 0.95) - 1], 1)}
 
 
-def bench_soak(definitions, days: int = 30, sessions_per_day: int = 50, turns: int = 6, queries: int = 50,
+def bench_soak(load_definitions, days: int = 30, sessions_per_day: int = 50, turns: int = 6, queries: int = 50,
                root: Path | None = None, progress=None) -> dict:
     from benchmarks.synthetic import write_sessions
     from memory_pipeline.flows.emit import emit_session_event
@@ -93,6 +93,8 @@ def bench_soak(definitions, days: int = 30, sessions_per_day: int = 50, turns: i
         set_process_environment(MEMORY_WORKSPACE=str(base / "ws"), DAGSTER_HOME=str(base / "dagster"),
                                 MEMORY_LLM_PROVIDER=Settings.from_env().llm_provider or "offline")
         workspace = Workspace(base / "ws").create()
+        settings = Settings.from_env()
+        definitions = load_definitions()  # after the environment names this workspace: settings bind at build
         first = date.today() - timedelta(days=days)
         per_day, sessions = [], 0
         started = time.perf_counter()
@@ -104,7 +106,7 @@ def bench_soak(definitions, days: int = 30, sessions_per_day: int = 50, turns: i
                                                         day, seed=1000 + n, turns=turns)):
                     emit_session_event(workspace, path, trigger="shutdown",
                                        captured_at=day.replace(hour=18) + timedelta(minutes=i))
-                report = ingest(workspace, definitions, Settings.from_env())
+                report = ingest(workspace, definitions, settings)
                 if not report.success:
                     raise RuntimeError(f"ingest of {day.date()} failed: {[d.error for d in report.days]}")
                 sessions += report.accepted

@@ -93,13 +93,13 @@ def run_bench_ingest(args) -> int:
     if args.tiny_messages:
         if not 0 < args.tiny_messages <= 1_000_000:
             raise BadInputError("--tiny-messages must be above 0 and at most 1000000")
-        figures = bench_big_transcript(args.definitions(), tiny_messages=args.tiny_messages)
+        figures = bench_big_transcript(args.definitions, tiny_messages=args.tiny_messages)
     elif args.big_transcript:
         if not 0 < args.size_mb <= 60:
             raise BadInputError("--size-mb must be above 0 and at most 60 (transcripts over 64 MiB are refused)")
-        figures = bench_big_transcript(args.definitions(), size_mb=args.size_mb)
+        figures = bench_big_transcript(args.definitions, size_mb=args.size_mb)
     else:
-        figures = bench_ingest(args.definitions(), sessions=args.sessions, turns=args.turns)
+        figures = bench_ingest(args.definitions, sessions=args.sessions, turns=args.turns)
     return print_figures(args, figures, width=34)
 
 
@@ -111,7 +111,7 @@ def run_bench_soak(args) -> int:
         raise BadInputError("--days, --sessions-per-day and --queries must be at least 1")
     out = console()
     report = None if args.json else (lambda n, total, s: out.log(f"day {n}/{total}: {s:.1f}s"))
-    figures = bench_soak(args.definitions(), days=args.days, sessions_per_day=args.sessions_per_day, turns=args.turns,
+    figures = bench_soak(args.definitions, days=args.days, sessions_per_day=args.sessions_per_day, turns=args.turns,
                          queries=args.queries, progress=report)
     return print_figures(args, figures, width=28)
 

@@ -61,8 +61,8 @@ def run_sensor_runs(workspace, definitions, settings) -> tuple[list, list]:
 
     instance = get_instance(workspace, settings)
     sensor = definitions.resolve_sensor_def("inbox_sensor")
-    context = dg.build_sensor_context(instance=instance, resources={"workspace": definitions.resources["workspace"]})
-    result = sensor(context)  # a SensorResult (run requests and the `transcripts` events) or a SkipReason
+    with dg.build_sensor_context(instance=instance, resources={"workspace": definitions.resources["workspace"]}) as context:
+        result = sensor(context)  # a SensorResult (run requests and the `transcripts` events) or a SkipReason
     requests = list(result.run_requests or []) if isinstance(result, dg.SensorResult) else []
     for event in result.asset_events if isinstance(result, dg.SensorResult) else []:
         instance.report_runless_asset_event(event)

@@ -21,7 +21,7 @@ def test_a_small_soak_reports_days_stores_and_recall(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMORY_LLM_PROVIDER", "offline")
     for name in ("MEMORY_WORKSPACE", "DAGSTER_HOME"):  # the bench points them at its own folder
         monkeypatch.setenv(name, str(tmp_path / "unused"))
-    report = bench_soak(definitions(), days=3, sessions_per_day=2, turns=6, queries=5, root=tmp_path)
+    report = bench_soak(definitions, days=3, sessions_per_day=2, turns=6, queries=5, root=tmp_path)
     assert report["sessions"] == 6 and len(report["day_seconds"]) == 3
     assert report["stores"]["qdrant_points"] > 0 and 1 <= report["stores"]["qdrant_stores"] <= 2
     assert report["stores"]["bytes"]["observations"] > 0 and report["stores"]["redis_used_memory"] > 0

@@ -3,6 +3,8 @@ proposals promoted; `review sync` afterwards must leave what a clean approval le
 
 from __future__ import annotations
 
+import random
+
 import dagster as dg
 import pytest
 
@@ -31,8 +33,16 @@ DAY = "2026-11-20"  # the samples' day
 EARLIER = "# MEMORY\n\n## Hard Rules\n\n- Never force-push main.\n"
 
 
-def staged(ws) -> list[str]:
+def same_draws(monkeypatch) -> None:
+    """The ids' random parts drawn from one seed, so the clean and the killed workspace stage the same ids."""
+    from memory_pipeline.resources import proposals
+
+    monkeypatch.setattr(proposals, "secrets", random.Random(20261120))
+
+
+def staged(ws, monkeypatch) -> list[str]:
     """Ingest the samples, reflect and stage proposals; returns the pending ids."""
+    same_draws(monkeypatch)
     ws.memory_md.write_text(EARLIER)
     for path in sorted(SAMPLES.glob("*.jsonl")):
         emit_session_event(ws, path, trigger="shutdown", use_transcript_time=True)
@@ -50,10 +60,10 @@ def statuses(ws) -> dict[str, tuple[str, bool]]:
     return {pid: (p.status, p.promoted) for pid, p in found.items()}
 
 
-def test_kill_9_during_promotion_then_sync_equals_a_clean_approval(workspaces, tmp_path):
+def test_kill_9_during_promotion_then_sync_equals_a_clean_approval(workspaces, tmp_path, monkeypatch):
     clean, killed = workspaces.new("clean"), workspaces.new("killed")
-    ids = staged(clean)
-    assert len(ids) >= 3 and staged(killed) == ids
+    ids = staged(clean, monkeypatch)
+    assert len(ids) >= 3 and staged(killed, monkeypatch) == ids
     chosen = ids[:3]
     done = run_cli(clean, "review", "approve", *chosen)
     assert done.returncode == 0, done.stderr
@@ -75,11 +85,11 @@ def test_kill_9_during_promotion_then_sync_equals_a_clean_approval(workspaces, t
         assert_same_state(read_state(killed), expected)
 
 
-def test_kill_9_after_the_status_change_then_a_rerun_writes_the_missing_audit_lines(workspaces, tmp_path):
+def test_kill_9_after_the_status_change_then_a_rerun_writes_the_missing_audit_lines(workspaces, tmp_path, monkeypatch):
     from memory_pipeline.resources.daily_log import DailyLog
 
     ws = workspaces.new("audit")
-    ids = staged(ws)
+    ids = staged(ws, monkeypatch)
     chosen = ids[:2]
     flag = tmp_path / "paused.flag"
     proc = start_cli(ws, "review", "approve", *chosen, **pause_env("review:before-log", flag))

@@ -7,6 +7,8 @@ input and the briefing of another project.
 
 from __future__ import annotations
 
+from memory_pipeline.config import Settings
+
 import json
 from datetime import datetime, timezone
 from pathlib import Path
@@ -185,7 +187,7 @@ def test_web_file_and_relayed_words_never_become_the_users_preference(workspace,
     take_inbox(workspace)
     (tmp_path / "imp").mkdir()
     side = hostile_sidechain(tmp_path / "imp" / "h2.jsonl", "h2", cwd, DAY2)
-    assert [i.status for i in import_transcripts(workspace, [tmp_path / "imp"]).items] == ["imported"]
+    assert [i.status for i in import_transcripts(workspace, [tmp_path / "imp"], Settings.from_env()).items] == ["imported"]
     observer = QueuedProvider().enqueue(observer_answer(main, {KLINGON: KLINGON, UNSIGNED: UNSIGNED, SHORT: SHORT}),
                                         observer_answer(side, {TABS: TABS}))
     for day in (DAY1, DAY2):
