@@ -51,6 +51,18 @@ def listening_tcp_inodes() -> set[int]:
     return found
 
 
+def socket_inodes(pid: int) -> set[int]:
+    """The inodes of the sockets `pid` holds open; a descriptor closed while we look is passed over."""
+    found = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            if os.readlink(fd).startswith("socket:"):
+                found.add(os.stat(fd).st_ino)
+        except FileNotFoundError:
+            continue
+    return found
+
+
 def test_embedded_redis_listens_only_on_a_user_only_unix_socket(tmp_path):
     server = EmbeddedRedis(tmp_path / "state")
     pid = server.ensure_running()
@@ -61,8 +73,7 @@ def test_embedded_redis_listens_only_on_a_user_only_unix_socket(tmp_path):
         client.close()
         assert server.socket_path.is_socket() and stat.S_IMODE(server.socket_path.stat().st_mode) == 0o700
         assert stat.S_IMODE(server.dir.stat().st_mode) == 0o700
-        fds = Path(f"/proc/{pid}/fd")
-        sockets = {os.stat(fd).st_ino for fd in fds.iterdir() if os.readlink(fd).startswith("socket:")}
+        sockets = socket_inodes(pid)
         assert sockets and not sockets & listening_tcp_inodes()
     finally:
         server.stop()
