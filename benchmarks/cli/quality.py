@@ -112,14 +112,18 @@ def run_bench_reflect(args) -> int:
     out.print(f"  precision {figures['precision']}  recall {figures['recall']} (of {figures['facts']} labelled facts)  "
               f"change logs {figures['change_logs']}  useful per 10 sessions {figures['useful_per_10_sessions']}",
               highlight=False)
-    listed = (("good", figures["good_lines"]), ("bad", figures["bad"]),
-              ("unlabelled (label them in bench/labels)", figures["unlabelled"]))
+    print_listed(out, (("good", figures["good_lines"]), ("bad", figures["bad"]),
+                       ("unlabelled (label them in bench/labels)", figures["unlabelled"])))
+    return 0
+
+
+def print_listed(out, listed) -> None:
+    """Each titled list of lines that is not empty, under its title."""
     for title, lines in listed:
         if lines:
             out.print(f"  {title}:", highlight=False)
             for line in lines:
                 out.print(f"    - {line}", highlight=False, soft_wrap=True)
-    return 0
 
 
 def run_bench_pack_quality(args) -> int:
@@ -140,10 +144,6 @@ def run_bench_pack_quality(args) -> int:
     for name, row in figures["sections"].items():
         out.print(f"  {name:<12} precision {row['precision']}  ({row['good']} good of {row['labelled']} labelled, "
                   f"{row['lines']} lines)", highlight=False)
-    for title, lines in (("bad", figures["bad_lines"]), ("unlabelled (label them in labels/pack_lines.json)",
-                                                         figures["unlabelled"])):
-        if lines:
-            out.print(f"  {title}:", highlight=False)
-            for line in lines:
-                out.print(f"    - {line}", highlight=False, soft_wrap=True)
+    print_listed(out, (("bad", figures["bad_lines"]),
+                       ("unlabelled (label them in labels/pack_lines.json)", figures["unlabelled"])))
     return 0
