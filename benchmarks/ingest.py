@@ -38,7 +38,8 @@ def bench_ingest(load_definitions, sessions: int = 50, turns: int = 8, repeats: 
         workspace = Workspace(root / "ws").create()
         definitions = load_definitions()  # after the environment names this workspace: settings bind at build
         paths = write_sessions(root / "transcripts", sessions, day, turns=turns)
-        model = Settings.from_env().embedding_model
+        settings = Settings.from_env()  # once, after the environment names this workspace
+        model = settings.embedding_model
         pipeline_embedder, raw_model = embedder_for(model), get_embedder(model, device="cpu").model
         pipeline_embedder.encode(["warm up"])  # model load is not throughput
         started = time.perf_counter()
@@ -47,11 +48,11 @@ def bench_ingest(load_definitions, sessions: int = 50, turns: int = 8, repeats: 
             result = emit_session_event(workspace, path, trigger="shutdown", captured_at=day)
             messages += result.event.data.message_count
         emitted = time.perf_counter()
-        report = ingest(workspace, definitions, Settings.from_env())
+        report = ingest(workspace, definitions, settings)
         finished = time.perf_counter()
         if not report.success:
             raise RuntimeError(f"ingest failed: {[d.error for d in report.days]}")
-        steps = _step_seconds(get_instance(workspace, Settings.from_env()), report.days[0].run_id)
+        steps = _step_seconds(get_instance(workspace, settings), report.days[0].run_id)
         texts = [p.text for o in load_observations(workspace, day.date().isoformat()) for p in observation_points(o)]
         raw = []
         for _ in range(repeats):

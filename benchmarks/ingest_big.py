@@ -44,20 +44,21 @@ def bench_big_transcript(load_definitions, size_mb: float = 57.0, root: Path | N
                                 MEMORY_LLM_PROVIDER=Settings.from_env().llm_provider or "offline",
                                 MEMORY_PARTITIONS_START="2026-01-01")
         workspace = Workspace(base / "ws").create()
+        settings = Settings.from_env()  # once, after the environment names this workspace
         source = base / "source" / "big-session.jsonl"
         generated = (write_tiny_transcript(source, tiny_messages) if tiny_messages
                      else write_big_transcript(source, size_mb=size_mb))
-        embedder_for(Settings.from_env().embedding_model).encode(["warm up"])  # model load is not ingest
+        embedder_for(settings.embedding_model).encode(["warm up"])  # model load is not ingest
         definitions = load_definitions()  # after the environment names this workspace: settings bind at build
         definitions.get_job_def("ingest_job")
         baseline = _rss_mb(resource.RUSAGE_SELF)
         try:
             started = time.perf_counter()
-            imported = import_transcripts(workspace, [Path(generated["path"])], Settings.from_env())
+            imported = import_transcripts(workspace, [Path(generated["path"])], settings)
             if imported.counts["imported"] != 1:
                 raise RuntimeError(f"import failed: {[i.reason for i in imported.items]}")
             import_seconds = time.perf_counter() - started
-            report = ingest(workspace, definitions, Settings.from_env())
+            report = ingest(workspace, definitions, settings)
             total = time.perf_counter() - started
         finally:
             EmbeddedRedis(workspace.state).stop()
