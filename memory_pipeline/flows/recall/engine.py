@@ -32,17 +32,12 @@ from memory_pipeline.stages.recall.rank import (
     rank,
 )
 from memory_pipeline.stages.recall.parts import query_parts, with_part
+from memory_pipeline.stages.recall.supersession import with_supersession
 from memory_pipeline.stages.recall.when import named_window
 
 MODES = ("hybrid", "dense", "sparse")
 
 
-def with_supersession(payloads: dict[str, dict], superseded: dict[str, dict]) -> dict[str, dict]:
-    """Payloads of facts the ledger superseded get `superseded_by` ("EVT-…: the replacement")."""
-    if not superseded:
-        return payloads
-    return {pid: payload | {"superseded_by": f"{superseded[pid]['by']}: {superseded[pid]['text']}"}
-            if pid in superseded else payload for pid, payload in payloads.items()}
 QUERY_CACHE = 256
 MAX_POINTS = 2000  # points one `points` request returns (a session's turns and facts)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory_pipeline.flows.recall.engine import with_supersession
+from memory_pipeline.stages.recall.supersession import with_supersession
 from memory_pipeline.stages.recall.rank import DAY_SECONDS, RankOptions, fuse, rank
 
 NOW = 1_800_000_000.0
