@@ -206,11 +206,12 @@ SETTINGS_DOORS = {
     "memory_pipeline.flows.recall.engine": "moving with the Edge store (issue 28)",
     "memory_pipeline.flows.recall.server": "moving with the Edge store (issue 28); the recall service's main",
     "memory_pipeline.flows.index": "moving with the Edge store (issue 28)",
+    "memory_pipeline.flows.observe": "session_project, for flows/index_messages.py (moving with the Edge store, "
+                                     "issue 28), which passes no settings: MEMORY_PROJECT_MAP for an event without a project",
     "memory_pipeline.resources.embedded_redis": "until flows/recall/engine.py (issue 28) passes the idle timeout",
     "memory_pipeline.resources.onnx_embedder": "until flows/recall/engine.py (issue 28) passes its settings",
     # left: every caller would need the settings (emit, observe, the hooks, the recall service)
     "memory_pipeline.resources.workspace": "XDG_RUNTIME_DIR for long socket paths, the same in every process",
-    "memory_pipeline.resources.projects": "MEMORY_PROJECT_MAP and the folder record, when a caller passes none",
 }
 SETTINGS_DOOR_PACKAGES = ("benchmarks",)  # each benchmark is a harness: it points the process at its own workspace
 

@@ -72,8 +72,8 @@ def asked_project(args) -> tuple[str | None, str]:
         return None, ASKED_ALL
     given = getattr(args, "project", None)
     if given:
-        return named_project(given), ASKED_BY_NAME
-    return resolve_project(Path.cwd()), ASKED_BY_FOLDER
+        return named_project(given, args.settings), ASKED_BY_NAME
+    return resolve_project(Path.cwd(), args.settings), ASKED_BY_FOLDER
 
 
 def looked_at(args, workspace):

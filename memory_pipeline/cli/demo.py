@@ -29,13 +29,14 @@ def emit_samples(workspace, settings) -> list:
     results = []
     for path in sorted(SAMPLES.glob("*.jsonl")):
         if path.name.startswith("claude-code"):  # this one also compacted: two windows, as the hooks send them
-            results += emit_compacted(workspace, path)
+            results += emit_compacted(workspace, path, settings)
         else:
-            results.append(emit_session_event(workspace, path, trigger="shutdown", use_transcript_time=True))
+            results.append(emit_session_event(workspace, path, trigger="shutdown", use_transcript_time=True,
+                                              settings=settings))
     return results
 
 
-def emit_compacted(workspace, path: Path) -> list:
+def emit_compacted(workspace, path: Path, settings) -> list:
     """What the hooks send for a session that compacted once: PreCompact with the messages before the
     compaction (the file as it was then), SessionEnd with the ones after it."""
     import tempfile
@@ -47,9 +48,10 @@ def emit_compacted(workspace, path: Path) -> list:
     with tempfile.TemporaryDirectory() as folder:
         before = Path(folder) / path.name
         before.write_text("".join(lines[:boundary]), encoding="utf-8")
-        compaction = emit_session_event(workspace, before, trigger="compaction", use_transcript_time=True)
+        compaction = emit_session_event(workspace, before, trigger="compaction", use_transcript_time=True,
+                                        settings=settings)
     shutdown = emit_session_event(workspace, path, trigger="shutdown", use_transcript_time=True,
-                                  window=f"after:{compaction.last_message_id}")
+                                  window=f"after:{compaction.last_message_id}", settings=settings)
     return [compaction, shutdown]
 
 

@@ -52,6 +52,7 @@ def run_emit(args) -> int:
         window=args.window,
         session_name=args.session_name,
         project=args.project,
+        settings=args.settings,
     )
     if result.path is None:
         if args.json:

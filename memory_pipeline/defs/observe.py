@@ -93,7 +93,7 @@ def observations(
     prompt, model = llm.prompt("observer"), llm.model_for("observe")
     try:
         result = observe_day(ws, day, llm=llm.get_client(), prompt=prompt, model=model,
-                             redis_store=redis_store, redis_error=redis_error)
+                             redis_store=redis_store, redis_error=redis_error, settings=workspace.settings)
     except LLMError as exc:
         raise dg.Failure(f"Observer failed: {exc}") from exc
     if result.redis_error:

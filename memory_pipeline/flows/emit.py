@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import SessionEvent, Transcript, TranscriptRef, Trigger, content_hash
 from memory_pipeline.resources.inbox import Inbox
@@ -36,12 +37,12 @@ def session_id_from(transcript: Transcript, path: Path) -> str:
     return cleaned or "session"
 
 
-def event_project(given: str | None, transcript_cwd: str | None) -> str:
+def event_project(given: str | None, transcript_cwd: str | None, settings: Settings) -> str:
     """The event's project: a name given (`--project`), a folder given (a hook's cwd), else the
     transcript's own working folder."""
     from memory_pipeline.resources.projects import named_project, resolve_project
 
-    return named_project(given) if given else resolve_project(transcript_cwd)
+    return named_project(given, settings) if given else resolve_project(transcript_cwd, settings)
 
 
 def emit_session_event(
@@ -61,6 +62,7 @@ def emit_session_event(
     waiting_from: str | None = None,
     session_over: bool = True,
     stop_at_compaction: bool = False,
+    settings: Settings | None = None,
 ) -> EmitResult:
     """Write one event file into the inbox. Raises BadInputError for unusable input.
 
@@ -69,6 +71,8 @@ def emit_session_event(
     message of that backlog) unless `session_over`.
     `project` (a name, or a folder to resolve) defaults to the project of the transcript's own folder.
     `parsed` is the file already parsed (`import` reads it first): a 57 MB session is not held twice.
+    `settings` are the door's (MEMORY_PROJECT_MAP names the project); without them, the defaults for
+    this workspace.
     """
     from memory_pipeline.stages.transcripts import parse_transcript
 
@@ -118,7 +122,7 @@ def emit_session_event(
     event.data.window_start_id = window_start
     event.data.window_end_id = planned.messages[-1].id  # the snapshot may hold lines written since
     event.data.session_user_message_count = transcript.user_message_count
-    event.data.project = event_project(project, transcript.cwd)
+    event.data.project = event_project(project, transcript.cwd, settings or Settings(workspace=workspace.root))
     event.data.observing, event.data.work = planned.observing, planned.work
     return EmitResult(event, Inbox(workspace).write(event), last_message_id=planned.sent,
                       first_new_id=planned.first_new)

@@ -116,8 +116,8 @@ def already_imported(workspace: Workspace, dedupe_key: str) -> bool:
     return accepted or waiting
 
 
-def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool],
-               project: str | None = None, partitions_start: str | None = None) -> ImportItem:
+def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool], settings: Settings,
+               project: str | None = None) -> ImportItem:
     try:
         transcript = parse_transcript(path)
     except EmptyTranscriptError:
@@ -138,7 +138,8 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
     now = datetime.now().astimezone()
     try:
         result = send_window(workspace, path, session_id=session_id, trigger="shutdown", use_transcript_time=True,
-                             project=project, parsed=transcript, session_over=is_idle(transcript.ended_at, now))
+                             project=project, parsed=transcript, session_over=is_idle(transcript.ended_at, now),
+                             settings=settings)
     except BadInputError as exc:
         return ImportItem(str(path), "failed", session_id, reason=str(exc))
     if result.path is None or result.event is None:
@@ -153,7 +154,7 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
         workspace.reach_back(result.event.day)  # the partitions now hold this day, for every reader
     skip = observe_skip_reason(result.event)
     return ImportItem(str(path), status, session_id, result.event.day, result.event.data.dedupe_key,
-                      reason=_explain(outcome.reason, result.event.day, partitions_start) if status == "failed" else skip,
+                      reason=_explain(outcome.reason, result.event.day, settings.partitions_start) if status == "failed" else skip,
                       observed=(skip is None) if status == "imported" else None,
                       project=result.event.data.project or "")
 
@@ -186,7 +187,7 @@ def import_transcripts(
     if on_found:
         on_found(len(files))
     for path in files:
-        item = import_one(workspace, path, valid_day, project, settings.partitions_start)
+        item = import_one(workspace, path, valid_day, settings, project)
         report.items.append(item)
         if on_item:
             on_item(item)

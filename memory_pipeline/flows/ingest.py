@@ -61,7 +61,7 @@ def ingest(workspace: Workspace, definitions: "dg.Definitions", settings: Settin
     if day is not None:
         partitions.check_day(day, settings)
     report = IngestReport()
-    for outcome in take_inbox(workspace, valid_day):
+    for outcome in take_inbox(workspace, valid_day, settings):
         if outcome.status == "accepted":
             report.accepted += 1
         elif outcome.status == "duplicate":

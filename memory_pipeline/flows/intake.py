@@ -17,11 +17,12 @@ from memory_pipeline.resources.workspace import Workspace, atomic_write_json
 from memory_pipeline.stages.events import observe_skip_reason
 
 
-def take_inbox(workspace: Workspace, valid_day: Callable[[str], bool] | None = None) -> list[TakeOutcome]:
+def take_inbox(workspace: Workspace, valid_day: Callable[[str], bool] | None = None,
+               settings: Settings | None = None) -> list[TakeOutcome]:
     """Every pending event file, taken; first, the waiting windows of sessions now over are sent."""
     from memory_pipeline.flows.windows import close_idle_sessions
 
-    close_idle_sessions(workspace)
+    close_idle_sessions(workspace, settings=settings)
     inbox = Inbox(workspace)
     return [inbox.take(path, valid_day) for path in inbox.pending()]
 

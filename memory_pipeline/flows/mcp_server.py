@@ -52,7 +52,7 @@ class ClientProject:
     async def scope(self, ctx: Context, project: str | None, all_projects: bool) -> ProjectScope:
         if all_projects:
             return ProjectScope(None)
-        return ProjectScope(named_project(project) if project else await self.resolve(ctx))
+        return ProjectScope(named_project(project, self.settings) if project else await self.resolve(ctx))
 
 
 async def client_root(ctx: Context | None) -> Path | None:

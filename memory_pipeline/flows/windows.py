@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.emit import EmitResult, emit_session_event
 from memory_pipeline.models import HookSessionState, Transcript, Trigger
@@ -45,7 +46,7 @@ def record_sent(state: HookSessionState, result: EmitResult, transcript_path: st
 def send_window(workspace: Workspace, path: Path, *, session_id: str, trigger: Trigger, now: datetime | None = None,
                 session_over: bool = False, stop_at_compaction: bool = False, tokens_before: int = 0,
                 project: str | None = None, format: str = "auto", use_transcript_time: bool = False,
-                parsed: Transcript | None = None) -> EmitResult:
+                parsed: Transcript | None = None, settings: Settings | None = None) -> EmitResult:
     """Emit what the session said since its last window (BadInputError for unusable input)."""
     store = HookStateStore(workspace)
     workspace.create()
@@ -56,7 +57,7 @@ def send_window(workspace: Workspace, path: Path, *, session_id: str, trigger: T
             workspace, path, trigger=trigger, session_id=session_id, format=format, captured_at=now,
             window=f"after:{after}" if after else "all", tokens_before=tokens_before, project=project,
             use_transcript_time=use_transcript_time, parsed=parsed, waiting_from=state.waiting_from_id,
-            session_over=session_over, stop_at_compaction=stop_at_compaction,
+            session_over=session_over, stop_at_compaction=stop_at_compaction, settings=settings,
         )
         recorded = str(Path(path).expanduser())
         state = store.update(session_id, lambda s: record_sent(s, result, recorded, session_over),
@@ -78,7 +79,8 @@ def mark_waiting(workspace: Workspace, session_id: str, waiting: bool) -> None:
         marker.unlink(missing_ok=True)
 
 
-def close_idle_sessions(workspace: Workspace, now: datetime | None = None) -> list[EmitResult]:
+def close_idle_sessions(workspace: Workspace, now: datetime | None = None,
+                        settings: Settings | None = None) -> list[EmitResult]:
     """Send the waiting window of every session idle for SESSION_IDLE, as the session's end: it is
     observed when the session showed work, else it stays indexed only. `ingest` and the inbox sensor
     run this before they take the inbox. A transcript that is gone leaves its window indexed only."""
@@ -93,7 +95,7 @@ def close_idle_sessions(workspace: Workspace, now: datetime | None = None) -> li
         path = Path(state.transcript_path or "")
         try:
             sent.append(send_window(workspace, path, session_id=session_id, trigger="shutdown", now=now,
-                                    session_over=True))
+                                    session_over=True, settings=settings))
         except BadInputError as exc:
             store.update(session_id, lambda s: setattr(s, "waiting_from_id", None), now)
             mark_waiting(workspace, session_id, False)

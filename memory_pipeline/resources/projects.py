@@ -63,17 +63,18 @@ def repository_root(folder: Path) -> Path | None:
     return None
 
 
-def resolve_project(folder: str | Path | None, settings: Settings | None = None) -> str:
+def resolve_project(folder: str | Path | None, settings: Settings) -> str:
     """The project of a session run in `folder`: MEMORY_PROJECT_MAP first, then the repository's
     folder name (worktrees resolve through the common git dir), then the folder's own name.
 
     One path, one project, whether or not the folder exists here: a folder that is gone is named by
     what this workspace recorded when it existed, else by the worktree conventions of its path, else
     by the repository its nearest existing parent is in. A folder holding a line break or another
-    control character names no project."""
+    control character names no project. `settings` are the door's: MEMORY_PROJECT_MAP, and the
+    workspace whose folder record is read."""
     if folder is None or not str(folder).strip() or has_control(str(folder)):
         return UNKNOWN
-    return project_name(_resolved(str(folder), settings or Settings.from_env()))
+    return project_name(_resolved(str(folder), settings))
 
 
 def _resolved(folder: str, settings: Settings) -> str:
@@ -140,9 +141,9 @@ class FolderRecord:
             self.workspace.write_json(self.path, known)
 
 
-def named_project(given: str) -> str:
+def named_project(given: str, settings: Settings) -> str:
     """`--project` of any command: a folder (a path with `/`, `~…` or `.`) is resolved to its
     project, anything else is a project name (checked)."""
     if "/" in given or given.startswith("~") or given == ".":
-        return resolve_project(Path(given).expanduser().resolve())
+        return resolve_project(Path(given).expanduser().resolve(), settings)
     return check_project(given)

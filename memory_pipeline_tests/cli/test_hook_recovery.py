@@ -64,7 +64,7 @@ def ingested(tmp_path_factory):
     # (here without the pointer, which the tests below ask for)
     compacted(transcript)
     compaction_done(workspace, HookPayload.model_validate(payload("SessionStart", transcript, source="compact")),
-                    datetime.now().astimezone())
+                    datetime.now().astimezone(), Settings(workspace=workspace.root))
     with pytest.MonkeyPatch.context() as patch:
         for name in CLEAN_ENV:
             patch.delenv(name, raising=False)

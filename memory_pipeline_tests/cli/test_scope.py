@@ -86,10 +86,12 @@ def test_a_project_with_memories_but_no_hit_says_what_other_projects_hold(two_pr
 
 
 def test_a_worktree_names_its_repository_whether_or_not_it_still_exists(tmp_path, workspace):
+    settings = Settings(workspace=workspace.root)
     shop = repo(tmp_path / "src", "shop")
     fix = worktree(shop, tmp_path / "src" / "shop-fix")  # outside its repository, its name no convention
     inside = shop / "src" / "cart"  # a folder of the repository, not made yet
-    assert resolve_project(fix) == resolve_project(fix / "pkg") == resolve_project(inside) == "shop"
+    assert resolve_project(fix, settings) == resolve_project(fix / "pkg", settings) == "shop"
+    assert resolve_project(inside, settings) == "shop"
     shutil.rmtree(fix)
-    assert resolve_project(fix) == resolve_project(fix / "pkg") == "shop"
-    assert resolve_project(inside) == "shop"
+    assert resolve_project(fix, settings) == resolve_project(fix / "pkg", settings) == "shop"
+    assert resolve_project(inside, settings) == "shop"

@@ -44,26 +44,27 @@ def worktree(main, folder):
     return folder
 
 
-def test_a_folder_resolves_to_its_repository_and_a_worktree_to_the_main_one(tmp_path, monkeypatch):
+def test_a_folder_resolves_to_its_repository_and_a_worktree_to_the_main_one(tmp_path):
     shop = repo(tmp_path, "shop")
     (shop / "src" / "cart").mkdir(parents=True)
     fix = worktree(shop, tmp_path / "elsewhere" / "shop-fix-login")
     module = shop / "vendor" / "payments"
     module.mkdir(parents=True)
     (module / ".git").write_text(f"gitdir: {shop / '.git' / 'modules' / 'payments'}\n")  # a submodule: no commondir
+    plain = Settings(workspace=tmp_path / "workspace")
     assert repository_root(shop / "src" / "cart") == shop.resolve()
     assert repository_root(fix) == shop.resolve()
-    assert resolve_project(shop / "src" / "cart") == resolve_project(fix) == "shop"
-    assert resolve_project(module) == "payments"
-    assert resolve_project(tmp_path / "plain-folder") == "plain-folder"  # gone, no repository: its name
+    assert resolve_project(shop / "src" / "cart", plain) == resolve_project(fix, plain) == "shop"
+    assert resolve_project(module, plain) == "payments"
+    assert resolve_project(tmp_path / "plain-folder", plain) == "plain-folder"  # gone, no repository: its name
     # folders that no longer exist here (another machine, a removed worktree): conventional worktree paths
-    assert resolve_project("/home/u/projects/spotter-worktrees/spotter-dov") == "spotter"
-    assert resolve_project("/home/u/src/shop/.worktrees/fix") == "shop"
-    assert resolve_project("/home/u/src/shop/.claude/worktrees/x") == "shop"
-    assert resolve_project(None) == ""
-    monkeypatch.setenv("MEMORY_PROJECT_MAP", "*/checkouts/acme-*=acme; /srv/legacy=old-shop")
-    assert resolve_project("/home/u/checkouts/acme-web") == "acme"
-    assert resolve_project(str(fix)) == "shop"  # no pattern matches: the repository
+    assert resolve_project("/home/u/projects/spotter-worktrees/spotter-dov", plain) == "spotter"
+    assert resolve_project("/home/u/src/shop/.worktrees/fix", plain) == "shop"
+    assert resolve_project("/home/u/src/shop/.claude/worktrees/x", plain) == "shop"
+    assert resolve_project(None, plain) == ""
+    settings = Settings(workspace=tmp_path / "workspace", project_map="*/checkouts/acme-*=acme; /srv/legacy=old-shop")
+    assert resolve_project("/home/u/checkouts/acme-web", settings) == "acme"
+    assert resolve_project(str(fix), settings) == "shop"  # no pattern matches: the repository
 
 
 def sessions(tmp_path):

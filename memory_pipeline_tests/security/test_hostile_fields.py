@@ -13,6 +13,7 @@ import json
 
 import pytest
 
+from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.brief import Brief
 from memory_pipeline.models import CachedRecall, Proposal, RecallHit
@@ -89,8 +90,8 @@ def test_a_project_name_never_becomes_a_memory_md_heading():
 
 
 @pytest.mark.parametrize("folder", [HARD_RULES, FORGED_TICKS, "/home/dev/x\r\n## y", "/a/b\u2028# c"])
-def test_a_folder_with_a_line_break_names_no_project(folder):
-    assert resolve_project(folder) == "" and working_folder(folder) is None
+def test_a_folder_with_a_line_break_names_no_project(folder, tmp_path):
+    assert resolve_project(folder, Settings(workspace=tmp_path)) == "" and working_folder(folder) is None
 
 
 def test_an_inbox_event_with_a_structured_project_is_refused():

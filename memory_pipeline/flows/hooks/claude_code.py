@@ -86,7 +86,7 @@ def before_compaction(workspace: Workspace, payload: HookPayload, now: datetime,
     return HookResult()
 
 
-def compaction_done(workspace: Workspace, payload: HookPayload, now: datetime) -> None:
+def compaction_done(workspace: Workspace, payload: HookPayload, now: datetime, settings: Settings) -> None:
     """SessionStart(compact): the compaction happened; send the window it summarized."""
     store = HookStateStore(workspace)
     pending = store.load(payload.session_id).pending_compaction
@@ -94,7 +94,7 @@ def compaction_done(workspace: Workspace, payload: HookPayload, now: datetime) -
     try:
         result = send_window(workspace, transcript_file(payload), session_id=payload.session_id, trigger="compaction",
                              now=now, stop_at_compaction=True, format="claude-code",
-                             project=working_folder(payload.cwd),
+                             project=working_folder(payload.cwd), settings=settings,
                              tokens_before=pending.tokens_before if pending else 0)
     except BadInputError as exc:
         log_decision(workspace, "skipped", why=str(exc), **log)
@@ -125,7 +125,7 @@ def session_ended(workspace: Workspace, payload: HookPayload, now: datetime, set
         log_decision(workspace, "compaction_abandoned", **log)
     result = send_window(workspace, path, session_id=payload.session_id, trigger="shutdown", now=now,
                          session_over=payload.reason in FINAL_END_REASONS, format="claude-code",
-                         project=working_folder(payload.cwd))
+                         project=working_folder(payload.cwd), settings=settings)
     log_window(workspace, result, **log)
     if result.event is None:
         return HookResult(note=f"no event: {result.skipped}")
@@ -136,11 +136,11 @@ def session_started(workspace: Workspace, payload: HookPayload, now: datetime, s
     if payload.source == "compact":
         from memory_pipeline.flows.hooks.context import recover_after_compaction
 
-        compaction_done(workspace, payload, now)
-        return recover_after_compaction(workspace, payload, now)
+        compaction_done(workspace, payload, now, settings)
+        return recover_after_compaction(workspace, payload, now, settings)
     from memory_pipeline.flows.hooks.memory import hook_scope, session_briefing
 
-    looked = hook_scope(workspace, payload.cwd)
+    looked = hook_scope(workspace, payload.cwd, settings)
     project = looked.project
     briefing = session_briefing(workspace, project=project, scope=looked.why)
     log = dict(at=now, session_id=payload.session_id, hook="SessionStart", source=payload.source)
@@ -192,7 +192,8 @@ HANDLERS = {
 def run_claude_code_hook(workspace: Workspace, payload: HookPayload, *, now: datetime | None = None,
                          settings: Settings | None = None) -> HookResult:
     """Act on one hook call. Raises BadInputError for unusable input (the CLI turns it into a note).
-    `settings` are the door's (the hook command's or the hook service's); without them, the defaults."""
+    `settings` are the door's (the hook command's or the hook service's); without them, the defaults
+    for this workspace."""
     return HANDLERS[payload.hook_event_name](workspace, payload, now or datetime.now().astimezone(),
-                                             settings or Settings())
+                                             settings or Settings(workspace=workspace.root))
 

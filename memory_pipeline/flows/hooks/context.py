@@ -106,7 +106,7 @@ def track_context(workspace: Workspace, payload: HookPayload, now: datetime, set
     entered: list[str] = []
     wrote_checkpoint: list[bool] = []
     refresh: list[bool] = []
-    project = hook_project(workspace, payload.cwd)
+    project = hook_project(workspace, payload.cwd, settings)
 
     def change(state: HookSessionState) -> None:
         entered.extend(crossed(state.zone, zone))
@@ -188,7 +188,7 @@ def _task_and_files(payload: HookPayload, checkpoint: TaskCheckpoint | None) -> 
     return current_task(intents), modified[:10], intents[-3:]
 
 
-def recover_after_compaction(workspace: Workspace, payload: HookPayload, now: datetime) -> HookResult:
+def recover_after_compaction(workspace: Workspace, payload: HookPayload, now: datetime, settings: Settings) -> HookResult:
     store = HookStateStore(workspace)
     decisions = []
 
@@ -207,7 +207,7 @@ def recover_after_compaction(workspace: Workspace, payload: HookPayload, now: da
     task, files, intents = _task_and_files(payload, state.checkpoint)
     cache, notes, fallback = state.recall_cache, [], False
     if not validated_queries(cache):  # the warm zone cached nothing useful: ask with the task itself
-        project = hook_project(workspace, payload.cwd)
+        project = hook_project(workspace, payload.cwd, settings)
         entries, notes = _cache_entries(workspace, task_queries(intents), now, project)
         fallback, cache = True, cache + entries
         store.update(payload.session_id, lambda s: setattr(s, "recall_cache", (s.recall_cache + entries)[-CACHE_ENTRIES:]), now)

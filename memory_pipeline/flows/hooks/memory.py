@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from memory_pipeline.config import Settings
 from memory_pipeline.errors import MemoryPipelineError
 from memory_pipeline.models import RecallHit
 from memory_pipeline.resources.workspace import Workspace
@@ -27,7 +28,7 @@ class Briefing:
     note: str | None = None
 
 
-def hook_scope(workspace: Workspace, cwd: str | None):
+def hook_scope(workspace: Workspace, cwd: str | None, settings: Settings):
     """What a hook's session looks at (stages.projects.LookedAt), scoped as `brief` from that folder:
     the folder's project when it has memories, else every project; every project when the payload
     names no folder."""
@@ -40,13 +41,13 @@ def hook_scope(workspace: Workspace, cwd: str | None):
     folder = working_folder(cwd)  # a folder with a line break, or not absolute: no project (not every one)
     if not folder:
         return LookedAt("", "", "the session's folder is not a plain absolute path: looked at no project")
-    asked = resolve_project(folder)
+    asked = resolve_project(folder, settings)
     return choose_scope(asked, ASKED_BY_FOLDER, bool(asked) and has_memories(workspace, asked))
 
 
-def hook_project(workspace: Workspace, cwd: str | None) -> str | None:
+def hook_project(workspace: Workspace, cwd: str | None, settings: Settings) -> str | None:
     """The project a hook's recall and briefing see (None: every project)."""
-    return hook_scope(workspace, cwd).project
+    return hook_scope(workspace, cwd, settings).project
 
 
 def find_memories(workspace: Workspace, query: str, *, limit: int = 5, project: str | None = None) -> Memories:
