@@ -210,8 +210,8 @@ SETTINGS_DOORS = {
                                      "issue 28), which passes no settings: MEMORY_PROJECT_MAP for an event without a project",
     "memory_pipeline.resources.embedded_redis": "until flows/recall/engine.py (issue 28) passes the idle timeout",
     "memory_pipeline.resources.onnx_embedder": "until flows/recall/engine.py (issue 28) passes its settings",
-    # left: every caller would need the settings (emit, observe, the hooks, the recall service)
-    "memory_pipeline.resources.workspace": "XDG_RUNTIME_DIR for long socket paths, the same in every process",
+    "memory_pipeline.resources.workspace": "XDG_RUNTIME_DIR for a long socket path, only when the caller passes none: "
+                                           "resources/recall_service.py and flows/recall/engine.py (issue 28)",
 }
 SETTINGS_DOOR_PACKAGES = ("benchmarks",)  # each benchmark is a harness: it points the process at its own workspace
 

@@ -44,8 +44,8 @@ def run_feedback(args) -> int:
     embedder = embedder_for(settings.embedding_model, settings=settings)
     store = workspace_store(workspace.state, settings.qdrant_url, dimension=embedder.dimension,
                             api_key=settings.qdrant_api_key, lock_timeout=settings.qdrant_lock_timeout)
-    report = process_feedback(workspace, RedisStore(connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout)), embedder,
-                              store)
+    client = connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout, settings.runtime_dir)
+    report = process_feedback(workspace, RedisStore(client), embedder, store)
     if args.json:
         print_json({"answers": report.answers, "used": report.used, "ignored": report.ignored})
     else:

@@ -63,7 +63,8 @@ def run_scrub(args) -> int:
 
     workspace, report, notes = open_workspace(args.settings), ScrubReport(), []
     try:
-        scrub_redis(connect_redis(args.settings.redis_url, workspace.state, args.settings.redis_idle_timeout), report)
+        scrub_redis(connect_redis(args.settings.redis_url, workspace.state, args.settings.redis_idle_timeout,
+                                  args.settings.runtime_dir), report)
     except MemoryPipelineError as exc:
         notes.append(f"Redis not scrubbed: {exc}")
     scrub_files(workspace.root, report)

@@ -40,7 +40,8 @@ class RedisResource(dg.ConfigurableResource):
         from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 
         settings = self.workspace.settings
-        client = connect_redis(self.url or settings.redis_url, self.workspace.get().state, settings.redis_idle_timeout)
+        client = connect_redis(self.url or settings.redis_url, self.workspace.get().state, settings.redis_idle_timeout,
+                               settings.runtime_dir)
         return RedisStore(client)
 
     def retry_wait(self) -> float:

@@ -194,7 +194,8 @@ def trace_memory(workspace: Workspace, settings: Settings, target: str) -> str:
     if not str(target or "").strip():
         raise BadInputError("give a MEMORY.md line number or text, a proposal id, or a hit id")
     try:
-        store = ProposalStore(RedisStore(connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout)))
+        client = connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout, settings.runtime_dir)
+        store = ProposalStore(RedisStore(client))
     except ServiceError:
         store = None  # the files still tell most of the story
     trace = trace_target(workspace, store, str(target).strip(), settings)

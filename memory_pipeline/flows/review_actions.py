@@ -19,7 +19,8 @@ def open_proposals(workspace: Workspace, settings: Settings) -> ProposalStore:
     """The proposals in Redis (REDIS_URL, or the workspace's own redis-server)."""
     from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 
-    return ProposalStore(RedisStore(connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout)))
+    client = connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout, settings.runtime_dir)
+    return ProposalStore(RedisStore(client))
 
 
 def review_now(settings: Settings) -> datetime:

@@ -19,7 +19,7 @@ def workspace_status(workspace: Workspace, settings: Settings) -> dict:
     report = {"workspace": str(workspace.root), "services": service_status(workspace, settings),
               **counts(workspace, settings)}
     report["hooks_7d"] = hook_decisions(workspace)
-    report["processes"] = [p.as_dict() for p in workspace_processes(workspace)]
+    report["processes"] = [p.as_dict() for p in workspace_processes(workspace, settings.runtime_dir)]
     return report
 
 
@@ -30,10 +30,11 @@ def service_status(workspace, settings: Settings) -> dict:
     services: dict[str, dict] = {}
     try:
         if settings.redis_url:
-            RedisStore(connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout)).ping()
+            RedisStore(connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout,
+                                     settings.runtime_dir)).ping()
             services["redis"] = {"ok": True, "where": settings.redis_url}
         else:  # looking must not start it: an idle embedded server stops, the next command starts it
-            server = EmbeddedRedis(workspace.state)
+            server = EmbeddedRedis(workspace.state, runtime_dir=settings.runtime_dir)
             running = server.running_pid() is not None
             services["redis"] = {"ok": True, "where": str(server.socket_path), "running": running}
             if not running:

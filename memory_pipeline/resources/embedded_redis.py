@@ -66,9 +66,11 @@ class EmbeddedRedis:
     """One redis-server per state dir: `<state_dir>/redis/{redis.sock,redis.pid,redis.log}`,
     and its watchdog (`watchdog.pid`)."""
 
-    def __init__(self, state_dir: Path, start_timeout: float = 10.0, idle_timeout: float | None = None) -> None:
+    def __init__(self, state_dir: Path, start_timeout: float = 10.0, idle_timeout: float | None = None,
+                 runtime_dir: Path | None = None) -> None:
         self.dir = Path(state_dir).expanduser().resolve() / "redis"
-        self.socket_path = unix_socket_path(self.dir, "redis.sock")
+        # runtime_dir: XDG_RUNTIME_DIR, for a socket path too long under the state folder
+        self.socket_path = unix_socket_path(self.dir, "redis.sock", runtime_dir)
         self.pid_path = self.dir / "redis.pid"
         self.watchdog_pid_path = self.dir / "watchdog.pid"
         self.log_path = self.dir / "redis.log"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import signal
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from memory_pipeline import hook_entry
 from memory_pipeline.resources import recall_service
@@ -58,10 +59,11 @@ def _described(name: str, pid: int, group: bool = False) -> ServiceProcess:
     return ServiceProcess(name, pid, info.uptime_s, rss)
 
 
-def workspace_processes(workspace: Workspace) -> list[ServiceProcess]:
-    """Every live process this workspace started."""
+def workspace_processes(workspace: Workspace, runtime_dir: Path | None = None) -> list[ServiceProcess]:
+    """Every live process this workspace started (`runtime_dir`: XDG_RUNTIME_DIR, where a long
+    socket path is kept)."""
     found = []
-    redis = EmbeddedRedis(workspace.state)
+    redis = EmbeddedRedis(workspace.state, runtime_dir=runtime_dir)
     found += [_described("redis-server", pid) for pid in redis.server_pids()]
     watchdog = redis.watchdog_pid()
     if watchdog is not None:
@@ -87,15 +89,16 @@ def stop_ui(workspace: Workspace, timeout: float) -> None:
     workspace.state_path("ui_pid").unlink(missing_ok=True)
 
 
-def stop_workspace_services(workspace: Workspace, timeout: float = 10.0) -> list[ServiceProcess]:
+def stop_workspace_services(workspace: Workspace, timeout: float = 10.0,
+                            runtime_dir: Path | None = None) -> list[ServiceProcess]:
     """Stop the ui, the recall service, then Redis (persisted by SHUTDOWN) and its watchdog; wait
     for each to exit. Returns what was running; a process that would not exit stays in
     `workspace_processes` (the caller reports it)."""
-    running = workspace_processes(workspace)
+    running = workspace_processes(workspace, runtime_dir)
     if not running:
         return []
     stop_ui(workspace, timeout)
     recall_service.stop_service(workspace, timeout)
     hook_entry.stop_service(str(workspace.root), timeout)
-    EmbeddedRedis(workspace.state).stop(timeout)
+    EmbeddedRedis(workspace.state, runtime_dir=runtime_dir).stop(timeout)
     return running

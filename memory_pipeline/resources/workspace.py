@@ -39,14 +39,17 @@ DIR_MODE = 0o700
 SOCKET_PATH_MAX = 100  # sun_path is 108 bytes on Linux, 104 on macOS
 
 
-def unix_socket_path(folder: Path, name: str) -> Path:
+def unix_socket_path(folder: Path, name: str, runtime_base: Path | None = None) -> Path:
     """`folder/name`, or, when that is too long for a unix socket, a short path named by a hash of
-    `folder` in a user-only runtime folder (the same for every process)."""
+    `folder` in a user-only runtime folder under `runtime_base` (the door's XDG_RUNTIME_DIR, the same
+    for every process). Without it, the environment's: only resources/recall_service.py's socket_path
+    (moving with the Edge store, issue 28) and what flows/recall/engine.py starts pass none."""
     inside = folder / name
     if len(os.fsencode(inside)) <= SOCKET_PATH_MAX:
         return inside
     digest = hashlib.sha256(os.fsencode(folder)).hexdigest()[:20]
-    return private_runtime_dir(Settings.from_env().runtime_dir, owner=folder) / f"{digest}-{name}"
+    base = Settings.from_env().runtime_dir if runtime_base is None else runtime_base
+    return private_runtime_dir(base, owner=folder) / f"{digest}-{name}"
 
 
 def ensure_socket_dir(socket: Path) -> None:

@@ -94,8 +94,11 @@ def test_a_runtime_folder_made_by_another_user_is_refused_for_a_private_one(tmp_
     assert chosen == base / f"memory-pipeline-{os.getuid()}-2"
     assert chosen.stat().st_mode & 0o777 == 0o700 and private_runtime_dir(base) == chosen
 
+    state = tmp_path / ("d" * 60) / ("e" * 60) / "state"
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "not-this-one"))
+    assert EmbeddedRedis(state, runtime_dir=base).socket_path.parent == chosen  # the door's value, not the environment's
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(base))
-    server = EmbeddedRedis(tmp_path / ("d" * 60) / ("e" * 60) / "state")
+    server = EmbeddedRedis(state)  # none passed (the recall engine until issue 28): the environment's
     assert server.socket_path.parent == chosen
     try:
         assert server.ensure_running() and server.client().ping()
