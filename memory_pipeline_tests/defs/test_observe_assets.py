@@ -105,8 +105,10 @@ def test_prompt_change_re_derives_and_replaces_log_sections(workspace, tmp_path,
 def test_redis_unreachable_fails_loudly_but_writes_the_daily_log(workspace, monkeypatch):
     day = emit_samples(workspace)
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")
-    resources = build_resources(Settings.from_env())
-    monkeypatch.setenv("MEMORY_REDIS_RETRY_SECONDS", "0")
+    monkeypatch.setenv("MEMORY_REDIS_RETRY_SECONDS", "0")  # before the resources bind their settings: no 3 x 30 s wait
+    settings = Settings.from_env()
+    assert settings.redis_retry_seconds == 0 and settings.redis_url
+    resources = build_resources(settings)
     failed = dg.materialize(assets("sessions", "observations"), partition_key=day, resources=resources,
                             raise_on_error=False)
     assert not failed.success
