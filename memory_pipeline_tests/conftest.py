@@ -9,7 +9,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # the default unset it.
 os.environ.setdefault("MEMORY_PARTITIONS_START", "2023-01-01")
 
-pytest_plugins = ["memory_pipeline_tests.support.plugin"]
+pytest_plugins = ["memory_pipeline_tests.support.plugin", "memory_pipeline_tests.support.slow_first"]
 
 
 def pytest_report_header(config):
