@@ -11,6 +11,7 @@ import pytest
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.defs.review import TODAY_TAG
+from memory_pipeline.pipeline import local_today
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
@@ -48,8 +49,10 @@ def staged(ws, monkeypatch) -> list[str]:
         emit_session_event(ws, path, trigger="shutdown", use_transcript_time=True)
     assert ingest_here(ws).success
     with using_workspace(ws):
-        result = dg.materialize(assets("reflections", "proposals"), partition_key=DAY, resources=build_resources(Settings.from_env()),
-                                tags={TODAY_TAG: DAY})
+        settings = Settings.from_env()
+        # staged today: `review approve` runs on the real clock, and a proposal staged on DAY expired 7 days later
+        result = dg.materialize(assets("reflections", "proposals"), partition_key=DAY, resources=build_resources(settings),
+                                tags={TODAY_TAG: local_today(settings).isoformat()})
         assert result.success
         return [p.id for p in ProposalStore(RedisStore(connect_redis(None, ws.state))).pending()]
 
