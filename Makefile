@@ -51,7 +51,8 @@ demo: install
 # SQLite commits cost 5-10 ms each on a disk and nothing there (about 1 GB while the suite runs,
 # removed after it). TEST_TMP=/tmp keeps them on disk.
 TEST_WORKERS ?= 2
-TEST_TMP ?= $(if $(wildcard /dev/shm/.),/dev/shm,$(or $(TMPDIR),/tmp))
+# /dev/shm only where it has 4 GB free (a container's default one is 64 MB).
+TEST_TMP ?= $(shell [ "$$(df -Pk /dev/shm 2>/dev/null | awk 'NR==2 {print $$4}')" -ge 4194304 ] 2>/dev/null && echo /dev/shm || echo $${TMPDIR:-/tmp})
 test: install
 	base=$$(mktemp -d "$(TEST_TMP)/memory-pipeline-tests.XXXXXX") || exit 1; \
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=25 --basetemp="$$base"; \
