@@ -121,7 +121,7 @@ class RecallEngine:
 
     def store_where(self) -> str:
         """The store's URL or folder, said without opening it (a status ping must not import qdrant-client)."""
-        return self.settings.qdrant_url or str(self.workspace.state_path("qdrant"))
+        return self.settings.qdrant_url or str(self.workspace.state_path("vectors"))
 
     def index(self, wait: float = 0.0) -> RecallIndex:
         """The current index; a changed store starts a rebuild (waited for up to `wait` seconds)."""
