@@ -33,7 +33,8 @@ DENSE, SPARSE = "dense", "bm25"
 BATCH = 2048
 SEGMENT_KB = 300_000  # 1 KB = 256 float dimensions: 200k points of 384 dimensions per segment
 KEYWORD_FIELDS = ("project", "tier", "kind", "session_id", "scope", "priority")  # "date" is filtered by range
-MIN_FREE_BYTES = 64 << 20  # below this, a write could fault in a memory map past the end of the disk
+MIN_FREE_BYTES = 16 << 20  # below this, a write could fault in a memory map past the end of the disk (a
+# write batch of 2,048 points of 384 dimensions is ~3 MB of vectors, its payloads and log record a few more)
 RANGE_SUFFIXES = ("_gte", "_lte", "_gt", "_lt")
 
 
@@ -56,8 +57,10 @@ def shard_config(dimension: int):
     )
 
 
-def check_free_space(folder: Path, need: int = MIN_FREE_BYTES) -> None:
-    """Raise DiskFullError when the filesystem of `folder` has less than `need` bytes free."""
+def check_free_space(folder: Path, need: int | None = None) -> None:
+    """Raise DiskFullError when the filesystem of `folder` has less than `need` bytes free
+    (MIN_FREE_BYTES when not given)."""
+    need = MIN_FREE_BYTES if need is None else need
     probe = folder if folder.exists() else folder.parent
     try:
         free = shutil.disk_usage(probe).free
@@ -106,8 +109,12 @@ class EdgeStore:
     collection = "memory"
 
     def __init__(self, path: Path, *, dimension: int, lock_timeout: float = 60.0,
-                 generation_file: Path | None = None) -> None:
+                 generation_file: Path | None = None, legacy: Path | None = None, locked: bool = False) -> None:
+        """`legacy`: the former week stores, migrated into the shard on its first open
+        (resources/edge_migration.py); `locked`: the caller already holds the shard's lock."""
         self.path = Path(path).expanduser().resolve()
+        self.legacy = Path(legacy).expanduser().resolve() if legacy is not None else None
+        self.locked = locked
         self.dimension = dimension
         self.lock_timeout = lock_timeout
         self.generation_file = generation_file or self.path.parent / "index-generation"
@@ -127,7 +134,10 @@ class EdgeStore:
         return [self]
 
     def exists(self) -> bool:
-        return (self.path / "edge_config.json").is_file() or (self.path / "segments").is_dir()
+        """The shard was created (or former week stores wait to be migrated into it)."""
+        from memory_pipeline.resources.edge_migration import has_week_stores
+
+        return self.path.is_dir() or (self.legacy is not None and has_week_stores(self.legacy))
 
     # --- opening -----------------------------------------------------------------------
 
@@ -142,7 +152,11 @@ class EdgeStore:
                 finally:
                     self._depth -= 1
                 return
-            with shard_lock(self.path, self.lock_timeout):
+            with contextlib.nullcontext() if self.locked else shard_lock(self.path, self.lock_timeout):
+                if self.legacy is not None:
+                    from memory_pipeline.resources.edge_migration import migrate_week_stores
+
+                    migrate_week_stores(self.path, self.legacy, dimension=self.dimension, lock_timeout=self.lock_timeout)
                 self._shard = self._open()
                 self._wrote = False
                 try:
@@ -164,7 +178,7 @@ class EdgeStore:
         deadline, delay = time.monotonic() + self.lock_timeout, 0.05
         while True:
             try:
-                if self.exists():
+                if (self.path / "edge_config.json").is_file() or (self.path / "segments").is_dir():
                     return EdgeShard.load(str(self.path), config)
                 check_free_space(self.path.parent)
                 self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -45,7 +45,7 @@ def workspace_store(state: Path, url: str | None, *, dimension: int, api_key: st
         return VectorStore(path=None, url=url, api_key=api_key, collection=collection, dimension=dimension,
                            lock_timeout=lock_timeout, generation_file=generation)
     return EdgeStore(Path(state) / STATE_NAMES["vectors"], dimension=dimension, lock_timeout=lock_timeout,
-                     generation_file=generation)
+                     generation_file=generation, legacy=Path(state) / STATE_NAMES["qdrant"])
 
 
 def legacy_store(state: Path, *, dimension: int, lock_timeout: float = 60.0) -> ShardedStore:
