@@ -48,7 +48,7 @@ def store_sizes(workspace) -> dict:
 
     sizes = {name: folder_bytes(workspace.root / name)
              for name in ("events", "transcripts", "sessions", "observations", "memory")}
-    for name in ("qdrant", "redis", "llm-cache"):
+    for name in ("vectors", "redis", "llm-cache"):
         sizes[f"state/{name}"] = folder_bytes(workspace.state / name)
     client = connect_redis(None, workspace.state)
     redis_memory = int(client.info("memory")["used_memory"])
