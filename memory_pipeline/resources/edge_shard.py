@@ -1,8 +1,10 @@
 """One opener of the workspace's Edge shard at a time: Qdrant Edge lets one process open a shard
 folder (its write-ahead log is locked), so every opener queues on a file lock beside the shard
 (`state/vectors.lock`) and holds it only for the operations of one session. The recall service
-does not hold it between requests: it reads what it serves and lets go, so a writer (ingest,
-maintain) never waits for recall, and recall never waits for more than one write session.
+does not hold it between requests: it reads what it serves (its index, resources/recall_index.py)
+and lets go, so a writer never waits for recall. While a writer (ingest, maintain) holds the shard,
+a cold recall service answers from the last recall cache instead of waiting (`shard_busy`), and
+a warm one from the index it has; either reloads in the background once the writer is done.
 """
 
 from __future__ import annotations
@@ -35,3 +37,17 @@ def shard_lock(shard: Path, timeout: float) -> Iterator[None]:
         yield
     finally:
         lock.release()
+
+
+def shard_busy(shard: Path) -> bool:
+    """Another opener holds the shard's lock now (asked without waiting)."""
+    path = lock_path(shard)
+    if not path.exists():
+        return False
+    lock = FileLock(str(path))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        return True
+    lock.release()
+    return False

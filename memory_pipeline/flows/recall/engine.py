@@ -18,7 +18,8 @@ import numpy as np
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 from memory_pipeline.models import RecallHit
-from memory_pipeline.resources.recall_cache import load_columns, save_columns
+from memory_pipeline.resources.edge_shard import shard_busy
+from memory_pipeline.resources.recall_cache import cached_generation, load_columns, save_columns
 from memory_pipeline.resources.recall_index import RecallIndex, generation_at, load_index
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.sparse import tokenize
@@ -148,6 +149,13 @@ class RecallEngine:
         cached = load_columns(folder, generation)
         if cached is not None:
             return RecallIndex.from_columns(*cached, generation=generation)
+        older = cached_generation(folder)
+        if self._index is None and older and shard_busy(self.workspace.state_path("vectors")):
+            # a writer (ingest, maintain) holds the shard: answer from the last cache rather than wait
+            # for it; the generation differs, so the next request starts a reload in the background
+            stale = load_columns(folder, older)
+            if stale is not None:
+                return RecallIndex.from_columns(*stale, generation=older)
         index = load_index(self.store)
         try:
             save_columns(folder, index.generation, index.ids, index.payloads, index.dense)
