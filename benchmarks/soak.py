@@ -44,7 +44,7 @@ def slope_seconds_per_day(times: list[float]) -> float:
 
 def store_sizes(workspace) -> dict:
     from memory_pipeline.resources.redis_store import connect_redis
-    from memory_pipeline.resources.vector_shards import workspace_store
+    from memory_pipeline.resources.stores import workspace_store
 
     sizes = {name: folder_bytes(workspace.root / name)
              for name in ("events", "transcripts", "sessions", "observations", "memory")}

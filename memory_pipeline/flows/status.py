@@ -40,7 +40,7 @@ def service_status(workspace, settings: Settings) -> dict:
     except MemoryPipelineError as exc:
         services["redis"] = {"ok": False, "error": str(exc)}
     if settings.qdrant_url:
-        from memory_pipeline.resources.vector_shards import workspace_store
+        from memory_pipeline.resources.stores import workspace_store
 
         try:
             store = workspace_store(workspace.state, settings.qdrant_url, dimension=0,

@@ -35,7 +35,7 @@ def move_points(source, target) -> Moved:
 
 def move_store(workspace: Workspace, settings: Settings, to: str, dimension: int) -> Moved:
     """From the store in use (QDRANT_URL, else the embedded shard) to `to`: a server URL or "embedded"."""
-    from memory_pipeline.resources.vector_shards import workspace_store
+    from memory_pipeline.resources.stores import workspace_store
 
     def store(url: str | None):
         return workspace_store(workspace.state, url, dimension=dimension, api_key=settings.qdrant_api_key,

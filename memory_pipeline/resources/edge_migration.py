@@ -16,16 +16,12 @@ from pathlib import Path
 
 from memory_pipeline.errors import ServiceError
 from memory_pipeline.models import StorePoint, content_hash
+from memory_pipeline.resources.edge_store import EdgeStore
+from memory_pipeline.resources.vector_shards import ShardedStore, has_week_stores
 
 CHUNK = 1024
 MIGRATING = ".migrating"
 KEPT = ".before-edge"
-
-
-def has_week_stores(legacy: Path) -> bool:
-    from memory_pipeline.resources.vector_shards import WEEK_NAME
-
-    return legacy.is_dir() and any(p.is_dir() and WEEK_NAME.match(p.name) for p in legacy.iterdir())
 
 
 def chunks(points: Iterator[StorePoint], size: int = CHUNK) -> Iterator[list[StorePoint]]:
@@ -63,32 +59,39 @@ def unverified(source, target) -> int:
     return missing
 
 
-def migrate_week_stores(shard_path: Path, legacy: Path, *, dimension: int, lock_timeout: float) -> bool:
-    """Move the week stores at `legacy` into the Edge shard at `shard_path` (see the module's doc);
-    True when a migration ran. The caller holds the shard's lock."""
-    from memory_pipeline.resources.edge_store import EdgeStore
-    from memory_pipeline.resources.vector_shards import ShardedStore
+class WeekStoresMigration:
+    """The former week stores (a `ShardedStore`) moved into an Edge shard; EdgeStore runs it under
+    the shard's lock before each open while `pending()`."""
 
-    if not has_week_stores(legacy):
-        return False
-    old = ShardedStore(legacy, dimension=dimension, lock_timeout=lock_timeout)
-    staging = shard_path.with_name(shard_path.name + MIGRATING)
-    target_path = shard_path if shard_path.exists() else staging
-    target = EdgeStore(target_path, dimension=dimension, lock_timeout=lock_timeout,
-                       generation_file=shard_path.parent / "index-generation", locked=True)
-    with target.session():
-        copy_points(old, target)
-        missing = unverified(old, target)
-        if missing:
-            raise ServiceError(f"migrating {legacy} into {shard_path}: {missing} points did not verify; "
-                               "the old stores are kept, run again")
-        target.optimize()
-    if target_path == staging:
-        staging.rename(shard_path)
-    kept = legacy.with_name(legacy.name + KEPT)
-    n = 1
-    while kept.exists():
-        n += 1
-        kept = legacy.with_name(f"{legacy.name}{KEPT}-{n}")
-    legacy.rename(kept)
-    return True
+    def __init__(self, legacy: ShardedStore) -> None:
+        self.legacy = legacy
+
+    def pending(self) -> bool:
+        return has_week_stores(self.legacy.path)
+
+    def run(self, shard_path: Path, *, dimension: int, lock_timeout: float) -> bool:
+        """Move the week stores into the shard at `shard_path` (see the module's doc); True when a
+        migration ran. The caller holds the shard's lock."""
+        if not self.pending():
+            return False
+        legacy = self.legacy.path
+        staging = shard_path.with_name(shard_path.name + MIGRATING)
+        target_path = shard_path if shard_path.exists() else staging
+        target = EdgeStore(target_path, dimension=dimension, lock_timeout=lock_timeout,
+                           generation_file=self.legacy.generation_file, locked=True)
+        with target.session():
+            copy_points(self.legacy, target)
+            missing = unverified(self.legacy, target)
+            if missing:
+                raise ServiceError(f"migrating {legacy} into {shard_path}: {missing} points did not verify; "
+                                   "the old stores are kept, run again")
+            target.optimize()
+        if target_path == staging:
+            staging.rename(shard_path)
+        kept = legacy.with_name(legacy.name + KEPT)
+        n = 1
+        while kept.exists():
+            n += 1
+            kept = legacy.with_name(f"{legacy.name}{KEPT}-{n}")
+        legacy.rename(kept)
+        return True

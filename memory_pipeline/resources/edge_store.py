@@ -109,11 +109,12 @@ class EdgeStore:
     collection = "memory"
 
     def __init__(self, path: Path, *, dimension: int, lock_timeout: float = 60.0,
-                 generation_file: Path | None = None, legacy: Path | None = None, locked: bool = False) -> None:
-        """`legacy`: the former week stores, migrated into the shard on its first open
-        (resources/edge_migration.py); `locked`: the caller already holds the shard's lock."""
+                 generation_file: Path | None = None, migration: Any = None, locked: bool = False) -> None:
+        """`migration`: what moves the former week stores into the shard before an open while it is
+        `pending()` (resources/edge_migration.WeekStoresMigration); `locked`: the caller already
+        holds the shard's lock."""
         self.path = Path(path).expanduser().resolve()
-        self.legacy = Path(legacy).expanduser().resolve() if legacy is not None else None
+        self.migration = migration
         self.locked = locked
         self.dimension = dimension
         self.lock_timeout = lock_timeout
@@ -135,9 +136,7 @@ class EdgeStore:
 
     def exists(self) -> bool:
         """The shard was created (or former week stores wait to be migrated into it)."""
-        from memory_pipeline.resources.edge_migration import has_week_stores
-
-        return self.path.is_dir() or (self.legacy is not None and has_week_stores(self.legacy))
+        return self.path.is_dir() or (self.migration is not None and self.migration.pending())
 
     # --- opening -----------------------------------------------------------------------
 
@@ -153,10 +152,8 @@ class EdgeStore:
                     self._depth -= 1
                 return
             with contextlib.nullcontext() if self.locked else shard_lock(self.path, self.lock_timeout):
-                if self.legacy is not None:
-                    from memory_pipeline.resources.edge_migration import migrate_week_stores
-
-                    migrate_week_stores(self.path, self.legacy, dimension=self.dimension, lock_timeout=self.lock_timeout)
+                if self.migration is not None:
+                    self.migration.run(self.path, dimension=self.dimension, lock_timeout=self.lock_timeout)
                 self._shard = self._open()
                 self._wrote = False
                 try:

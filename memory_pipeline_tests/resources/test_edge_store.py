@@ -19,7 +19,7 @@ from memory_pipeline.config import Settings
 from memory_pipeline.resources import edge_store
 from memory_pipeline.resources.edge_shard import shard_lock
 from memory_pipeline.resources.edge_store import EdgeStore
-from memory_pipeline.resources.vector_shards import legacy_store, workspace_store
+from memory_pipeline.resources.stores import legacy_store, workspace_store
 from memory_pipeline.resources.vector_store import VectorStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.resources.test_vector_store import DIM, random_point, run_python
@@ -71,7 +71,7 @@ MIGRATE = """
 import sys
 from pathlib import Path
 from memory_pipeline.resources import edge_migration
-from memory_pipeline.resources.vector_shards import workspace_store
+from memory_pipeline.resources.stores import workspace_store
 edge_migration.CHUNK = 50
 real = edge_migration.EdgeStore.upsert if hasattr(edge_migration, "EdgeStore") else None
 from memory_pipeline.resources.edge_store import EdgeStore

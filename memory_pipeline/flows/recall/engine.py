@@ -68,7 +68,7 @@ class Timings:
 
 def open_store(workspace: Workspace, settings: Settings, dimension: int, lock_timeout: float | None = None):
     """The workspace's store (QDRANT_URL or local); MEMORY_QDRANT_LOCK_TIMEOUT bounds the wait for a writer."""
-    from memory_pipeline.resources.vector_shards import workspace_store
+    from memory_pipeline.resources.stores import workspace_store
 
     if lock_timeout is None:
         lock_timeout = settings.qdrant_lock_timeout
