@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,6 @@ from memory_pipeline.flows.store_move import move_points, move_store
 from memory_pipeline.models import content_hash
 from memory_pipeline.config import Settings
 from memory_pipeline.resources import edge_store
-from memory_pipeline.resources.edge_shard import shard_lock
 from memory_pipeline.resources.edge_store import EdgeStore
 from memory_pipeline.resources.stores import legacy_store, workspace_store
 from memory_pipeline.resources.vector_store import VectorStore
@@ -73,7 +71,7 @@ from pathlib import Path
 from memory_pipeline.resources import edge_migration
 from memory_pipeline.resources.stores import workspace_store
 edge_migration.CHUNK = 50
-real = edge_migration.EdgeStore.upsert if hasattr(edge_migration, "EdgeStore") else None
+
 from memory_pipeline.resources.edge_store import EdgeStore
 upsert = EdgeStore.upsert
 def slow(self, points):
