@@ -65,6 +65,15 @@ def test_former_week_stores_migrate_on_first_open_and_are_kept_aside(tmp_path: P
         1 for n in range(30) if n % 2 and DAYS[n % 3] >= "2026-11-23")
 
 
+def test_the_recall_index_of_a_workspace_not_yet_migrated_migrates_it_and_holds_every_point(tmp_path: Path):
+    from memory_pipeline.resources.recall_index import load_index
+
+    state = tmp_path / "state"
+    legacy_store(state, dimension=DIM, lock_timeout=5).upsert([dated(n) for n in range(12)])
+    index = load_index(workspace_store(state, None, dimension=DIM, lock_timeout=5))
+    assert sorted(index.ids) == sorted(dated(n).id for n in range(12)) and (state / "vectors").is_dir()
+
+
 MIGRATE = """
 import sys
 from pathlib import Path
