@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.errors import BadInputError, DiskFullError, StoreLockedError
+from memory_pipeline.errors import BadInputError, DiskFullError, StoreLockedError, is_disk_full_message
 from memory_pipeline.flows.store_move import move_points, move_store
 from memory_pipeline.models import content_hash
 from memory_pipeline.config import Settings
@@ -153,6 +153,8 @@ def test_a_nearly_full_disk_stops_a_write_with_disk_full_not_sigbus(tmp_path: Pa
         store.upsert([dated(1)])
     monkeypatch.undo()
     assert [p.id for p in store.scroll_all()] == [dated(0).id]  # nothing half written; reads still work
+    # raised inside a Dagster step, the run's failure text is recognized, so ingest says its one line
+    assert is_disk_full_message(f"DiskFullError: {DiskFullError(str(tmp_path / 'vectors'))}")
 
 
 HOLD = """
