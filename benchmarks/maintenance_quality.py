@@ -56,7 +56,7 @@ def maintain(root: Path, first: str | None, last: str, as_of: str | None = None)
     """`maintain [--since FIRST] --date LAST [--as-of DAY] --json` on the workspace under `root`; the
     summed counts."""
     env = cli_env(root)
-    state = root / "ws" / "state" / "qdrant"
+    state = root / "ws" / "state" / "vectors"
     size_before, started = folder_bytes(state), time.perf_counter()
     args = ["maintain", "--date", last, "--json"] + (["--since", first] if first else []) + (
         ["--as-of", as_of] if as_of else [])

@@ -44,11 +44,11 @@ def slope_seconds_per_day(times: list[float]) -> float:
 
 def store_sizes(workspace) -> dict:
     from memory_pipeline.resources.redis_store import connect_redis
-    from memory_pipeline.resources.vector_shards import workspace_store
+    from memory_pipeline.resources.stores import workspace_store
 
     sizes = {name: folder_bytes(workspace.root / name)
              for name in ("events", "transcripts", "sessions", "observations", "memory")}
-    for name in ("qdrant", "redis", "llm-cache"):
+    for name in ("vectors", "redis", "llm-cache"):
         sizes[f"state/{name}"] = folder_bytes(workspace.state / name)
     client = connect_redis(None, workspace.state)
     redis_memory = int(client.info("memory")["used_memory"])

@@ -37,10 +37,10 @@ class Settings(BaseModel):
     redis_url: str | None = setting(None, "REDIS_URL", "a Redis server, e.g. `redis://host:6379/0`",
                                     shown="unset: a private redis-server on `state/redis/redis.sock`")
     qdrant_url: str | None = setting(None, "QDRANT_URL", "a Qdrant server, e.g. `http://qdrant:6333`",
-                                     shown="unset: Qdrant local mode, a store per week under `state/qdrant/`")
+                                     shown="unset: the embedded Qdrant Edge shard `state/vectors/`")
     qdrant_api_key: str | None = setting(None, "QDRANT_API_KEY", "the Qdrant server's API key")
     qdrant_lock_timeout: float = setting(30.0, "MEMORY_QDRANT_LOCK_TIMEOUT",
-                                         "seconds to wait for another process holding a local store")
+                                         "seconds to wait for another process holding the embedded shard")
     embedding_model: str = setting("all-MiniLM-L6-v2", "MEMORY_EMBEDDING_MODEL",
                                    "any sentence-transformers model name or path (the default is shipped, 384-d)")
     embedding_device: str = setting("auto", "MEMORY_EMBEDDING_DEVICE",

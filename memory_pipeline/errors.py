@@ -32,7 +32,8 @@ class DiskFullError(MemoryPipelineError):
         super().__init__(f"disk full at {where}" + (f" ({output})" if output else ""))
 
 
-DISK_FULL_TEXTS = ("no space left on device", "database or disk is full", "disk quota exceeded")
+DISK_FULL_TEXTS = ("no space left on device", "database or disk is full", "disk quota exceeded",
+                   "disk full at ")  # the last: DiskFullError's own, as a failed Dagster step reports it
 # what sqlite says when a write of its journal or WAL fails, as it does on a full tmpfs
 DISK_IO_TEXTS = ("disk i/o error",)
 

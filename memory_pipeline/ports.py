@@ -37,7 +37,8 @@ class Embedder(Protocol):
 
 
 class VectorIndex(Protocol):
-    """The vector + keyword store of one day's points (resources.vector_store.VectorStore)."""
+    """The vector + keyword store of one day's points (resources.edge_store.EdgeStore, or a server's
+    resources.vector_store.VectorStore)."""
 
     def session(self) -> AbstractContextManager[Any]: ...
 
@@ -62,13 +63,15 @@ class VectorIndex(Protocol):
 
     def delete_vectors(self, ids: list[str]) -> None: ...
 
+    def optimize(self) -> bool: ...
+
 
 class ShardedIndex(VectorIndex, Protocol):
-    """The workspace's store: a server collection, or local stores by ISO week (vector_shards)."""
+    """The workspace's store: a server collection, or the embedded Edge shard (one for every day)."""
 
     def for_day(self, day: str) -> VectorIndex: ...
 
-    def shards(self) -> list[Any]: ...  # the local week stores (VectorStore), or the one server collection
+    def shards(self) -> list[Any]: ...  # the one Edge shard, or the one server collection
 
 
 class ObserveLock(Protocol):

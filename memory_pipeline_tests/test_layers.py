@@ -50,7 +50,7 @@ MAY_IMPORT = {
     "base": set(),
 }
 DAGSTER_PARTS = {"main", "wiring", "commands", "flows"}
-NOT_IN_STAGES = {"dagster", "redis", "qdrant_client", "anthropic", "torch", "sentence_transformers", "onnxruntime",
+NOT_IN_STAGES = {"dagster", "redis", "qdrant_client", "qdrant_edge", "anthropic", "torch", "sentence_transformers", "onnxruntime",
                  "tokenizers", "filelock", "subprocess", "socket", "sqlite3", "shutil", "tempfile", "urllib", "http",
                  "requests", "httpx"}
 

@@ -36,7 +36,7 @@ def run_bench_engine(args) -> int:
     try:
         import qdrant_edge  # noqa: F401
     except ImportError as exc:
-        raise BadInputError("bench engine needs Qdrant Edge: pip install 'memory-pipeline[edge]'") from exc
+        raise BadInputError("bench engine needs Qdrant Edge (qdrant-edge-py, a dependency): reinstall memory-pipeline") from exc
     if args.quality:
         from benchmarks.engine_quality import bench_engine_quality
         from benchmarks.locomo import DEFAULT_DATA

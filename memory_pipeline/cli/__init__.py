@@ -42,11 +42,12 @@ def build_parser(extra_commands: Iterable[Callable] = ()) -> argparse.ArgumentPa
         review,
         secrets,
         service,
+        store,
         trace,
     )
 
     commands = [emit, import_, ingest, recall, brief, review, reflect, ledger, maintain, feedback, friction, trace,
-                service, hooks, secrets, mcp, demo]
+                service, store, hooks, secrets, mcp, demo]
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Durable, reviewable, searchable memory for coding agents.",

@@ -111,6 +111,6 @@ def run_demo(args) -> int:
     out.rule("where things are")
     out.print(f"daily logs   {workspace.memory_dir}")
     out.print(f"observations {workspace.observations_root}")
-    out.print(f"Qdrant store {workspace.state_path('qdrant')}   Redis socket {workspace.state_path('redis') / 'redis.sock'}")
+    out.print(f"Vector shard {workspace.state_path('vectors')}   Redis socket {workspace.state_path('redis') / 'redis.sock'}")
     out.print(f"open the UI:  MEMORY_WORKSPACE={workspace.root} memory-pipeline service ui   (Dagster home {home})")
     return 0 if all(r.success for r in runs) else 1

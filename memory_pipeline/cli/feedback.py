@@ -28,7 +28,7 @@ def run_feedback(args) -> int:
     from memory_pipeline.resources.feedback import FeedbackFiles
     from memory_pipeline.resources.onnx_embedder import embedder_for
     from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-    from memory_pipeline.resources.vector_shards import workspace_store
+    from memory_pipeline.resources.stores import workspace_store
     from memory_pipeline.stages.events import check_session_id
     from memory_pipeline.stages.redact import redact
 

@@ -57,7 +57,7 @@ class VectorStoreResource(dg.ConfigurableResource):
     collection: str = "memory"
 
     def get_store(self, dimension: int) -> "VectorIndex":
-        from memory_pipeline.resources.vector_shards import workspace_store
+        from memory_pipeline.resources.stores import workspace_store
 
         settings = self.workspace.settings
         return workspace_store(self.workspace.get().state, self.url or settings.qdrant_url, dimension=dimension,

@@ -135,6 +135,8 @@ def index_day(store: ShardedIndex, embedder: Embedder, day: str, tier: str,
             atomic_write_json(manifest, sorted(keep))
         else:
             stats.stored = store.count(day_filter)
+        if stats.embedded or stale:
+            store.optimize()  # the Edge shard builds its HNSW as points arrive (a server optimizes itself)
     return stats
 
 

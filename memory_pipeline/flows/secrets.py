@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memory_pipeline.resources.store_contents import Unreadable, contents
+from memory_pipeline.resources.store_contents import Unreadable, contents, is_edge_shard
 from memory_pipeline.resources.workspace import atomic_write_bytes
 from memory_pipeline.stages.redact import redact, redact_jsonl, redact_value
 
@@ -53,12 +53,17 @@ class ScrubReport:
 
 
 def _files(roots: list[Path]) -> Iterator[Path]:
+    """Every file under `roots`; an Edge shard's folder stands for its files (read through the engine)."""
     for root in roots:
-        if root.is_file():
+        if root.is_file() or is_edge_shard(root):
             yield root
             continue
+        shards = [p for p in sorted(root.rglob("*")) if is_edge_shard(p)]
+        for path in shards:
+            yield path
         for path in sorted(root.rglob("*")):
-            if path.is_file() and not path.is_symlink() and not SKIP_PARTS & set(path.parts):
+            if path.is_file() and not path.is_symlink() and not SKIP_PARTS & set(path.parts) and \
+                    not any(shard in path.parents for shard in shards):
                 yield path
 
 
@@ -111,6 +116,13 @@ def scrub_files(root: Path, report: ScrubReport) -> None:
     """Rewrite every text file under `root` that holds a secret; SQLite and other binary stores
     are listed in `report.not_rewritable` instead."""
     for path in _files([root]):
+        if path.is_dir():  # an Edge shard: its payloads are not rewritten here
+            try:
+                if _file_findings(path):
+                    report.not_rewritable.append(str(path))
+            except Unreadable:
+                report.not_rewritable.append(str(path))
+            continue
         data = path.read_bytes()
         if b"\0" in data[:4096] or path.suffix not in TEXT_SUFFIXES or path.name.endswith(".aof"):
             try:

@@ -5,7 +5,6 @@ hooks' decisions and the workspace's processes."""
 from __future__ import annotations
 
 import json
-import re
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import MemoryPipelineError
@@ -42,7 +41,7 @@ def service_status(workspace, settings: Settings) -> dict:
     except MemoryPipelineError as exc:
         services["redis"] = {"ok": False, "error": str(exc)}
     if settings.qdrant_url:
-        from memory_pipeline.resources.vector_shards import workspace_store
+        from memory_pipeline.resources.stores import workspace_store
 
         try:
             store = workspace_store(workspace.state, settings.qdrant_url, dimension=0,
@@ -69,15 +68,12 @@ def llm_status(workspace, settings: Settings) -> dict:
     return found
 
 
-WEEK_FOLDER = re.compile(r"^\d{4}-W\d{2}$")  # resources/vector_shards.WEEK_NAME (not imported: qdrant-client is slow)
-
-
 def local_store_status(workspace) -> dict:
-    """The local store without opening it (opening loads every point, and waits while an ingest
-    holds it): its week folders, and the points the index manifests (state/index/<tier>/<day>.json,
-    written by every index run) record."""
-    root = workspace.state_path("qdrant")
-    stores = [p for p in root.iterdir() if p.is_dir() and WEEK_FOLDER.match(p.name)] if root.is_dir() else []
+    """The embedded shard without opening it (an open waits while an ingest holds it): whether it
+    exists, and the points the index manifests (state/index/<tier>/<day>.json, written by every
+    index run) record."""
+    root = workspace.state_path("vectors")
+    stores = [root] if root.is_dir() else []
     points = 0
     for manifest in sorted(workspace.state_path("index").glob("*/*.json")):
         try:

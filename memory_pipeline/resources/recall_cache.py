@@ -48,6 +48,16 @@ def save_columns(folder: Path, generation: str, ids: list[str], payloads: list[d
             old.unlink(missing_ok=True)
 
 
+def cached_generation(folder: Path) -> str:
+    """The generation the cache was read at ("" when there is none)."""
+    try:
+        with (folder / INDEX).open(encoding="utf-8") as handle:
+            head = json.loads(handle.readline())
+    except (OSError, ValueError):
+        return ""
+    return str(head.get("generation") or "") if isinstance(head, dict) and head.get("format") == FORMAT else ""
+
+
 def load_columns(folder: Path, generation: str) -> tuple[list[str], list[dict], np.ndarray] | None:
     """The cached columns when they were read at `generation`; None when absent, stale or unreadable."""
     if not generation:

@@ -224,6 +224,13 @@ def load_index(store: VectorIndex) -> RecallIndex:
 
 
 def _shard_rows(store: VectorIndex) -> Iterator[_Row]:
+    if hasattr(store, "records"):  # the Edge shard (its first read migrates former week stores)
+        for record in store.records(with_vectors=["dense"]):
+            payload = record.payload or {}
+            if not payload.get("merged_into"):
+                vectors = record.vector if isinstance(record.vector, dict) else {}
+                yield _Row(str(record.id), str(payload.get("text", "")), vectors.get("dense"), payload)
+        return
     if store.path is not None and not store.path.exists():
         return
     with store.session():

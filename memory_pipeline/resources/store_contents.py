@@ -2,8 +2,8 @@
 
 `contents(path)` yields `(where, value)` for one file: a JSON Lines file line by line (decoded),
 a JSON file whole, a text file line by line, a SQLite file (Qdrant's local storage, Dagster's
-runs.db and event logs) row by row and column by column, and a Redis append-only file command by
-command. Values are decoded the way their store wrote them: JSON text is parsed, zlib blobs
+runs.db and event logs) row by row and column by column, a Redis append-only file command by
+command, and a Qdrant Edge shard (a folder) point by point, through the engine. Values are decoded the way their store wrote them: JSON text is parsed, zlib blobs
 (Dagster's snapshots) inflated, pickles (Qdrant's points, and their base64 ids) read by an
 unpickler that builds plain stand-ins and never imports a class, so a file cannot run code.
 Any other binary file yields nothing: its bytes are not text anyone reads, and reading them as
@@ -162,8 +162,43 @@ def text_contents(path: Path, data: bytes) -> Iterator[tuple[str, Any]]:
         yield str(number), line[:MAX_TEXT_CHARS]
 
 
+EDGE_CONFIG = "edge_config.json"
+
+
+def is_edge_shard(folder: Path) -> bool:
+    """A Qdrant Edge shard's folder (the embedded vector store): read through the engine, not by file."""
+    return folder.is_dir() and (folder / EDGE_CONFIG).is_file()
+
+
+def edge_contents(folder: Path, lock_timeout: float = 30.0) -> Iterator[tuple[str, Any]]:
+    """Each point's payload (text included) of the Edge shard in `folder`, opened under its lock."""
+    from qdrant_edge import EdgeShard, ScrollRequest
+
+    from memory_pipeline.resources.edge_shard import shard_lock
+
+    with shard_lock(folder, lock_timeout):
+        try:
+            shard = EdgeShard.load(str(folder))
+        except Exception as exc:  # the engine raises plain Exception with its message
+            raise Unreadable(f"cannot open the Edge shard: {exc}") from exc
+        try:
+            offset = None
+            while True:
+                found, offset = shard.scroll(ScrollRequest(offset=offset, limit=1024, with_payload=True,
+                                                           with_vector=False))
+                for record in found:
+                    yield f"point {record.id}", dict(record.payload or {})
+                if offset is None:
+                    return
+        finally:
+            shard.close()
+
+
 def contents(path: Path) -> Iterator[tuple[str, Any]]:
     """Every value `path` holds, decoded for its kind of store, with where it sits."""
+    if is_edge_shard(path):
+        yield from edge_contents(path)
+        return
     with path.open("rb") as handle:
         head = handle.read(4096)
     if head.startswith(SQLITE_MAGIC):

@@ -8,7 +8,8 @@ one row per point) that never shrinks: a deleted point, a dropped vector or a pa
 - vacuums a week store once its free pages pass VACUUM_SHARE of the file (SQLite's VACUUM rewrites
   the file in one transaction: a killed run leaves the old file);
 - removes week stores that hold no point (every reader that spans weeks opens each one).
-A Qdrant server compacts its own segments (its optimizers), so only the vectors are dropped there.
+A Qdrant server compacts its own segments (its optimizers), so only the vectors are dropped there;
+the embedded Edge shard runs the same optimizers in-process (`optimize()`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from qdrant_client import QdrantClient
 
 from memory_pipeline.ports import ShardedIndex
+from memory_pipeline.resources.edge_store import EdgeStore
 from memory_pipeline.resources.vector_store import StorePoint, VectorStore
 
 VACUUM_SHARE = 0.1  # free pages over this share of the file: vacuum (wasted space stays under ~10%)
@@ -91,10 +93,17 @@ def remove_if_empty(shard: VectorStore) -> int:
 
 
 def compact_store(store: ShardedIndex, merged: dict[str, StorePoint]) -> Compaction:
-    """Vectors of merged memories dropped, then each local week store emptied of free pages or removed."""
+    """Vectors of merged memories dropped, then the Edge shard optimized (its vacuum optimizer
+    rewrites segments full of deleted points), or each local week store emptied of free pages or removed."""
     report = Compaction(vectors_dropped=drop_merged_vectors(store, merged))
     for shard in store.shards():
         if shard.path is None:
+            continue
+        if isinstance(shard, EdgeStore):
+            before = folder_bytes(shard.path)
+            if shard.optimize():
+                report.stores_vacuumed += 1
+                report.bytes_reclaimed += max(before - folder_bytes(shard.path), 0)
             continue
         removed = remove_if_empty(shard)
         if removed:

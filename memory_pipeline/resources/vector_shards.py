@@ -1,4 +1,5 @@
-"""The workspace's vector store: a Qdrant server by URL, or local stores sharded by ISO week.
+"""The former local-mode stores, one per ISO week (`state/qdrant/<week>/`): read now only by the
+migration into the Edge shard (resources/edge_migration.py). Why they were sharded:
 
 Qdrant local mode reads every point of a store into memory each time the store is opened, and
 each index asset opens it once per run; with one store for all history, a day's run slowed
@@ -19,7 +20,6 @@ from typing import Any
 
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.resources.vector_store import StorePoint, VectorStore
-from memory_pipeline.resources.workspace import STATE_NAMES
 
 WEEK_NAME = re.compile(r"^\d{4}-W\d{2}$")
 
@@ -33,15 +33,9 @@ def week_of(day: str) -> str:
     return f"{year}-W{week:02d}"
 
 
-def workspace_store(state: Path, url: str | None, *, dimension: int, api_key: str | None = None,
-                    collection: str = "memory", lock_timeout: float = 60.0) -> VectorStore | ShardedStore:
-    """The store of a workspace's `state/` folder: the Qdrant server at `url`, else the week shards."""
-    generation = Path(state) / STATE_NAMES["index_generation"]
-    if url:
-        return VectorStore(path=None, url=url, api_key=api_key, collection=collection, dimension=dimension,
-                           lock_timeout=lock_timeout, generation_file=generation)
-    return ShardedStore(Path(state) / STATE_NAMES["qdrant"], dimension=dimension, collection=collection,
-                        lock_timeout=lock_timeout, generation_file=generation)
+def has_week_stores(root: Path) -> bool:
+    """`root` holds week stores (a workspace's former local mode, `state/qdrant/`)."""
+    return root.is_dir() and any(p.is_dir() and WEEK_NAME.match(p.name) for p in root.iterdir())
 
 
 class ShardedStore:

@@ -226,6 +226,10 @@ class VectorStore:
                 self.client.delete_vectors(self.collection, vectors=[DENSE, SPARSE], points=list(ids), wait=True)
             self.bump_generation()
 
+    def optimize(self) -> bool:
+        """Nothing to do: a Qdrant server runs its own optimizers (the Edge shard builds here)."""
+        return False
+
     # --- compaction (local mode: resources/vector_compaction.py) -------------------------
 
     @contextlib.contextmanager

@@ -128,7 +128,7 @@ DAY_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}$")  # events/<day>/
 
 # The state/ layout: every path the pipeline keeps for itself, by name.
 STATE_NAMES = {
-    "dagster": "dagster", "llm_cache": "llm-cache", "qdrant": "qdrant", "redis": "redis", "hooks": "hooks",
+    "dagster": "dagster", "llm_cache": "llm-cache", "qdrant": "qdrant", "vectors": "vectors", "redis": "redis", "hooks": "hooks",
     "index": "index", "locks": "locks", "snapshots": "memory_snapshots", "review": "review",
     "maintenance": "maintenance", "feedback": "feedback", "recall_pid": "recall-service.pid",
     "recall_log": "recall-service.log", "intake_settled": "intake-settled.json", "event_failures": "event-failures.json",

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from memory_pipeline.main import main
-from memory_pipeline.resources.vector_shards import week_of
+from memory_pipeline.resources.edge_shard import lock_path
 from memory_pipeline_tests.flows.test_recall import ROWS, add_points
 
 pytestmark = pytest.mark.slow
@@ -84,7 +84,7 @@ def test_empty_workspace_and_locked_store(workspace, capsys, monkeypatch):
     add_points(workspace, ROWS[:1])
     from filelock import FileLock
 
-    lock = FileLock(f"{workspace.state / 'qdrant' / week_of(ROWS[0][1])}.lock")
+    lock = FileLock(str(lock_path(workspace.state_path("vectors"))))  # a writer holds the shard, no cache yet
     with lock.acquire():
         monkeypatch.setenv("MEMORY_QDRANT_LOCK_TIMEOUT", "1")
         code, out, err = run(capsys, "recall", "redis", "--no-service")

@@ -15,7 +15,7 @@ from memory_pipeline.prompts import prompts_dir
 from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-from memory_pipeline.resources.vector_shards import workspace_store
+from memory_pipeline.resources.stores import workspace_store
 from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline_tests.support.paths import SAMPLES
 

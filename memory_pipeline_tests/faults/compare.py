@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-from memory_pipeline.resources.vector_shards import workspace_store
+from memory_pipeline.resources.stores import workspace_store
 from memory_pipeline.resources.workspace import Workspace
 
 MARKER = re.compile(r"<!-- (\w+): (\S+)")

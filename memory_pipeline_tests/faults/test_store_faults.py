@@ -10,7 +10,6 @@ import time
 import pytest
 
 from memory_pipeline.resources.observation_files import load_observations
-from memory_pipeline.resources.vector_shards import week_of
 from memory_pipeline.resources.workspace import atomic_write_text
 from memory_pipeline_tests.faults.compare import assert_same_state, read_state
 from memory_pipeline_tests.faults.harness import DAYS, emit_inputs, ingest_here, using_workspace
@@ -18,12 +17,14 @@ from memory_pipeline_tests.faults.harness import DAYS, emit_inputs, ingest_here,
 pytestmark = pytest.mark.slow
 
 HOLDERS = {
-    "memory-pipeline lock": "from memory_pipeline.resources.vector_store import VectorStore\n"
-                            "store = VectorStore(path=Path(sys.argv[1]), url=None, dimension=384)\n"
+    "memory-pipeline lock": "from memory_pipeline.resources.edge_store import EdgeStore\n"
+                            "store = EdgeStore(Path(sys.argv[1]), dimension=384)\n"
                             "holder = store.session()",
-    "raw QdrantClient": "from qdrant_client import QdrantClient\n"
-                        "import contextlib\n"
-                        "holder = contextlib.closing(QdrantClient(path=sys.argv[1]))",
+    "raw EdgeShard": "from qdrant_edge import EdgeShard\n"
+                     "from memory_pipeline.resources.edge_store import EdgeStore, shard_config\n"
+                     "import contextlib\n"
+                     "EdgeStore(Path(sys.argv[1]), dimension=384).ensure_collection()\n"
+                     "holder = contextlib.closing(EdgeShard.load(sys.argv[1], shard_config(384)))",
 }
 
 
@@ -50,8 +51,7 @@ def test_store_locked_by_another_process_fails_clearly_then_completes(kind, work
     ws = workspaces.new("locked")
     emit_inputs(ws, small_inputs)
     flag = tmp_path / "holding.flag"
-    assert len({week_of(day) for day in DAYS}) == 1, "the held week store must cover every day"
-    shard = ws.state / "qdrant" / week_of(DAYS[0])
+    shard = ws.state_path("vectors")
     holder = hold(shard, flag, kind)
     try:
         report = ingest_here(ws, MEMORY_QDRANT_LOCK_TIMEOUT="1")

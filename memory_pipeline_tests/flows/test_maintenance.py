@@ -16,7 +16,7 @@ from memory_pipeline.models import Segment
 from memory_pipeline.resources.embedder import get_embedder
 from memory_pipeline.resources.observation_files import observation_path
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-from memory_pipeline.resources.vector_shards import workspace_store
+from memory_pipeline.resources.stores import workspace_store
 from memory_pipeline_tests.support.paths import FIXTURES
 from memory_pipeline_tests.support.review_fixtures import fact, observation
 

@@ -19,7 +19,7 @@ from memory_pipeline.models import HookPayload
 from memory_pipeline.resources.embedder import get_embedder
 from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.resources.projects import repository_root, resolve_project
-from memory_pipeline.resources.vector_shards import workspace_store
+from memory_pipeline.resources.stores import workspace_store
 from memory_pipeline_tests.support.dagster_defs import definitions
 from memory_pipeline_tests.support.friction_sessions import FILLER, claude_session
 

@@ -189,6 +189,44 @@ def test_a_cold_engine_answers_from_the_recall_cache_without_opening_the_store(i
     assert len(RecallEngine(workspace).index()) == len(ids) + 1
 
 
+HOLD_SHARD = """
+import sys, time
+from pathlib import Path
+from memory_pipeline.resources.edge_store import EdgeStore
+with EdgeStore(Path(sys.argv[1]), dimension=384, lock_timeout=30).session():
+    print("holding", flush=True)
+    while Path(sys.argv[2]).exists():
+        time.sleep(0.05)
+"""
+
+
+def test_a_cold_engine_answers_from_the_last_cache_while_a_writer_holds_the_shard(indexed, tmp_path):
+    import subprocess
+    import sys
+
+    from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
+
+    workspace, ids = indexed
+    query = SearchRequest("redis connection pool", record=False, now=NOW.timestamp())
+    expected = [h.id for h in RecallEngine(workspace).search(query)]  # the cache is written
+    new = add_points(workspace, [("messages", "2026-11-05", "s4", None, "Flamingo deploys run on Fridays", ["u2"])],
+                     tag="later")  # the generation moves on
+    flag = tmp_path / "hold.flag"
+    flag.write_text("held")
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_SHARD, str(workspace.state_path("vectors")), str(flag)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        cold = RecallEngine(workspace, settings=Settings.from_env().model_copy(update={"qdrant_lock_timeout": 0.5}))
+        assert [h.id for h in cold.search(query)] == expected  # no wait, no StoreLockedError: the last cache
+        assert cold.points(ids=[new[0]]) == [] and len(cold._index) == len(ids)
+    finally:
+        flag.unlink()
+        holder.wait(timeout=30)
+    found = cold.search(SearchRequest("flamingo deploys", record=False, now=NOW.timestamp()), wait=60)
+    assert new[0] in [h.id for h in found]  # reloaded once the writer let go
+
+
 def test_stored_points_by_id_or_session_through_the_service_and_in_process(indexed):
     from memory_pipeline.errors import BadInputError
     from memory_pipeline.flows.recall.client import stored_points

@@ -12,7 +12,9 @@ from memory_pipeline.flows.index import index_day
 from memory_pipeline.models import content_hash
 from memory_pipeline.resources.embedder import get_embedder
 from memory_pipeline.resources.recall_index import load_index, read_generation
-from memory_pipeline.resources.vector_shards import ShardedStore, week_of, workspace_store
+from memory_pipeline.resources.edge_store import EdgeStore
+from memory_pipeline.resources.stores import legacy_store, workspace_store
+from memory_pipeline.resources.vector_shards import ShardedStore, week_of
 from memory_pipeline.resources.vector_store import VectorStore
 from memory_pipeline_tests.resources.test_vector_store import DIM, random_point
 
@@ -105,9 +107,11 @@ def test_re_indexing_a_day_replaces_only_that_days_points(embedded, tmp_path):
     assert stats.deleted == 1 and shards.count() == 1
 
 
-def test_a_qdrant_url_gives_one_unsharded_store(tmp_path):
+def test_a_qdrant_url_gives_one_unsharded_store_and_local_mode_one_edge_shard(tmp_path):
     store = workspace_store(tmp_path, "http://127.0.0.1:1", dimension=DIM)
     assert isinstance(store, VectorStore) and store.for_day("2026-11-22") is store and store.shards() == [store]
     local = workspace_store(tmp_path, None, dimension=DIM)
-    assert isinstance(local, ShardedStore) and local.shard_path("2026-11-22") == tmp_path.resolve() / "qdrant" / "2026-W47"
-    assert local.generation_file == tmp_path / "index-generation"
+    assert isinstance(local, EdgeStore) and local.for_day("2026-11-22") is local and local.shards() == [local]
+    assert local.path == tmp_path.resolve() / "vectors" and local.generation_file == tmp_path / "index-generation"
+    legacy = legacy_store(tmp_path, dimension=DIM)
+    assert legacy.shard_path("2026-11-22") == tmp_path.resolve() / "qdrant" / "2026-W47"

@@ -19,6 +19,7 @@ from qdrant_client import QdrantClient
 
 from memory_pipeline.errors import ServiceError, StoreLockedError
 from memory_pipeline.models import content_hash, stable_id
+from memory_pipeline.resources.edge_store import EdgeStore
 from memory_pipeline.resources.vector_store import StorePoint, VectorStore
 from memory_pipeline.stages.index.sparse import sparse_vector
 from memory_pipeline_tests.support.paths import PROJECT_ROOT
@@ -44,10 +45,13 @@ def store(tmp_path: Path) -> VectorStore:
     return vs
 
 
-@pytest.fixture(params=["local", "in-memory"])
+@pytest.fixture(params=["edge", "local", "in-memory"])
 def backend(request, tmp_path: Path) -> VectorStore:
-    """The same contract on each backend that runs here."""
-    if request.param == "local":
+    """The same contract on each backend that runs here: the embedded Edge shard, the former local
+    mode (the migration's source) and the server path."""
+    if request.param == "edge":
+        vs = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5.0)
+    elif request.param == "local":
         vs = VectorStore(tmp_path / "qdrant", None, dimension=DIM, lock_timeout=5.0)
     else:
         vs = VectorStore(None, ":memory:", dimension=DIM)
@@ -160,6 +164,7 @@ CONCURRENT_UPSERT = """
 import random, sys
 from pathlib import Path
 from memory_pipeline.models import stable_id
+from memory_pipeline.resources.edge_store import EdgeStore
 from memory_pipeline.resources.vector_store import StorePoint, VectorStore
 from memory_pipeline.stages.index.sparse import sparse_vector
 worker = sys.argv[2]

@@ -14,6 +14,7 @@ import zlib
 
 from memory_pipeline.flows.secrets import check_stores
 from memory_pipeline.resources.embedded_redis import EmbeddedRedis
+from memory_pipeline.resources.edge_store import EdgeStore
 from memory_pipeline.resources.vector_store import VectorStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.resources.test_vector_store import DIM, random_point
@@ -28,6 +29,11 @@ def qdrant_with(root, texts: list[str]) -> None:
     store.upsert([random_point(f"p{i}", text, {"text": text, "session_id": "s1"}) for i, text in enumerate(texts)])
 
 
+def edge_with(root, texts: list[str]) -> None:
+    EdgeStore(root, dimension=DIM, lock_timeout=5.0).upsert(
+        [random_point(f"e{i}", text, {"session_id": "s1"}) for i, text in enumerate(texts)])
+
+
 def wait_for_rewrite(client, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while client.info("persistence")["aof_rewrite_in_progress"] or client.info("persistence").get("aof_rewrite_scheduled"):
@@ -38,6 +44,7 @@ def wait_for_rewrite(client, timeout: float = 30.0) -> None:
 def test_a_planted_secret_is_found_in_each_decoded_store_and_noise_is_not(tmp_path):
     ws = Workspace(tmp_path / "ws").create()
     qdrant_with(ws.state / "qdrant", ["a clean fact about Redis", f"the deploy used {KEY}"])
+    edge_with(ws.state / "vectors", ["another clean fact", f"the token was {KEY}"])
     redis = EmbeddedRedis(ws.state)
     try:
         redis.ensure_running()
@@ -64,16 +71,18 @@ def test_a_planted_secret_is_found_in_each_decoded_store_and_noise_is_not(tmp_pa
     report = check_stores([ws.root])
     printed = "\n".join(str(f) for f in report.findings)
     assert KEY not in printed and report.unreadable == []
-    assert "storage.sqlite:points#" in printed and "anthropic-key" in printed  # the Qdrant payload
+    assert "storage.sqlite:points#" in printed and "anthropic-key" in printed  # the former local store's payload
+    assert f"{ws.state / 'vectors'}:point {random_point('e1', '').id}: anthropic-key" in printed  # the Edge shard's
     assert "runs.db:snapshots#1: anthropic-key" in printed
     assert "transcripts/s.jsonl" not in printed and "noise.bin" not in printed
     aof = [f for f in report.findings if "redis" in f.path]
     assert aof and all("memory:hot:leak" in f.where for f in aof), printed
-    assert len(report.findings) == 2 + len(aof), printed
+    assert len(report.findings) == 3 + len(aof), printed
 
 
 def test_a_clean_store_has_no_findings(tmp_path):
     ws = Workspace(tmp_path / "ws").create()
     qdrant_with(ws.state / "qdrant", ["a clean fact", "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 fixed it"])
+    edge_with(ws.state / "vectors", ["a clean fact", "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 fixed it"])
     report = check_stores([ws.root])
     assert report.findings == [] and report.files >= 2

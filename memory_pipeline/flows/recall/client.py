@@ -57,8 +57,9 @@ def local_engine(workspace: Workspace):
 
 
 def store_is_empty(workspace: Workspace, settings: Settings) -> bool:
-    """Local mode with no store folder yet: nothing was ever indexed."""
-    return not settings.qdrant_url and not workspace.state_path("qdrant").exists()
+    """The embedded store with no shard folder yet (nor a former week store to migrate): nothing was
+    ever indexed."""
+    return not settings.qdrant_url and not any(workspace.state_path(name).exists() for name in ("vectors", "qdrant"))
 
 
 def via_service(workspace: Workspace, args: dict) -> list[RecallHit]:

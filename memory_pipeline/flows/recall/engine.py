@@ -18,7 +18,8 @@ import numpy as np
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 from memory_pipeline.models import RecallHit
-from memory_pipeline.resources.recall_cache import load_columns, save_columns
+from memory_pipeline.resources.edge_shard import shard_busy
+from memory_pipeline.resources.recall_cache import cached_generation, load_columns, save_columns
 from memory_pipeline.resources.recall_index import RecallIndex, generation_at, load_index
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.sparse import tokenize
@@ -62,7 +63,7 @@ class Timings:
 
 def open_store(workspace: Workspace, settings: Settings, dimension: int, lock_timeout: float | None = None):
     """The workspace's store (QDRANT_URL or local); MEMORY_QDRANT_LOCK_TIMEOUT bounds the wait for a writer."""
-    from memory_pipeline.resources.vector_shards import workspace_store
+    from memory_pipeline.resources.stores import workspace_store
 
     if lock_timeout is None:
         lock_timeout = settings.qdrant_lock_timeout
@@ -116,7 +117,7 @@ class RecallEngine:
 
     def store_where(self) -> str:
         """The store's URL or folder, said without opening it (a status ping must not import qdrant-client)."""
-        return self.settings.qdrant_url or str(self.workspace.state_path("qdrant"))
+        return self.settings.qdrant_url or str(self.workspace.state_path("vectors"))
 
     def index(self, wait: float = 0.0) -> RecallIndex:
         """The current index; a changed store starts a rebuild (waited for up to `wait` seconds)."""
@@ -143,6 +144,13 @@ class RecallEngine:
         cached = load_columns(folder, generation)
         if cached is not None:
             return RecallIndex.from_columns(*cached, generation=generation)
+        older = cached_generation(folder)
+        if self._index is None and older and shard_busy(self.workspace.state_path("vectors")):
+            # a writer (ingest, maintain) holds the shard: answer from the last cache rather than wait
+            # for it; the generation differs, so the next request starts a reload in the background
+            stale = load_columns(folder, older)
+            if stale is not None:
+                return RecallIndex.from_columns(*stale, generation=older)
         index = load_index(self.store)
         try:
             save_columns(folder, index.generation, index.ids, index.payloads, index.dense)

@@ -1,0 +1,376 @@
+"""The embedded vector store: one Qdrant Edge shard per workspace (`state/vectors/`), issue 28.
+
+Qdrant Edge is the Qdrant engine as an in-process library (HNSW, sparse vectors with IDF, payload
+indexes, a write-ahead log). The shard's configuration is `shard_config` (docs/vector-engine.md,
+"The shipped shard"). The payloads are the same dicts as the server's collection; the sparse
+vector is the product's own keyword terms (stages/index/sparse: tokens hashed to ids).
+
+Edge lets one process open a shard folder at a time, so every opener takes the shard's file lock
+(resources/edge_shard.py) and holds the shard only for the operations of one `session()`;
+`flush()` ends each write session and `optimize()` (the HNSW build) runs after ingest, never in
+the recall path. Writes first check that the disk has room: Edge writes through memory maps, and
+a map written past the end of a full disk ends the process with SIGBUS, not an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from memory_pipeline.errors import BadInputError, DiskFullError, MemoryPipelineError, ServiceError
+from memory_pipeline.models import content_hash
+from memory_pipeline.resources.edge_shard import shard_lock
+from memory_pipeline.resources.vector_points import StorePoint
+
+DENSE, SPARSE = "dense", "bm25"
+BATCH = 2048
+SEGMENT_KB = 300_000  # 1 KB = 256 float dimensions: 200k points of 384 dimensions per segment
+KEYWORD_FIELDS = ("project", "tier", "kind", "session_id", "scope", "priority")  # "date" is filtered by range
+MIN_FREE_BYTES = 16 << 20  # below this, a write could fault in a memory map past the end of the disk (a
+# write batch of 2,048 points of 384 dimensions is ~3 MB of vectors, its payloads and log record a few more)
+RANGE_SUFFIXES = ("_gte", "_lte", "_gt", "_lt")
+
+
+def shard_config(dimension: int):
+    """The one shard configuration (docs/vector-engine.md, "The shipped shard"): float vectors and
+    their int8 copies memory-mapped and read on demand, HNSW m 8 / ef_construct 64 on one thread,
+    BM25 with Qdrant's IDF, segments capped at 200k points."""
+    from qdrant_edge import (
+        Distance, EdgeConfig, EdgeOptimizersConfig, EdgeSparseVectorParams, EdgeVectorParams, HnswIndexConfig,
+        Memory, Modifier, ScalarQuantizationConfig, ScalarType,
+    )
+
+    return EdgeConfig(
+        vectors={DENSE: EdgeVectorParams(
+            size=dimension, distance=Distance.Cosine, memory=Memory.Cold,
+            quantization_config=ScalarQuantizationConfig(ScalarType.Int8, memory=Memory.Cold))},
+        sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
+        hnsw_config=HnswIndexConfig(m=8, ef_construct=64, full_scan_threshold=10_000, max_indexing_threads=1),
+        optimizers=EdgeOptimizersConfig(max_segment_size=SEGMENT_KB),
+    )
+
+
+def check_free_space(folder: Path, need: int | None = None) -> None:
+    """Raise DiskFullError when the filesystem of `folder` has less than `need` bytes free
+    (MIN_FREE_BYTES when not given)."""
+    need = MIN_FREE_BYTES if need is None else need
+    probe = folder if folder.exists() else folder.parent
+    try:
+        free = shutil.disk_usage(probe).free
+    except OSError:
+        return
+    if free < need:
+        raise DiskFullError(str(folder))
+
+
+def edge_filter(spec: dict[str, Any] | None):
+    """`{"tier": "messages", "date_gte": "2026-01-01", "priority": ["high"]}` → an Edge Filter
+    (the same dict form as vector_points.build_filter for the server)."""
+    if not spec:
+        return None
+    from qdrant_edge import FieldCondition, Filter, MatchAny, MatchValue, RangeDateTime, RangeFloat
+
+    must: list[Any] = []
+    ranges: dict[str, dict[str, Any]] = {}
+    for key, value in spec.items():
+        if value is None:
+            continue
+        suffix = next((s for s in RANGE_SUFFIXES if key.endswith(s)), None)
+        if suffix is not None:
+            ranges.setdefault(key[: -len(suffix)], {})[suffix[1:]] = value
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            if not value:
+                raise BadInputError(f"filter {key!r} has an empty list of values")
+            must.append(FieldCondition(key=key, match=MatchAny(any=list(value))))
+        elif isinstance(value, (str, int, bool)):
+            must.append(FieldCondition(key=key, match=MatchValue(value=value)))
+        else:
+            raise BadInputError(f"filter {key!r} has an unsupported value {value!r}")
+    for field, bounds in ranges.items():
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in bounds.values()):
+            must.append(FieldCondition(key=field, range=RangeFloat(**bounds)))
+        elif all(isinstance(v, str) for v in bounds.values()):
+            must.append(FieldCondition(key=field, range=RangeDateTime(**bounds)))
+        else:
+            raise BadInputError(f"range bounds for {field!r} must be all numbers or all date strings: {bounds}")
+    return Filter(must=must) if must else None
+
+
+class EdgeStore:
+    """The workspace's one Edge shard, behind the VectorIndex / ShardedIndex ports."""
+
+    collection = "memory"
+
+    def __init__(self, path: Path, *, dimension: int, lock_timeout: float = 60.0,
+                 generation_file: Path | None = None, migration: Any = None, locked: bool = False) -> None:
+        """`migration`: what moves the former week stores into the shard before an open while it is
+        `pending()` (resources/edge_migration.WeekStoresMigration); `locked`: the caller already
+        holds the shard's lock."""
+        self.path = Path(path).expanduser().resolve()
+        self.migration = migration
+        self.locked = locked
+        self.dimension = dimension
+        self.lock_timeout = lock_timeout
+        self.generation_file = generation_file or self.path.parent / "index-generation"
+        self._shard = None
+        self._depth = 0
+        self._wrote = False
+        self._thread_lock = threading.RLock()
+
+    def where(self) -> str:
+        return str(self.path)
+
+    def for_day(self, day: str) -> "EdgeStore":
+        """One shard holds every day."""
+        return self
+
+    def shards(self) -> list["EdgeStore"]:
+        return [self]
+
+    def exists(self) -> bool:
+        """The shard was created (or former week stores wait to be migrated into it)."""
+        return self.path.is_dir() or (self.migration is not None and self.migration.pending())
+
+    # --- opening -----------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator["EdgeStore"]:
+        """Hold the shard open (and its lock) for several operations; a write session ends in flush()."""
+        with self._thread_lock:
+            if self._shard is not None:
+                self._depth += 1
+                try:
+                    yield self
+                finally:
+                    self._depth -= 1
+                return
+            with contextlib.nullcontext() if self.locked else shard_lock(self.path, self.lock_timeout):
+                if self.migration is not None:
+                    self.migration.run(self.path, dimension=self.dimension, lock_timeout=self.lock_timeout)
+                self._shard = self._open()
+                self._wrote = False
+                try:
+                    with _edge_errors(self.where()):
+                        yield self
+                        if self._wrote:
+                            self._shard.flush()
+                finally:
+                    shard, self._shard = self._shard, None
+                    with contextlib.suppress(Exception):
+                        shard.close()
+                if self._wrote:
+                    self.bump_generation()
+
+    def _open(self):
+        from qdrant_edge import EdgeShard, PayloadSchemaType, UpdateOperation
+
+        config = shard_config(self.dimension)
+        deadline, delay = time.monotonic() + self.lock_timeout, 0.05
+        while True:
+            try:
+                if (self.path / "edge_config.json").is_file() or (self.path / "segments").is_dir():
+                    return EdgeShard.load(str(self.path), config)
+                check_free_space(self.path.parent)
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                shard = EdgeShard.create(str(self.path), config)
+                for field in KEYWORD_FIELDS:
+                    shard.update(UpdateOperation.create_field_index(field, PayloadSchemaType.Keyword))
+                shard.flush()
+                return shard
+            except MemoryPipelineError:
+                raise
+            except Exception as exc:  # qdrant_edge raises plain Exception with the engine's message
+                text = str(exc)
+                if "incompatible" in text.lower():
+                    raise ServiceError(
+                        f"the vector shard {self.path} was built for another embedding model ({text}): "
+                        "the embedding model changed. Rebuild the index: delete the shard folder and "
+                        "re-run indexing.") from exc
+                if "WouldBlock" not in text:  # another process outside our lock has the shard open
+                    raise ServiceError(f"cannot open the vector shard {self.path}: {text}") from exc
+                if time.monotonic() + delay > deadline:
+                    from memory_pipeline.errors import StoreLockedError
+
+                    raise StoreLockedError(
+                        f"vector shard {self.path} is held open by another process "
+                        f"(not through memory-pipeline's lock) for {self.lock_timeout:.0f}s") from exc
+                time.sleep(delay)
+                delay = min(delay * 2, 1.0)
+
+    @property
+    def shard(self):
+        if self._shard is None:
+            raise RuntimeError("EdgeStore.shard used outside a session()")
+        return self._shard
+
+    def ensure_collection(self) -> None:
+        """Create the shard, or check that its dense size matches the embedder's (on open)."""
+        with self.session():
+            pass
+
+    def bump_generation(self) -> None:
+        """Record that the shard changed (a unique token, written atomically)."""
+        from memory_pipeline.resources.workspace import atomic_write_text
+
+        atomic_write_text(self.generation_file, f"{time.time_ns()}-{os.getpid()}-{uuid.uuid4().hex[:8]}\n")
+
+    # --- writing -----------------------------------------------------------------------
+
+    def _update(self, operation) -> None:
+        check_free_space(self.path)
+        self.shard.update(operation)
+        self._wrote = True
+
+    def upsert(self, points: list[StorePoint]) -> None:
+        """Write points; the payload gets `text` and `content_hash` (sha256 of the text)."""
+        from qdrant_edge import UpdateOperation
+
+        if not points:
+            return
+        with self.session():
+            for start in range(0, len(points), BATCH):
+                self._update(UpdateOperation.upsert_points([_edge_point(p) for p in points[start:start + BATCH]]))
+
+    def set_payload(self, ids: list[str], payload: dict[str, Any]) -> None:
+        from qdrant_edge import UpdateOperation
+
+        if ids:
+            with self.session():
+                self._update(UpdateOperation.set_payload([_norm(i) for i in ids], payload))
+
+    def delete(self, ids: list[str]) -> None:
+        from qdrant_edge import UpdateOperation
+
+        if ids:
+            with self.session():
+                self._update(UpdateOperation.delete_points([_norm(i) for i in ids]))
+
+    def delete_vectors(self, ids: list[str]) -> None:
+        """Drop the dense and sparse vectors of these points and keep their payloads."""
+        from qdrant_edge import UpdateOperation
+
+        if ids:
+            with self.session():
+                self._update(UpdateOperation.delete_vectors([_norm(i) for i in ids], [DENSE, SPARSE]))
+
+    def optimize(self) -> bool:
+        """Build the HNSW and merge small segments (after ingest, never in the recall path)."""
+        if not self.exists():
+            return False
+        with self.session():
+            check_free_space(self.path)
+            built = bool(self.shard.optimize())
+            self._wrote = self._wrote or built
+            return built
+
+    # --- reading -----------------------------------------------------------------------
+
+    def _records(self, ids: list[str], with_payload: Any, with_vectors: bool):
+        keys = list(dict.fromkeys(_norm(i) for i in ids))
+        if not keys or not self.exists():
+            return
+        with self.session():
+            for start in range(0, len(keys), BATCH):
+                yield from self.shard.retrieve(keys[start:start + BATCH], with_payload=with_payload,
+                                               with_vector=with_vectors)
+
+    def missing_or_changed(self, ids_and_hashes: dict[str, str]) -> set[str]:
+        """The ids (as given) that are not stored or whose stored content_hash differs."""
+        given = {_norm(i): i for i in ids_and_hashes}
+        stored = {str(r.id): (r.payload or {}).get("content_hash")
+                  for r in self._records(list(ids_and_hashes), ["content_hash"], False)}
+        return {g for norm, g in given.items() if stored.get(norm) != ids_and_hashes[g]}
+
+    def payload_fields(self, ids: list[str], fields: list[str]) -> dict[str, dict[str, Any]]:
+        given = {_norm(i): i for i in ids}
+        return {given[str(r.id)]: {f: (r.payload or {}).get(f) for f in fields}
+                for r in self._records(ids, list(fields), False)}
+
+    def retrieve(self, ids: list[str], with_vectors: bool = False) -> list[StorePoint]:
+        """The stored points among `ids` (unknown ids are skipped)."""
+        return [_point(r) for r in self._records(ids, True, with_vectors)]
+
+    def count(self, filter: dict[str, Any] | None = None) -> int:
+        """Points matching the filter; 0 when nothing was ever indexed (no shard yet)."""
+        from qdrant_edge import CountRequest
+
+        if not self.exists():
+            return 0
+        with self.session():
+            return int(self.shard.count(CountRequest(exact=True, filter=edge_filter(filter))))
+
+    def scroll_all(self, with_vectors: bool = False, payload_filter: dict[str, Any] | None = None
+                   ) -> Iterator[StorePoint]:
+        """Every point (the shard stays open and locked until the iteration ends)."""
+        for record in self.records(with_vectors=with_vectors, payload_filter=payload_filter):
+            yield _point(record)
+
+    def records(self, with_vectors: bool | list[str] = False, payload_filter: dict[str, Any] | None = None,
+                batch: int = BATCH) -> Iterator[Any]:
+        """Every stored record, raw (Edge's Record: id, payload, vector)."""
+        from qdrant_edge import ScrollRequest
+
+        if not self.exists():
+            return
+        where = edge_filter(payload_filter)
+        with self.session():
+            offset = None
+            while True:
+                found, offset = self.shard.scroll(ScrollRequest(offset=offset, limit=batch, filter=where,
+                                                                with_payload=True, with_vector=with_vectors))
+                yield from found
+                if offset is None:
+                    return
+
+
+def _norm(point_id: str) -> str:
+    try:
+        return str(uuid.UUID(str(point_id)))
+    except ValueError as exc:
+        raise BadInputError(f"point id must be a UUID string, got {point_id!r}") from exc
+
+
+def _edge_point(point: StorePoint):
+    from qdrant_edge import Point, SparseVector
+
+    vector: dict[str, Any] = {}
+    if point.dense is not None:
+        vector[DENSE] = [float(x) for x in point.dense]
+    if point.sparse is not None and point.sparse[0]:
+        vector[SPARSE] = SparseVector([int(i) for i in point.sparse[0]], [float(v) for v in point.sparse[1]])
+    payload = {**point.payload, "text": point.text, "content_hash": content_hash(point.text)}
+    return Point(id=_norm(point.id), vector=vector, payload=payload)
+
+
+def _point(record) -> StorePoint:
+    payload = dict(record.payload or {})
+    vectors = record.vector if isinstance(record.vector, dict) else {}
+    dense, sparse = vectors.get(DENSE), vectors.get(SPARSE)
+    return StorePoint(
+        id=str(record.id),
+        text=str(payload.get("text", "")),
+        dense=list(dense) if dense is not None else None,
+        sparse=(list(sparse.indices), [float(v) for v in sparse.values]) if sparse is not None else None,
+        payload=payload,
+    )
+
+
+@contextlib.contextmanager
+def _edge_errors(where: str) -> Iterator[None]:
+    """Engine failures become ServiceError (or DiskFullError); the project's own errors pass through."""
+    try:
+        yield
+    except Exception as exc:
+        if type(exc) is not Exception:  # qdrant_edge raises plain Exception; anything else is not the engine's
+            raise
+        text = str(exc).lower()
+        if "no space left" in text or "disk quota" in text:
+            raise DiskFullError(where) from exc
+        raise ServiceError(f"vector shard operation on {where} failed: {exc}") from exc

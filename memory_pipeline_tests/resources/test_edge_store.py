@@ -1,0 +1,183 @@
+"""The Edge shard beyond the store contract (test_vector_store.py runs that on it): the former week
+stores migrated on first open (and after a kill -9 mid-migration), `store move` to a server and
+back, a nearly full disk, and one opener at a time."""
+
+from __future__ import annotations
+
+import math
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memory_pipeline.errors import BadInputError, DiskFullError, StoreLockedError, is_disk_full_message
+from memory_pipeline.flows.store_move import move_points, move_store
+from memory_pipeline.models import content_hash
+from memory_pipeline.config import Settings
+from memory_pipeline.resources import edge_store
+from memory_pipeline.resources.edge_store import EdgeStore
+from memory_pipeline.resources.stores import legacy_store, workspace_store
+from memory_pipeline.resources.vector_store import VectorStore
+from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline_tests.resources.test_vector_store import DIM, random_point, run_python
+
+DAYS = ["2026-11-16", "2026-11-23", "2026-12-01"]
+
+
+def dated(n: int):
+    day = DAYS[n % len(DAYS)]
+    return random_point(f"p{n}", f"note {n} about redis and qdrant on {day}",
+                        {"tier": "messages", "date": day, "project": f"proj{n % 2}", "source_message_ids": [f"m{n}"]})
+
+
+def contents(store) -> dict[str, tuple[str, dict]]:
+    """id → (content hash, payload) of every point."""
+    return {p.id: (content_hash(p.text), p.payload) for p in store.scroll_all()}
+
+
+def unit(vector: list[float]) -> list[float]:
+    norm = math.sqrt(sum(x * x for x in vector))
+    return [x / norm for x in vector]
+
+
+def test_former_week_stores_migrate_on_first_open_and_are_kept_aside(tmp_path: Path):
+    state = tmp_path / "state"
+    old = legacy_store(state, dimension=DIM, lock_timeout=5)
+    points = [dated(n) for n in range(30)]
+    old.upsert(points)
+    assert len(old.shards()) == 3
+    before = contents(old)
+
+    store = workspace_store(state, None, dimension=DIM, lock_timeout=5)
+    assert store.count() == 30  # the first open migrates
+    assert contents(store) == before
+    assert not (state / "qdrant").exists() and (state / "qdrant.before-edge").is_dir()
+    assert not (state / "vectors.migrating").exists()
+    kept = legacy_store(state, dimension=DIM)  # the old stores, renamed aside, still hold everything
+    kept.path = state / "qdrant.before-edge"
+    assert contents(kept) == before
+    moved = {p.id: p for p in store.retrieve([p.id for p in points[:3]], with_vectors=True)}
+    for point in points[:3]:
+        assert moved[point.id].dense == pytest.approx(unit(point.dense), abs=1e-5)
+        assert moved[point.id].sparse[0] == point.sparse[0]
+    assert store.count({"project": "proj1", "date_gte": "2026-11-23"}) == sum(
+        1 for n in range(30) if n % 2 and DAYS[n % 3] >= "2026-11-23")
+
+
+def test_the_recall_index_of_a_workspace_not_yet_migrated_migrates_it_and_holds_every_point(tmp_path: Path):
+    from memory_pipeline.resources.recall_index import load_index
+
+    state = tmp_path / "state"
+    legacy_store(state, dimension=DIM, lock_timeout=5).upsert([dated(n) for n in range(12)])
+    index = load_index(workspace_store(state, None, dimension=DIM, lock_timeout=5))
+    assert sorted(index.ids) == sorted(dated(n).id for n in range(12)) and (state / "vectors").is_dir()
+
+
+MIGRATE = """
+import sys
+from pathlib import Path
+from memory_pipeline.resources import edge_migration
+from memory_pipeline.resources.stores import workspace_store
+edge_migration.CHUNK = 50
+
+from memory_pipeline.resources.edge_store import EdgeStore
+upsert = EdgeStore.upsert
+def slow(self, points):
+    upsert(self, points)
+    print("chunk", flush=True)
+    import time; time.sleep(0.3)
+EdgeStore.upsert = slow
+print(workspace_store(Path(sys.argv[1]), None, dimension=8, lock_timeout=30).count(), flush=True)
+"""
+
+
+def test_a_migration_killed_half_way_is_completed_by_the_next_open(tmp_path: Path):
+    state = tmp_path / "state"
+    old = legacy_store(state, dimension=DIM, lock_timeout=5)
+    old.upsert([dated(n) for n in range(400)])
+    before = contents(old)
+    child = run_python(MIGRATE, str(state), stdout=subprocess.PIPE)
+    assert child.stdout.readline().strip() == "chunk"  # some points are in the new shard, not all
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+    assert (state / "vectors.migrating").is_dir() and (state / "qdrant").is_dir()
+    assert not (state / "vectors").exists()
+
+    store = workspace_store(state, None, dimension=DIM, lock_timeout=30)
+    assert store.count() == 400 and contents(store) == before
+    assert not (state / "vectors.migrating").exists() and (state / "qdrant.before-edge").is_dir()
+
+
+def test_a_shard_renamed_into_place_before_a_kill_is_verified_and_the_old_stores_move_aside(tmp_path: Path):
+    """Killed between the two renames: the shard is in place and the week stores are still there."""
+    state = tmp_path / "state"
+    old = legacy_store(state, dimension=DIM, lock_timeout=5)
+    old.upsert([dated(n) for n in range(20)])
+    before = contents(old)
+    staged = EdgeStore(state / "vectors", dimension=DIM, lock_timeout=5)
+    staged.upsert([dated(n) for n in range(15)])  # the shard as the kill left it, short of five points
+    store = workspace_store(state, None, dimension=DIM, lock_timeout=5)
+    assert contents(store) == before and (state / "qdrant.before-edge").is_dir() and not (state / "qdrant").exists()
+
+
+def test_store_move_to_a_server_and_back_keeps_every_point(tmp_path: Path):
+    """The server path runs against Qdrant's in-memory engine (no server can run here)."""
+    embedded = EdgeStore(tmp_path / "state" / "vectors", dimension=DIM, lock_timeout=5)
+    embedded.upsert([dated(n) for n in range(25)])
+    before = contents(embedded)
+    server = VectorStore(None, ":memory:", dimension=DIM)
+    moved = move_points(embedded, server)
+    assert (moved.points, moved.written) == (25, 25) and contents(server) == before
+    assert move_points(embedded, server).written == 0  # a repeated move writes nothing
+    back = EdgeStore(tmp_path / "other" / "vectors", dimension=DIM, lock_timeout=5)
+    assert move_points(server, back).points == 25 and contents(back) == before
+    found = back.retrieve([dated(0).id], with_vectors=True)[0]
+    assert found.dense == pytest.approx(unit(dated(0).dense), abs=1e-5)
+
+
+def test_store_move_refuses_what_it_cannot_do(tmp_path: Path):
+    ws = Workspace(tmp_path / "ws").create()
+    with pytest.raises(BadInputError, match="already the embedded one"):
+        move_store(ws, Settings.from_env().model_copy(update={"qdrant_url": None}), "embedded", DIM)
+    with pytest.raises(BadInputError, match="Qdrant server URL"):
+        move_store(ws, Settings.from_env().model_copy(update={"qdrant_url": None}), "qdrant.example", DIM)
+
+
+def test_a_nearly_full_disk_stops_a_write_with_disk_full_not_sigbus(tmp_path: Path, monkeypatch):
+    store = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    store.upsert([dated(0)])
+    free = __import__("shutil").disk_usage(tmp_path).free
+    monkeypatch.setattr(edge_store, "MIN_FREE_BYTES", free + (1 << 30))  # as if less than the margin were left
+    with pytest.raises(DiskFullError, match=f"disk full at {tmp_path / 'vectors'}"):
+        store.upsert([dated(1)])
+    monkeypatch.undo()
+    assert [p.id for p in store.scroll_all()] == [dated(0).id]  # nothing half written; reads still work
+    # raised inside a Dagster step, the run's failure text is recognized, so ingest says its one line
+    assert is_disk_full_message(f"DiskFullError: {DiskFullError(str(tmp_path / 'vectors'))}")
+
+
+HOLD = """
+import sys, time
+from pathlib import Path
+from memory_pipeline.resources.edge_store import EdgeStore
+store = EdgeStore(Path(sys.argv[1]), dimension=8, lock_timeout=30)
+with store.session():
+    print("holding", flush=True)
+    time.sleep(float(sys.argv[2]))
+"""
+
+
+def test_openers_queue_on_the_shard_lock_and_an_impatient_one_fails_clearly(tmp_path: Path):
+    path = tmp_path / "vectors"
+    EdgeStore(path, dimension=DIM, lock_timeout=5).upsert([dated(0)])
+    holder = run_python(HOLD, str(path), "3", stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        with pytest.raises(StoreLockedError, match="stayed locked by another process"):
+            EdgeStore(path, dimension=DIM, lock_timeout=0.3).count()
+        patient = EdgeStore(path, dimension=DIM, lock_timeout=30)
+        patient.upsert([dated(1)])  # waits for the holder's session to end, then writes
+        assert holder.wait(timeout=30) == 0 and patient.count() == 2
+    finally:
+        holder.kill()
