@@ -159,7 +159,7 @@ def build_pointer(
     held = hold_reasons(task)  # the session's own words, still never re-injected as an instruction to weaken safety
     task_text = f"_(withheld: held for review: {'; '.join(held)})_" if held else shorten(task, TASK_CHARS)
     files = [shorten(short_path(f, cwd), 80) for f in files_modified[:MAX_FILES]]
-    notes = [f"(said by {said_by(h.provenance)}) " + shorten(h.text, MEMORY_CHARS) + seen_suffix(h)
+    notes = [shorten(f"(said by {said_by(h.provenance)}) {h.text}", MEMORY_CHARS) + seen_suffix(h)
              for h in memories[:MAX_MEMORIES]]
     asks = [q.replace('"', "'") for q in queries[:MAX_QUERIES]]
     text = _render(task_text, files, notes, asks)
