@@ -60,8 +60,8 @@ def compact_hit(hit: RecallHit) -> str:
 
 def render_search(query: str, hits: list[RecallHit], scope: str) -> str:
     heading = (f"memory search {one_line(query, 80)!r} in {scope}: {len(hits)} hit{'s' if len(hits) != 1 else ''} "
-               "(columns: id, date, project, kind, who said it, score, text). get(ids) gives a hit's sources, timeline(id) its "
-               "context.")
+               "(columns: id, date, project, kind, who said it, score, text). get(ids) gives a hit's sources, "
+               "timeline(id) its context.")
     return as_data(heading, [compact_hit(h) for h in hits],
                    "" if hits else "No hits: nothing indexed matches (or nothing was ingested for this project yet).")
 

@@ -3,8 +3,8 @@ queries derived from it, the pointer message injected after a compaction, and th
 stops a cascading second compaction from injecting again.
 
 The pointer is a signpost, not content: task (≤200 chars), top modified files, up to 3 related
-memories (≤150 chars each, real recall hits, each saying who said it), up to 2 recall queries known to return results,
-≤ ~300 tokens in all.
+memories (≤150 chars each, real recall hits, each saying who said it), up to 2 recall queries known
+to return results, ≤ ~300 tokens in all.
 """
 
 from __future__ import annotations
