@@ -262,7 +262,7 @@ class MemorySource(BaseModel):
     project: str = ""
     observation_id: str = ""
     message_ids: list[str] = Field(default_factory=list)
-    roles: list[str] = Field(default_factory=list)  # the role of each cited message, when recorded
+    roles: list[str] = Field(default_factory=list)  # the provenance label of each cited message, when recorded
 
 
 class RecallHit(BaseModel):
@@ -280,6 +280,9 @@ class RecallHit(BaseModel):
     scope: str = "project"
     # every source of the memory, oldest first (one unless maintenance merged it; at most MAX_SOURCES)
     sources: list[MemorySource] = Field(default_factory=list)
+    # who said it (stages/provenance.point_labels): a message its label, a fact the labels of the
+    # messages it cites ("user" only for typed words); "unknown" where nothing was recorded
+    provenance: list[str] = Field(default_factory=list)
 
 
 # --- reflection and review ---------------------------------------------------------------

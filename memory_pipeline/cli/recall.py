@@ -88,6 +88,7 @@ def workspace_points(workspace) -> int:
 def print_table(hits, scope: str, indexed: bool = True) -> None:
     from rich.table import Table
 
+    from memory_pipeline.stages.provenance import said_by
     from memory_pipeline.stages.recall.sources import seen_in
 
     out = console()
@@ -99,6 +100,7 @@ def print_table(hits, scope: str, indexed: bool = True) -> None:
     table = Table(expand=True)
     for name in ("#", "score", "tier", "date", "why"):
         table.add_column(name, no_wrap=True)
+    table.add_column("said by", max_width=12)
     table.add_column("text", ratio=1)
     table.add_column("project / session / sources", max_width=24)
     for n, hit in enumerate(hits, start=1):
@@ -109,7 +111,7 @@ def print_table(hits, scope: str, indexed: bool = True) -> None:
             text += f"\n↳ superseded by {hit.replaced_by}"
         sources = ",".join(hit.source_message_ids[:3]) + ("…" if len(hit.source_message_ids) > 3 else "")
         where = "(user)" if hit.scope == "user" else (hit.project or "-")
-        table.add_row(str(n), f"{hit.score:.3g}", hit.tier[:3], hit.date, ranks, text,
+        table.add_row(str(n), f"{hit.score:.3g}", hit.tier[:3], hit.date, ranks, said_by(hit.provenance), text,
                       f"{where}\n{hit.session_id[:24]}\n{sources}")
     out.print(table)
     for n, hit in enumerate(hits, start=1):  # a merged memory's sessions, whole at any terminal width

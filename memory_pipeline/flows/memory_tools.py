@@ -32,6 +32,7 @@ from memory_pipeline.stages.memory_tools import (
     render_trace_answer,
 )
 from memory_pipeline.stages.projects import ProjectScope
+from memory_pipeline.stages.provenance import label_of
 from memory_pipeline.stages.recall.sources import point_sources
 from memory_pipeline.stages.trace import UUID, render_trace
 
@@ -89,7 +90,7 @@ def session_messages(workspace: Workspace, events: list[SessionEvent]) -> list[M
 
 
 def quoted(message: Message, anchors: set[str]) -> Quoted:
-    return Quoted(message.id, message.role, message.timestamp.isoformat() if message.timestamp else None,
+    return Quoted(message.id, label_of(message, {}), message.timestamp.isoformat() if message.timestamp else None,
                   message.text, message.id in anchors)
 
 
@@ -173,7 +174,8 @@ def observation_view(observation: Observation) -> dict:
     return {"date": observation.date, "session": observation.session_name or observation.session_id,
             "project": observation.project, "current_task": observation.current_task or "",
             "fact_count": len(observation.facts),
-            "facts": [{"id": f.id, "priority": f.priority, "time": f.time, "text": f.text} for f in observation.facts]}
+            "facts": [{"id": f.id, "priority": f.priority, "time": f.time, "text": f.text,
+                       "source_roles": f.source_roles} for f in observation.facts]}
 
 
 def days_around(workspace: Workspace, scope: ProjectScope, day: str, days: int) -> dict[str, list[dict]]:

@@ -21,6 +21,7 @@ from memory_pipeline.resources.observation_files import load_observations, load_
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.message_docs import message_documents
+from memory_pipeline.stages.provenance import labels_of
 from memory_pipeline.stages.recall.sources import point_sources, seen_in
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.review.memory_md import bullet_texts
@@ -174,13 +175,14 @@ def cited_messages(workspace: Workspace, event: SessionEvent, ids: list[str], tr
         trace.missing.append(f"the stored session sessions/{event.day}/{event.data.dedupe_key}.json")
         return []
     by_id = {m.id: m for m in transcript.messages}
+    labels = labels_of(transcript.messages)
     found = []
     for mid in dict.fromkeys(ids):
         message = by_id.get(mid)
         if message is None:
             trace.missing.append(f"message {mid} in the session of {event.data.session_id}")
             continue
-        found.append({"id": mid, "role": message.role, "quote": quote(redact(message.text)),
+        found.append({"id": mid, "role": message.role, "said_by": labels[mid], "quote": quote(redact(message.text)),
                       "timestamp": message.timestamp.isoformat() if message.timestamp else None})
     return found
 

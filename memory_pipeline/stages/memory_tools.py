@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from memory_pipeline.models import MemorySource, RecallHit
+from memory_pipeline.stages.provenance import point_labels, said_by, speaker
 from memory_pipeline.stages.recall.sources import seen_in
 from memory_pipeline.stages.untrusted import fenced
 from memory_pipeline.stages.redact import redact
@@ -50,17 +51,17 @@ def where_of(project: str, scope: str) -> str:
 
 
 def compact_hit(hit: RecallHit) -> str:
-    """id · date · project · kind/priority · score · one line."""
+    """id · date · project · kind/priority · said by · score · one line."""
     text = one_line(hit.text) + (f" [superseded by {one_line(hit.replaced_by, 60)}]" if hit.replaced_by else "")
     seen = seen_in(hit.sources, hit.why.get("mentions"))
     return (f"{hit.id} · {hit.date} · {where_of(hit.project, hit.scope)} · {kind_of(hit.tier, hit.priority)} · "
-            f"{hit.score:.3f} · {text}" + (f" [{seen}]" if seen else ""))
+            f"said by {said_by(hit.provenance)} · {hit.score:.3f} · {text}" + (f" [{seen}]" if seen else ""))
 
 
 def render_search(query: str, hits: list[RecallHit], scope: str) -> str:
     heading = (f"memory search {one_line(query, 80)!r} in {scope}: {len(hits)} hit{'s' if len(hits) != 1 else ''} "
-               "(columns: id, date, project, kind, score, text). get(ids) gives a hit's sources, timeline(id) its "
-               "context.")
+               "(columns: id, date, project, kind, who said it, score, text). get(ids) gives a hit's sources, "
+               "timeline(id) its context.")
     return as_data(heading, [compact_hit(h) for h in hits],
                    "" if hits else "No hits: nothing indexed matches (or nothing was ingested for this project yet).")
 
@@ -70,7 +71,7 @@ class Quoted:
     """A transcript message as quoted to the agent."""
 
     id: str
-    role: str
+    said_by: str  # its provenance label (stages/provenance): user, relayed, pasted, assistant, …
     timestamp: str | None
     text: str
     anchor: bool = False  # one of the messages the hit cites
@@ -88,7 +89,7 @@ class FullHit:
 
 def quoted_line(message: Quoted, limit: int = QUOTE_CHARS) -> str:
     mark = "▶" if message.anchor else " "
-    return f"{mark} [{message.timestamp or '?'}] {message.role} ({message.id}): {one_line(message.text, limit)}"
+    return f"{mark} [{message.timestamp or '?'}] {message.said_by} ({message.id}): {one_line(message.text, limit)}"
 
 
 def full_hit_lines(hit: FullHit) -> list[str]:
@@ -99,7 +100,8 @@ def full_hit_lines(hit: FullHit) -> list[str]:
              f"{' ' + str(p['time']) if p.get('time') else ''} · project {where_of(str(p.get('project') or ''), str(p.get('scope') or ''))}",
              f"session: {one_line(str(p.get('session_id', '')), 80)}"
              + (f" · observation {p['observation_id']}" if p.get("observation_id") else ""),
-             f"text: {one_line(display(p), 2000)}"]
+             f"text: {one_line(display(p), 2000)}",
+             f"said by: {said_by(point_labels(p))}"]
     if p.get("segment"):
         lines.append(f"segment: {one_line(p['segment'], 200)}")
     if p.get("superseded_by"):
@@ -126,7 +128,7 @@ def source_line(source: MemorySource) -> str:
 
 def display(point: dict) -> str:
     if point.get("tier") == "messages" and point.get("message"):
-        return f"{str(point.get('role') or '').title()}: {point['message']}"
+        return f"{speaker(point)}: {point['message']}"
     return str(point.get("text", ""))
 
 
@@ -153,7 +155,8 @@ def observation_line(observation: dict) -> str:
 
 
 def fact_line(fact: dict) -> str:
-    return f"  fact {fact['id']} [{fact['priority']}] ({fact.get('time') or '--:--'}) {one_line(fact['text'], 240)}"
+    return (f"  fact {fact['id']} [{fact['priority']}] ({fact.get('time') or '--:--'}) said by "
+            f"{said_by(fact.get('source_roles') or ['unknown'])}: {one_line(fact['text'], 240)}")
 
 
 def minutes(hhmm: str | None) -> int | None:

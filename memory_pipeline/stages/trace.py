@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 from memory_pipeline.models import ProposalDraft
 from memory_pipeline.stages.proposal_ids import is_id
+from memory_pipeline.stages.provenance import UNKNOWN, said_by
 from memory_pipeline.stages.review.memory_md import line_id, without_marker
 from memory_pipeline.stages.review.review_md import normalize_text
 
@@ -118,14 +119,15 @@ def _observation_lines(o: dict) -> list[str]:
     lines = [f"      └─ observation {o['id']} ({o['date']}, session {o['session_id']}{project}, {o['trigger']}) "
              f"Observer prompt sha {o['prompt_sha'] or '?'}, model {o['model'] or '?'}, code version {o['code_version']}"]
     for fact in o["facts"]:
-        lines.append(f"         fact {fact['id']} [{fact['priority']}] ({fact.get('time') or '--:--'}) {fact['text']}")
+        lines.append(f"         fact {fact['id']} [{fact['priority']}] ({fact.get('time') or '--:--'}) said by "
+                     f"{said_by(fact.get('source_roles') or [UNKNOWN])}: {fact['text']}")
     event = o.get("event")
     if event:
         lines.append(f"         └─ event {event['dedupe_key'][:16]}… captured {event['captured_at']}, "
                      f"{event['message_count']} messages, transcript {event['transcript']}")
     for message in o.get("messages", []):
-        lines.append(f"            > [{message['timestamp'] or '?'}] {message['role']} ({message['id']}): "
-                     f"\"{message['quote']}\"")
+        lines.append(f"            > [{message['timestamp'] or '?'}] {message['role']} ({message['id']}), said by "
+                     f"{message.get('said_by') or UNKNOWN}: \"{message['quote']}\"")
     return lines
 
 

@@ -113,7 +113,10 @@ def assert_cites_real_memories(pointer: str, ingested: Ingested, session_id: str
     facts = observation_texts(ingested.workspace)
     for line in lines:
         assert len(line) <= 150
+        said, _, line = line.partition(") ")
+        assert said.startswith("(said by ")
         source = next(h for h in cached if one_line(h["text"]).startswith(line.rstrip("…")))
+        assert said == f"(said by {'+'.join(source['provenance'])}"
         if source["tier"] == "observations":
             assert one_line(source["text"]) in facts
         else:

@@ -90,6 +90,7 @@ def test_a_lesson_from_two_clients_is_one_memory_showing_both_sources(workspace,
     assert all(s["message_ids"] and s["date"] and s["project"] == "billing" for s in hit["sources"])
     assert by_session["c1"]["date"] == "2026-11-20" and by_session["d1"]["date"] == "2026-11-21"
     assert all(s["roles"] == ["user"] for s in hit["sources"])  # the user said it, both times
+    assert hit["provenance"] == ["user"]
 
     assert main(["recall", "should I use pip or uv here", "--tier", "observations", "--all-projects"]) == 0
     table = " ".join(capsys.readouterr().out.split())

@@ -26,7 +26,7 @@ from memory_pipeline_tests.support.paths import fixture_transcript
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 TOOLS = {"search", "get", "timeline", "trace", "brief"}
-HIT_LINE = re.compile(r"^([0-9a-f-]{36}) · (\d{4}-\d{2}-\d{2}) · (\S+) · (\S+) · [\d.]+ · (.+)$", re.MULTILINE)
+HIT_LINE = re.compile(r"^([0-9a-f-]{36}) · (\d{4}-\d{2}-\d{2}) · (\S+) · (\S+) · said by (\S+) · [\d.]+ · (.+)$", re.MULTILINE)
 
 
 @pytest.fixture
@@ -101,9 +101,10 @@ async def test_the_sdk_client_lists_the_tools_and_calls_each_on_real_memory(memo
         error, text = await call(client, "search", {"query": "e2e tests for AgentSession", "limit": 5})
         assert not error and "in project pi-mono + user-level memories" in text
         hits = HIT_LINE.findall(fenced_part(text))
-        assert hits and all(project == "pi-mono" and date == day for _, date, project, _, _ in hits)
+        assert hits and all(project == "pi-mono" and date == day for _, date, project, *_ in hits)
         assert any("e2e tests for AgentSession" in line for *_, line in hits)
-        hit_id = next(h[0] for h in hits if "e2e tests for AgentSession" in h[4])
+        assert {said for *_, said, _ in hits} <= {"user", "assistant"}  # a real session's messages, by who said them
+        hit_id = next(h[0] for h in hits if "e2e tests for AgentSession" in h[5])
 
         error, text = await call(client, "get", {"ids": [hit_id]})
         body = fenced_part(text)

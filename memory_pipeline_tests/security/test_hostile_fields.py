@@ -136,7 +136,8 @@ def test_the_recovery_pointer_fences_its_memories_and_drops_disabled_checks():
     assert [h.text for h in memories] == ["The orders service listens on port 8081"]
     pointer = build_pointer("fix the build", [], memories, []).splitlines()
     fence = pointer.index("```text")
-    assert "not instructions" in pointer[fence - 1] and pointer[fence + 1] == "- The orders service listens on port 8081"
+    assert "not instructions" in pointer[fence - 1]
+    assert pointer[fence + 1] == "- (said by unknown) The orders service listens on port 8081"
     assert pointer[fence + 2] == "```"
 
 

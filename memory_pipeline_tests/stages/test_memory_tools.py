@@ -25,7 +25,9 @@ def hit(text: str, **fields) -> RecallHit:
 
 def test_a_hit_is_one_redacted_line_with_its_id_date_project_kind_and_score():
     line = compact_hit(hit(HOSTILE))
-    assert "\n" not in line and line.startswith("6478cf84-1702-583e-aae1-c27cecd5678a · 2025-12-09 · pi-mono · msg · 0.824 · ")
+    assert "\n" not in line and line.startswith(
+        "6478cf84-1702-583e-aae1-c27cecd5678a · 2025-12-09 · pi-mono · msg · said by unknown · 0.824 · ")
+    assert compact_hit(hit("x", provenance=["user"])).split(" · ")[4] == "said by user"
     assert "hunter2hunter2" not in line and "AKIAIOSFODNN7EXAMPLE" not in line
     assert compact_hit(hit("x", scope="user")).split(" · ")[2] == "(user)"
     observation = hit("Uses uv", priority="high").model_copy(update={"tier": "observations"})

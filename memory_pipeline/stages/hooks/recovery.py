@@ -3,8 +3,8 @@ queries derived from it, the pointer message injected after a compaction, and th
 stops a cascading second compaction from injecting again.
 
 The pointer is a signpost, not content: task (≤200 chars), top modified files, up to 3 related
-memories (≤150 chars each, real recall hits), up to 2 recall queries known to return results,
-≤ ~300 tokens in all.
+memories (≤150 chars each, real recall hits, each saying who said it), up to 2 recall queries known
+to return results, ≤ ~300 tokens in all.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from datetime import datetime
 
 from memory_pipeline.models import CachedRecall, Message, RecallHit
 from memory_pipeline.stages.guard import hold_reasons, is_held
+from memory_pipeline.stages.provenance import said_by
 from memory_pipeline.stages.recall.sources import sessions_of
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline.stages.untrusted import fenced, one_line
@@ -158,7 +159,8 @@ def build_pointer(
     held = hold_reasons(task)  # the session's own words, still never re-injected as an instruction to weaken safety
     task_text = f"_(withheld: held for review: {'; '.join(held)})_" if held else shorten(task, TASK_CHARS)
     files = [shorten(short_path(f, cwd), 80) for f in files_modified[:MAX_FILES]]
-    notes = [shorten(h.text, MEMORY_CHARS) + seen_suffix(h) for h in memories[:MAX_MEMORIES]]
+    notes = [shorten(f"(said by {said_by(h.provenance)}) {h.text}", MEMORY_CHARS) + seen_suffix(h)
+             for h in memories[:MAX_MEMORIES]]
     asks = [q.replace('"', "'") for q in queries[:MAX_QUERIES]]
     text = _render(task_text, files, notes, asks)
     while estimate_tokens(text) > budget_tokens and (files or asks or notes):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from memory_pipeline.models import Message, Transcript, content_hash, stable_id
+from memory_pipeline.stages.provenance import label_of
 
 ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
 DEFAULT_CONTEXT_CHARS = 200
@@ -140,6 +141,7 @@ def _payload(message: Message, day: str, session_id: str, project: str) -> dict:
         "project": project,
         "scope": "project",
         "role": message.role,
+        "provenance": label_of(message, {}),  # who said it: user (typed), relayed, pasted, assistant
         "message": message.text[:MAX_MESSAGE_CHARS],
         "source_message_ids": [message.id],
         "time": when.strftime("%H:%M") if when else None,

@@ -62,6 +62,7 @@ def observation_points(observation: Observation) -> list[StorePoint]:
                 "time": None,
                 "segment": segment.title,
                 "source_message_ids": sources,
+                "source_roles": list(dict.fromkeys(r for f in segment.facts for r in f.source_roles)),
             }
             text = f"{segment.title}: {segment.narrative}" if segment.title else segment.narrative
             points.append(StorePoint(id=stable_id(observation.dedupe_key, "narrative", text), text=text, payload=payload))

@@ -26,6 +26,7 @@ from memory_pipeline.stages.recall.evidence import (
     window_bounds,
 )
 from memory_pipeline.stages.recall.sessions import session_terms
+from memory_pipeline.stages.provenance import point_labels, speaker
 from memory_pipeline.stages.recall.sources import hit_sources
 from memory_pipeline.stages.recall.when import Window
 
@@ -210,7 +211,7 @@ def _scaler(ranked: list[tuple[str, float]], fusion: str):
 def display_text(payload: dict) -> str:
     """What the agent reads: a message with its speaker, or the observation text."""
     if payload.get("tier") == "messages" and payload.get("message"):
-        role = str(payload.get("role") or "").title()
+        role = speaker(payload)
         return f"{role}: {payload['message']}" if role else str(payload["message"])
     return str(payload.get("text", ""))
 
@@ -304,6 +305,7 @@ def _hit(payloads: dict[str, dict], fused: dict[str, Fused], key: str, unit: Uni
         project=str(best.get("project") or ""),
         scope=str(best.get("scope") or "project"),
         sources=hit_sources(payloads, [unit.best, *unit.members], key),
+        provenance=point_labels(best),
         why={
             "dense_rank": item.dense_rank,
             "dense_score": None if item.dense_score is None else round(item.dense_score, 4),

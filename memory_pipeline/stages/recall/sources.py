@@ -9,6 +9,7 @@ A hit carries them as `MemorySource`s, oldest first, at most MAX_SOURCES (the `m
 from __future__ import annotations
 
 from memory_pipeline.models import MemorySource
+from memory_pipeline.stages.provenance import point_labels
 
 MAX_SOURCES = 20  # sources a hit carries (a memory seen in a hundred sessions stays a small answer)
 SHOWN_SESSIONS = 3  # sessions one line names before "and N more"
@@ -28,8 +29,8 @@ def point_sources(point_id: str, payload: dict) -> list[MemorySource]:
     if isinstance(merged, list) and merged:
         return [_source(s) for s in merged if isinstance(s, dict)][:MAX_SOURCES]
     own = {"id": point_id if payload.get("tier") != "messages" else "", **payload}
-    if payload.get("tier") == "messages" and payload.get("role"):
-        own["source_roles"] = [payload["role"]]
+    if payload.get("tier") == "messages":
+        own["source_roles"] = point_labels(payload)
     return [_source(own)]
 
 
