@@ -173,7 +173,8 @@ def summary(scores: dict[str, Scores], overall: str) -> str:
     parts = []
     for kind in [overall, *sorted(k for k in scores if k != overall)]:
         s = scores[kind].summary()
-        parts.append(f"{kind[:12]} {s['recall@10']:.3f}/{s['recall@5']:.3f}")
+        short = "".join(w[0] for w in kind.split("-")) if "-" in kind and kind != "1-4" else kind[:5]
+        parts.append(f"{short} {s['recall@10']:.3f}/{s['recall@5']:.3f}")
     return " | ".join(parts)
 
 

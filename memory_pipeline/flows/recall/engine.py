@@ -32,6 +32,7 @@ from memory_pipeline.stages.recall.rank import (
     rank,
 )
 from memory_pipeline.stages.recall.parts import query_parts, with_part
+from memory_pipeline.stages.recall.speaker import asked_about
 from memory_pipeline.stages.recall.when import named_window
 
 MODES = ("hybrid", "dense", "sparse")
@@ -216,7 +217,7 @@ class RecallEngine:
         payloads = with_supersession({pid: index.payloads[index.row_of[pid]] for pid in fused}, self.superseded())
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
         payloads |= {pid: index.payloads[index.row_of[pid]] for pid in message_of.values()}
-        hits = rank(payloads, fused, options, window, message_of)
+        hits = rank(payloads, fused, options, window, message_of, asked_about(query))
         done = time.perf_counter()
         self.last = Timings((t1 - t0) * 1000, (done - t1) * 1000, (done - started) * 1000)
         if request.record:
