@@ -21,6 +21,7 @@ from memory_pipeline.models import RecallHit
 from memory_pipeline.resources.recall_cache import load_columns, save_columns
 from memory_pipeline.resources.recall_index import RecallIndex, generation_at, load_index
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.index.sparse import tokenize
 from memory_pipeline.stages.recall.rank import (
     RankOptions,
     RecallFilters,
@@ -208,11 +209,12 @@ class RecallEngine:
         inside = index.window_mask(window.start, window.end + timedelta(days=options.report_lag_days)) if window \
             else None
         dense_hits = index.dense_search(dense, self.prefetch, mask, inside) if dense is not None else []
-        sparse_hits = index.sparse_search(query_terms(query), self.prefetch, mask, inside) if request.mode != "dense" \
+        terms = query_terms if options.light_verbs_out else tokenize
+        sparse_hits = index.sparse_search(terms(query), self.prefetch, mask, inside) if request.mode != "dense" \
             else []
         fused = fuse([(index.ids[r], s) for r, s in dense_hits], [(index.ids[r], s) for r, s in sparse_hits], options)
         for part in query_parts(query) if options.query_parts and request.mode != "dense" else ():
-            part_hits = index.sparse_search(query_terms(part), options.part_depth, mask, inside)
+            part_hits = index.sparse_search(terms(part), options.part_depth, mask, inside)
             fused = with_part(fused, fuse([], [(index.ids[r], s) for r, s in part_hits], options))
         payloads = with_supersession({pid: index.payloads[index.row_of[pid]] for pid in fused}, self.superseded())
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
