@@ -18,7 +18,7 @@ from pathlib import Path
 
 from benchmarks.locomo_eval import BenchQuestion
 
-DEFAULT_LME = Path(__file__).resolve().parents[2] / ".." / "shared" / "bench" / "lme-dev"
+DEFAULT_LME = Path(__file__).resolve().parents[1] / ".." / "shared" / "bench" / "lme-dev"
 PROJECT = "chat"
 TYPES = ("single-session-user", "single-session-assistant", "single-session-preference", "multi-session",
          "knowledge-update", "temporal-reasoning")

@@ -45,6 +45,8 @@ VARIANTS = [
     Variant("no time-aware ranking", options=dict(time_aware=False)),
     Variant("no session evidence", options=dict(session_weight=0.0)),
     Variant("no query parts", options=dict(query_parts=False)),
+    Variant("no speaker preference", options=dict(speaker_factor=1.0)),
+    Variant("light verbs kept", options=dict(light_verbs_out=False)),
 ]
 
 

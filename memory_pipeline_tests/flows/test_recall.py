@@ -267,3 +267,31 @@ def test_each_item_of_a_comparison_question_is_looked_up_on_its_own(workspace):
     alone = pager_fused(replace(RankOptions(), query_parts=False))
     assert pager_fused(RankOptions()) == pytest.approx(max(alone, RankOptions().sparse_weight), rel=1e-4)
     assert alone < RankOptions().sparse_weight  # the whole question's words rank it lower
+
+
+def test_a_question_about_what_the_user_did_prefers_the_user_turn(workspace):
+    """The engine reads whose words a question asks about (stages/recall/speaker.py): the assistant's
+    long reply on weddings matches "cousin's wedding" better, the user's own turn holds the answer."""
+    from dataclasses import replace
+
+    from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
+    from memory_pipeline.stages.recall.rank import RankOptions
+
+    turns = [("user", "u1", "My cousin's wedding last month was at a vineyard in Napa, so pretty"),
+             ("assistant", "a1", "Cousin's wedding ideas: for a cousin's wedding, a wedding at a barn, a wedding "
+                                 "in a garden, or a beach wedding all work for a family wedding"),
+             ("user", "f1", "The wedding cake order is due next week"),  # the rest scale the lists
+             ("user", "f2", "We raised the Redis pool max_connections from 10 to 64"),
+             ("assistant", "f3", "The orders API now uses keyset pagination on created_at")]
+    store = open_store(workspace, Settings.from_env(), get_embedder().dimension)
+    ts = NOW.timestamp() - 30 * 86400
+    index_points(store, get_embedder(), [StorePoint(id=stable_id("speaker", mid), text=text, payload={
+        "tier": "messages", "date": "2026-10-11", "session_id": f"s-{mid}", "source_message_ids": [mid],
+        "created_ts": ts, "role": role, "message": text}) for role, mid, text in turns], IndexStats())
+    request = SearchRequest(query="Where was my cousin's wedding?", limit=2, record=False, now=NOW.timestamp())
+
+    def first(options: RankOptions) -> list[str]:
+        return RecallEngine(workspace, Settings.from_env(), options).search(request)[0].source_message_ids
+
+    assert first(replace(RankOptions(), speaker_factor=1.0)) == ["a1"]  # without the rule: the better match
+    assert first(RankOptions()) == ["u1"]

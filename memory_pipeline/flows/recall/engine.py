@@ -33,7 +33,9 @@ from memory_pipeline.stages.recall.rank import (
     rank,
 )
 from memory_pipeline.stages.recall.parts import query_parts, with_part
+from memory_pipeline.stages.recall.speaker import asked_about
 from memory_pipeline.stages.recall.supersession import with_supersession
+from memory_pipeline.stages.recall.terms import query_terms
 from memory_pipeline.stages.recall.when import named_window
 
 MODES = ("hybrid", "dense", "sparse")
@@ -210,16 +212,17 @@ class RecallEngine:
         inside = index.window_mask(window.start, window.end + timedelta(days=options.report_lag_days)) if window \
             else None
         dense_hits = index.dense_search(dense, self.prefetch, mask, inside) if dense is not None else []
-        sparse_hits = index.sparse_search(tokenize(query), self.prefetch, mask, inside) if request.mode != "dense" \
+        terms = query_terms if options.light_verbs_out else tokenize
+        sparse_hits = index.sparse_search(terms(query), self.prefetch, mask, inside) if request.mode != "dense" \
             else []
         fused = fuse([(index.ids[r], s) for r, s in dense_hits], [(index.ids[r], s) for r, s in sparse_hits], options)
         for part in query_parts(query) if options.query_parts and request.mode != "dense" else ():
-            part_hits = index.sparse_search(tokenize(part), options.part_depth, mask, inside)
+            part_hits = index.sparse_search(terms(part), options.part_depth, mask, inside)
             fused = with_part(fused, fuse([], [(index.ids[r], s) for r, s in part_hits], options))
         payloads = with_supersession({pid: index.payloads[index.row_of[pid]] for pid in fused}, self.superseded())
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
         payloads |= {pid: index.payloads[index.row_of[pid]] for pid in message_of.values()}
-        hits = rank(payloads, fused, options, window, message_of)
+        hits = rank(payloads, fused, options, window, message_of, asked_about(query))
         done = time.perf_counter()
         self.last = Timings((t1 - t0) * 1000, (done - t1) * 1000, (done - started) * 1000)
         if request.record:

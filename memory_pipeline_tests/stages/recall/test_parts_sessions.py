@@ -20,6 +20,10 @@ NOW = 1_800_000_000.0
     ("How many days passed between finishing 'The Nightingale' and starting 'The Hitchhiker's Guide to "
      "the Galaxy'?", ["The Nightingale", "The Hitchhiker's Guide to the Galaxy"]),
     ('Did I read "Dune" before "Emma" or after?', ["Dune", "Emma"]),
+    ("How many days before my best friend's birthday party did I order her gift?",
+     ["best friend's birthday party", "order her gift"]),
+    ("How many weeks had passed since I started taking ukulele lessons when I decided to sell my guitar?",
+     ["I started taking ukulele lessons", "I decided to sell my guitar"]),  # "had passed" names no event
 ])
 def test_a_comparison_question_names_its_items(query, parts):
     assert query_parts(query) == parts
@@ -30,6 +34,7 @@ def test_a_comparison_question_names_its_items(query, parts):
     "Where did I meet Sophia's brother?",  # an apostrophe is not a quote
     "Should I use tabs or spaces?",  # "or" without a list before it
     "What did I say about 'Dune'?",  # one quoted title compares nothing
+    "How many days did I spend in Tokyo?",  # a duration of one event
 ])
 def test_other_questions_have_no_parts(query):
     assert query_parts(query) == []
