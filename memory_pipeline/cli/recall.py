@@ -100,9 +100,8 @@ def print_table(hits, scope: str, indexed: bool = True) -> None:
     table = Table(expand=True)
     for name in ("#", "score", "tier", "date", "why"):
         table.add_column(name, no_wrap=True)
-    table.add_column("said by", max_width=12)
     table.add_column("text", ratio=1)
-    table.add_column("project / session / sources", max_width=24)
+    table.add_column("said by / project / session / sources", max_width=24)
     for n, hit in enumerate(hits, start=1):
         why = hit.why
         ranks = f"d{why.get('dense_rank') or '-'} s{why.get('sparse_rank') or '-'}"
@@ -111,8 +110,8 @@ def print_table(hits, scope: str, indexed: bool = True) -> None:
             text += f"\n↳ superseded by {hit.replaced_by}"
         sources = ",".join(hit.source_message_ids[:3]) + ("…" if len(hit.source_message_ids) > 3 else "")
         where = "(user)" if hit.scope == "user" else (hit.project or "-")
-        table.add_row(str(n), f"{hit.score:.3g}", hit.tier[:3], hit.date, ranks, said_by(hit.provenance), text,
-                      f"{where}\n{hit.session_id[:24]}\n{sources}")
+        table.add_row(str(n), f"{hit.score:.3g}", hit.tier[:3], hit.date, ranks, text,
+                      f"said by {said_by(hit.provenance)}\n{where}\n{hit.session_id[:24]}\n{sources}")
     out.print(table)
     for n, hit in enumerate(hits, start=1):  # a merged memory's sessions, whole at any terminal width
         if seen := seen_in(hit.sources, hit.why.get("mentions")):

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 # replaced_by: the ledger event that superseded the memory, or null; sources: every session, day and
 # message the memory was seen in (ids only; one unless maintenance merged it)
 HIT_FIELDS = {"id", "tier", "text", "score", "date", "session_id", "priority", "source_message_ids", "why",
-              "replaced_by", "project", "scope", "sources"}
+              "replaced_by", "project", "scope", "sources", "provenance"}
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def test_json_hits_have_every_field(indexed, capsys):
 
 def test_table_output(indexed, capsys):
     code, out, _ = run(capsys, "recall", "keyset pagination", "--no-service")
-    assert code == 0 and "keyset" in out and "d1" in out
+    assert code == 0 and "keyset" in out and "d1" in out and "said by user" in out
 
 
 def test_queries_file_answers_one_line_per_query(indexed, capsys, tmp_path):
