@@ -49,12 +49,14 @@ demo: install
 # TEST_WORKERS=0 runs in this process, as before. The tests' temporary folders go to a fresh folder
 # under TEST_TMP, tmpfs (/dev/shm) where there is one: a workspace's fsynced writes and Dagster's
 # SQLite commits cost 5-10 ms each on a disk and nothing there (about 1 GB while the suite runs,
-# removed after it). TEST_TMP=/tmp keeps them on disk.
+# removed after it). TEST_TMP=/tmp keeps them on disk. The folder's name is short (mpt.XXXXXX): a
+# workspace whose state/hook.sock would pass 100 bytes gets no hook service, by design, and the
+# hook-service tests need one.
 TEST_WORKERS ?= 2
 # /dev/shm only where it has 4 GB free (a container's default one is 64 MB).
 TEST_TMP ?= $(shell [ "$$(df -Pk /dev/shm 2>/dev/null | awk 'NR==2 {print $$4}')" -ge 4194304 ] 2>/dev/null && echo /dev/shm || echo $${TMPDIR:-/tmp})
 test: install
-	base=$$(mktemp -d "$(TEST_TMP)/memory-pipeline-tests.XXXXXX") || exit 1; \
+	base=$$(mktemp -d "$(TEST_TMP)/mpt.XXXXXX") || exit 1; \
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=25 --basetemp="$$base"; \
 	status=$$?; rm -rf "$$base"; exit $$status
 
