@@ -27,7 +27,7 @@ from typing import Any
 from memory_pipeline.errors import BadInputError, DiskFullError, MemoryPipelineError, ServiceError
 from memory_pipeline.models import content_hash
 from memory_pipeline.resources.edge_shard import shard_lock
-from memory_pipeline.resources.vector_points import StorePoint
+from memory_pipeline.resources.vector_points import StorePoint, filter_conditions
 
 DENSE, SPARSE = "dense", "bm25"
 BATCH = 2048
@@ -35,7 +35,6 @@ SEGMENT_KB = 300_000  # 1 KB = 256 float dimensions: 200k points of 384 dimensio
 KEYWORD_FIELDS = ("project", "tier", "kind", "session_id", "scope", "priority")  # "date" is filtered by range
 MIN_FREE_BYTES = 16 << 20  # below this, a write could fault in a memory map past the end of the disk (a
 # write batch of 2,048 points of 384 dimensions is ~3 MB of vectors, its payloads and log record a few more)
-RANGE_SUFFIXES = ("_gte", "_lte", "_gt", "_lt")
 
 
 def shard_config(dimension: int):
@@ -77,29 +76,13 @@ def edge_filter(spec: dict[str, Any] | None):
         return None
     from qdrant_edge import FieldCondition, Filter, MatchAny, MatchValue, RangeDateTime, RangeFloat
 
-    must: list[Any] = []
-    ranges: dict[str, dict[str, Any]] = {}
-    for key, value in spec.items():
-        if value is None:
-            continue
-        suffix = next((s for s in RANGE_SUFFIXES if key.endswith(s)), None)
-        if suffix is not None:
-            ranges.setdefault(key[: -len(suffix)], {})[suffix[1:]] = value
-        elif isinstance(value, (list, tuple, set, frozenset)):
-            if not value:
-                raise BadInputError(f"filter {key!r} has an empty list of values")
-            must.append(FieldCondition(key=key, match=MatchAny(any=list(value))))
-        elif isinstance(value, (str, int, bool)):
-            must.append(FieldCondition(key=key, match=MatchValue(value=value)))
-        else:
-            raise BadInputError(f"filter {key!r} has an unsupported value {value!r}")
-    for field, bounds in ranges.items():
-        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in bounds.values()):
-            must.append(FieldCondition(key=field, range=RangeFloat(**bounds)))
-        elif all(isinstance(v, str) for v in bounds.values()):
-            must.append(FieldCondition(key=field, range=RangeDateTime(**bounds)))
-        else:
-            raise BadInputError(f"range bounds for {field!r} must be all numbers or all date strings: {bounds}")
+    must = filter_conditions(
+        spec,
+        value=lambda key, v: FieldCondition(key=key, match=MatchValue(value=v)),
+        any_of=lambda key, vs: FieldCondition(key=key, match=MatchAny(any=vs)),
+        numbers=lambda field, bounds: FieldCondition(key=field, range=RangeFloat(**bounds)),
+        dates=lambda field, bounds: FieldCondition(key=field, range=RangeDateTime(**bounds)),
+    )
     return Filter(must=must) if must else None
 
 

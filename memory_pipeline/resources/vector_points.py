@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from qdrant_client import models
@@ -9,17 +10,42 @@ from qdrant_client import models
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import StoreHit, StorePoint
 
-__all__ = ["StoreHit", "StorePoint", "build_filter"]
+__all__ = ["StoreHit", "StorePoint", "build_filter", "filter_conditions"]
 
 RANGE_SUFFIXES = ("_gte", "_lte", "_gt", "_lt")
 
 
-def _range(field: str, bounds: dict[str, Any]) -> models.FieldCondition:
-    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in bounds.values()):
-        return models.FieldCondition(key=field, range=models.Range(**bounds))
-    if all(isinstance(v, str) for v in bounds.values()):
-        return models.FieldCondition(key=field, range=models.DatetimeRange(**bounds))
-    raise BadInputError(f"range bounds for {field!r} must be all numbers or all date strings: {bounds}")
+def filter_conditions(spec: dict[str, Any], *, value: Callable[[str, Any], Any], any_of: Callable[[str, list], Any],
+                      numbers: Callable[[str, dict], Any], dates: Callable[[str, dict], Any]) -> list[Any]:
+    """The conditions of a filter dict, each built by the engine's own constructor (the server's
+    qdrant-client models here, Qdrant Edge's in resources/edge_store.py): `value(key, v)` for one
+    value, `any_of(key, values)` for a list, `numbers(field, bounds)` / `dates(field, bounds)` for
+    `<field>_gte/_lte/_gt/_lt` bounds (all numbers or all ISO date strings). None values are ignored;
+    an empty list, another value type or mixed bounds is a BadInputError."""
+    must: list[Any] = []
+    ranges: dict[str, dict[str, Any]] = {}
+    for key, item in spec.items():
+        if item is None:
+            continue
+        suffix = next((s for s in RANGE_SUFFIXES if key.endswith(s)), None)
+        if suffix is not None:
+            ranges.setdefault(key[: -len(suffix)], {})[suffix[1:]] = item
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            if not item:
+                raise BadInputError(f"filter {key!r} has an empty list of values")
+            must.append(any_of(key, list(item)))
+        elif isinstance(item, (str, int, bool)):
+            must.append(value(key, item))
+        else:
+            raise BadInputError(f"filter {key!r} has an unsupported value {item!r}")
+    for field, bounds in ranges.items():
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in bounds.values()):
+            must.append(numbers(field, bounds))
+        elif all(isinstance(v, str) for v in bounds.values()):
+            must.append(dates(field, bounds))
+        else:
+            raise BadInputError(f"range bounds for {field!r} must be all numbers or all date strings: {bounds}")
+    return must
 
 
 def build_filter(spec: dict[str, Any] | None) -> models.Filter | None:
@@ -30,21 +56,11 @@ def build_filter(spec: dict[str, Any] | None) -> models.Filter | None:
     """
     if not spec:
         return None
-    must: list[models.Condition] = []
-    ranges: dict[str, dict[str, Any]] = {}
-    for key, value in spec.items():
-        if value is None:
-            continue
-        suffix = next((s for s in RANGE_SUFFIXES if key.endswith(s)), None)
-        if suffix is not None:
-            ranges.setdefault(key[: -len(suffix)], {})[suffix[1:]] = value
-        elif isinstance(value, (list, tuple, set, frozenset)):
-            if not value:
-                raise BadInputError(f"filter {key!r} has an empty list of values")
-            must.append(models.FieldCondition(key=key, match=models.MatchAny(any=list(value))))
-        elif isinstance(value, (str, int, bool)):
-            must.append(models.FieldCondition(key=key, match=models.MatchValue(value=value)))
-        else:
-            raise BadInputError(f"filter {key!r} has an unsupported value {value!r}")
-    must.extend(_range(field, bounds) for field, bounds in ranges.items())
+    must = filter_conditions(
+        spec,
+        value=lambda key, v: models.FieldCondition(key=key, match=models.MatchValue(value=v)),
+        any_of=lambda key, vs: models.FieldCondition(key=key, match=models.MatchAny(any=vs)),
+        numbers=lambda field, bounds: models.FieldCondition(key=field, range=models.Range(**bounds)),
+        dates=lambda field, bounds: models.FieldCondition(key=field, range=models.DatetimeRange(**bounds)),
+    )
     return models.Filter(must=must) if must else None
