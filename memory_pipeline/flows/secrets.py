@@ -116,15 +116,8 @@ def scrub_files(root: Path, report: ScrubReport) -> None:
     """Rewrite every text file under `root` that holds a secret; SQLite and other binary stores
     are listed in `report.not_rewritable` instead."""
     for path in _files([root]):
-        if path.is_dir():  # an Edge shard: its payloads are not rewritten here
-            try:
-                if _file_findings(path):
-                    report.not_rewritable.append(str(path))
-            except Unreadable:
-                report.not_rewritable.append(str(path))
-            continue
-        data = path.read_bytes()
-        if b"\0" in data[:4096] or path.suffix not in TEXT_SUFFIXES or path.name.endswith(".aof"):
+        data = None if path.is_dir() else path.read_bytes()  # a folder is an Edge shard: not rewritten here
+        if data is None or b"\0" in data[:4096] or path.suffix not in TEXT_SUFFIXES or path.name.endswith(".aof"):
             try:
                 if _file_findings(path):
                     report.not_rewritable.append(str(path))
