@@ -19,7 +19,7 @@ from qdrant_edge import (
     QueryBatchRequest, QueryRequest, ScalarQuantizationConfig, ScalarType, SparseVector, UpdateOperation,
 )
 
-DENSE, SPARSE = "dense", "bm25"
+from memory_pipeline.resources.edge_store import DENSE, SPARSE, shard_config
 
 
 @dataclass(frozen=True)
@@ -62,23 +62,10 @@ def config(dimension: int, knobs: Knobs) -> EdgeConfig:
 
 
 def shipped(dimension: int) -> EdgeConfig:
-    """The shard the product ships (docs/vector-engine.md, "The shipped shard"), written out whole so it
-    can be copied as is: float vectors and their int8 copies memory-mapped and read on demand (Cold:
-    an open reads only the id tracker, the keyword index, the BM25 index and the log's tail), HNSW
-    m 8 / ef_construct 64 built on one thread, segments capped at 200k points so that, with
-    `optimize()` called as points arrive, the HNSW is built segment by segment. The shard also gets
-    a keyword index on "project" (`create`)."""
-    return EdgeConfig(
-        vectors={DENSE: EdgeVectorParams(
-            size=dimension, distance=Distance.Cosine, memory=Memory.Cold,
-            quantization_config=ScalarQuantizationConfig(ScalarType.Int8, memory=Memory.Cold))},
-        sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
-        hnsw_config=HnswIndexConfig(m=8, ef_construct=64, full_scan_threshold=10_000, max_indexing_threads=1),
-        optimizers=EdgeOptimizersConfig(max_segment_size=SHIPPED_SEGMENT_KB),
-    )
-
-
-SHIPPED_SEGMENT_KB = 300_000  # 1 KB = 256 float dimensions: 200k points of 384 dimensions per segment
+    """The shard the product ships (docs/vector-engine.md, "The shipped shard"): the product's own
+    `resources.edge_store.shard_config`, so the bench measures what the product builds. The shard
+    also gets a keyword index on "project" (`create`)."""
+    return shard_config(dimension)
 
 KNOBS = {k.name: k for k in (
     Knobs(),

@@ -16,6 +16,7 @@ pytest.importorskip("qdrant_edge")
 from benchmarks import engine, engine_edge, engine_sides  # noqa: E402
 from benchmarks.engine import kill_during_write  # noqa: E402
 from benchmarks.engine_data import Probe, query_terms, rows  # noqa: E402
+from memory_pipeline.resources.edge_store import SEGMENT_KB  # noqa: E402
 from memory_pipeline.resources.recall_index import RecallIndex  # noqa: E402
 
 DIM = 384
@@ -52,8 +53,9 @@ def test_edge_writer_killed_mid_batch_keeps_every_acknowledged_point(tmp_path):
 
 
 def test_shipped_shard_maps_its_vectors_and_answers_within_the_project(tmp_path):
-    """The product's config (`engine_edge.shipped`): float and int8 vectors memory-mapped (Cold), the
-    segment cap and one indexing thread persisted, and the hybrid query still right after the HNSW build."""
+    """The product's config (`edge_store.shard_config`, which `engine_edge.shipped` returns): float and
+    int8 vectors memory-mapped (Cold), the segment cap and one indexing thread persisted, and the
+    hybrid query still right after the HNSW build."""
     points = next(rows(600, DIM, seed=7, batch=600))
     shard = engine_edge.create(tmp_path / "edge", DIM, engine_edge.KNOBS["shipped"])
     engine_edge.upsert(shard, engine_sides.edge_points(points))
@@ -64,7 +66,7 @@ def test_shipped_shard_maps_its_vectors_and_answers_within_the_project(tmp_path)
     saved = json.loads((tmp_path / "edge" / "edge_config.json").read_text())
     dense = saved["vectors"][engine_edge.DENSE]
     assert dense["memory"] == "cold" and dense["quantization_config"]["scalar"]["memory"] == "cold"
-    assert saved["optimizers"]["max_segment_size"] == engine_edge.SHIPPED_SEGMENT_KB
+    assert saved["optimizers"]["max_segment_size"] == SEGMENT_KB
     assert saved["hnsw_config"]["max_indexing_threads"] == 1
 
 
