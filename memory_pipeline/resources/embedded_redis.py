@@ -225,6 +225,9 @@ class EmbeddedRedis:
             watchdog = subprocess.Popen(args, cwd=self.dir, stdin=subprocess.DEVNULL, stdout=log,
                                         stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
         write_pid(self.watchdog_pid_path, watchdog.pid)
+        deadline = time.monotonic() + 5.0  # until it has exec'd, its command line is this process's
+        while self.watchdog_pid() is None and watchdog.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def _clean_stale(self) -> None:
         """Stop every server of this state dir that does not answer: a hung one, or one whose

@@ -5,6 +5,7 @@ password, and `dagster dev`'s daemon driving the sensor → ingest → reflect p
 
 from __future__ import annotations
 
+import datetime
 import shutil
 import time
 
@@ -20,15 +21,23 @@ DAYS = ("2026-11-20", "2026-11-21")  # the samples: one session on the 20th, two
 RUN_TIMEOUT = 600.0  # per wait; each run is a process that imports Dagster and torch
 
 
-def wait_for_runs(instance, job_name: str, count: int, timeout: float = RUN_TIMEOUT) -> list:
-    """The job's run records once `count` of them have finished; fails on a failed run or timeout."""
+def failure(instance, run_id: str) -> list[str]:
+    """The failure messages in a run's event log."""
+    return [str(e.dagster_event.event_specific_data)[:2000] for e in instance.all_logs(run_id)
+            if e.is_dagster_event and e.dagster_event.is_failure]
+
+
+def wait_for_runs(instance, job_name: str, count: int, timeout: float = RUN_TIMEOUT, own_runs_only: bool = True) -> list:
+    """The job's run records once `count` of them have finished; fails on a failed run or timeout.
+    A schedule's tick (02:00 maintenance, …) that falls inside the test is not one of its runs."""
     import dagster as dg
 
     deadline = time.monotonic() + timeout
     while True:
         records = instance.get_run_records(dg.RunsFilter(job_name=job_name))
+        records = [r for r in records if not own_runs_only or "dagster/schedule_name" not in r.dagster_run.tags]
         failed = [r.dagster_run for r in records if r.dagster_run.status == dg.DagsterRunStatus.FAILURE]
-        assert not failed, f"{job_name} failed: {[(r.run_id, r.tags) for r in failed]}"
+        assert not failed, f"{job_name} failed: {[(r.run_id, r.tags, failure(instance, r.run_id)) for r in failed]}"
         done = [r for r in records if r.dagster_run.status == dg.DagsterRunStatus.SUCCESS]
         if len(done) >= count:
             return done
@@ -65,7 +74,11 @@ def test_sensor_ingest_reflect_on_postgres_and_a_redis_server(workspace, postgre
         client = DagsterGraphQLClient("127.0.0.1", port_number=int(base.rsplit(":", 1)[1]))
         for _ in range(2):  # two re-runs of one day queued at once (a backfill beside a sensor run)
             client.submit_job_execution("ingest_job", tags={"dagster/partition": "2026-11-21"})
+        # the nightly maintenance of yesterday queued beside them, as its 02:00 schedule does
+        yesterday = (datetime.date.today() - datetime.timedelta(days=1)).isoformat()
+        client.submit_job_execution("maintenance_job", tags={"dagster/partition": yesterday})
         ingest = wait_for_runs(instance, "ingest_job", 4)
+        wait_for_runs(instance, "maintenance_job", 1)
         for day in DAYS:  # both days' reflections queued at once
             client.submit_job_execution("reflect_job", tags={"dagster/partition": day})
         reflect = wait_for_runs(instance, "reflect_job", 2)
@@ -83,10 +96,11 @@ def test_sensor_ingest_reflect_on_postgres_and_a_redis_server(workspace, postgre
     # every run and its events are in PostgreSQL
     engine = sa.create_engine(postgres.url)
     with engine.connect() as db:
-        runs = [tuple(row) for row in db.execute(sa.text("select pipeline_name, status from runs"))]
+        runs = [(name, status) for name, status, tags in db.execute(sa.text("select pipeline_name, status, run_body from runs"))
+                if "dagster/schedule_name" not in tags]  # a schedule's tick that fell inside the test
         events = db.execute(sa.text("select count(*) from event_logs")).scalar()
     engine.dispose()
-    assert sorted(runs) == [("ingest_job", "SUCCESS")] * 4 + [("reflect_job", "SUCCESS")] * 2
+    assert sorted(runs) == [("ingest_job", "SUCCESS")] * 4 + [("maintenance_job", "SUCCESS")] + [("reflect_job", "SUCCESS")] * 2
     assert events > 0
 
     # the hot lists are in the Redis server at REDIS_URL; no embedded server was started
