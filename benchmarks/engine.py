@@ -21,6 +21,7 @@ from pathlib import Path
 
 from benchmarks import engine_edge, engine_sides
 from benchmarks.engine_data import probes, rows
+from benchmarks.paths import ROOT
 from benchmarks.recall_speed import percentile
 from memory_pipeline.config import child_environment
 
@@ -31,7 +32,7 @@ def _bytes(path: Path) -> int:
 
 
 def _child(*args: str) -> subprocess.Popen:
-    env = child_environment(PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    env = child_environment(PYTHONPATH=str(ROOT))
     return subprocess.Popen([sys.executable, "-m", "benchmarks.engine_child", *args], env=env,
                             stdout=subprocess.PIPE, text=True)
 

@@ -29,6 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from memory_pipeline import hook_entry
+from benchmarks.paths import ROOT
 from benchmarks.synthetic import make_session
 from memory_pipeline.config import child_environment
 
@@ -99,7 +100,7 @@ def bench_hooks(runs: int = 20, turns: int = 40) -> dict:
         start = datetime.now(timezone.utc).replace(microsecond=0)
         transcript.write_text(make_session(random.Random(3), str(uuid.uuid4()), start, turns), encoding="utf-8")
         env = child_environment(MEMORY_WORKSPACE=str(workspace))
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]),
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT),
                                                           env.get("PYTHONPATH")]))
         figures["transcript"] = f"{turns} user turns, {transcript.stat().st_size // 1024} KB"
         try:

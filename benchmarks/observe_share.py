@@ -14,21 +14,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.paths import ROOT, SHARED
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import Message, Transcript, WindowWork
 from memory_pipeline.stages.transcripts import parse_transcript
 from memory_pipeline.stages.windows import decide_observing, shows_work, window_work
 
 OLD_MIN_USER_MESSAGES = 5
-REPO = Path(__file__).resolve().parents[2]
-SHARED = next((p for p in (REPO.parent / "shared", REPO.parent.parent / "shared") if p.is_dir()),
-              REPO.parent / "shared")  # beside the checkout (/work/main) or beside its worktrees folder
 SOURCES = {
     "claude-code fixtures": SHARED / "fixtures" / "transcripts" / "claude-code",
     "codex fixtures": SHARED / "fixtures" / "transcripts" / "codex",
     "pi fixtures": SHARED / "fixtures" / "transcripts" / "pi",
     "lme-dev (chat)": SHARED / "bench" / "lme-dev" / "transcripts",
-    "samples": REPO / "memory_pipeline" / "samples",
+    "samples": ROOT / "memory_pipeline" / "samples",
 }
 
 

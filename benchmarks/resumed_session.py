@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.observe_share import REPO, SHARED
+from benchmarks.paths import ROOT as REPO, SHARED
 from memory_pipeline.config import child_environment
 
 SESSION = SHARED / "fixtures" / "transcripts" / "claude-code" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
