@@ -123,6 +123,26 @@ class Lab:
         engine._generation = lambda: engine._index.generation
         return engine
 
+    def edge(self, index: RecallIndex):
+        """The same points written into a Qdrant Edge shard (the product's store: its BM25 values, its
+        payload indexes), queried by the engine's shard source: the embedded product path."""
+        import tempfile
+
+        from memory_pipeline.resources.edge_recall import ShardRecall
+        from memory_pipeline.resources.edge_store import EdgeStore
+        from memory_pipeline.resources.vector_points import StorePoint
+
+        if not hasattr(self, "_shards"):
+            self._shards, self._folder = {}, tempfile.TemporaryDirectory(prefix="recall-lab-edge-")
+        if id(index) not in self._shards:
+            store = EdgeStore(Path(self._folder.name) / f"{len(self._shards)}" / "vectors",
+                              dimension=index.dense.shape[1])
+            store.upsert([StorePoint(id=pid, text=payload["text"], dense=index.dense[row].tolist(),
+                                     payload={k: v for k, v in payload.items() if k != "text"})
+                          for row, (pid, payload) in enumerate(zip(index.ids, index.payloads, strict=True))])
+            self._shards[id(index)] = ShardRecall(store)
+        return self._shards[id(index)]
+
     def score(self, options: RankOptions | None = None, anchor: bool = False, reindex=None) -> dict[str, Scores]:
         """Every question's recall; `reindex(index)` gives another index of the same points to search."""
         from collections import defaultdict
@@ -186,6 +206,7 @@ def main() -> None:
     parser.add_argument("--workdir", help="a `bench recall --quality --workdir` folder (ingested workspaces)")
     parser.add_argument("--cache", default="/tmp/recall-lab")
     parser.add_argument("--variants", default="{}", help='JSON: {"name": {RankOptions field: value}}')
+    parser.add_argument("--edge", action="store_true", help="also each variant on a Qdrant Edge shard of the points")
     args = parser.parse_args()
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
@@ -200,6 +221,11 @@ def main() -> None:
             started = time.perf_counter()
             print(f"  {label}  {summary(lab.score(replace(RankOptions(), **changes)), lab.overall)}"
                   f"  ({time.perf_counter() - started:.1f} s)", flush=True)
+            if args.edge:
+                started = time.perf_counter()
+                scores = lab.score(replace(RankOptions(), **changes), reindex=lab.edge)
+                print(f"  {label}/edge  {summary(scores, lab.overall)}  ({time.perf_counter() - started:.1f} s)",
+                      flush=True)
 
 
 if __name__ == "__main__":
