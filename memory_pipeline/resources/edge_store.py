@@ -198,7 +198,47 @@ class EdgeStore:
     def _open_migrated(self):
         if self.migration is not None:
             self.migration.run(self.path, dimension=self.dimension, lock_timeout=self.lock_timeout)
-        return self._open()
+        shard = self._open()
+        if not self.keyword_stats.path.exists():
+            try:
+                self._rekey(shard)
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    shard.close()
+                raise
+        return shard
+
+    def _rekey(self, shard) -> None:
+        """A shard written before its sparse values were BM25's (no `vectors.bm25.json`): every point's
+        values made again from its payload, in two reads (the lengths, then the values); the stats file
+        is written last, so a run cut short is done again at the next open."""
+        from qdrant_edge import PointVectors, ScrollRequest, SparseVector, UpdateOperation
+
+        def records():
+            offset = None
+            while True:
+                found, offset = shard.scroll(ScrollRequest(offset=offset, limit=BATCH, with_payload=True,
+                                                           with_vector=[SPARSE]))
+                yield from (r for r in found if isinstance(r.vector, dict) and SPARSE in r.vector)
+                if offset is None:
+                    return
+
+        lengths = [keyword_counts(r.payload or {})[1] for r in records()]
+        if lengths:
+            check_free_space(self.path)
+            average = sum(lengths) / len(lengths)
+            batch: list = []
+            for record in records():
+                indices, values = keyword_vector(*keyword_counts(record.payload or {}), average)
+                if indices:
+                    batch.append(PointVectors(str(record.id), {SPARSE: SparseVector(indices, values)}))
+                if len(batch) == BATCH:
+                    shard.update(UpdateOperation.update_vectors(batch))
+                    batch = []
+            if batch:
+                shard.update(UpdateOperation.update_vectors(batch))
+            shard.flush()
+        self.keyword_stats.add(lengths)
 
     def _open(self):
         from qdrant_edge import EdgeShard, PayloadSchemaType, UpdateOperation
