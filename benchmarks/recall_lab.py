@@ -105,6 +105,7 @@ class Lab:
 
         self.name, self.parts, self.overall, self.project = name, parts, overall, project
         self.embedder, self.now = _Remembered(embedder), now
+        self.edge_batch = 0  # points per write into the Edge shard (0: all at once)
         self._engine = RecallEngine
         self.anchors = [index_turns(index) for index, _ in parts]
 
@@ -137,9 +138,12 @@ class Lab:
         if id(index) not in self._shards:
             store = EdgeStore(Path(self._folder.name) / f"{len(self._shards)}" / "vectors",
                               dimension=index.dense.shape[1])
-            store.upsert([StorePoint(id=pid, text=payload["text"], dense=index.dense[row].tolist(),
-                                     payload={k: v for k, v in payload.items() if k != "text"})
-                          for row, (pid, payload) in enumerate(zip(index.ids, index.payloads, strict=True))])
+            points = [StorePoint(id=pid, text=payload["text"], dense=index.dense[row].tolist(),
+                                 payload={k: v for k, v in payload.items() if k != "text"})
+                      for row, (pid, payload) in enumerate(zip(index.ids, index.payloads, strict=True))]
+            step = self.edge_batch or len(points) or 1  # a shard that grows a batch at a time, as ingest writes
+            for start in range(0, len(points), step):
+                store.upsert(points[start:start + step])
             self._shards[id(index)] = ShardRecall(store)
         return self._shards[id(index)]
 
@@ -207,6 +211,8 @@ def main() -> None:
     parser.add_argument("--cache", default="/tmp/recall-lab")
     parser.add_argument("--variants", default="{}", help='JSON: {"name": {RankOptions field: value}}')
     parser.add_argument("--edge", action="store_true", help="also each variant on a Qdrant Edge shard of the points")
+    parser.add_argument("--edge-batch", type=int, default=0,
+                        help="write the Edge shard this many points at a time, in the dev set's order (0: at once)")
     args = parser.parse_args()
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
@@ -215,6 +221,7 @@ def main() -> None:
     now = time.time()
     for name in args.sets.split(","):
         lab = load_lab(name, Path(args.workdir) if args.workdir else None, cache, embedder, now)
+        lab.edge_batch = args.edge_batch
         print(f"{name}: {lab.points} points, {len(lab.questions)} questions")
         print(f"  anchor  {summary(lab.score(anchor=True), lab.overall)}")
         for label, changes in {"product": {}, **json.loads(args.variants)}.items():

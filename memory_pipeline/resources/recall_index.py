@@ -1,11 +1,9 @@
-"""An in-memory copy of the collection for fast recall: a numpy dense matrix and a BM25 index.
-
-Local-mode Qdrant answers a sparse query in ~80 ms and a filtered one in ~140 ms at 10k points;
-this index answers both in a few ms. Qdrant stays the store of record: the index is rebuilt
-from every shard of the store when its generation file changes.
-BM25 here is the textbook one (k1, b, the collection's real average length) over
-`stages.sparse.tokenize` of each point's keyword text (`message_docs.keyword_parts`: the previous
-turn's tail a short turn borrows counts BORROWED_WEIGHT a word); payload filters are numpy masks.
+"""The Qdrant-server path's candidate source (QDRANT_URL): an in-memory copy of the collection, a
+numpy dense matrix and a BM25 index. The embedded Edge shard is queried in its engine instead
+(resources/edge_recall.py), with the same BM25: `message_docs.keyword_counts` (the previous turn's
+tail a short turn borrows counts BORROWED_WEIGHT a word) at `sparse.saturation` (k1, b, the
+collection's average length) times the textbook IDF; payload filters here are numpy masks. The index
+is rebuilt from the store when its generation file changes.
 """
 
 from __future__ import annotations

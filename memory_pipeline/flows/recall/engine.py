@@ -147,8 +147,12 @@ class RecallEngine:
         """The Edge shard's source (opened on its first request), or the server's points read into memory."""
         if self.settings.qdrant_url:
             return load_index(self.store)
+        import shutil
+
         from memory_pipeline.resources.edge_recall import ShardRecall
 
+        # the former recall cache (a copy of the store, before issue 28) goes
+        shutil.rmtree(self.workspace.state_path("recall_cache"), ignore_errors=True)
         return ShardRecall(self.store, keep_open=self.service)
 
     def release_shard(self) -> bool:
