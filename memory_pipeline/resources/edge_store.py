@@ -9,7 +9,8 @@ far, kept beside the shard (`vectors.bm25.json`: documents and their total lengt
 IDF completes BM25 at query time (docs/vector-engine.md, "Keyword search in the shard").
 
 Edge lets one process open a shard folder at a time, so every opener takes the shard's file lock
-(resources/edge_shard.py) and holds the shard only for the operations of one `session()`;
+(resources/edge_shard.py) and holds the shard for the operations of one `session()` (the recall
+service `hold()`s it between requests and lets go when a writer asks);
 `flush()` ends each write session and `optimize()` (the HNSW build) runs after ingest, never in
 the recall path. Writes first check that the disk has room: Edge writes through memory maps, and
 a map written past the end of a full disk ends the process with SIGBUS, not an error.
@@ -251,6 +252,7 @@ class EdgeStore:
                     return EdgeShard.load(str(self.path), config)
                 check_free_space(self.path.parent)
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.keyword_stats.path.unlink(missing_ok=True)  # a former shard's, deleted by hand
                 shard = EdgeShard.create(str(self.path), config)
                 for field in KEYWORD_FIELDS:
                     shard.update(UpdateOperation.create_field_index(field, PayloadSchemaType.Keyword))

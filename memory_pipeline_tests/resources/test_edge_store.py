@@ -54,6 +54,7 @@ def test_former_week_stores_migrate_on_first_open_and_are_kept_aside(tmp_path: P
     assert contents(store) == before
     assert not (state / "qdrant").exists() and (state / "qdrant.before-edge").is_dir()
     assert not (state / "vectors.migrating").exists()
+    assert store.keyword_stats.read()[0] == 30 and not (state / "vectors.migrating.bm25.json").exists()
     kept = legacy_store(state, dimension=DIM)  # the old stores, renamed aside, still hold everything
     kept.path = state / "qdrant.before-edge"
     assert contents(kept) == before
