@@ -136,18 +136,15 @@ class ShardRecall:
         found: dict[tuple[str, str], str] = {}
         if not any(cited.values()):
             return found
-        with self._shard() as shard:
+        sources = sorted({source for wanted in cited.values() for source in wanted})
+        with self._shard() as shard:  # one read on the keyword index of source_message_ids
             if shard is None:
                 return found
-            for session, sources in cited.items():
-                if not sources:
-                    continue
-                spec = {"tier": "messages", "session_id": session, "source_message_ids": sorted(sources)}
-                for record in self.store.records(payload_filter=spec):
-                    payload = record.payload or {}
-                    first = (payload.get("source_message_ids") or [None])[0]
-                    if first is not None and str(first) in sources:
-                        found[(session, str(first))] = str(record.id)
+            for record in self.store.records(payload_filter={"tier": "messages", "source_message_ids": sources}):
+                payload = record.payload or {}
+                session, first = str(payload.get("session_id", "")), (payload.get("source_message_ids") or [None])[0]
+                if first is not None and str(first) in cited.get(session, ()):
+                    found[(session, str(first))] = str(record.id)
         return found
 
     def points(self, ids: list[str] | None, session_id: str | None, limit: int) -> list[dict]:

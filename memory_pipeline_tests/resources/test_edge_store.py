@@ -245,6 +245,8 @@ def test_a_shard_written_before_bm25_values_gets_them_at_its_next_open(tmp_path:
             PointVectors(p.id, {edge_store.SPARSE: SparseVector(list(p.sparse[0]), [1.0] * len(p.sparse[0]))})
             for p in points]))
     store.keyword_stats.path.unlink()
+    with store.session():  # a shard made before the date index
+        store._update(UpdateOperation.delete_field_index("date"))
     reopened = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
     again = {p.id: p.sparse for p in reopened.retrieve([p.id for p in points], with_vectors=True)}
     assert again.keys() == right.keys()
@@ -254,3 +256,6 @@ def test_a_shard_written_before_bm25_values_gets_them_at_its_next_open(tmp_path:
     average = sum(length for _, length in counted) / len(counted)
     assert right[points[0].id][1] == pytest.approx(keyword_vector(*counted[0], average)[1], rel=1e-5)
     assert reopened.keyword_stats.read()[0] == len(points)
+    with reopened.session():
+        assert {"date", "project", "tier"} <= set(reopened.shard.info().payload_schema)
+    assert reopened.count({"date_gte": "2026-05-02", "date_lte": "2026-05-04"}) == 3
