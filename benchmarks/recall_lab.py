@@ -181,10 +181,12 @@ def load_lab(name: str, workdir: Path | None, cache_dir: Path, embedder, now: fl
         overall, project = "1-4", "locomo"
     parts = []
     for folder_name, sessions, questions in sets:
-        if workdir is not None:
-            from memory_pipeline.flows.recall.engine import RecallEngine
+        if workdir is not None:  # the workspace's shard read into the in-memory index (`--edge` writes it back)
+            from memory_pipeline.flows.recall.engine import open_store
+            from memory_pipeline.resources.recall_index import load_index
 
-            index = RecallEngine(Workspace(workdir / folder_name / "ws"), Settings.from_env()).index()
+            index = load_index(open_store(Workspace(workdir / folder_name / "ws"), Settings.from_env(),
+                                          embedder.dimension))
         else:
             ids, payloads, texts = transcript_points(sessions(), project=project)
             vectors = embedded(texts, cache_dir / f"{folder_name}-vectors.npz", embedder)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterable
-from datetime import timedelta
 from typing import Any
 
 from memory_pipeline.errors import StoreLockedError
@@ -189,7 +188,3 @@ def recall_filter(filters: RecallFilters, window=None):
                                    FieldCondition(key="scope", match=MatchValue(value="user"))]))
     return Filter(must=must) if must else None
 
-
-def window_days(window, lag_days: int):
-    """A named time's (start, end) widened by the report lag, as both sources take it."""
-    return (window.start, window.end + timedelta(days=lag_days)) if window else None
