@@ -98,7 +98,7 @@ def _cache_today(workspace, count: int):
     """The recall index built from columns and saved as the recall cache, at a fresh generation."""
     import numpy as np
 
-    from memory_pipeline.resources.recall_cache import save_columns
+    from benchmarks.today_cache import save_columns
     from memory_pipeline.resources.recall_index import RecallIndex
 
     ids, payloads, dense = [], [], []

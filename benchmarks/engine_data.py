@@ -18,7 +18,6 @@ import numpy as np
 
 from benchmarks.recall_speed import WORDS
 from memory_pipeline.models import stable_id
-from memory_pipeline.resources.recall_index import B, K1
 from memory_pipeline.stages.index.sparse import sparse_vector, token_id, tokenize
 
 PROJECTS = [f"project-{n:02d}" for n in range(20)]
@@ -48,7 +47,7 @@ def rows(count: int, dimension: int, seed: int, start: int = 0, batch: int = 200
             rng = random.Random(seed * 1_000_003 + n)
             text = " ".join(rng.choice(WORDS) for _ in range(_words(rng)))
             day = f"2026-{rng.randint(1, 10):02d}-{rng.randint(1, 28):02d}"
-            out.append(Row(stable_id("engine", str(seed), str(n)), text, vectors[n - first], sparse_vector(text, K1, B), {
+            out.append(Row(stable_id("engine", str(seed), str(n)), text, vectors[n - first], sparse_vector(text), {
                 "tier": "messages", "date": day, "session_id": f"s{n % 500}", "created_ts": 1.77e9 + n,
                 "project": PROJECTS[n % len(PROJECTS)], "source_message_ids": [f"m{n}"], "stale": False,
                 "text": text}))

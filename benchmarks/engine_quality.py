@@ -18,7 +18,7 @@ from benchmarks import engine_edge, engine_sides
 from benchmarks.engine_data import Probe, Row, query_terms
 from benchmarks.locomo import DEFAULT_DATA, evidence_ids, load_conversations, turn_text
 from memory_pipeline.models import stable_id
-from memory_pipeline.resources.recall_index import B, K1, RecallIndex
+from memory_pipeline.resources.recall_index import RecallIndex
 from memory_pipeline.stages.index.sparse import sparse_vector
 
 FORCED_HNSW = engine_edge.Knobs("forced-hnsw", indexing_threshold_kb=1, full_scan_threshold=10)
@@ -32,7 +32,7 @@ def _turn_rows(conversations, embedder) -> tuple[list[Row], dict[str, str]]:
     for (project, turn), text, vector in zip(turns, texts, vectors, strict=True):
         pid = stable_id("locomo", project, turn["dia_id"])
         dia_of[pid] = turn["dia_id"]
-        rows.append(Row(pid, text, vector, sparse_vector(text, K1, B), {
+        rows.append(Row(pid, text, vector, sparse_vector(text), {
             "tier": "messages", "project": project, "session_id": project, "text": text,
             "source_message_ids": [turn["dia_id"]]}))
     return rows, dia_of

@@ -43,11 +43,17 @@ def today_store(root: Path, dimension: int):
 
 
 def today_open(root: Path, dimension: int):
-    """The recall service's index: from the recall cache when it is current, else the store."""
-    from memory_pipeline.flows.recall.engine import RecallEngine
+    """Today's recall service's index (before issue 28's move): from the recall cache when it is
+    current, else the week stores."""
+    from benchmarks.today_cache import load_columns
+    from memory_pipeline.resources.recall_index import RecallIndex, generation_at, load_index
 
     workspace = today_workspace(root)
-    return RecallEngine(workspace, store=today_store(root, dimension) if dimension else None).index()
+    generation = generation_at(workspace.state_path("index_generation"))
+    cached = load_columns(workspace.state_path("recall_cache"), generation)
+    if cached is not None:
+        return RecallIndex.from_columns(*cached, generation=generation)
+    return load_index(today_store(root, dimension))
 
 
 def today_query(index, probe: Probe) -> list[str]:

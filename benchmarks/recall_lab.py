@@ -105,6 +105,7 @@ class Lab:
 
         self.name, self.parts, self.overall, self.project = name, parts, overall, project
         self.embedder, self.now = _Remembered(embedder), now
+        self.edge_batch = 0  # points per write into the Edge shard (0: all at once)
         self._engine = RecallEngine
         self.anchors = [index_turns(index) for index, _ in parts]
 
@@ -122,6 +123,29 @@ class Lab:
         engine._index = index
         engine._generation = lambda: engine._index.generation
         return engine
+
+    def edge(self, index: RecallIndex):
+        """The same points written into a Qdrant Edge shard (the product's store: its BM25 values, its
+        payload indexes), queried by the engine's shard source: the embedded product path."""
+        import tempfile
+
+        from memory_pipeline.resources.edge_recall import ShardRecall
+        from memory_pipeline.resources.edge_store import EdgeStore
+        from memory_pipeline.resources.vector_points import StorePoint
+
+        if not hasattr(self, "_shards"):
+            self._shards, self._folder = {}, tempfile.TemporaryDirectory(prefix="recall-lab-edge-")
+        if id(index) not in self._shards:
+            store = EdgeStore(Path(self._folder.name) / f"{len(self._shards)}" / "vectors",
+                              dimension=index.dense.shape[1])
+            points = [StorePoint(id=pid, text=payload["text"], dense=index.dense[row].tolist(),
+                                 payload={k: v for k, v in payload.items() if k != "text"})
+                      for row, (pid, payload) in enumerate(zip(index.ids, index.payloads, strict=True))]
+            step = self.edge_batch or len(points) or 1  # a shard that grows a batch at a time, as ingest writes
+            for start in range(0, len(points), step):
+                store.upsert(points[start:start + step])
+            self._shards[id(index)] = ShardRecall(store)
+        return self._shards[id(index)]
 
     def score(self, options: RankOptions | None = None, anchor: bool = False, reindex=None) -> dict[str, Scores]:
         """Every question's recall; `reindex(index)` gives another index of the same points to search."""
@@ -157,10 +181,12 @@ def load_lab(name: str, workdir: Path | None, cache_dir: Path, embedder, now: fl
         overall, project = "1-4", "locomo"
     parts = []
     for folder_name, sessions, questions in sets:
-        if workdir is not None:
-            from memory_pipeline.flows.recall.engine import RecallEngine
+        if workdir is not None:  # the workspace's shard read into the in-memory index (`--edge` writes it back)
+            from memory_pipeline.flows.recall.engine import open_store
+            from memory_pipeline.resources.recall_index import load_index
 
-            index = RecallEngine(Workspace(workdir / folder_name / "ws"), Settings.from_env()).index()
+            index = load_index(open_store(Workspace(workdir / folder_name / "ws"), Settings.from_env(),
+                                          embedder.dimension))
         else:
             ids, payloads, texts = transcript_points(sessions(), project=project)
             vectors = embedded(texts, cache_dir / f"{folder_name}-vectors.npz", embedder)
@@ -186,6 +212,9 @@ def main() -> None:
     parser.add_argument("--workdir", help="a `bench recall --quality --workdir` folder (ingested workspaces)")
     parser.add_argument("--cache", default="/tmp/recall-lab")
     parser.add_argument("--variants", default="{}", help='JSON: {"name": {RankOptions field: value}}')
+    parser.add_argument("--edge", action="store_true", help="also each variant on a Qdrant Edge shard of the points")
+    parser.add_argument("--edge-batch", type=int, default=0,
+                        help="write the Edge shard this many points at a time, in the dev set's order (0: at once)")
     args = parser.parse_args()
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
@@ -194,12 +223,18 @@ def main() -> None:
     now = time.time()
     for name in args.sets.split(","):
         lab = load_lab(name, Path(args.workdir) if args.workdir else None, cache, embedder, now)
+        lab.edge_batch = args.edge_batch
         print(f"{name}: {lab.points} points, {len(lab.questions)} questions")
         print(f"  anchor  {summary(lab.score(anchor=True), lab.overall)}")
         for label, changes in {"product": {}, **json.loads(args.variants)}.items():
             started = time.perf_counter()
             print(f"  {label}  {summary(lab.score(replace(RankOptions(), **changes)), lab.overall)}"
                   f"  ({time.perf_counter() - started:.1f} s)", flush=True)
+            if args.edge:
+                started = time.perf_counter()
+                scores = lab.score(replace(RankOptions(), **changes), reindex=lab.edge)
+                print(f"  {label}/edge  {summary(scores, lab.overall)}  ({time.perf_counter() - started:.1f} s)",
+                      flush=True)
 
 
 if __name__ == "__main__":

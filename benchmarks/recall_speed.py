@@ -1,10 +1,11 @@
 """`memory-pipeline bench recall --speed`: recall latency at 1k, 10k and 100k points.
 
-Synthetic points (random words, random unit vectors) go straight into an embedded store; each
-query is a new sentence, so the query embedding is always computed. Cold = starting the
-recall service (model load + index load) plus the first answer; warm = later answers through
-the socket, measured at the client. The in-process engine's own split gives the share spent
-embedding the query.
+Synthetic points (random words, random unit vectors) go straight into an embedded store, then the
+store is optimized as ingest leaves it (the Edge shard's HNSW built); each query is a new sentence,
+so the query embedding is always computed. Cold = starting the recall service (model load + index
+load) plus the first answer; warm = later answers through the socket, measured at the client;
+service_rss_mb / service_anon_mb = the service process's peak RSS (VmHWM) and its anonymous memory
+after the queries. The in-process engine's own split gives the share spent embedding the query.
 """
 
 from __future__ import annotations
@@ -69,7 +70,22 @@ def fill_store(workspace, points: Iterable, dimension: int) -> float:
             flush(day)
     for batch in list(batches.values()):
         flush(batch[0].payload["date"])
+    if hasattr(store, "optimize"):  # the Edge shard: its HNSW built, as ingest leaves it
+        store.optimize()
     return time.perf_counter() - started
+
+
+def process_memory(pid: int | None) -> dict[str, float]:
+    """VmHWM, VmRSS and RssAnon of a process, in MB (empty when it is gone)."""
+    out: dict[str, float] = {}
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in ("VmHWM", "VmRSS", "RssAnon"):
+                out[key] = round(int(value.split()[0]) / 1024, 1)
+    except (OSError, ValueError, TypeError):
+        pass
+    return out
 
 
 TIMES = ("last spring", "in March 2026", "two months ago", "on 4 May, 2026")
@@ -117,9 +133,10 @@ def measure_size(count: int, queries: int) -> dict:
                 else:
                     recall(workspace, query, record=False)
                     warm.append((time.perf_counter() - t1) * 1000)
+            memory = process_memory(recall_service.service_pid(workspace))
         finally:
             recall_service.stop_service(workspace)
-        engine = RecallEngine(workspace)
+        engine = RecallEngine(workspace, service=True)  # the service's engine: the shard held between searches
         if isinstance(engine.embedder, Embedder):  # as in the service
             limit_torch_threads()
         t2 = time.perf_counter()
@@ -138,6 +155,7 @@ def measure_size(count: int, queries: int) -> dict:
         "in_process_load_s": round(load_s, 2), "in_process_p50_ms": percentile(total, 0.5),
         "in_process_p95_ms": percentile(total, 0.95),
         "embed_share": round(statistics.fmean(embed) / statistics.fmean(total), 2) if total else None,
+        "service_rss_mb": memory.get("VmHWM"), "service_anon_mb": memory.get("RssAnon"),
     }
 
 

@@ -88,6 +88,9 @@ class WeekStoresMigration:
             target.optimize()
         if target_path == staging:
             staging.rename(shard_path)
+            stats = EdgeStore(shard_path, dimension=dimension).keyword_stats.path
+            if target.keyword_stats.path.exists():  # killed before this, the next open re-keys the shard
+                target.keyword_stats.path.replace(stats)
         kept = legacy.with_name(legacy.name + KEPT)
         n = 1
         while kept.exists():

@@ -3,10 +3,14 @@
 Qdrant Edge is the Qdrant engine as an in-process library (HNSW, sparse vectors with IDF, payload
 indexes, a write-ahead log). The shard's configuration is `shard_config` (docs/vector-engine.md,
 "The shipped shard"). The payloads are the same dicts as the server's collection; the sparse
-vector is the product's own keyword terms (stages/index/sparse: tokens hashed to ids).
+vector is the store's own: each point's keyword terms (`message_docs.keyword_counts`) at their BM25
+saturation (`sparse.keyword_vector`), against the average keyword length of the points written so
+far, kept beside the shard (`vectors.bm25.json`: documents and their total length); the engine's
+IDF completes BM25 at query time (docs/vector-engine.md, "Keyword search in the shard").
 
 Edge lets one process open a shard folder at a time, so every opener takes the shard's file lock
-(resources/edge_shard.py) and holds the shard only for the operations of one `session()`;
+(resources/edge_shard.py) and holds the shard for the operations of one `session()` (the recall
+service `hold()`s it between requests and lets go when a writer asks);
 `flush()` ends each write session and `optimize()` (the HNSW build) runs after ingest, never in
 the recall path. Writes first check that the disk has room: Edge writes through memory maps, and
 a map written past the end of a full disk ends the process with SIGBUS, not an error.
@@ -28,11 +32,16 @@ from memory_pipeline.errors import BadInputError, DiskFullError, MemoryPipelineE
 from memory_pipeline.models import content_hash
 from memory_pipeline.resources.edge_shard import shard_lock
 from memory_pipeline.resources.vector_points import StorePoint, filter_conditions
+from memory_pipeline.stages.index.message_docs import keyword_counts
+from memory_pipeline.stages.index.sparse import keyword_vector
 
 DENSE, SPARSE = "dense", "bm25"
 BATCH = 2048
 SEGMENT_KB = 300_000  # 1 KB = 256 float dimensions: 200k points of 384 dimensions per segment
-KEYWORD_FIELDS = ("project", "tier", "kind", "session_id", "scope", "priority")  # "date" is filtered by range
+KEYWORD_FIELDS = ("project", "tier", "kind", "session_id", "scope", "priority", "source_message_ids")
+DATE_FIELDS = ("date",)  # filtered by range (recall's since/until and a named time): a datetime index, which
+# takes the payload's "2026-11-05" as it is. Without it a range is checked point by point on the payloads:
+# at 30k points a query naming a time took p50 40.8 ms against 4.9 ms with it (docs/vector-engine.md)
 MIN_FREE_BYTES = 16 << 20  # below this, a write could fault in a memory map past the end of the disk (a
 # write batch of 2,048 points of 384 dimensions is ~3 MB of vectors, its payloads and log record a few more)
 
@@ -105,6 +114,7 @@ class EdgeStore:
         self._shard = None
         self._depth = 0
         self._wrote = False
+        self._held: contextlib.ExitStack | None = None
         self._thread_lock = threading.RLock()
 
     def where(self) -> str:
@@ -127,17 +137,20 @@ class EdgeStore:
     def session(self) -> Iterator["EdgeStore"]:
         """Hold the shard open (and its lock) for several operations; a write session ends in flush()."""
         with self._thread_lock:
-            if self._shard is not None:
+            if self._shard is not None:  # inside an outer session, or held (`hold`)
                 self._depth += 1
                 try:
-                    yield self
+                    with _edge_errors(self.where()):
+                        yield self
                 finally:
                     self._depth -= 1
+                if self._depth == 0 and self._held is not None and self._wrote:
+                    self._shard.flush()
+                    self._wrote = False
+                    self.bump_generation()
                 return
             with contextlib.nullcontext() if self.locked else shard_lock(self.path, self.lock_timeout):
-                if self.migration is not None:
-                    self.migration.run(self.path, dimension=self.dimension, lock_timeout=self.lock_timeout)
-                self._shard = self._open()
+                self._shard = self._open_migrated()
                 self._wrote = False
                 try:
                     with _edge_errors(self.where()):
@@ -151,21 +164,102 @@ class EdgeStore:
                 if self._wrote:
                     self.bump_generation()
 
+    def hold(self, ask: bool = True) -> None:
+        """Open the shard and keep it open, with its lock, until `let_go()` (the recall service's way:
+        sessions in between use it as it is); `ask`: make another long holder let go (not the
+        recall service itself, which would be asking its own socket)."""
+        with self._thread_lock:
+            if self._held is not None:
+                return
+            stack = contextlib.ExitStack()
+            if not self.locked:
+                stack.enter_context(shard_lock(self.path, self.lock_timeout, ask=ask))
+            try:
+                with _edge_errors(self.where()):
+                    self._shard = self._open_migrated()
+            except BaseException:
+                stack.close()
+                raise
+            self._wrote = False
+            self._held = stack
+
+    def let_go(self) -> bool:
+        """Close a held shard and release its lock; False when it was not held."""
+        with self._thread_lock:
+            stack, self._held = self._held, None
+            if stack is None:
+                return False
+            shard, self._shard = self._shard, None
+            with contextlib.suppress(Exception):
+                shard.close()
+            stack.close()
+            return True
+
+    @property
+    def held(self) -> bool:
+        return self._held is not None
+
+    def _open_migrated(self):
+        if self.migration is not None:
+            self.migration.run(self.path, dimension=self.dimension, lock_timeout=self.lock_timeout)
+        shard = self._open()
+        if not self.keyword_stats.path.exists():
+            try:
+                self._rekey(shard)
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    shard.close()
+                raise
+        return shard
+
+    def _rekey(self, shard) -> None:
+        """A shard written before its sparse values were BM25's (no `vectors.bm25.json`): every point's
+        values made again from its payload, in two reads (the lengths, then the values); the stats file
+        is written last, so a run cut short is done again at the next open."""
+        from qdrant_edge import PointVectors, ScrollRequest, SparseVector, UpdateOperation
+
+        def records():
+            offset = None
+            while True:
+                found, offset = shard.scroll(ScrollRequest(offset=offset, limit=BATCH, with_payload=True,
+                                                           with_vector=[SPARSE]))
+                yield from (r for r in found if isinstance(r.vector, dict) and SPARSE in r.vector)
+                if offset is None:
+                    return
+
+        lengths = [keyword_counts(r.payload or {})[1] for r in records()]
+        if lengths:
+            check_free_space(self.path)
+            average = sum(lengths) / len(lengths)
+            batch: list = []
+            for record in records():
+                indices, values = keyword_vector(*keyword_counts(record.payload or {}), average)
+                if indices:
+                    batch.append(PointVectors(str(record.id), {SPARSE: SparseVector(indices, values)}))
+                if len(batch) == BATCH:
+                    shard.update(UpdateOperation.update_vectors(batch))
+                    batch = []
+            if batch:
+                shard.update(UpdateOperation.update_vectors(batch))
+            shard.flush()
+        self.keyword_stats.add(lengths)
+
     def _open(self):
-        from qdrant_edge import EdgeShard, PayloadSchemaType, UpdateOperation
+        from qdrant_edge import EdgeShard
 
         config = shard_config(self.dimension)
         deadline, delay = time.monotonic() + self.lock_timeout, 0.05
         while True:
             try:
                 if (self.path / "edge_config.json").is_file() or (self.path / "segments").is_dir():
-                    return EdgeShard.load(str(self.path), config)
+                    shard = EdgeShard.load(str(self.path), config)
+                    _ensure_indexes(shard)
+                    return shard
                 check_free_space(self.path.parent)
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.keyword_stats.path.unlink(missing_ok=True)  # a former shard's, deleted by hand
                 shard = EdgeShard.create(str(self.path), config)
-                for field in KEYWORD_FIELDS:
-                    shard.update(UpdateOperation.create_field_index(field, PayloadSchemaType.Keyword))
-                shard.flush()
+                _ensure_indexes(shard)
                 return shard
             except MemoryPipelineError:
                 raise
@@ -212,14 +306,24 @@ class EdgeStore:
         self._wrote = True
 
     def upsert(self, points: list[StorePoint]) -> None:
-        """Write points; the payload gets `text` and `content_hash` (sha256 of the text)."""
+        """Write points; the payload gets `text` and `content_hash` (sha256 of the text), the sparse
+        vector the point's BM25 keyword values (whatever sparse vector the point came with)."""
         from qdrant_edge import UpdateOperation
 
         if not points:
             return
         with self.session():
             for start in range(0, len(points), BATCH):
-                self._update(UpdateOperation.upsert_points([_edge_point(p) for p in points[start:start + BATCH]]))
+                batch = points[start:start + BATCH]
+                counted = [keyword_counts({**p.payload, "text": p.text}) for p in batch]
+                average = self.keyword_stats.add([length for _, length in counted])
+                self._update(UpdateOperation.upsert_points(
+                    [_edge_point(p, keyword_vector(counts, length, average))
+                     for p, (counts, length) in zip(batch, counted, strict=True)]))
+
+    @property
+    def keyword_stats(self) -> "KeywordStats":
+        return KeywordStats(self.path.parent / f"{self.path.name}.bm25.json")
 
     def set_payload(self, ids: list[str], payload: dict[str, Any]) -> None:
         from qdrant_edge import UpdateOperation
@@ -313,6 +417,20 @@ class EdgeStore:
                     return
 
 
+def _ensure_indexes(shard) -> None:
+    """The payload indexes recall filters on (a shard made before one was added gets it at its open)."""
+    from qdrant_edge import PayloadSchemaType, UpdateOperation
+
+    have = set(shard.info().payload_schema or {})
+    wanted = [(f, PayloadSchemaType.Keyword) for f in KEYWORD_FIELDS] + [(f, PayloadSchemaType.Datetime)
+                                                                         for f in DATE_FIELDS]
+    missing = [(field, kind) for field, kind in wanted if field not in have]
+    for field, kind in missing:
+        shard.update(UpdateOperation.create_field_index(field, kind))
+    if missing:
+        shard.flush()
+
+
 def _norm(point_id: str) -> str:
     try:
         return str(uuid.UUID(str(point_id)))
@@ -320,14 +438,43 @@ def _norm(point_id: str) -> str:
         raise BadInputError(f"point id must be a UUID string, got {point_id!r}") from exc
 
 
-def _edge_point(point: StorePoint):
+class KeywordStats:
+    """The shard's keyword documents and their total length (`<shard>.bm25.json`): the average BM25
+    normalizes a point's length by, which Edge's IDF modifier does not keep. Every write batch adds
+    its points' lengths (a point written again counts again) and its values use the average with the
+    batch included: a shard written at once gets the exact average, one that grows a day at a time
+    the average as it stood at each write (docs/vector-engine.md, "Keyword search in the shard")."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def read(self) -> tuple[int, float]:
+        import json
+
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            return int(data["documents"]), float(data["length"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return 0, 0.0
+
+    def add(self, lengths: list[float]) -> float:
+        """Count these documents in and return the average length (the caller holds the shard's lock)."""
+        from memory_pipeline.resources.workspace import atomic_write_json
+
+        documents, length = self.read()
+        documents, length = documents + len(lengths), length + float(sum(lengths))
+        atomic_write_json(self.path, {"documents": documents, "length": length})
+        return length / documents if documents else 1.0
+
+
+def _edge_point(point: StorePoint, sparse: tuple[list[int], list[float]]):
     from qdrant_edge import Point, SparseVector
 
     vector: dict[str, Any] = {}
     if point.dense is not None:
         vector[DENSE] = [float(x) for x in point.dense]
-    if point.sparse is not None and point.sparse[0]:
-        vector[SPARSE] = SparseVector([int(i) for i in point.sparse[0]], [float(v) for v in point.sparse[1]])
+    if sparse[0]:
+        vector[SPARSE] = SparseVector([int(i) for i in sparse[0]], [float(v) for v in sparse[1]])
     payload = {**point.payload, "text": point.text, "content_hash": content_hash(point.text)}
     return Point(id=_norm(point.id), vector=vector, payload=payload)
 

@@ -1,11 +1,9 @@
-"""An in-memory copy of the collection for fast recall: a numpy dense matrix and a BM25 index.
-
-Local-mode Qdrant answers a sparse query in ~80 ms and a filtered one in ~140 ms at 10k points;
-this index answers both in a few ms. Qdrant stays the store of record: the index is rebuilt
-from every shard of the store when its generation file changes.
-BM25 here is the textbook one (k1, b, the collection's real average length) over
-`stages.sparse.tokenize` of each point's keyword text (`message_docs.keyword_parts`: the previous
-turn's tail a short turn borrows counts BORROWED_WEIGHT a word); payload filters are numpy masks.
+"""The Qdrant-server path's candidate source (QDRANT_URL): an in-memory copy of the collection, a
+numpy dense matrix and a BM25 index. The embedded Edge shard is queried in its engine instead
+(resources/edge_recall.py), with the same BM25: `message_docs.keyword_counts` (the previous turn's
+tail a short turn borrows counts BORROWED_WEIGHT a word) at `sparse.saturation` (k1, b, the
+collection's average length) times the textbook IDF; payload filters here are numpy masks. The index
+is rebuilt from the store when its generation file changes.
 """
 
 from __future__ import annotations
@@ -21,19 +19,13 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from memory_pipeline.ports import VectorIndex
-from memory_pipeline.stages.index.message_docs import BORROWED_WEIGHT, keyword_parts
-from memory_pipeline.stages.index.sparse import weighted_counts
+from memory_pipeline.stages.index.message_docs import keyword_counts
+from memory_pipeline.stages.index.sparse import B, K1, saturation
+from memory_pipeline.stages.recall.candidates import Candidates, CandidateQuery
 from memory_pipeline.stages.recall.rank import PRIORITIES, TIERS, RecallFilters
 
 if TYPE_CHECKING:
     from memory_pipeline.resources.vector_points import StorePoint
-
-# Textbook BM25. recall@10 (hybrid, product ranking) against the former k1 0.9 b 0.4: LoCoMo dev 0.771 →
-# 0.778, lme-dev 0.644 → 0.674 (145 questions of a partial ingest): lme-dev's assistant replies are
-# ten times its users' turns, and without length normalization their many words outrank the turn that
-# holds the answer; LoCoMo's turns are of one length and hardly care.
-K1 = 1.2
-B = 0.75
 
 
 def _ordinal(day: object) -> int:
@@ -77,7 +69,7 @@ class RecallIndex:
         postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
         lengths: list[float] = []
         for row, payload in enumerate(payloads):
-            counts, length = weighted_counts(*keyword_parts(payload), BORROWED_WEIGHT)
+            counts, length = keyword_counts(payload)
             lengths.append(length)
             for token, count in counts.items():
                 postings[token].append((row, count))
@@ -93,13 +85,13 @@ class RecallIndex:
     def _build_bm25(self, postings: dict[str, list[tuple[int, float]]], lengths: np.ndarray, k1: float, b: float) -> None:
         size = len(self.ids)
         average = float(lengths.mean()) if size else 1.0
-        norm = k1 * (1.0 - b + b * lengths / max(average, 1e-9))
         self.postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for token, entries in postings.items():
             rows = np.fromiter((r for r, _ in entries), dtype=np.int32, count=len(entries))
             tf = np.fromiter((c for _, c in entries), dtype=np.float32, count=len(entries))
             idf = math.log(1.0 + (size - len(entries) + 0.5) / (len(entries) + 0.5))
-            self.postings[token] = (rows, (idf * tf * (k1 + 1.0) / (tf + norm[rows])).astype(np.float32))
+            self.postings[token] = (rows, (idf * saturation(tf, lengths[rows], max(average, 1e-9), k1, b)
+                                           ).astype(np.float32))
 
     def _build_columns(self) -> None:
         p = self.payloads
@@ -193,6 +185,30 @@ class RecallIndex:
         scores = np.bincount(rows, weights=weights, minlength=len(self)).astype(np.float32)
         keep = scores > 0 if mask is None else (scores > 0) & mask
         return self._top_also(scores, k, keep, also)
+
+    def candidates(self, query: CandidateQuery, filters: RecallFilters) -> Candidates:
+        """The dense and keyword top lists within the filters (a named time's own top k joining each)."""
+        mask = self.mask(filters)
+        inside = self.window_mask(*query.window) if query.window else None
+        dense = self.dense_search(query.dense, query.k, mask, inside) if query.dense is not None else []
+        sparse = self.sparse_search(query.terms, query.k, mask, inside) if query.terms else []
+        parts = [self.sparse_search(terms, query.part_depth, mask, inside) for terms in query.parts]
+        rows = {r for hits in (dense, sparse, *parts) for r, _ in hits}
+        return Candidates([(self.ids[r], s) for r, s in dense], [(self.ids[r], s) for r, s in sparse],
+                          [[(self.ids[r], s) for r, s in hits] for hits in parts],
+                          {self.ids[r]: self.payloads[r] for r in rows})
+
+    def payloads_of(self, ids: Iterable[str]) -> dict[str, dict]:
+        return {pid: self.payloads[self.row_of[pid]] for pid in ids if pid in self.row_of}
+
+    def points(self, ids: list[str] | None, session_id: str | None, limit: int) -> list[dict]:
+        """The points (payload with "id") named by `ids`, or of one session in index order; at most `limit`."""
+        if ids is not None:
+            rows = [self.row_of[i] for i in dict.fromkeys(ids) if i in self.row_of]
+        else:
+            code = self.session_codes.get(str(session_id or ""), -1)
+            rows = [int(r) for r in np.flatnonzero(self.session == code)]
+        return [self.payloads[r] | {"id": self.ids[r]} for r in rows[:limit]]
 
     def _top_also(self, scores: np.ndarray, k: int, keep: np.ndarray, also: np.ndarray | None
                   ) -> list[tuple[int, float]]:

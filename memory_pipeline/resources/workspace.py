@@ -132,7 +132,8 @@ STATE_NAMES = {
     "index": "index", "locks": "locks", "snapshots": "memory_snapshots", "review": "review",
     "maintenance": "maintenance", "feedback": "feedback", "recall_pid": "recall-service.pid",
     "recall_log": "recall-service.log", "intake_settled": "intake-settled.json", "event_failures": "event-failures.json",
-    "ui_pid": "ui.pid", "ui_url": "ui-url.txt", "recall_cache": "recall-cache", "index_generation": "index-generation",
+    "ui_pid": "ui.pid", "ui_url": "ui-url.txt", "recall_cache": "recall-cache",  # the former recall cache, removed by recall (issue 28)
+    "index_generation": "index-generation",
     "partitions_start": "partitions-start.txt", "project_tally": "project-tally.json",
     "folder_projects": "folder-projects.json",
     "llm_budget": "llm-budget.json", "dagster_output": "dagster-output.log",

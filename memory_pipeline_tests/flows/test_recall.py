@@ -153,40 +153,18 @@ def test_a_workspace_too_deep_for_a_unix_socket_still_gets_the_service(tmp_path,
     assert not path.exists()
 
 
-def test_a_cold_engine_answers_from_the_recall_cache_without_opening_the_store(indexed):
-    import subprocess
-    import sys
-
+def test_the_engine_queries_the_shard_itself_and_sees_each_completed_write(indexed):
     from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
 
     workspace, ids = indexed
-    first = RecallEngine(workspace)
-    expected = [h.id for h in first.search(SearchRequest("redis connection pool", record=False, now=NOW.timestamp()))]
-    cache = workspace.state_path("recall_cache")
-    assert (cache / "index.jsonl").is_file() and len(list(cache.glob("index-*.npy"))) == 1
-
-    code = ("import sys; from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest; "
-            "from memory_pipeline.resources.workspace import Workspace; from memory_pipeline.config import Settings; "
-            "e = RecallEngine(Workspace(Settings.from_env().workspace)); "
-            f"hits = e.search(SearchRequest('redis connection pool', record=False, now={NOW.timestamp()})); "
-            "print(' '.join(h.id for h in hits)); print('qdrant_client' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split("\n")[:2] == [" ".join(expected), "False"]
-
-    # a write to the store changes its generation: the cache is not used, the new point is found
+    engine = RecallEngine(workspace)
+    hits = engine.search(SearchRequest("redis connection pool", record=False, now=NOW.timestamp()))
+    assert hits[0].id == ids[0]
+    assert not workspace.state_path("recall_cache").exists()  # no copy of the shard is made
     new = add_points(workspace, [("messages", "2026-11-05", "s4", None, "Flamingo deploys run on Fridays", ["u2"])],
-                     tag="later")
-    fresh = RecallEngine(workspace)
-    assert new[0] in [h.id for h in fresh.search(SearchRequest("flamingo deploys", record=False, now=NOW.timestamp()))]
-    assert len(list(cache.glob("index-*.npy"))) == 1  # the old generation's matrix is gone
-
-    # a damaged cache is read around, never trusted
-    generation = workspace.state_path("index_generation").read_text().strip()
-    head = json.loads((cache / "index.jsonl").read_text().split("\n", 1)[0])
-    assert head["generation"] == generation
-    (cache / "index.jsonl").write_text(json.dumps(head) + "\nnot json\n")
-    assert len(RecallEngine(workspace).index()) == len(ids) + 1
+                     tag="later")  # a writer in this process: the engine does not hold the shard between requests
+    found = engine.search(SearchRequest("flamingo deploys", record=False, now=NOW.timestamp()))
+    assert found[0].id == new[0]
 
 
 HOLD_SHARD = """
@@ -199,32 +177,72 @@ with EdgeStore(Path(sys.argv[1]), dimension=384, lock_timeout=30).session():
         time.sleep(0.05)
 """
 
+WRITE_POINT = """
+import sys, time
+from datetime import datetime, timezone
+from memory_pipeline.config import Settings
+from memory_pipeline.flows.index import IndexStats, index_points
+from memory_pipeline.flows.recall.engine import open_store
+from memory_pipeline.models import stable_id
+from memory_pipeline.resources.embedder import get_embedder
+from memory_pipeline.resources.vector_store import StorePoint
+from memory_pipeline.resources.workspace import Workspace
 
-def test_a_cold_engine_answers_from_the_last_cache_while_a_writer_holds_the_shard(indexed, tmp_path):
+workspace = Workspace(sys.argv[1])
+store = open_store(workspace, Settings.from_env(), get_embedder().dimension, lock_timeout=float(sys.argv[3]))
+point = StorePoint(id=stable_id("writer", sys.argv[2]), text=sys.argv[2], payload={
+    "tier": "messages", "date": "2026-11-06", "session_id": "s5", "role": "user", "message": sys.argv[2],
+    "source_message_ids": ["w1"], "created_ts": datetime(2026, 11, 6, tzinfo=timezone.utc).timestamp()})
+started = time.monotonic()
+index_points(store, get_embedder(), [point], IndexStats())
+print(point.id, round(time.monotonic() - started, 2), flush=True)
+"""
+
+
+def test_a_writer_gets_the_shard_from_the_service_and_recall_then_sees_its_points(indexed):
+    """The recall service holds the shard between requests; an ingest-like writer in another process
+    asks it to let go over its socket, writes within seconds (not its lock timeout), and the service's
+    next answer, opened again after the write, holds the new point."""
     import subprocess
     import sys
 
-    from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
+    workspace, ids = indexed
+    assert recall(workspace, "redis connection pool", now=NOW, record=False)[0].id == ids[0]  # the service holds it
+    assert recall_service.ping(workspace)["points"] == len(ids)
+    text = "Pelican backups are verified every Monday"
+    assert text not in [h.text for h in recall(workspace, "pelican backups", now=NOW, record=False)]
+    done = subprocess.run([sys.executable, "-c", WRITE_POINT, str(workspace.root), text, "20"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    new_id, _seconds = done.stdout.split()
+    hits = recall(workspace, "pelican backups", now=NOW, record=False)
+    assert hits[0].id == new_id  # the same service (never restarted), after the write
+    assert recall_service.ping(workspace)["requests"] >= 3
+
+
+def test_recall_during_a_write_waits_a_bounded_time_then_says_so(indexed, tmp_path, monkeypatch):
+    """While a writer holds the shard the service answers nothing older: a request waits (at most the
+    lock timeout) and gets a clear error; once the writer is done the same service answers again."""
+    import subprocess
+    import sys
+
+    from memory_pipeline.errors import ServiceError
 
     workspace, ids = indexed
-    query = SearchRequest("redis connection pool", record=False, now=NOW.timestamp())
-    expected = [h.id for h in RecallEngine(workspace).search(query)]  # the cache is written
-    new = add_points(workspace, [("messages", "2026-11-05", "s4", None, "Flamingo deploys run on Fridays", ["u2"])],
-                     tag="later")  # the generation moves on
+    monkeypatch.setenv("MEMORY_QDRANT_LOCK_TIMEOUT", "1")
+    assert recall(workspace, "redis connection pool", now=NOW, record=False)[0].id == ids[0]  # service up, holding
     flag = tmp_path / "hold.flag"
     flag.write_text("held")
     holder = subprocess.Popen([sys.executable, "-c", HOLD_SHARD, str(workspace.state_path("vectors")), str(flag)],
                               stdout=subprocess.PIPE, text=True)
     try:
-        assert holder.stdout.readline().strip() == "holding"
-        cold = RecallEngine(workspace, settings=Settings.from_env().model_copy(update={"qdrant_lock_timeout": 0.5}))
-        assert [h.id for h in cold.search(query)] == expected  # no wait, no StoreLockedError: the last cache
-        assert cold.points(ids=[new[0]]) == [] and len(cold._index) == len(ids)
+        assert holder.stdout.readline().strip() == "holding"  # it asked the service to let go, and got the shard
+        with pytest.raises(ServiceError, match="a writer .* holds it"):
+            recall(workspace, "redis connection pool", now=NOW, record=False)
     finally:
         flag.unlink()
         holder.wait(timeout=30)
-    found = cold.search(SearchRequest("flamingo deploys", record=False, now=NOW.timestamp()), wait=60)
-    assert new[0] in [h.id for h in found]  # reloaded once the writer let go
+    assert recall(workspace, "redis connection pool", now=NOW, record=False)[0].id == ids[0]
 
 
 def test_stored_points_by_id_or_session_through_the_service_and_in_process(indexed):

@@ -54,6 +54,7 @@ def test_former_week_stores_migrate_on_first_open_and_are_kept_aside(tmp_path: P
     assert contents(store) == before
     assert not (state / "qdrant").exists() and (state / "qdrant.before-edge").is_dir()
     assert not (state / "vectors.migrating").exists()
+    assert store.keyword_stats.read()[0] == 30 and not (state / "vectors.migrating.bm25.json").exists()
     kept = legacy_store(state, dimension=DIM)  # the old stores, renamed aside, still hold everything
     kept.path = state / "qdrant.before-edge"
     assert contents(kept) == before
@@ -181,3 +182,80 @@ def test_openers_queue_on_the_shard_lock_and_an_impatient_one_fails_clearly(tmp_
         assert holder.wait(timeout=30) == 0 and patient.count() == 2
     finally:
         holder.kill()
+
+
+KEYWORD_TEXTS = [
+    "[1 May 2026] We moved the Redis pool to 64 connections\n(after: what about the redis pool size)",
+    "[2 May 2026] Pagination uses keyset on created_at for the orders API",
+    "[3 May 2026] The redis cache keys expire after an hour, redis is shared by the workers and the api",
+    "[4 May 2026] Deploys run on Fridays\n(after: when do deploys happen? the redis migration first)",
+    "[5 May 2026] " + " ".join(["a long reply about the orders api and its pagination"] * 12),
+]
+
+
+def keyword_points():
+    return [random_point(f"k{n}", text, {"tier": "messages", "role": "user", "message": text.split("\n")[0],
+                                         "date": "2026-05-0%d" % (n + 1), "session_id": "s1"})
+            for n, text in enumerate(KEYWORD_TEXTS)]
+
+
+def test_the_shards_keyword_search_scores_as_the_recall_index_bm25(tmp_path: Path):
+    """Stored values are each term's BM25 saturation (the borrowed tail at 0.7 a word, the shard's
+    average length); Edge's IDF completes them: a keyword query scores every point as RecallIndex's
+    textbook BM25 does."""
+    from qdrant_edge import Query, QueryRequest, SparseVector
+
+    from memory_pipeline.resources.recall_index import RecallIndex
+    from memory_pipeline.stages.index.message_docs import keyword_counts
+    from memory_pipeline.stages.index.sparse import token_id, tokenize
+
+    store = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    points = keyword_points()
+    store.upsert(points)
+    index = RecallIndex(points)
+    for query in ("redis pool", "orders api pagination", "redis deploys", "connections what"):
+        terms = tokenize(query)
+        expected = dict((index.ids[row], score) for row, score in index.sparse_search(terms, 10, None))
+        ids = sorted({token_id(t) for t in terms})
+        with store.session():
+            hits = store.shard.query(QueryRequest(limit=10, query=Query.Nearest(
+                SparseVector(ids, [1.0] * len(ids)), using=edge_store.SPARSE)))
+        found = {str(h.id): h.score for h in hits}
+        assert set(found) == set(expected), query
+        for pid, score in expected.items():
+            assert found[pid] == pytest.approx(score, rel=1e-4), (query, pid)
+    documents, length = store.keyword_stats.read()
+    lengths = [keyword_counts({**p.payload, "text": p.text})[1] for p in points]
+    assert documents == len(points) and length == pytest.approx(sum(lengths))
+    assert lengths[0] == pytest.approx(len(tokenize(KEYWORD_TEXTS[0].split("\n")[0])) + 0.7 * 4)  # the tail: about redis pool size
+
+
+def test_a_shard_written_before_bm25_values_gets_them_at_its_next_open(tmp_path: Path):
+    from memory_pipeline.stages.index.message_docs import keyword_counts
+    from memory_pipeline.stages.index.sparse import keyword_vector
+
+    store = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    points = keyword_points()
+    store.upsert(points)
+    right = {p.id: p.sparse for p in store.retrieve([p.id for p in points], with_vectors=True)}
+    from qdrant_edge import PointVectors, SparseVector, UpdateOperation
+
+    with store.session():  # the former values: the whole text's plain term counts
+        store._update(UpdateOperation.update_vectors([
+            PointVectors(p.id, {edge_store.SPARSE: SparseVector(list(p.sparse[0]), [1.0] * len(p.sparse[0]))})
+            for p in points]))
+    store.keyword_stats.path.unlink()
+    with store.session():  # a shard made before the date index
+        store._update(UpdateOperation.delete_field_index("date"))
+    reopened = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    again = {p.id: p.sparse for p in reopened.retrieve([p.id for p in points], with_vectors=True)}
+    assert again.keys() == right.keys()
+    for pid, (indices, values) in right.items():
+        assert again[pid][0] == indices and again[pid][1] == pytest.approx(values, rel=1e-5)
+    counted = [keyword_counts({**p.payload, "text": p.text}) for p in points]
+    average = sum(length for _, length in counted) / len(counted)
+    assert right[points[0].id][1] == pytest.approx(keyword_vector(*counted[0], average)[1], rel=1e-5)
+    assert reopened.keyword_stats.read()[0] == len(points)
+    with reopened.session():
+        assert {"date", "project", "tier"} <= set(reopened.shard.info().payload_schema)
+    assert reopened.count({"date_gte": "2026-05-02", "date_lte": "2026-05-04"}) == 3

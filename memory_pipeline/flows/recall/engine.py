@@ -1,7 +1,10 @@
-"""The recall engine: embedder + in-memory index + ranking, shared by the service and in-process calls.
+"""The recall engine: embedder + candidate source + ranking, shared by the service and in-process calls.
 
-It keeps the model and the index loaded; when the store's generation file changes it rebuilds
-the index (in a background thread, answering from the previous index meanwhile).
+The candidate source is the workspace's Edge shard, queried in the engine and held open between
+requests (resources/edge_recall.py), or, with QDRANT_URL, an in-memory index of the server's points
+(resources/recall_index.py), rebuilt when the store's generation file changes (in a background
+thread, answering from the previous index meanwhile). Both hand the same ranking (stages/recall/)
+their top lists.
 """
 
 from __future__ import annotations
@@ -13,13 +16,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
-import numpy as np
-
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 from memory_pipeline.models import RecallHit
-from memory_pipeline.resources.edge_shard import shard_busy
-from memory_pipeline.resources.recall_cache import cached_generation, load_columns, save_columns
 from memory_pipeline.resources.recall_index import RecallIndex, generation_at, load_index
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.sparse import tokenize
@@ -32,6 +31,7 @@ from memory_pipeline.stages.recall.rank import (
     fuse,
     rank,
 )
+from memory_pipeline.stages.recall.candidates import CandidateQuery
 from memory_pipeline.stages.recall.parts import query_parts, with_part
 from memory_pipeline.stages.recall.speaker import asked_about
 from memory_pipeline.stages.recall.supersession import with_supersession
@@ -42,6 +42,7 @@ MODES = ("hybrid", "dense", "sparse")
 
 
 QUERY_CACHE = 256
+SHARD_WAIT = 5.0  # seconds a service request waits for a writer to let the Edge shard go
 MAX_POINTS = 2000  # points one `points` request returns (a session's turns and facts)
 
 
@@ -84,14 +85,16 @@ def default_rank_options(settings: Settings | None = None) -> RankOptions:
 
 class RecallEngine:
     def __init__(self, workspace: Workspace, settings: Settings | None = None, options: RankOptions | None = None,
-                 prefetch: int = 100, store=None, embedder=None) -> None:
+                 prefetch: int = 100, store=None, embedder=None, service: bool = False) -> None:
+        """`service`: this engine is the recall service's (the shard's one long holder)."""
         self.workspace = workspace
         self.settings = settings or Settings.from_env()
         self.options = options or default_rank_options(self.settings)
         self.prefetch = prefetch
         self._embedder = embedder
         self._store = store
-        self._index: RecallIndex | None = None
+        self.service = service
+        self._index = None  # the candidate source: ShardRecall (Edge) or RecallIndex (QDRANT_URL)
         self._reload_lock = threading.Lock()
         self._reloading: threading.Thread | None = None
         self._query_vectors: OrderedDict[str, list[float]] = OrderedDict()
@@ -114,19 +117,23 @@ class RecallEngine:
     @property
     def store(self):
         if self._store is None:
-            self._store = open_store(self.workspace, self.settings, self.embedder.dimension)
+            wait = self.settings.qdrant_lock_timeout
+            if self.service and not self.settings.qdrant_url:  # a request waits this long for a writer
+                wait = min(wait, SHARD_WAIT)
+            self._store = open_store(self.workspace, self.settings, self.embedder.dimension, lock_timeout=wait)
         return self._store
 
     def store_where(self) -> str:
         """The store's URL or folder, said without opening it (a status ping must not import qdrant-client)."""
         return self.settings.qdrant_url or str(self.workspace.state_path("vectors"))
 
-    def index(self, wait: float = 0.0) -> RecallIndex:
-        """The current index; a changed store starts a rebuild (waited for up to `wait` seconds)."""
+    def index(self, wait: float = 0.0):
+        """The candidate source; a server's changed store starts a rebuild of its in-memory index
+        (waited for up to `wait` seconds). The Edge shard is queried as it is: nothing to rebuild."""
         if self._index is None:
             self._index = self._load()
             return self._index
-        if self._generation() != self._index.generation:
+        if isinstance(self._index, RecallIndex) and self._generation() != self._index.generation:
             with self._reload_lock:
                 if self._reloading is None or not self._reloading.is_alive():
                     self._reloading = threading.Thread(target=self._reload, daemon=True)
@@ -136,29 +143,22 @@ class RecallEngine:
                 thread.join(wait)
         return self._index
 
-    def _load(self) -> RecallIndex:
-        """The recall cache while the local store is unchanged since it was written (no store is
-        opened, qdrant-client is not imported); else the store, whose rows then become the cache."""
-        folder = self.workspace.state_path("recall_cache")
-        if self.settings.qdrant_url:  # a server's writers on other machines do not touch our generation file
+    def _load(self):
+        """The Edge shard's source (opened on its first request), or the server's points read into memory."""
+        if self.settings.qdrant_url:
             return load_index(self.store)
-        generation = self._generation()
-        cached = load_columns(folder, generation)
-        if cached is not None:
-            return RecallIndex.from_columns(*cached, generation=generation)
-        older = cached_generation(folder)
-        if self._index is None and older and shard_busy(self.workspace.state_path("vectors")):
-            # a writer (ingest, maintain) holds the shard: answer from the last cache rather than wait
-            # for it; the generation differs, so the next request starts a reload in the background
-            stale = load_columns(folder, older)
-            if stale is not None:
-                return RecallIndex.from_columns(*stale, generation=older)
-        index = load_index(self.store)
-        try:
-            save_columns(folder, index.generation, index.ids, index.payloads, index.dense)
-        except OSError as exc:  # a cache that cannot be written costs the next cold start, nothing else
-            print(f"memory-pipeline: recall cache not written: {exc}", file=sys.stderr)
-        return index
+        import shutil
+
+        from memory_pipeline.resources.edge_recall import ShardRecall
+
+        # the former recall cache (a copy of the store, before issue 28) goes
+        shutil.rmtree(self.workspace.state_path("recall_cache"), ignore_errors=True)
+        return ShardRecall(self.store, keep_open=self.service)
+
+    def release_shard(self) -> bool:
+        """Let the Edge shard go (a writer asked); the next request opens it again."""
+        index = self._index
+        return bool(index is not None and hasattr(index, "release") and index.release())
 
     def _generation(self) -> str:
         return generation_at(self.workspace.state_path("index_generation"))
@@ -202,26 +202,25 @@ class RecallEngine:
         if request.rewrite:
             query = self.rewrite(query)
         index = self.index(wait)
-        mask = index.mask(filters)
         t0 = time.perf_counter()
-        dense = self.embed(query) if request.mode != "sparse" and len(index) else None
+        dense = self.embed(query) if request.mode != "sparse" else None
         t1 = time.perf_counter()
         options = replace(self.options, limit=limit, now_ts=time.time() if request.now is None else request.now)
         window = named_window(query, options.now_ts) if options.time_aware else None
-        # a named time's own best candidates join the lists (the same scores, a second top-k)
-        inside = index.window_mask(window.start, window.end + timedelta(days=options.report_lag_days)) if window \
-            else None
-        dense_hits = index.dense_search(dense, self.prefetch, mask, inside) if dense is not None else []
         terms = query_terms if options.light_verbs_out else tokenize
-        sparse_hits = index.sparse_search(terms(query), self.prefetch, mask, inside) if request.mode != "dense" \
-            else []
-        fused = fuse([(index.ids[r], s) for r, s in dense_hits], [(index.ids[r], s) for r, s in sparse_hits], options)
-        for part in query_parts(query) if options.query_parts and request.mode != "dense" else ():
-            part_hits = index.sparse_search(terms(part), options.part_depth, mask, inside)
-            fused = with_part(fused, fuse([], [(index.ids[r], s) for r, s in part_hits], options))
-        payloads = with_supersession({pid: index.payloads[index.row_of[pid]] for pid in fused}, self.superseded())
+        parts = query_parts(query) if options.query_parts and request.mode != "dense" else []
+        # a named time's own best candidates join the lists (the same scores, a second top-k)
+        found = index.candidates(CandidateQuery(
+            dense=dense, terms=terms(query) if request.mode != "dense" else [], k=self.prefetch,
+            parts=[terms(part) for part in parts], part_depth=options.part_depth,
+            window=(window.start, window.end + timedelta(days=options.report_lag_days)) if window else None),
+            filters)
+        fused = fuse(found.dense, found.sparse, options)
+        for part_hits in found.parts:
+            fused = with_part(fused, fuse([], part_hits, options))
+        payloads = with_supersession({pid: found.payloads[pid] for pid in fused}, self.superseded())
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
-        payloads |= {pid: index.payloads[index.row_of[pid]] for pid in message_of.values()}
+        payloads |= index.payloads_of(message_of.values())
         hits = rank(payloads, fused, options, window, message_of, asked_about(query))
         done = time.perf_counter()
         self.last = Timings((t1 - t0) * 1000, (done - t1) * 1000, (done - started) * 1000)
@@ -233,13 +232,7 @@ class RecallEngine:
                limit: int = MAX_POINTS) -> list[dict]:
         """The stored points (payload with "id" and "text") named by `ids`, or of one session in
         index order; at most `limit`. Unknown ids are left out."""
-        index = self.index()
-        if ids is not None:
-            rows = [index.row_of[i] for i in dict.fromkeys(ids) if i in index.row_of]
-        else:
-            code = index.session_codes.get(str(session_id or ""), -1)
-            rows = [int(r) for r in np.flatnonzero(index.session == code)]
-        return [index.payloads[r] | {"id": index.ids[r]} for r in rows[:limit]]
+        return self.index().points(ids, session_id, limit)
 
     def superseded(self) -> dict[str, dict]:
         """The ledger's map of superseded observation facts (memory/index/superseded.json), re-read

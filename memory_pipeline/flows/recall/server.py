@@ -1,6 +1,7 @@
 """The recall service process: `python -m memory_pipeline.flows.recall.server --workspace DIR`.
 
-Loads the embedder and the index once, then answers `status`, `recall` and `stop` requests.
+Loads the embedder and opens the store once, then answers `status`, `recall`, `points`, `release`
+(a writer needs the Edge shard: it is closed until the next request) and `stop` requests.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ class RecallHandler:
 
     def status(self) -> dict:
         index = self.engine.index()
-        return {"ok": True, "pid": os.getpid(), "points": len(index), "generation": index.generation,
+        points = index.points_held() if hasattr(index, "points_held") else len(index)  # never waits for a writer
+        return {"ok": True, "pid": os.getpid(), "points": points, "generation": index.generation,
                 "model": self.engine.settings.embedding_model, "uptime_s": round(time.time() - self.started, 1),
                 "requests": self.requests, "idle_timeout_s": self.idle_timeout,
                 "reload_error": self.engine.reload_error, "store": self.engine.store_where()}
@@ -53,6 +55,8 @@ class RecallHandler:
                 return self.status()
             if op == "stop":
                 return {"ok": True, "stopping": True}
+            if op == "release":  # a writer needs the Edge shard: close it; the next request opens it again
+                return {"ok": True, "released": self.engine.release_shard()}
             if op == "recall":
                 self.requests += 1
                 args = payload.get("args") or {}
@@ -89,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     configure_process()
     workspace = Workspace(args.workspace).create()
-    engine = RecallEngine(workspace)
+    engine = RecallEngine(workspace, service=True)
     if isinstance(engine.embedder, Embedder):  # the ONNX embedder sets its own threads, without torch
         limit_torch_threads()
     try:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from memory_pipeline.models import Message, Transcript, content_hash, stable_id
+from memory_pipeline.stages.index.sparse import weighted_counts
 from memory_pipeline.stages.provenance import label_of
 
 ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
@@ -104,6 +105,12 @@ def keyword_parts(payload: dict) -> tuple[str, str]:
         return text, ""
     own, _, borrowed = text.partition(CONTEXT_MARK)
     return own, borrowed.removesuffix(")")
+
+
+def keyword_counts(payload: dict) -> tuple[dict[str, float], float]:
+    """A point's keyword term frequencies and length (`keyword_parts`, the borrowed tail's words at
+    BORROWED_WEIGHT each): what both keyword indexes (the Edge shard's values, RecallIndex) count."""
+    return weighted_counts(*keyword_parts(payload), BORROWED_WEIGHT)
 
 
 def message_documents(

@@ -1,8 +1,11 @@
 """BM25-style sparse vectors for keyword search (pure).
 
-The document side carries BM25 term-frequency saturation; the IDF part is applied by Qdrant
-(`Modifier.IDF` on the "bm25" sparse vector). Token ids are a stable 31-bit crc32 of the
-token, so vectors written by one process match queries made by another.
+The document side carries BM25 term-frequency saturation (`saturation`: k1 1.2, b 0.75, a term's
+frequency against the document's length over the collection's average); the IDF part is applied
+by Qdrant (`Modifier.Idf` on the "bm25" sparse vector: ln(1 + (N − n + 0.5) / (n + 0.5)), the
+textbook IDF). A query is its terms at value 1, so a point's score is Σ idf · saturation over the
+terms it shares with the query: textbook BM25. Token ids are a stable 31-bit crc32 of the token, so
+vectors written by one process match queries made by another.
 """
 
 from __future__ import annotations
@@ -12,6 +15,12 @@ import zlib
 from collections import Counter
 
 DEFAULT_AVG_LEN = 60.0  # tokens in a typical indexed text (a message or an observation block)
+# Textbook BM25. recall@10 (hybrid, product ranking) against the former k1 0.9 b 0.4: LoCoMo dev 0.771 →
+# 0.778, lme-dev 0.644 → 0.674 (145 questions of a partial ingest): lme-dev's assistant replies are
+# ten times its users' turns, and without length normalization their many words outrank the turn that
+# holds the answer; LoCoMo's turns are of one length and hardly care.
+K1 = 1.2
+B = 0.75
 
 STOP_WORDS = frozenset(
     """
@@ -92,15 +101,25 @@ def token_id(token: str) -> int:
     return zlib.crc32(token.encode("utf-8")) & 0x7FFFFFFF
 
 
-def sparse_vector(
-    text: str, k1: float = 1.2, b: float = 0.75, avg_len: float = DEFAULT_AVG_LEN
-) -> tuple[list[int], list[float]]:
-    """(indices, values) sorted by index: BM25 tf saturation per token, duplicates merged."""
+def saturation(tf, length, avg_len, k1: float = K1, b: float = B):
+    """BM25's term-frequency part: tf·(k1+1) / (tf + k1·(1 − b + b·length/avg_len)); floats or
+    numpy arrays alike (the recall index computes whole postings at once)."""
+    return tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * length / avg_len))
+
+
+def keyword_vector(counts: dict[str, float], length: float, avg_len: float) -> tuple[list[int], list[float]]:
+    """(indices, values) sorted by index: each term's `saturation` (a document's weighted term
+    frequencies and length, `weighted_counts`), terms whose ids collide merged before saturating."""
+    by_id: dict[int, float] = {}
+    for token, tf in counts.items():
+        key = token_id(token)
+        by_id[key] = by_id.get(key, 0.0) + tf
+    indices = sorted(by_id)
+    return indices, [float(saturation(by_id[i], length, max(avg_len, 1e-9))) for i in indices]
+
+
+def sparse_vector(text: str, avg_len: float = DEFAULT_AVG_LEN) -> tuple[list[int], list[float]]:
+    """`keyword_vector` of a whole text at a fixed average length (the Qdrant server's collection)."""
     tokens = tokenize(text)
-    if not tokens:
-        return [], []
-    counts: Counter[int] = Counter(token_id(t) for t in tokens)
-    norm = k1 * (1.0 - b + b * len(tokens) / avg_len)
-    indices = sorted(counts)
-    values = [counts[i] * (k1 + 1.0) / (counts[i] + norm) for i in indices]
-    return indices, values
+    counts: Counter[str] = Counter(tokens)
+    return keyword_vector(dict(counts), len(tokens), avg_len)

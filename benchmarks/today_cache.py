@@ -1,5 +1,6 @@
-"""The recall index as last loaded, kept beside the store so a cold recall service starts without
-opening it: `state/recall-cache/index.jsonl` (a first line with the generation it was read at,
+"""The former recall cache (today's engine in `bench engine`; the product dropped it with issue 28,
+when recall moved onto the Edge shard's own query): the recall index as last loaded, kept beside
+the store so a cold recall service started without opening it: `state/recall-cache/index.jsonl` (a first line with the generation it was read at,
 then a line per point: its id and payload, text included) and the dense matrix in
 `index-<digest>.npy`.
 

@@ -1,0 +1,190 @@
+"""Recall's candidates from the workspace's Edge shard: one `query_batch` of the dense search and the
+BM25 search (top k each; a named time's and a question's items' searches join the batch), the
+filters (project and scope, tier, dates, priority, session) done by the engine on its payload
+indexes, the payloads returned with the hits. The ranking (stages/recall/rank.py) is the same as
+for the Qdrant-server path's in-memory index.
+
+The source holds the shard open between requests (and its lock, resources/edge_shard.py) and lets
+go when a writer asks (`release`, called by the lock's `ask_holders` in this process or over the
+recall service's socket from another); the next request opens it again, waiting at most
+`lock_timeout` seconds for the writer, then fails with a clear message: it never answers from an
+older copy."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from memory_pipeline.errors import StoreLockedError
+from memory_pipeline.resources.edge_shard import register_holder, unregister_holder
+from memory_pipeline.resources.edge_store import DENSE, SPARSE, EdgeStore, edge_filter
+from memory_pipeline.resources.recall_index import generation_at
+from memory_pipeline.stages.index.sparse import token_id
+from memory_pipeline.stages.recall.candidates import CandidateQuery, Candidates
+from memory_pipeline.stages.recall.rank import RecallFilters
+
+
+class ShardRecall:
+    """The recall engine's candidate source on an Edge shard, held open between requests."""
+
+    def __init__(self, store: EdgeStore, keep_open: bool = True) -> None:
+        """`keep_open`: hold the shard between requests, as the recall service does; else (a recall
+        in a command's own process) open it for each request, asking the service to let go."""
+        self.store, self.keep_open = store, keep_open
+        self._lock = threading.RLock()
+        register_holder(store.path, self.release)
+
+    @property
+    def generation(self) -> str:
+        return generation_at(self.store.generation_file)
+
+    def __len__(self) -> int:
+        with self._shard():
+            return self.store.count()
+
+    def points_held(self) -> int | None:
+        """The shard's points while it is held, else None (a status check never waits for the shard)."""
+        with self._lock:
+            return self.store.count() if self.store.held else None
+
+    @contextlib.contextmanager
+    def _shard(self):
+        """The open shard for one request (opened, and its lock taken, when not held); a writer that
+        keeps it past the store's lock timeout is a clear StoreLockedError, never an older answer."""
+        with self._lock, contextlib.ExitStack() as stack:
+            if not self.store.exists():
+                yield None
+                return
+            try:
+                if self.keep_open and not self.store.held:
+                    self.store.hold(ask=False)  # the service is the long holder: nobody to ask
+                stack.enter_context(self.store.session())
+            except StoreLockedError as exc:
+                raise StoreLockedError(
+                    f"recall waited {self.store.lock_timeout:.0f}s for the vector shard {self.store.path}: a "
+                    "writer (ingest, maintenance, a store move) holds it; recall answers again once it is "
+                    "done") from exc
+            yield self.store.shard
+
+    def release(self) -> bool:
+        """Close the shard and let its lock go (after the request in flight); False when not held."""
+        with self._lock:
+            return self.store.let_go()
+
+    def close(self) -> None:
+        self.release()
+        unregister_holder(self.store.path, self.release)
+
+    def candidates(self, query: CandidateQuery, filters: RecallFilters) -> Candidates:
+        from qdrant_edge import Query, QueryBatchRequest, QueryRequest, SparseVector
+
+        where = recall_filter(filters)
+        inside = recall_filter(filters, query.window) if query.window else None
+        searches: list[tuple[str, Any, int, Any]] = []
+        if query.dense is not None:
+            searches.append(("dense", Query.Nearest([float(x) for x in query.dense], using=DENSE), query.k, where))
+        keyword = [("sparse", query.terms, query.k)] + [(f"part{i}", t, query.part_depth)
+                                                       for i, t in enumerate(query.parts)]
+        for name, terms, k in keyword:
+            ids = sorted({token_id(t) for t in terms})
+            if ids and k > 0:
+                searches.append((name, Query.Nearest(SparseVector(ids, [1.0] * len(ids)), using=SPARSE), k, where))
+        if inside is not None:
+            searches += [(name, q, k, inside) for name, q, k, _ in searches]
+        found: dict[str, dict[str, float]] = {}
+        payloads: dict[str, dict] = {}
+        with self._shard() as shard:
+            if shard is not None and searches:
+                batch = shard.query_batch(QueryBatchRequest([
+                    QueryRequest(limit=k, query=q, filter=f, with_payload=True, with_vector=False)
+                    for _, q, k, f in searches]))
+                for (name, *_), hits in zip(searches, batch, strict=True):
+                    side = found.setdefault(name, {})
+                    for hit in hits:
+                        payload = dict(hit.payload or {})
+                        if payload.get("merged_into"):  # folded into another memory; its vectors go at compaction
+                            continue
+                        pid = str(hit.id)
+                        side[pid] = max(side.get(pid, float("-inf")), float(hit.score))
+                        payloads[pid] = payload
+
+        def ranked(name: str) -> list[tuple[str, float]]:
+            return sorted(found.get(name, {}).items(), key=lambda item: (-item[1], item[0]))
+
+        return Candidates(ranked("dense"), ranked("sparse"), [ranked(f"part{i}") for i in range(len(query.parts))],
+                          payloads)
+
+    def payloads_of(self, ids: Iterable[str]) -> dict[str, dict]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        with self._shard() as shard:
+            if shard is None:
+                return {}
+            return {point.id: point.payload | {"text": point.text} for point in self.store.retrieve(wanted)}
+
+    def cited_messages(self, payloads: Iterable[dict]) -> dict[tuple[str, str], str]:
+        """(session id, message id) → message point id, for every message the observations cite."""
+        cited: dict[str, set[str]] = {}
+        for payload in payloads:
+            if payload.get("tier") == "observations":
+                session = str(payload.get("session_id", ""))
+                cited.setdefault(session, set()).update(str(s) for s in payload.get("source_message_ids") or [])
+        found: dict[tuple[str, str], str] = {}
+        if not any(cited.values()):
+            return found
+        sources = sorted({source for wanted in cited.values() for source in wanted})
+        with self._shard() as shard:  # one read on the keyword index of source_message_ids
+            if shard is None:
+                return found
+            for record in self.store.records(payload_filter={"tier": "messages", "source_message_ids": sources}):
+                payload = record.payload or {}
+                session, first = str(payload.get("session_id", "")), (payload.get("source_message_ids") or [None])[0]
+                if first is not None and str(first) in cited.get(session, ()):
+                    found[(session, str(first))] = str(record.id)
+        return found
+
+    def points(self, ids: list[str] | None, session_id: str | None, limit: int) -> list[dict]:
+        """The points (payload with "id" and "text") named by `ids`, or of one session; at most `limit`."""
+        with self._shard() as shard:
+            if shard is None:
+                return []
+            if ids is not None:
+                found = {p.id: p for p in self.store.retrieve(list(dict.fromkeys(ids))[:limit])}
+                chosen = [found[i] for i in dict.fromkeys(ids) if i in found]
+            else:
+                chosen = []
+                for point in self.store.scroll_all(payload_filter={"session_id": str(session_id or "")}):
+                    chosen.append(point)
+                    if len(chosen) >= limit:
+                        break
+            return [p.payload | {"text": p.text, "id": p.id} for p in chosen]
+
+
+def recall_filter(filters: RecallFilters, window=None):
+    """RecallFilters (and a named time's days) → an Edge filter on the payload indexes: the project's
+    own points, the user's and those of no known project, as the in-memory index's mask."""
+    from qdrant_edge import FieldCondition, Filter, MatchValue
+
+    spec: dict[str, Any] = {
+        "tier": None if filters.tier == "all" else filters.tier,
+        "priority": filters.priority,
+        "session_id": filters.session_id,
+    }
+    if window is not None:
+        start, end = window
+        spec |= {"date_gte": start.isoformat(), "date_lte": end.isoformat()}
+    base = edge_filter({k: v for k, v in spec.items() if v is not None})
+    must = list(base.must) if base is not None else []
+    for bound, day in (("gte", filters.since), ("lte", filters.until)):
+        if day:  # a second range on the same field when a window is given too
+            extra = edge_filter({f"date_{bound}": day})
+            must += list(extra.must)
+    if filters.project is not None:
+        must.append(Filter(should=[FieldCondition(key="project", match=MatchValue(value=filters.project)),
+                                   FieldCondition(key="project", match=MatchValue(value="")),
+                                   FieldCondition(key="scope", match=MatchValue(value="user"))]))
+    return Filter(must=must) if must else None
+

@@ -1,0 +1,93 @@
+"""Recall's candidates from the Edge shard's own query against the in-memory index's (the QDRANT_URL
+path): the same top lists and scores under every filter recall takes, and the same cited messages."""
+
+from __future__ import annotations
+
+import random
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from memory_pipeline.resources.edge_recall import ShardRecall
+from memory_pipeline.resources.edge_store import EdgeStore
+from memory_pipeline.resources.recall_index import RecallIndex
+from memory_pipeline.stages.index.sparse import tokenize
+from memory_pipeline.stages.recall.candidates import CandidateQuery
+from memory_pipeline.stages.recall.rank import RecallFilters
+from memory_pipeline_tests.resources.test_vector_store import DIM, random_point
+
+WORDS = "redis pool pagination orders deploy docker cache retry queue schema index worker".split()
+
+
+def points(n: int = 120):
+    rng = random.Random(7)
+    out = []
+    for i in range(n):
+        tier = "messages" if i % 3 else "observations"
+        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12)))
+        out.append(random_point(f"r{i}", text, {
+            "tier": tier, "date": f"2026-0{1 + i % 6}-{10 + i % 9}", "session_id": f"s{i // 3}",
+            "project": ["alpha", "beta", ""][i % 3], "scope": "user" if i % 11 == 0 else "project",
+            "priority": ["high", "low"][i % 2] if tier == "observations" else None,
+            "source_message_ids": [f"m{i}"] if tier == "messages" else [f"m{i + 1}", f"m{i + 2}"],
+            **({"role": "user", "message": text} if tier == "messages" else {})}))
+    return out
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("edge-recall")
+    data = points()
+    store = EdgeStore(Path(folder) / "vectors", dimension=DIM, lock_timeout=5)
+    store.upsert(data)
+    shard = ShardRecall(store)
+    yield shard, RecallIndex(store.scroll_all(with_vectors=True)), data
+    shard.close()
+
+
+FILTERS = [
+    RecallFilters(),
+    RecallFilters(project="alpha"),
+    RecallFilters(tier="observations", priority="high"),
+    RecallFilters(since="2026-03-01", until="2026-04-30"),
+    RecallFilters(session_id="s3", tier="messages"),
+]
+
+
+def same_list(mine, other) -> None:
+    """The same scores, and the same points but where a score ties at the list's cutoff (keyword
+    scores tie often on a 12-word vocabulary, and the two break ties their own ways)."""
+    assert sorted(s for _, s in mine) == pytest.approx(sorted(s for _, s in other), rel=1e-4)
+    cutoff = min((s for _, s in other), default=0.0) * (1 + 1e-4)
+    assert {p for p, s in mine if s > cutoff} == {p for p, s in other if s > cutoff}
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=lambda f: repr(f)[13:60])
+def test_the_shard_gives_the_in_memory_index_lists(sources, filters):
+    shard, index, data = sources
+    norm = sum(x * x for x in data[5].dense) ** 0.5  # the model's vectors are unit length; cosine = dot
+    vector = [x / norm for x in data[5].dense]
+    query = CandidateQuery(dense=vector, terms=tokenize("redis pool retry"), k=15, parts=[tokenize("docker")],
+                           part_depth=5)
+    ours, theirs = shard.candidates(query, filters), index.candidates(query, filters)
+    assert ours.dense and ours.sparse and ours.parts[0]
+    for mine, other in ((ours.dense, theirs.dense), (ours.sparse, theirs.sparse), (ours.parts[0], theirs.parts[0])):
+        same_list(mine, other)
+    assert {pid: p["text"] for pid, p in ours.payloads.items() if pid in theirs.payloads} == {
+        pid: p["text"] for pid, p in theirs.payloads.items() if pid in ours.payloads}
+    if filters.project:
+        assert all(p["project"] in ("alpha", "") or p["scope"] == "user" for p in ours.payloads.values())
+        assert any(p["project"] == "" for p in ours.payloads.values())  # no known project: everyone's
+    # a named time's own best candidates join: the dense lists (no ties) hold the same points
+    timed = CandidateQuery(dense=vector, terms=[], k=10, window=(date(2026, 2, 1), date(2026, 3, 31)))
+    assert dict(shard.candidates(timed, filters).dense) == pytest.approx(
+        dict(index.candidates(timed, filters).dense), rel=1e-4)
+
+
+def test_the_shard_finds_the_messages_observations_cite(sources):
+    shard, index, data = sources
+    observations = [p.payload | {"text": p.text} for p in data if p.payload["tier"] == "observations"]
+    cited = shard.cited_messages(observations)
+    assert cited and cited == index.cited_messages(observations)
+    assert set(shard.payloads_of(cited.values())) == set(cited.values())
