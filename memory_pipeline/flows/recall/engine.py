@@ -32,6 +32,9 @@ from memory_pipeline.stages.recall.rank import (
     fuse,
     rank,
 )
+from memory_pipeline.stages.index.message_docs import keyword_parts
+from memory_pipeline.stages.recall.feedback import expansion_terms, moved_query, top_ids, with_feedback
+from memory_pipeline.stages.recall.proximity import rescored
 from memory_pipeline.stages.recall.parts import query_parts, with_part
 from memory_pipeline.stages.recall.speaker import asked_about
 from memory_pipeline.stages.recall.supersession import with_supersession
@@ -215,10 +218,30 @@ class RecallEngine:
         terms = query_terms if options.light_verbs_out else tokenize
         sparse_hits = index.sparse_search(terms(query), self.prefetch, mask, inside) if request.mode != "dense" \
             else []
-        fused = fuse([(index.ids[r], s) for r, s in dense_hits], [(index.ids[r], s) for r, s in sparse_hits], options)
+        sparse_ranked = [(index.ids[r], s) for r, s in sparse_hits]
+        fused = fuse([(index.ids[r], s) for r, s in dense_hits], sparse_ranked, options)
+        if options.dense_feedback > 0 and dense is not None:
+            rows = [index.row_of[pid] for pid in top_ids(fused, options.feedback_docs)]
+            moved = moved_query(dense, index.dense[rows], options.dense_feedback)
+            dense_hits = index.dense_search(moved, self.prefetch, mask, inside)
+            fused = fuse([(index.ids[r], s) for r, s in dense_hits], sparse_ranked, options)
+        if options.feedback_terms > 0 and request.mode != "dense":
+            docs = [(tokenize(keyword_parts(index.payloads[index.row_of[pid]])[0]), fused[pid].score)
+                    for pid in top_ids(fused, options.feedback_docs)]
+            extra = expansion_terms(docs, set(terms(query)), lambda t: len(index.postings[t][0]) if t in
+                                    index.postings else 0, len(index), options.feedback_terms)
+            if extra:
+                more = index.sparse_search(extra, self.prefetch, mask, inside)
+                fused = with_feedback(fused, fuse([], [(index.ids[r], s) for r, s in more], options),
+                                      options.feedback_weight)
         for part in query_parts(query) if options.query_parts and request.mode != "dense" else ():
             part_hits = index.sparse_search(terms(part), options.part_depth, mask, inside)
             fused = with_part(fused, fuse([], [(index.ids[r], s) for r, s in part_hits], options))
+        if options.pair_weight > 0 or options.owned_weight > 0:
+            texts = {pid: (keyword_parts(index.payloads[index.row_of[pid]])[0],
+                           index.payloads[index.row_of[pid]].get("role"))
+                     for pid in top_ids(fused, options.rescore_depth)}
+            fused = rescored(fused, texts, terms(query), query, options.pair_weight, options.owned_weight)
         payloads = with_supersession({pid: index.payloads[index.row_of[pid]] for pid in fused}, self.superseded())
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
         payloads |= {pid: index.payloads[index.row_of[pid]] for pid in message_of.values()}

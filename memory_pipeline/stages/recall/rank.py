@@ -126,6 +126,18 @@ class RankOptions:
     # The question's keyword terms leave out light verbs (stages/recall/terms.py): LoCoMo 0.771 → 0.788,
     # lme-dev 0.736 = (in process).
     light_verbs_out: bool = True
+    # Pseudo-relevance feedback (stages/recall/feedback.py), off at 0: the top `feedback_docs` candidates'
+    # `feedback_terms` salient terms as a second keyword query joining at `feedback_weight`; the query
+    # vector moved toward their mean vector by `dense_feedback`.
+    feedback_docs: int = 5
+    feedback_terms: int = 0
+    feedback_weight: float = 0.3
+    dense_feedback: float = 0.0
+    # Rescoring of the top `rescore_depth` candidates (stages/recall/proximity.py), off at 0: the
+    # question's adjacent content words in order in a candidate, and "my X" said by the user.
+    rescore_depth: int = 50
+    pair_weight: float = 0.0
+    owned_weight: float = 0.0
 
 
 @dataclass
