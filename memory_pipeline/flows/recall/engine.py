@@ -35,6 +35,7 @@ from memory_pipeline.stages.recall.rank import (
 from memory_pipeline.stages.index.message_docs import keyword_parts
 from memory_pipeline.stages.recall.feedback import expansion_terms, moved_query, top_ids, with_feedback
 from memory_pipeline.stages.recall.proximity import rescored
+from memory_pipeline.stages.recall.sessions import centroid_terms
 from memory_pipeline.stages.recall.parts import query_parts, with_part
 from memory_pipeline.stages.recall.speaker import asked_about
 from memory_pipeline.stages.recall.supersession import with_supersession
@@ -245,12 +246,30 @@ class RecallEngine:
         payloads = with_supersession({pid: index.payloads[index.row_of[pid]] for pid in fused}, self.superseded())
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
         payloads |= {pid: index.payloads[index.row_of[pid]] for pid in message_of.values()}
-        hits = rank(payloads, fused, options, window, message_of, asked_about(query))
+        close = None
+        if options.centroid_weight > 0 and dense is not None:
+            sessions = {str(payloads[pid].get("session_id") or "") for pid in fused} - {""}
+            similarity = self._session_similarity(index, dense, sessions)
+            close = centroid_terms(similarity, options.centroid_weight)
+        hits = rank(payloads, fused, options, window, message_of, asked_about(query), close)
         done = time.perf_counter()
         self.last = Timings((t1 - t0) * 1000, (done - t1) * 1000, (done - started) * 1000)
         if request.record:
             self.record(hits)
         return hits
+
+    def _session_similarity(self, index: RecallIndex, vector, sessions: set[str]) -> dict[str, float]:
+        """Each of `sessions`' mean vector (unit length, kept per index) against the query vector."""
+        if getattr(self, "_centroids", (None,))[0] is not index:
+            counts = np.bincount(index.session, minlength=len(index.session_codes)).astype(np.float32)
+            sums = np.zeros((len(index.session_codes), index.dense.shape[1]), dtype=np.float32)
+            np.add.at(sums, index.session, index.dense)
+            means = sums / np.maximum(counts, 1)[:, None]
+            means /= np.maximum(np.linalg.norm(means, axis=1), 1e-9)[:, None]
+            self._centroids = (index, means)
+        means = self._centroids[1]
+        query = np.asarray(vector, dtype=np.float32)
+        return {s: float(means[index.session_codes[s]] @ query) for s in sessions if s in index.session_codes}
 
     def points(self, ids: list[str] | None = None, session_id: str | None = None,
                limit: int = MAX_POINTS) -> list[dict]:

@@ -136,6 +136,8 @@ class RankOptions:
     # Rescoring of the top `rescore_depth` candidates (stages/recall/proximity.py), off at 0: the
     # question's adjacent content words in order in a candidate, and "my X" said by the user.
     rescore_depth: int = 50
+    # A session's mean vector against the query's (stages/recall/sessions.py `centroid_terms`), off at 0.
+    centroid_weight: float = 0.0
     pair_weight: float = 0.0
     owned_weight: float = 0.0
 
@@ -274,7 +276,8 @@ def time_term(created_ts: float | None, options: RankOptions, bounds: tuple[floa
 
 
 def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOptions, window: Window | None = None,
-         message_of: Mapping[tuple[str, str], str] | None = None, speaker: str | None = None) -> list[RecallHit]:
+         message_of: Mapping[tuple[str, str], str] | None = None, speaker: str | None = None,
+         session_close: Mapping[str, float] | None = None) -> list[RecallHit]:
     """Units scored and dated, sorted, near-duplicates collapsed, capped.
 
     `payloads` holds every fused id and every message point in `message_of` (built from `payloads`
@@ -287,6 +290,9 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
     together = session_terms({key: unit.best_score for key, unit in units.items()},
                              {key: str(payloads[key].get("session_id") or "") for key in units},
                              options.session_weight, options.session_top)
+    if session_close:
+        together = {key: together.get(key, 0.0) + session_close.get(str(payloads[key].get("session_id") or ""), 0.0)
+                    for key in units}
     scored = []
     for key, unit in units.items():
         extra = time_term(payloads[key].get("created_ts"), options, bounds)
