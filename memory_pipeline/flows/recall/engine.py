@@ -22,6 +22,7 @@ from memory_pipeline.resources.edge_shard import shard_busy
 from memory_pipeline.resources.recall_cache import cached_generation, load_columns, save_columns
 from memory_pipeline.resources.recall_index import RecallIndex, generation_at, load_index
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.index.message_docs import keyword_parts
 from memory_pipeline.stages.index.sparse import tokenize
 from memory_pipeline.stages.recall.rank import (
     RankOptions,
@@ -32,11 +33,8 @@ from memory_pipeline.stages.recall.rank import (
     fuse,
     rank,
 )
-from memory_pipeline.stages.index.message_docs import keyword_parts
-from memory_pipeline.stages.recall.feedback import expansion_terms, moved_query, top_ids, with_feedback
-from memory_pipeline.stages.recall.proximity import rescored
-from memory_pipeline.stages.recall.sessions import centroid_terms
 from memory_pipeline.stages.recall.parts import query_parts, with_part
+from memory_pipeline.stages.recall.proximity import rescored, top_ids
 from memory_pipeline.stages.recall.speaker import asked_about
 from memory_pipeline.stages.recall.supersession import with_supersession
 from memory_pipeline.stages.recall.terms import query_terms
@@ -219,26 +217,11 @@ class RecallEngine:
         terms = query_terms if options.light_verbs_out else tokenize
         sparse_hits = index.sparse_search(terms(query), self.prefetch, mask, inside) if request.mode != "dense" \
             else []
-        sparse_ranked = [(index.ids[r], s) for r, s in sparse_hits]
-        fused = fuse([(index.ids[r], s) for r, s in dense_hits], sparse_ranked, options)
-        if options.dense_feedback > 0 and dense is not None:
-            rows = [index.row_of[pid] for pid in top_ids(fused, options.feedback_docs)]
-            moved = moved_query(dense, index.dense[rows], options.dense_feedback)
-            dense_hits = index.dense_search(moved, self.prefetch, mask, inside)
-            fused = fuse([(index.ids[r], s) for r, s in dense_hits], sparse_ranked, options)
-        if options.feedback_terms > 0 and request.mode != "dense":
-            docs = [(tokenize(keyword_parts(index.payloads[index.row_of[pid]])[0]), fused[pid].score)
-                    for pid in top_ids(fused, options.feedback_docs)]
-            extra = expansion_terms(docs, set(terms(query)), lambda t: len(index.postings[t][0]) if t in
-                                    index.postings else 0, len(index), options.feedback_terms)
-            if extra:
-                more = index.sparse_search(extra, self.prefetch, mask, inside)
-                fused = with_feedback(fused, fuse([], [(index.ids[r], s) for r, s in more], options),
-                                      options.feedback_weight)
+        fused = fuse([(index.ids[r], s) for r, s in dense_hits], [(index.ids[r], s) for r, s in sparse_hits], options)
         for part in query_parts(query) if options.query_parts and request.mode != "dense" else ():
             part_hits = index.sparse_search(terms(part), options.part_depth, mask, inside)
             fused = with_part(fused, fuse([], [(index.ids[r], s) for r, s in part_hits], options))
-        if options.pair_weight > 0 or options.owned_weight > 0:
+        if options.pair_weight > 0 or options.owned_weight > 0:  # the top candidates' words in order
             texts = {pid: (keyword_parts(index.payloads[index.row_of[pid]])[0],
                            index.payloads[index.row_of[pid]].get("role"))
                      for pid in top_ids(fused, options.rescore_depth)}
@@ -246,30 +229,12 @@ class RecallEngine:
         payloads = with_supersession({pid: index.payloads[index.row_of[pid]] for pid in fused}, self.superseded())
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
         payloads |= {pid: index.payloads[index.row_of[pid]] for pid in message_of.values()}
-        close = None
-        if options.centroid_weight > 0 and dense is not None:
-            sessions = {str(payloads[pid].get("session_id") or "") for pid in fused} - {""}
-            similarity = self._session_similarity(index, dense, sessions)
-            close = centroid_terms(similarity, options.centroid_weight)
-        hits = rank(payloads, fused, options, window, message_of, asked_about(query), close)
+        hits = rank(payloads, fused, options, window, message_of, asked_about(query))
         done = time.perf_counter()
         self.last = Timings((t1 - t0) * 1000, (done - t1) * 1000, (done - started) * 1000)
         if request.record:
             self.record(hits)
         return hits
-
-    def _session_similarity(self, index: RecallIndex, vector, sessions: set[str]) -> dict[str, float]:
-        """Each of `sessions`' mean vector (unit length, kept per index) against the query vector."""
-        if getattr(self, "_centroids", (None,))[0] is not index:
-            counts = np.bincount(index.session, minlength=len(index.session_codes)).astype(np.float32)
-            sums = np.zeros((len(index.session_codes), index.dense.shape[1]), dtype=np.float32)
-            np.add.at(sums, index.session, index.dense)
-            means = sums / np.maximum(counts, 1)[:, None]
-            means /= np.maximum(np.linalg.norm(means, axis=1), 1e-9)[:, None]
-            self._centroids = (index, means)
-        means = self._centroids[1]
-        query = np.asarray(vector, dtype=np.float32)
-        return {s: float(means[index.session_codes[s]] @ query) for s in sessions if s in index.session_codes}
 
     def points(self, ids: list[str] | None = None, session_id: str | None = None,
                limit: int = MAX_POINTS) -> list[dict]:

@@ -39,6 +39,11 @@ def pair_share(pairs: Sequence[tuple[str, str]], tokens: Sequence[str], window: 
     return found / len(pairs)
 
 
+def top_ids(fused: dict, count: int) -> list[str]:
+    """The `count` best candidates so far (id → Fused), best first (ties by id): the ones rescored."""
+    return [pid for pid, _ in sorted(fused.items(), key=lambda kv: (-kv[1].score, kv[0]))[:count]]
+
+
 def owned_terms(text: str) -> set[str]:
     """The content terms within three words after "my" ("my new internet plan" → new, internet, plan)."""
     return {token for m in MY.finditer(text) for token in tokenize(m.group(1))}

@@ -126,20 +126,16 @@ class RankOptions:
     # The question's keyword terms leave out light verbs (stages/recall/terms.py): LoCoMo 0.771 → 0.788,
     # lme-dev 0.736 = (in process).
     light_verbs_out: bool = True
-    # Pseudo-relevance feedback (stages/recall/feedback.py), off at 0: the top `feedback_docs` candidates'
-    # `feedback_terms` salient terms as a second keyword query joining at `feedback_weight`; the query
-    # vector moved toward their mean vector by `dense_feedback`.
-    feedback_docs: int = 5
-    feedback_terms: int = 0
-    feedback_weight: float = 0.3
-    dense_feedback: float = 0.0
-    # Rescoring of the top `rescore_depth` candidates (stages/recall/proximity.py), off at 0: the
-    # question's adjacent content words in order in a candidate, and "my X" said by the user.
+    # Rescoring of the top `rescore_depth` candidates (stages/recall/proximity.py): + pair_weight × the
+    # share of the question's adjacent content words found in order (within 3 words) in a candidate, and
+    # for a question about "my X", + owned_weight × the share of X's words a user turn says after "my".
+    # In process, messages tier (docs/recall.md), recall@10 / @5: none lme-dev 0.736 / 0.648, LoCoMo 0.788
+    # / 0.689; pairs 0.05 0.740 / 0.648 and 0.789 / 0.689; pairs 0.1 0.744 / 0.650 and 0.787 / 0.689; "my
+    # X" 0.1 0.741 / 0.650 and 0.788 (LoCoMo asks in the third person); both (0.05, 0.1) 0.746 / 0.650
+    # and 0.789 / 0.689.
     rescore_depth: int = 50
-    # A session's mean vector against the query's (stages/recall/sessions.py `centroid_terms`), off at 0.
-    centroid_weight: float = 0.0
-    pair_weight: float = 0.0
-    owned_weight: float = 0.0
+    pair_weight: float = 0.05
+    owned_weight: float = 0.1
 
 
 @dataclass
@@ -276,8 +272,7 @@ def time_term(created_ts: float | None, options: RankOptions, bounds: tuple[floa
 
 
 def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOptions, window: Window | None = None,
-         message_of: Mapping[tuple[str, str], str] | None = None, speaker: str | None = None,
-         session_close: Mapping[str, float] | None = None) -> list[RecallHit]:
+         message_of: Mapping[tuple[str, str], str] | None = None, speaker: str | None = None) -> list[RecallHit]:
     """Units scored and dated, sorted, near-duplicates collapsed, capped.
 
     `payloads` holds every fused id and every message point in `message_of` (built from `payloads`
@@ -290,9 +285,6 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
     together = session_terms({key: unit.best_score for key, unit in units.items()},
                              {key: str(payloads[key].get("session_id") or "") for key in units},
                              options.session_weight, options.session_top)
-    if session_close:
-        together = {key: together.get(key, 0.0) + session_close.get(str(payloads[key].get("session_id") or ""), 0.0)
-                    for key in units}
     scored = []
     for key, unit in units.items():
         extra = time_term(payloads[key].get("created_ts"), options, bounds)

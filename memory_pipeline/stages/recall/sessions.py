@@ -27,12 +27,3 @@ def session_terms(scores: Mapping[str, float], session_of: Mapping[str, str], we
     if best <= 0:
         return {}
     return {key: weight * strength[session_of[key]] / best for key in scores if session_of.get(key)}
-
-
-def centroid_terms(similarity: Mapping[str, float], weight: float) -> dict[str, float]:
-    """Session id → weight × its mean vector's similarity to the query, min-max scaled over the sessions."""
-    if weight <= 0 or not similarity:
-        return {}
-    low, high = min(similarity.values()), max(similarity.values())
-    span = high - low
-    return {s: weight * ((v - low) / span if span > 0 else 1.0) for s, v in similarity.items()}
