@@ -127,12 +127,12 @@ class RankOptions:
     # lme-dev 0.736 = (in process).
     light_verbs_out: bool = True
     # Rescoring of the top `rescore_depth` candidates (stages/recall/proximity.py): + pair_weight × the
-    # share of the question's adjacent content words found in order (within 3 words) in a candidate, and
-    # for a question about "my X", + owned_weight × the share of X's words a user turn says after "my".
-    # In process, messages tier (docs/recall.md), recall@10 / @5: none lme-dev 0.736 / 0.648, LoCoMo 0.788
-    # / 0.689; pairs 0.05 0.740 / 0.648 and 0.789 / 0.689; pairs 0.1 0.744 / 0.650 and 0.787 / 0.689; "my
-    # X" 0.1 0.741 / 0.650 and 0.788 (LoCoMo asks in the third person); both (0.05, 0.1) 0.746 / 0.650
-    # and 0.789 / 0.689.
+    # share of the question's adjacent content words found in order (the second within 20 characters of
+    # the first) in a candidate, and for a question about "my X", + owned_weight × the share of X's words a
+    # user turn says after "my". In process, messages tier (docs/recall.md), recall@10 / @5, lme-dev and
+    # LoCoMo: neither 0.736 / 0.648 and 0.788 / 0.689; pairs 0.05 alone 0.740 / 0.648 and 0.790 / 0.689
+    # (0.1: 0.744 / 0.650 and 0.787, tokenized); "my X" 0.1 alone 0.741 / 0.650 and 0.788 (LoCoMo asks in
+    # the third person); both 0.746 / 0.650 and 0.790 / 0.689.
     rescore_depth: int = 50
     pair_weight: float = 0.05
     owned_weight: float = 0.1
