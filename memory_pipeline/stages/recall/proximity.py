@@ -17,13 +17,14 @@ from collections.abc import Sequence
 from memory_pipeline.stages.index.sparse import tokenize
 from memory_pipeline.stages.recall.rank import Fused
 
+MAX_PAIRS = 32  # a long pasted query is not a phrase search: its first pairs only, the cost bounded
 GAP = 20  # characters between two words of a pair: "new internet", "new fibre internet", "new and faster internet"
 MY = re.compile(r"\bmy\s+((?:[\w'-]+\s+){0,2}[\w'-]+)", re.IGNORECASE)
 
 
 def query_pairs(terms: Sequence[str]) -> list[tuple[str, str]]:
-    """The question's adjacent content terms, in order, each pair once."""
-    return list(dict.fromkeys((a, b) for a, b in zip(terms, terms[1:]) if a != b))
+    """The question's adjacent content terms, in order, each pair once (the first MAX_PAIRS)."""
+    return list(dict.fromkeys((a, b) for a, b in zip(terms, terms[1:]) if a != b))[:MAX_PAIRS]
 
 
 def _word_start(text: str, at: int) -> bool:

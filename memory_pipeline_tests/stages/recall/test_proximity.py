@@ -13,6 +13,7 @@ def test_the_question_pairs_are_its_adjacent_content_words_in_order():
     assert query_pairs(tokenize("What speed is my new internet plan?")) == [
         ("speed", "new"), ("new", "internet"), ("internet", "plan")]
     assert query_pairs(tokenize("redis")) == []
+    assert len(query_pairs([f"w{i}" for i in range(500)])) == 32  # a pasted log: its first pairs only
 
 
 @pytest.mark.parametrize("text, share", [
