@@ -221,7 +221,8 @@ class RecallEngine:
         for part in query_parts(query) if options.query_parts and request.mode != "dense" else ():
             part_hits = index.sparse_search(terms(part), options.part_depth, mask, inside)
             fused = with_part(fused, fuse([], [(index.ids[r], s) for r, s in part_hits], options))
-        if options.pair_weight > 0 or options.owned_weight > 0:  # the top candidates' words in order
+        if (options.pair_weight > 0 or options.owned_weight > 0) and request.mode != "dense":
+            # the top candidates rescored for the question's words in order and "my X" (keyword evidence)
             texts = {pid: (keyword_parts(index.payloads[index.row_of[pid]])[0],
                            index.payloads[index.row_of[pid]].get("role"))
                      for pid in top_ids(fused, options.rescore_depth)}

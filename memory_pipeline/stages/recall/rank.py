@@ -239,9 +239,9 @@ WORD = re.compile(r"\w+")
 
 
 def word_set(text: str) -> set[str]:
-    """The text's lowercased words less stop words, for the near-duplicate test: a set, so `tokenize`'s
-    stems and identifier parts add nothing to a 0.9 overlap, and tokenizing each long reply scanned
-    cost ~20 ms a query (in process, lme-dev, load 6-9)."""
+    """The text's lowercased words less stop words, for the near-duplicate test: `tokenize`'s stems and
+    identifier parts change little in a 0.9 overlap of two sets, and tokenizing every long reply scanned
+    was the largest share of the ranking's time in a profile over lme-dev's questions (docs/recall.md)."""
     return set(WORD.findall(text.lower())) - STOP_WORDS
 
 
