@@ -47,6 +47,8 @@ VARIANTS = [
     Variant("no query parts", options=dict(query_parts=False)),
     Variant("no speaker preference", options=dict(speaker_factor=1.0)),
     Variant("light verbs kept", options=dict(light_verbs_out=False)),
+    Variant("no ordered pairs", options=dict(pair_weight=0.0)),
+    Variant("no 'my X' rescoring", options=dict(owned_weight=0.0)),
 ]
 
 

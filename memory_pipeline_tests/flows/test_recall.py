@@ -282,8 +282,9 @@ def test_each_item_of_a_comparison_question_is_looked_up_on_its_own(workspace):
         hits = RecallEngine(workspace, Settings.from_env(), options).search(request)
         return next(h.why["fused"] for h in hits if h.source_message_ids == ["p1"])
 
-    alone = pager_fused(replace(RankOptions(), query_parts=False))
-    assert pager_fused(RankOptions()) == pytest.approx(max(alone, RankOptions().sparse_weight), rel=1e-4)
+    base = replace(RankOptions(), pair_weight=0.0)  # the rescoring's ordered pairs ("pager rotation") apart
+    alone = pager_fused(replace(base, query_parts=False))
+    assert pager_fused(base) == pytest.approx(max(alone, RankOptions().sparse_weight), rel=1e-4)
     assert alone < RankOptions().sparse_weight  # the whole question's words rank it lower
 
 
@@ -313,3 +314,36 @@ def test_a_question_about_what_the_user_did_prefers_the_user_turn(workspace):
 
     assert first(replace(RankOptions(), speaker_factor=1.0)) == ["a1"]  # without the rule: the better match
     assert first(RankOptions()) == ["u1"]
+
+
+def test_a_question_about_my_thing_lifts_the_turn_where_the_user_says_my_thing(workspace):
+    """The engine rescores its top candidates (stages/recall/proximity.py): a turn holding the
+    question's words in order ("cousin's wedding") gains pair_weight × the share of its pairs, and
+    the user's turn that says "my cousin's wedding" gains owned_weight besides."""
+    from dataclasses import replace
+
+    from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
+    from memory_pipeline.stages.recall.rank import RankOptions
+
+    turns = [("user", "u1", "Last weekend I was at my cousin's wedding at the Grand Ballroom downtown"),
+             ("user", "u2", "Which photos of a cousin's wedding go in the album, the ones with the bride?"),
+             ("user", "f1", "The cake order is due next week"),  # the rest scale the lists
+             ("user", "f2", "We raised the Redis pool max_connections from 10 to 64"),
+             ("assistant", "f3", "The orders API now uses keyset pagination on created_at")]
+    store = open_store(workspace, Settings.from_env(), get_embedder().dimension)
+    ts = NOW.timestamp() - 30 * 86400
+    index_points(store, get_embedder(), [StorePoint(id=stable_id("owned", mid), text=text, payload={
+        "tier": "messages", "date": "2026-10-11", "session_id": f"s-{mid}", "source_message_ids": [mid],
+        "created_ts": ts, "role": role, "message": text}) for role, mid, text in turns], IndexStats())
+    request = SearchRequest(query="Where did I attend my cousin's wedding?", limit=2, record=False,
+                            now=NOW.timestamp())
+
+    def fused(options: RankOptions) -> dict[str, float]:
+        hits = RecallEngine(workspace, Settings.from_env(), options).search(request)
+        return {h.source_message_ids[0]: h.why["fused"] for h in hits}
+
+    before, after = fused(replace(RankOptions(), owned_weight=0.0, pair_weight=0.0)), fused(RankOptions())
+    assert set(before) == set(after) == {"u1", "u2"}
+    # one of the question's two pairs (attend → cousin, cousin → wedding) in each; "my" said only in u1
+    assert after["u2"] - before["u2"] == pytest.approx(0.05 / 2, abs=1e-4)
+    assert after["u1"] - before["u1"] == pytest.approx(0.05 / 2 + 0.1, abs=1e-4)

@@ -21,6 +21,7 @@ from memory_pipeline.errors import BadInputError, MemoryPipelineError
 from memory_pipeline.models import RecallHit
 from memory_pipeline.resources.recall_index import RecallIndex, generation_at, load_index
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.index.message_docs import keyword_parts
 from memory_pipeline.stages.index.sparse import tokenize
 from memory_pipeline.stages.recall.rank import (
     RankOptions,
@@ -33,6 +34,7 @@ from memory_pipeline.stages.recall.rank import (
 )
 from memory_pipeline.stages.recall.candidates import CandidateQuery
 from memory_pipeline.stages.recall.parts import query_parts, with_part
+from memory_pipeline.stages.recall.proximity import rescored, top_ids
 from memory_pipeline.stages.recall.speaker import asked_about
 from memory_pipeline.stages.recall.supersession import with_supersession
 from memory_pipeline.stages.recall.terms import query_terms
@@ -218,6 +220,11 @@ class RecallEngine:
         fused = fuse(found.dense, found.sparse, options)
         for part_hits in found.parts:
             fused = with_part(fused, fuse([], part_hits, options))
+        if (options.pair_weight > 0 or options.owned_weight > 0) and request.mode != "dense":
+            # the top candidates rescored for the question's words in order and "my X" (keyword evidence)
+            texts = {pid: (keyword_parts(found.payloads[pid])[0], found.payloads[pid].get("role"))
+                     for pid in top_ids(fused, options.rescore_depth)}
+            fused = rescored(fused, texts, terms(query), query, options.pair_weight, options.owned_weight)
         payloads = with_supersession({pid: found.payloads[pid] for pid in fused}, self.superseded())
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
         payloads |= index.payloads_of(message_of.values())

@@ -15,7 +15,7 @@ from datetime import date
 from memory_pipeline.stages.projects import ProjectScope, check_project
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import RecallHit
-from memory_pipeline.stages.index.sparse import tokenize
+from memory_pipeline.stages.index.sparse import STOP_WORDS, tokenize
 from memory_pipeline.stages.recall.evidence import (
     DAY_SECONDS,  # noqa: F401 (callers read it here)
     Unit,
@@ -126,6 +126,16 @@ class RankOptions:
     # The question's keyword terms leave out light verbs (stages/recall/terms.py): LoCoMo 0.771 → 0.788,
     # lme-dev 0.736 = (in process).
     light_verbs_out: bool = True
+    # Rescoring of the top `rescore_depth` candidates (stages/recall/proximity.py): + pair_weight × the
+    # share of the question's adjacent content words found in order (the second within 20 characters of
+    # the first) in a candidate, and for a question about "my X", + owned_weight × the share of X's words a
+    # user turn says after "my". In process, messages tier (docs/recall.md), recall@10 / @5, lme-dev and
+    # LoCoMo: neither 0.736 / 0.648 and 0.788 / 0.689; pairs 0.05 alone 0.740 / 0.648 and 0.790 / 0.689
+    # (0.1: 0.744 / 0.650 and 0.787, tokenized); "my X" 0.1 alone 0.741 / 0.650 and 0.788 (LoCoMo asks in
+    # the third person); both 0.746 / 0.650 and 0.790 / 0.689.
+    rescore_depth: int = 50
+    pair_weight: float = 0.05
+    owned_weight: float = 0.1
 
 
 @dataclass
@@ -225,6 +235,16 @@ def display_text(payload: dict) -> str:
     return str(payload.get("text", ""))
 
 
+WORD = re.compile(r"\w+")
+
+
+def word_set(text: str) -> set[str]:
+    """The text's lowercased words less stop words, for the near-duplicate test: `tokenize`'s stems and
+    identifier parts change little in a 0.9 overlap of two sets, and tokenizing every long reply scanned
+    was the largest share of the ranking's time in a profile over lme-dev's questions (docs/recall.md)."""
+    return set(WORD.findall(text.lower())) - STOP_WORDS
+
+
 def _similar(a: set[str], b: set[str], threshold: float) -> bool:
     if not a or not b:
         return False
@@ -285,7 +305,7 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
     shown_sources: set[str] = set()
     for score, key, unit, extra in scored:
         hit = _hit(payloads, fused, key, unit, score, extra, together.get(key, 0.0))
-        words = set(tokenize(hit.text))
+        words = word_set(hit.text)
         sources = set(hit.source_message_ids)
         if any(_similar(words, seen, options.collapse_jaccard) for seen in kept):
             continue
