@@ -44,10 +44,11 @@ def today_store(root: Path, dimension: int):
 
 def today_open(root: Path, dimension: int):
     """The recall service's index: from the recall cache when it is current, else the store."""
+    from memory_pipeline.config import Settings
     from memory_pipeline.flows.recall.engine import RecallEngine
 
     workspace = today_workspace(root)
-    return RecallEngine(workspace, store=today_store(root, dimension) if dimension else None).index()
+    return RecallEngine(workspace, Settings.from_env(), store=today_store(root, dimension) if dimension else None).index()
 
 
 def today_query(index, probe: Probe) -> list[str]:

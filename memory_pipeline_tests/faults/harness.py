@@ -20,8 +20,8 @@ import pytest
 from benchmarks.synthetic import write_sessions
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.resources.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline_tests.support.doors import embedded_redis, runtime_dir
 
 DAYS = ("2026-11-18", "2026-11-19")
 CLI = [sys.executable, "-m", "memory_pipeline.cli"]
@@ -84,8 +84,8 @@ class Workspaces:
         from memory_pipeline.resources.services import stop_workspace_services
 
         for ws in self.made:  # the recall service a test started too, not only Redis
-            stop_workspace_services(ws)
-            EmbeddedRedis(ws.state).stop()
+            stop_workspace_services(ws, runtime_dir())
+            embedded_redis(ws.state).stop()
 
 
 def dagster_home(ws: Workspace) -> Path:

@@ -20,6 +20,7 @@ from memory_pipeline.resources.embedder import get_embedder
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.vector_store import StorePoint
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline_tests.support.doors import env_settings, redis_limits, runtime_dir
 
 pytestmark = pytest.mark.slow
 
@@ -48,56 +49,56 @@ def indexed(workspace, monkeypatch):
     monkeypatch.setenv("MEMORY_RECALL_IDLE_TIMEOUT", "60")
     ids = add_points(workspace, ROWS)
     yield workspace, ids
-    recall_service.stop_service(workspace)
+    recall_service.stop_service(workspace, runtime_dir())
 
 
 def test_in_process_recall_ranks_filters_and_counts_hits(indexed):
     workspace, ids = indexed
-    hits = recall(workspace, "redis connection pool size", now=NOW, use_service=False)
+    hits = recall(workspace, "redis connection pool size", now=NOW, use_service=False, settings=env_settings())
     assert hits[0].id == ids[0] and hits[0].source_message_ids == ["u1"]
     assert hits[0].why["sparse_rank"] == 1 and hits[0].why["dense_rank"] == 1
     assert {h.tier for h in recall(workspace, "pagination build pip", tier="observations", now=NOW,
-                                   use_service=False)} == {"observations"}
+                                   use_service=False, settings=env_settings())} == {"observations"}
     assert [h.id for h in recall(workspace, "docker uv redis orders", since="2026-11-03", until="2026-11-03",
-                                 now=NOW, use_service=False)] == [ids[2]]
-    assert [h.priority for h in recall(workspace, "docker uv", priority="low", now=NOW, use_service=False)] == ["low"]
-    assert {h.session_id for h in recall(workspace, "api uv", session_id="s2", now=NOW, use_service=False)} == {"s2"}
-    assert len(recall(workspace, "redis orders uv docker", limit=2, now=NOW, use_service=False)) == 2
+                                 now=NOW, use_service=False, settings=env_settings())] == [ids[2]]
+    assert [h.priority for h in recall(workspace, "docker uv", priority="low", now=NOW, use_service=False, settings=env_settings())] == ["low"]
+    assert {h.session_id for h in recall(workspace, "api uv", session_id="s2", now=NOW, use_service=False, settings=env_settings())} == {"s2"}
+    assert len(recall(workspace, "redis orders uv docker", limit=2, now=NOW, use_service=False, settings=env_settings())) == 2
     rewritten = recall(workspace, "What did we ever decide about the Redis pool?", rewrite=True, now=NOW,
-                       use_service=False)
+                       use_service=False, settings=env_settings())
     assert rewritten[0].id == ids[0]
-    redis_store = RedisStore(connect_redis(None, workspace.state))
+    redis_store = RedisStore(connect_redis(None, workspace.state, *redis_limits()))
     before = redis_store.recall_hits([ids[0]])[ids[0]]
     assert before >= 1
-    recall(workspace, "redis pool", now=NOW, use_service=False, limit=1)
+    recall(workspace, "redis pool", now=NOW, use_service=False, limit=1, settings=env_settings())
     assert redis_store.recall_hits([ids[0]])[ids[0]] == before + 1
-    recall(workspace, "redis pool", now=NOW, record=False, use_service=False)
+    recall(workspace, "redis pool", now=NOW, record=False, use_service=False, settings=env_settings())
     assert redis_store.recall_hits([ids[0]])[ids[0]] == before + 1
 
 
 def test_empty_workspace_gives_no_hits_without_starting_a_service(workspace):
-    assert recall(workspace, "anything at all") == []
-    assert recall_service.ping(workspace) is None
+    assert recall(workspace, "anything at all", settings=env_settings()) == []
+    assert recall_service.ping(workspace, runtime_dir()) is None
 
 
 def test_service_starts_on_demand_is_reused_and_reloads_new_points(indexed):
     workspace, ids = indexed
-    hits = recall(workspace, "keyset pagination", now=NOW)
+    hits = recall(workspace, "keyset pagination", now=NOW, settings=env_settings())
     assert hits[0].id == ids[1]
-    status = recall_service.ping(workspace)
+    status = recall_service.ping(workspace, runtime_dir())
     assert status and status["points"] == 4
-    socket = recall_service.socket_path(workspace)
+    socket = recall_service.socket_path(workspace, runtime_dir())
     assert socket.stat().st_mode & 0o777 == 0o600
-    recall(workspace, "docker build", now=NOW)
-    assert recall_service.ping(workspace)["pid"] == status["pid"]
+    recall(workspace, "docker build", now=NOW, settings=env_settings())
+    assert recall_service.ping(workspace, runtime_dir())["pid"] == status["pid"]
     new = add_points(workspace, [("messages", "2026-11-05", "s4", None, "Flamingo deploys run on Fridays", ["u2"])],
                      tag="later")
     deadline = time.monotonic() + 30
     found = []
     while time.monotonic() < deadline and not found:
-        found = [h for h in recall(workspace, "flamingo deploys", now=NOW) if h.id == new[0]]
+        found = [h for h in recall(workspace, "flamingo deploys", now=NOW, settings=env_settings()) if h.id == new[0]]
     assert found, "the service did not pick up the new point"
-    assert recall_service.ping(workspace)["pid"] == status["pid"]
+    assert recall_service.ping(workspace, runtime_dir())["pid"] == status["pid"]
 
 
 def test_two_clients_starting_at_once_get_one_service(indexed):
@@ -106,8 +107,8 @@ def test_two_clients_starting_at_once_get_one_service(indexed):
 
     def client():
         try:
-            recall(workspace, "redis pool", now=NOW, record=False)
-            pids.append(recall_service.ping(workspace)["pid"])
+            recall(workspace, "redis pool", now=NOW, record=False, settings=env_settings())
+            pids.append(recall_service.ping(workspace, runtime_dir())["pid"])
         except Exception as exc:  # reported below
             errors.append(exc)
 
@@ -123,18 +124,18 @@ def test_idle_service_shuts_itself_down(workspace, monkeypatch):
     monkeypatch.setenv("MEMORY_RECALL_IDLE_TIMEOUT", "2")
     add_points(workspace, ROWS[:1])
     try:
-        assert recall(workspace, "redis pool", now=NOW, record=False)
-        pid = recall_service.ping(workspace)["pid"]
+        assert recall(workspace, "redis pool", now=NOW, record=False, settings=env_settings())
+        pid = recall_service.ping(workspace, runtime_dir())["pid"]
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and recall_service.socket_path(workspace).exists():
+        while time.monotonic() < deadline and recall_service.socket_path(workspace, runtime_dir()).exists():
             time.sleep(0.2)
-        assert not recall_service.socket_path(workspace).exists()
-        assert recall_service.ping(workspace) is None
+        assert not recall_service.socket_path(workspace, runtime_dir()).exists()
+        assert recall_service.ping(workspace, runtime_dir()) is None
         while time.monotonic() < deadline and process_alive(pid):
             time.sleep(0.2)
         assert not process_alive(pid)
     finally:
-        recall_service.stop_service(workspace)
+        recall_service.stop_service(workspace, runtime_dir())
 
 
 def test_a_workspace_too_deep_for_a_unix_socket_still_gets_the_service(tmp_path, monkeypatch):
@@ -142,14 +143,14 @@ def test_a_workspace_too_deep_for_a_unix_socket_still_gets_the_service(tmp_path,
     monkeypatch.setenv("MEMORY_WORKSPACE", str(deep.root))
     monkeypatch.setenv("MEMORY_RECALL_IDLE_TIMEOUT", "60")
     ids = add_points(deep, ROWS[:2])
-    path = recall_service.socket_path(deep)
+    path = recall_service.socket_path(deep, runtime_dir())
     assert path.parent != deep.state and len(str(path)) < 100
     try:
-        assert recall(deep, "keyset pagination", now=NOW, record=False)[0].id == ids[1]
-        assert recall_service.ping(deep) is not None  # answered through the short socket
+        assert recall(deep, "keyset pagination", now=NOW, record=False, settings=env_settings())[0].id == ids[1]
+        assert recall_service.ping(deep, runtime_dir()) is not None  # answered through the short socket
         assert path.parent.stat().st_mode & 0o777 == 0o700 and path.stat().st_mode & 0o777 == 0o600
     finally:
-        recall_service.stop_service(deep)
+        recall_service.stop_service(deep, runtime_dir())
     assert not path.exists()
 
 
@@ -160,14 +161,14 @@ def test_a_cold_engine_answers_from_the_recall_cache_without_opening_the_store(i
     from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
 
     workspace, ids = indexed
-    first = RecallEngine(workspace)
+    first = RecallEngine(workspace, env_settings())
     expected = [h.id for h in first.search(SearchRequest("redis connection pool", record=False, now=NOW.timestamp()))]
     cache = workspace.state_path("recall_cache")
     assert (cache / "index.jsonl").is_file() and len(list(cache.glob("index-*.npy"))) == 1
 
     code = ("import sys; from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest; "
             "from memory_pipeline.resources.workspace import Workspace; from memory_pipeline.config import Settings; "
-            "e = RecallEngine(Workspace(Settings.from_env().workspace)); "
+            "e = RecallEngine(Workspace(Settings.from_env().workspace), Settings.from_env()); "
             f"hits = e.search(SearchRequest('redis connection pool', record=False, now={NOW.timestamp()})); "
             "print(' '.join(h.id for h in hits)); print('qdrant_client' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -177,7 +178,7 @@ def test_a_cold_engine_answers_from_the_recall_cache_without_opening_the_store(i
     # a write to the store changes its generation: the cache is not used, the new point is found
     new = add_points(workspace, [("messages", "2026-11-05", "s4", None, "Flamingo deploys run on Fridays", ["u2"])],
                      tag="later")
-    fresh = RecallEngine(workspace)
+    fresh = RecallEngine(workspace, env_settings())
     assert new[0] in [h.id for h in fresh.search(SearchRequest("flamingo deploys", record=False, now=NOW.timestamp()))]
     assert len(list(cache.glob("index-*.npy"))) == 1  # the old generation's matrix is gone
 
@@ -186,7 +187,7 @@ def test_a_cold_engine_answers_from_the_recall_cache_without_opening_the_store(i
     head = json.loads((cache / "index.jsonl").read_text().split("\n", 1)[0])
     assert head["generation"] == generation
     (cache / "index.jsonl").write_text(json.dumps(head) + "\nnot json\n")
-    assert len(RecallEngine(workspace).index()) == len(ids) + 1
+    assert len(RecallEngine(workspace, env_settings()).index()) == len(ids) + 1
 
 
 HOLD_SHARD = """
@@ -208,7 +209,7 @@ def test_a_cold_engine_answers_from_the_last_cache_while_a_writer_holds_the_shar
 
     workspace, ids = indexed
     query = SearchRequest("redis connection pool", record=False, now=NOW.timestamp())
-    expected = [h.id for h in RecallEngine(workspace).search(query)]  # the cache is written
+    expected = [h.id for h in RecallEngine(workspace, env_settings()).search(query)]  # the cache is written
     new = add_points(workspace, [("messages", "2026-11-05", "s4", None, "Flamingo deploys run on Fridays", ["u2"])],
                      tag="later")  # the generation moves on
     flag = tmp_path / "hold.flag"
@@ -233,13 +234,13 @@ def test_stored_points_by_id_or_session_through_the_service_and_in_process(index
 
     workspace, ids = indexed
     for use_service in (True, False):
-        [point] = stored_points(workspace, ids=[ids[0], "00000000-0000-0000-0000-000000000000"], use_service=use_service)
+        [point] = stored_points(workspace, ids=[ids[0], "00000000-0000-0000-0000-000000000000"], use_service=use_service, settings=env_settings())
         assert point["id"] == ids[0] and point["text"] == ROWS[0][4] and point["source_message_ids"] == ["u1"]
-        session = stored_points(workspace, session_id="s2", use_service=use_service)
+        session = stored_points(workspace, session_id="s2", use_service=use_service, settings=env_settings())
         assert sorted(p["id"] for p in session) == sorted(ids[1:3])
-    assert recall_service.ping(workspace) is not None
+    assert recall_service.ping(workspace, runtime_dir()) is not None
     with pytest.raises(BadInputError, match="not both"):
-        stored_points(workspace, ids=ids, session_id="s2")
+        stored_points(workspace, ids=ids, session_id="s2", settings=env_settings())
 
 
 def test_each_item_of_a_comparison_question_is_looked_up_on_its_own(workspace):
