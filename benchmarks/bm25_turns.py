@@ -57,9 +57,10 @@ class TurnBM25:
 
 def workspace_turns(workspace) -> TurnBM25:
     """The anchor over the message points of a workspace's recall index (its cache or its store)."""
+    from memory_pipeline.config import Settings
     from memory_pipeline.flows.recall.engine import RecallEngine
 
-    return index_turns(RecallEngine(workspace).index())
+    return index_turns(RecallEngine(workspace, Settings.from_env()).index())
 
 
 def index_turns(index) -> TurnBM25:

@@ -48,7 +48,7 @@ def bench_engine_quality(data: Path = DEFAULT_DATA) -> dict:
     from memory_pipeline.config import Settings
     from memory_pipeline.resources.onnx_embedder import embedder_for
 
-    embedder = embedder_for(Settings.from_env().embedding_model)
+    embedder = embedder_for(Settings.from_env().embedding_model, Settings.from_env())
     conversations = load_conversations(data)
     rows, dia_of = _turn_rows(conversations, embedder)
     questions = [(c.sample_id, q) for c in conversations for q in c.questions if int(q["category"]) in (1, 2, 3, 4)]

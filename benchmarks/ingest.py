@@ -40,7 +40,7 @@ def bench_ingest(load_definitions, sessions: int = 50, turns: int = 8, repeats: 
         paths = write_sessions(root / "transcripts", sessions, day, turns=turns)
         settings = Settings.from_env()  # once, after the environment names this workspace
         model = settings.embedding_model
-        pipeline_embedder, raw_model = embedder_for(model), get_embedder(model, device="cpu").model
+        pipeline_embedder, raw_model = embedder_for(model, settings), get_embedder(model, device="cpu").model
         pipeline_embedder.encode(["warm up"])  # model load is not throughput
         started = time.perf_counter()
         messages = 0

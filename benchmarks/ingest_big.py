@@ -48,7 +48,7 @@ def bench_big_transcript(load_definitions, size_mb: float = 57.0, root: Path | N
         source = base / "source" / "big-session.jsonl"
         generated = (write_tiny_transcript(source, tiny_messages) if tiny_messages
                      else write_big_transcript(source, size_mb=size_mb))
-        embedder_for(settings.embedding_model).encode(["warm up"])  # model load is not ingest
+        embedder_for(settings.embedding_model, settings).encode(["warm up"])  # model load is not ingest
         definitions = load_definitions()  # after the environment names this workspace: settings bind at build
         definitions.get_job_def("ingest_job")
         baseline = _rss_mb(resource.RUSAGE_SELF)
@@ -61,7 +61,7 @@ def bench_big_transcript(load_definitions, size_mb: float = 57.0, root: Path | N
             report = ingest(workspace, definitions, settings)
             total = time.perf_counter() - started
         finally:
-            EmbeddedRedis(workspace.state).stop()
+            EmbeddedRedis(workspace.state, settings.runtime_dir).stop()
         if not report.success:
             raise RuntimeError(f"ingest failed: {[d.error for d in report.days]}")
         event = next(iter(_events(workspace, imported.days)))

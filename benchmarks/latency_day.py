@@ -104,7 +104,7 @@ def _embedding_rates(env: dict, day: str, index_seconds: float, embed_seconds: f
     from memory_pipeline.resources.onnx_embedder import embedder_for
     from memory_pipeline.resources.workspace import Workspace
 
-    texts = [p.text for p in day_message_points(Workspace(Path(env["MEMORY_WORKSPACE"])), day)]
+    texts = [p.text for p in day_message_points(Workspace(Path(env["MEMORY_WORKSPACE"])), Settings.from_env(env), day)]
     model = Settings.from_env().embedding_model
     embedder = get_embedder(model, device="cpu")
     embedder.encode(["warm up"])
@@ -118,4 +118,4 @@ def _embedding_rates(env: dict, day: str, index_seconds: float, embed_seconds: f
             "embedding_ratio_pipeline_to_raw": round(pipeline_rate * raw / len(texts), 2) if texts else None,
             "message_index_embedding_s": round(embed_seconds, 1),
             "embedding_ratio_model_to_raw": round(raw / embed_seconds, 2) if embed_seconds else None,
-            "embedding_device": embedder_for(model).device}
+            "embedding_device": embedder_for(model, Settings.from_env()).device}

@@ -45,22 +45,23 @@ def bench_emit_to_log(root: Path, runs: int, progress=None) -> dict:
     set_process_environment(MEMORY_WORKSPACE=str(workspace_root), DAGSTER_HOME=str(home))
     env = child_environment(MEMORY_WORKSPACE=str(workspace_root), DAGSTER_HOME=str(home), HF_HUB_OFFLINE="1")
     workspace = Workspace(workspace_root).create()
-    instance = get_instance(workspace, Settings.from_env())
+    settings = Settings.from_env()  # once, after the environment names this workspace
+    instance = get_instance(workspace, settings)
     rows = []
     with dagster_dev(root / "dagster-dev.log", env):
         for n in range(runs + 1):
-            row = one_event(workspace, instance, root / "transcripts", n)
+            row = one_event(workspace, settings, instance, root / "transcripts", n)
             say(f"emit {n}{' (warm-up)' if n == 0 else ''}: {row}")
             if n:
                 rows.append(row)
     from memory_pipeline.resources.services import stop_workspace_services
 
-    stop_workspace_services(workspace)
+    stop_workspace_services(workspace, settings.runtime_dir)
     return {name: summary([r[name] for r in rows]) for name in ("log_s", "hot_list_s", "runs_done_s")} | {
         "messages_per_session": rows[0]["messages"]}
 
 
-def one_event(workspace, instance, folder: Path, n: int, timeout: float = 600.0) -> dict:
+def one_event(workspace, settings, instance, folder: Path, n: int, timeout: float = 600.0) -> dict:
     from memory_pipeline.flows.emit import emit_session_event
 
     path = write_session(folder, n)
@@ -72,7 +73,7 @@ def one_event(workspace, instance, folder: Path, n: int, timeout: float = 600.0)
         now = time.perf_counter() - started
         if logged is None and key in _read(workspace.daily_log(day)):
             logged = now
-        if logged is not None and hot is None and _on_hot_list(workspace, day, key):
+        if logged is not None and hot is None and _on_hot_list(workspace, settings, day, key):
             hot = now
         if hot is not None and not _active_runs(instance):
             return {"log_s": logged, "hot_list_s": hot, "runs_done_s": time.perf_counter() - started,
@@ -88,11 +89,10 @@ def _read(path: Path) -> str:
         return ""
 
 
-def _on_hot_list(workspace, day: str, key: str) -> bool:
-    from memory_pipeline.config import Settings
+def _on_hot_list(workspace, settings, day: str, key: str) -> bool:
     from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 
-    client = connect_redis(Settings.from_env().redis_url, workspace.state)
+    client = connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout, settings.runtime_dir)
     try:
         return any(entry.get("dedupeKey") == key for entry in RedisStore(client).observations(day))
     finally:

@@ -85,14 +85,14 @@ async def drive(workspace, folder: Path, queries: list[str]) -> dict:
             "get_p95_ms": percentile(get, 0.95) if get else None, "searches": len(search), "gets": len(get)}
 
 
-def direct_recall(workspace, queries: list[str]) -> dict:
+def direct_recall(workspace, settings, queries: list[str]) -> dict:
     """The same searches through `recall()` and the same service, without MCP: what MCP adds."""
     from memory_pipeline.flows.recall.client import recall
 
     took = []
     for query in queries:
         started = time.perf_counter()
-        recall(workspace, query, project=PROJECT)
+        recall(workspace, query, settings=settings, project=PROJECT)
         took.append(ms_since(started))
     return {"recall_p50_ms": percentile(took, 0.5), "recall_p95_ms": percentile(took, 0.95)}
 
@@ -106,15 +106,16 @@ def bench_mcp(points: int = 10_000, queries: int = 200) -> dict:
     with tempfile.TemporaryDirectory(prefix="mp-mcp-") as tmp:
         workspace = Workspace(Path(tmp) / "ws").create()
         set_process_environment(MEMORY_WORKSPACE=str(workspace.root))
-        dimension = embedder_for(Settings.from_env().embedding_model).dimension
+        settings = Settings.from_env()  # once, after the environment names this workspace
+        dimension = embedder_for(settings.embedding_model, settings).dimension
         fill_s = fill_store(workspace, points_for(points, dimension, seed=points, projects=(PROJECT, "other")), dimension)
         folder = Path(tmp) / PROJECT
         folder.mkdir()
         try:
             figures = asyncio.run(drive(workspace, folder, queries_for(queries, seed=points)))
-            figures |= direct_recall(workspace, queries_for(queries, seed=points + 1))
+            figures |= direct_recall(workspace, settings, queries_for(queries, seed=points + 1))
         finally:
-            recall_service.stop_service(workspace)
+            recall_service.stop_service(workspace, settings.runtime_dir)
     load = os.getloadavg()
     return {"points": points, "fill_s": round(fill_s, 1), **figures,
             "load_avg_1m": round(load[0], 2), "cpus": os.cpu_count(),

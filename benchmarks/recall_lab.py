@@ -219,7 +219,7 @@ def main() -> None:
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
     settings = Settings.from_env()
-    embedder = embedder_for(settings.embedding_model, 1)
+    embedder = embedder_for(settings.embedding_model, settings, 1)
     now = time.time()
     for name in args.sets.split(","):
         lab = load_lab(name, Path(args.workdir) if args.workdir else None, cache, embedder, now)

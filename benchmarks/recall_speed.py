@@ -115,30 +115,31 @@ def measure_size(count: int, queries: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="mp-speed-") as tmp:
         workspace = Workspace(Path(tmp) / "ws").create()
         set_process_environment(MEMORY_WORKSPACE=str(workspace.root))
-        dimension = embedder_for(Settings.from_env().embedding_model).dimension
+        settings = Settings.from_env()  # once, after the environment names this workspace
+        dimension = embedder_for(settings.embedding_model, settings).dimension
         fill_s = fill_store(workspace, points_for(count, dimension, seed=count), dimension)
         try:
             t0 = time.perf_counter()
-            first = recall(workspace, "redis pool timeout", record=False)
+            first = recall(workspace, "redis pool timeout", record=False, settings=settings)
             cold_ms = (time.perf_counter() - t0) * 1000
             warm, filtered, timed = [], [], []
             for i, query in enumerate(queries_for(queries, seed=count)):
                 t1 = time.perf_counter()
                 if i % 4 == 2:  # a query naming a time: the window's own candidates are searched too
-                    recall(workspace, f"{query} {TIMES[i % len(TIMES)]}", record=False)
+                    recall(workspace, f"{query} {TIMES[i % len(TIMES)]}", record=False, settings=settings)
                     timed.append((time.perf_counter() - t1) * 1000)
                 elif i % 2:
-                    recall(workspace, query, record=False, tier="messages", since="2026-03-01")
+                    recall(workspace, query, record=False, tier="messages", since="2026-03-01", settings=settings)
                     filtered.append((time.perf_counter() - t1) * 1000)
                 else:
-                    recall(workspace, query, record=False)
+                    recall(workspace, query, record=False, settings=settings)
                     warm.append((time.perf_counter() - t1) * 1000)
             memory = process_memory(recall_service.service_pid(workspace))
         finally:
-            recall_service.stop_service(workspace)
-        engine = RecallEngine(workspace, service=True)  # the service's engine: the shard held between searches
+            recall_service.stop_service(workspace, settings.runtime_dir)
+        engine = RecallEngine(workspace, settings, service=True)  # the service's engine: the shard held between searches
         if isinstance(engine.embedder, Embedder):  # as in the service
-            limit_torch_threads()
+            limit_torch_threads(settings)
         t2 = time.perf_counter()
         engine.warm()
         load_s = time.perf_counter() - t2

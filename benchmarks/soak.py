@@ -42,7 +42,7 @@ def slope_seconds_per_day(times: list[float]) -> float:
     return num / sum((i - mean_x) ** 2 for i in range(n))
 
 
-def store_sizes(workspace) -> dict:
+def store_sizes(workspace, settings: Settings) -> dict:
     from memory_pipeline.resources.redis_store import connect_redis
     from memory_pipeline.resources.stores import workspace_store
 
@@ -50,7 +50,7 @@ def store_sizes(workspace) -> dict:
              for name in ("events", "transcripts", "sessions", "observations", "memory")}
     for name in ("vectors", "redis", "llm-cache"):
         sizes[f"state/{name}"] = folder_bytes(workspace.state / name)
-    client = connect_redis(None, workspace.state)
+    client = connect_redis(None, workspace.state, settings.redis_idle_timeout, settings.runtime_dir)
     redis_memory = int(client.info("memory")["used_memory"])
     client.close()
     store = workspace_store(workspace.state, None, dimension=384)
@@ -58,7 +58,7 @@ def store_sizes(workspace) -> dict:
             "redis_used_memory": redis_memory}
 
 
-def recall_latency(workspace, queries: int) -> dict | None:
+def recall_latency(workspace, settings: Settings, queries: int) -> dict | None:
     try:
         from memory_pipeline.flows.recall.client import recall
     except ImportError:
@@ -67,14 +67,14 @@ def recall_latency(workspace, queries: int) -> dict | None:
 
     try:
         for query in QUERIES[:3]:  # warm: the service starts and loads the model and the index
-            recall(workspace, query, record=False)
+            recall(workspace, query, settings=settings, record=False)
         timings = []
         for n in range(queries):
             started = time.perf_counter()
-            recall(workspace, QUERIES[n % len(QUERIES)], record=False)
+            recall(workspace, QUERIES[n % len(QUERIES)], settings=settings, record=False)
             timings.append((time.perf_counter() - started) * 1000)
     finally:
-        stop_service(workspace)
+        stop_service(workspace, settings.runtime_dir)
     timings.sort()
     return {"queries": queries, "p50_ms": round(timings[len(timings) // 2], 1),
             "p95_ms": round(timings[int(len(timings) * 0.95) - 1], 1)}
@@ -114,10 +114,10 @@ def bench_soak(load_definitions, days: int = 30, sessions_per_day: int = 50, tur
                 if progress is not None:
                     progress(n + 1, days, per_day[-1])
             total = time.perf_counter() - started
-            sizes = store_sizes(workspace)
-            latency = recall_latency(workspace, queries)
+            sizes = store_sizes(workspace, settings)
+            latency = recall_latency(workspace, settings, queries)
         finally:
-            EmbeddedRedis(workspace.state).stop()
+            EmbeddedRedis(workspace.state, settings.runtime_dir).stop()
     middle = statistics.median(per_day)
     return {
         "days": days,

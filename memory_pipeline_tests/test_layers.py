@@ -196,22 +196,13 @@ def test_stages_do_no_io_and_use_no_client_sdk():
     assert wrong == []
 
 
-# The modules that build `Settings` from the environment: the doors, and what is left to move.
+# The modules that build `Settings` from the environment: the doors, each a process's entry point.
+# Below them settings (or the one value needed) are passed down; a module added here is a new door.
 SETTINGS_DOORS = {
     "memory_pipeline.cli": "the command line: cli.main builds it once per command (args.settings)",
     "memory_pipeline.definitions": "Dagster: once per Definitions load, handed to build_definitions",
     "memory_pipeline.flows.hooks.service": "the hook service's main (it answers only calls with its settings)",
-    # moving with the Edge store (issue 28): branch `edge` replaces these files
-    "memory_pipeline.flows.recall.client": "moving with the Edge store (issue 28)",
-    "memory_pipeline.flows.recall.engine": "moving with the Edge store (issue 28)",
-    "memory_pipeline.flows.recall.server": "moving with the Edge store (issue 28); the recall service's main",
-    "memory_pipeline.flows.index": "moving with the Edge store (issue 28)",
-    "memory_pipeline.flows.observe": "session_project, for flows/index_messages.py (moving with the Edge store, "
-                                     "issue 28), which passes no settings: MEMORY_PROJECT_MAP for an event without a project",
-    "memory_pipeline.resources.embedded_redis": "until flows/recall/engine.py (issue 28) passes the idle timeout",
-    "memory_pipeline.resources.onnx_embedder": "until flows/recall/engine.py (issue 28) passes its settings",
-    "memory_pipeline.resources.workspace": "XDG_RUNTIME_DIR for a long socket path, only when the caller passes none: "
-                                           "resources/recall_service.py and flows/recall/engine.py (issue 28)",
+    "memory_pipeline.flows.recall.server": "the recall service's main (a process of its own)",
 }
 SETTINGS_DOOR_PACKAGES = ("benchmarks",)  # each benchmark is a harness: it points the process at its own workspace
 

@@ -40,7 +40,7 @@ def _embed():
     from memory_pipeline.config import Settings
     from memory_pipeline.resources.onnx_embedder import embedder_for
 
-    return embedder_for(Settings.from_env().embedding_model).encode
+    return embedder_for(Settings.from_env().embedding_model, Settings.from_env()).encode
 
 
 def run_bench_observe(args) -> int:

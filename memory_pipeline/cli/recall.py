@@ -36,7 +36,7 @@ def register(sub) -> None:
 
 
 def _options(args, project: str | None) -> dict:
-    return dict(limit=args.limit, tier=args.tier, since=args.since, until=args.until, priority=args.priority,
+    return dict(settings=args.settings, limit=args.limit, tier=args.tier, since=args.since, until=args.until, priority=args.priority,
                 session_id=args.session, project=project, rewrite=args.rewrite, use_service=not args.no_service)
 
 

@@ -48,7 +48,8 @@ def index_asset(name: str, partitions: dg.PartitionsDefinition, settings: Settin
     def _index(context: dg.AssetExecutionContext, workspace: WorkspaceResource, vector_store: VectorStoreResource,
                embedder: EmbedderResource) -> dg.MaterializeResult:
         model = embedder.get()
-        stats = index_day(workspace.get(), vector_store.get_store(model.dimension), model, context.partition_key)
+        stats = index_day(workspace.get(), workspace.settings, vector_store.get_store(model.dimension), model,
+                          context.partition_key)
         return index_result(stats, check, model.model_name)
 
     return _index

@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from memory_pipeline.config import Settings
 from memory_pipeline.faults import pause_point
 from memory_pipeline.models import Observation, content_hash
 from memory_pipeline.ports import Embedder, ShardedIndex, VectorIndex
@@ -147,9 +148,10 @@ def index_observations(store: ShardedIndex, embedder: Embedder, day: str, observ
     return index_day(store, embedder, day, "observations", points, manifest_dir)
 
 
-def index_observation_day(workspace: Workspace, store: ShardedIndex, embedder: Embedder, day: str) -> IndexStats:
-    """The `observation_index` asset's work: the day's observations, their manifest in state/index."""
-    from memory_pipeline.config import Settings
+def index_observation_day(workspace: Workspace, settings: Settings, store: ShardedIndex, embedder: Embedder,
+                          day: str) -> IndexStats:
+    """The `observation_index` asset's work: the day's observations, their manifest in state/index
+    (near-duplicates merged at MEMORY_DEDUP_SIMILARITY)."""
     from memory_pipeline.flows.maintenance import merge_duplicates
     from memory_pipeline.resources.observation_files import load_observations
 
@@ -162,6 +164,6 @@ def index_observation_day(workspace: Workspace, store: ShardedIndex, embedder: E
         # Dedup at write: the day's new facts against the facts of their own week store; the nightly
         # maintenance compares them with every week (and catches a run killed between the two steps).
         points = {p.id: p for p in week.scroll_all(with_vectors=True, payload_filter={"tier": "observations"})}
-        merges = merge_duplicates(week, points, day, Settings.from_env().dedup_similarity)
+        merges = merge_duplicates(week, points, day, settings.dedup_similarity)
     stats.merged = sum(len(m.members) - 1 for m in merges)
     return stats

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 
+from memory_pipeline.config import Settings
 from memory_pipeline.flows.index import IndexStats, PointSource, index_day
 from memory_pipeline.flows.observe import collect_sessions, session_project
 from memory_pipeline.models import Message
@@ -38,14 +39,15 @@ def collect_missing_sessions(workspace: Workspace, day: str) -> None:
         collect_sessions(workspace, day)
 
 
-def day_message_points(workspace: Workspace, day: str, options: DocOptions = DocOptions()) -> Iterator[StorePoint]:
+def day_message_points(workspace: Workspace, settings: Settings, day: str,
+                       options: DocOptions = DocOptions()) -> Iterator[StorePoint]:
     """The message points of every accepted session of the day that has a session file, made one
-    session at a time."""
+    session at a time (`settings`: the project of an older event that names none)."""
     for event in Inbox(workspace).accepted(day):
         transcript = load_session(workspace, day, event)
         if transcript is None:
             continue
-        project = session_project(workspace, day, event, transcript)
+        project = session_project(workspace, day, event, settings, transcript)
         messages = transcript.messages
         del transcript  # only the messages are read below, each released once its point is made
         for doc in stream_message_documents(_handed_out(messages), day=day, session_id=event.data.session_id,
@@ -58,8 +60,9 @@ def index_messages(store: ShardedIndex, embedder: Embedder, day: str, points: li
     return index_day(store, embedder, day, "messages", points, manifest_dir)
 
 
-def index_message_day(workspace: Workspace, store: ShardedIndex, embedder: Embedder, day: str) -> IndexStats:
+def index_message_day(workspace: Workspace, settings: Settings, store: ShardedIndex, embedder: Embedder,
+                      day: str) -> IndexStats:
     """The `message_index` asset's work: every message of the day's sessions, manifest in state/index."""
     collect_missing_sessions(workspace, day)
-    return index_messages(store, embedder, day, partial(day_message_points, workspace, day),
+    return index_messages(store, embedder, day, partial(day_message_points, workspace, settings, day),
                           manifest_dir=workspace.state_path("index"))

@@ -103,7 +103,7 @@ def build_server(workspace: Workspace, settings: Settings, folder: Path) -> MCPS
         """Search the memory of earlier sessions (the same ranking as `memory-pipeline recall`).
         One line per hit: id · date · project · kind/priority · score · text. Use get(ids) for sources."""
         scope = await where.scope(ctx, project, all_projects)
-        return await run(memory_tools.search_memory, workspace, scope, query, limit=limit, since=since, tier=tier)
+        return await run(memory_tools.search_memory, workspace, settings, scope, query, limit=limit, since=since, tier=tier)
 
     @server.tool(annotations=read_only)
     async def get(ids: Annotated[list[str], Field(min_length=1, max_length=20, description="hit ids from search")],
@@ -111,7 +111,7 @@ def build_server(workspace: Workspace, settings: Settings, folder: Path) -> MCPS
         """The full hits: text, session, the messages they cite quoted from the stored (redacted)
         session, the event and transcript they came from."""
         scope = await where.scope(ctx, None, all_projects)
-        return await run(memory_tools.get_memories, workspace, scope, ids)
+        return await run(memory_tools.get_memories, workspace, settings, scope, ids)
 
     @server.tool(annotations=read_only)
     async def timeline(target: Annotated[str, Field(description="a hit id, a session id, or a day YYYY-MM-DD")],
@@ -122,7 +122,7 @@ def build_server(workspace: Workspace, settings: Settings, folder: Path) -> MCPS
         """What happened around a hit (its session's neighbouring messages and observations, and
         the days around), a session (its last messages and observations) or a day."""
         scope = await where.scope(ctx, None, all_projects)
-        return await run(memory_tools.timeline_of, workspace, scope, target, around=around, days=days)
+        return await run(memory_tools.timeline_of, workspace, settings, scope, target, around=around, days=days)
 
     @server.tool(annotations=read_only)
     async def trace(target: Annotated[str, Field(description="a MEMORY.md line number or words of it, a proposal "

@@ -43,9 +43,9 @@ MAX_DAYS = 7
 DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-def search_memory(workspace: Workspace, scope: ProjectScope, query: str, *, limit: int = 10,
+def search_memory(workspace: Workspace, settings: Settings, scope: ProjectScope, query: str, *, limit: int = 10,
                   since: str | None = None, tier: str = "all") -> str:
-    hits = recall(workspace, query, limit=limit, tier=tier, since=since, project=scope.project)
+    hits = recall(workspace, query, settings=settings, limit=limit, tier=tier, since=since, project=scope.project)
     return render_search(query, hits, scope.describe())
 
 
@@ -59,9 +59,9 @@ def check_ids(ids: list[str]) -> list[str]:
     return cleaned
 
 
-def get_memories(workspace: Workspace, scope: ProjectScope, ids: list[str]) -> str:
+def get_memories(workspace: Workspace, settings: Settings, scope: ProjectScope, ids: list[str]) -> str:
     wanted = check_ids(ids)
-    points = {p["id"]: p for p in stored_points(workspace, ids=wanted)}
+    points = {p["id"]: p for p in stored_points(workspace, settings=settings, ids=wanted)}
     visible = [i for i in wanted if i in points and in_scope(scope, points[i])]
     hidden = [i for i in wanted if i in points and i not in visible]
     unknown = [i for i in wanted if i not in points]
@@ -112,7 +112,8 @@ def full_hit(workspace: Workspace, point: dict) -> FullHit:
     return hit
 
 
-def timeline_of(workspace: Workspace, scope: ProjectScope, target: str, *, around: int = 5, days: int = 1) -> str:
+def timeline_of(workspace: Workspace, settings: Settings, scope: ProjectScope, target: str, *, around: int = 5,
+                days: int = 1) -> str:
     """Around a hit id, a session id or a day (YYYY-MM-DD)."""
     target = str(target or "").strip()
     if not target:
@@ -124,14 +125,14 @@ def timeline_of(workspace: Workspace, scope: ProjectScope, target: str, *, aroun
         return render_timeline(f"memory timeline of {target} and {days} day(s) either side, in {scope.describe()}:",
                                [], [], days_around(workspace, scope, target, days), day_facts=True)
     if UUID.match(target.lower()):
-        [point] = stored_points(workspace, ids=[target.lower()]) or [None]
+        [point] = stored_points(workspace, settings=settings, ids=[target.lower()]) or [None]
         if point is None or not scope.admits(str(point.get("project") or "")):  # its session, not only the fact
             raise BadInputError(f"no hit {target} in a session of {scope.describe()} (all_projects=true widens)")
         session, day = str(point.get("session_id", "")), str(point.get("date", ""))
         anchors = {str(m) for m in point.get("source_message_ids") or []}
         heading = f"memory timeline around hit {target} (session {session}, {day}):"
         return session_timeline(workspace, scope, heading, session, [day], anchors, around, days)
-    points = [p for p in stored_points(workspace, session_id=target) if scope.admits(str(p.get("project") or ""))]
+    points = [p for p in stored_points(workspace, settings=settings, session_id=target) if scope.admits(str(p.get("project") or ""))]
     session_days = sorted({str(p.get("date")) for p in points if DAY.match(str(p.get("date", "")))})
     if not session_days:
         raise BadInputError(f"no session {target!r} in the index of {scope.describe()}")

@@ -71,18 +71,16 @@ def collect_sessions(workspace: Workspace, day: str) -> list[SessionRecord]:
     return records
 
 
-def session_project(workspace: Workspace, day: str, event: SessionEvent, transcript: Transcript | None = None,
-                    settings: Settings | None = None) -> str:
+def session_project(workspace: Workspace, day: str, event: SessionEvent, settings: Settings,
+                    transcript: Transcript | None = None) -> str:
     """The project an event's session belongs to: the event's own (written since projects exist),
-    else the project of the folder its transcript ran in (older events; read from the session).
-    Without `settings` (flows/index_messages.py passes none until the Edge store branch, issue 28,
-    rewrites it), the environment's."""
+    else the project of the folder its transcript ran in (older events; read from the session)."""
     if event.data.project is not None:
         return event.data.project
     from memory_pipeline.resources.projects import resolve_project
 
     transcript = transcript or load_session(workspace, day, event)
-    return resolve_project(transcript.cwd if transcript else None, settings or Settings.from_env())
+    return resolve_project(transcript.cwd if transcript else None, settings)
 
 
 def _wait_for(path: Path, version: str, seconds: float) -> Observation | None:
@@ -132,7 +130,7 @@ def observe_day(
     redis_store: ObserveStore | None = None,
     redis_error: str | None = None,
     wait_seconds: float = 30.0,
-    settings: Settings | None = None,
+    settings: Settings,
 ) -> DayObservations:
     """Observe every session of the day once per code version; write log, file and hot list.
 
@@ -172,7 +170,7 @@ def observe_day(
                 if redis_store is not None and result.redis_error is None:
                     redis_store.release_observe_lock(key)
                 raise
-            observation = scoped(observation, session_project(workspace, day, event, transcript, settings))
+            observation = scoped(observation, session_project(workspace, day, event, settings, transcript))
             pause_point("observe:before-write")
             workspace.write_json(path, json.loads(observation.model_dump_json()))
             pause_point("observe:after-write")
@@ -180,7 +178,7 @@ def observe_day(
             result.usage = result.usage + observation.usage
         else:
             result.reused += 1
-            filed = scoped(observation, session_project(workspace, day, event, settings=settings))
+            filed = scoped(observation, session_project(workspace, day, event, settings))
             if filed != observation:  # written before projects existed: file it now (the migration)
                 observation = filed
                 workspace.write_json(path, json.loads(observation.model_dump_json()))

@@ -33,7 +33,7 @@ def service_status(workspace, settings: Settings) -> dict:
                                      settings.runtime_dir)).ping()
             services["redis"] = {"ok": True, "where": settings.redis_url}
         else:  # looking must not start it: an idle embedded server stops, the next command starts it
-            server = EmbeddedRedis(workspace.state, runtime_dir=settings.runtime_dir)
+            server = EmbeddedRedis(workspace.state, settings.runtime_dir)
             running = server.running_pid() is not None
             services["redis"] = {"ok": True, "where": str(server.socket_path), "running": running}
             if not running:

@@ -211,7 +211,7 @@ def trace_other_sources(workspace: Workspace, trace: Trace, fact_id: str, settin
     from memory_pipeline.flows.recall.client import stored_points
 
     try:
-        points = stored_points(workspace, ids=[fact_id])
+        points = stored_points(workspace, settings=settings, ids=[fact_id])
     except MemoryPipelineError as exc:
         trace.missing.append(f"the other sources of {fact_id} (the recall index did not answer: {exc})")
         return

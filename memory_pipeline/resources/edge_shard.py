@@ -49,13 +49,13 @@ def ask_holders(shard: Path) -> None:
         holders = list(_HOLDERS.get(str(shard), []))
     for release in holders:
         release()
-    from memory_pipeline.resources.recall_service import SOCKET_NAME, request
-    from memory_pipeline.resources.workspace import unix_socket_path
+    from memory_pipeline.resources.recall_service import listening_path, request
 
-    path = unix_socket_path(shard.parent, SOCKET_NAME)
-    if path.exists():
-        with contextlib.suppress(Exception):
-            request(path, {"op": "release"}, timeout=5.0)
+    with contextlib.suppress(OSError, ValueError):
+        path = Path(listening_path(shard.parent).read_text(encoding="utf-8").strip())
+        if path.is_socket():
+            with contextlib.suppress(Exception):
+                request(path, {"op": "release"}, timeout=5.0)
 
 
 @contextlib.contextmanager

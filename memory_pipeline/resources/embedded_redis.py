@@ -23,7 +23,6 @@ from filelock import FileLock, Timeout
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from memory_pipeline.config import Settings
 from memory_pipeline.errors import ServiceError
 from memory_pipeline.resources.processes import (
     command_line,
@@ -66,18 +65,18 @@ class EmbeddedRedis:
     """One redis-server per state dir: `<state_dir>/redis/{redis.sock,redis.pid,redis.log}`,
     and its watchdog (`watchdog.pid`)."""
 
-    def __init__(self, state_dir: Path, start_timeout: float = 10.0, idle_timeout: float | None = None,
-                 runtime_dir: Path | None = None) -> None:
+    def __init__(self, state_dir: Path, runtime_dir: Path, start_timeout: float = 10.0,
+                 idle_timeout: float | None = None) -> None:
         self.dir = Path(state_dir).expanduser().resolve() / "redis"
-        # runtime_dir: XDG_RUNTIME_DIR, for a socket path too long under the state folder
+        # runtime_dir: the caller's XDG_RUNTIME_DIR, for a socket path too long under the state folder
         self.socket_path = unix_socket_path(self.dir, "redis.sock", runtime_dir)
         self.pid_path = self.dir / "redis.pid"
         self.watchdog_pid_path = self.dir / "watchdog.pid"
         self.log_path = self.dir / "redis.log"
         self.start_timeout = start_timeout
-        # the caller's MEMORY_REDIS_IDLE_TIMEOUT; the environment's only until flows/recall/engine.py (moving
-        # with the Edge store, issue 28) passes it: whoever starts the server sets its idle timeout
-        self.idle_timeout = Settings.from_env().redis_idle_timeout if idle_timeout is None else idle_timeout
+        # the caller's MEMORY_REDIS_IDLE_TIMEOUT: whoever starts the server sets its idle timeout (None:
+        # this instance only looks at or stops a server, and refuses to start one)
+        self.idle_timeout = idle_timeout
 
     def client(self, timeout: float = 5.0, retries: int = 3) -> redis.Redis:
         """A client on the socket; probes use retries=0 so a dead server is seen at once."""
@@ -91,6 +90,8 @@ class EmbeddedRedis:
 
     def ensure_running(self) -> int:
         """Start the server unless it already answers; return its pid."""
+        if self.idle_timeout is None:
+            raise ValueError("EmbeddedRedis needs the caller's idle timeout to start a server")
         self._prepare_dir()
         lock = FileLock(str(self.dir / "start.lock"))
         try:

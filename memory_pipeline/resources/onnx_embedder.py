@@ -104,12 +104,10 @@ _ONNX_EMBEDDERS: dict[tuple[str, int], OnnxEmbedder] = {}
 _ONNX_LOCK = threading.Lock()
 
 
-def embedder_for(model_name: str, threads: int = 0, settings: Settings | None = None) -> OnnxEmbedder | Embedder:
+def embedder_for(model_name: str, settings: Settings, threads: int = 0) -> OnnxEmbedder | Embedder:
     """The process's embedder for `model_name`: ONNX Runtime on CPU (the export is made first if
     missing), the torch Embedder on a GPU, for another model shape, or when the export fails.
-    `settings` (the caller's) give the device and the model cache; the environment's only until
-    flows/recall/engine.py (moving with the Edge store, issue 28) passes its own."""
-    settings = settings or Settings.from_env()
+    `settings` (the caller's) give the device and the model cache."""
     device, cache = settings.embedding_device, settings.model_cache
     location = resolve_model_location(model_name)
     shape = plain_shape(location)

@@ -11,8 +11,10 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-PLAIN_MODULES = ["sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling",
-                 "sentence_transformers.models.Normalize"]
+PLAIN_KINDS = ["Transformer", "Pooling", "Normalize"]  # modules.json's types end in these, in this order
+LEGACY_POOLING = {"pooling_mode_mean_tokens": "mean", "pooling_mode_cls_token": "cls", "pooling_mode_max_tokens": "max",
+                  "pooling_mode_mean_sqrt_len_tokens": "mean_sqrt_len_tokens",
+                  "pooling_mode_weightedmean_tokens": "weightedmean", "pooling_mode_lasttoken": "lasttoken"}
 INPUTS = ["input_ids", "attention_mask", "token_type_ids"]
 
 
@@ -22,7 +24,10 @@ def cache_folder(model_cache: Path | None = None) -> Path:
 
 
 def plain_shape(location: str) -> dict | None:
-    """The model folder's max_seq_length and pooling when it is Transformer → mean pooling → Normalize."""
+    """The model folder's max_seq_length and dimension when it is Transformer → mean pooling →
+    Normalize, in either sentence-transformers save format (before 6: `sentence_transformers.models.*`,
+    pooling_mode_* flags, the length in sentence_bert_config.json; 6 and later: the modules under
+    `sentence_transformers.base`, `pooling_mode`, the length in tokenizer_config.json)."""
     folder = Path(location)
     try:
         modules = json.loads((folder / "modules.json").read_text(encoding="utf-8"))
@@ -30,12 +35,38 @@ def plain_shape(location: str) -> dict | None:
         config = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    mean_only = pooling.get("pooling_mode_mean_tokens") and not any(
-        v for k, v in pooling.items() if k.startswith("pooling_mode_") and k != "pooling_mode_mean_tokens")
-    if [m.get("type") for m in modules] != PLAIN_MODULES or not mean_only or not (folder / "tokenizer.json").exists():
+    kinds = [str(m.get("type", "")) for m in modules]
+    plain = all(k.startswith("sentence_transformers.") for k in kinds) and [k.rpartition(".")[2] for k in kinds] == PLAIN_KINDS
+    if not plain or pooling_mode(pooling) != "mean" or not (folder / "tokenizer.json").exists():
         return None
-    return {"max_seq_length": int(config.get("max_seq_length", 256)),
-            "dimension": int(pooling["word_embedding_dimension"])}
+    length = config.get("max_seq_length") or tokenizer_max_length(folder)
+    dimension = pooling.get("embedding_dimension") or pooling.get("word_embedding_dimension")
+    if not length or not dimension:
+        return None
+    return {"max_seq_length": int(length), "dimension": int(dimension)}
+
+
+def pooling_mode(pooling: dict) -> str | None:
+    """"mean", "cls", … from a pooling config: `pooling_mode` (6 and later) or the one true
+    pooling_mode_*_tokens flag (before); None for a mix."""
+    if "pooling_mode" in pooling:
+        mode = pooling["pooling_mode"]
+        return mode if isinstance(mode, str) else None
+    flags = [k for k, v in pooling.items() if k.startswith("pooling_mode_") and v]
+    return LEGACY_POOLING.get(flags[0]) if len(flags) == 1 else None
+
+
+def tokenizer_max_length(folder: Path) -> int | None:
+    """The tokenizer's model_max_length (where sentence-transformers 6 keeps max_seq_length), capped
+    at the model's positions (an unset length is a huge placeholder)."""
+    try:
+        tokenizer = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+        model = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    limits = [int(v) for v in (tokenizer.get("model_max_length"), model.get("max_position_embeddings"))
+              if isinstance(v, (int, float))]
+    return min(limits) if limits else None
 
 
 def export_path(location: str, model_cache: Path | None = None) -> Path:

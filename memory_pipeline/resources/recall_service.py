@@ -33,7 +33,7 @@ from memory_pipeline.resources.processes import (
     terminate,
     write_pid,
 )
-from memory_pipeline.resources.workspace import Workspace, ensure_socket_dir, unix_socket_path
+from memory_pipeline.resources.workspace import STATE_NAMES, Workspace, atomic_write_text, ensure_socket_dir, unix_socket_path
 
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0
 MAX_REQUEST_BYTES = 1 << 20
@@ -41,13 +41,20 @@ SOCKET_NAME = "recall.sock"
 Handler = Callable[[dict], dict]
 
 
-def socket_path(workspace: Workspace) -> Path:
-    """state/recall.sock, or a short per-workspace path when that is over the unix limit."""
-    return unix_socket_path(workspace.state, SOCKET_NAME)
+def socket_path(workspace: Workspace, runtime_dir: Path) -> Path:
+    """state/recall.sock, or a short per-workspace path under `runtime_dir` (the caller's
+    XDG_RUNTIME_DIR) when that is over the unix limit."""
+    return unix_socket_path(workspace.state, SOCKET_NAME, runtime_dir)
 
 
 def pid_path(workspace: Workspace) -> Path:
     return workspace.state_path("recall_pid")
+
+
+def listening_path(state: Path) -> Path:
+    """The file naming the running service's socket: a writer in another process (another
+    environment, another XDG_RUNTIME_DIR) finds the service through it."""
+    return state / STATE_NAMES["recall_socket"]
 
 
 def log_path(workspace: Workspace) -> Path:
@@ -81,8 +88,8 @@ def request(path: Path, payload: dict, timeout: float = 30.0) -> dict:
         raise ServiceError(f"recall service at {path} sent a broken answer") from exc
 
 
-def ping(workspace: Workspace, timeout: float = 2.0) -> dict | None:
-    path = socket_path(workspace)
+def ping(workspace: Workspace, runtime_dir: Path, timeout: float = 2.0) -> dict | None:
+    path = socket_path(workspace, runtime_dir)
     if not path.exists():
         return None
     try:
@@ -92,9 +99,9 @@ def ping(workspace: Workspace, timeout: float = 2.0) -> dict | None:
     return answer if answer.get("ok") else None
 
 
-def ensure_service(workspace: Workspace, command: list[str], start_timeout: float = 90.0) -> dict:
+def ensure_service(workspace: Workspace, runtime_dir: Path, command: list[str], start_timeout: float = 90.0) -> dict:
     """The running service's status; starts it (detached) when absent. One starter at a time."""
-    status = ping(workspace)
+    status = ping(workspace, runtime_dir)
     if status is not None:
         return status
     lock = FileLock(str(workspace.lock_path("recall-service-start")))
@@ -103,7 +110,7 @@ def ensure_service(workspace: Workspace, command: list[str], start_timeout: floa
     except Timeout as exc:
         raise ServiceError("another client has been starting the recall service for too long") from exc
     try:
-        status = ping(workspace)
+        status = ping(workspace, runtime_dir)
         if status is not None:
             return status
         log = open(log_path(workspace), "ab")  # noqa: SIM115 - handed to the child
@@ -114,7 +121,7 @@ def ensure_service(workspace: Workspace, command: list[str], start_timeout: floa
             log.close()
         deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:
-            status = ping(workspace, timeout=1.0)
+            status = ping(workspace, runtime_dir, timeout=1.0)
             if status is not None:
                 return status
             if process.poll() is not None:
@@ -134,18 +141,18 @@ def service_pid(workspace: Workspace) -> int | None:
     return pid if "memory_pipeline.flows.recall.server" in line and str(workspace.root) in line else None
 
 
-def stop_service(workspace: Workspace, timeout: float = 10.0) -> int | None:
+def stop_service(workspace: Workspace, runtime_dir: Path, timeout: float = 10.0) -> int | None:
     """Ask the service to stop and wait until its process has exited (SIGTERM, then SIGKILL, if it
     does not); returns the pid it stopped, or None if none was running."""
-    status = ping(workspace)
+    status = ping(workspace, runtime_dir)
     pid = service_pid(workspace) or (int(status["pid"]) if status and status.get("pid") else None)
     if status is not None:
         with contextlib.suppress(ServiceError):
-            request(socket_path(workspace), {"op": "stop"}, timeout)
+            request(socket_path(workspace, runtime_dir), {"op": "stop"}, timeout)
     if pid is not None:
         terminate(pid, (None, signal.SIGTERM, signal.SIGKILL), grace=timeout)
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and socket_path(workspace).exists():
+    while time.monotonic() < deadline and socket_path(workspace, runtime_dir).exists():
         time.sleep(0.05)
     return pid
 
@@ -188,7 +195,7 @@ class _Connection(socketserver.StreamRequestHandler):
             threading.Thread(target=server.close_down, daemon=True).start()
 
 
-def serve(workspace: Workspace, handler: Handler, idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> int:
+def serve(workspace: Workspace, runtime_dir: Path, handler: Handler, idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> int:
     """Run until stopped or idle; returns 0, or 3 when another server already runs.
 
     A server still closing down holds the run lock for a moment, hence the short wait for it.
@@ -198,7 +205,7 @@ def serve(workspace: Workspace, handler: Handler, idle_timeout: float = DEFAULT_
         run_lock.acquire(timeout=10)
     except Timeout:
         return 3
-    path = socket_path(workspace)
+    path = socket_path(workspace, runtime_dir)
     try:
         ensure_socket_dir(path)
         with contextlib.suppress(FileNotFoundError):
@@ -211,6 +218,7 @@ def serve(workspace: Workspace, handler: Handler, idle_timeout: float = DEFAULT_
         os.chmod(path, 0o600)
         server.handler, server.touched = handler, time.monotonic()
         write_pid(pid_path(workspace), os.getpid())
+        atomic_write_text(listening_path(workspace.state), str(path))
         identity = folder_identity(workspace.root)
 
         def watch_idle() -> None:
@@ -235,4 +243,6 @@ def serve(workspace: Workspace, handler: Handler, idle_timeout: float = DEFAULT_
             path.unlink()
         with contextlib.suppress(FileNotFoundError):
             pid_path(workspace).unlink()
+        with contextlib.suppress(FileNotFoundError):
+            listening_path(workspace.state).unlink()
         run_lock.release()

@@ -61,8 +61,8 @@ def _redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=user + netloc))
 
 
-def connect_redis(settings_redis_url: str | None, state_dir: Path, idle_timeout: float | None = None,
-                  runtime_dir: Path | None = None) -> redis.Redis:
+def connect_redis(settings_redis_url: str | None, state_dir: Path, idle_timeout: float,
+                  runtime_dir: Path) -> redis.Redis:
     """A client for REDIS_URL when set, else for the embedded server (started if needed, stopping
     after `idle_timeout` seconds idle: MEMORY_REDIS_IDLE_TIMEOUT, its socket under `runtime_dir`
     when the state folder's path is too long: XDG_RUNTIME_DIR; both handed down by the caller)."""
@@ -78,7 +78,7 @@ def connect_redis(settings_redis_url: str | None, state_dir: Path, idle_timeout:
         except ValueError as exc:
             raise ServiceError(f"Redis URL is not valid ({where}): {exc}") from exc
     else:
-        server = EmbeddedRedis(state_dir, idle_timeout=idle_timeout, runtime_dir=runtime_dir)
+        server = EmbeddedRedis(state_dir, runtime_dir, idle_timeout=idle_timeout)
         server.ensure_running()
         where = f"unix://{server.socket_path}"
         client = server.client(timeout=SOCKET_TIMEOUT)

@@ -59,11 +59,11 @@ def _described(name: str, pid: int, group: bool = False) -> ServiceProcess:
     return ServiceProcess(name, pid, info.uptime_s, rss)
 
 
-def workspace_processes(workspace: Workspace, runtime_dir: Path | None = None) -> list[ServiceProcess]:
+def workspace_processes(workspace: Workspace, runtime_dir: Path) -> list[ServiceProcess]:
     """Every live process this workspace started (`runtime_dir`: XDG_RUNTIME_DIR, where a long
     socket path is kept)."""
     found = []
-    redis = EmbeddedRedis(workspace.state, runtime_dir=runtime_dir)
+    redis = EmbeddedRedis(workspace.state, runtime_dir)
     found += [_described("redis-server", pid) for pid in redis.server_pids()]
     watchdog = redis.watchdog_pid()
     if watchdog is not None:
@@ -89,8 +89,7 @@ def stop_ui(workspace: Workspace, timeout: float) -> None:
     workspace.state_path("ui_pid").unlink(missing_ok=True)
 
 
-def stop_workspace_services(workspace: Workspace, timeout: float = 10.0,
-                            runtime_dir: Path | None = None) -> list[ServiceProcess]:
+def stop_workspace_services(workspace: Workspace, runtime_dir: Path, timeout: float = 10.0) -> list[ServiceProcess]:
     """Stop the ui, the recall service, then Redis (persisted by SHUTDOWN) and its watchdog; wait
     for each to exit. Returns what was running; a process that would not exit stays in
     `workspace_processes` (the caller reports it)."""
@@ -98,7 +97,7 @@ def stop_workspace_services(workspace: Workspace, timeout: float = 10.0,
     if not running:
         return []
     stop_ui(workspace, timeout)
-    recall_service.stop_service(workspace, timeout)
+    recall_service.stop_service(workspace, runtime_dir, timeout)
     hook_entry.stop_service(str(workspace.root), timeout)
-    EmbeddedRedis(workspace.state, runtime_dir=runtime_dir).stop(timeout)
+    EmbeddedRedis(workspace.state, runtime_dir).stop(timeout)
     return running

@@ -30,7 +30,6 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from memory_pipeline.config import Settings
 from memory_pipeline.faults import check_disk_space
 from memory_pipeline.resources.runtime_dir import is_private_dir, private_runtime_dir  # noqa: F401 (re-exported)
 
@@ -39,17 +38,15 @@ DIR_MODE = 0o700
 SOCKET_PATH_MAX = 100  # sun_path is 108 bytes on Linux, 104 on macOS
 
 
-def unix_socket_path(folder: Path, name: str, runtime_base: Path | None = None) -> Path:
+def unix_socket_path(folder: Path, name: str, runtime_base: Path) -> Path:
     """`folder/name`, or, when that is too long for a unix socket, a short path named by a hash of
     `folder` in a user-only runtime folder under `runtime_base` (the door's XDG_RUNTIME_DIR, the same
-    for every process). Without it, the environment's: only resources/recall_service.py's socket_path
-    (moving with the Edge store, issue 28) and what flows/recall/engine.py starts pass none."""
+    for every process)."""
     inside = folder / name
     if len(os.fsencode(inside)) <= SOCKET_PATH_MAX:
         return inside
     digest = hashlib.sha256(os.fsencode(folder)).hexdigest()[:20]
-    base = Settings.from_env().runtime_dir if runtime_base is None else runtime_base
-    return private_runtime_dir(base, owner=folder) / f"{digest}-{name}"
+    return private_runtime_dir(runtime_base, owner=folder) / f"{digest}-{name}"
 
 
 def ensure_socket_dir(socket: Path) -> None:
@@ -131,6 +128,7 @@ STATE_NAMES = {
     "dagster": "dagster", "llm_cache": "llm-cache", "qdrant": "qdrant", "vectors": "vectors", "redis": "redis", "hooks": "hooks",
     "index": "index", "locks": "locks", "snapshots": "memory_snapshots", "review": "review",
     "maintenance": "maintenance", "feedback": "feedback", "recall_pid": "recall-service.pid",
+    "recall_socket": "recall-service.socket",  # where the running service listens (read by a writer asking it to let go)
     "recall_log": "recall-service.log", "intake_settled": "intake-settled.json", "event_failures": "event-failures.json",
     "ui_pid": "ui.pid", "ui_url": "ui-url.txt", "recall_cache": "recall-cache",  # the former recall cache, removed by recall (issue 28)
     "index_generation": "index-generation",

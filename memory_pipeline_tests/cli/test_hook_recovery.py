@@ -36,6 +36,7 @@ from memory_pipeline_tests.cli.hook_helpers import (
 )
 from memory_pipeline_tests.support.dagster_defs import definitions
 from memory_pipeline_tests.support.paths import fixture_transcript
+from memory_pipeline_tests.support.doors import embedded_redis, env_settings, runtime_dir
 
 CLEAN_ENV = ("REDIS_URL", "QDRANT_URL", "ANTHROPIC_API_KEY", "MEMORY_LLM_PROVIDER", "MEMORY_CONTEXT_WINDOW")
 
@@ -75,8 +76,8 @@ def ingested(tmp_path_factory):
             assert report.success and report.accepted == 1 and report.days[0].observations == 1
             yield Ingested(workspace, env, transcript)
         finally:
-            recall_service.stop_service(workspace)
-            EmbeddedRedis(workspace.state).stop()
+            recall_service.stop_service(workspace, runtime_dir())
+            embedded_redis(workspace.state).stop()
 
 
 def pointer_of(done) -> str:
@@ -129,7 +130,7 @@ def assert_queries_return_results(pointer: str, ingested: Ingested) -> list[str]
     queries = queries_in(pointer)
     assert 1 <= len(queries) <= 2
     for query in queries:
-        assert recall(ingested.workspace, query, limit=3, record=False), query
+        assert recall(ingested.workspace, query, limit=3, record=False, settings=env_settings()), query
     return queries
 
 

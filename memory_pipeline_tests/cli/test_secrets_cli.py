@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from memory_pipeline.resources.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.cli.hook_helpers import hook_env, run_cli
 from memory_pipeline_tests.security.secret_samples import LOOK_ALIKES, SECRETS
+from memory_pipeline_tests.support.doors import embedded_redis
 
 KEY = SECRETS[9][1]  # "the AWS secret access key is …"
 
@@ -26,7 +26,7 @@ def test_redact_check_then_scrub(tmp_path):
     try:
         scrub = run_cli(["scrub"], env, timeout=180)
     finally:
-        EmbeddedRedis(ws.state).stop()  # scrub started the workspace's redis-server
+        embedded_redis(ws.state).stop()  # scrub started the workspace's redis-server
     assert scrub.returncode == 0, scrub.stderr
     assert KEY not in (ws.root / "memory" / "2026-11-21.md").read_text()
     assert json.loads((ws.state_path("hooks") / "s.json").read_text())["user_messages"][0].startswith("the token is [RED")

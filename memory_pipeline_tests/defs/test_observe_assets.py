@@ -18,6 +18,7 @@ from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.stores import workspace_store
 from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline_tests.support.paths import SAMPLES
+from memory_pipeline_tests.support.doors import redis_limits
 
 pytestmark = pytest.mark.slow
 ASSETS = ("sessions", "observations", "observation_index")
@@ -55,7 +56,7 @@ def test_day_materializes_observations_log_hot_list_and_points(workspace):
     log = DailyLog(workspace).read(day)
     assert log.count("### 🔭 Observations") == 2
     assert "sk-ant-api03" not in log and "hunter2" not in log
-    redis = RedisStore(connect_redis(None, workspace.state))
+    redis = RedisStore(connect_redis(None, workspace.state, *redis_limits()))
     assert len(redis.observations(day)) == 2
     points = sum(len(o.facts) + sum(1 for s in o.segments if s.narrative) for o in found)
     assert store_count(workspace, day) == points
@@ -80,7 +81,7 @@ def test_rematerializing_a_day_is_idempotent(workspace):
     index_meta = again.asset_materializations_for_node("observation_index")[0].metadata
     assert index_meta["embedded_now"].value == 0
     assert again.asset_materializations_for_node("observations")[0].metadata["reused"].value == 2
-    assert len(RedisStore(connect_redis(None, workspace.state)).observations(day)) == 2
+    assert len(RedisStore(connect_redis(None, workspace.state, *redis_limits())).observations(day)) == 2
 
 
 def test_prompt_change_re_derives_and_replaces_log_sections(workspace, tmp_path, monkeypatch):
@@ -119,7 +120,7 @@ def test_redis_unreachable_fails_loudly_but_writes_the_daily_log(workspace, monk
     assert DailyLog(workspace).read(day).count("### 🔭 Observations") == 2
     monkeypatch.delenv("REDIS_URL")
     assert materialize(day).success
-    assert len(RedisStore(connect_redis(None, workspace.state)).observations(day)) == 2
+    assert len(RedisStore(connect_redis(None, workspace.state, *redis_limits())).observations(day)) == 2
 
 
 def test_ingest_job_observes_before_it_indexes(workspace):

@@ -21,6 +21,7 @@ from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline_tests.support.dagster_defs import definitions, sensor
 from memory_pipeline_tests.support.review_fixtures import fact, observation
+from memory_pipeline_tests.support.doors import redis_limits
 
 pytestmark = pytest.mark.slow
 RULES = [
@@ -50,7 +51,7 @@ def test_a_backfill_of_14_past_days_leaves_every_proposal_pending_and_reviewable
 
     runs = run_job_for_days(definitions(), "reflect_job", days, get_instance(workspace, Settings.from_env()))
     assert [r.error for r in runs if not r.success] == []
-    store = ProposalStore(RedisStore(connect_redis(None, workspace.state)))
+    store = ProposalStore(RedisStore(connect_redis(None, workspace.state, *redis_limits())))
     pending = store.pending()
     assert sorted(p.text.rstrip(".").lower() for p in pending) == sorted(r.lower() for r in RULES)  # none expired on the spot
     assert [p.id for p in store.all().values() if p.status != "pending"] == []

@@ -13,6 +13,7 @@ import pytest
 from memory_pipeline.flows.memory_tools import get_memories, search_memory
 from memory_pipeline.main import main
 from memory_pipeline.stages.projects import ProjectScope
+from memory_pipeline_tests.support.doors import env_settings
 
 pytestmark = pytest.mark.slow
 
@@ -105,9 +106,9 @@ def test_a_lesson_from_two_clients_is_one_memory_showing_both_sources(workspace,
     assert any("seen in 2 sessions" in note for note in trace["notes"])
 
     scope = ProjectScope(None)
-    found = search_memory(workspace, scope, "should I use pip or uv here", tier="observations")
+    found = search_memory(workspace, env_settings(), scope, "should I use pip or uv here", tier="observations")
     assert f"{hit['id']}" in found and "seen in 2 sessions" in found
-    full = get_memories(workspace, scope, [hit["id"]])
+    full = get_memories(workspace, env_settings(), scope, [hit["id"]])
     assert full.count("  source: session ") == 2
     for source in hit["sources"]:
         assert f"▶ [{source['date']}" in full and source["message_ids"][0] in full

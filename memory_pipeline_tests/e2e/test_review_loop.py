@@ -26,6 +26,7 @@ from memory_pipeline.stages.review.memory_md import lines_lost, promoted_ids
 from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline_tests.support.paths import SAMPLES
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
+from memory_pipeline_tests.support.doors import env_settings
 
 pytestmark = pytest.mark.slow
 DAY = "2026-11-21"
@@ -49,7 +50,7 @@ def observe_samples(workspace: Workspace, store, tmp_path) -> None:
     llm = LLMClient(default_offline_provider(), None)
     for day in ("2026-11-20", DAY):
         collect_sessions(workspace, day)
-        observe_day(workspace, day, llm=llm, prompt=load_prompt("observer"), model="offline", redis_store=store)
+        observe_day(workspace, day, llm=llm, prompt=load_prompt("observer"), model="offline", redis_store=store, settings=env_settings())
 
 
 def test_review_loop_end_to_end(workspace_dir, proposal_store, tmp_path, monkeypatch):

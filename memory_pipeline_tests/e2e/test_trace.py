@@ -20,6 +20,7 @@ from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.stages.transcripts import parse_transcript
 from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline_tests.support.paths import fixture_transcript
+from memory_pipeline_tests.support.doors import env_settings, redis_limits
 
 pytestmark = pytest.mark.slow
 
@@ -38,11 +39,11 @@ def promoted(workspace, monkeypatch, capsys):
     collect_sessions(workspace, day)
     prompt = load_prompt("observer")
     observe_day(workspace, day, llm=LLMClient(default_offline_provider(), None), prompt=prompt,
-                model="offline-extractive-1", redis_store=None)
+                model="offline-extractive-1", redis_store=None, settings=env_settings())
     result = dg.materialize(assets("reflections", "proposals", "memory_md"), partition_key=day,
                             resources=build_resources(Settings.from_env()))
     assert result.success
-    store = ProposalStore(RedisStore(connect_redis(None, workspace.state)))
+    store = ProposalStore(RedisStore(connect_redis(None, workspace.state, *redis_limits())))
     chosen = next(p for p in store.pending() if p.source_fact_ids)
     assert main(["review", "approve", chosen.id]) == 0
     capsys.readouterr()

@@ -10,6 +10,7 @@ from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.stores import workspace_store
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline_tests.support.doors import redis_limits
 
 MARKER = re.compile(r"<!-- (\w+): (\S+)")
 TRANSIENT_KEYS = ("memory:observe:lock:",)
@@ -37,7 +38,7 @@ def observation_summary(ws: Workspace) -> dict[str, tuple]:
 
 
 def redis_contents(ws: Workspace, redis_url: str | None = None) -> tuple[dict[str, list[str]], list[str]]:
-    client = connect_redis(redis_url, ws.state)
+    client = connect_redis(redis_url, ws.state, *redis_limits())
     try:
         keys = sorted(k for k in client.scan_iter("memory:*") if not k.startswith(TRANSIENT_KEYS))
         hot = {}

@@ -19,8 +19,8 @@ def fault_root(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def fast_embedding_model(fault_root: Path) -> Path:
-    path = harness.build_fast_model(fault_root / "minilm-1-layer")
+def fast_embedding_model() -> Path:
+    path = harness.build_fast_model(harness.fast_model_folder())
     harness.BASE_ENV["MEMORY_EMBEDDING_MODEL"] = str(path)
     yield path
     harness.BASE_ENV.pop("MEMORY_EMBEDDING_MODEL", None)

@@ -7,6 +7,7 @@ transcript and capture time), breaks one run, re-runs it, and compares it with a
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,8 +21,8 @@ import pytest
 from benchmarks.synthetic import write_sessions
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.resources.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline_tests.support.doors import embedded_redis, runtime_dir
 
 DAYS = ("2026-11-18", "2026-11-19")
 CLI = [sys.executable, "-m", "memory_pipeline.cli"]
@@ -30,9 +31,21 @@ CLEARED = ("REDIS_URL", "QDRANT_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
 BASE_ENV: dict[str, str] = {}  # set once per test session (conftest): the fast embedding model
 
 
+def fast_model_folder() -> Path:
+    """Where the one-layer model is kept between test sessions: beside the ONNX exports, in the model
+    cache, named by the sentence-transformers version that saves it (its export is then made once
+    per machine, not once per session)."""
+    from importlib.metadata import version
+
+    from memory_pipeline.resources.onnx_export import cache_folder
+
+    return cache_folder(Settings.from_env().model_cache) / f"test-minilm-1-layer-st{version('sentence-transformers')}"
+
+
 def build_fast_model(target: Path) -> Path:
     """all-MiniLM-L6-v2 cut to one layer and 64 tokens: a real sentence-transformers model with
-    the same 384 dimensions, ~5x faster; faults do not depend on embedding quality."""
+    the same 384 dimensions, ~5x faster; faults do not depend on embedding quality. Saved once
+    into `target` (a temporary folder renamed into place: a second worker keeps the first one's)."""
     if not (target / "modules.json").exists():
         from memory_pipeline.resources.embedder import get_embedder
 
@@ -41,12 +54,20 @@ def build_fast_model(target: Path) -> Path:
         model[0].auto_model.encoder.layer = full[:1]
         model[0].auto_model.config.num_hidden_layers = 1
         length, model.max_seq_length = model.max_seq_length, 64
+        partial = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         try:
-            model.save(str(target))
+            model.save(str(partial))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.rename(partial, target)
+            except OSError:
+                if not (target / "modules.json").exists():
+                    raise
         finally:
             model[0].auto_model.encoder.layer = full
             model[0].auto_model.config.num_hidden_layers = len(full)
             model.max_seq_length = length
+            shutil.rmtree(partial, ignore_errors=True)
     return target
 
 
@@ -84,8 +105,8 @@ class Workspaces:
         from memory_pipeline.resources.services import stop_workspace_services
 
         for ws in self.made:  # the recall service a test started too, not only Redis
-            stop_workspace_services(ws)
-            EmbeddedRedis(ws.state).stop()
+            stop_workspace_services(ws, runtime_dir())
+            embedded_redis(ws.state).stop()
 
 
 def dagster_home(ws: Workspace) -> Path:

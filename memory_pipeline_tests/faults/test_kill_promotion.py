@@ -28,6 +28,7 @@ from memory_pipeline_tests.faults.harness import (
 )
 from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline_tests.support.paths import SAMPLES
+from memory_pipeline_tests.support.doors import redis_limits
 
 pytestmark = pytest.mark.slow
 DAY = "2026-11-20"  # the samples' day
@@ -54,12 +55,12 @@ def staged(ws, monkeypatch) -> list[str]:
         result = dg.materialize(assets("reflections", "proposals"), partition_key=DAY, resources=build_resources(settings),
                                 tags={TODAY_TAG: local_today(settings).isoformat()})
         assert result.success
-        return [p.id for p in ProposalStore(RedisStore(connect_redis(None, ws.state))).pending()]
+        return [p.id for p in ProposalStore(RedisStore(connect_redis(None, ws.state, *redis_limits()))).pending()]
 
 
 def statuses(ws) -> dict[str, tuple[str, bool]]:
     with using_workspace(ws):
-        found = ProposalStore(RedisStore(connect_redis(None, ws.state))).all()
+        found = ProposalStore(RedisStore(connect_redis(None, ws.state, *redis_limits()))).all()
     return {pid: (p.status, p.promoted) for pid, p in found.items()}
 
 
@@ -99,7 +100,7 @@ def test_kill_9_after_the_status_change_then_a_rerun_writes_the_missing_audit_li
     wait_for_file(flag, proc)
     kill9(proc)
     assert {statuses(ws)[pid][0] for pid in chosen} == {"approved"}
-    decided = ProposalStore(RedisStore(connect_redis(None, ws.state))).get(chosen[0]).decided
+    decided = ProposalStore(RedisStore(connect_redis(None, ws.state, *redis_limits()))).get(chosen[0]).decided
     assert all(f"approved `{pid}`" not in DailyLog(ws).read(decided) for pid in chosen)  # the lines were lost
 
     again = run_cli(ws, "review", "approve", *chosen)

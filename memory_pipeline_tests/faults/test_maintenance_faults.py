@@ -8,6 +8,7 @@ import pytest
 from memory_pipeline.resources.stores import workspace_store
 from memory_pipeline_tests.faults.harness import (
     DAYS,
+    Workspaces,
     emit_inputs,
     ingest_here,
     kill9,
@@ -38,14 +39,20 @@ def ingested(workspaces, name, inputs):
     return ws
 
 
-@pytest.fixture
-def clean_merged(workspaces, small_inputs):
-    ws = ingested(workspaces, "clean", small_inputs)
-    done = run_cli(ws, "maintain", "--date", DAYS[-1], "--json", **LOOSE)
-    assert done.returncode == 0, done.stderr
-    state = merge_state(ws)
-    assert any(row[2] for row in state), "the input should hold near-duplicates for this test to mean anything"
-    return state
+@pytest.fixture(scope="module")
+def clean_merged(tmp_path_factory, small_inputs):
+    """What one clean maintenance run leaves: built once for the module's tests (the run is
+    deterministic for the same input), each compares its own workspace with it."""
+    made = Workspaces(tmp_path_factory.mktemp("maintenance-clean"))
+    try:
+        ws = ingested(made, "clean", small_inputs)
+        done = run_cli(ws, "maintain", "--date", DAYS[-1], "--json", **LOOSE)
+        assert done.returncode == 0, done.stderr
+        state = merge_state(ws)
+        assert any(row[2] for row in state), "the input should hold near-duplicates for this test to mean anything"
+        yield state
+    finally:
+        made.stop_all()
 
 
 # between the kept memories and the folded facts; before the merged facts' vectors are dropped

@@ -24,6 +24,7 @@ from memory_pipeline_tests.faults.harness import (
     using_workspace,
     wait_for_file,
 )
+from memory_pipeline_tests.support.doors import embedded_redis
 
 pytestmark = pytest.mark.slow
 
@@ -51,7 +52,7 @@ def test_redis_server_killed_mid_run_is_restarted_and_the_run_completes(workspac
     flag = tmp_path / "paused.flag"
     proc = start_cli(ws, "ingest", "--json", **pause_env("observe:after-write", flag, seconds=2))
     wait_for_file(flag, proc)
-    server = EmbeddedRedis(ws.state)
+    server = embedded_redis(ws.state)
     pid = answering_pid(server)
     assert pid is not None
     os.kill(pid, signal.SIGKILL)

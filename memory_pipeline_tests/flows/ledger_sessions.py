@@ -10,6 +10,7 @@ from memory_pipeline.flows.observe import collect_sessions, observe_day
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline_tests.support.doors import env_settings
 
 POSTGRES_15 = """[{day} 10:00] [User]: For the billing service we use Postgres 15 as the main database.
 [{day} 10:01] [Assistant]: Understood, the billing service stores its data in Postgres 15.
@@ -33,4 +34,4 @@ def observe_text(workspace: Workspace, tmp_path, day: str, name: str, text: str,
     emit_session_event(workspace, path, trigger="compaction", session_id=name, captured_at=captured)  # always observed
     take_inbox(workspace)
     collect_sessions(workspace, day)
-    observe_day(workspace, day, llm=offline_llm(), prompt=load_prompt("observer"), model="offline")
+    observe_day(workspace, day, llm=offline_llm(), prompt=load_prompt("observer"), model="offline", settings=env_settings())

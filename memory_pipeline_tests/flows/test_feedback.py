@@ -16,6 +16,7 @@ from memory_pipeline.resources.feedback import FeedbackFiles
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.stages.feedback.echo import Injected, answer_passages, answer_tokens, judge
 from memory_pipeline_tests.support.paths import FIXTURES, fixture_transcript
+from memory_pipeline_tests.support.doors import redis_limits
 
 pytestmark = pytest.mark.slow
 
@@ -40,7 +41,7 @@ def test_a_used_memory_gains_and_an_ignored_one_loses(workspace):
     assert [g["id"] for g in given] == ["p-20261120-001", "p-20261120-002"]
 
     hook(workspace, "Stop", last_assistant_message="Installed it with `uv add httpx`, as this repo uses uv.")
-    redis = RedisStore(connect_redis(None, workspace.state))
+    redis = RedisStore(connect_redis(None, workspace.state, *redis_limits()))
     report = process_feedback(workspace, redis, get_embedder())
     assert report.used == ["p-20261120-001"] and report.ignored == []  # the other may still be used
     transcript = fixture_transcript("claude-code/tool_heavy.jsonl")
@@ -61,7 +62,7 @@ def test_stop_without_a_message_reads_the_transcript_and_a_huge_answer_is_cut(wo
     hook(workspace, "Stop", last_assistant_message="uv " * 400_000)  # 1.2 MB
     queued = [json.loads(p.read_text()) for p in FeedbackFiles(workspace).queued()]
     assert len(queued) == 2 and all(len(q["answer"]) <= 64_000 for q in queued)
-    report = process_feedback(workspace, RedisStore(connect_redis(None, workspace.state)), get_embedder())
+    report = process_feedback(workspace, RedisStore(connect_redis(None, workspace.state, *redis_limits())), get_embedder())
     assert report.answers == 2 and FeedbackFiles(workspace).queued() == []
 
 

@@ -19,6 +19,7 @@ from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.stores import workspace_store
 from memory_pipeline_tests.support.paths import FIXTURES
 from memory_pipeline_tests.support.review_fixtures import fact, observation
+from memory_pipeline_tests.support.doors import env_settings, redis_limits
 
 pytestmark = pytest.mark.slow
 
@@ -56,7 +57,7 @@ def test_an_insight_seen_in_five_sessions_is_one_memory_with_five_sources(worksp
     days = ["2026-11-16", "2026-11-17", "2026-11-18", "2026-11-19", "2026-11-20"]
     observations = seed(workspace, days, [[text] + ([OTHERS[0]] if n == 2 else []) for n, text in enumerate(INSIGHT)])
     store = workspace_store(workspace.state, None, dimension=get_embedder().dimension)
-    redis = RedisStore(connect_redis(None, workspace.state))
+    redis = RedisStore(connect_redis(None, workspace.state, *redis_limits()))
     reports = [maintain_day(workspace, store, redis, day, today="2026-11-21", settings=Settings.from_env())
                for day in days]  # each night merges that day's facts into what was already there
     again = maintain_day(workspace, store, redis, days[-1], today="2026-11-21", settings=Settings.from_env())
@@ -73,7 +74,7 @@ def test_an_insight_seen_in_five_sessions_is_one_memory_with_five_sources(worksp
     assert len(folded) == 4 and all(p.dense is None and p.sparse is None for p in folded)
     assert not found[observations[2].facts[1].id].get("merged_into")  # the unrelated fact stays itself
 
-    hits = recall(workspace, "should I use pip or uv to install dependencies", tier="observations", record=False)
+    hits = recall(workspace, "should I use pip or uv to install dependencies", tier="observations", record=False, settings=env_settings())
     about_uv = [h for h in hits if "uv" in h.text]
     assert len(about_uv) == 1 and about_uv[0].why["mentions"] == 5
     audit = audit_index(workspace, store, days)  # merging hides facts from recall, deletes nothing
@@ -85,10 +86,10 @@ def test_old_never_recalled_memories_turn_stale_and_drop_while_a_recalled_one_st
     observations = seed(workspace, old, [["Redis pool size is 128 clients on staging"],
                                          ["Redis pool timeout is five seconds on staging"]])
     recalled_id = observations[1].facts[0].id
-    redis = RedisStore(connect_redis(None, workspace.state))
+    redis = RedisStore(connect_redis(None, workspace.state, *redis_limits()))
     redis.record_recall_hits([recalled_id])
     store = workspace_store(workspace.state, None, dimension=get_embedder().dimension)
-    before = {h.id: h.score for h in recall(workspace, "staging redis pool", tier="observations", record=False)}
+    before = {h.id: h.score for h in recall(workspace, "staging redis pool", tier="observations", record=False, settings=env_settings())}
     first = maintain_day(workspace, store, redis, "2026-07-02", today="2026-08-20", settings=Settings.from_env())
     assert first.tagged_stale == 0  # first seen on 08-20: nobody could have recalled them before
 
@@ -96,7 +97,7 @@ def test_old_never_recalled_memories_turn_stale_and_drop_while_a_recalled_one_st
     found = payloads(workspace)
     assert report.tagged_stale == 1 and found[observations[0].facts[0].id]["stale"] is True
     assert not found[recalled_id].get("stale")
-    after = {h.id: h for h in recall(workspace, "staging redis pool", tier="observations", record=False)}
+    after = {h.id: h for h in recall(workspace, "staging redis pool", tier="observations", record=False, settings=env_settings())}
     stale_id = observations[0].facts[0].id
     assert after[stale_id].why["stale"] == 1 and after[stale_id].score < before[stale_id]
     assert after[recalled_id].score == pytest.approx(before[recalled_id], rel=1e-3)

@@ -23,6 +23,7 @@ from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.stages.memory_tools import UNREVIEWED
 from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline_tests.support.paths import fixture_transcript
+from memory_pipeline_tests.support.doors import redis_limits, runtime_dir
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 TOOLS = {"search", "get", "timeline", "trace", "brief"}
@@ -54,13 +55,13 @@ def memory(tmp_path_factory):
                                        "reflections", "proposals", "memory_md"),
                                 partition_key=day, resources=build_resources(Settings.from_env()))
         assert result.success
-        store = ProposalStore(RedisStore(connect_redis(None, workspace.state)))
+        store = ProposalStore(RedisStore(connect_redis(None, workspace.state, *redis_limits())))
         chosen = next(p for p in store.pending() if p.source_fact_ids)
         assert main(["review", "approve", chosen.id]) == 0
         (tmp / "pi-mono").mkdir()
         (tmp / "elsewhere").mkdir()
         yield workspace, day, chosen, tmp / "pi-mono", tmp / "elsewhere"
-        stop_workspace_services(workspace)
+        stop_workspace_services(workspace, runtime_dir())
 
 
 def server(workspace, cwd: Path) -> StdioServerParameters:

@@ -22,6 +22,7 @@ from memory_pipeline.resources.projects import repository_root, resolve_project
 from memory_pipeline.resources.stores import workspace_store
 from memory_pipeline_tests.support.dagster_defs import definitions
 from memory_pipeline_tests.support.friction_sessions import FILLER, claude_session
+from memory_pipeline_tests.support.doors import env_settings
 
 DAY = "2026-11-10"
 SHOP_RULE = "We deploy the shop storefront to Fly.io and never to Heroku because of the cold starts"
@@ -97,15 +98,15 @@ def test_two_projects_stay_apart_and_the_users_preference_goes_to_both(workspace
     assert {f.scope for f in by_session["s-shop"].facts if "Fly.io" in f.text} == {"project"}
     assert "project: shop)" in workspace.daily_log(DAY).read_text()
 
-    in_shop = recall(workspace, "how do we deploy", project="shop", use_service=False, record=False)
-    in_api = recall(workspace, "how do we deploy", project="api", use_service=False, record=False)
+    in_shop = recall(workspace, "how do we deploy", project="shop", use_service=False, record=False, settings=env_settings())
+    in_api = recall(workspace, "how do we deploy", project="api", use_service=False, record=False, settings=env_settings())
     assert in_shop and in_api
     assert all(h.project == "shop" or h.scope == "user" for h in in_shop)
     assert all(h.project == "api" or h.scope == "user" for h in in_api)
     assert not any("Fly.io" in h.text for h in in_api) and not any("alembic" in h.text for h in in_shop)
-    answers = recall(workspace, "short answers summary", project="api", use_service=False, record=False)
+    answers = recall(workspace, "short answers summary", project="api", use_service=False, record=False, settings=env_settings())
     assert any(h.scope == "user" and "short answers" in h.text for h in answers)  # learned in shop, offered in api
-    everywhere = recall(workspace, "deploy migrations Fly.io alembic", use_service=False, record=False, limit=20)
+    everywhere = recall(workspace, "deploy migrations Fly.io alembic", use_service=False, record=False, limit=20, settings=env_settings())
     assert {"shop", "api"} <= {h.project for h in everywhere}
 
     api_brief = build_brief(workspace, today=DAY, project="api").text
@@ -158,7 +159,7 @@ def test_memory_from_before_projects_is_filed_when_its_day_runs_again(workspace,
     assert {o.session_id: o.project for o in load_observations(workspace, DAY)} == {"s-shop": "shop", "s-api": "api"}
     stored = {p.payload.get("project") for p in store.scroll_all()}
     assert stored == {"shop", "api"}
-    in_api = recall(workspace, "how do we deploy", project="api", use_service=False, record=False)
+    in_api = recall(workspace, "how do we deploy", project="api", use_service=False, record=False, settings=env_settings())
     assert in_api and not any("Fly.io" in h.text for h in in_api)
 
 

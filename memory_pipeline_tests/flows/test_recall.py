@@ -20,6 +20,7 @@ from memory_pipeline.resources.embedder import get_embedder
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.vector_store import StorePoint
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline_tests.support.doors import env_settings, redis_limits, runtime_dir
 
 pytestmark = pytest.mark.slow
 
@@ -48,56 +49,56 @@ def indexed(workspace, monkeypatch):
     monkeypatch.setenv("MEMORY_RECALL_IDLE_TIMEOUT", "60")
     ids = add_points(workspace, ROWS)
     yield workspace, ids
-    recall_service.stop_service(workspace)
+    recall_service.stop_service(workspace, runtime_dir())
 
 
 def test_in_process_recall_ranks_filters_and_counts_hits(indexed):
     workspace, ids = indexed
-    hits = recall(workspace, "redis connection pool size", now=NOW, use_service=False)
+    hits = recall(workspace, "redis connection pool size", now=NOW, use_service=False, settings=env_settings())
     assert hits[0].id == ids[0] and hits[0].source_message_ids == ["u1"]
     assert hits[0].why["sparse_rank"] == 1 and hits[0].why["dense_rank"] == 1
     assert {h.tier for h in recall(workspace, "pagination build pip", tier="observations", now=NOW,
-                                   use_service=False)} == {"observations"}
+                                   use_service=False, settings=env_settings())} == {"observations"}
     assert [h.id for h in recall(workspace, "docker uv redis orders", since="2026-11-03", until="2026-11-03",
-                                 now=NOW, use_service=False)] == [ids[2]]
-    assert [h.priority for h in recall(workspace, "docker uv", priority="low", now=NOW, use_service=False)] == ["low"]
-    assert {h.session_id for h in recall(workspace, "api uv", session_id="s2", now=NOW, use_service=False)} == {"s2"}
-    assert len(recall(workspace, "redis orders uv docker", limit=2, now=NOW, use_service=False)) == 2
+                                 now=NOW, use_service=False, settings=env_settings())] == [ids[2]]
+    assert [h.priority for h in recall(workspace, "docker uv", priority="low", now=NOW, use_service=False, settings=env_settings())] == ["low"]
+    assert {h.session_id for h in recall(workspace, "api uv", session_id="s2", now=NOW, use_service=False, settings=env_settings())} == {"s2"}
+    assert len(recall(workspace, "redis orders uv docker", limit=2, now=NOW, use_service=False, settings=env_settings())) == 2
     rewritten = recall(workspace, "What did we ever decide about the Redis pool?", rewrite=True, now=NOW,
-                       use_service=False)
+                       use_service=False, settings=env_settings())
     assert rewritten[0].id == ids[0]
-    redis_store = RedisStore(connect_redis(None, workspace.state))
+    redis_store = RedisStore(connect_redis(None, workspace.state, *redis_limits()))
     before = redis_store.recall_hits([ids[0]])[ids[0]]
     assert before >= 1
-    recall(workspace, "redis pool", now=NOW, use_service=False, limit=1)
+    recall(workspace, "redis pool", now=NOW, use_service=False, limit=1, settings=env_settings())
     assert redis_store.recall_hits([ids[0]])[ids[0]] == before + 1
-    recall(workspace, "redis pool", now=NOW, record=False, use_service=False)
+    recall(workspace, "redis pool", now=NOW, record=False, use_service=False, settings=env_settings())
     assert redis_store.recall_hits([ids[0]])[ids[0]] == before + 1
 
 
 def test_empty_workspace_gives_no_hits_without_starting_a_service(workspace):
-    assert recall(workspace, "anything at all") == []
-    assert recall_service.ping(workspace) is None
+    assert recall(workspace, "anything at all", settings=env_settings()) == []
+    assert recall_service.ping(workspace, runtime_dir()) is None
 
 
 def test_service_starts_on_demand_is_reused_and_reloads_new_points(indexed):
     workspace, ids = indexed
-    hits = recall(workspace, "keyset pagination", now=NOW)
+    hits = recall(workspace, "keyset pagination", now=NOW, settings=env_settings())
     assert hits[0].id == ids[1]
-    status = recall_service.ping(workspace)
+    status = recall_service.ping(workspace, runtime_dir())
     assert status and status["points"] == 4
-    socket = recall_service.socket_path(workspace)
+    socket = recall_service.socket_path(workspace, runtime_dir())
     assert socket.stat().st_mode & 0o777 == 0o600
-    recall(workspace, "docker build", now=NOW)
-    assert recall_service.ping(workspace)["pid"] == status["pid"]
+    recall(workspace, "docker build", now=NOW, settings=env_settings())
+    assert recall_service.ping(workspace, runtime_dir())["pid"] == status["pid"]
     new = add_points(workspace, [("messages", "2026-11-05", "s4", None, "Flamingo deploys run on Fridays", ["u2"])],
                      tag="later")
     deadline = time.monotonic() + 30
     found = []
     while time.monotonic() < deadline and not found:
-        found = [h for h in recall(workspace, "flamingo deploys", now=NOW) if h.id == new[0]]
+        found = [h for h in recall(workspace, "flamingo deploys", now=NOW, settings=env_settings()) if h.id == new[0]]
     assert found, "the service did not pick up the new point"
-    assert recall_service.ping(workspace)["pid"] == status["pid"]
+    assert recall_service.ping(workspace, runtime_dir())["pid"] == status["pid"]
 
 
 def test_two_clients_starting_at_once_get_one_service(indexed):
@@ -106,8 +107,8 @@ def test_two_clients_starting_at_once_get_one_service(indexed):
 
     def client():
         try:
-            recall(workspace, "redis pool", now=NOW, record=False)
-            pids.append(recall_service.ping(workspace)["pid"])
+            recall(workspace, "redis pool", now=NOW, record=False, settings=env_settings())
+            pids.append(recall_service.ping(workspace, runtime_dir())["pid"])
         except Exception as exc:  # reported below
             errors.append(exc)
 
@@ -123,18 +124,18 @@ def test_idle_service_shuts_itself_down(workspace, monkeypatch):
     monkeypatch.setenv("MEMORY_RECALL_IDLE_TIMEOUT", "2")
     add_points(workspace, ROWS[:1])
     try:
-        assert recall(workspace, "redis pool", now=NOW, record=False)
-        pid = recall_service.ping(workspace)["pid"]
+        assert recall(workspace, "redis pool", now=NOW, record=False, settings=env_settings())
+        pid = recall_service.ping(workspace, runtime_dir())["pid"]
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and recall_service.socket_path(workspace).exists():
+        while time.monotonic() < deadline and recall_service.socket_path(workspace, runtime_dir()).exists():
             time.sleep(0.2)
-        assert not recall_service.socket_path(workspace).exists()
-        assert recall_service.ping(workspace) is None
+        assert not recall_service.socket_path(workspace, runtime_dir()).exists()
+        assert recall_service.ping(workspace, runtime_dir()) is None
         while time.monotonic() < deadline and process_alive(pid):
             time.sleep(0.2)
         assert not process_alive(pid)
     finally:
-        recall_service.stop_service(workspace)
+        recall_service.stop_service(workspace, runtime_dir())
 
 
 def test_a_workspace_too_deep_for_a_unix_socket_still_gets_the_service(tmp_path, monkeypatch):
@@ -142,14 +143,14 @@ def test_a_workspace_too_deep_for_a_unix_socket_still_gets_the_service(tmp_path,
     monkeypatch.setenv("MEMORY_WORKSPACE", str(deep.root))
     monkeypatch.setenv("MEMORY_RECALL_IDLE_TIMEOUT", "60")
     ids = add_points(deep, ROWS[:2])
-    path = recall_service.socket_path(deep)
+    path = recall_service.socket_path(deep, runtime_dir())
     assert path.parent != deep.state and len(str(path)) < 100
     try:
-        assert recall(deep, "keyset pagination", now=NOW, record=False)[0].id == ids[1]
-        assert recall_service.ping(deep) is not None  # answered through the short socket
+        assert recall(deep, "keyset pagination", now=NOW, record=False, settings=env_settings())[0].id == ids[1]
+        assert recall_service.ping(deep, runtime_dir()) is not None  # answered through the short socket
         assert path.parent.stat().st_mode & 0o777 == 0o700 and path.stat().st_mode & 0o777 == 0o600
     finally:
-        recall_service.stop_service(deep)
+        recall_service.stop_service(deep, runtime_dir())
     assert not path.exists()
 
 
@@ -157,7 +158,7 @@ def test_the_engine_queries_the_shard_itself_and_sees_each_completed_write(index
     from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
 
     workspace, ids = indexed
-    engine = RecallEngine(workspace)
+    engine = RecallEngine(workspace, env_settings())
     hits = engine.search(SearchRequest("redis connection pool", record=False, now=NOW.timestamp()))
     assert hits[0].id == ids[0]
     assert not workspace.state_path("recall_cache").exists()  # no copy of the shard is made
@@ -207,17 +208,17 @@ def test_a_writer_gets_the_shard_from_the_service_and_recall_then_sees_its_point
     import sys
 
     workspace, ids = indexed
-    assert recall(workspace, "redis connection pool", now=NOW, record=False)[0].id == ids[0]  # the service holds it
-    assert recall_service.ping(workspace)["points"] == len(ids)
+    assert recall(workspace, "redis connection pool", now=NOW, record=False, settings=env_settings())[0].id == ids[0]  # the service holds it
+    assert recall_service.ping(workspace, runtime_dir())["points"] == len(ids)
     text = "Pelican backups are verified every Monday"
-    assert text not in [h.text for h in recall(workspace, "pelican backups", now=NOW, record=False)]
+    assert text not in [h.text for h in recall(workspace, "pelican backups", now=NOW, record=False, settings=env_settings())]
     done = subprocess.run([sys.executable, "-c", WRITE_POINT, str(workspace.root), text, "20"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     new_id, _seconds = done.stdout.split()
-    hits = recall(workspace, "pelican backups", now=NOW, record=False)
+    hits = recall(workspace, "pelican backups", now=NOW, record=False, settings=env_settings())
     assert hits[0].id == new_id  # the same service (never restarted), after the write
-    assert recall_service.ping(workspace)["requests"] >= 3
+    assert recall_service.ping(workspace, runtime_dir())["requests"] >= 3
 
 
 def test_recall_during_a_write_waits_a_bounded_time_then_says_so(indexed, tmp_path, monkeypatch):
@@ -230,7 +231,7 @@ def test_recall_during_a_write_waits_a_bounded_time_then_says_so(indexed, tmp_pa
 
     workspace, ids = indexed
     monkeypatch.setenv("MEMORY_QDRANT_LOCK_TIMEOUT", "1")
-    assert recall(workspace, "redis connection pool", now=NOW, record=False)[0].id == ids[0]  # service up, holding
+    assert recall(workspace, "redis connection pool", now=NOW, record=False, settings=env_settings())[0].id == ids[0]  # service up, holding
     flag = tmp_path / "hold.flag"
     flag.write_text("held")
     holder = subprocess.Popen([sys.executable, "-c", HOLD_SHARD, str(workspace.state_path("vectors")), str(flag)],
@@ -238,11 +239,11 @@ def test_recall_during_a_write_waits_a_bounded_time_then_says_so(indexed, tmp_pa
     try:
         assert holder.stdout.readline().strip() == "holding"  # it asked the service to let go, and got the shard
         with pytest.raises(ServiceError, match="a writer .* holds it"):
-            recall(workspace, "redis connection pool", now=NOW, record=False)
+            recall(workspace, "redis connection pool", now=NOW, record=False, settings=env_settings())
     finally:
         flag.unlink()
         holder.wait(timeout=30)
-    assert recall(workspace, "redis connection pool", now=NOW, record=False)[0].id == ids[0]
+    assert recall(workspace, "redis connection pool", now=NOW, record=False, settings=env_settings())[0].id == ids[0]
 
 
 def test_stored_points_by_id_or_session_through_the_service_and_in_process(indexed):
@@ -251,13 +252,13 @@ def test_stored_points_by_id_or_session_through_the_service_and_in_process(index
 
     workspace, ids = indexed
     for use_service in (True, False):
-        [point] = stored_points(workspace, ids=[ids[0], "00000000-0000-0000-0000-000000000000"], use_service=use_service)
+        [point] = stored_points(workspace, ids=[ids[0], "00000000-0000-0000-0000-000000000000"], use_service=use_service, settings=env_settings())
         assert point["id"] == ids[0] and point["text"] == ROWS[0][4] and point["source_message_ids"] == ["u1"]
-        session = stored_points(workspace, session_id="s2", use_service=use_service)
+        session = stored_points(workspace, session_id="s2", use_service=use_service, settings=env_settings())
         assert sorted(p["id"] for p in session) == sorted(ids[1:3])
-    assert recall_service.ping(workspace) is not None
+    assert recall_service.ping(workspace, runtime_dir()) is not None
     with pytest.raises(BadInputError, match="not both"):
-        stored_points(workspace, ids=ids, session_id="s2")
+        stored_points(workspace, ids=ids, session_id="s2", settings=env_settings())
 
 
 def test_each_item_of_a_comparison_question_is_looked_up_on_its_own(workspace):

@@ -167,9 +167,10 @@ from datetime import datetime, timezone
 from memory_pipeline.flows.review import decide_ids
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+from memory_pipeline.config import Settings
 from memory_pipeline.resources.workspace import Workspace
-ws = Workspace(sys.argv[1])
-store = ProposalStore(RedisStore(connect_redis(sys.argv[2], ws.state)))
+ws, settings = Workspace(sys.argv[1]), Settings.from_env()
+store = ProposalStore(RedisStore(connect_redis(sys.argv[2], ws.state, settings.redis_idle_timeout, settings.runtime_dir)))
 report = decide_ids(ws, store, approve=["p-20261121-001-test", "p-20261121-002-test"], today="2026-11-22",
                     now=datetime.now(timezone.utc))
 print(",".join(report.ids("approved")))

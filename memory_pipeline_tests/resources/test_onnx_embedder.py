@@ -42,7 +42,7 @@ def test_the_export_gives_the_torch_vectors(embedder: Embedder, exported: str) -
 def test_the_recall_engine_embeds_queries_without_torch(embedder: Embedder, exported: str, workspace) -> None:
     code = ("import sys; from memory_pipeline.flows.recall.engine import RecallEngine; "
             "from memory_pipeline.resources.workspace import Workspace; from memory_pipeline.config import Settings; "
-            "e = RecallEngine(Workspace(Settings.from_env().workspace)); "
+            "e = RecallEngine(Workspace(Settings.from_env().workspace), Settings.from_env()); "
             "v = e.embedder.encode_query('why did redis fail'); "
             "print(type(e.embedder).__name__, len(v), 'torch' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -87,3 +87,20 @@ def test_ingest_embeds_without_torch(exported: str, workspace) -> None:
 
 def test_only_the_plain_shape_is_exported(tmp_path) -> None:
     assert plain_shape(str(tmp_path)) is None  # no modules.json: any other model stays on torch
+
+
+def test_a_model_saved_by_the_installed_sentence_transformers_runs_on_onnx(embedder: Embedder, tmp_path,
+                                                                           monkeypatch) -> None:
+    """sentence-transformers 6 saves another layout (module paths under `base`, `pooling_mode`, the
+    length in tokenizer_config.json): read as the same shape, exported, and the same vectors as torch
+    (the fault suite's one-layer model is saved so; it ran every CLI process on torch before)."""
+    saved = tmp_path / "saved"
+    embedder.model.save(str(saved))
+    shipped = plain_shape(resolve_model_location(embedder.model_name))
+    assert shipped == plain_shape(str(saved)) == {"max_seq_length": 256, "dimension": 384}
+    assert export_onnx(embedder.model, str(saved), tmp_path / "models") is not None
+    monkeypatch.setenv("MEMORY_MODEL_CACHE", str(tmp_path / "models"))
+    onnx = embedder_for(str(saved), settings=Settings.from_env())
+    assert isinstance(onnx, OnnxEmbedder)
+    for ours, theirs in zip(onnx.encode(TEXTS), embedder.encode(TEXTS), strict=True):
+        assert max(abs(a - b) for a, b in zip(ours, theirs, strict=True)) < 1e-4

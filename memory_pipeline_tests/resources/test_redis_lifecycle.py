@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.resources.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.processes import process_alive
 from memory_pipeline.resources.redis_store import connect_redis
 from memory_pipeline.resources.workspace import private_runtime_dir
+from memory_pipeline_tests.support.doors import embedded_redis, redis_limits
 
 
 def wait_dead(*pids: int, timeout: float = 30.0) -> bool:
@@ -31,11 +31,11 @@ def state_dir(tmp_path: Path):
     folder = tmp_path / "state"
     yield folder
     if folder.exists():
-        EmbeddedRedis(folder).stop()
+        embedded_redis(folder).stop()
 
 
 def test_an_idle_server_persists_stops_and_the_next_client_starts_it_again(state_dir: Path) -> None:
-    server = EmbeddedRedis(state_dir, idle_timeout=1)
+    server = embedded_redis(state_dir, idle_timeout=1)
     pid = server.ensure_running()
     watchdog = server.watchdog_pid()
     assert watchdog is not None
@@ -44,13 +44,13 @@ def test_an_idle_server_persists_stops_and_the_next_client_starts_it_again(state
     client.close()
     assert wait_dead(pid, watchdog)
     assert server.running_pid() is None and not server.pid_path.exists()
-    again = connect_redis(None, state_dir)  # transparently started again, with the data
+    again = connect_redis(None, state_dir, *redis_limits())  # transparently started again, with the data
     assert again.get("memory:test") == "kept"
     assert int(again.info("server")["process_id"]) != pid
 
 
 def test_a_connected_client_keeps_an_idle_server_running(state_dir: Path) -> None:
-    server = EmbeddedRedis(state_dir, idle_timeout=1)
+    server = embedded_redis(state_dir, idle_timeout=1)
     pid = server.ensure_running()
     client = server.client()
     assert client.ping()
@@ -61,7 +61,7 @@ def test_a_connected_client_keeps_an_idle_server_running(state_dir: Path) -> Non
 
 
 def test_removing_the_workspace_stops_its_server_and_watchdog(state_dir: Path) -> None:
-    server = EmbeddedRedis(state_dir)
+    server = embedded_redis(state_dir)
     pid = server.ensure_running()
     watchdog = server.watchdog_pid()
     shutil.rmtree(state_dir)
@@ -69,12 +69,12 @@ def test_removing_the_workspace_stops_its_server_and_watchdog(state_dir: Path) -
 
 
 def test_a_start_stops_the_server_of_a_removed_workspace_at_the_same_path(state_dir: Path) -> None:
-    old = EmbeddedRedis(state_dir)
+    old = embedded_redis(state_dir)
     old_pid = old.ensure_running()
     os.kill(old.watchdog_pid(), signal.SIGKILL)  # nothing watches it: it outlives its folder
     shutil.rmtree(state_dir)
     assert process_alive(old_pid)
-    new = EmbeddedRedis(state_dir)
+    new = embedded_redis(state_dir)
     new_pid = new.ensure_running()
     assert new_pid != old_pid and not process_alive(old_pid)
     assert new.server_pids() == [new_pid] and new.running_pid() == new_pid
@@ -96,9 +96,9 @@ def test_a_runtime_folder_made_by_another_user_is_refused_for_a_private_one(tmp_
 
     state = tmp_path / ("d" * 60) / ("e" * 60) / "state"
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "not-this-one"))
-    assert EmbeddedRedis(state, runtime_dir=base).socket_path.parent == chosen  # the door's value, not the environment's
+    assert embedded_redis(state, runtime_dir=base).socket_path.parent == chosen  # the door's value, not the environment's
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(base))
-    server = EmbeddedRedis(state)  # none passed (the recall engine until issue 28): the environment's
+    server = embedded_redis(state)  # the door's value, read from the environment
     assert server.socket_path.parent == chosen
     try:
         assert server.ensure_running() and server.client().ping()

@@ -16,15 +16,18 @@ import pytest
 from memory_pipeline.errors import BadInputError, ServiceError
 from memory_pipeline.resources.embedded_redis import process_alive
 from memory_pipeline.resources.redis_store import EmbeddedRedis, RedisStore, connect_redis
+from memory_pipeline_tests.support.doors import embedded_redis, redis_limits, runtime_dir
 from memory_pipeline_tests.support.paths import PROJECT_ROOT
 
 START_IN_CHILD = """
 import sys, time
 from pathlib import Path
+from memory_pipeline.config import Settings
 from memory_pipeline.resources.redis_store import EmbeddedRedis
+settings = Settings.from_env()
 start_at = float(sys.argv[2])
 time.sleep(max(0.0, start_at - time.time()))
-print(EmbeddedRedis(Path(sys.argv[1])).ensure_running())
+print(EmbeddedRedis(Path(sys.argv[1]), settings.runtime_dir, idle_timeout=settings.redis_idle_timeout).ensure_running())
 """
 
 
@@ -62,7 +65,7 @@ def state_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def server(state_dir: Path):
     """An EmbeddedRedis that is stopped afterwards; every pid it had must be gone."""
-    srv = EmbeddedRedis(state_dir)
+    srv = embedded_redis(state_dir)
     seen: list[int] = []
     original = srv.ensure_running
 
@@ -156,7 +159,7 @@ def test_stale_pid_file_and_dead_socket_are_recovered(server: EmbeddedRedis) -> 
 
 
 def test_connect_redis_uses_the_embedded_server(server: EmbeddedRedis, state_dir: Path) -> None:
-    client = connect_redis(None, state_dir)
+    client = connect_redis(None, state_dir, *redis_limits())
     assert client.ping()
     pid = server.ensure_running()
     assert int(client.info("server")["process_id"]) == pid
@@ -164,9 +167,9 @@ def test_connect_redis_uses_the_embedded_server(server: EmbeddedRedis, state_dir
 
 def test_connect_redis_unreachable_url_is_a_service_error() -> None:
     with pytest.raises(ServiceError, match=r"Redis unreachable at redis://127\.0\.0\.1:1/0"):
-        connect_redis("redis://127.0.0.1:1/0", Path("/nonexistent"))
+        connect_redis("redis://127.0.0.1:1/0", Path("/nonexistent"), *redis_limits())
     with pytest.raises(ServiceError) as caught:
-        connect_redis("redis://:hunter2@127.0.0.1:1/0", Path("/nonexistent"))
+        connect_redis("redis://:hunter2@127.0.0.1:1/0", Path("/nonexistent"), *redis_limits())
     assert "hunter2" not in str(caught.value)
 
 
@@ -240,9 +243,9 @@ def test_a_workspace_too_deep_for_a_unix_socket_gets_a_short_private_socket(tmp_
     from memory_pipeline.resources.workspace import unix_socket_path
 
     deep = tmp_path / ("d" * 60) / ("e" * 60) / "state"
-    server = EmbeddedRedis(deep)
+    server = embedded_redis(deep)
     assert server.socket_path.parent != server.dir
-    assert unix_socket_path(server.dir, "redis.sock") == server.socket_path  # stable: every process finds the same one
+    assert unix_socket_path(server.dir, "redis.sock", runtime_dir()) == server.socket_path  # stable: every process finds the same one
     try:
         server.ensure_running()
         assert server.client().ping()

@@ -31,6 +31,7 @@ from memory_pipeline.stages.review.memory_md import promoted_ids
 from memory_pipeline.stages.trace import memory_lines
 from memory_pipeline_tests.support.friction_sessions import FILLER, claude_session
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
+from memory_pipeline_tests.support.doors import env_settings
 
 DAY1, DAY2 = "2026-11-22", "2026-11-23"
 NOW = datetime(2026, 11, 24, 8, 0, tzinfo=timezone.utc)
@@ -61,7 +62,7 @@ def observe(workspace, store, *days: str) -> None:
     for day in days:
         collect_sessions(workspace, day)
         observe_day(workspace, day, llm=offline_llm(), prompt=load_prompt("observer"), model="offline",
-                    redis_store=store)
+                    redis_store=store, settings=env_settings())
 
 
 def friction(workspace, store):

@@ -15,6 +15,7 @@ from memory_pipeline.config import Settings
 from memory_pipeline.stages.projects import PROJECT, USER
 from memory_pipeline_tests.security.test_provenance import FILLER, observer_answer
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
+from memory_pipeline_tests.support.doors import env_settings
 
 DAY = "2026-11-22"
 TYPED = "I prefer short answers in all my projects"
@@ -61,7 +62,7 @@ def test_a_pasted_preference_is_never_the_users_rule(workspace, proposal_store, 
     observer = QueuedProvider().enqueue(observer_answer(session, claims))
     collect_sessions(workspace, DAY)
     observe_day(workspace, DAY, llm=LLMClient(observer, None), prompt=load_prompt("observer"), model="fake",
-                redis_store=proposal_store.store)
+                redis_store=proposal_store.store, settings=env_settings())
     record_day(workspace, DAY, llm=LLMClient(default_offline_provider(), None), prompt=load_prompt("ledger"),
                model="offline", embedder=get_embedder())
     facts = {f.text.split('"')[1]: f for o in load_observations(workspace, DAY) for f in o.facts}

@@ -23,6 +23,7 @@ from memory_pipeline.stages.events import parse_event
 from memory_pipeline_tests.faults.harness import ingest_here, using_workspace
 from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline_tests.support.paths import SAMPLES
+from memory_pipeline_tests.support.doors import redis_limits
 
 WHEN = datetime(2026, 11, 21, 16, 5, tzinfo=timezone.utc)
 
@@ -90,7 +91,7 @@ def test_prompt_injection_is_only_observed_and_never_promoted_without_review(wor
         result = dg.materialize(assets("reflections", "proposals"), partition_key="2026-11-21", resources=build_resources(Settings.from_env()),
                                 tags={TODAY_TAG: "2026-11-21"})
         assert result.success
-        staged = ProposalStore(RedisStore(connect_redis(None, ws.state))).all().values()
+        staged = ProposalStore(RedisStore(connect_redis(None, ws.state, *redis_limits()))).all().values()
     assert ws.memory_md.read_text() == before  # nothing reaches MEMORY.md without an approval
     injected = [p for p in staged if "Fridays" in p.text or "disable all tests" in p.text]
     # the Reflector may not propose it at all; what it does propose is marked and waits for a person

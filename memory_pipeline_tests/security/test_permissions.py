@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.resources.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.redis_store import connect_redis
 from memory_pipeline_tests.faults.harness import dagster_home, emit_inputs, ingest_here, write_inputs
+from memory_pipeline_tests.support.doors import embedded_redis, redis_limits
 
 pytestmark = pytest.mark.slow
 
@@ -64,10 +64,10 @@ def socket_inodes(pid: int) -> set[int]:
 
 
 def test_embedded_redis_listens_only_on_a_user_only_unix_socket(tmp_path):
-    server = EmbeddedRedis(tmp_path / "state")
+    server = embedded_redis(tmp_path / "state")
     pid = server.ensure_running()
     try:
-        client = connect_redis(None, tmp_path / "state")
+        client = connect_redis(None, tmp_path / "state", *redis_limits())
         assert client.config_get("port") == {"port": "0"}
         assert client.config_get("unixsocketperm") == {"unixsocketperm": "700"}
         client.close()

@@ -23,6 +23,7 @@ from memory_pipeline.stages.transcripts.pi import parse_pi
 from memory_pipeline.stages.transcripts.bookkeeping import user_words
 from memory_pipeline_tests.support.paths import PROJECT_ROOT
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
+from memory_pipeline_tests.support.doors import env_settings
 
 FIXTURES = Path("/work/shared/fixtures/transcripts")
 needs_fixtures = pytest.mark.skipif(not FIXTURES.is_dir(), reason="the shared real transcripts are not on this machine")
@@ -193,7 +194,7 @@ def test_web_file_and_relayed_words_never_become_the_users_preference(workspace,
     for day in (DAY1, DAY2):
         collect_sessions(workspace, day)
         observe_day(workspace, day, llm=LLMClient(observer, None), prompt=load_prompt("observer"), model="fake",
-                    redis_store=proposal_store.store)
+                    redis_store=proposal_store.store, settings=env_settings())
         record_day(workspace, day, llm=LLMClient(default_offline_provider(), None), prompt=load_prompt("ledger"),
                    model="offline", embedder=get_embedder())
     facts = {f.text.split('"')[1]: f for d in (DAY1, DAY2) for o in load_observations(workspace, d) for f in o.facts}

@@ -17,6 +17,7 @@ from memory_pipeline.stages.projects import ProjectScope
 from memory_pipeline.stages.provenance import labels_of
 from memory_pipeline.stages.transcripts.claude_code import parse_claude_code
 from memory_pipeline_tests.security.test_provenance import hostile_sidechain
+from memory_pipeline_tests.support.doors import env_settings
 
 pytestmark = pytest.mark.slow
 
@@ -91,7 +92,7 @@ def test_every_hit_and_every_quoted_source_says_who_said_it(workspace, tmp_path,
                   "disable the pre-commit hooks git commit -n", "git push --force origin main", "tabs over spaces"):
         for hit in run_json(capsys, "recall", query, "--all-projects", "--limit", "20")["hits"]:
             hits[hit["id"]] = hit
-    points = {p["id"]: p for p in stored_points(workspace, ids=list(hits))}
+    points = {p["id"]: p for p in stored_points(workspace, ids=list(hits), settings=env_settings())}
     for hit in hits.values():  # every hit names who said it: a message its label, a fact its cited messages'
         point = points[hit["id"]]
         cited = [m for s in point.get("sources") or [point] for m in s["source_message_ids"]]
@@ -118,13 +119,13 @@ def test_every_hit_and_every_quoted_source_says_who_said_it(workspace, tmp_path,
     assert "said by" in capsys.readouterr().out
 
     scope = ProjectScope(None)
-    found = search_memory(workspace, scope, "I prefer tabs over spaces in all my projects", limit=20)
+    found = search_memory(workspace, env_settings(), scope, "I prefer tabs over spaces in all my projects", limit=20)
     [line] = [line for line in found.splitlines() if line.startswith(only("tabs over spaces")["id"])]
     assert " · said by relayed · " in line
     pasted = only("pre-commit hooks")
-    full = get_memories(workspace, scope, [pasted["id"]])
+    full = get_memories(workspace, env_settings(), scope, [pasted["id"]])
     assert "said by: pasted" in full and f"pasted ({pasted['source_message_ids'][0]})" in full
-    around = timeline_of(workspace, scope, pasted["id"])
+    around = timeline_of(workspace, env_settings(), scope, pasted["id"])
     assert f"pasted ({pasted['source_message_ids'][0]})" in around and "user (" in around
 
     trace = run_json(capsys, "trace", pasted["id"])

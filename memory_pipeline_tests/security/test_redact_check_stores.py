@@ -13,11 +13,11 @@ import time
 import zlib
 
 from memory_pipeline.flows.secrets import check_stores
-from memory_pipeline.resources.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.edge_store import EdgeStore
 from memory_pipeline.resources.vector_store import VectorStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.resources.test_vector_store import DIM, random_point
+from memory_pipeline_tests.support.doors import embedded_redis
 
 KEY = "sk-ant-api03-Pl4nt3dK3yQm3Zp9Rt7Lx2Nv5Bc8Kd1Hf4"
 SIGNATURE = "EqQBCkgIBRABGAIiQJx" + "".join(random.Random(7).choice("ABCDEFabcdef0123456789+/") for _ in range(400))
@@ -45,7 +45,7 @@ def test_a_planted_secret_is_found_in_each_decoded_store_and_noise_is_not(tmp_pa
     ws = Workspace(tmp_path / "ws").create()
     qdrant_with(ws.state / "qdrant", ["a clean fact about Redis", f"the deploy used {KEY}"])
     edge_with(ws.state / "vectors", ["another clean fact", f"the token was {KEY}"])
-    redis = EmbeddedRedis(ws.state)
+    redis = embedded_redis(ws.state)
     try:
         redis.ensure_running()
         client = redis.client()

@@ -16,6 +16,7 @@ from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.security.secret_samples import SECRETS
 from memory_pipeline_tests.support.friction_sessions import claude_session
 from memory_pipeline_tests.support.paths import PROJECT_ROOT
+from memory_pipeline_tests.support.doors import env_settings
 
 DAY = "2026-11-21"
 SAMPLES = SECRETS[:6]
@@ -58,7 +59,7 @@ def test_a_session_is_redacted_exactly_once_and_fully(tmp_path, monkeypatch):
 
     observe_flow.collect_sessions(workspace, DAY)
     result = observe_flow.observe_day(workspace, DAY, llm=LLMClient(recorder, None), prompt=load_prompt("observer"),
-                                      model="offline", redis_store=None)
+                                      model="offline", redis_store=None, settings=env_settings())
 
     assert calls == ["s1"] and result.observed == 1 and len(recorder.prompts) == 1
     stored = sessions_path(workspace, DAY, emitted.event.data.dedupe_key).read_text(encoding="utf-8")

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.resources.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.runtime_dir import RECORD, is_private_dir
 from memory_pipeline_tests.cli.hook_helpers import hook_env, run_cli
+from memory_pipeline_tests.support.doors import embedded_redis
 
 pytestmark = pytest.mark.skipif(os.getuid() != 0, reason="making folders owned by another user needs root")
 LONG = ("d" * 60, "e" * 60)  # a workspace path too long for a unix socket
@@ -36,17 +36,17 @@ def test_all_predictable_folders_taken_a_recorded_private_one_serves_every_proce
     base = squatted_base(request)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(base))
     state = tmp_path.joinpath(*LONG) / "state"
-    server = EmbeddedRedis(state)
+    server = embedded_redis(state)
     chosen = server.socket_path.parent
     assert chosen.parent == base and chosen.name.startswith(f"mp-{os.getuid()}-") and is_private_dir(chosen)
     assert (state / "redis" / RECORD).read_text().strip() == str(chosen)
-    assert EmbeddedRedis(state).socket_path == server.socket_path  # a second process agrees
+    assert embedded_redis(state).socket_path == server.socket_path  # a second process agrees
     try:
         assert server.ensure_running() and server.client().ping()
     finally:
         server.stop()
     shutil.rmtree(chosen)  # the recorded folder gone (a reboot cleaned /tmp): a new one is made and recorded
-    again = EmbeddedRedis(state).socket_path.parent
+    again = embedded_redis(state).socket_path.parent
     assert again != chosen and is_private_dir(again) and (state / "redis" / RECORD).read_text().strip() == str(again)
 
 

@@ -19,6 +19,7 @@ from memory_pipeline.resources.stores import workspace_store
 from memory_pipeline_tests.faults.harness import dagster_home, ingest_here
 from memory_pipeline_tests.faults.test_llm_faults import GOOD
 from memory_pipeline_tests.support.anthropic_server import AnthropicServer
+from memory_pipeline_tests.support.doors import redis_limits
 
 pytestmark = pytest.mark.slow
 SECRETS = {
@@ -89,7 +90,7 @@ def leaks_in_files(*roots) -> list[str]:
 
 
 def leaks_in_services(ws) -> list[str]:
-    client = connect_redis(None, ws.state)
+    client = connect_redis(None, ws.state, *redis_limits())
     values = []
     for key in client.scan_iter("*"):
         kind = client.type(key)

@@ -19,6 +19,7 @@ from memory_pipeline.flows.observe import collect_sessions, observe_day
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline_tests.support.doors import env_settings
 
 
 def claude_session(path: Path, session_id: str, cwd: str, day: str, steps: list[tuple]) -> Path:
@@ -95,4 +96,4 @@ def ingest_files(workspace: Workspace, store, files: list[tuple[Path, str, str]]
     llm = LLMClient(default_offline_provider(), None)
     for day in sorted({day for _, _, day in files}):
         collect_sessions(workspace, day)
-        observe_day(workspace, day, llm=llm, prompt=load_prompt("observer"), model="offline", redis_store=store)
+        observe_day(workspace, day, llm=llm, prompt=load_prompt("observer"), model="offline", redis_store=store, settings=env_settings())

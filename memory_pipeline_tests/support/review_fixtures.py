@@ -12,14 +12,15 @@ import pytest
 
 from memory_pipeline.models import Fact, Observation, Segment, stable_id
 from memory_pipeline.resources.proposals import ProposalStore
-from memory_pipeline.resources.redis_store import EmbeddedRedis, RedisStore
+from memory_pipeline.resources.redis_store import RedisStore
 from memory_pipeline.stages.observe.format import format_fact
 from memory_pipeline.stages.tokens import estimate_tokens
+from memory_pipeline_tests.support.doors import embedded_redis
 
 
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory):
-    server = EmbeddedRedis(tmp_path_factory.mktemp("review-redis"))
+    server = embedded_redis(tmp_path_factory.mktemp("review-redis"))
     server.ensure_running()
     yield server
     server.stop()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from memory_pipeline_tests.support.doors import embedded_redis, runtime_dir
 
 
 @pytest.fixture
@@ -28,5 +29,5 @@ def workspace(workspace_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     yield ws
     from memory_pipeline.resources.services import stop_workspace_services
 
-    stop_workspace_services(ws)  # the recall service, the ui, Redis and its watchdog
-    EmbeddedRedis(ws.state).stop()
+    stop_workspace_services(ws, runtime_dir())  # the recall service, the ui, Redis and its watchdog
+    embedded_redis(ws.state).stop()

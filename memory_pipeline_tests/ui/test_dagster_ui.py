@@ -13,6 +13,7 @@ import pytest
 
 from memory_pipeline.config import Settings
 from memory_pipeline_tests.ui.dagster_server import dagster_dev, graphql
+from memory_pipeline_tests.support.doors import redis_limits
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
@@ -42,7 +43,7 @@ def demo_workspace(workspace):
         reflect = dg.materialize(assets("reflections", "proposals", "memory_md"), partition_key="2026-11-21",
                                  resources=build_resources(Settings.from_env()), instance=instance)
         assert reflect.success
-        pending = ProposalStore(RedisStore(connect_redis(None, workspace.state))).pending()
+        pending = ProposalStore(RedisStore(connect_redis(None, workspace.state, *redis_limits()))).pending()
         assert pending, "the demo's reflection staged no proposal"
         approved = pending[0]
         assert cli("review", "approve", approved.id).returncode == 0

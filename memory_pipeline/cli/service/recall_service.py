@@ -20,18 +20,19 @@ def add_arguments(parser) -> None:
 
 
 def run_service(args) -> int:
-    from memory_pipeline.flows.recall.client import service_command
+    from memory_pipeline.flows.recall.client import start_service
     from memory_pipeline.resources import recall_service
 
     workspace = open_workspace(args.settings)
+    runtime_dir = args.settings.runtime_dir
     if args.action == "start":
-        status = recall_service.ensure_service(workspace, service_command(workspace))
+        status = start_service(workspace, args.settings)
     elif args.action == "stop":
-        pid = recall_service.stop_service(workspace)
+        pid = recall_service.stop_service(workspace, runtime_dir)
         status = {"stopped": pid is not None, "pid": pid,
                   "note": "only the recall service; `memory-pipeline service stop` stops every service of the workspace"}
     else:
-        status = recall_service.ping(workspace) or {"running": False}
+        status = recall_service.ping(workspace, runtime_dir) or {"running": False}
     if args.json:
         print_json(status)
     else:

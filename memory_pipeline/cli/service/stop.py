@@ -34,7 +34,7 @@ def run_stop(args) -> int:
     from memory_pipeline.resources.services import stop_workspace_services, workspace_processes
 
     workspace = open_workspace(args.settings)
-    stopped = stop_workspace_services(workspace, args.timeout, args.settings.runtime_dir)
+    stopped = stop_workspace_services(workspace, args.settings.runtime_dir, args.timeout)
     left = workspace_processes(workspace, args.settings.runtime_dir)
     if args.json:
         print_json({"workspace": str(workspace.root), "stopped": [p.as_dict() for p in stopped],

@@ -142,11 +142,11 @@ def track_context(workspace: Workspace, payload: HookPayload, now: datetime, set
     return HookResult()
 
 
-def _cache_entries(workspace: Workspace, queries: list[str], now: datetime,
+def _cache_entries(workspace: Workspace, settings: Settings, queries: list[str], now: datetime,
                    project: str | None = None) -> tuple[list[CachedRecall], list[str]]:
     entries, notes = [], []
     for query in queries:
-        found = find_memories(workspace, query, project=project)
+        found = find_memories(workspace, settings, query, project=project)
         if found.note:
             notes.append(found.note)
         hits = [h for h in found.hits if not is_held(h.text)]  # the cache feeds the pointer: held text stays out
@@ -154,12 +154,13 @@ def _cache_entries(workspace: Workspace, queries: list[str], now: datetime,
     return entries, notes
 
 
-def refresh_recall_cache(workspace: Workspace, session_id: str, now: datetime | None = None) -> HookResult:
+def refresh_recall_cache(workspace: Workspace, settings: Settings, session_id: str,
+                         now: datetime | None = None) -> HookResult:
     """Run the pending recall queries and add their results to the session's cache."""
     now = now or datetime.now().astimezone()
     store = HookStateStore(workspace)
     state = store.load(session_id)
-    entries, notes = _cache_entries(workspace, state.pending_queries, now, state.project)
+    entries, notes = _cache_entries(workspace, settings, state.pending_queries, now, state.project)
 
     def change(state: HookSessionState) -> None:
         state.recall_cache = (state.recall_cache + entries)[-CACHE_ENTRIES:]
@@ -208,7 +209,7 @@ def recover_after_compaction(workspace: Workspace, payload: HookPayload, now: da
     cache, notes, fallback = state.recall_cache, [], False
     if not validated_queries(cache):  # the warm zone cached nothing useful: ask with the task itself
         project = hook_project(workspace, payload.cwd, settings)
-        entries, notes = _cache_entries(workspace, task_queries(intents), now, project)
+        entries, notes = _cache_entries(workspace, settings, task_queries(intents), now, project)
         fallback, cache = True, cache + entries
         store.update(payload.session_id, lambda s: setattr(s, "recall_cache", (s.recall_cache + entries)[-CACHE_ENTRIES:]), now)
     memories, queries = related_memories(cache), validated_queries(cache)

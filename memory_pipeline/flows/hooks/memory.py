@@ -50,14 +50,15 @@ def hook_project(workspace: Workspace, cwd: str | None, settings: Settings) -> s
     return hook_scope(workspace, cwd, settings).project
 
 
-def find_memories(workspace: Workspace, query: str, *, limit: int = 5, project: str | None = None) -> Memories:
+def find_memories(workspace: Workspace, settings: Settings, query: str, *, limit: int = 5,
+                  project: str | None = None) -> Memories:
     """Recall hits for `query` through the recall service; none (with a note) when unavailable."""
     try:
         from memory_pipeline.flows.recall.client import recall
     except ImportError as exc:
         return Memories(note=f"recall is not available ({exc}); no related memories")
     try:
-        hits = recall(workspace, query, limit=limit, record=False, use_service=True, project=project)
+        hits = recall(workspace, query, settings=settings, limit=limit, record=False, use_service=True, project=project)
     except MemoryPipelineError as exc:
         return Memories(note=f"recall failed: {exc}")
     return Memories(hits=[RecallHit.model_validate(h.model_dump()) for h in hits])

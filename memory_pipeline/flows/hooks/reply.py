@@ -61,6 +61,6 @@ def refresh_reply(session_id: str, settings: "Settings") -> tuple[str, str]:
         from memory_pipeline.flows.hooks.context import refresh_recall_cache
         from memory_pipeline.stages.events import check_session_id
 
-        return refresh_recall_cache(_workspace(settings), check_session_id(session_id))
+        return refresh_recall_cache(_workspace(settings), settings, check_session_id(session_id))
 
     return _safely(act)

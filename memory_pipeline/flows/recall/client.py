@@ -32,27 +32,26 @@ def as_timestamp(now: datetime | date | float | int | None) -> float | None:
     raise BadInputError(f"now must be a datetime, a date or unix seconds, got {now!r}")
 
 
-def idle_timeout() -> float:
-    return Settings.from_env().recall_idle_timeout
-
-
-def start_timeout() -> float:
-    """Seconds to wait for a cold service (model + index load; ~40 s at 100k local points)."""
-    return Settings.from_env().recall_start_timeout
-
-
-def service_command(workspace: Workspace) -> list[str]:
+def service_command(workspace: Workspace, settings: Settings) -> list[str]:
+    """The recall service's command line; it builds its own settings from the same environment."""
     return [sys.executable, "-m", "memory_pipeline.flows.recall.server", "--workspace", str(workspace.root),
-            "--idle-timeout", str(idle_timeout())]
+            "--idle-timeout", str(settings.recall_idle_timeout)]
 
 
-def local_engine(workspace: Workspace):
+def start_service(workspace: Workspace, settings: Settings) -> dict:
+    """The running service's status, started first when absent (MEMORY_RECALL_START_TIMEOUT bounds
+    the wait for a cold one: model + index load, ~40 s at 100k local points)."""
+    return recall_service.ensure_service(workspace, settings.runtime_dir, service_command(workspace, settings),
+                                         settings.recall_start_timeout)
+
+
+def local_engine(workspace: Workspace, settings: Settings):
     """The in-process RecallEngine for a workspace (kept for the life of the process)."""
     from memory_pipeline.flows.recall.engine import RecallEngine
 
     key = str(workspace.root)
     if key not in _ENGINES:
-        _ENGINES[key] = RecallEngine(workspace)
+        _ENGINES[key] = RecallEngine(workspace, settings)
     return _ENGINES[key]
 
 
@@ -62,21 +61,21 @@ def store_is_empty(workspace: Workspace, settings: Settings) -> bool:
     return not settings.qdrant_url and not any(workspace.state_path(name).exists() for name in ("vectors", "qdrant"))
 
 
-def via_service(workspace: Workspace, args: dict) -> list[RecallHit]:
+def via_service(workspace: Workspace, settings: Settings, args: dict) -> list[RecallHit]:
     """Ask the service (starting it if needed); ServiceError when it cannot answer."""
-    return [RecallHit.model_validate(h) for h in ask_service(workspace, "recall", args).get("hits", [])]
+    return [RecallHit.model_validate(h) for h in ask_service(workspace, settings, "recall", args).get("hits", [])]
 
 
-def ask_service(workspace: Workspace, op: str, args: dict) -> dict:
+def ask_service(workspace: Workspace, settings: Settings, op: str, args: dict) -> dict:
     """One request to the service (started if needed): its answer, or BadInputError / ServiceError."""
-    path = recall_service.socket_path(workspace)
+    path = recall_service.socket_path(workspace, settings.runtime_dir)
     payload = {"op": op, "args": args}
     try:
         if not path.exists():
             raise ServiceError("no recall service socket")
         answer = recall_service.request(path, payload)  # the common case: one round trip
     except ServiceError:
-        recall_service.ensure_service(workspace, service_command(workspace), start_timeout())
+        start_service(workspace, settings)
         answer = recall_service.request(path, payload)
     if not answer.get("ok"):
         error = str(answer.get("error", "unknown error"))
@@ -94,6 +93,7 @@ def recall(
     workspace: Workspace | str | Path,
     query: str,
     *,
+    settings: Settings,
     limit: int = 10,
     tier: str = "all",
     since: str | None = None,
@@ -114,7 +114,6 @@ def recall(
     cleaned = clean_query(query)
     filters = check_filters(RecallFilters(tier, since, until, priority, session_id, project))
     check_limit(limit)
-    settings = Settings.from_env()
     if store_is_empty(ws, settings):
         return []
     ws.create()
@@ -123,7 +122,7 @@ def recall(
             "now": as_timestamp(now)}
     if use_service:
         try:
-            return via_service(ws, args)
+            return via_service(ws, settings, args)
         except _ServiceAnswerError:
             raise
         except ServiceError as exc:
@@ -132,25 +131,25 @@ def recall(
 
     request = SearchRequest(query=cleaned, limit=limit, filters=filters, rewrite=rewrite, record=record,
                             now=as_timestamp(now))
-    return local_engine(ws).search(request, wait=30.0)
+    return local_engine(ws, settings).search(request, wait=30.0)
 
 
-def stored_points(workspace: Workspace | str | Path, *, ids: list[str] | None = None, session_id: str | None = None,
-                  use_service: bool = True) -> list[dict]:
+def stored_points(workspace: Workspace | str | Path, *, settings: Settings, ids: list[str] | None = None,
+                  session_id: str | None = None, use_service: bool = True) -> list[dict]:
     """The indexed points named by `ids`, or of one session (payload + "id" + "text"), from the
     index the recall service holds (in this process when it cannot start)."""
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
     if (ids is None) == (session_id is None):
         raise BadInputError("name the points by ids or by session, not both")
-    if store_is_empty(ws, Settings.from_env()):
+    if store_is_empty(ws, settings):
         return []
     args = {"ids": ids, "session_id": session_id}
     if use_service:
         try:
-            return list(ask_service(ws.create(), "points", args).get("points", []))
+            return list(ask_service(ws.create(), settings, "points", args).get("points", []))
         except _ServiceAnswerError:
             raise
         except ServiceError as exc:
             print(f"memory-pipeline: recall service unavailable, reading the index in this process: {exc}",
                   file=sys.stderr)
-    return local_engine(ws).points(ids, session_id)
+    return local_engine(ws, settings).points(ids, session_id)

@@ -76,21 +76,21 @@ def open_store(workspace: Workspace, settings: Settings, dimension: int, lock_ti
                            api_key=settings.qdrant_api_key, lock_timeout=lock_timeout)
 
 
-def default_rank_options(settings: Settings | None = None) -> RankOptions:
+def default_rank_options(settings: Settings) -> RankOptions:
     """The one ranking every caller gets (CLI, service, hooks, brief): RankOptions(), with
     MEMORY_RECALL_RECENCY_WEIGHT applied when set."""
-    weight = (settings or Settings.from_env()).recall_recency_weight
+    weight = settings.recall_recency_weight
     if weight < 0:
         raise BadInputError(f"MEMORY_RECALL_RECENCY_WEIGHT must not be negative, got {weight}")
     return RankOptions(recency_weight=weight)
 
 
 class RecallEngine:
-    def __init__(self, workspace: Workspace, settings: Settings | None = None, options: RankOptions | None = None,
+    def __init__(self, workspace: Workspace, settings: Settings, options: RankOptions | None = None,
                  prefetch: int = 100, store=None, embedder=None, service: bool = False) -> None:
         """`service`: this engine is the recall service's (the shard's one long holder)."""
         self.workspace = workspace
-        self.settings = settings or Settings.from_env()
+        self.settings = settings
         self.options = options or default_rank_options(self.settings)
         self.prefetch = prefetch
         self._embedder = embedder
@@ -113,7 +113,7 @@ class RecallEngine:
         if self._embedder is None:
             from memory_pipeline.resources.onnx_embedder import embedder_for
 
-            self._embedder = embedder_for(self.settings.embedding_model, self.settings.recall_torch_threads)
+            self._embedder = embedder_for(self.settings.embedding_model, self.settings, self.settings.recall_torch_threads)
         return self._embedder
 
     @property
@@ -258,7 +258,8 @@ class RecallEngine:
         for attempt in (1, 2):  # a kept connection fails once after the idle server stopped: reconnect
             try:
                 if self._redis is None:
-                    self._redis = RedisStore(connect_redis(self.settings.redis_url, self.workspace.state))
+                    self._redis = RedisStore(connect_redis(self.settings.redis_url, self.workspace.state,
+                                                             self.settings.redis_idle_timeout, self.settings.runtime_dir))
                 self._redis.record_recall_hits([h.id for h in hits])
                 return
             except MemoryPipelineError as exc:

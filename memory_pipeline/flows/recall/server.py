@@ -78,12 +78,12 @@ class RecallHandler:
             return {"ok": False, "kind": "internal", "error": f"{type(exc).__name__}: {exc}"}
 
 
-def limit_torch_threads() -> None:
+def limit_torch_threads(settings: Settings) -> None:
     """One query is tiny: on 2 shared cores one torch thread answered in 14 ms p50 against 90 ms for
     two (MEMORY_RECALL_TORCH_THREADS overrides)."""
     import torch
 
-    torch.set_num_threads(max(1, Settings.from_env().recall_torch_threads))
+    torch.set_num_threads(max(1, settings.recall_torch_threads))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,15 +93,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     configure_process()
     workspace = Workspace(args.workspace).create()
-    engine = RecallEngine(workspace, service=True)
+    settings = Settings.from_env()  # the service's door: once per process
+    engine = RecallEngine(workspace, settings, service=True)
     if isinstance(engine.embedder, Embedder):  # the ONNX embedder sets its own threads, without torch
-        limit_torch_threads()
+        limit_torch_threads(settings)
     try:
         engine.warm()
     except MemoryPipelineError as exc:
         print(f"recall service cannot start: {exc}", file=sys.stderr)
         return 1
-    return serve(workspace, RecallHandler(engine, args.idle_timeout), args.idle_timeout)
+    return serve(workspace, settings.runtime_dir, RecallHandler(engine, args.idle_timeout), args.idle_timeout)
 
 
 if __name__ == "__main__":
