@@ -88,4 +88,4 @@ def test_empty_workspace_and_locked_store(workspace, capsys, monkeypatch):
     with lock.acquire():
         monkeypatch.setenv("MEMORY_QDRANT_LOCK_TIMEOUT", "1")
         code, out, err = run(capsys, "recall", "redis", "--no-service")
-    assert code == 1 and "locked" in err and "Traceback" not in err
+    assert code == 1 and "a writer" in err and "holds it" in err and "Traceback" not in err

@@ -131,7 +131,8 @@ def test_a_disk_filling_during_ingest_ends_in_one_line_and_a_rerun_loses_nothing
     ingest observes every session as a clean run does."""
     from memory_pipeline.resources.workspace import Workspace
 
-    subprocess.run(["mount", "-o", "remount,size=64m", str(tiny_filesystem)], check=True)
+    # an Edge shard on tmpfs allocates ~5 MB per payload index (8 of them): 64 MB no longer held one
+    subprocess.run(["mount", "-o", "remount,size=128m", str(tiny_filesystem)], check=True)
     ws = Workspace(tiny_filesystem / "ws").create()
     workspaces.made.append(ws)
     for sample in sorted(SAMPLES.glob("*.jsonl")):
