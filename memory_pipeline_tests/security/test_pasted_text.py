@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -91,8 +92,11 @@ def history_entry(display: str, contents: dict, session: str, cwd: str) -> dict:
             "sessionId": session}
 
 
-def test_a_paste_the_prompt_history_records_is_labelled_pasted(workspace, tmp_path):
+@pytest.mark.parametrize("door", ["import", "SessionEnd hook"])
+def test_a_paste_the_prompt_history_records_is_labelled_pasted(workspace, tmp_path, door):
+    from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
     from memory_pipeline.flows.importer import import_transcripts
+    from memory_pipeline.models import HookPayload
     from memory_pipeline.stages.provenance import labels_of
     from memory_pipeline.stages.transcripts.claude_code import parse_claude_code
 
@@ -119,7 +123,12 @@ def test_a_paste_the_prompt_history_records_is_labelled_pasted(workspace, tmp_pa
                              "another-session", cwd)]
     (config / "history.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
 
-    assert [i.status for i in import_transcripts(workspace, [transcript], Settings.from_env()).items] == ["imported"]
+    if door == "import":
+        assert [i.status for i in import_transcripts(workspace, [transcript], Settings.from_env()).items] == ["imported"]
+    else:
+        end = HookPayload(session_id=session, hook_event_name="SessionEnd", cwd=cwd, transcript_path=str(transcript),
+                          reason="other")
+        run_claude_code_hook(workspace, end, now=datetime(2026, 11, 22, 18, tzinfo=timezone.utc))
     text = "".join(p.read_text(encoding="utf-8") for p in sorted((workspace.transcripts / session).glob("*.jsonl")))
     messages = parse_claude_code(text).messages
     labels = {m.text: label for m in messages for mid, label in labels_of(messages).items() if mid == m.id}
