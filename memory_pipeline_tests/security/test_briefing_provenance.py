@@ -1,6 +1,6 @@
-"""Who said it, in the SessionStart briefing (issue 30, item 6): the notes a fresh session is given
-from earlier sessions are not reviewed, so each one says who said it, like the recall table and the
-recovery pointer, inside the briefing's fence. A hostile session through the SessionEnd hook (a web
+"""Who said it, in the SessionStart briefing (issue 30, item 6): the notes and the recall pack a
+fresh session is given from earlier sessions are not reviewed, so each line says who said it, like
+the recall table and the recovery pointer, inside the briefing's fences. A hostile session through the SessionEnd hook (a web
 page, a pasted block, the agent's own claim and one typed line), an Observer that
 cites each as 🔴, then the SessionStart hook's briefing."""
 
@@ -51,11 +51,9 @@ def hostile_session(path: Path, session: str, cwd: str, day: str) -> Path:
     return path
 
 
-def fenced_notes(context: str) -> str:
-    """The notes section's fenced body; fails when the section or its fence is missing."""
-    from memory_pipeline.flows.brief import NOTES_HEADING
-
-    section = context[context.index(NOTES_HEADING):]
+def fenced_block(context: str, heading: str) -> str:
+    """The fenced body under `heading`; fails when the section or its fence is missing."""
+    section = context[context.index(heading):]
     match = re.search(r"^(`{3,})text\n(.*?)^\1$", section, re.MULTILINE | re.DOTALL)
     assert match, section
     return match.group(2)
@@ -63,8 +61,13 @@ def fenced_notes(context: str) -> str:
 
 @pytest.mark.slow
 def test_each_briefing_note_says_who_said_it(workspace, proposal_store, tmp_path):
+    from memory_pipeline.flows.brief import NOTES_HEADING, PACK_HEADING
     from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
     from memory_pipeline.flows.intake import take_inbox
+    from memory_pipeline.flows.ledger import record_day
+    from memory_pipeline.flows.pack import build_packs
+    from memory_pipeline.resources.embedder import get_embedder
+    from memory_pipeline.resources.llm import default_offline_provider
     from memory_pipeline.flows.observe import collect_sessions, observe_day
     from memory_pipeline.models import HookPayload
     from memory_pipeline.prompts import load_prompt
@@ -83,18 +86,26 @@ def test_each_briefing_note_says_who_said_it(workspace, proposal_store, tmp_path
     collect_sessions(workspace, day)
     observe_day(workspace, day, llm=LLMClient(QueuedProvider().enqueue(observer_answer(transcript, claims)), None),
                 prompt=load_prompt("observer"), model="fake", redis_store=proposal_store.store)
+    record_day(workspace, day, llm=LLMClient(default_offline_provider(), None), prompt=load_prompt("ledger"),
+               model="offline", embedder=get_embedder())
+    build_packs(workspace, day)
 
     start = HookPayload(session_id="h2", hook_event_name="SessionStart", cwd=cwd, source="startup")
     output = run_claude_code_hook(workspace, start, now=noon.replace(hour=19)).output
     context = output["hookSpecificOutput"]["additionalContext"]
-    notes = fenced_notes(context)
+    notes = fenced_block(context, NOTES_HEADING)
     said = {text: re.search(rf"\(said by ([\w+]+)\) User stated: \"{re.escape(text)}\"", notes) for text in claims}
     assert {text: m.group(1) for text, m in said.items() if m} == {
         TYPED: "user", PASTED: "pasted", CLAIMED: "assistant"}
-    assert FROM_WEB not in context  # a web page's words are never a note (withheld, counted)
-    for text in (TYPED, PASTED, CLAIMED):  # only inside the fence, never as plain briefing text
-        assert context.count(text) == notes.count(text) == 1
+    assert FROM_WEB not in context  # a web page's words are never a note (withheld, counted) nor in the pack
+    pack = fenced_block(context, PACK_HEADING)  # the ledger's pack, built from the same facts
+    for text in (TYPED, PASTED, CLAIMED):  # only inside the fences, never as plain briefing text
+        assert context.count(text) == notes.count(text) + pack.count(text) == 2
     facts = [line for line in notes.splitlines() if line.startswith("* 🔴")]
     assert facts and all("(said by " in line for line in facts)
     narratives = [line for line in notes.splitlines() if line.startswith("*") and not line.startswith("* ")]
     assert all(line.startswith("*(said by ") for line in narratives)  # the Observer's summary of a segment too
+
+    in_pack = {text: re.search(rf"{re.escape(text)}.*?\(said by ([\w+]+)\)", pack) for text in claims}
+    assert {text: m.group(1) for text, m in in_pack.items() if m} == {
+        TYPED: "user", PASTED: "pasted", CLAIMED: "assistant"}
