@@ -1,8 +1,8 @@
 """Who said it, in the SessionStart briefing (issue 30, item 6): the notes and the recall pack a
 fresh session is given from earlier sessions are not reviewed, so each line says who said it, like
-the recall table and the recovery pointer, inside the briefing's fences. A hostile session through the SessionEnd hook (a web
-page, a pasted block, the agent's own claim and one typed line), an Observer that
-cites each as 🔴, then the SessionStart hook's briefing."""
+the recall table and the recovery pointer, inside the briefing's fences. A hostile session through
+the SessionEnd hook (a web page, a pasted block, the agent's own claim and one typed line), an
+Observer that cites each as 🔴, the ledger and its pack, then the SessionStart hook's briefing."""
 
 from __future__ import annotations
 

@@ -124,7 +124,8 @@ def test_a_paste_the_prompt_history_records_is_labelled_pasted(workspace, tmp_pa
     (config / "history.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
 
     if door == "import":
-        assert [i.status for i in import_transcripts(workspace, [transcript], Settings.from_env()).items] == ["imported"]
+        items = import_transcripts(workspace, [transcript], Settings.from_env()).items
+        assert [i.status for i in items] == ["imported"]
     else:
         end = HookPayload(session_id=session, hook_event_name="SessionEnd", cwd=cwd, transcript_path=str(transcript),
                           reason="other")

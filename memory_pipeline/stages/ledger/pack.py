@@ -169,7 +169,8 @@ def _fill(w: _Writer, budgets, buffer: int, live, loops, today: date, conflicted
     p0 = sorted((e for e in live if e.priority == "P0" and e.type != "commitment"), key=lambda e: (e.ts, e.id))
     _spend(w, "p0", budgets, buffer, p0, today)
     mantra = max((e for e in live if "mantra" in e.tags), key=lambda e: (e.ts, e.id), default=None)
-    w.add("mantra", shown(mantra.content, 18) + said(mantra) if mantra else "_No mantra recorded (tag an event `mantra`)._",
+    w.add("mantra",
+          shown(mantra.content, 18) + said(mantra) if mantra else "_No mantra recorded (tag an event `mantra`)._",
           budgets["mantra"], (mantra.id,) if mantra else ())
     stale = {e.id for e in loops if age_days(e, today) > STALE_COMMITMENT_DAYS}
     _spend(w, "commitments", budgets, buffer, sorted(loops, key=lambda e: e.id in stale), today,

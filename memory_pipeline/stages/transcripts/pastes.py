@@ -5,10 +5,11 @@ transcript cannot tell pasted words from typed ones. Its prompt history (`~/.cla
 beside `projects/`) can: each entry keeps the prompt as shown while editing (`display`, with a
 placeholder such as `[Pasted text #1 +12 lines]` where a paste went) and the pasted text
 (`pastedContents: {"1": {"id": 1, "type": "text", "content": …}}`, or a `contentHash` when the text
-was long and went to `paste-cache/`: the first 16 hex digits of its sha256), with the session id. A user line of that session whose words
-are the entry's display with each placeholder expanded is a pasted turn: the snapshot marks it
-(`PASTED_FIELD`), and the parser labels it `pasted` (stages/provenance). A transcript can set the
-field itself, which only ever lowers its own words' standing.
+was long and went to `paste-cache/`: the first 16 hex digits of its sha256), with the session id. A
+user line of that session whose words are the entry's display with each placeholder expanded is a
+pasted turn: the snapshot marks it (`PASTED_FIELD`), and the parser labels it `pasted`
+(stages/provenance). A transcript can set the field itself, which only ever lowers its own words'
+standing.
 """
 
 from __future__ import annotations
