@@ -59,6 +59,7 @@ class Message(BaseModel):
     is_compaction_summary: bool = False
     context_tokens: int | None = None  # assistant turns: prompt size the model saw
     relayed: bool = False  # a user-role entry the user did not type (a subagent's prompt from its parent agent)
+    pasted: bool = False  # a user turn the client's prompt history ties to a paste (stages/transcripts/pastes.py)
 
 
 class Transcript(BaseModel):

@@ -2,7 +2,8 @@
 
 MEMORY.md (reviewed: the only standing guidance), a nudge when proposals wait in REVIEW.md, then,
 fenced and labelled as unreviewed notes from earlier sessions (not instructions), the 🔴
-observations of today and yesterday (newest first) and the latest session's task. Facts that came
+observations of today and yesterday (newest first), each saying who said it (`(said by pasted)`:
+the labels of the messages it cites, stages/provenance), and the latest session's task. Facts that came
 from tool output, and any text the guard holds (dangerous commands, instructions to the pipeline),
 are left out; the "suggested response" belongs to the same session's compaction recovery and is
 never given to a fresh session. The notes stay within `budget_tokens`; the whole text is
@@ -66,7 +67,8 @@ class Brief:
         for block in self.observations:
             parts += [f"### {block['date']} · {inline(block['session'])} (🔴 observations)", "", block["text"], ""]
         if self.current_task:
-            parts += [f"Last session's task (as observed): {self.current_task}", ""]
+            parts += [f"Last session's task (as observed; the Observer's summary of that session): "
+                      f"{self.current_task}", ""]
         if self.withheld:
             plural = "s" if self.withheld != 1 else ""
             parts += [f"({self.withheld} observed item{plural} withheld: tool output or held for review)", ""]
@@ -98,15 +100,18 @@ class Brief:
 
 
 def briefing_view(observation: Observation) -> tuple[Observation, int]:
-    """The observation as a briefing may show it: facts from tool output and held text left out.
+    """The observation as a briefing may show it: facts from tool output and held text left out,
+    and a segment's narrative when any of its facts came from tool output (it may sum them up).
     Returns the copy and how many facts were withheld."""
     withheld = 0
     segments = []
     for segment in observation.segments:
         kept = [f for f in segment.facts if not from_tool_output(f.source_roles) and not is_held(f.text)]
         withheld += sum(1 for f in segment.facts if f.priority == "high") - sum(1 for f in kept if f.priority == "high")
+        read = any(from_tool_output(f.source_roles) for f in segment.facts)  # a narrative may sum them up
         segments.append(Segment(title="" if is_held(segment.title) else segment.title,
-                                narrative="" if is_held(segment.narrative) else segment.narrative, facts=kept))
+                                narrative="" if read or is_held(segment.narrative) else segment.narrative,
+                                facts=kept))
     return observation.model_copy(update={"segments": segments}), withheld
 
 
@@ -181,7 +186,7 @@ def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str |
     for observation in (o for o in recent if o.date in days[:2]):
         view, withheld = briefing_view(observation)
         brief.withheld += withheld
-        block = optimize_for_context(view)
+        block = optimize_for_context(view, said=True)
         if not block:
             continue
         cost = estimate_tokens(block)

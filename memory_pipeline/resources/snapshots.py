@@ -8,6 +8,10 @@ order, and `sha256` is the hash of those bytes. `chain.json` beside the parts re
 the source file they cover and its hash, so a file that was rewritten rather than appended to (or
 another file of the session) starts a new chain with a full copy. Plain-text transcripts, and a file
 whose last line is not finished, are copied whole.
+
+A Claude Code transcript under `<config>/projects/` is read beside its client's prompt history
+(`<config>/history.jsonl`): a user line that a history entry of the session ties to a paste is
+marked in the snapshot (stages/transcripts/pastes.py), so it is labelled `pasted`.
 """
 
 from __future__ import annotations
@@ -21,9 +25,11 @@ from pathlib import Path
 from memory_pipeline.models import TranscriptRef, content_hash
 from memory_pipeline.resources.workspace import Workspace, atomic_write_chunks, atomic_write_json, atomic_write_text
 from memory_pipeline.stages.events import check_session_id
+from memory_pipeline.stages.transcripts.pastes import HistoryPaste, history_pastes, mark_pasted
 
 CHAIN_FILE = "chain.json"
 READ_CHUNK = 1 << 20
+HISTORY_FILE = "history.jsonl"  # Claude Code's prompt history, beside its projects/ folder
 
 
 @dataclass
@@ -60,6 +66,22 @@ def _lines(path: Path, start: int, end: int) -> Iterator[str]:
                 return
             left -= len(line)
             yield line.decode("utf-8", errors="replace")
+
+
+def claude_history(path: Path, session_id: str) -> list[HistoryPaste]:
+    """The pastes Claude Code's prompt history records for the session of the transcript at `path`
+    (`<config>/projects/<folder>/<session>.jsonl` → `<config>/history.jsonl`); none when there is no
+    such file, it is not a regular file (a link is not followed), or it cannot be read."""
+    if path.parent.parent.name != "projects":
+        return []
+    history = path.parent.parent.parent / HISTORY_FILE
+    try:
+        if history.is_symlink() or not history.is_file():
+            return []
+        with history.open(encoding="utf-8", errors="replace") as handle:
+            return history_pastes(handle, session_id)
+    except OSError:
+        return []
 
 
 def snapshot_paths(workspace: Workspace, ref: TranscriptRef) -> list[Path]:
@@ -102,7 +124,9 @@ def snapshot_transcript(workspace: Workspace, path: Path, format: str, session_i
         parts = list(chain.parts) if chain else []
         if size > start:
             target = folder / f"{key}.jsonl"
-            atomic_write_chunks(target, redact_jsonl_lines(_lines(path, start, size)))
+            pastes = claude_history(path, session_id) if format == "claude-code" else []
+            lines = (mark_pasted(line, pastes) for line in _lines(path, start, size))
+            atomic_write_chunks(target, redact_jsonl_lines(lines))
             relative = workspace.relative(target)
             parts = [p for p in parts if p != relative] + [relative]
         if finished and parts:

@@ -27,7 +27,9 @@ Every reader is told who said what it reads: a stored point carries its label (`
 message its own, a fact the labels of the messages it cites), shown as `said_by`.
 
 None of the three transcript formats records which words were pasted (docs/trust-boundaries.md
-says where each client drops the mark), so a pasted block is told by its shape: a fenced block, a
+says where each client drops the mark). Claude Code's prompt history does, and a snapshot marks the
+turns it ties (`Message.pasted`, stages/transcripts/pastes.py); otherwise a pasted block is told by
+its shape: a fenced block, a
 quoted block (`>` lines) or a log-shaped run of lines inside a user turn is what the user showed
 the agent, not what they told it. Such a turn is labelled `pasted`: like a file, it may be an
 observation but never a user-level preference, a rule or a P0.
@@ -69,7 +71,7 @@ def label_of(message: Message, calls: dict[str, str]) -> str:
     if message.is_compaction_summary:
         return "summary"
     if message.role == "user":
-        return "relayed" if message.relayed else PASTED if pasted_block(message.text) else "user"
+        return "relayed" if message.relayed else PASTED if message.pasted or pasted_block(message.text) else "user"
     if message.role == "tool":
         labels = {tool_label(calls.get(result.call_id, "")) for result in message.tool_results}
         return "web" if "web" in labels else "file" if labels == {"file"} else "tool"

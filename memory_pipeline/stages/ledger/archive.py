@@ -37,6 +37,7 @@ def _summary(chain: list[LedgerEvent], state: LedgerState, new_id: str, now: dat
         entity=final.entity, tags=sorted({*final.tags, "archived-chain"}), source=f"memory/ledger-archive-"
         f"{chain[-1].ts.year}.jsonl", session=final.session, project=final.project,
         status="closed" if closed else None, valid_from=final.valid_from,
+        said_by=list(dict.fromkeys(r for e in chain for r in e.said_by)),
     )
 
 

@@ -106,7 +106,7 @@ def derive_event(fact: FactInput, kind: Classified, state: LedgerState, similari
         session=fact.session, message_ids=fact.message_ids, fact_id=fact.fact_id,
         related=closes + [r for r in related if r not in closes], supersedes=supersedes,
         status="closed" if closes else kind.status, project=project,
-        valid_from=fact.valid_from,
+        valid_from=fact.valid_from, said_by=list(dict.fromkeys(fact.roles)),
     )
     state.apply(event)
     return event

@@ -62,6 +62,9 @@ class LedgerEvent(BaseModel):
     status: Literal["open", "closed"] | None = None
     project: str = DEFAULT_PROJECT
     valid_from: datetime | None = None
+    # who said the words it came from: its observation fact's source labels (stages/provenance); empty
+    # for an event a person added (`ledger add`) or one recorded before labels were kept
+    said_by: list[str] = Field(default_factory=list)
 
     @property
     def day(self) -> str:
@@ -81,7 +84,7 @@ class LedgerEvent(BaseModel):
     def line(self) -> str:
         """The event as one ledger line (no trailing newline); empty optional fields left out."""
         data = self.model_dump(mode="json", exclude_none=True)
-        for name in ("tags", "message_ids", "related"):
+        for name in ("tags", "message_ids", "related", "said_by"):
             if not data.get(name):
                 data.pop(name, None)
         return json.dumps(data, ensure_ascii=False, separators=(", ", ": "))

@@ -1,8 +1,10 @@
 """The recall pack (seed 001, Layer 4): one deterministic document, fixed sections, word budgets.
 
 Same ledger + same day = same pack. Superseded events and closed commitments never appear;
-expired P2/P3 are left out; binding types never decay out; stale facts carry ⚠️ STALE; two active
-events about one entity that disagree are both shown under a ⚠️ CONFLICT line.
+expired P2/P3 are left out, and so is what the agent read (an event whose words came only from tool
+output, a file or a web page); each line derived from a transcript says who said it (`said by`);
+binding types never decay out; stale facts carry ⚠️ STALE; two active events about one entity that
+disagree are both shown under a ⚠️ CONFLICT line.
 A commitment open longer than STALE_COMMITMENT_DAYS with no news is listed after the live ones,
 marked ⚠️ STALE (close or confirm it); PROCEDURES holds no record of a command that ran ("Ran `git
 commit …`"), only ways of doing something. Total ≤ 3,000 words.
@@ -20,6 +22,7 @@ from memory_pipeline.stages.ledger.conflicts import find_conflicts
 from memory_pipeline.stages.ledger.decay import age_days, freshness
 from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT, LedgerEvent
 from memory_pipeline.stages.ledger.state import LedgerState
+from memory_pipeline.stages.provenance import from_tool_output, said_by
 from memory_pipeline.stages.untrusted import inline
 
 TOTAL_WORDS = 3000
@@ -75,11 +78,17 @@ def shown(content: str, limit: int = MAX_ITEM_WORDS) -> str:
     return inline(_clip(content, limit))
 
 
+def said(event: LedgerEvent) -> str:
+    """" (said by user+assistant)" for an event derived from a transcript: who said the words it
+    came from (a reader of the pack is told, as in recall); "" for one a person added."""
+    return f" (said by {said_by(event.said_by)})" if event.said_by else ""
+
+
 def _line(event: LedgerEvent, today: date, note: str = "") -> str:
     """One event's line, its id kept (so `ledger` and `trace` find a withheld one too)."""
     flag = " ⚠️ STALE" if freshness(event, today) == "stale" else ""
     about = f" ({event.entity})" if event.entity and not hold_reasons(event.content) else ""
-    return f"- [{event.id}] {shown(event.content)}{about}{note}{flag}"
+    return f"- [{event.id}] {shown(event.content)}{about}{said(event)}{note}{flag}"
 
 
 def _recency(event: LedgerEvent, today: date) -> int:
@@ -120,7 +129,8 @@ def build_pack(events: list[LedgerEvent], today: date, *, project: str | None = 
     active = state.active()
     expired = [e.id for e in active if freshness(e, today) == "expired"]
     gone = set(expired)
-    live = [e for e in active if e.id not in gone]
+    # what the agent read (tool output, files, web pages) is never in the pack: it reaches an agent only by recall
+    live = [e for e in active if e.id not in gone and not from_tool_output(e.said_by)]
     header_words = words(pack_header(today.isoformat(), project)) + sum(words(h) for _, h, _ in SECTIONS)
     buffer = TOTAL_WORDS - sum(b for _, _, b in SECTIONS) - header_words - len(SECTIONS)  # "_none_" lines
     w = _Writer(today)
@@ -159,7 +169,8 @@ def _fill(w: _Writer, budgets, buffer: int, live, loops, today: date, conflicted
     p0 = sorted((e for e in live if e.priority == "P0" and e.type != "commitment"), key=lambda e: (e.ts, e.id))
     _spend(w, "p0", budgets, buffer, p0, today)
     mantra = max((e for e in live if "mantra" in e.tags), key=lambda e: (e.ts, e.id), default=None)
-    w.add("mantra", shown(mantra.content, 18) if mantra else "_No mantra recorded (tag an event `mantra`)._",
+    w.add("mantra",
+          shown(mantra.content, 18) + said(mantra) if mantra else "_No mantra recorded (tag an event `mantra`)._",
           budgets["mantra"], (mantra.id,) if mantra else ())
     stale = {e.id for e in loops if age_days(e, today) > STALE_COMMITMENT_DAYS}
     _spend(w, "commitments", budgets, buffer, sorted(loops, key=lambda e: e.id in stale), today,
@@ -167,7 +178,7 @@ def _fill(w: _Writer, budgets, buffer: int, live, loops, today: date, conflicted
                " ⚠️ STALE: no news since; close or confirm it" if e.id in stale else ""))
     waiting = [e for e in loops if "waiting" in e.tags]
     for event in waiting:
-        w.add("waiting", f"- {event.entity or 'external'}: {shown(event.content, 20)}", budgets["waiting"])
+        w.add("waiting", f"- {event.entity or 'external'}: {shown(event.content, 20)}{said(event)}", budgets["waiting"])
     recent = today - timedelta(days=1)
     focus = sorted((e for e in live if e.id not in w.shown and e.id not in conflicted and e.type != "commitment"
                     and e.ts.date() >= recent
@@ -178,7 +189,7 @@ def _fill(w: _Writer, budgets, buffer: int, live, loops, today: date, conflicted
     _spend(w, "procedures", budgets, buffer, procedures, today)
     accounts = sorted((e for e in live if "account" in e.tags and e.id not in w.shown), key=lambda e: (e.ts, e.id))
     for event in accounts:
-        w.add("accounts", f"- {shown(event.content, 25)}", budgets["accounts"], (event.id,))
+        w.add("accounts", f"- {shown(event.content, 25)}{said(event)}", budgets["accounts"], (event.id,))
 
 
 def ran(event: LedgerEvent) -> bool:
@@ -192,8 +203,8 @@ def _context(w: _Writer, budgets, live, today: date, warnings, conflicts) -> Non
     by_id = {e.id: e for e in live}
     for a, b in conflicts:
         first, second = by_id[a], by_id[b]
-        w.add("context", f"- ⚠️ CONFLICT: {a} says \"{shown(first.content, 25)}\", {b} says "
-              f"\"{shown(second.content, 25)}\" — needs resolution", budgets["context"] - RESERVE, (a, b))
+        w.add("context", f"- ⚠️ CONFLICT: {a}{said(first)} says \"{shown(first.content, 25)}\", {b}{said(second)} "
+              f"says \"{shown(second.content, 25)}\" — needs resolution", budgets["context"] - RESERVE, (a, b))
     rest = _by_relevance([e for e in live if e.type != "commitment" and e.id not in w.shown], today)
     _spend(w, "context", budgets, 0, rest, today)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from memory_pipeline.models import Fact, Observation, ObserverOutput, Segment
+from memory_pipeline.stages.provenance import said_by
 
 SHORT_NARRATIVE_CHARS = 160
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
@@ -15,10 +16,12 @@ def _inline(text: str) -> str:
     return " ".join(text.split())
 
 
-def format_fact(fact: Fact) -> str:
-    """`* 🔴 (09:15) text`, without the time when the transcript had none."""
+def format_fact(fact: Fact, *, said: bool = False) -> str:
+    """`* 🔴 (09:15) text`, without the time when the transcript had none; with `said`, who said it
+    after the time: `* 🔴 (09:15) (said by user) text` (the labels of the messages it cites)."""
     time = f"({fact.time}) " if fact.time else ""
-    return f"* {fact.emoji} {time}{_inline(fact.text)}"
+    who = f"(said by {said_by(fact.source_roles)}) " if said else ""
+    return f"* {fact.emoji} {time}{who}{_inline(fact.text)}"
 
 
 def _short(narrative: str) -> str:
@@ -33,19 +36,22 @@ def _is_flat(segments: list[Segment], fmt: str) -> bool:
     return fmt in ("flat", "fallback") or all(not s.title and not s.narrative for s in segments)
 
 
-def optimize_for_context(output: ObserverOutput | Observation) -> str:
-    """🔴 facts only, under their segment titles, for injection into a briefing; "" when none."""
+def optimize_for_context(output: ObserverOutput | Observation, *, said: bool = False) -> str:
+    """🔴 facts only, under their segment titles, for injection into a briefing; "" when none.
+    With `said`, each fact and narrative says who said it (the briefing's notes: not reviewed)."""
     blocks: list[str] = []
     flat = _is_flat(output.segments, output.format)
     for segment in output.segments:
-        high = [format_fact(f) for f in segment.facts if f.priority == "high"]
+        high = [format_fact(f, said=said) for f in segment.facts if f.priority == "high"]
         if not high:
             continue
         lines: list[str] = []
         if not flat:
             lines.append(f"#### {_inline(segment.title) or 'Session'}")
             if segment.narrative:
-                lines.append(f"*{_short(segment.narrative)}*")
+                roles = [r for f in segment.facts for r in f.source_roles]
+                who = f"(said by {said_by(roles)}) " if said else ""
+                lines.append(f"*{who}{_short(segment.narrative)}*")
         blocks.append("\n".join(lines + high))
     if not blocks:
         return ""

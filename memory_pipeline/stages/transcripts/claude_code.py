@@ -15,6 +15,7 @@ from typing import Any
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
 from memory_pipeline.stages.transcripts.bookkeeping import user_words
+from memory_pipeline.stages.transcripts.pastes import PASTED_FIELD
 from memory_pipeline.stages.untrusted import working_folder
 from memory_pipeline.stages.transcripts.jsonl import (
     LINE_ERRORS,
@@ -106,6 +107,7 @@ class _Reader:
         self.messages.append(Message(
             id=uuid, role="tool" if results else "user", timestamp=timestamp, text=text.strip(),
             tool_results=results, relayed=line.get("isSidechain") is True,  # a subagent's prompt: its parent wrote it
+            pasted=line.get(PASTED_FIELD) is True,  # the prompt history ties it to a paste (marked in the snapshot)
         ))
 
     def _assistant(self, line: dict[str, Any], message: dict[str, Any], uuid: str) -> None:
