@@ -56,11 +56,17 @@ class TurnBM25:
 
 
 def workspace_turns(workspace) -> TurnBM25:
-    """The anchor over the message points of a workspace's recall index (its cache or its store)."""
+    """The anchor over the message points of a workspace's store (the Edge shard or a server)."""
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.recall.engine import RecallEngine
 
-    return index_turns(RecallEngine(workspace, Settings.from_env()).index())
+    store = RecallEngine(workspace, Settings.from_env()).store
+    if store is None:
+        return TurnBM25([])
+    with store.session():
+        points = list(store.scroll_all(payload_filter={"tier": "messages"}))
+    return TurnBM25([(list(p.payload.get("source_message_ids") or []), str(p.payload.get("message") or ""))
+                     for p in sorted(points, key=lambda p: p.id)])
 
 
 def index_turns(index) -> TurnBM25:
