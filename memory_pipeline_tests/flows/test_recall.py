@@ -289,6 +289,15 @@ def test_each_item_of_a_comparison_question_is_looked_up_on_its_own(workspace):
     assert alone < RankOptions().sparse_weight  # the whole question's words rank it lower
 
 
+def index_turns(workspace, tag: str, turns: list[tuple[str, str, str]]) -> None:
+    """(role, message id, text) turns indexed as message points of one day, a month before NOW."""
+    store = open_store(workspace, Settings.from_env(), get_embedder().dimension)
+    ts = NOW.timestamp() - 30 * 86400
+    index_points(store, get_embedder(), [StorePoint(id=stable_id(tag, mid), text=text, payload={
+        "tier": "messages", "date": "2026-10-11", "session_id": f"s-{mid}", "source_message_ids": [mid],
+        "created_ts": ts, "role": role, "message": text}) for role, mid, text in turns], IndexStats())
+
+
 def test_a_question_about_what_the_user_did_prefers_the_user_turn(workspace):
     """The engine reads whose words a question asks about (stages/recall/speaker.py): the assistant's
     long reply on weddings matches "cousin's wedding" better, the user's own turn holds the answer."""
@@ -303,11 +312,7 @@ def test_a_question_about_what_the_user_did_prefers_the_user_turn(workspace):
              ("user", "f1", "The wedding cake order is due next week"),  # the rest scale the lists
              ("user", "f2", "We raised the Redis pool max_connections from 10 to 64"),
              ("assistant", "f3", "The orders API now uses keyset pagination on created_at")]
-    store = open_store(workspace, Settings.from_env(), get_embedder().dimension)
-    ts = NOW.timestamp() - 30 * 86400
-    index_points(store, get_embedder(), [StorePoint(id=stable_id("speaker", mid), text=text, payload={
-        "tier": "messages", "date": "2026-10-11", "session_id": f"s-{mid}", "source_message_ids": [mid],
-        "created_ts": ts, "role": role, "message": text}) for role, mid, text in turns], IndexStats())
+    index_turns(workspace, "speaker", turns)
     request = SearchRequest(query="Where was my cousin's wedding?", limit=2, record=False, now=NOW.timestamp())
 
     def first(options: RankOptions) -> list[str]:
@@ -331,11 +336,7 @@ def test_a_question_about_my_thing_lifts_the_turn_where_the_user_says_my_thing(w
              ("user", "f1", "The cake order is due next week"),  # the rest scale the lists
              ("user", "f2", "We raised the Redis pool max_connections from 10 to 64"),
              ("assistant", "f3", "The orders API now uses keyset pagination on created_at")]
-    store = open_store(workspace, Settings.from_env(), get_embedder().dimension)
-    ts = NOW.timestamp() - 30 * 86400
-    index_points(store, get_embedder(), [StorePoint(id=stable_id("owned", mid), text=text, payload={
-        "tier": "messages", "date": "2026-10-11", "session_id": f"s-{mid}", "source_message_ids": [mid],
-        "created_ts": ts, "role": role, "message": text}) for role, mid, text in turns], IndexStats())
+    index_turns(workspace, "owned", turns)
     request = SearchRequest(query="Where did I attend my cousin's wedding?", limit=2, record=False,
                             now=NOW.timestamp())
 
