@@ -10,11 +10,14 @@ after the queries. The in-process engine's own split gives the share spent embed
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
+import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -33,13 +36,11 @@ def points_for(count: int, dimension: int, seed: int, projects: tuple[str, ...] 
     from memory_pipeline.stages.index.sparse import sparse_vector
 
     rng = random.Random(seed)
-    vectors = np.random.default_rng(seed).standard_normal((count, dimension)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    for n in range(count):
+    for n, vector in enumerate(unit_vectors(count, dimension, seed)):
         text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 30)))
         day = f"2026-{rng.randint(1, 10):02d}-{rng.randint(1, 28):02d}"
         tier = "messages" if n % 3 else "observations"
-        yield StorePoint(id=stable_id("speed", str(seed), str(n)), text=text, dense=vectors[n].tolist(),
+        yield StorePoint(id=stable_id("speed", str(seed), str(n)), text=text, dense=vector.tolist(),
                          sparse=sparse_vector(text), payload={
                              "tier": tier, "date": day, "session_id": f"s{n % 200}", "created_ts": 1.77e9 + n,
                              "project": projects[n % len(projects)],
@@ -47,8 +48,20 @@ def points_for(count: int, dimension: int, seed: int, projects: tuple[str, ...] 
                              "source_message_ids": [f"m{n}"], "stale": False})
 
 
-def fill_store(workspace, points: Iterable, dimension: int) -> float:
-    """Today's store (week shards in local mode), written 2,000 points per upsert; the seconds taken."""
+def unit_vectors(count: int, dimension: int, seed: int, chunk: int = 10_000) -> Iterator[np.ndarray]:
+    """`count` random unit vectors (float32), made `chunk` at a time: never the whole matrix (at 1M
+    points of 384 dimensions that was 3 GB of float64 before the cast). The generator draws in
+    sequence, so the vectors are the same as one (count, dimension) draw's."""
+    generator = np.random.default_rng(seed)
+    for start in range(0, count, chunk):
+        block = generator.standard_normal((min(chunk, count - start), dimension)).astype(np.float32)
+        block /= np.linalg.norm(block, axis=1, keepdims=True)
+        yield from block
+
+
+def fill_store(workspace, points: Iterable, dimension: int, optimize: bool = True) -> float:
+    """Today's store (week shards in local mode), written 2,000 points per upsert, then optimized
+    (`optimize`); the seconds taken."""
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.recall.engine import open_store
 
@@ -70,9 +83,44 @@ def fill_store(workspace, points: Iterable, dimension: int) -> float:
             flush(day)
     for batch in list(batches.values()):
         flush(batch[0].payload["date"])
+    if optimize:
+        optimize_store(workspace, dimension)
+    return time.perf_counter() - started
+
+
+def optimize_store(workspace, dimension: int) -> None:
+    from memory_pipeline.config import Settings
+    from memory_pipeline.flows.recall.engine import open_store
+
+    store = open_store(workspace, Settings.from_env(), dimension)
     if hasattr(store, "optimize"):  # the Edge shard: its HNSW built, as ingest leaves it
         store.optimize()
-    return time.perf_counter() - started
+
+
+class PeakMemory:
+    """This process's largest VmRSS, RssAnon and RssFile (MB) while the block runs, sampled every
+    0.2 s (the fill's own figures: inserting, then the HNSW build)."""
+
+    def __init__(self) -> None:
+        self.peak: dict[str, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while True:
+            for key, value in process_memory(os.getpid()).items():
+                if key != "VmHWM":
+                    self.peak[key] = max(self.peak.get(key, 0.0), value)
+            if self._stop.wait(0.2):
+                return
+
+    def __enter__(self) -> "PeakMemory":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def process_memory(pid: int | None) -> dict[str, float]:
@@ -81,7 +129,7 @@ def process_memory(pid: int | None) -> dict[str, float]:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             key, _, value = line.partition(":")
-            if key in ("VmHWM", "VmRSS", "RssAnon"):
+            if key in ("VmHWM", "VmRSS", "RssAnon", "RssFile"):
                 out[key] = round(int(value.split()[0]) / 1024, 1)
     except (OSError, ValueError, TypeError):
         pass
@@ -117,7 +165,15 @@ def measure_size(count: int, queries: int) -> dict:
         set_process_environment(MEMORY_WORKSPACE=str(workspace.root))
         settings = Settings.from_env()  # once, after the environment names this workspace
         dimension = embedder_for(settings.embedding_model, settings).dimension
-        fill_s = fill_store(workspace, points_for(count, dimension, seed=count), dimension)
+        with PeakMemory() as inserting:
+            insert_s = fill_store(workspace, points_for(count, dimension, seed=count), dimension, optimize=False)
+        t_opt = time.perf_counter()
+        with PeakMemory() as optimizing:
+            optimize_store(workspace, dimension)
+        optimize_s = time.perf_counter() - t_opt
+        fill_s = insert_s + optimize_s
+        print(f"# {count} points: inserted in {insert_s:.1f}s (peak RSS {inserting.peak}), optimized in "
+              f"{optimize_s:.1f}s (peak RSS {optimizing.peak})", file=sys.stderr, flush=True)
         try:
             t0 = time.perf_counter()
             first = recall(workspace, "redis pool timeout", record=False, settings=settings)
@@ -149,7 +205,9 @@ def measure_size(count: int, queries: int) -> dict:
             embed.append(engine.last.embed_ms)
             total.append(engine.last.total_ms)
     return {
-        "points": count, "fill_s": round(fill_s, 1), "cold_ms": round(cold_ms, 1), "cold_hits": len(first),
+        "points": count, "fill_s": round(fill_s, 1), "insert_s": round(insert_s, 1),
+        "optimize_s": round(optimize_s, 1), "fill_peak_mb": {"inserting": inserting.peak,
+                                                             "optimizing": optimizing.peak}, "cold_ms": round(cold_ms, 1), "cold_hits": len(first),
         "warm_p50_ms": percentile(warm, 0.5), "warm_p95_ms": percentile(warm, 0.95),
         "filtered_p50_ms": percentile(filtered, 0.5), "filtered_p95_ms": percentile(filtered, 0.95),
         "timed_p50_ms": percentile(timed, 0.5), "timed_p95_ms": percentile(timed, 0.95),
