@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memory_pipeline.resources.edge_migration import WeekStoresMigration
 from memory_pipeline.resources.edge_store import EdgeStore
 from memory_pipeline.resources.vector_shards import ShardedStore
-from memory_pipeline.resources.vector_store import VectorStore
 from memory_pipeline.resources.workspace import STATE_NAMES
+
+if TYPE_CHECKING:
+    from memory_pipeline.resources.vector_store import VectorStore
 
 
 def workspace_store(state: Path, url: str | None, *, dimension: int, api_key: str | None = None,
@@ -18,6 +21,8 @@ def workspace_store(state: Path, url: str | None, *, dimension: int, api_key: st
     Qdrant Edge shard."""
     generation = Path(state) / STATE_NAMES["index_generation"]
     if url:
+        from memory_pipeline.resources.vector_store import VectorStore  # qdrant-client: ~1 s to import
+
         return VectorStore(path=None, url=url, api_key=api_key, collection=collection, dimension=dimension,
                            lock_timeout=lock_timeout, generation_file=generation)
     migration = WeekStoresMigration(legacy_store(state, dimension=dimension, lock_timeout=lock_timeout))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-from qdrant_client import models
+from typing import TYPE_CHECKING, Any
 
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import StoreHit, StorePoint
+
+if TYPE_CHECKING:
+    from qdrant_client import models
 
 __all__ = ["StoreHit", "StorePoint", "build_filter", "filter_conditions"]
 
@@ -56,6 +57,8 @@ def build_filter(spec: dict[str, Any] | None) -> models.Filter | None:
     """
     if not spec:
         return None
+    from qdrant_client import models
+
     must = filter_conditions(
         spec,
         value=lambda key, v: models.FieldCondition(key=key, match=models.MatchValue(value=v)),

@@ -16,10 +16,13 @@ from collections import defaultdict
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.resources.vector_store import StorePoint, VectorStore
+from memory_pipeline.models import StorePoint
+
+if TYPE_CHECKING:
+    from memory_pipeline.resources.vector_store import VectorStore
 
 WEEK_NAME = re.compile(r"^\d{4}-W\d{2}$")
 
@@ -68,6 +71,8 @@ class ShardedStore:
         return [self._shard(p) for p in sorted(self.path.iterdir()) if p.is_dir() and WEEK_NAME.match(p.name)]
 
     def _shard(self, path: Path) -> VectorStore:
+        from memory_pipeline.resources.vector_store import VectorStore  # qdrant-client: ~1 s to import
+
         return VectorStore(path=path, url=None, collection=self.collection, dimension=self.dimension,
                            lock_timeout=self.lock_timeout, generation_file=self.generation_file)
 
