@@ -68,6 +68,13 @@ class ShardRecall:
                     "done") from exc
             yield self.store.shard
 
+    def open(self) -> None:
+        """Open the shard now and keep it (the recall service at its start); nothing when the source
+        opens per request."""
+        if self.keep_open:
+            with self._shard():
+                pass
+
     def release(self) -> bool:
         """Close the shard and let its lock go (after the request in flight); False when not held."""
         with self._lock:

@@ -104,6 +104,7 @@ class RecallEngine:
         self._redis = None
         self._superseded: tuple[int, dict] | None = None
         self.last = Timings()
+        self.warmed: dict[str, float] = {}  # warm()'s seconds: model loaded, source opened, both
         self.reload_error: str | None = None
 
     # --- resources ---------------------------------------------------------------------
@@ -173,8 +174,29 @@ class RecallEngine:
             self.reload_error = str(exc)
 
     def warm(self) -> None:
-        self.embedder.encode_query("warm up")
-        self.index()
+        """Load the model and open the candidate source (the Edge shard held, for the service) at
+        the same time: ONNX Runtime and Edge both leave Python's lock while they read their files."""
+        embedder = self.embedder  # chosen here, loaded in the first encode
+        failed: list[BaseException] = []
+        started = time.perf_counter()
+
+        def open_source() -> None:
+            try:
+                index = self.index()
+                if hasattr(index, "open"):
+                    index.open()
+                self.warmed["open_s"] = round(time.perf_counter() - started, 3)
+            except BaseException as exc:  # raised again in the caller's thread
+                failed.append(exc)
+
+        opening = threading.Thread(target=open_source, name="recall-open", daemon=True)
+        opening.start()
+        embedder.encode_query("warm up")
+        self.warmed["model_s"] = round(time.perf_counter() - started, 3)
+        opening.join()
+        self.warmed["warm_s"] = round(time.perf_counter() - started, 3)
+        if failed:
+            raise failed[0]
 
     # --- searching ---------------------------------------------------------------------
 

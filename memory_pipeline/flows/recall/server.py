@@ -11,6 +11,7 @@ import os
 import sys
 import time
 import traceback
+from pathlib import Path
 
 from memory_pipeline.config import Settings, configure_process
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
@@ -34,8 +35,10 @@ def search_request(args: dict) -> SearchRequest:
 
 
 class RecallHandler:
-    def __init__(self, engine: RecallEngine, idle_timeout: float) -> None:
+    def __init__(self, engine: RecallEngine, idle_timeout: float, startup: dict | None = None) -> None:
+        """`startup`: the seconds the service took to start (imports, model, shard; `status` says them)."""
         self.engine = engine
+        self.startup = startup or {}
         self.idle_timeout = idle_timeout
         self.started = time.time()
         self.requests = 0
@@ -46,7 +49,8 @@ class RecallHandler:
         return {"ok": True, "pid": os.getpid(), "points": points, "generation": index.generation,
                 "model": self.engine.settings.embedding_model, "uptime_s": round(time.time() - self.started, 1),
                 "requests": self.requests, "idle_timeout_s": self.idle_timeout,
-                "reload_error": self.engine.reload_error, "store": self.engine.store_where()}
+                "reload_error": self.engine.reload_error, "store": self.engine.store_where(),
+                "startup": self.startup}
 
     def __call__(self, payload: dict) -> dict:
         op = payload.get("op")
@@ -86,7 +90,18 @@ def limit_torch_threads(settings: Settings) -> None:
     torch.set_num_threads(max(1, settings.recall_torch_threads))
 
 
+def seconds_since_start() -> float | None:
+    """Seconds since this process started (Linux's /proc, to a hundredth); None elsewhere."""
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return round(uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK"), 2)  # field 22: the start, in ticks
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
+    imported = seconds_since_start()  # the interpreter's start and this module's imports
     parser = argparse.ArgumentParser(prog="recall-service")
     parser.add_argument("--workspace", required=True)
     parser.add_argument("--idle-timeout", type=float, default=DEFAULT_IDLE_TIMEOUT)
@@ -102,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryPipelineError as exc:
         print(f"recall service cannot start: {exc}", file=sys.stderr)
         return 1
-    return serve(workspace, settings.runtime_dir, RecallHandler(engine, args.idle_timeout), args.idle_timeout)
+    startup = {"imports_s": imported, **engine.warmed, "ready_s": seconds_since_start()}
+    return serve(workspace, settings.runtime_dir, RecallHandler(engine, args.idle_timeout, startup), args.idle_timeout)
 
 
 if __name__ == "__main__":
