@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 import time
 from datetime import datetime, timezone
@@ -87,6 +89,9 @@ def test_service_starts_on_demand_is_reused_and_reloads_new_points(indexed):
     assert hits[0].id == ids[1]
     status = recall_service.ping(workspace, runtime_dir())
     assert status and status["points"] == 4
+    startup = status["startup"]  # the start's split: imports, then the model and the shard at once
+    assert set(startup) == {"imports_s", "model_s", "open_s", "warm_s", "ready_s"}
+    assert 0 < startup["imports_s"] <= startup["ready_s"] and max(startup["model_s"], startup["open_s"]) <= startup["warm_s"]
     socket = recall_service.socket_path(workspace, runtime_dir())
     assert socket.stat().st_mode & 0o777 == 0o600
     recall(workspace, "docker build", now=NOW, settings=env_settings())
@@ -166,6 +171,22 @@ def test_the_engine_queries_the_shard_itself_and_sees_each_completed_write(index
                      tag="later")  # a writer in this process: the engine does not hold the shard between requests
     found = engine.search(SearchRequest("flamingo deploys", record=False, now=NOW.timestamp()))
     assert found[0].id == new[0]
+
+
+def test_the_service_engine_holds_the_shard_once_warm_without_importing_qdrant_client(indexed):
+    workspace, _ = indexed
+    code = (
+        "import sys\n"
+        "from memory_pipeline.flows.recall.engine import RecallEngine\n"
+        "from memory_pipeline.config import Settings\n"
+        "from memory_pipeline.resources.workspace import Workspace\n"
+        f"engine = RecallEngine(Workspace({str(workspace.root)!r}), Settings.from_env(), service=True)\n"
+        "engine.warm()\n"
+        "print(engine.store.held, sorted(engine.warmed), 'qdrant_client' in sys.modules)\n"
+        "engine.release_shard()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == "True ['model_s', 'open_s', 'warm_s'] False"
 
 
 HOLD_SHARD = """
