@@ -259,3 +259,32 @@ def test_a_shard_written_before_bm25_values_gets_them_at_its_next_open(tmp_path:
     with reopened.session():
         assert {"date", "project", "tier"} <= set(reopened.shard.info().payload_schema)
     assert reopened.count({"date_gte": "2026-05-02", "date_lte": "2026-05-04"}) == 3
+
+
+def index_memory(store: EdgeStore) -> dict[str, str]:
+    """field → where its payload index lives ("Cold" on disk; "memory" for a plain index)."""
+    from qdrant_edge import Memory
+
+    with store.session():
+        schema = store.shard.info().payload_schema
+    return {field: "Cold" if getattr(info.params, "memory", None) == Memory.Cold else "memory"
+            for field, info in schema.items()}
+
+
+def test_payload_indexes_live_on_disk_and_optimize_moves_a_former_shards_there(tmp_path: Path):
+    from qdrant_edge import PayloadSchemaType, UpdateOperation
+
+    fresh = EdgeStore(tmp_path / "fresh", dimension=DIM, lock_timeout=5)
+    fresh.upsert([dated(n) for n in range(6)])
+    assert set(index_memory(fresh).values()) == {"Cold"}
+
+    former = EdgeStore(tmp_path / "former", dimension=DIM, lock_timeout=5)
+    former.upsert([dated(n) for n in range(6)])
+    with former.session():  # the indexes as a former version made them: in memory
+        for field in ("project", "tier"):
+            former.shard.update(UpdateOperation.delete_field_index(field))
+            former.shard.update(UpdateOperation.create_field_index(field, PayloadSchemaType.Keyword))
+    assert index_memory(former)["project"] == "memory"
+    former.optimize()
+    assert set(index_memory(former).values()) == {"Cold"}
+    assert former.count({"project": "proj1"}) == 3 and former.count({"tier": "messages"}) == 6
