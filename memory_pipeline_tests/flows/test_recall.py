@@ -106,6 +106,17 @@ def test_service_starts_on_demand_is_reused_and_reloads_new_points(indexed):
     assert recall_service.ping(workspace, runtime_dir())["pid"] == status["pid"]
 
 
+def test_the_service_counts_its_hits_once_it_has_answered(indexed):
+    workspace, ids = indexed
+    hits = recall(workspace, "redis connection pool size", now=NOW, limit=1, settings=env_settings())
+    assert [h.id for h in hits] == [ids[0]]
+    redis_store = RedisStore(connect_redis(None, workspace.state, *redis_limits()))
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and redis_store.recall_hits([ids[0]])[ids[0]] < 1:
+        time.sleep(0.1)
+    assert redis_store.recall_hits([ids[0]])[ids[0]] == 1
+
+
 def test_two_clients_starting_at_once_get_one_service(indexed):
     workspace, _ = indexed
     pids, errors = [], []
