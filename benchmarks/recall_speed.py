@@ -3,8 +3,10 @@
 Synthetic points (random words, random unit vectors) go straight into an embedded store, then the
 store is optimized as ingest leaves it (the Edge shard's HNSW built); each query is a new sentence,
 so the query embedding is always computed. Cold = starting the recall service (model load + index
-load) plus the first answer; warm = later answers through the socket, measured at the client;
-service_rss_mb / service_anon_mb = the service process's peak RSS (VmHWM) and its anonymous memory
+load) plus the first answer; cold_split_s = the service's own start, in seconds since its exec:
+imports_s (the interpreter and the service's imports), model_s and open_s (the model loaded and the
+shard opened, at once, counted from the end of the imports), warm_s (both), ready_s (listening);
+warm = later answers through the socket, measured at the client; service_rss_mb / service_anon_mb = the service process's peak RSS (VmHWM) and its anonymous memory
 after the queries. The in-process engine's own split gives the share spent embedding the query.
 """
 
@@ -178,6 +180,9 @@ def measure_size(count: int, queries: int) -> dict:
             t0 = time.perf_counter()
             first = recall(workspace, "redis pool timeout", record=False, settings=settings)
             cold_ms = (time.perf_counter() - t0) * 1000
+            startup = (recall_service.ping(workspace, settings.runtime_dir) or {}).get("startup") or {}
+            print(f"# {count} points: cold {cold_ms:.0f} ms; the service's start (s since its exec): {startup}",
+                  file=sys.stderr, flush=True)
             warm, filtered, timed = [], [], []
             for i, query in enumerate(queries_for(queries, seed=count)):
                 t1 = time.perf_counter()
@@ -208,6 +213,7 @@ def measure_size(count: int, queries: int) -> dict:
         "points": count, "fill_s": round(fill_s, 1), "insert_s": round(insert_s, 1),
         "optimize_s": round(optimize_s, 1), "fill_peak_mb": {"inserting": inserting.peak,
                                                              "optimizing": optimizing.peak}, "cold_ms": round(cold_ms, 1), "cold_hits": len(first),
+        "cold_split_s": startup,
         "warm_p50_ms": percentile(warm, 0.5), "warm_p95_ms": percentile(warm, 0.95),
         "filtered_p50_ms": percentile(filtered, 0.5), "filtered_p95_ms": percentile(filtered, 0.95),
         "timed_p50_ms": percentile(timed, 0.5), "timed_p95_ms": percentile(timed, 0.95),
