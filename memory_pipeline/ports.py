@@ -65,6 +65,9 @@ class VectorIndex(Protocol):
 
     def optimize(self) -> bool: ...
 
+    def records(self, with_vectors: bool | list[str] = False,
+                payload_filter: dict[str, Any] | None = None) -> Iterator[Any]: ...  # raw: id, payload, vector
+
 
 class ShardedIndex(VectorIndex, Protocol):
     """The workspace's store: a server collection, or the embedded Edge shard (one for every day)."""
@@ -72,6 +75,28 @@ class ShardedIndex(VectorIndex, Protocol):
     def for_day(self, day: str) -> VectorIndex: ...
 
     def shards(self) -> list[Any]: ...  # the one Edge shard, or the one server collection
+
+
+class CandidateSource(Protocol):
+    """Recall's candidates: the Edge shard held open (resources.edge_recall.ShardRecall) or a
+    server's points in memory (resources.recall_index.RecallIndex)."""
+
+    @property
+    def generation(self) -> str: ...
+
+    def open(self) -> None: ...  # the recall service's start: hold what each request needs
+
+    def release(self) -> bool: ...  # a writer asked: let go until the next request
+
+    def points_held(self) -> int | None: ...  # without waiting for a writer; None when not known now
+
+    def candidates(self, query: Any, filters: Any) -> Any: ...
+
+    def payloads_of(self, ids: Any) -> dict[str, dict]: ...
+
+    def cited_messages(self, payloads: Any) -> dict[tuple[str, str], str]: ...
+
+    def points(self, ids: list[str] | None, session_id: str | None, limit: int) -> list[dict]: ...
 
 
 class ObserveLock(Protocol):

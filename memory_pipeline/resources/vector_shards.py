@@ -127,6 +127,11 @@ class ShardedStore:
     def count(self, filter: dict[str, Any] | None = None) -> int:
         return sum(shard.count(filter) for shard in self.shards())
 
+    def records(self, with_vectors: bool | list[str] = False, payload_filter: dict[str, Any] | None = None
+                ) -> Iterator[Any]:
+        for shard in self._filled():
+            yield from shard.records(with_vectors=with_vectors, payload_filter=payload_filter)
+
     def scroll_all(self, with_vectors: bool = False, payload_filter: dict[str, Any] | None = None
                    ) -> Iterator[StorePoint]:
         for shard in self._filled():

@@ -288,6 +288,24 @@ class VectorStore:
                 return 0
             return self.client.count(self.collection, count_filter=build_filter(filter), exact=True).count
 
+    def records(self, with_vectors: bool | list[str] = False, payload_filter: dict[str, Any] | None = None,
+                batch: int = BATCH) -> Iterator[models.Record]:
+        """Every stored record, raw (qdrant-client's Record: id, payload, vector; no validation per
+        point, 5x faster than StorePoint at 100k); nothing when the store or its collection is absent."""
+        if self.path is not None and not self.path.exists():
+            return
+        with self.session():
+            if not self.client.collection_exists(self.collection):
+                return
+            offset = None
+            while True:
+                found, offset = self.client.scroll(self.collection, scroll_filter=build_filter(payload_filter),
+                                                   limit=batch, offset=offset, with_payload=True,
+                                                   with_vectors=with_vectors)
+                yield from found
+                if offset is None:
+                    return
+
     def scroll_all(
         self, with_vectors: bool = False, payload_filter: dict[str, Any] | None = None
     ) -> Iterator[StorePoint]:

@@ -20,6 +20,7 @@ from datetime import timedelta
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 from memory_pipeline.models import RecallHit
+from memory_pipeline.ports import CandidateSource
 from memory_pipeline.resources.recall_index import RecallIndex, generation_at, load_index
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.message_docs import keyword_parts
@@ -97,7 +98,7 @@ class RecallEngine:
         self._embedder = embedder
         self._store = store
         self.service = service
-        self._index = None  # the candidate source: ShardRecall (Edge) or RecallIndex (QDRANT_URL)
+        self._index: CandidateSource | None = None  # ShardRecall (Edge) or RecallIndex (QDRANT_URL)
         self._reload_lock = threading.Lock()
         self._reloading: threading.Thread | None = None
         self._query_vectors: OrderedDict[str, list[float]] = OrderedDict()
@@ -133,7 +134,7 @@ class RecallEngine:
         """The store's URL or folder, said without opening it (a status ping must not import qdrant-client)."""
         return self.settings.qdrant_url or str(self.workspace.state_path("vectors"))
 
-    def index(self, wait: float = 0.0):
+    def index(self, wait: float = 0.0) -> CandidateSource:
         """The candidate source; a server's changed store starts a rebuild of its in-memory index
         (waited for up to `wait` seconds). The Edge shard is queried as it is: nothing to rebuild."""
         if self._index is None:
@@ -150,7 +151,8 @@ class RecallEngine:
         return self._index
 
     def _load(self):
-        """The Edge shard's source (opened on its first request), or the server's points read into memory."""
+        """The Edge shard's source (held from the service's start, opened per request elsewhere), or
+        the server's points read into memory."""
         if self.settings.qdrant_url:
             return load_index(self.store)
         import shutil
@@ -164,7 +166,7 @@ class RecallEngine:
     def release_shard(self) -> bool:
         """Let the Edge shard go (a writer asked); the next request opens it again."""
         index = self._index
-        return bool(index is not None and hasattr(index, "release") and index.release())
+        return bool(index is not None and index.release())
 
     def _generation(self) -> str:
         return generation_at(self.workspace.state_path("index_generation"))
@@ -185,9 +187,7 @@ class RecallEngine:
 
         def open_source() -> None:
             try:
-                index = self.index()
-                if hasattr(index, "open"):
-                    index.open()
+                self.index().open()
                 self.warmed["open_s"] = round(time.perf_counter() - started, 3)
             except BaseException as exc:  # raised again in the caller's thread
                 failed.append(exc)

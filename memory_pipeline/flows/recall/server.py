@@ -45,7 +45,7 @@ class RecallHandler:
 
     def status(self) -> dict:
         index = self.engine.index()
-        points = index.points_held() if hasattr(index, "points_held") else len(index)  # never waits for a writer
+        points = index.points_held()  # never waits for a writer
         return {"ok": True, "pid": os.getpid(), "points": points, "generation": index.generation,
                 "model": self.engine.settings.embedding_model, "uptime_s": round(time.time() - self.started, 1),
                 "requests": self.requests, "idle_timeout_s": self.idle_timeout,
