@@ -42,6 +42,11 @@ KEYWORD_FIELDS = ("project", "tier", "kind", "session_id", "scope", "priority", 
 DATE_FIELDS = ("date",)  # filtered by range (recall's since/until and a named time): a datetime index, which
 # takes the payload's "2026-11-05" as it is. Without it a range is checked point by point on the payloads:
 # at 30k points a query naming a time took p50 40.8 ms against 4.9 ms with it (docs/vector-engine.md)
+INDEX_MEMORY = "Cold"  # the payload indexes memory-mapped, read on demand. "Pinned" (in memory, as before
+# 2026-11-27) reads the keyword maps whole at every open: at 100k points 0.34 s of CPU against 0.09 s
+# and 88 MB more of the process's own memory (~10x at 1M); on disk, the first few hundred queries after
+# an open fault their pages in: warm p95 72-124 ms against 45-77 ms in memory at 100k, p50 the same,
+# load 10-12 (docs/vector-engine.md, "Cold start"). optimize() moves a shard's indexes to this placement
 MIN_FREE_BYTES = 16 << 20  # below this, a write could fault in a memory map past the end of the disk (a
 # write batch of 2,048 points of 384 dimensions is ~3 MB of vectors, its payloads and log record a few more)
 
@@ -420,23 +425,22 @@ class EdgeStore:
 
 
 def _ensure_indexes(shard, move: bool = False) -> None:
-    """The payload indexes recall filters on, memory-mapped and read on demand (Memory.Cold): a shard
-    made before one was added gets it at its open; with `move` (optimize), an index a former version
-    kept in memory is made again on disk. In memory, the keyword maps are read whole at every open
-    (23 MB at 100k points: the open took 0.34 s of CPU against 0.09 s on disk) and held as the
-    process's own memory (88 MB more at 100k; docs/vector-engine.md, "Cold start")."""
+    """The payload indexes recall filters on, placed as INDEX_MEMORY says: a shard made before one
+    was added gets it at its open; with `move` (optimize), an index placed otherwise (a former
+    version's, in memory) is made again where INDEX_MEMORY says."""
     from qdrant_edge import DatetimeIndexParams, KeywordIndexParams, Memory, UpdateOperation
 
+    memory = getattr(Memory, INDEX_MEMORY)
     have = shard.info().payload_schema or {}
     wanted = [(f, KeywordIndexParams) for f in KEYWORD_FIELDS] + [(f, DatetimeIndexParams) for f in DATE_FIELDS]
     made = False
     for field, params in wanted:
         found = have.get(field)
-        if found is not None and (not move or getattr(found.params, "memory", None) == Memory.Cold):
+        if found is not None and (not move or (getattr(found.params, "memory", None) or Memory.Pinned) == memory):
             continue
         if found is not None:
             shard.update(UpdateOperation.delete_field_index(field))
-        shard.update(UpdateOperation.create_field_index(field, params(memory=Memory.Cold)))
+        shard.update(UpdateOperation.create_field_index(field, params(memory=memory)))
         made = True
     if made:
         shard.flush()
