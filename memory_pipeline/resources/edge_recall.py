@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from memory_pipeline.errors import StoreLockedError
@@ -70,10 +71,13 @@ class ShardRecall:
 
     def open(self) -> None:
         """Open the shard now and keep it (the recall service at its start); nothing when the source
-        opens per request."""
+        opens per request. Its payload indexes' files are then read once in the background: Edge
+        drops them from the page cache at each open, and the first queries would fault them in
+        from the disk one page at a time (docs/vector-engine.md, "Cold start")."""
         if self.keep_open:
             with self._shard():
                 pass
+            threading.Thread(target=read_once, args=(self.store.path,), name="recall-page-in", daemon=True).start()
 
     def release(self) -> bool:
         """Close the shard and let its lock go (after the request in flight); False when not held."""
@@ -168,6 +172,18 @@ class ShardRecall:
                     if len(chosen) >= limit:
                         break
             return [p.payload | {"text": p.text, "id": p.id} for p in chosen]
+
+
+def read_once(shard: Path, chunk: int = 1 << 20) -> int:
+    """Read every payload index file of the shard's segments into the page cache; the bytes read."""
+    read = 0
+    for path in sorted(shard.glob("segments/*/payload_index/**/*")):
+        with contextlib.suppress(OSError):
+            if path.is_file():
+                with path.open("rb", buffering=0) as handle:
+                    while block := handle.read(chunk):
+                        read += len(block)
+    return read
 
 
 def recall_filter(filters: RecallFilters, window=None):

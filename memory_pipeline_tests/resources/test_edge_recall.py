@@ -91,3 +91,11 @@ def test_the_shard_finds_the_messages_observations_cite(sources):
     cited = shard.cited_messages(observations)
     assert cited and cited == index.cited_messages(observations)
     assert set(shard.payloads_of(cited.values())) == set(cited.values())
+
+
+def test_the_payload_index_files_are_read_once_after_an_open(sources):
+    from memory_pipeline.resources.edge_recall import read_once
+
+    shard, _, _ = sources
+    on_disk = sum(p.stat().st_size for p in shard.store.path.glob("segments/*/payload_index/**/*") if p.is_file())
+    assert on_disk > 0 and read_once(shard.store.path) == on_disk
