@@ -45,8 +45,9 @@ DATE_FIELDS = ("date",)  # filtered by range (recall's since/until and a named t
 INDEX_MEMORY = "Cold"  # the payload indexes memory-mapped, read on demand. "Pinned" (in memory, as before
 # 2026-11-27) reads the keyword maps whole at every open: at 100k points 0.34 s of CPU against 0.09 s
 # and 88 MB more of the process's own memory (~10x at 1M); on disk, the first few hundred queries after
-# an open fault their pages in: warm p95 72-124 ms against 45-77 ms in memory at 100k, p50 the same,
-# load 10-12 (docs/vector-engine.md, "Cold start"). optimize() moves a shard's indexes to this placement
+# an open fault their pages in from the disk (warm p95 72-124 ms against 45-77 in memory at 100k, load
+# 10-12) unless the recall service reads the files once after the open (edge_recall.read_once: 52.6-71.3
+# ms; docs/vector-engine.md, "Cold start"). optimize() moves a shard's indexes to this placement
 MIN_FREE_BYTES = 16 << 20  # below this, a write could fault in a memory map past the end of the disk (a
 # write batch of 2,048 points of 384 dimensions is ~3 MB of vectors, its payloads and log record a few more)
 
