@@ -61,6 +61,11 @@ class ShardRecall:
             try:
                 if self.keep_open and not self.store.held:
                     self.store.hold(ask=False)  # the service is the long holder: nobody to ask
+                    # Edge drops the payload indexes' files from the page cache at each open: read them
+                    # once in the background, or the first queries fault them in from the disk page by
+                    # page (docs/vector-engine.md, "Cold start")
+                    threading.Thread(target=read_once, args=(self.store.path,), name="recall-page-in",
+                                     daemon=True).start()
                 stack.enter_context(self.store.session())
             except StoreLockedError as exc:
                 raise StoreLockedError(
@@ -71,13 +76,10 @@ class ShardRecall:
 
     def open(self) -> None:
         """Open the shard now and keep it (the recall service at its start); nothing when the source
-        opens per request. Its payload indexes' files are then read once in the background: Edge
-        drops them from the page cache at each open, and the first queries would fault them in
-        from the disk one page at a time (docs/vector-engine.md, "Cold start")."""
+        opens per request."""
         if self.keep_open:
             with self._shard():
                 pass
-            threading.Thread(target=read_once, args=(self.store.path,), name="recall-page-in", daemon=True).start()
 
     def release(self) -> bool:
         """Close the shard and let its lock go (after the request in flight); False when not held."""
