@@ -39,6 +39,7 @@ DENSE, SPARSE = "dense", "bm25"
 BATCH = 2048
 SEGMENT_KB = 48_000  # 1 KB = 256 float dimensions: 32k points of 384 dimensions per segment, so no build (an
 # HNSW over a segment, a merge) maps more than ~32k points' files at once (docs/secrets-and-faults.md)
+INDEXING_KB = 10_000  # Qdrant's default, made explicit: a segment past 10 MB of vectors (~6.5k points) gets its HNSW
 OPTIMIZE_EVERY = 10_000  # points written between two builds: the appendable segment never grows past this
 # (one optimize() after 100k upserts built all 100k at once and held 1.6 GB at its peak)
 KEYWORD_FIELDS = ("project", "tier", "kind", "session_id", "scope", "priority", "source_message_ids")
@@ -52,7 +53,7 @@ MIN_FREE_BYTES = 16 << 20  # below this, a write could fault in a memory map pas
 def shard_config(dimension: int):
     """The one shard configuration (docs/vector-engine.md, "The shipped shard"): float vectors and
     their int8 copies memory-mapped and read on demand, HNSW m 8 / ef_construct 64 on one thread,
-    BM25 with Qdrant's IDF, segments capped at 200k points."""
+    BM25 with Qdrant's IDF, segments capped at 32k points."""
     from qdrant_edge import (
         Distance, EdgeConfig, EdgeOptimizersConfig, EdgeSparseVectorParams, EdgeVectorParams, HnswIndexConfig,
         Memory, Modifier, ScalarQuantizationConfig, ScalarType,
@@ -64,7 +65,7 @@ def shard_config(dimension: int):
             quantization_config=ScalarQuantizationConfig(ScalarType.Int8, memory=Memory.Cold))},
         sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
         hnsw_config=HnswIndexConfig(m=8, ef_construct=64, full_scan_threshold=10_000, max_indexing_threads=1),
-        optimizers=EdgeOptimizersConfig(max_segment_size=SEGMENT_KB),
+        optimizers=EdgeOptimizersConfig(max_segment_size=SEGMENT_KB, indexing_threshold=INDEXING_KB),
     )
 
 
