@@ -11,9 +11,10 @@ IDF completes BM25 at query time (docs/vector-engine.md, "Keyword search in the 
 Edge lets one process open a shard folder at a time, so every opener takes the shard's file lock
 (resources/edge_shard.py) and holds the shard for the operations of one `session()` (the recall
 service `hold()`s it between requests and lets go when a writer asks);
-`flush()` ends each write session and `optimize()` (the HNSW build) runs after ingest and after every
-`OPTIMIZE_EVERY` points upserted, never in the recall path. Writes first check that the disk has room: Edge writes through memory maps, and
-a map written past the end of a full disk ends the process with SIGBUS, not an error.
+`flush()` ends each write session; `optimize()` (the HNSW build) runs after ingest and after every
+`OPTIMIZE_EVERY` points upserted, each build followed by a flush, never in the recall path. Writes
+first check that the disk has room: Edge writes through memory maps, and a map written past the end
+of a full disk ends the process with SIGBUS, not an error.
 """
 
 from __future__ import annotations
