@@ -11,9 +11,10 @@ IDF completes BM25 at query time (docs/vector-engine.md, "Keyword search in the 
 Edge lets one process open a shard folder at a time, so every opener takes the shard's file lock
 (resources/edge_shard.py) and holds the shard for the operations of one `session()` (the recall
 service `hold()`s it between requests and lets go when a writer asks);
-`flush()` ends each write session and `optimize()` (the HNSW build) runs after ingest, never in
-the recall path. Writes first check that the disk has room: Edge writes through memory maps, and
-a map written past the end of a full disk ends the process with SIGBUS, not an error.
+`flush()` ends each write session; `optimize()` (the HNSW build) runs after ingest and after every
+`OPTIMIZE_EVERY` points upserted, each build followed by a flush, never in the recall path. Writes
+first check that the disk has room: Edge writes through memory maps, and a map written past the end
+of a full disk ends the process with SIGBUS, not an error.
 """
 
 from __future__ import annotations
@@ -37,7 +38,11 @@ from memory_pipeline.stages.index.sparse import keyword_vector
 
 DENSE, SPARSE = "dense", "bm25"
 BATCH = 2048
-SEGMENT_KB = 300_000  # 1 KB = 256 float dimensions: 200k points of 384 dimensions per segment
+SEGMENT_KB = 48_000  # 1 KB = 256 float dimensions: 32k points of 384 dimensions per segment, so no build (an
+# HNSW over a segment, a merge) maps more than ~32k points' files at once (docs/secrets-and-faults.md)
+INDEXING_KB = 10_000  # Qdrant's default, made explicit: a segment past 10 MB of vectors (~6.5k points) gets its HNSW
+OPTIMIZE_EVERY = 10_000  # points written between two builds: the appendable segment never grows past this
+# (one optimize() after 100k upserts built all 100k at once and held 1.6 GB at its peak)
 KEYWORD_FIELDS = ("project", "tier", "kind", "session_id", "scope", "priority", "source_message_ids")
 DATE_FIELDS = ("date",)  # filtered by range (recall's since/until and a named time): a datetime index, which
 # takes the payload's "2026-11-05" as it is. Without it a range is checked point by point on the payloads:
@@ -55,7 +60,7 @@ MIN_FREE_BYTES = 16 << 20  # below this, a write could fault in a memory map pas
 def shard_config(dimension: int):
     """The one shard configuration (docs/vector-engine.md, "The shipped shard"): float vectors and
     their int8 copies memory-mapped and read on demand, HNSW m 8 / ef_construct 64 on one thread,
-    BM25 with Qdrant's IDF, segments capped at 200k points."""
+    BM25 with Qdrant's IDF, segments capped at 32k points."""
     from qdrant_edge import (
         Distance, EdgeConfig, EdgeOptimizersConfig, EdgeSparseVectorParams, EdgeVectorParams, HnswIndexConfig,
         Memory, Modifier, ScalarQuantizationConfig, ScalarType,
@@ -67,7 +72,7 @@ def shard_config(dimension: int):
             quantization_config=ScalarQuantizationConfig(ScalarType.Int8, memory=Memory.Cold))},
         sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
         hnsw_config=HnswIndexConfig(m=8, ef_construct=64, full_scan_threshold=10_000, max_indexing_threads=1),
-        optimizers=EdgeOptimizersConfig(max_segment_size=SEGMENT_KB),
+        optimizers=EdgeOptimizersConfig(max_segment_size=SEGMENT_KB, indexing_threshold=INDEXING_KB),
     )
 
 
@@ -120,6 +125,7 @@ class EdgeStore:
         self._shard = None
         self._depth = 0
         self._wrote = False
+        self._unbuilt = 0  # points upserted by this store since its last optimize()
         self._held: contextlib.ExitStack | None = None
         self._thread_lock = threading.RLock()
 
@@ -326,6 +332,9 @@ class EdgeStore:
                 self._update(UpdateOperation.upsert_points(
                     [_edge_point(p, keyword_vector(counts, length, average))
                      for p, (counts, length) in zip(batch, counted, strict=True)]))
+                self._unbuilt += len(batch)
+                if self._unbuilt >= OPTIMIZE_EVERY:
+                    self.optimize()
 
     @property
     def keyword_stats(self) -> "KeywordStats":
@@ -361,7 +370,10 @@ class EdgeStore:
         with self.session():
             check_free_space(self.path)
             _ensure_indexes(self.shard, move=True)
+            self._unbuilt = 0
             built = bool(self.shard.optimize())
+            if built:  # the segments a build replaced stay memory-mapped until the next flush
+                self.shard.flush()
             self._wrote = self._wrote or built
             return built
 

@@ -288,3 +288,33 @@ def test_payload_indexes_live_on_disk_and_optimize_moves_a_former_shards_there(t
     former.optimize()
     assert set(index_memory(former).values()) == {"Cold"}
     assert former.count({"project": "proj1"}) == 3 and former.count({"tier": "messages"}) == 6
+
+
+def test_a_large_write_is_built_as_it_goes_in_capped_segments(tmp_path: Path, monkeypatch):
+    """Every OPTIMIZE_EVERY points upserted build the appendable segment (so no build ever reads a whole
+    big import at once), merges stop at SEGMENT_KB, the segments a build replaced leave the disk and the
+    process's memory maps at once (flushed), and every point is still found by its own vector."""
+    from qdrant_edge import Query, QueryRequest
+
+    monkeypatch.setattr(edge_store, "INDEXING_KB", 1)  # 32 points of 8 dimensions
+    monkeypatch.setattr(edge_store, "SEGMENT_KB", 4)  # 128 points
+    monkeypatch.setattr(edge_store, "OPTIMIZE_EVERY", 100)
+    store = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    points = [random_point(f"big{n}", f"note {n} of a long import", {"tier": "messages"}) for n in range(500)]
+    segments = []
+    with store.session():
+        for start in range(0, len(points), 50):
+            store.upsert(points[start:start + 50])
+            info = store.shard.info()
+            segments.append(info.segments_count)
+            on_disk = {p.name for p in (store.path / "segments").iterdir() if p.is_dir()}
+            maps = [line for line in Path("/proc/self/maps").read_text().splitlines() if str(store.path) in line]
+            mapped = {line.split("/segments/")[1].split("/")[0] for line in maps if "/segments/" in line}
+            assert len(on_disk) == info.segments_count and mapped <= on_disk, start
+            assert not [line for line in maps if line.endswith("(deleted)")], start
+        # a build at every 100 points (each a segment of its own: two would pass the cap), not one at the end
+        assert segments == [1, 2, 2, 3, 3, 4, 4, 5, 5, 6]
+        for point in points[::25]:
+            hits = store.shard.query(QueryRequest(limit=1, query=Query.Nearest(point.dense, using=edge_store.DENSE)))
+            assert [str(h.id) for h in hits] == [point.id]
+    assert store.count() == len(points)
