@@ -20,7 +20,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.engine import _bytes
 from benchmarks.latency import environment
 from benchmarks.timing import cli
 
@@ -35,6 +34,10 @@ TODAY_HISTORY = {
                "2026-11-22, `bench soak` (30 days x 50 sessions): 481 s, peak RSS 1.2 GB, 34k points in 5 week "
                "stores, 175 MB on disk",
 }
+
+
+def _bytes(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
 
 
 def _sampled(args: list[str], env: dict[str, str], timeout: float) -> tuple[float, dict]:
@@ -147,8 +150,8 @@ def bench_history(days: int, per_day: int = 1000, seed: int = 28, progress=None)
         "ratio": round(index_rate / model_rate, 2) if model_rate else None,
         # the index's own calls into the model against the model alone (the rest of the step: documents,
         # BM25 vectors, upserts, the HNSW build)
-        "ratio_model_calls": round(alone["model_s"] / alone["model_texts"] * steps["embedded"] / steps["embedding_s"], 2)
-        if steps["embedding_s"] and alone["model_texts"] else None,
+        "ratio_model_calls": round(steps["embedded"] / steps["embedding_s"] / model_rate, 2)
+        if steps["embedding_s"] and model_rate else None,
         **memory, "store_mb": round(disk / 1e6, 1), "workspace_mb": round(workspace / 1e6, 1),
         "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
     }

@@ -103,8 +103,9 @@ def history_line(row: dict) -> str:
     return (f"history through ingest, {row['engine']}: {row['days']} days x {row['per_day']} messages "
             f"({row['messages']} messages, {row['sessions']} sessions, {row['transcript_mb']} MB of transcripts): "
             f"import {row['import_s']} s, ingest {row['ingest_s']} s ({row['runs']} runs); message index "
-            f"{row['index_msgs_per_s']} messages/s embedded and stored ({row['embedded']} in {row['message_index_s']} s), "
-            f"the model alone on the same texts {row['model_msgs_per_s']}/s ({row['model_texts']} in {row['model_s']} s, "
+            f"{row['index_msgs_per_s']} messages/s embedded and stored ({row['embedded']} in "
+            f"{row['message_index_s']} s), the model alone on the same texts {row['model_msgs_per_s']}/s "
+            f"({row['model_texts']} in {row['model_s']} s, "
             f"{row['embedding_device']}): ratio {row['ratio']} (target >= 0.9; the index's calls into the model "
             f"{row['ratio_model_calls']}); ingest peak RSS {row['peak_rss_mb']} MB (anon {row['peak_anon_mb']}); "
             f"store {row['store_mb']} MB on disk; load {row['load_before'][0]} -> {row['load_after'][0]}")
