@@ -5,7 +5,8 @@ engine, insert time, index time (today: reading the store into the recall index 
 recall cache; Edge: `optimize()`, the HNSW build), warm hybrid query p50/p95 in-process (query
 vectors given: the embedding model is left out of both), cold start and peak RSS in a fresh
 process (`engine_child`), bytes on disk, and the share of today's top 10 that Edge returns
-(overlap@10: HNSW's approximation plus BM25 statistics). Once per run: kill -9 during a write.
+(overlap@10: HNSW's approximation plus BM25 statistics). With `days`: that many days of a heavy
+user's history through `import` and `ingest` (`engine_history`). Once per run: kill -9 during a write.
 """
 
 from __future__ import annotations
@@ -85,13 +86,31 @@ def measure_today(count: int, folder: Path, queries, store_max: int) -> tuple[di
 
 
 def _fill_today(workspace, count: int) -> float:
-    from benchmarks.recall_speed import fill_store
-    from memory_pipeline.resources.vector_points import StorePoint
+    """Today's week stores, written as the bench wrote them before the move (`recall_speed.fill_store`, whose
+    store is now the Edge shard): 2,000 points per upsert into each week's store; the seconds taken."""
+    from memory_pipeline.resources.vector_store import StorePoint
 
-    points = (StorePoint(id=r.id, text=r.text, dense=r.dense.tolist(), sparse=r.sparse,
-                         payload={k: v for k, v in r.payload.items() if k != "text"})
-              for batch in rows(count, DIMENSION, SEED) for r in batch)
-    return fill_store(workspace, points, DIMENSION)
+    store = engine_sides.today_store(workspace.root, DIMENSION)
+    started = time.perf_counter()
+    weeks: dict[str, list] = {}
+
+    def flush(where: str) -> None:
+        batch = weeks.pop(where)
+        shard = store.for_day(batch[0].payload["date"])
+        with shard.session():
+            shard.ensure_collection()
+            shard.upsert(batch)
+
+    for batch in rows(count, DIMENSION, SEED):
+        for r in batch:
+            where = store.for_day(r.payload["date"]).where()
+            weeks.setdefault(where, []).append(StorePoint(id=r.id, text=r.text, dense=r.dense.tolist(), sparse=r.sparse,
+                                                          payload={k: v for k, v in r.payload.items() if k != "text"}))
+            if len(weeks[where]) == 2000:
+                flush(where)
+    for where in list(weeks):
+        flush(where)
+    return time.perf_counter() - started
 
 
 def _cache_today(workspace, count: int):
@@ -159,7 +178,7 @@ def kill_during_write(engine: str, folder: Path) -> dict:
 
 
 def bench_engine(sizes: list[int], knobs: list[str], queries: int = 200, store_max: int = 10_000,
-                 kill: bool = True, today_max: int = 200_000) -> dict:
+                 kill: bool = True, today_max: int = 200_000, days: int = 0, per_day: int = 1000) -> dict:
     asked = probes(queries, DIMENSION, SEED + 1)
     table = []
     for count in sizes:
@@ -172,12 +191,22 @@ def bench_engine(sizes: list[int], knobs: list[str], queries: int = 200, store_m
             for name in knobs:
                 table.append({"points": count, **measure_edge(count, Path(tmp) / name, name, asked, reference)})
                 _flush_row(table[-1])
+    history = []
+    if days:
+        from benchmarks.engine_history import TODAY_HISTORY, bench_history
+
+        history = [TODAY_HISTORY, {"engine": "edge shipped", **bench_history(days, per_day, progress=_say)}]
+        _flush_row(history[-1])
     kills = []
     if kill:
         for engine in ("today", "edge"):
             with tempfile.TemporaryDirectory(prefix="mp-kill-") as tmp:
                 kills.append(kill_during_write(engine, Path(tmp) / engine))
-    return {"rows": table, "kill": kills, "load": os.getloadavg()}
+    return {"rows": table, "history": history, "kill": kills, "load": os.getloadavg()}
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
 
 
 def _flush_row(row: dict) -> None:

@@ -36,10 +36,11 @@ def today_workspace(root: Path):
 
 
 def today_store(root: Path, dimension: int):
-    from memory_pipeline.config import Settings
-    from memory_pipeline.flows.recall.engine import open_store
+    """The week stores of qdrant-client local mode (`legacy_store`): the workspace's own store is the
+    Edge shard since issue 28's move, so `open_store` would measure Edge on both sides."""
+    from memory_pipeline.resources.stores import legacy_store
 
-    return open_store(today_workspace(root), Settings.from_env(), dimension)
+    return legacy_store(today_workspace(root).state, dimension=dimension)
 
 
 def today_open(root: Path, dimension: int):

@@ -26,6 +26,10 @@ def register_engine(kinds) -> None:
     parser.add_argument("--today-max", type=int, default=200_000,
                         help="today's engine is measured up to this size (its index needs GBs past it)")
     parser.add_argument("--no-kill", action="store_true", help="skip the kill -9 during a write")
+    parser.add_argument("--days", type=int, default=14,
+                        help="days of a heavy user's history (1,000 messages a day, the real message lengths) "
+                        "through import and ingest, and the embedding model alone on the same texts; 0: skip")
+    parser.add_argument("--per-day", type=int, default=1000, help="indexed messages a day in that history")
     parser.add_argument("--quality", action="store_true", help="instead: recall@10 of both engines on LoCoMo turns")
     parser.add_argument("--data", help="LoCoMo JSON (default ../shared/bench/locomo-dev.json)")
     add_json_flag(parser)
@@ -62,8 +66,10 @@ def run_bench_engine(args) -> int:
     unknown = [k for k in knobs if k not in KNOBS]
     if unknown or not sizes:
         raise BadInputError(f"unknown --knobs {unknown}; choose from {', '.join(KNOBS)}" if unknown else "no --sizes")
+    if args.days < 0 or args.per_day < 1:
+        raise BadInputError(f"--days must be 0 or more and --per-day 1 or more: {args.days}, {args.per_day}")
     figures = bench_engine(sizes, knobs, queries=args.queries, store_max=args.store_max, kill=not args.no_kill,
-                           today_max=args.today_max)
+                           today_max=args.today_max, days=args.days, per_day=args.per_day)
     if args.json:
         print_json(figures)
         return 0
@@ -78,6 +84,8 @@ def print_table(figures: dict) -> None:
     for row in figures["rows"]:
         out.print("".join(f"{'-' if row.get(name) is None else row[name]!s:>{width}}" for name, width in COLUMNS),
                   highlight=False, soft_wrap=True)
+    for row in figures.get("history", []):
+        out.print(history_line(row), highlight=False, soft_wrap=True)
     for kill in figures["kill"]:
         out.print(f"kill -9 during a write, {kill['engine']}: {kill['acknowledged']} points acknowledged, "
                   f"{kill['held']} held after reopening, {kill['lost']} lost", highlight=False, soft_wrap=True)
@@ -86,3 +94,18 @@ def print_table(figures: dict) -> None:
               "fresh process's peak (VmHWM) opening the store and answering 101 queries, anon/file its split at the "
               "end; open_ms = open + first query; open_read_mb / open_cpu_ms = the open's disk reads and CPU", highlight=False,
               soft_wrap=True)
+
+
+def history_line(row: dict) -> str:
+    """One engine's history row: its own figures, or the last ones measured (dated) where it no longer runs."""
+    if row.get("source"):
+        return f"history through ingest, {row['engine']}: {row['figures']} [{row['source']}]"
+    return (f"history through ingest, {row['engine']}: {row['days']} days x {row['per_day']} messages "
+            f"({row['messages']} messages, {row['sessions']} sessions, {row['transcript_mb']} MB of transcripts): "
+            f"import {row['import_s']} s, ingest {row['ingest_s']} s ({row['runs']} runs); message index "
+            f"{row['index_msgs_per_s']} messages/s embedded and stored ({row['embedded']} in "
+            f"{row['message_index_s']} s), the model alone on the same texts {row['model_msgs_per_s']}/s "
+            f"({row['model_texts']} in {row['model_s']} s, "
+            f"{row['embedding_device']}): ratio {row['ratio']} (target >= 0.9; the index's calls into the model "
+            f"{row['ratio_model_calls']}); ingest peak RSS {row['peak_rss_mb']} MB (anon {row['peak_anon_mb']}); "
+            f"store {row['store_mb']} MB on disk; load {row['load_before'][0]} -> {row['load_after'][0]}")
