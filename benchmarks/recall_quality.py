@@ -49,6 +49,7 @@ VARIANTS = [
     Variant("light verbs kept", options=dict(light_verbs_out=False)),
     Variant("no ordered pairs", options=dict(pair_weight=0.0)),
     Variant("no 'my X' rescoring", options=dict(owned_weight=0.0)),
+    Variant("quoted observations apart", options=dict(collapse_quoted=False)),
 ]
 
 

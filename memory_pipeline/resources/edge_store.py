@@ -34,7 +34,7 @@ from memory_pipeline.models import content_hash
 from memory_pipeline.resources.edge_shard import shard_lock
 from memory_pipeline.resources.vector_points import StorePoint, filter_conditions
 from memory_pipeline.stages.index.message_docs import keyword_counts
-from memory_pipeline.stages.index.sparse import keyword_vector
+from memory_pipeline.stages.index.sparse import KEYS_VERSION, keyword_vector
 
 DENSE, SPARSE = "dense", "bm25"
 BATCH = 2048
@@ -215,7 +215,8 @@ class EdgeStore:
         if self.migration is not None:
             self.migration.run(self.path, dimension=self.dimension, lock_timeout=self.lock_timeout)
         shard = self._open()
-        if not self.keyword_stats.path.exists():
+        if not self.keyword_stats.current():  # none yet, or values made by another `tokenize`
+            self.keyword_stats.path.unlink(missing_ok=True)  # cut short, the re-key is done again
             try:
                 self._rekey(shard)
             except BaseException:
@@ -225,7 +226,8 @@ class EdgeStore:
         return shard
 
     def _rekey(self, shard) -> None:
-        """A shard written before its sparse values were BM25's (no `vectors.bm25.json`): every point's
+        """A shard written before its sparse values were BM25's (no `vectors.bm25.json`), or keyed by
+        another version of the keyword terms (`sparse.KEYS_VERSION`): every point's
         values made again from its payload, in two reads (the lengths, then the values); the stats file
         is written last, so a run cut short is done again at the next open."""
         from qdrant_edge import PointVectors, ScrollRequest, SparseVector, UpdateOperation
@@ -485,13 +487,23 @@ class KeywordStats:
         except (OSError, ValueError, KeyError, TypeError):
             return 0, 0.0
 
+    def current(self) -> bool:
+        """Whether the file exists and the shard's values were made by this `tokenize` (a file of
+        before the version was kept counts as version 1)."""
+        import json
+
+        try:
+            return int(json.loads(self.path.read_text(encoding="utf-8")).get("keys", 1)) == KEYS_VERSION
+        except (OSError, ValueError, TypeError, AttributeError):
+            return False
+
     def add(self, lengths: list[float]) -> float:
         """Count these documents in and return the average length (the caller holds the shard's lock)."""
         from memory_pipeline.resources.workspace import atomic_write_json
 
         documents, length = self.read()
         documents, length = documents + len(lengths), length + float(sum(lengths))
-        atomic_write_json(self.path, {"documents": documents, "length": length})
+        atomic_write_json(self.path, {"documents": documents, "length": length, "keys": KEYS_VERSION})
         return length / documents if documents else 1.0
 
 

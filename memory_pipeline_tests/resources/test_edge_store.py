@@ -318,3 +318,47 @@ def test_a_large_write_is_built_as_it_goes_in_capped_segments(tmp_path: Path, mo
             hits = store.shard.query(QueryRequest(limit=1, query=Query.Nearest(point.dense, using=edge_store.DENSE)))
             assert [str(h.id) for h in hits] == [point.id]
     assert store.count() == len(points)
+
+
+def test_a_shard_keyed_by_an_older_tokenize_is_re_keyed_at_its_next_open(tmp_path: Path):
+    """`vectors.bm25.json` records the keyword terms' version (`sparse.KEYS_VERSION`); a shard whose file
+    says another (or none: written before versions) gets every point's values made again, so a query
+    for "planned" finds the turn that says "planning" once the stemmer undoes the doubled consonant."""
+    import json
+
+    from qdrant_edge import PointVectors, Query, QueryRequest, SparseVector, UpdateOperation
+
+    from memory_pipeline.stages.index.sparse import KEYS_VERSION, token_id, tokenize
+
+    store = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    points = keyword_points() + [random_point("plan", "we are planning the offsite", {
+        "tier": "messages", "role": "user", "message": "we are planning the offsite", "date": "2026-05-09",
+        "session_id": "s2"})]
+    store.upsert(points)
+    plan = points[-1].id
+    assert json.loads(store.keyword_stats.path.read_text())["keys"] == KEYS_VERSION
+    right = {p.id: p.sparse for p in store.retrieve([p.id for p in points], with_vectors=True)}
+    stale = token_id("plann")  # the first stemmer's term for "planning"
+    with store.session():  # the shard as the first stemmer keyed it
+        store._update(UpdateOperation.update_vectors([
+            PointVectors(plan, {edge_store.SPARSE: SparseVector([stale], [1.0])})]))
+    store.keyword_stats.path.write_text(json.dumps({"documents": len(points), "length": 40.0}))  # no version
+
+    def planned(opened: EdgeStore) -> list[str]:
+        ids = sorted({token_id(t) for t in tokenize("planned offsite")})
+        with opened.session():
+            hits = opened.shard.query(QueryRequest(limit=3, query=Query.Nearest(
+                SparseVector(ids, [1.0] * len(ids)), using=edge_store.SPARSE)))
+        return [str(h.id) for h in hits]
+
+    reopened = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    again = {p.id: p.sparse for p in reopened.retrieve([p.id for p in points], with_vectors=True)}
+    assert again[plan][0] == right[plan][0] and stale not in again[plan][0]
+    assert planned(reopened) == [plan]
+    stats = json.loads(reopened.keyword_stats.path.read_text())
+    assert stats["keys"] == KEYS_VERSION and stats["documents"] == len(points)  # counted afresh, not added
+    with reopened.session():  # opened again at the current version: nothing re-keyed
+        reopened._update(UpdateOperation.update_vectors([
+            PointVectors(plan, {edge_store.SPARSE: SparseVector([stale], [1.0])})]))
+    third = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    assert third.retrieve([plan], with_vectors=True)[0].sparse[0] == [stale]

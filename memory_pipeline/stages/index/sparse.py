@@ -21,6 +21,10 @@ DEFAULT_AVG_LEN = 60.0  # tokens in a typical indexed text (a message or an obse
 # holds the answer; LoCoMo's turns are of one length and hardly care.
 K1 = 1.2
 B = 0.75
+# The version of `tokenize`'s terms. A store that keeps keyword values per point (the Edge shard's
+# `vectors.bm25.json` records the version its values were made with) re-keys every point at its next
+# open when this changes: 1 the first stemmer, 2 with -ied and the doubled consonant undone.
+KEYS_VERSION = 2
 
 STOP_WORDS = frozenset(
     """
@@ -39,20 +43,29 @@ CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def _stem(token: str) -> str:
-    """Light suffix stripping for plain words: plural s, -ies, -ing, -ed."""
+    """Light suffix stripping for plain words: plural s, -ies and -ied (studies, studied: study), -ing
+    and -ed with a doubled consonant undone as Porter's stemmer does (planning, planned: plan; not l, s
+    or z: falling is fall)."""
     if not token.isalpha():
         return token
-    if token.endswith("ies") and len(token) > 4:
+    if token.endswith(("ies", "ied")) and len(token) > 4:
         return token[:-3] + "y"
     if token.endswith("sses"):
         return token[:-2]
     if token.endswith("ing") and len(token) - 3 >= 4:
-        return token[:-3]
+        return _undouble(token[:-3])
     if token.endswith("ed") and len(token) - 2 >= 4:
-        return token[:-2]
+        return _undouble(token[:-2])
     if token.endswith("s") and not token.endswith(("ss", "us", "is")) and len(token) >= 4:
         return token[:-1]
     return token
+
+
+def _undouble(stem: str) -> str:
+    """A stem ending in a doubled consonant other than l, s or z loses one (plann: plan)."""
+    if len(stem) >= 3 and stem[-1] == stem[-2] and stem[-1] not in "aeioulsz":
+        return stem[:-1]
+    return stem
 
 
 def _keep(token: str) -> bool:

@@ -25,6 +25,7 @@ from memory_pipeline.stages.recall.evidence import (
     unit_keys,
     window_bounds,
 )
+from memory_pipeline.stages.recall.quoted import quotes, quoted_in
 from memory_pipeline.stages.recall.sessions import session_terms
 from memory_pipeline.stages.provenance import point_labels, speaker
 from memory_pipeline.stages.recall.sources import hit_sources
@@ -106,6 +107,9 @@ class RankOptions:
     superseded_factor: float = 0.3  # an item the ledger superseded (payload `superseded_by`) keeps this share
     collapse_jaccard: float = 0.9  # hits whose word sets overlap this much are one hit
     collapse_same_sources: bool = True  # a hit citing only messages already cited above is dropped
+    # An observation that quotes a listed message ('The user wrote: "…"') and that message are one hit,
+    # the message's, at the better of their places (stages/recall/quoted.py).
+    collapse_quoted: bool = True
     # Session-level evidence (stages/recall/sessions.py): + weight × the session's strength (mean of its
     # best `session_top` units, scaled by the best session's). recall@10, both dev sets (docs/recall.md),
     # lme-dev / LoCoMo: none 0.678 / 0.774; 0.1 top 2 0.683 / 0.782; 0.05 top 2 0.680 / 0.777; 0.1 top 5
@@ -311,12 +315,28 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
             continue
         if options.collapse_same_sources and sources and sources <= shown_sources:
             continue  # a fact restating messages already shown (or the message of a fact shown)
+        if options.collapse_quoted and _quoted_collapse(hits, kept, hit, words):
+            shown_sources |= sources
+            continue
         kept.append(words)
         shown_sources |= sources
         hits.append(hit)
         if len(hits) >= options.limit:
             break
     return hits
+
+
+def _quoted_collapse(hits: list[RecallHit], kept: list[set[str]], hit: RecallHit, words: set[str]) -> bool:
+    """True when `hit` and a listed hit are an observation and the message it quotes: an observation
+    is dropped, a message takes its observation's place (`hits` and `kept` changed in place)."""
+    if hit.tier == "observations":
+        said = quotes(hit.text)
+        return bool(said) and any(h.tier == "messages" and quoted_in(said, h.text) for h in hits)
+    for at, shown in enumerate(hits):
+        if shown.tier == "observations" and quoted_in(quotes(shown.text), hit.text):
+            hits[at], kept[at] = hit, words
+            return True
+    return False
 
 
 def _hit(payloads: dict[str, dict], fused: dict[str, Fused], key: str, unit: Unit, score: float,

@@ -38,6 +38,14 @@ def test_light_suffix_stripping() -> None:
     ]  # fmt: skip
 
 
+def test_ied_and_a_doubled_consonant_meet_their_plain_word() -> None:
+    """studied = study, planning = planned = plan (Porter's undoubling: not l, s or z)."""
+    assert tokenize("studied study planning planned plan stopped stop") == [
+        "study", "study", "plan", "plan", "plan", "stop", "stop",
+    ]  # fmt: skip
+    assert tokenize("falling fall passed pass buzzed buzz") == ["fall", "fall", "pass", "pass", "buzz", "buzz"]
+
+
 def test_unicode_words_are_tokens() -> None:
     assert tokenize("Café crème 東京") == ["café", "crème", "東京"]
 

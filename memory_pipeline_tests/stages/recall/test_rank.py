@@ -180,6 +180,26 @@ def test_near_duplicates_and_restated_sources_collapse():
     assert [(h.id, h.why["members"]) for h in fused_by_message] == [("m1", 2), ("m3", 1)]
 
 
+def test_a_narrative_quoting_a_listed_message_is_one_hit_with_it():
+    """The offline Observer's narrative quotes the segment's request and cites its other messages: the
+    request shows once, as the message, at the better of the two places."""
+    ask = "I'm looking for some inspiration for my next painting project, I've been stuck"
+    narrative = {"tier": "observations", "text": f'Painting…: The user wrote: "{ask}". Outcome: Happy to help.',
+                 "date": "2026-11-01", "session_id": "s1", "source_message_ids": ["m5", "m6"], "created_ts": NOW}
+    payloads = {"m1": payload(ask, source_message_ids=["m1"]), "n1": narrative,
+                "m5": payload("I like a bold and bright palette", source_message_ids=["m5"]),
+                "m6": payload("vibrant colours make a dynamic piece", source_message_ids=["m6"]),
+                "m9": payload("my cooking is stuck in a rut", source_message_ids=["m9"])}
+    message_first = {"m1": Fused(score=0.9), "n1": Fused(score=1.2), "m9": Fused(score=0.4)}  # × 0.6: 0.72
+    assert [h.id for h in rank(payloads, message_first, RankOptions(now_ts=NOW))] == ["m1", "m9"]
+    narrative_first = {"m1": Fused(score=0.5), "n1": Fused(score=1.2), "m9": Fused(score=0.6)}
+    hits = rank(payloads, narrative_first, RankOptions(now_ts=NOW))
+    assert [h.id for h in hits] == ["m1", "m9"]  # the message takes the narrative's place
+    assert hits[0].source_message_ids == ["m1"]
+    kept = rank(payloads, narrative_first, RankOptions(now_ts=NOW, collapse_quoted=False))
+    assert [h.id for h in kept] == ["n1", "m9", "m1"]
+
+
 def test_inject_cap_and_hit_fields():
     payloads = {f"p{i}": payload(f"distinct text number {i} about topic{i}", source_message_ids=[f"m{i}"])
                 for i in range(30)}
