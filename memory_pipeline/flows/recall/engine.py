@@ -257,7 +257,7 @@ class RecallEngine:
         done = time.perf_counter()
         self.last = Timings((t1 - t0) * 1000, (done - t1) * 1000, (done - started) * 1000)
         if request.record and self.service:  # counted after the answer: the first one would wait for
-            self._counting.put([h.id for h in hits])  # redis-py's import and Redis's start (~0.2 s)
+            self._counting.put(hits)  # redis-py's import and Redis's start (~0.2 s)
         elif request.record:
             self.record(hits)
         return hits
@@ -277,12 +277,12 @@ class RecallEngine:
         return self._superseded[1]
 
     @property
-    def _counting(self) -> "queue.SimpleQueue[list[str]]":
+    def _counting(self) -> "queue.SimpleQueue[list[RecallHit]]":
         """The service's hits to count, taken by one thread in order (a count queued when the service
         stops is lost: a recall counter, not a record of anything)."""
         with self._counts_lock:
             if self._counts is None:
-                counts: queue.SimpleQueue[list[str]] = queue.SimpleQueue()
+                counts: queue.SimpleQueue[list[RecallHit]] = queue.SimpleQueue()
 
                 def count() -> None:
                     while True:
@@ -292,8 +292,8 @@ class RecallEngine:
                 self._counts = counts
             return self._counts
 
-    def record(self, hits: list[RecallHit] | list[str]) -> None:
-        """Count each hit (or hit id) in Redis; a Redis failure is reported on stderr, the hits still return."""
+    def record(self, hits: list[RecallHit]) -> None:
+        """Count each hit in Redis; a Redis failure is reported on stderr, the hits still return."""
         if not hits:
             return
         from memory_pipeline.resources.redis_store import RedisStore, connect_redis
@@ -303,7 +303,7 @@ class RecallEngine:
                 if self._redis is None:
                     self._redis = RedisStore(connect_redis(self.settings.redis_url, self.workspace.state,
                                                              self.settings.redis_idle_timeout, self.settings.runtime_dir))
-                self._redis.record_recall_hits([h if isinstance(h, str) else h.id for h in hits])
+                self._redis.record_recall_hits([h.id for h in hits])
                 return
             except MemoryPipelineError as exc:
                 self._redis = None
