@@ -32,9 +32,10 @@ TURNS = [TYPED,
          *FILLER]
 
 
-def pasting_session(path: Path, session: str, cwd: str) -> Path:
+def pasting_session(path: Path, session: str, cwd: str, turns: list[str] = TURNS) -> Path:
+    """A Claude Code transcript of `turns` typed by the user, each answered "Done."."""
     lines = []
-    for n, text in enumerate(TURNS):
+    for n, text in enumerate(turns):
         for role, body in (("user", text), ("assistant", [{"type": "text", "text": "Done."}])):
             message = {"role": role, "content": body} | ({"id": f"m{n}"} if role == "assistant" else {})
             lines.append({"type": role, "uuid": f"{session}-{len(lines):03d}", "sessionId": session, "cwd": cwd,
@@ -105,13 +106,7 @@ def test_a_paste_the_prompt_history_records_is_labelled_pasted(workspace, tmp_pa
     turns = [TYPED, f"Have a look at this: {PASTED_PLAIN}", LONG_PASTE, *FILLER]
     transcript = config / "projects" / "-home-dev-src-orders" / f"{session}.jsonl"
     transcript.parent.mkdir(parents=True)
-    lines = []
-    for n, text in enumerate(turns):
-        for role, body in (("user", text), ("assistant", [{"type": "text", "text": "Done."}])):
-            message = {"role": role, "content": body} | ({"id": f"m{n}"} if role == "assistant" else {})
-            lines.append({"type": role, "uuid": f"u{len(lines):03d}", "sessionId": session, "cwd": cwd,
-                          "timestamp": f"{DAY}T10:{len(lines):02d}:00.000Z", "message": message})
-    transcript.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    pasting_session(transcript, session, cwd, turns)
     stored = hashlib.sha256(LONG_PASTE.encode()).hexdigest()[:16]  # paste-cache/<hash>.txt, as the client names it
     entries = [history_entry(TYPED, {}, session, cwd),
                history_entry("Have a look at this: [Pasted text #1]", {"1": {"id": 1, "type": "text",
