@@ -1,7 +1,8 @@
 """Recall's candidates from the workspace's Edge shard: one `query_batch` of the dense search and the
 BM25 search (top k each; a named time's and a question's items' searches join the batch), the
-filters (project and scope, tier, dates, priority, session) done by the engine on its payload
-indexes, the payloads returned with the hits. The ranking (stages/recall/rank.py) is the same as
+filters (project and scope, tier, dates, priority, session, a fact merged away) done by the engine
+on its payload indexes; ids and scores only: the engine reads the payloads of the candidates it
+ranks (`payloads_of`, the fused best RankOptions.candidate_depth), not of every hit. The ranking (stages/recall/rank.py) is the same as
 for the Qdrant-server path's in-memory index.
 
 The source holds the shard open between requests (and its lock, resources/edge_shard.py) and lets
@@ -61,9 +62,9 @@ class ShardRecall:
             try:
                 if self.keep_open and not self.store.held:
                     self.store.hold(ask=False)  # the service is the long holder: nobody to ask
-                    # Edge drops the payload indexes' files from the page cache at each open: read them
-                    # once in the background, or the first queries fault them in from the disk page by
-                    # page (docs/vector-engine.md, "Cold start")
+                    # Edge drops the payload indexes' files from the page cache at each open, and after a
+                    # restart nothing is cached: read what queries walk once in the background, or the
+                    # first queries fault it in from the disk page by page (docs/vector-engine.md, "Cold start")
                     threading.Thread(target=read_once, args=(self.store.path,), name="recall-page-in",
                                      daemon=True).start()
                 stack.enter_context(self.store.session())
@@ -107,27 +108,21 @@ class ShardRecall:
         if inside is not None:
             searches += [(name, q, k, inside) for name, q, k, _ in searches]
         found: dict[str, dict[str, float]] = {}
-        payloads: dict[str, dict] = {}
         with self._shard() as shard:
             if shard is not None and searches:
                 batch = shard.query_batch(QueryBatchRequest([
-                    QueryRequest(limit=k, query=q, filter=f, with_payload=True, with_vector=False)
+                    QueryRequest(limit=k, query=q, filter=f, with_payload=False, with_vector=False)
                     for _, q, k, f in searches]))
                 for (name, *_), hits in zip(searches, batch, strict=True):
                     side = found.setdefault(name, {})
                     for hit in hits:
-                        payload = dict(hit.payload or {})
-                        if payload.get("merged_into"):  # folded into another memory; its vectors go at compaction
-                            continue
                         pid = str(hit.id)
                         side[pid] = max(side.get(pid, float("-inf")), float(hit.score))
-                        payloads[pid] = payload
 
         def ranked(name: str) -> list[tuple[str, float]]:
             return sorted(found.get(name, {}).items(), key=lambda item: (-item[1], item[0]))
 
-        return Candidates(ranked("dense"), ranked("sparse"), [ranked(f"part{i}") for i in range(len(query.parts))],
-                          payloads)
+        return Candidates(ranked("dense"), ranked("sparse"), [ranked(f"part{i}") for i in range(len(query.parts))])
 
     def payloads_of(self, ids: Iterable[str]) -> dict[str, dict]:
         wanted = list(dict.fromkeys(ids))
@@ -176,10 +171,17 @@ class ShardRecall:
             return [p.payload | {"text": p.text, "id": p.id} for p in chosen]
 
 
+PAGED_IN = ("segments/*/payload_index/**/*", "segments/*/vector_storage-dense/quantized*",
+            "segments/*/vector_index-dense/*")  # what every query walks: the filters' indexes, the
+# int8 copies and the HNSW links (at 1M points ~230 + 370 + 33 MB); not the float vectors nor the payloads
+
+
 def read_once(shard: Path, chunk: int = 1 << 20) -> int:
-    """Read every payload index file of the shard's segments into the page cache; the bytes read."""
+    """Read the files every query walks (PAGED_IN) into the page cache; the bytes read. Read, not
+    mapped: the pages are the system's cache, not the service's memory, and a query's fault on them
+    is a minor one."""
     read = 0
-    for path in sorted(shard.glob("segments/*/payload_index/**/*")):
+    for path in sorted(p for pattern in PAGED_IN for p in shard.glob(pattern)):
         with contextlib.suppress(OSError):
             if path.is_file():
                 with path.open("rb", buffering=0) as handle:
@@ -191,7 +193,7 @@ def read_once(shard: Path, chunk: int = 1 << 20) -> int:
 def recall_filter(filters: RecallFilters, window=None):
     """RecallFilters (and a named time's days) → an Edge filter on the payload indexes: the project's
     own points, the user's and those of no known project, as the in-memory index's mask."""
-    from qdrant_edge import FieldCondition, Filter, MatchValue
+    from qdrant_edge import FieldCondition, Filter, IsEmptyCondition, MatchValue
 
     spec: dict[str, Any] = {
         "tier": None if filters.tier == "all" else filters.tier,
@@ -202,7 +204,8 @@ def recall_filter(filters: RecallFilters, window=None):
         start, end = window
         spec |= {"date_gte": start.isoformat(), "date_lte": end.isoformat()}
     base = edge_filter({k: v for k, v in spec.items() if v is not None})
-    must = list(base.must) if base is not None else []
+    # a fact maintenance folded into another memory is left out on its keyword index (its vectors go at compaction)
+    must = [*(base.must if base is not None else []), IsEmptyCondition("merged_into")]
     for bound, day in (("gte", filters.since), ("lte", filters.until)):
         if day:  # a second range on the same field when a window is given too
             extra = edge_filter({f"date_{bound}": day})
@@ -211,5 +214,5 @@ def recall_filter(filters: RecallFilters, window=None):
         must.append(Filter(should=[FieldCondition(key="project", match=MatchValue(value=filters.project)),
                                    FieldCondition(key="project", match=MatchValue(value="")),
                                    FieldCondition(key="scope", match=MatchValue(value="user"))]))
-    return Filter(must=must) if must else None
+    return Filter(must=must)
 

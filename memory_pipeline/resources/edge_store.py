@@ -43,7 +43,7 @@ SEGMENT_KB = 48_000  # 1 KB = 256 float dimensions: 32k points of 384 dimensions
 INDEXING_KB = 10_000  # Qdrant's default, made explicit: a segment past 10 MB of vectors (~6.5k points) gets its HNSW
 OPTIMIZE_EVERY = 10_000  # points written between two builds: the appendable segment never grows past this
 # (one optimize() after 100k upserts built all 100k at once and held 1.6 GB at its peak)
-KEYWORD_FIELDS = ("project", "tier", "kind", "session_id", "scope", "priority", "source_message_ids")
+KEYWORD_FIELDS = ("project", "tier", "kind", "session_id", "scope", "priority", "source_message_ids", "merged_into")
 DATE_FIELDS = ("date",)  # filtered by range (recall's since/until and a named time): a datetime index, which
 # takes the payload's "2026-11-05" as it is. Without it a range is checked point by point on the payloads:
 # at 30k points a query naming a time took p50 40.8 ms against 4.9 ms with it (docs/vector-engine.md)

@@ -74,11 +74,15 @@ def test_the_shard_gives_the_in_memory_index_lists(sources, filters):
     assert ours.dense and ours.sparse and ours.parts[0]
     for mine, other in ((ours.dense, theirs.dense), (ours.sparse, theirs.sparse), (ours.parts[0], theirs.parts[0])):
         same_list(mine, other)
-    assert {pid: p["text"] for pid, p in ours.payloads.items() if pid in theirs.payloads} == {
-        pid: p["text"] for pid, p in theirs.payloads.items() if pid in ours.payloads}
+    # the shard hands ids and scores; the payloads of the candidates ranked are read by id
+    assert ours.payloads == {}
+    found = {pid for ranked in (ours.dense, ours.sparse, *ours.parts) for pid, _ in ranked}
+    payloads = shard.payloads_of(found)
+    assert set(payloads) == found
+    assert {pid: p["text"] for pid, p in payloads.items()} == {pid: p["text"] for pid, p in index.payloads_of(found).items()}
     if filters.project:
-        assert all(p["project"] in ("alpha", "") or p["scope"] == "user" for p in ours.payloads.values())
-        assert any(p["project"] == "" for p in ours.payloads.values())  # no known project: everyone's
+        assert all(p["project"] in ("alpha", "") or p["scope"] == "user" for p in payloads.values())
+        assert any(p["project"] == "" for p in payloads.values())  # no known project: everyone's
     # a named time's own best candidates join: the dense lists (no ties) hold the same points
     timed = CandidateQuery(dense=vector, terms=[], k=10, window=(date(2026, 2, 1), date(2026, 3, 31)))
     assert dict(shard.candidates(timed, filters).dense) == pytest.approx(
@@ -93,9 +97,51 @@ def test_the_shard_finds_the_messages_observations_cite(sources):
     assert set(shard.payloads_of(cited.values())) == set(cited.values())
 
 
-def test_the_payload_index_files_are_read_once_after_an_open(sources):
-    from memory_pipeline.resources.edge_recall import read_once
+def test_what_queries_walk_is_read_once_after_an_open_and_the_float_vectors_are_not(sources):
+    from memory_pipeline.resources.edge_recall import PAGED_IN, read_once
 
     shard, _, _ = sources
-    on_disk = sum(p.stat().st_size for p in shard.store.path.glob("segments/*/payload_index/**/*") if p.is_file())
-    assert on_disk > 0 and read_once(shard.store.path) == on_disk
+    walked = {p for pattern in PAGED_IN for p in shard.store.path.glob(pattern) if p.is_file()}
+    indexes = {p for p in shard.store.path.glob("segments/*/payload_index/**/*") if p.is_file()}
+    vectors = set(shard.store.path.glob("segments/*/vector_storage-dense/**/*"))
+    assert indexes <= walked and not any(p.name.startswith("matrix") for p in walked) and vectors
+    assert read_once(shard.store.path) == sum(p.stat().st_size for p in walked) > 0
+
+
+def test_a_fact_merged_away_is_left_out_by_the_shard_as_by_the_index(tmp_path):
+    data = points(30)
+    store = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    store.upsert(data)
+    merged = data[3].id  # an observation (every third point)
+    store.set_payload([merged], {"merged_into": data[6].id})
+    shard = ShardRecall(store)
+    try:
+        query = CandidateQuery(dense=list(data[3].dense), terms=tokenize(data[3].text), k=30)
+        ours = shard.candidates(query, RecallFilters())
+        index = RecallIndex(store.scroll_all(with_vectors=True)).candidates(query, RecallFilters())
+        listed = {pid for ranked in (ours.dense, ours.sparse) for pid, _ in ranked}
+        assert merged not in listed and data[6].id in listed  # its own vector was the query's
+        assert listed == {pid for ranked in (index.dense, index.sparse) for pid, _ in ranked}
+    finally:
+        shard.close()
+
+
+def test_only_the_best_fused_candidates_are_ranked_with_their_payloads_read(tmp_path):
+    from memory_pipeline.flows.recall.engine import ranked_candidates
+    from memory_pipeline.stages.recall.rank import Fused
+
+    data = points(12)
+    store = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    store.upsert(data)
+    store.set_payload([data[1].id], {"merged_into": data[2].id})
+    shard = ShardRecall(store)
+    try:
+        fused = {p.id: Fused(score=1.0 - n / 100) for n, p in enumerate(data)}  # data[0] best
+        kept, payloads = ranked_candidates(shard, fused, {}, depth=5)
+        best = [p.id for p in data[:5] if p.id != data[1].id]  # the merged one is read, then left out
+        assert list(kept) == best and set(payloads) == set(best)
+        assert [payloads[pid]["text"] for pid in best] == [p.text for p in data[:5] if p.id != data[1].id]
+        known = {data[0].id: {"text": "handed over by the source"}}
+        assert ranked_candidates(shard, fused, known, depth=1)[1] == known
+    finally:
+        shard.close()

@@ -45,6 +45,18 @@ from memory_pipeline.stages.recall.when import named_window
 MODES = ("hybrid", "dense", "sparse")
 
 
+def ranked_candidates(index: CandidateSource, fused: dict, known: dict[str, dict], depth: int
+                      ) -> tuple[dict, dict[str, dict]]:
+    """The `depth` best fused candidates and their payloads: those the source handed over (`known`,
+    the in-memory index's) and the rest read from the source (the Edge shard hands ids and scores
+    only); a candidate whose payload is gone or says it was merged away is left out."""
+    best = top_ids(fused, depth)
+    payloads = {pid: known[pid] for pid in best if pid in known}
+    payloads |= index.payloads_of([pid for pid in best if pid not in payloads])
+    kept = [pid for pid in best if pid in payloads and not payloads[pid].get("merged_into")]
+    return {pid: fused[pid] for pid in kept}, {pid: payloads[pid] for pid in kept}
+
+
 QUERY_CACHE = 256
 SHARD_WAIT = 5.0  # seconds a service request waits for a writer to let the Edge shard go
 MAX_POINTS = 2000  # points one `points` request returns (a session's turns and facts)
@@ -245,12 +257,13 @@ class RecallEngine:
         fused = fuse(found.dense, found.sparse, options)
         for part_hits in found.parts:
             fused = with_part(fused, fuse([], part_hits, options))
+        fused, payloads = ranked_candidates(index, fused, found.payloads, options.candidate_depth)
         if (options.pair_weight > 0 or options.owned_weight > 0) and request.mode != "dense":
             # the top candidates rescored for the question's words in order and "my X" (keyword evidence)
-            texts = {pid: (keyword_parts(found.payloads[pid])[0], found.payloads[pid].get("role"))
+            texts = {pid: (keyword_parts(payloads[pid])[0], payloads[pid].get("role"))
                      for pid in top_ids(fused, options.rescore_depth)}
             fused = rescored(fused, texts, terms(query), query, options.pair_weight, options.owned_weight)
-        payloads = with_supersession({pid: found.payloads[pid] for pid in fused}, self.superseded())
+        payloads = with_supersession(payloads, self.superseded())
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
         payloads |= index.payloads_of(message_of.values())
         hits = rank(payloads, fused, options, window, message_of, asked_about(query))
