@@ -12,6 +12,7 @@ after the queries. The in-process engine's own split gives the share spent embed
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import random
@@ -163,7 +164,16 @@ def percentile(values: list[float], q: float) -> float:
     return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
 
 
-def measure_size(count: int, queries: int) -> dict:
+def _filled(workspace, count: int, dimension: int) -> bool:
+    """The workspace's store already holds `count` points (a kept `--workdir` filled by an earlier run)."""
+    from memory_pipeline.config import Settings
+    from memory_pipeline.flows.recall.engine import open_store
+
+    store = open_store(workspace, Settings.from_env(), dimension)
+    return store.exists() and store.count() == count
+
+
+def measure_size(count: int, queries: int, workdir: Path | None = None) -> dict:
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.recall.client import recall
     from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
@@ -174,23 +184,26 @@ def measure_size(count: int, queries: int) -> dict:
     from memory_pipeline.resources.workspace import Workspace
     from memory_pipeline.stages.recall.rank import RecallFilters
 
-    with tempfile.TemporaryDirectory(prefix="mp-speed-") as tmp:
-        workspace = Workspace(Path(tmp) / "ws").create()
+    with contextlib.ExitStack() as stack:
+        root = (workdir / f"points-{count}") if workdir else Path(stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="mp-speed-"))) / "ws"
+        workspace = Workspace(root).create()
         set_process_environment(MEMORY_WORKSPACE=str(workspace.root))
         settings = Settings.from_env()  # once, after the environment names this workspace
         dimension = embedder_for(settings.embedding_model, settings).dimension
         points = points_for(count, dimension, seed=count)
         insert_s = optimize_s = 0.0
         inserting, optimizing = PeakMemory(), PeakMemory()
-        for _ in range(0, count, BUILD_CHUNK):  # as the product writes a long history: optimized per chunk
+        reused = workdir is not None and _filled(workspace, count, dimension)
+        for _ in range(0, 0 if reused else count, BUILD_CHUNK):  # as the product writes a long history: optimized per chunk
             with inserting:
                 insert_s += fill_store(workspace, itertools.islice(points, BUILD_CHUNK), dimension, optimize=False)
             t_opt = time.perf_counter()
             with optimizing:
                 optimize_store(workspace, dimension)
             optimize_s += time.perf_counter() - t_opt
-        fill_s = insert_s + optimize_s
-        print(f"# {count} points: inserted in {insert_s:.1f}s (peak RSS {inserting.peak}), optimized in "
+        fill_s = None if reused else insert_s + optimize_s
+        print(f"# {count} points{' (the kept workspace, not filled again)' if reused else ''}: inserted in {insert_s:.1f}s (peak RSS {inserting.peak}), optimized in "
               f"{optimize_s:.1f}s (peak RSS {optimizing.peak})", file=sys.stderr, flush=True)
         try:
             t0 = time.perf_counter()
@@ -226,7 +239,7 @@ def measure_size(count: int, queries: int) -> dict:
             embed.append(engine.last.embed_ms)
             total.append(engine.last.total_ms)
     return {
-        "points": count, "fill_s": round(fill_s, 1), "insert_s": round(insert_s, 1),
+        "points": count, "fill_s": None if fill_s is None else round(fill_s, 1), "insert_s": round(insert_s, 1),
         "optimize_s": round(optimize_s, 1), "fill_peak_mb": {"inserting": inserting.peak,
                                                              "optimizing": optimizing.peak}, "cold_ms": round(cold_ms, 1), "cold_hits": len(first),
         "cold_split_s": startup,
@@ -240,8 +253,10 @@ def measure_size(count: int, queries: int) -> dict:
     }
 
 
-def bench_recall_speed(sizes: list[int], queries: int = 200) -> dict:
-    rows = [measure_size(size, queries) for size in sizes]
+def bench_recall_speed(sizes: list[int], queries: int = 200, workdir: Path | None = None) -> dict:
+    """`workdir`: keep each size's workspace there (`points-N`) and, on a later run, measure it again
+    without filling it (fill_s None)."""
+    rows = [measure_size(size, queries, workdir) for size in sizes]
     return {"rows": rows, "note": "warm = client round trip through the service socket (query embedding "
             "included); filtered = tier + date filter; timed = a query naming a time (\"last spring\"); "
             "embed_share = query embedding / in-process search time"}

@@ -15,7 +15,8 @@ def register_recall(kinds) -> None:
     parser.add_argument("--speed", action="store_true", help="p50/p95 latency at 1k, 10k, 100k points")
     parser.add_argument("--data", help="LoCoMo JSON (default ../shared/bench/locomo-dev.json)")
     parser.add_argument("--lme", help="lme-dev folder (default ../shared/bench/lme-dev; 'none' to leave it out)")
-    parser.add_argument("--workdir", help="keep the ingested workspaces here (reused on the next run)")
+    parser.add_argument("--workdir", help="keep the ingested (--quality) or filled (--speed) workspaces here, "
+                        "reused on the next run")
     parser.add_argument("--conversations", type=int, help="only the first N conversations")
     parser.add_argument("--sessions", type=int, help="only the first N sessions of each conversation")
     parser.add_argument("--by-age", action="store_true",
@@ -45,7 +46,7 @@ def run_bench_recall(args) -> int:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     except ValueError as exc:
         raise BadInputError(f"--sizes must be numbers separated by commas: {args.sizes}") from exc
-    figures = bench_recall_speed(sizes, queries=args.queries)
+    figures = bench_recall_speed(sizes, queries=args.queries, workdir=Path(args.workdir) if args.workdir else None)
     if args.json:
         print_json(figures)
         return 0
