@@ -34,6 +34,7 @@ from memory_pipeline.stages.recall.rank import (
     fuse,
     rank,
 )
+from memory_pipeline.stages.recall.answer_type import asked_type, own_words, typed
 from memory_pipeline.stages.recall.candidates import CandidateQuery
 from memory_pipeline.stages.recall.parts import query_parts, with_part
 from memory_pipeline.stages.recall.proximity import rescored, top_ids
@@ -250,6 +251,10 @@ class RecallEngine:
             texts = {pid: (keyword_parts(found.payloads[pid])[0], found.payloads[pid].get("role"))
                      for pid in top_ids(fused, options.rescore_depth)}
             fused = rescored(fused, texts, terms(query), query, options.pair_weight, options.owned_weight)
+        if options.answer_weight > 0 and (kind := asked_type(query)) is not None:
+            # the top candidates that hold the kind of answer the question asks for (a number, a time …)
+            fused = typed(fused, {pid: own_words(found.payloads[pid]) for pid in top_ids(fused, options.rescore_depth)},
+                          kind, options.answer_weight)
         payloads = with_supersession({pid: found.payloads[pid] for pid in fused}, self.superseded())
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
         payloads |= index.payloads_of(message_of.values())

@@ -97,6 +97,9 @@ class RankOptions:
     fuse_by_message: bool = True
     observation_weight: float = 0.6
     max_cited: int = 3  # an observation citing more messages than this (a narrative) stands on its own
+    # A unit of several members (a message and the observations citing it) scores its best member's score
+    # + member_share × the others' (CombSUM at a low weight): agreeing evidence counts for more.
+    member_share: float = 0.0
     # A query that names a time ("in May 2026", "last spring") favours hits from then instead of the
     # newest: + `time_weight` inside the window (and up to `report_lag_days` after it, when the event is
     # told), and no recency term. Dev (40 of 383 questions name a date): 0.759 without, 0.762 with
@@ -140,6 +143,9 @@ class RankOptions:
     rescore_depth: int = 50
     pair_weight: float = 0.05
     owned_weight: float = 0.1
+    # The answer's type (stages/recall/answer_type.py): a top candidate holding the kind of answer the
+    # question asks for (a number, a time, a place, a name) gains this.
+    answer_weight: float = 0.0
 
 
 @dataclass
@@ -296,13 +302,13 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
     message_of = message_index(payloads) if message_of is None else message_of
     bounds = window_bounds(window, options.report_lag_days) if window is not None and options.time_aware else None
     units = score_units(payloads, fused, options, message_of, speaker)
-    together = session_terms({key: unit.best_score for key, unit in units.items()},
+    together = session_terms({key: unit.score(options.member_share) for key, unit in units.items()},
                              {key: str(payloads[key].get("session_id") or "") for key in units},
                              options.session_weight, options.session_top)
     scored = []
     for key, unit in units.items():
         extra = time_term(payloads[key].get("created_ts"), options, bounds)
-        scored.append((unit.best_score + extra + together.get(key, 0.0), key, unit, extra))
+        scored.append((unit.score(options.member_share) + extra + together.get(key, 0.0), key, unit, extra))
     scored.sort(key=lambda row: (-row[0], row[1]))
     hits: list[RecallHit] = []
     kept: list[set[str]] = []

@@ -1,0 +1,89 @@
+"""The kind of answer a question asks for, and whether a turn holds one (pure).
+
+"What speed is my new internet plan?" is answered by a turn that says a number ("I upgraded to 500
+Mbps"), not by the five other turns about slow internet; "Where did I attend my cousin's wedding?" by
+one that names a place ("at the Grand Ballroom"); "When did Caroline go to the support group?" by
+one that says a time ("yesterday"). Question answering over passages has long used the expected
+answer type so (a question's class matched against the entities a passage holds). The types here
+are the four a pattern can tell without a tagger: a number, a time, a place, a name.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_pipeline.stages.recall.rank import Fused
+
+NUMBER, TIME, PLACE, NAME = "number", "time", "place", "name"
+
+_ASKS = [
+    (NUMBER, re.compile(
+        r"^\s*(?:how\s+(?:many|much|long|old|far|often|fast|big|tall|high)\b|"
+        r"what\s+(?:is|was|are|were)\s+(?:the\s+)?(?:total|number|amount|price|cost|speed|percentage|size|"
+        r"score|age|distance|weight)\b|"
+        r"what\s+(?:speed|price|percentage|size|score|number|amount|age|distance|weight)\b)",
+        re.IGNORECASE)),
+    (TIME, re.compile(
+        r"^\s*(?:when\b|what\s+(?:time|date|day|month|year)\b|which\s+(?:day|month|year|date)\b|"
+        r"how\s+long\s+ago\b)", re.IGNORECASE)),
+    (PLACE, re.compile(
+        r"^\s*(?:where\b|(?:what|which|in\s+which|at\s+which)\s+(?:city|country|state|town|place|"
+        r"store|shop|restaurant|hotel|university|college|school|venue|park|museum|neighbou?rhood)\b)",
+        re.IGNORECASE)),
+    (NAME, re.compile(
+        r"^\s*(?:who\b|whom\b|whose\b|what\s+(?:is|was|'s)\s+(?:the\s+)?name\b|what's\s+the\s+name\b|"
+        r"(?:what|which)\s+(?:brand|company|band|artist|author|book|movie|film|show|song|album|app|"
+        r"game|breed|model)\b)", re.IGNORECASE)),
+]
+
+_NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+                 r"forty|fifty|hundred|thousand|million|dozen|half|couple|once|twice")
+_MONTHS = (r"january|february|march|april|may|june|july|august|september|october|november|december|"
+           r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
+_HOLDS = {
+    NUMBER: re.compile(rf"\d|\b(?:{_NUMBER_WORDS})\b", re.IGNORECASE),
+    TIME: re.compile(
+        rf"\b(?:(?:19|20)\d\d|{_MONTHS}|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+        r"yesterday|today|tonight|tomorrow|weekend|ago|last\s+(?:week|month|year|night|time)|"
+        r"next\s+(?:week|month|year)|this\s+(?:morning|week|month|year)|\d{1,2}(?:st|nd|rd|th)|"
+        r"\d{1,2}(?::\d\d)?\s*(?:am|pm)|spring|summer|autumn|fall|winter|christmas|thanksgiving)\b",
+        re.IGNORECASE),
+    # a preposition of place before a capitalised word: "at the Grand Ballroom", "in Tokyo", "from Sweden"
+    PLACE: re.compile(r"\b(?:at|in|to|from|near|visited|visiting)\s+(?:the\s+)?[A-Z][a-z]"),
+}
+# a capitalised word that is not a sentence's first, nor "I": "Rachel", "Spotify", "The Neighbourhood"
+_CAPITAL = re.compile(r"(?<![.!?:\"'(\n])\s+(?!I\b|I'|OK\b)[A-Z][a-z]")
+
+
+def asked_type(query: str) -> str | None:
+    """The type of answer `query` asks for (NUMBER, TIME, PLACE, NAME), or None."""
+    for kind, pattern in _ASKS:
+        if pattern.search(query):
+            return kind
+    return None
+
+
+def holds(kind: str, text: str) -> bool:
+    """Whether `text` holds an answer of `kind`."""
+    if kind == NAME:
+        return bool(_CAPITAL.search(text))
+    return bool(_HOLDS[kind].search(text))
+
+
+def typed(fused: dict[str, Fused], texts: dict[str, str], kind: str | None, weight: float) -> dict[str, Fused]:
+    """`fused` with each candidate in `texts` (id → its own words) that holds an answer of `kind`
+    given + `weight`."""
+    if kind is None or weight <= 0:
+        return fused
+    merged = dict(fused)
+    for pid, text in texts.items():
+        if holds(kind, text):
+            item = merged[pid]
+            merged[pid] = Fused(item.score + weight, item.dense_rank, item.dense_score, item.sparse_rank,
+                                item.sparse_score, item.extra)
+    return merged
+
+
+def own_words(payload: dict) -> str:
+    """What a point itself says: a message's words (no date header, no previous turn), an observation's text."""
+    return str(payload.get("message") or payload.get("text") or "")
