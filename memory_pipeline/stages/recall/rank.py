@@ -98,8 +98,14 @@ class RankOptions:
     observation_weight: float = 0.6
     max_cited: int = 3  # an observation citing more messages than this (a narrative) stands on its own
     # A unit of several members (a message and the observations citing it) scores its best member's score
-    # + member_share × the others' (CombSUM at a low weight): agreeing evidence counts for more.
-    member_share: float = 0.0
+    # + member_share × the others' (CombSUM at a low weight): an observation that agrees with the message it
+    # cites counts for a little more than either alone. In process on the ingested workspaces (docs/recall.md,
+    # 2026-11-27 08:40), recall@10 / @5, lme-dev and LoCoMo: 0 0.746 / 0.647 and 0.790 / 0.693; 0.05 0.746 /
+    # 0.649 and 0.793 / 0.692; 0.1 0.746 / 0.649 and 0.795 / 0.695; 0.15 0.746 / 0.649 and 0.797 / 0.701;
+    # 0.2 0.737 / 0.647 and 0.800 / 0.703; 0.3 0.735 / 0.646 and 0.805 / 0.707 (the best member + 0.3 × the
+    # second best only: the same). Above 0.15 lme-dev's user turns without an observation lose to turns
+    # with one; 0.1 keeps the margin.
+    member_share: float = 0.1
     # A query that names a time ("in May 2026", "last spring") favours hits from then instead of the
     # newest: + `time_weight` inside the window (and up to `report_lag_days` after it, when the event is
     # told), and no recency term. Dev (40 of 383 questions name a date): 0.759 without, 0.762 with
@@ -143,9 +149,14 @@ class RankOptions:
     rescore_depth: int = 50
     pair_weight: float = 0.05
     owned_weight: float = 0.1
-    # The answer's type (stages/recall/answer_type.py): a top candidate holding the kind of answer the
-    # question asks for (a number, a time, a place, a name) gains this.
-    answer_weight: float = 0.0
+    # The answer's type (stages/recall/answer_type.py): of the top `rescore_depth` candidates, one whose own
+    # words hold the kind of answer the question asks for (a number, a time, a place, a name) gains this.
+    # In process on the ingested workspaces (docs/recall.md, session of 2026-11-27 08:40), recall@10 / @5,
+    # lme-dev and LoCoMo: none 0.746 / 0.647 and 0.790 / 0.693; 0.03 0.747 / 0.655 and 0.790 / 0.698; 0.05
+    # 0.749 / 0.655 and 0.790 / 0.699; 0.07 0.753 / 0.649 and 0.790 / 0.702; 0.1 0.751 / 0.647 and 0.791 /
+    # 0.705 (knowledge-update @10 0.889 → 0.861); 0.15 0.749 / 0.653 and 0.792 / 0.706. 0.05: up on both sets
+    # at @5 and on lme-dev at @10, no type below its value without it.
+    answer_weight: float = 0.05
 
 
 @dataclass

@@ -1,0 +1,63 @@
+"""The kind of answer a question asks for, found in a candidate's own words."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_pipeline.stages.recall.answer_type import NAME, NUMBER, PLACE, TIME, asked_type, holds, own_words, typed
+from memory_pipeline.stages.recall.rank import Fused
+
+
+@pytest.mark.parametrize("query, kind", [
+    ("What speed is my new internet plan?", NUMBER),
+    ("How many weddings have I attended this year?", NUMBER),
+    ("How much did I spend on gifts for my sister?", NUMBER),
+    ("What is the total amount I spent on the trip?", NUMBER),
+    ("When did Caroline go to the support group?", TIME),
+    ("What year did I graduate?", TIME),
+    ("Where did I attend my cousin's wedding?", PLACE),
+    ("Which city did I move to?", PLACE),
+    ("Who supports Caroline when she has a negative experience?", NAME),
+    ("What is the name of the playlist I created?", NAME),
+    ("Which book did I finish a week ago?", NAME),
+    ("What did Caroline research?", None),
+    ("Can you suggest a hotel for my trip?", None),
+    ("How did we fix the flaky test?", None),
+])
+def test_the_kind_of_answer_a_question_asks_for(query, kind):
+    assert asked_type(query) == kind
+
+
+@pytest.mark.parametrize("kind, text, found", [
+    (NUMBER, "I upgraded to 500 Mbps about three weeks ago", True),
+    (NUMBER, "I've been raising twelve hens", True),
+    (NUMBER, "my internet has been really good lately", False),
+    (TIME, "I went to a LGBTQ support group yesterday", True),
+    (TIME, "we met on the 17th, a Tuesday", True),
+    (TIME, "the group was so powerful", False),
+    (PLACE, "I was at my cousin's wedding at the Grand Ballroom", True),
+    (PLACE, "I moved from Sweden four years ago", True),
+    (PLACE, "the wedding was lovely, at a small place", False),
+    (NAME, "I've been listening on Spotify a lot", True),
+    (NAME, "Caroline: Hey Mel, how are you?", True),
+    (NAME, "I think it went well. It was fun.", False),  # a sentence's first word and "I" are not names
+])
+def test_a_text_holds_an_answer_of_the_kind(kind, text, found):
+    assert holds(kind, text) is found
+
+
+def test_a_message_is_judged_by_its_own_words_not_its_date_header():
+    message = {"tier": "messages", "text": "[26 March 2025] the plan is fast\n(after: 300 Mbps?)",
+               "message": "the plan is fast"}
+    assert own_words(message) == "the plan is fast"
+    assert not holds(TIME, own_words(message)) and not holds(NUMBER, own_words(message))
+    assert own_words({"tier": "observations", "text": "User upgraded to 500 Mbps"}) == "User upgraded to 500 Mbps"
+
+
+def test_candidates_holding_the_answer_kind_are_lifted():
+    fused = {"speed": Fused(0.50), "topic": Fused(0.52)}
+    texts = {"speed": "I upgraded to 500 Mbps", "topic": "my internet speed has been slow lately"}
+    out = typed(fused, texts, NUMBER, 0.05)
+    assert out["speed"].score == pytest.approx(0.55) and out["topic"].score == 0.52
+    assert fused["speed"].score == 0.50  # the input is not changed
+    assert typed(fused, texts, None, 0.05) is fused and typed(fused, texts, NUMBER, 0.0) is fused
