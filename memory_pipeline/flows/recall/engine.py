@@ -251,10 +251,11 @@ class RecallEngine:
             texts = {pid: (keyword_parts(found.payloads[pid])[0], found.payloads[pid].get("role"))
                      for pid in top_ids(fused, options.rescore_depth)}
             fused = rescored(fused, texts, terms(query), query, options.pair_weight, options.owned_weight)
-        if options.answer_weight > 0 and (kind := asked_type(query)) is not None:
+        if options.answer_weight > 0 and request.mode != "dense" and (kind := asked_type(query)) is not None:
             # the top candidates that hold the kind of answer the question asks for (a number, a time …)
+            # beside its words
             fused = typed(fused, {pid: own_words(found.payloads[pid]) for pid in top_ids(fused, options.rescore_depth)},
-                          kind, options.answer_weight)
+                          kind, terms(query), options.answer_weight)
         payloads = with_supersession({pid: found.payloads[pid] for pid in fused}, self.superseded())
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
         payloads |= index.payloads_of(message_of.values())

@@ -5,12 +5,15 @@ Mbps"), not by the five other turns about slow internet; "Where did I attend my 
 one that names a place ("at the Grand Ballroom"); "When did Caroline go to the support group?" by
 one that says a time ("yesterday"). Question answering over passages has long used the expected
 answer type so (a question's class matched against the entities a passage holds). The types here
-are the four a pattern can tell without a tagger: a number, a time, a place, a name.
+are the four a pattern can tell without a tagger: a number, a time, a place, a name. The answer counts
+in a sentence that says one of the question's words: a long reply's numbered steps are no answer to
+"how many". Turns are not tagged when indexed: the top candidates' own words are read at query time.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from memory_pipeline.stages.recall.rank import Fused
 
@@ -70,14 +73,38 @@ def holds(kind: str, text: str) -> bool:
     return bool(_HOLDS[kind].search(text))
 
 
-def typed(fused: dict[str, Fused], texts: dict[str, str], kind: str | None, weight: float) -> dict[str, Fused]:
-    """`fused` with each candidate in `texts` (id → its own words) that holds an answer of `kind`
-    given + `weight`."""
-    if kind is None or weight <= 0:
+SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _says(low: str, term: str) -> bool:
+    """A word of the lowercased `low` starts with `term` (a stem: "wedd" finds "wedding")."""
+    at = low.find(term)
+    while at != -1:
+        if at == 0 or not (low[at - 1].isalnum() or low[at - 1] == "_"):
+            return True
+        at = low.find(term, at + 1)
+    return False
+
+
+def holds_near(kind: str, text: str, terms: Sequence[str]) -> bool:
+    """Whether a sentence of `text` that says one of the question's `terms` holds an answer of `kind`: the
+    number next to "internet plan", not the step numbers of a long reply's list."""
+    for sentence in SENTENCE.split(text):
+        low = sentence.lower()
+        if any(_says(low, term) for term in terms) and holds(kind, sentence):
+            return True
+    return False
+
+
+def typed(fused: dict[str, Fused], texts: dict[str, str], kind: str | None, terms: Sequence[str],
+          weight: float) -> dict[str, Fused]:
+    """`fused` with each candidate in `texts` (id → its own words) that holds an answer of `kind` in a
+    sentence saying one of the question's `terms` given + `weight`."""
+    if kind is None or weight <= 0 or not terms:
         return fused
     merged = dict(fused)
     for pid, text in texts.items():
-        if holds(kind, text):
+        if holds_near(kind, text, terms):
             item = merged[pid]
             merged[pid] = Fused(item.score + weight, item.dense_rank, item.dense_score, item.sparse_rank,
                                 item.sparse_score, item.extra)

@@ -149,13 +149,14 @@ class RankOptions:
     rescore_depth: int = 50
     pair_weight: float = 0.05
     owned_weight: float = 0.1
-    # The answer's type (stages/recall/answer_type.py): of the top `rescore_depth` candidates, one whose own
-    # words hold the kind of answer the question asks for (a number, a time, a place, a name) gains this.
-    # In process on the ingested workspaces (docs/recall.md, session of 2026-11-27 08:40), recall@10 / @5,
-    # lme-dev and LoCoMo: none 0.746 / 0.647 and 0.790 / 0.693; 0.03 0.747 / 0.655 and 0.790 / 0.698; 0.05
-    # 0.749 / 0.655 and 0.790 / 0.699; 0.07 0.753 / 0.649 and 0.790 / 0.702; 0.1 0.751 / 0.647 and 0.791 /
-    # 0.705 (knowledge-update @10 0.889 → 0.861); 0.15 0.749 / 0.653 and 0.792 / 0.706. 0.05: up on both sets
-    # at @5 and on lme-dev at @10, no type below its value without it.
+    # The answer's type (stages/recall/answer_type.py): of the top `rescore_depth` candidates, one holding the
+    # kind of answer the question asks for (a number, a time, a place, a name) in a sentence that says one
+    # of the question's words gains this. In process on the ingested workspaces, with member_share 0.1
+    # (docs/recall.md, session of 2026-11-27 08:40), recall@10 / @5, lme-dev and LoCoMo: none 0.746 / 0.649
+    # and 0.795 / 0.695; 0.03 0.747 / 0.653 and 0.795 / 0.703; 0.05 0.752 / 0.653 and 0.795 / 0.704; 0.07
+    # 0.757 / 0.648 and 0.795 / 0.708; 0.1 0.761 / 0.647 and 0.795 / 0.708 (single-session-user @5 0.844 →
+    # 0.812 from 0.07). The type anywhere in the text instead of beside the question's words: 0.05 0.748 /
+    # 0.653 and 0.795 / 0.704. 0.05: up on both sets at @5 and on lme-dev at @10, no type lower at @10.
     answer_weight: float = 0.05
 
 

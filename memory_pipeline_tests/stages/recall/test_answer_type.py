@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from memory_pipeline.stages.recall.answer_type import NAME, NUMBER, PLACE, TIME, asked_type, holds, own_words, typed
+from memory_pipeline.stages.index.sparse import tokenize
+from memory_pipeline.stages.recall.answer_type import (
+    NAME,
+    NUMBER,
+    PLACE,
+    TIME,
+    asked_type,
+    holds,
+    holds_near,
+    own_words,
+    typed,
+)
 from memory_pipeline.stages.recall.rank import Fused
 
 
@@ -54,10 +65,20 @@ def test_a_message_is_judged_by_its_own_words_not_its_date_header():
     assert own_words({"tier": "observations", "text": "User upgraded to 500 Mbps"}) == "User upgraded to 500 Mbps"
 
 
+def test_the_answer_counts_in_a_sentence_that_says_the_questions_words():
+    terms = tokenize("speed internet plan")
+    assert holds_near(NUMBER, "Thanks! My internet plan is 500 Mbps now.", terms)
+    # the reply's numbered steps are not next to the question's words
+    assert not holds_near(NUMBER, "I love the internet plan. 1. Restart the router. 2. Call them.", terms)
+    assert not holds_near(NUMBER, "I ran 5 miles today", terms)
+
+
 def test_candidates_holding_the_answer_kind_are_lifted():
-    fused = {"speed": Fused(0.50), "topic": Fused(0.52)}
-    texts = {"speed": "I upgraded to 500 Mbps", "topic": "my internet speed has been slow lately"}
-    out = typed(fused, texts, NUMBER, 0.05)
-    assert out["speed"].score == pytest.approx(0.55) and out["topic"].score == 0.52
+    fused = {"speed": Fused(0.50), "topic": Fused(0.52), "list": Fused(0.51)}
+    texts = {"speed": "I upgraded my internet to 500 Mbps", "topic": "my internet speed has been slow lately",
+             "list": "Internet tips for you.\n1. Restart the router\n2. Call your provider"}
+    terms = tokenize("What speed is my internet plan?")
+    out = typed(fused, texts, NUMBER, terms, 0.05)
+    assert out["speed"].score == pytest.approx(0.55) and out["topic"].score == 0.52 and out["list"].score == 0.51
     assert fused["speed"].score == 0.50  # the input is not changed
-    assert typed(fused, texts, None, 0.05) is fused and typed(fused, texts, NUMBER, 0.0) is fused
+    assert typed(fused, texts, None, terms, 0.05) is fused and typed(fused, texts, NUMBER, terms, 0.0) is fused
