@@ -34,7 +34,7 @@ from memory_pipeline.stages.recall.rank import (
     fuse,
     rank,
 )
-from memory_pipeline.stages.recall.answer_type import asked_type, own_words, typed
+from memory_pipeline.stages.recall.answer_type import answer_texts, asked_type, typed
 from memory_pipeline.stages.recall.candidates import CandidateQuery
 from memory_pipeline.stages.recall.parts import query_parts, with_part
 from memory_pipeline.stages.recall.proximity import rescored, top_ids
@@ -237,6 +237,7 @@ class RecallEngine:
         window = named_window(query, options.now_ts) if options.time_aware else None
         terms = query_terms if options.light_verbs_out else tokenize
         parts = query_parts(query) if options.query_parts and request.mode != "dense" else []
+        speaker = asked_about(query)
         # a named time's own best candidates join the lists (the same scores, a second top-k)
         found = index.candidates(CandidateQuery(
             dense=dense, terms=terms(query) if request.mode != "dense" else [], k=self.prefetch,
@@ -254,12 +255,12 @@ class RecallEngine:
         if options.answer_weight > 0 and request.mode != "dense" and (kind := asked_type(query)) is not None:
             # the top candidates that hold the kind of answer the question asks for (a number, a time …)
             # beside its words
-            fused = typed(fused, {pid: own_words(found.payloads[pid]) for pid in top_ids(fused, options.rescore_depth)},
+            fused = typed(fused, answer_texts(found.payloads, top_ids(fused, options.rescore_depth), speaker),
                           kind, terms(query), options.answer_weight)
         payloads = with_supersession({pid: found.payloads[pid] for pid in fused}, self.superseded())
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
         payloads |= index.payloads_of(message_of.values())
-        hits = rank(payloads, fused, options, window, message_of, asked_about(query))
+        hits = rank(payloads, fused, options, window, message_of, speaker)
         done = time.perf_counter()
         self.last = Timings((t1 - t0) * 1000, (done - t1) * 1000, (done - started) * 1000)
         if request.record and self.service:  # counted after the answer: the first one would wait for

@@ -13,7 +13,7 @@ in a sentence that says one of the question's words: a long reply's numbered ste
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from memory_pipeline.stages.recall.rank import Fused
 
@@ -125,3 +125,12 @@ def typed(fused: dict[str, Fused], texts: dict[str, str], kind: str | None, term
 def own_words(payload: dict) -> str:
     """What a point itself says: a message's words (no date header, no previous turn), an observation's text."""
     return str(payload.get("message") or payload.get("text") or "")
+
+
+def answer_texts(payloads: Mapping[str, dict], ids: Iterable[str], speaker: str | None) -> dict[str, str]:
+    """The own words of the candidates `ids` that may hold the answer: when the question asks about one
+    speaker's words (stages/recall/speaker.py), the other speaker's turns are left out (the assistant's
+    "1. … 2. …" is no answer to "how many did I …"; and its long replies are the costly ones to read)."""
+    return {pid: own_words(payloads[pid]) for pid in ids
+            if speaker is None or payloads[pid].get("tier") != "messages"
+            or payloads[pid].get("role") in (None, speaker)}

@@ -10,6 +10,7 @@ from memory_pipeline.stages.recall.answer_type import (
     NUMBER,
     PLACE,
     TIME,
+    answer_texts,
     asked_type,
     holds,
     holds_near,
@@ -82,3 +83,13 @@ def test_candidates_holding_the_answer_kind_are_lifted():
     assert out["speed"].score == pytest.approx(0.55) and out["topic"].score == 0.52 and out["list"].score == 0.51
     assert fused["speed"].score == 0.50  # the input is not changed
     assert typed(fused, texts, None, terms, 0.05) is fused and typed(fused, texts, NUMBER, terms, 0.0) is fused
+
+
+def test_a_question_about_one_speaker_reads_only_that_speakers_turns():
+    payloads = {"u": {"tier": "messages", "role": "user", "message": "I upgraded to 500 Mbps"},
+                "a": {"tier": "messages", "role": "assistant", "message": "1. Restart the router 2. Call"},
+                "f": {"tier": "observations", "text": "User upgraded to 500 Mbps"}}
+    assert answer_texts(payloads, ["u", "a", "f"], "user") == {"u": "I upgraded to 500 Mbps",
+                                                               "f": "User upgraded to 500 Mbps"}
+    assert set(answer_texts(payloads, ["u", "a", "f"], None)) == {"u", "a", "f"}  # no speaker: all of them
+    assert set(answer_texts(payloads, ["a", "f"], "assistant")) == {"a", "f"}
