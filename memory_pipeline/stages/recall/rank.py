@@ -156,7 +156,9 @@ class RankOptions:
     # and 0.795 / 0.695; 0.03 0.747 / 0.653 and 0.795 / 0.703; 0.05 0.752 / 0.653 and 0.795 / 0.704; 0.07
     # 0.757 / 0.648 and 0.795 / 0.708; 0.1 0.761 / 0.647 and 0.795 / 0.708 (single-session-user @5 0.844 →
     # 0.812 from 0.07). The type anywhere in the text instead of beside the question's words: 0.05 0.748 /
-    # 0.653 and 0.795 / 0.704. 0.05: up on both sets at @5 and on lme-dev at @10, no type lower at @10.
+    # 0.653 and 0.795 / 0.704. 0.05: up on both sets at @5 and on lme-dev at @10, no type lower at @10. A
+    # question about one speaker's words reads only that speaker's turns (and observations): lme-dev 0.753 /
+    # 0.657 at 0.05, LoCoMo = (its questions name neither speaker).
     answer_weight: float = 0.05
 
 
