@@ -350,8 +350,9 @@ def test_a_question_about_what_the_user_did_prefers_the_user_turn(workspace):
     def first(options: RankOptions) -> list[str]:
         return RecallEngine(workspace, Settings.from_env(), options).search(request)[0].source_message_ids
 
-    assert first(replace(RankOptions(), speaker_factor=1.0)) == ["a1"]  # without the rule: the better match
-    assert first(RankOptions()) == ["u1"]
+    base = replace(RankOptions(), answer_weight=0.0)  # the answer's type ("in Napa", a place) apart
+    assert first(replace(base, speaker_factor=1.0)) == ["a1"]  # without the rule: the better match
+    assert first(base) == ["u1"]
 
 
 def test_a_question_about_my_thing_lifts_the_turn_where_the_user_says_my_thing(workspace):
@@ -381,3 +382,30 @@ def test_a_question_about_my_thing_lifts_the_turn_where_the_user_says_my_thing(w
     # one of the question's two pairs (attend → cousin, cousin → wedding) in each; "my" said only in u1
     assert after["u2"] - before["u2"] == pytest.approx(0.05 / 2, abs=1e-4)
     assert after["u1"] - before["u1"] == pytest.approx(0.05 / 2 + 0.1, abs=1e-4)
+
+
+def test_a_question_asking_for_a_number_lifts_the_turn_that_says_one(workspace):
+    """The engine reads the kind of answer a question asks for (stages/recall/answer_type.py): of the
+    top candidates, the turn that says a number ("500 Mbps") gains answer_weight; the turn about
+    internet speed in general does not."""
+    from dataclasses import replace
+
+    from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
+    from memory_pipeline.stages.recall.rank import RankOptions
+
+    turns = [("user", "u1", "I upgraded my internet plan to 500 Mbps about three weeks ago"),
+             ("user", "u2", "My internet speed has been slow lately, the plan is not great"),
+             ("user", "f1", "The cake order is due next week"),  # the rest scale the lists
+             ("assistant", "f3", "The orders API now uses keyset pagination on created_at")]
+    index_turns(workspace, "typed", turns)
+    request = SearchRequest(query="What speed is my internet plan?", limit=2, record=False, now=NOW.timestamp())
+
+    def fused(options: RankOptions) -> dict[str, float]:
+        hits = RecallEngine(workspace, Settings.from_env(), options).search(request)
+        return {h.source_message_ids[0]: h.why["fused"] for h in hits}
+
+    before, after = fused(replace(RankOptions(), answer_weight=0.0)), fused(RankOptions())
+    assert set(before) == set(after) == {"u1", "u2"}
+    assert RankOptions().answer_weight > 0
+    assert after["u1"] - before["u1"] == pytest.approx(RankOptions().answer_weight, abs=1e-4)
+    assert after["u2"] == pytest.approx(before["u2"], abs=1e-4)

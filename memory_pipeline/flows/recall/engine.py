@@ -34,6 +34,7 @@ from memory_pipeline.stages.recall.rank import (
     fuse,
     rank,
 )
+from memory_pipeline.stages.recall.answer_type import answer_texts, asked_type, typed
 from memory_pipeline.stages.recall.candidates import CandidateQuery
 from memory_pipeline.stages.recall.parts import query_parts, with_part
 from memory_pipeline.stages.recall.proximity import rescored, top_ids
@@ -248,6 +249,7 @@ class RecallEngine:
         window = named_window(query, options.now_ts) if options.time_aware else None
         terms = query_terms if options.light_verbs_out else tokenize
         parts = query_parts(query) if options.query_parts and request.mode != "dense" else []
+        speaker = asked_about(query)
         # a named time's own best candidates join the lists (the same scores, a second top-k)
         found = index.candidates(CandidateQuery(
             dense=dense, terms=terms(query) if request.mode != "dense" else [], k=self.prefetch,
@@ -263,10 +265,15 @@ class RecallEngine:
             texts = {pid: (keyword_parts(payloads[pid])[0], payloads[pid].get("role"))
                      for pid in top_ids(fused, options.rescore_depth)}
             fused = rescored(fused, texts, terms(query), query, options.pair_weight, options.owned_weight)
+        if options.answer_weight > 0 and request.mode != "dense" and (kind := asked_type(query)) is not None:
+            # the top candidates that hold the kind of answer the question asks for (a number, a time …)
+            # beside its words
+            fused = typed(fused, answer_texts(payloads, top_ids(fused, options.rescore_depth), speaker),
+                          kind, terms(query), options.answer_weight)
         payloads = with_supersession(payloads, self.superseded())
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
         payloads |= index.payloads_of(message_of.values())
-        hits = rank(payloads, fused, options, window, message_of, asked_about(query))
+        hits = rank(payloads, fused, options, window, message_of, speaker)
         done = time.perf_counter()
         self.last = Timings((t1 - t0) * 1000, (done - t1) * 1000, (done - started) * 1000)
         if request.record and self.service:  # counted after the answer: the first one would wait for

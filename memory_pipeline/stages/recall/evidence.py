@@ -49,11 +49,18 @@ class Unit:
     best: str = ""
     best_score: float = -1.0
     members: list[str] = field(default_factory=list)
+    total: float = 0.0  # the members' scores summed
 
     def add(self, pid: str, score: float) -> None:
         self.members.append(pid)
+        self.total += score
         if score > self.best_score or (score == self.best_score and pid < self.best):
             self.best, self.best_score = pid, score
+
+    def score(self, share: float) -> float:
+        """The best member's score + `share` × the other members' (an observation and the message it
+        cites agreeing count for more than either alone; 0: the best member's only)."""
+        return self.best_score + share * (self.total - self.best_score) if share else self.best_score
 
 
 def message_index(payloads: Mapping[str, dict]) -> dict[tuple[str, str], str]:

@@ -97,6 +97,15 @@ class RankOptions:
     fuse_by_message: bool = True
     observation_weight: float = 0.6
     max_cited: int = 3  # an observation citing more messages than this (a narrative) stands on its own
+    # A unit of several members (a message and the observations citing it) scores its best member's score
+    # + member_share × the others' (CombSUM at a low weight): an observation that agrees with the message it
+    # cites counts for a little more than either alone. In process on the ingested workspaces (docs/recall.md,
+    # 2026-11-27 08:40), recall@10 / @5, lme-dev and LoCoMo: 0 0.746 / 0.647 and 0.790 / 0.693; 0.05 0.746 /
+    # 0.649 and 0.793 / 0.692; 0.1 0.746 / 0.649 and 0.795 / 0.695; 0.15 0.746 / 0.649 and 0.797 / 0.701;
+    # 0.2 0.737 / 0.647 and 0.800 / 0.703; 0.3 0.735 / 0.646 and 0.805 / 0.707 (the best member + 0.3 × the
+    # second best only: the same). Above 0.15 lme-dev's user turns without an observation lose to turns
+    # with one; 0.1 keeps the margin.
+    member_share: float = 0.1
     # A query that names a time ("in May 2026", "last spring") favours hits from then instead of the
     # newest: + `time_weight` inside the window (and up to `report_lag_days` after it, when the event is
     # told), and no recency term. Dev (40 of 383 questions name a date): 0.759 without, 0.762 with
@@ -145,6 +154,17 @@ class RankOptions:
     candidate_depth: int = 80
     pair_weight: float = 0.05
     owned_weight: float = 0.1
+    # The answer's type (stages/recall/answer_type.py): of the top `rescore_depth` candidates, one holding the
+    # kind of answer the question asks for (a number, a time, a place, a name) in a sentence that says one
+    # of the question's words gains this; a question about one speaker's words reads only that speaker's
+    # turns (and observations). In process on the ingested workspaces, with member_share 0.1 (docs/recall.md,
+    # session of 2026-11-27 08:40), recall@10 / @5, lme-dev and LoCoMo: none 0.746 / 0.649 and 0.795 / 0.695;
+    # 0.03 0.749 / 0.655 and 0.795 / 0.703; 0.05 0.753 / 0.657 and 0.795 / 0.704; 0.07 0.760 / 0.657 and
+    # 0.795 / 0.708; 0.1 0.765 / 0.658 and 0.795 / 0.708; 0.15 0.767 / 0.657 and 0.798 / 0.711 (single-session-
+    # user @5 0.844 → 0.812). Read in every turn instead of the asked speaker's, 0.07 already cost that @5;
+    # anywhere in the turn instead of beside the question's words, 0.05 gave 0.748 / 0.653. 0.1: the middle
+    # of the range that lifts both sets, no question type lower at @10 or @5 from it.
+    answer_weight: float = 0.1
 
 
 @dataclass
@@ -301,13 +321,13 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
     message_of = message_index(payloads) if message_of is None else message_of
     bounds = window_bounds(window, options.report_lag_days) if window is not None and options.time_aware else None
     units = score_units(payloads, fused, options, message_of, speaker)
-    together = session_terms({key: unit.best_score for key, unit in units.items()},
+    together = session_terms({key: unit.score(options.member_share) for key, unit in units.items()},
                              {key: str(payloads[key].get("session_id") or "") for key in units},
                              options.session_weight, options.session_top)
     scored = []
     for key, unit in units.items():
         extra = time_term(payloads[key].get("created_ts"), options, bounds)
-        scored.append((unit.best_score + extra + together.get(key, 0.0), key, unit, extra))
+        scored.append((unit.score(options.member_share) + extra + together.get(key, 0.0), key, unit, extra))
     scored.sort(key=lambda row: (-row[0], row[1]))
     hits: list[RecallHit] = []
     kept: list[set[str]] = []

@@ -253,3 +253,18 @@ def test_echo_feedback_moves_a_memory_and_shows_in_why():
     hits = rank(payloads, fused, RankOptions(decay_rate=0.0))
     assert [h.id for h in hits] == ["used", "ignored"]
     assert hits[0].why["feedback"] == 0.3 and hits[1].why["feedback"] == -0.2
+
+
+def test_an_observation_agreeing_with_its_message_lifts_the_unit():
+    fact = {"tier": "observations", "text": "Caroline moved from Sweden", "date": "2026-11-01", "session_id": "s1",
+            "source_message_ids": ["m1"], "created_ts": NOW}
+    payloads = {"f1": fact, "m1": payload("I moved from my home country, Sweden", source_message_ids=["m1"]),
+                "m2": payload("Sweden is lovely in summer", source_message_ids=["m2"])}
+    fused = {"f1": Fused(score=0.5), "m1": Fused(score=0.60), "m2": Fused(score=0.62)}
+    options = RankOptions(now_ts=NOW, recency_weight=0.0, session_weight=0.0, observation_weight=0.6)
+    alone = rank(payloads, fused, replace(options, member_share=0.0))
+    assert [h.id for h in alone] == ["m2", "m1"]  # the best member alone: 0.60 < 0.62
+    assert RankOptions().member_share == 0.1
+    hits = rank(payloads, fused, options)
+    assert [h.id for h in hits] == ["m1", "m2"]  # 0.60 + 0.1 × 0.6 × 0.5 = 0.63
+    assert hits[0].score == pytest.approx(0.63) and hits[0].why["members"] == 2
