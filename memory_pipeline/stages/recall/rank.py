@@ -321,13 +321,13 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
     message_of = message_index(payloads) if message_of is None else message_of
     bounds = window_bounds(window, options.report_lag_days) if window is not None and options.time_aware else None
     units = score_units(payloads, fused, options, message_of, speaker)
-    together = session_terms({key: unit.score(options.member_share) for key, unit in units.items()},
-                             {key: str(payloads[key].get("session_id") or "") for key in units},
+    unit_scores = {key: unit.score(options.member_share) for key, unit in units.items()}
+    together = session_terms(unit_scores, {key: str(payloads[key].get("session_id") or "") for key in units},
                              options.session_weight, options.session_top)
     scored = []
     for key, unit in units.items():
         extra = time_term(payloads[key].get("created_ts"), options, bounds)
-        scored.append((unit.score(options.member_share) + extra + together.get(key, 0.0), key, unit, extra))
+        scored.append((unit_scores[key] + extra + together.get(key, 0.0), key, unit, extra))
     scored.sort(key=lambda row: (-row[0], row[1]))
     hits: list[RecallHit] = []
     kept: list[set[str]] = []
