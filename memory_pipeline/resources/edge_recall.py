@@ -2,8 +2,8 @@
 BM25 search (top k each; a named time's and a question's items' searches join the batch), the
 filters (project and scope, tier, dates, priority, session, a fact merged away) done by the engine
 on its payload indexes; ids and scores only: the engine reads the payloads of the candidates it
-ranks (`payloads_of`, the fused best RankOptions.candidate_depth), not of every hit. The ranking (stages/recall/rank.py) is the same as
-for the Qdrant-server path's in-memory index.
+ranks (`payloads_of`, the fused best RankOptions.candidate_depth), not of every hit. The ranking
+(stages/recall/rank.py) is the same as for the Qdrant-server path's in-memory index.
 
 The source holds the shard open between requests (and its lock, resources/edge_shard.py) and lets
 go when a writer asks (`release`, called by the lock's `ask_holders` in this process or over the

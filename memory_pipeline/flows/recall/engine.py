@@ -272,7 +272,7 @@ class RecallEngine:
                           kind, terms(query), options.answer_weight)
         payloads = with_supersession(payloads, self.superseded())
         message_of = index.cited_messages(payloads.values()) if options.fuse_by_message else {}
-        payloads |= index.payloads_of(message_of.values())
+        payloads |= index.payloads_of([pid for pid in message_of.values() if pid not in payloads])
         hits = rank(payloads, fused, options, window, message_of, speaker)
         done = time.perf_counter()
         self.last = Timings((t1 - t0) * 1000, (done - t1) * 1000, (done - started) * 1000)
