@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.memory_cap import MemoryCap, drop_page_cache, major_faults
 from memory_pipeline.config import set_process_environment
 
 WORDS = ("redis pool timeout pagination orders api worker memory docker image cache ci flaky test deploy "
@@ -173,9 +174,24 @@ def _filled(workspace, count: int, dimension: int) -> bool:
     return store.exists() and store.count() == count
 
 
-def measure_size(count: int, queries: int, workdir: Path | None = None) -> dict:
+def _paged_in(workspace, runtime_dir: Path, timeout: float = 300.0) -> float | None:
+    """The seconds the service took to read its shard's walked files after the open (waited for), or
+    None when its source has no page-in (an in-memory index)."""
+    from memory_pipeline.resources import recall_service
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = recall_service.ping(workspace, runtime_dir) or {}
+        if status.get("paged_in_s") is not None or "paged_in_s" not in status:
+            return status.get("paged_in_s")
+        time.sleep(0.2)
+    return None
+
+
+def measure_size(count: int, queries: int, workdir: Path | None = None, memory_cap_mb: int | None = None) -> dict:
+    """`memory_cap_mb`: start the recall service in a memory cgroup of that size (benchmarks/memory_cap.py)."""
     from memory_pipeline.config import Settings
-    from memory_pipeline.flows.recall.client import recall
+    from memory_pipeline.flows.recall.client import recall, service_command
     from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
     from memory_pipeline.flows.recall.server import limit_torch_threads
     from memory_pipeline.resources import recall_service
@@ -205,13 +221,20 @@ def measure_size(count: int, queries: int, workdir: Path | None = None) -> dict:
         fill_s = None if reused else insert_s + optimize_s
         print(f"# {count} points{' (the kept workspace, not filled again)' if reused else ''}: inserted in {insert_s:.1f}s (peak RSS {inserting.peak}), optimized in "
               f"{optimize_s:.1f}s (peak RSS {optimizing.peak})", file=sys.stderr, flush=True)
+        cap = stack.enter_context(MemoryCap(memory_cap_mb)) if memory_cap_mb else None
         try:
+            dropped = drop_page_cache() if cap else None
             t0 = time.perf_counter()
+            if cap:  # started here, in the cgroup, rather than by the first recall
+                recall_service.ensure_service(workspace, settings.runtime_dir, cap.command(
+                    service_command(workspace, settings)), settings.recall_start_timeout)
             first = recall(workspace, "redis pool timeout", record=False, settings=settings)
             cold_ms = (time.perf_counter() - t0) * 1000
             startup = (recall_service.ping(workspace, settings.runtime_dir) or {}).get("startup") or {}
-            print(f"# {count} points: cold {cold_ms:.0f} ms; the service's start (s since its exec): {startup}",
-                  file=sys.stderr, flush=True)
+            paged_in_s = _paged_in(workspace, settings.runtime_dir)  # the warm queries start after it
+            print(f"# {count} points: cold {cold_ms:.0f} ms; the service's start (s since its exec): {startup}; "
+                  f"page-in {paged_in_s} s", file=sys.stderr, flush=True)
+            faults = major_faults(recall_service.service_pid(workspace))
             warm, filtered, timed = [], [], []
             for i, query in enumerate(queries_for(queries, seed=count)):
                 t1 = time.perf_counter()
@@ -225,6 +248,10 @@ def measure_size(count: int, queries: int, workdir: Path | None = None) -> dict:
                     recall(workspace, query, record=False, settings=settings)
                     warm.append((time.perf_counter() - t1) * 1000)
             memory = process_memory(recall_service.service_pid(workspace))
+            faults_after = major_faults(recall_service.service_pid(workspace))
+            faults = None if faults is None or faults_after is None else faults_after - faults
+            capped = {"memory_cap_mb": memory_cap_mb, "cap_peak_mb": cap.peak_mb(),
+                      "page_cache_dropped": dropped} if cap else {}
         finally:
             recall_service.stop_service(workspace, settings.runtime_dir)
         engine = RecallEngine(workspace, settings, service=True)  # the service's engine: the shard held between searches
@@ -250,13 +277,17 @@ def measure_size(count: int, queries: int, workdir: Path | None = None) -> dict:
         "in_process_p95_ms": percentile(total, 0.95),
         "embed_share": round(statistics.fmean(embed) / statistics.fmean(total), 2) if total else None,
         "service_rss_mb": memory.get("VmHWM"), "service_anon_mb": memory.get("RssAnon"),
+        "paged_in_s": paged_in_s, "major_faults": faults, **capped,
     }
 
 
-def bench_recall_speed(sizes: list[int], queries: int = 200, workdir: Path | None = None) -> dict:
+def bench_recall_speed(sizes: list[int], queries: int = 200, workdir: Path | None = None,
+                       memory_cap_mb: int | None = None) -> dict:
     """`workdir`: keep each size's workspace there (`points-N`) and, on a later run, measure it again
-    without filling it (fill_s None)."""
-    rows = [measure_size(size, queries, workdir) for size in sizes]
+    without filling it (fill_s None). `memory_cap_mb`: the service runs in a memory cgroup that size."""
+    rows = [measure_size(size, queries, workdir, memory_cap_mb) for size in sizes]
     return {"rows": rows, "note": "warm = client round trip through the service socket (query embedding "
-            "included); filtered = tier + date filter; timed = a query naming a time (\"last spring\"); "
-            "embed_share = query embedding / in-process search time"}
+            "included), after the service's page-in (paged_in_s); filtered = tier + date filter; timed = a "
+            "query naming a time (\"last spring\"); embed_share = query embedding / in-process search time; "
+            "major_faults = the service's reads from the disk over the queries; cap_peak_mb = the cgroup's "
+            "peak (the service's memory and the page cache it reads)"}

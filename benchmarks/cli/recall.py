@@ -26,6 +26,9 @@ def register_recall(kinds) -> None:
                         help="credit hits citing more than 5 message ids too (default: no credit)")
     parser.add_argument("--sizes", default="1000,10000,100000", help="speed: point counts")
     parser.add_argument("--queries", type=int, default=200, help="speed: queries per size")
+    parser.add_argument("--memory-cap", type=int, metavar="MB",
+                        help="speed: run the recall service in a memory cgroup of MB MiB (root; the page cache "
+                        "is dropped first, so what the service reads is charged to it)")
     add_json_flag(parser)
     parser.set_defaults(handler=run_bench_recall)
 
@@ -46,7 +49,10 @@ def run_bench_recall(args) -> int:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     except ValueError as exc:
         raise BadInputError(f"--sizes must be numbers separated by commas: {args.sizes}") from exc
-    figures = bench_recall_speed(sizes, queries=args.queries, workdir=Path(args.workdir) if args.workdir else None)
+    if args.memory_cap is not None and args.memory_cap < 64:
+        raise BadInputError(f"--memory-cap is in MiB and the service needs at least 64: {args.memory_cap}")
+    figures = bench_recall_speed(sizes, queries=args.queries, workdir=Path(args.workdir) if args.workdir else None,
+                                 memory_cap_mb=args.memory_cap)
     if args.json:
         print_json(figures)
         return 0

@@ -19,3 +19,21 @@ def test_a_kept_workspace_is_measured_again_without_a_second_fill(tmp_path, monk
     assert first["fill_s"] > 0 and second["fill_s"] is None
     assert first["cold_hits"] == second["cold_hits"] > 0 and second["warm_p95_ms"] > 0
     assert {p.name for p in (shard / "segments").iterdir()} == built  # the same segments, nothing written again
+
+
+def test_a_memory_cap_holds_the_service_in_a_cgroup_of_its_own(tmp_path, monkeypatch):
+    from benchmarks.memory_cap import MemoryCap
+    from memory_pipeline.errors import BadInputError
+
+    try:
+        with MemoryCap(256) as probe:
+            assert probe.folder.is_dir()
+    except BadInputError as exc:
+        pytest.skip(f"no writable memory cgroup here: {exc}")
+    assert not probe.folder.exists()  # removed on leaving
+    monkeypatch.setenv("MEMORY_WORKSPACE", str(tmp_path / "unused"))
+    row = bench_recall_speed([300], queries=8, memory_cap_mb=512)["rows"][0]
+    # only the service is in the cgroup: its charge is the service's own memory and the pages it read
+    assert row["memory_cap_mb"] == 512 and 0 < row["cap_peak_mb"] <= 512
+    assert row["cold_hits"] > 0 and row["paged_in_s"] is not None and row["major_faults"] >= 0
+    assert not list(probe.folder.parent.glob("memory-pipeline-bench-*"))

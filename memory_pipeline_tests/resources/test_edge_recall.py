@@ -98,13 +98,17 @@ def test_the_shard_finds_the_messages_observations_cite(sources):
 
 
 def test_what_queries_walk_is_read_once_after_an_open_and_the_float_vectors_are_not(sources):
-    from memory_pipeline.resources.edge_recall import PAGED_IN, read_once
+    from memory_pipeline.resources.edge_recall import FILTERED_FIELDS, PAGED_IN, read_once
 
     shard, _, _ = sources
-    walked = {p for pattern in PAGED_IN for p in shard.store.path.glob(pattern) if p.is_file()}
+    found = {p for pattern in PAGED_IN for p in shard.store.path.glob(pattern)}
+    walked = {f for p in found for f in ([p] if p.is_file() else p.rglob("*")) if f.is_file()}
     indexes = {p for p in shard.store.path.glob("segments/*/payload_index/**/*") if p.is_file()}
+    filtered = {p for p in indexes if any(f"-{field[:8]}-" in str(p) for field in FILTERED_FIELDS)}
+    by_id = {p for p in indexes if "-source_m-" in str(p)}  # a lookup by id, not a filter of every query
     vectors = set(shard.store.path.glob("segments/*/vector_storage-dense/**/*"))
-    assert indexes <= walked and not any(p.name.startswith("matrix") for p in walked) and vectors
+    assert filtered and filtered <= walked and by_id and not by_id & walked
+    assert not any(p.name.startswith("matrix") for p in walked) and vectors
     assert read_once(shard.store.path) == sum(p.stat().st_size for p in walked) > 0
 
 

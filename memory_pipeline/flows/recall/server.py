@@ -50,7 +50,8 @@ class RecallHandler:
                 "model": self.engine.settings.embedding_model, "uptime_s": round(time.time() - self.started, 1),
                 "requests": self.requests, "idle_timeout_s": self.idle_timeout,
                 "reload_error": self.engine.reload_error, "store": self.engine.store_where(),
-                "startup": self.startup}
+                "startup": self.startup,
+                **({"paged_in_s": index.paged_in_s} if hasattr(index, "paged_in_s") else {})}  # an Edge shard's
 
     def __call__(self, payload: dict) -> dict:
         op = payload.get("op")
