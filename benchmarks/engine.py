@@ -178,7 +178,8 @@ def kill_during_write(engine: str, folder: Path) -> dict:
 
 
 def bench_engine(sizes: list[int], knobs: list[str], queries: int = 200, store_max: int = 10_000,
-                 kill: bool = True, today_max: int = 200_000, days: int = 0, per_day: int = 1000) -> dict:
+                 kill: bool = True, today_max: int = 200_000, days: int = 0, per_day: int = 1000,
+                 onto: Path | None = None) -> dict:
     asked = probes(queries, DIMENSION, SEED + 1)
     table = []
     for count in sizes:
@@ -195,7 +196,7 @@ def bench_engine(sizes: list[int], knobs: list[str], queries: int = 200, store_m
     if days:
         from benchmarks.engine_history import TODAY_HISTORY, bench_history
 
-        history = [TODAY_HISTORY, {"engine": "edge shipped", **bench_history(days, per_day, progress=_say)}]
+        history = [TODAY_HISTORY, {"engine": "edge shipped", **bench_history(days, per_day, progress=_say, onto=onto)}]
         _flush_row(history[-1])
     kills = []
     if kill:

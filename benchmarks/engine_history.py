@@ -14,6 +14,7 @@ already loaded.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from benchmarks.latency import environment
 from benchmarks.timing import cli
+from memory_pipeline.errors import BadInputError
 
 # Today's engine (qdrant-client local mode, week stores) no longer runs through ingest: the product
 # writes the Edge shard. Its last figures through ingest, from docs/benchmarks.md, not from this run.
@@ -65,6 +67,16 @@ def _sampled(args: list[str], env: dict[str, str], timeout: float) -> tuple[floa
     if child.returncode != 0:
         raise RuntimeError(f"memory-pipeline {' '.join(args)} exited {child.returncode}: {error[-2000:]}")
     return seconds, {"peak_rss_mb": peaks["VmHWM"], "peak_anon_mb": peaks["RssAnon"], "peak_file_mb": peaks["RssFile"]}
+
+
+def _points(shard: Path) -> int:
+    from qdrant_edge import CountRequest, EdgeShard
+
+    opened = EdgeShard.load(str(shard))
+    try:
+        return int(opened.count(CountRequest(exact=True)))
+    finally:
+        opened.close()
 
 
 def _message_index_steps(env: dict[str, str]) -> dict:
@@ -114,8 +126,18 @@ def _model_alone(env: dict[str, str], days: list[str]) -> dict:
             "embedding_device": getattr(embedder, "device", "cpu")}
 
 
-def bench_history(days: int, per_day: int = 1000, seed: int = 28, progress=None) -> dict:
-    """`days` days of heavy history (the days before today) through import and ingest; the figures."""
+def _shard_of(workspace: Path) -> Path:
+    """The vector shard of a filled workspace (`bench recall --speed --workdir DIR` keeps them as DIR/points-N)."""
+    shard = workspace / "state" / "vectors"
+    if not (shard / "edge_config.json").is_file():
+        raise BadInputError(f"--onto: no Qdrant Edge shard in {workspace} (expected {shard}/edge_config.json)")
+    return shard
+
+
+def bench_history(days: int, per_day: int = 1000, seed: int = 28, progress=None, onto: Path | None = None) -> dict:
+    """`days` days of heavy history (the days before today) through import and ingest; the figures.
+    `onto`: a filled workspace whose shard is copied in first, so the days are indexed into a shard of that
+    size (a year's points and more) rather than an empty one."""
     from benchmarks.heavy_history import measure_lengths, write_heavy_history
     from benchmarks.history import default_today
 
@@ -124,6 +146,12 @@ def bench_history(days: int, per_day: int = 1000, seed: int = 28, progress=None)
     with tempfile.TemporaryDirectory(prefix="mp-history-") as tmp:
         root = Path(tmp)
         env = environment(root / "ws", root / "dagster")
+        start_points = 0
+        if onto is not None:
+            (root / "ws" / "state").mkdir(parents=True)
+            shutil.copytree(_shard_of(onto), root / "ws" / "state" / "vectors")
+            start_points = _points(root / "ws" / "state" / "vectors")
+            say(f"history: onto a copy of {onto}'s shard ({start_points} points)")
         lengths = measure_lengths()
         written = write_heavy_history(root / "projects", days, default_today(), per_day=per_day, seed=seed,
                                       lengths=lengths)
@@ -139,11 +167,13 @@ def bench_history(days: int, per_day: int = 1000, seed: int = 28, progress=None)
         finally:
             cli(env, "stop")
         disk = _bytes(root / "ws" / "state" / "vectors")
+        end_points = _points(root / "ws" / "state" / "vectors")
         workspace = _bytes(root / "ws")
     index_rate = steps["embedded"] / steps["message_index_s"] if steps["message_index_s"] else 0.0
     model_rate = alone["model_texts"] / alone["model_s"] if alone["model_s"] else 0.0
     return {
         "days": days, "per_day": per_day, "sessions": written["sessions"], "messages": written["indexed_messages"],
+        "shard_points_before": start_points, "shard_points_after": end_points,
         "transcript_mb": written["transcript_mb"], "lengths": lengths.summary(),
         "import_s": round(import_s, 1), "ingest_s": round(ingest_s, 1), **steps,
         "index_msgs_per_s": round(index_rate, 1), **alone, "model_msgs_per_s": round(model_rate, 1),

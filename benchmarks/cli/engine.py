@@ -30,6 +30,9 @@ def register_engine(kinds) -> None:
                         help="days of a heavy user's history (1,000 messages a day, the real message lengths) "
                         "through import and ingest, and the embedding model alone on the same texts; 0: skip")
     parser.add_argument("--per-day", type=int, default=1000, help="indexed messages a day in that history")
+    parser.add_argument("--onto", metavar="WORKSPACE", help="ingest that history into a copy of this filled "
+                        "workspace's shard (e.g. `bench recall --speed --workdir DIR`'s DIR/points-1000000): "
+                        "the days' indexing at a year's size and more")
     parser.add_argument("--quality", action="store_true", help="instead: recall@10 of both engines on LoCoMo turns")
     parser.add_argument("--data", help="LoCoMo JSON (default ../shared/bench/locomo-dev.json)")
     add_json_flag(parser)
@@ -69,7 +72,8 @@ def run_bench_engine(args) -> int:
     if args.days < 0 or args.per_day < 1:
         raise BadInputError(f"--days must be 0 or more and --per-day 1 or more: {args.days}, {args.per_day}")
     figures = bench_engine(sizes, knobs, queries=args.queries, store_max=args.store_max, kill=not args.no_kill,
-                           today_max=args.today_max, days=args.days, per_day=args.per_day)
+                           today_max=args.today_max, days=args.days, per_day=args.per_day,
+                           onto=Path(args.onto).expanduser() if args.onto else None)
     if args.json:
         print_json(figures)
         return 0

@@ -66,6 +66,27 @@ def test_history_through_import_and_ingest_and_the_model_on_the_same_texts(own_e
     assert figures["ratio"] > 0 and figures["store_mb"] > 0 and figures["peak_rss_mb"] > 0
 
 
+def test_history_onto_a_filled_shard_is_indexed_into_a_copy_of_it(tmp_path, own_environment):
+    from benchmarks.engine_history import bench_history
+    from benchmarks.recall_speed import bench_recall_speed
+
+    bench_recall_speed([300], queries=4, workdir=tmp_path)  # keeps tmp_path/points-300, as `--workdir` does
+    filled = tmp_path / "points-300" / "state" / "vectors"
+    before = sorted(p.name for p in filled.rglob("*"))
+    figures = bench_history(days=1, per_day=40, onto=tmp_path / "points-300")
+    assert figures["shard_points_before"] == 300 and figures["embedded"] == 40
+    assert figures["shard_points_after"] >= 340 and figures["ratio"] > 0
+    assert sorted(p.name for p in filled.rglob("*")) == before  # the filled workspace itself is left as it was
+
+
+def test_history_onto_a_folder_without_a_shard_is_a_clear_error(tmp_path, own_environment):
+    from benchmarks.engine_history import bench_history
+    from memory_pipeline.errors import BadInputError
+
+    with pytest.raises(BadInputError, match="no Qdrant Edge shard"):
+        bench_history(days=1, per_day=4, onto=tmp_path)
+
+
 def test_todays_side_writes_the_week_stores_not_the_edge_shard(tmp_path, own_environment):
     pytest.importorskip("qdrant_edge")
     from benchmarks import engine_sides
