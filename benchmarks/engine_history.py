@@ -146,10 +146,14 @@ def bench_history(days: int, per_day: int = 1000, seed: int = 28, progress=None,
     with tempfile.TemporaryDirectory(prefix="mp-history-") as tmp:
         root = Path(tmp)
         env = environment(root / "ws", root / "dagster")
-        start_points = 0
+        start_points, copied = 0, []
         if onto is not None:
             (root / "ws" / "state").mkdir(parents=True)
-            shutil.copytree(_shard_of(onto), root / "ws" / "state" / "vectors")
+            shard = _shard_of(onto)
+            shutil.copytree(shard, root / "ws" / "state" / "vectors")
+            for beside in shard.parent.glob(f"{shard.name}.*.json"):  # its keyword statistics (`vectors.bm25.json`):
+                if beside.is_file():  # without them the shard is re-keyed, every point written again
+                    copied.append(shutil.copy2(beside, root / "ws" / "state" / beside.name))
             start_points = _points(root / "ws" / "state" / "vectors")
             say(f"history: onto a copy of {onto}'s shard ({start_points} points)")
         lengths = measure_lengths()
@@ -174,6 +178,7 @@ def bench_history(days: int, per_day: int = 1000, seed: int = 28, progress=None,
     return {
         "days": days, "per_day": per_day, "sessions": written["sessions"], "messages": written["indexed_messages"],
         "shard_points_before": start_points, "shard_points_after": end_points,
+        "copied_beside_shard": sorted(Path(c).name for c in copied),
         "transcript_mb": written["transcript_mb"], "lengths": lengths.summary(),
         "import_s": round(import_s, 1), "ingest_s": round(ingest_s, 1), **steps,
         "index_msgs_per_s": round(index_rate, 1), **alone, "model_msgs_per_s": round(model_rate, 1),
