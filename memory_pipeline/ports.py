@@ -61,6 +61,9 @@ class VectorIndex(Protocol):
 
     def retrieve(self, ids: list[str], with_vectors: bool = False) -> list["StorePoint"]: ...
 
+    def near(self, vector: list[float], limit: int, score_threshold: float,
+             payload_filter: dict[str, Any] | None = None) -> list["StorePoint"]: ...  # by the dense index
+
     def delete_vectors(self, ids: list[str]) -> None: ...
 
     def optimize(self) -> bool: ...

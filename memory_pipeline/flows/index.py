@@ -152,7 +152,7 @@ def index_observation_day(workspace: Workspace, settings: Settings, store: Shard
                           day: str) -> IndexStats:
     """The `observation_index` asset's work: the day's observations, their manifest in state/index
     (near-duplicates merged at MEMORY_DEDUP_SIMILARITY)."""
-    from memory_pipeline.flows.maintenance import merge_duplicates
+    from memory_pipeline.flows.maintenance import day_facts_and_neighbours, merge_duplicates
     from memory_pipeline.resources.observation_files import load_observations
 
     week = store.for_day(day)
@@ -161,9 +161,9 @@ def index_observation_day(workspace: Workspace, settings: Settings, store: Shard
                                    manifest_dir=workspace.state_path("index"))
         if not stats.embedded:  # nothing new: the day's facts were merged when they were written
             return stats
-        # Dedup at write: the day's new facts against the facts of their own week store; the nightly
-        # maintenance compares them with every week (and catches a run killed between the two steps).
-        points = {p.id: p for p in week.scroll_all(with_vectors=True, payload_filter={"tier": "observations"})}
-        merges = merge_duplicates(week, points, day, settings.dedup_similarity)
+        # Dedup at write: the day's new facts against the stored facts near them; the nightly
+        # maintenance does it again (and catches a run killed between the two steps).
+        merges = merge_duplicates(week, day_facts_and_neighbours(week, day, settings.dedup_similarity), day,
+                                  settings.dedup_similarity)
     stats.merged = sum(len(m.members) - 1 for m in merges)
     return stats

@@ -60,6 +60,25 @@ def _scope_of(point: StorePoint) -> str:
     return "\x00user" if point.payload.get("scope") == "user" else str(point.payload.get("project") or "")
 
 
+NEAR_LIMIT = 50  # stored facts read around each new one (its near-duplicates are a handful)
+NEAR_MARGIN = 0.02  # the dense index scores int8 copies: neighbours are read a little under the
+# threshold, and the exact cosine of their float vectors decides (near_duplicate_groups)
+
+
+def day_facts_and_neighbours(store: ShardedIndex, day: str, similarity: float) -> dict[str, StorePoint]:
+    """The day's observations with their vectors and, around each of its facts, the stored facts the dense
+    index finds within `similarity` (less NEAR_MARGIN): all merge_duplicates needs, since a merge always
+    starts at one of the day's facts. Reading every fact with its vector instead held 5+ GB at 1M points."""
+    points = {p.id: p for p in store.scroll_all(with_vectors=True, payload_filter={
+        "tier": "observations", "date_gte": day, "date_lte": day})}
+    for point in list(points.values()):
+        if point.payload.get("kind") == "fact" and point.dense is not None:
+            for near in store.near(point.dense, NEAR_LIMIT, similarity - NEAR_MARGIN,
+                                   {"tier": "observations", "kind": "fact"}):
+                points.setdefault(near.id, near)
+    return points
+
+
 def merge_duplicates(store: ShardedIndex, points: dict[str, StorePoint], day: str,
                      similarity: float) -> list[Merge]:
     facts = {pid: p for pid, p in points.items() if p.payload.get("kind") == "fact" and p.dense is not None}
@@ -120,16 +139,17 @@ def maintain_day(workspace: Workspace, store: ShardedIndex, redis: RedisStore, d
 def _maintain(workspace: Workspace, store: ShardedIndex, redis: RedisStore, day: str, today: str,
               settings: Settings) -> MaintenanceReport:
     pause_point("maintenance:start")
-    points = {p.id: p for p in store.scroll_all(with_vectors=True, payload_filter={"tier": "observations"})}
-    report = MaintenanceReport(day=day, memories=len(points))
-    merges = merge_duplicates(store, points, day, settings.dedup_similarity)
-    report.merged = sum(len(m.members) - 1 for m in merges)
-    report.merge_groups = [{"keep": m.keep, "members": m.members} for m in merges]
+    merges = merge_duplicates(store, day_facts_and_neighbours(store, day, settings.dedup_similarity), day,
+                              settings.dedup_similarity)
     pause_point("maintenance:merged")
     folded = {m for merge in merges for m in merge.members if m != merge.keep}
-    merged = {pid: p for pid, p in points.items() if p.payload.get("merged_into") or pid in folded}
-    if merges:  # the payloads changed: read them again before staleness looks at merged_into
-        points = {p.id: p for p in store.scroll_all(payload_filter={"tier": "observations"})}
+    # every memory's payload (no vectors), read after the merges: staleness looks at merged_into
+    points = {p.id: p for p in store.scroll_all(payload_filter={"tier": "observations"})}
+    report = MaintenanceReport(day=day, memories=len(points))
+    report.merged = sum(len(m.members) - 1 for m in merges)
+    report.merge_groups = [{"keep": m.keep, "members": m.members} for m in merges]
+    merged = {p.id: p for p in store.retrieve(  # with their vectors: compaction drops those still held
+        [pid for pid, p in points.items() if p.payload.get("merged_into") or pid in folded], with_vectors=True)}
     report.tagged_stale, report.unstaled = tag_stale(store, points, redis, today, settings.stale_after_days)
     report.redis_keys_removed, redis_bytes = drop_expired_redis_keys(redis, today)
     pause_point("maintenance:compact")

@@ -415,6 +415,21 @@ class EdgeStore:
         """The stored points among `ids` (unknown ids are skipped)."""
         return [_point(r) for r in self._records(ids, True, with_vectors)]
 
+    def near(self, vector: list[float], limit: int, score_threshold: float,
+             payload_filter: dict[str, Any] | None = None) -> list[StorePoint]:
+        """The points nearest `vector` by the dense index (cosine ≥ `score_threshold`, at most `limit`),
+        with their vectors: a day's new facts find their near-duplicates without reading every fact."""
+        from qdrant_edge import Query, QueryRequest
+
+        if not self.exists():
+            return []
+        with self.session():
+            hits = self.shard.query(QueryRequest(
+                limit=limit, query=Query.Nearest([float(x) for x in vector], using=DENSE),
+                filter=edge_filter(payload_filter), score_threshold=score_threshold, with_payload=False,
+                with_vector=False))
+        return self.retrieve([str(h.id) for h in hits], with_vectors=True)
+
     def count(self, filter: dict[str, Any] | None = None) -> int:
         """Points matching the filter; 0 when nothing was ever indexed (no shard yet)."""
         from qdrant_edge import CountRequest

@@ -281,6 +281,17 @@ class VectorStore:
                 found.extend(_point(r) for r in records)
         return found
 
+    def near(self, vector: list[float], limit: int, score_threshold: float,
+             payload_filter: dict[str, Any] | None = None) -> list[StorePoint]:
+        """The points nearest `vector` (cosine ≥ `score_threshold`, at most `limit`), with their vectors."""
+        with self.session():
+            if not self.client.collection_exists(self.collection):
+                return []
+            found = self.client.query_points(self.collection, query=[float(x) for x in vector], using=DENSE,
+                                             query_filter=build_filter(payload_filter), limit=limit,
+                                             score_threshold=score_threshold, with_payload=True, with_vectors=True)
+            return [_point(r) for r in found.points]
+
     def count(self, filter: dict[str, Any] | None = None) -> int:
         """Points matching the filter; 0 when nothing was ever indexed (no collection yet)."""
         with self.session():

@@ -157,3 +157,47 @@ def test_maintain_replays_as_of_a_later_day_and_checks_its_days(workspace, capsy
     assert "--as-of 2026-07-01 is before --date" in capsys.readouterr().err
     assert main(["maintain", "--since", "2026-07-03", "--date", "2026-07-02"]) != 0
     assert "is after --date" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", ["edge", "local"])
+def test_a_days_facts_are_merged_against_their_neighbours_not_every_fact(tmp_path, kind):
+    """Dedup reads the day's facts and the stored facts the dense index finds near them: not the
+    workspace's every fact with its vector (at 1M points that scroll held 5+ GB)."""
+    from memory_pipeline.flows.maintenance import day_facts_and_neighbours
+    from memory_pipeline.resources.edge_store import EdgeStore
+    from memory_pipeline.resources.vector_points import StorePoint
+    from memory_pipeline.resources.vector_store import VectorStore
+
+    rng = np.random.default_rng(3)
+    unit = lambda v: (v / np.linalg.norm(v)).tolist()  # noqa: E731
+    base = rng.standard_normal(16)
+
+    def point(n: int, dense, day: str) -> StorePoint:
+        return StorePoint(id=f"00000000-0000-0000-0000-{n:012d}", text=f"fact {n}", dense=dense, sparse=None,
+                          payload={"tier": "observations", "kind": "fact", "date": day, "project": ""})
+
+    stored = [point(n, unit(rng.standard_normal(16)), "2026-11-0" + str(1 + n % 8)) for n in range(1, 300)]
+    stored += [point(900, unit(base + 0.05 * rng.standard_normal(16)), "2026-11-02"),  # the near-duplicate
+               point(901, unit(base), "2026-11-20")]  # the day's fact
+    store = (EdgeStore(tmp_path / "vectors", dimension=16, lock_timeout=5) if kind == "edge"
+             else VectorStore(tmp_path / "qdrant", None, dimension=16, lock_timeout=5.0))
+    store.ensure_collection()
+    store.upsert(stored)
+    read = day_facts_and_neighbours(store, "2026-11-20", 0.9)
+    assert set(read) == {stored[-1].id, stored[-2].id}  # the day's fact and its near-duplicate only
+    assert all(p.dense is not None for p in read.values())
+
+
+def test_a_fact_said_again_the_next_day_is_merged_when_its_day_is_indexed(workspace):
+    """Dedup at write (the observation_index asset): the day's new fact against the stored facts near it."""
+    from memory_pipeline.flows.index import index_observation_day
+
+    days = ["2026-11-16", "2026-11-17"]
+    for n, (day, text) in enumerate(zip(days, INSIGHT[:2], strict=True)):
+        obs = observation(day, f"s{n}", [Segment(title="work", facts=[fact("high", text, key=f"s{n}")])])
+        workspace.write_text(observation_path(workspace, day, obs.dedupe_key), obs.model_dump_json())
+    store = workspace_store(workspace.state, None, dimension=get_embedder().dimension)
+    first, second = (index_observation_day(workspace, Settings.from_env(), store, get_embedder(), day) for day in days)
+    assert first.merged == 0 and second.merged == 1
+    kept = [p for p in payloads(workspace).values() if p.get("mentions") == 2]
+    assert len(kept) == 1 and kept[0]["text"] == INSIGHT[1]
