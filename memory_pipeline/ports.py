@@ -56,8 +56,8 @@ class VectorIndex(Protocol):
 
     def count(self, filter: dict[str, Any] | None = None) -> int: ...
 
-    def scroll_all(self, with_vectors: bool = False,
-                   payload_filter: dict[str, Any] | None = None) -> Iterator["StorePoint"]: ...
+    def scroll_all(self, with_vectors: bool = False, payload_filter: dict[str, Any] | None = None,
+                   fields: list[str] | None = None) -> Iterator["StorePoint"]: ...
 
     def retrieve(self, ids: list[str], with_vectors: bool = False) -> list["StorePoint"]: ...
 
@@ -68,8 +68,8 @@ class VectorIndex(Protocol):
 
     def optimize(self) -> bool: ...
 
-    def records(self, with_vectors: bool | list[str] = False,
-                payload_filter: dict[str, Any] | None = None) -> Iterator[Any]: ...  # raw: id, payload, vector
+    def records(self, with_vectors: bool | list[str] = False, payload_filter: dict[str, Any] | None = None,
+                fields: list[str] | None = None) -> Iterator[Any]: ...  # raw: id, payload, vector
 
 
 class ShardedIndex(VectorIndex, Protocol):

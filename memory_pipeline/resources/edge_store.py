@@ -439,15 +439,16 @@ class EdgeStore:
         with self.session():
             return int(self.shard.count(CountRequest(exact=True, filter=edge_filter(filter))))
 
-    def scroll_all(self, with_vectors: bool = False, payload_filter: dict[str, Any] | None = None
-                   ) -> Iterator[StorePoint]:
-        """Every point (the shard stays open and locked until the iteration ends)."""
-        for record in self.records(with_vectors=with_vectors, payload_filter=payload_filter):
+    def scroll_all(self, with_vectors: bool = False, payload_filter: dict[str, Any] | None = None,
+                   fields: list[str] | None = None) -> Iterator[StorePoint]:
+        """Every point (the shard stays open and locked until the iteration ends); `fields`: only these
+        payload keys (a memory-wide pass over a large shard reads what it needs, not every text)."""
+        for record in self.records(with_vectors=with_vectors, payload_filter=payload_filter, fields=fields):
             yield _point(record)
 
     def records(self, with_vectors: bool | list[str] = False, payload_filter: dict[str, Any] | None = None,
-                batch: int = BATCH) -> Iterator[Any]:
-        """Every stored record, raw (Edge's Record: id, payload, vector)."""
+                batch: int = BATCH, fields: list[str] | None = None) -> Iterator[Any]:
+        """Every stored record, raw (Edge's Record: id, payload, vector); `fields`: only these payload keys."""
         from qdrant_edge import ScrollRequest
 
         if not self.exists():
@@ -456,8 +457,9 @@ class EdgeStore:
         with self.session():
             offset = None
             while True:
-                found, offset = self.shard.scroll(ScrollRequest(offset=offset, limit=batch, filter=where,
-                                                                with_payload=True, with_vector=with_vectors))
+                found, offset = self.shard.scroll(ScrollRequest(
+                    offset=offset, limit=batch, filter=where, with_payload=list(fields) if fields else True,
+                    with_vector=with_vectors))
                 yield from found
                 if offset is None:
                     return
