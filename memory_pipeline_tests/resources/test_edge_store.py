@@ -388,3 +388,18 @@ def test_a_re_key_builds_the_segments_as_it_goes_not_once_at_the_end(tmp_path: P
         store._rekey(counted, build_every=2048)  # 5,000 points in batches of 2,048: built after 2,048 and 4,096
     assert counted.builds == 2
     assert store.count() == 5000 and store.retrieve([points[-1].id], with_vectors=True)[0].sparse[0]
+
+
+@pytest.mark.parametrize("kind", ["edge", "local"])
+def test_a_scroll_may_read_only_some_payload_fields(tmp_path: Path, kind: str):
+    """A pass over every memory (the nightly staleness) reads the fields it needs, not every text."""
+    store = (EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5) if kind == "edge"
+             else VectorStore(tmp_path / "qdrant", None, dimension=DIM, lock_timeout=5.0))
+    store.ensure_collection()
+    store.upsert([random_point(str(uuid.UUID(int=i + 1)), f"a long memory text {i}",
+                               {"tier": "observations", "date": "2026-11-0" + str(1 + i), "stale": False})
+                  for i in range(5)])
+    some = list(store.scroll_all(payload_filter={"tier": "observations"}, fields=["date", "stale"]))
+    assert len(some) == 5 and all(set(p.payload) == {"date", "stale"} for p in some)
+    whole = list(store.scroll_all(payload_filter={"tier": "observations"}))
+    assert all({"date", "stale", "text", "tier"} <= set(p.payload) for p in whole)
