@@ -177,8 +177,9 @@ class ShardRecall:
             return [p.payload | {"text": p.text, "id": p.id} for p in chosen]
 
 
-FILTERED_FIELDS = ("project", "scope", "tier", "date", "merged_into")  # the fields recall_filter reads at
-# every query (session_id, priority, kind and source_message_ids only on request or by id: 116 MB at 1M)
+FILTERED_FIELDS = ("project", "scope", "tier", "date", "merged_into", "source_message_ids")  # the fields a
+# query filters on: recall_filter's, and the cited messages' lookup (cited_messages); session_id, priority
+# and kind only on request (65 MB at 1M)
 PAGED_IN = (*(f"segments/*/payload_index/*-{field[:8]}-*" for field in FILTERED_FIELDS),
             "segments/*/vector_storage-dense/quantized*", "segments/*/vector_index-dense/*")  # what every
 # query walks: its filter's indexes (Edge names their files by the field's first 8 characters), the int8

@@ -105,9 +105,10 @@ def test_what_queries_walk_is_read_once_after_an_open_and_the_float_vectors_are_
     walked = {f for p in found for f in ([p] if p.is_file() else p.rglob("*")) if f.is_file()}
     indexes = {p for p in shard.store.path.glob("segments/*/payload_index/**/*") if p.is_file()}
     filtered = {p for p in indexes if any(f"-{field[:8]}-" in str(p) for field in FILTERED_FIELDS)}
-    by_id = {p for p in indexes if "-source_m-" in str(p)}  # a lookup by id, not a filter of every query
+    asked = {p for p in indexes if "-session_-" in str(p)}  # a filter only on request (`--session`)
     vectors = set(shard.store.path.glob("segments/*/vector_storage-dense/**/*"))
-    assert filtered and filtered <= walked and by_id and not by_id & walked
+    assert filtered and filtered <= walked and asked and not asked & walked
+    assert any("-source_m-" in str(p) for p in walked)  # the cited messages' lookup at each query
     assert not any(p.name.startswith("matrix") for p in walked) and vectors
     assert read_once(shard.store.path) == sum(p.stat().st_size for p in walked) > 0
 
