@@ -44,7 +44,8 @@ class MemoryCap:
             self.folder.mkdir()
             self._file("memory.max", "memory.limit_in_bytes").write_text(str(self.limit))
         except OSError as exc:
-            self.folder.rmdir() if self.folder.is_dir() else None
+            if self.folder.is_dir():
+                self.folder.rmdir()
             raise BadInputError(f"--memory-cap needs a writable memory cgroup (root; {self.folder.parent}): "
                                 f"{exc.strerror or exc}") from exc
         return self

@@ -234,7 +234,8 @@ def measure_size(count: int, queries: int, workdir: Path | None = None, memory_c
             paged_in_s = _paged_in(workspace, settings.runtime_dir)  # the warm queries start after it
             print(f"# {count} points: cold {cold_ms:.0f} ms; the service's start (s since its exec): {startup}; "
                   f"page-in {paged_in_s} s", file=sys.stderr, flush=True)
-            faults = major_faults(recall_service.service_pid(workspace))
+            pid = recall_service.service_pid(workspace)  # the one service every query below reaches
+            faults = major_faults(pid)
             warm, filtered, timed = [], [], []
             for i, query in enumerate(queries_for(queries, seed=count)):
                 t1 = time.perf_counter()
@@ -247,8 +248,8 @@ def measure_size(count: int, queries: int, workdir: Path | None = None, memory_c
                 else:
                     recall(workspace, query, record=False, settings=settings)
                     warm.append((time.perf_counter() - t1) * 1000)
-            memory = process_memory(recall_service.service_pid(workspace))
-            faults_after = major_faults(recall_service.service_pid(workspace))
+            memory = process_memory(pid)
+            faults_after = major_faults(pid)
             faults = None if faults is None or faults_after is None else faults_after - faults
             capped = {"memory_cap_mb": memory_cap_mb, "cap_peak_mb": cap.peak_mb(),
                       "page_cache_dropped": dropped} if cap else {}
