@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from benchmarks.latency import environment
@@ -102,10 +103,11 @@ def _message_index_steps(env: dict[str, str]) -> dict:
 
 
 def _model_alone(env: dict[str, str], days: list[str]) -> dict:
-    """The embedding model alone on the message index's texts, in the chunks the index hands it."""
+    """The embedding model alone on the message index's texts (the messages' and their passages'), in the
+    chunks the index hands it."""
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.index import EMBED_CHUNK
-    from memory_pipeline.flows.index_messages import day_message_points
+    from memory_pipeline.flows.index_messages import day_message_points, passage_points_of
     from memory_pipeline.resources.onnx_embedder import embedder_for
     from memory_pipeline.resources.workspace import Workspace
 
@@ -115,7 +117,8 @@ def _model_alone(env: dict[str, str], days: list[str]) -> dict:
     embedder.encode(["warm up"])  # the model's load is not throughput
     texts = seconds = 0.0
     for day in days:
-        day_texts = [p.text for p in day_message_points(workspace, settings, day)]
+        messages = partial(day_message_points, workspace, settings, day)  # and their passages, as the index embeds
+        day_texts = [p.text for p in messages()] + [p.text for p in passage_points_of(messages)()]
         for first in range(0, len(day_texts), EMBED_CHUNK):
             chunk = day_texts[first:first + EMBED_CHUNK]
             started = time.perf_counter()

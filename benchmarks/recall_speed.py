@@ -1,6 +1,7 @@
 """`memory-pipeline bench recall --speed`: recall latency at 1k, 10k and 100k points.
 
-Synthetic points (random words, random unit vectors) go straight into an embedded store, then the
+Synthetic points (random words, random unit vectors; a third observations, half messages, a sixth the
+passages of one message in three) go straight into an embedded store, then the
 store is optimized as ingest leaves it (the Edge shard's HNSW built); each query is a new sentence,
 so the query embedding is always computed. Cold = starting the recall service (model load + index
 load) plus the first answer; cold_split_s = the service's own start, in seconds since its exec:
@@ -41,16 +42,24 @@ def points_for(count: int, dimension: int, seed: int, projects: tuple[str, ...] 
     from memory_pipeline.stages.index.sparse import sparse_vector
 
     rng = random.Random(seed)
+    previous: dict = {}
     for n, vector in enumerate(unit_vectors(count, dimension, seed)):
         text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 30)))
         day = f"2026-{rng.randint(1, 10):02d}-{rng.randint(1, 28):02d}"
+        pid = stable_id("speed", str(seed), str(n))
+        if n % 6 == 5:  # a passage of the message before it (stages/index/passages.py): 1 in 3 messages has one
+            yield StorePoint(id=pid, text=text, dense=vector.tolist(), sparse=None, payload={
+                key: previous[key] for key in ("date", "session_id", "created_ts", "project")} | {
+                "tier": "passages", "kind": "passage", "passage_of": previous["id"],
+                "priority": None, "stale": False})
+            continue
         tier = "messages" if n % 3 else "observations"
-        yield StorePoint(id=stable_id("speed", str(seed), str(n)), text=text, dense=vector.tolist(),
-                         sparse=sparse_vector(text), payload={
-                             "tier": tier, "date": day, "session_id": f"s{n % 200}", "created_ts": 1.77e9 + n,
-                             "project": projects[n % len(projects)],
-                             "priority": "medium" if tier == "observations" else None,
-                             "source_message_ids": [f"m{n}"], "stale": False})
+        previous = {"id": pid, "tier": tier, "date": day, "session_id": f"s{n % 200}", "created_ts": 1.77e9 + n,
+                    "project": projects[n % len(projects)]}
+        yield StorePoint(id=pid, text=text, dense=vector.tolist(), sparse=sparse_vector(text), payload={
+            key: value for key, value in previous.items() if key != "id"} | {
+            "priority": "medium" if tier == "observations" else None, "source_message_ids": [f"m{n}"],
+            "stale": False})
 
 
 def unit_vectors(count: int, dimension: int, seed: int, chunk: int = 10_000) -> Iterator[np.ndarray]:
@@ -166,12 +175,13 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def _filled(workspace, count: int, dimension: int) -> bool:
-    """The workspace's store already holds `count` points (a kept `--workdir` filled by an earlier run)."""
+    """The workspace's store already holds `count` points, passages among them as `points_for` makes them (a
+    kept `--workdir` filled by an earlier run; one filled before passages is filled again)."""
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.recall.engine import open_store
 
     store = open_store(workspace, Settings.from_env(), dimension)
-    return store.exists() and store.count() == count
+    return store.exists() and store.count() == count and store.count({"tier": "passages"}) == (count + 1) // 6
 
 
 def _paged_in(workspace, runtime_dir: Path, timeout: float = 300.0) -> float | None:

@@ -18,7 +18,7 @@ DEFINITIONS_MODULE = "memory_pipeline.definitions"
 LLM_STAGES = {"observe": "observer", "reflect": "reflector", "rewrite": "rewrite", "friction": "friction",
               "ledger": "ledger"}
 # Code versions of the stages without a prompt: bump one when its output changes for the same input.
-FIXED_VERSIONS = {"sessions": "sessions-2", "observation_index": "index-1", "message_index": "message-index-3",
+FIXED_VERSIONS = {"sessions": "sessions-2", "observation_index": "index-1", "message_index": "message-index-4",
                   "proposals": "proposals-1", "memory_md": "memory-md-1", "maintenance": "maintenance-1",
                   "index_audit": "index-audit-1", "recall_pack": "recall-pack-1",
                   "ledger_maintenance": "ledger-maintenance-1"}

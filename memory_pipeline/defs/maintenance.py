@@ -12,6 +12,7 @@ from memory_pipeline.defs.index import STORE_POOL
 from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.resources import EmbedderResource, RedisResource, VectorStoreResource, WorkspaceResource
 from memory_pipeline.flows.feedback import process_feedback
+from memory_pipeline.flows.index_messages import backfill_passages
 from memory_pipeline.flows.maintenance import audit_index, maintain_day
 from memory_pipeline.flows.runs import TODAY_TAG
 from memory_pipeline.resources.inbox import Inbox
@@ -28,7 +29,8 @@ MAINTENANCE_SPEC = dict(
     "memory, every source, the freshest wording), memories older than MEMORY_STALE_AFTER_DAYS with no recall "
     "and no echo tagged stale (recall de-ranks them; a recalled one is untagged), Redis keys past their window "
     "dropped, the store compacted (merged facts' vectors dropped, local week stores vacuumed, empty ones "
-    "removed). Counts in the metadata; a report in state/maintenance/.",
+    "removed), the passages of days indexed before passages existed added (newest first, ten minutes a night). "
+    "Counts in the metadata; a report in state/maintenance/.",
 )
 
 
@@ -40,6 +42,8 @@ def maintenance(context: dg.AssetExecutionContext, workspace: WorkspaceResource,
     store = vector_store.get_store(model.dimension)
     feedback = process_feedback(ws, redis_store, model, store)  # answers the Stop hook queued
     report = maintain_day(ws, store, redis_store, day, today=today, settings=settings)
+    # the passages of days indexed before they existed (a workspace from an older version), a night's share
+    backfilled, passages = backfill_passages(store, model, ws.state_path("index"))
     groups = [f"`{g['keep'][:8]}` ← {len(g['members']) - 1} merged" for g in report.merge_groups]
     return dg.MaterializeResult(metadata={
         "memories": report.memories, "merged": report.merged, "tagged_stale": report.tagged_stale,
@@ -48,6 +52,7 @@ def maintenance(context: dg.AssetExecutionContext, workspace: WorkspaceResource,
         "stores_removed": report.stores_removed, "store_bytes_reclaimed": report.store_bytes_reclaimed,
         "bytes_reclaimed": report.bytes_reclaimed, "merge_groups": md_list(groups),
         "answers_judged": feedback.answers, "boosted": len(feedback.used), "penalized": len(feedback.ignored),
+        "passage_days_backfilled": len(backfilled), "passages_backfilled": passages,
     })
 
 

@@ -24,4 +24,5 @@ def index_result(stats, check_name: str, model_name: str) -> dg.MaterializeResul
         "merged_at_write": stats.merged,
         "embedding_model": model_name,
         "embedding_seconds": round(stats.embed_seconds, 2),
+        **stats.parts,  # the points of the tiers indexed with it (the message index's passages)
     })

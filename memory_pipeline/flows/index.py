@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memory_pipeline.config import Settings
@@ -19,6 +19,7 @@ from memory_pipeline.models import Observation, content_hash
 from memory_pipeline.ports import Embedder, ShardedIndex, VectorIndex
 from memory_pipeline.resources.vector_store import StorePoint
 from memory_pipeline.resources.workspace import Workspace, atomic_write_json
+from memory_pipeline.stages.index.message_docs import has_keywords
 from memory_pipeline.stages.index.observation_docs import observation_points
 from memory_pipeline.stages.index.sparse import sparse_vector
 
@@ -33,6 +34,14 @@ class IndexStats:
     merged: int = 0  # new facts folded into a near-duplicate memory at write
     rescoped: int = 0  # unchanged points whose project or scope was set in place
     embed_seconds: float = 0.0  # time in the embedding model (the rest: documents, sparse vectors, upserts)
+    parts: dict[str, int] = field(default_factory=dict)  # points of another tier added in (`add`): its name → points
+
+    def add(self, other: "IndexStats", tier: str) -> None:
+        """Count another tier's run of the same day in (the message index's passages)."""
+        for name in ("points", "embedded", "unchanged", "deleted", "stored", "merged", "rescoped"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.embed_seconds += other.embed_seconds
+        self.parts[tier] = self.parts.get(tier, 0) + other.points
 
 
 EMBED_CHUNK = 512  # points read, embedded and written at a time: the day's points are never all in memory
@@ -71,7 +80,8 @@ def index_points(store: VectorIndex, embedder: Embedder, points: Iterable[StoreP
             started = time.perf_counter()
             vectors = embedder.encode([p.text for p in todo])
             stats.embed_seconds += time.perf_counter() - started
-            store.upsert([p.model_copy(update={"dense": dense, "sparse": sparse_vector(p.text)})
+            store.upsert([p.model_copy(update={"dense": dense,
+                                               "sparse": sparse_vector(p.text) if has_keywords(p.payload) else None})
                           for p, dense in zip(todo, vectors, strict=True)])
             stats.embedded += len(todo)
         if len(todo) < len(chunk):
@@ -96,7 +106,7 @@ def refresh_scope(store: VectorIndex, points: list[StorePoint]) -> int:
     return sum(len(ids) for ids in groups.values())
 
 
-def _read_manifest(path: Path) -> set[str] | None:
+def read_manifest(path: Path) -> set[str] | None:
     try:
         return set(json.loads(path.read_text(encoding="utf-8")))
     except (FileNotFoundError, ValueError, TypeError):
@@ -119,7 +129,7 @@ def index_day(store: ShardedIndex, embedder: Embedder, day: str, tier: str,
     store = store.for_day(day)
     keep = {p.id for p in read()}
     manifest = manifest_dir / tier / f"{day}.json" if manifest_dir else None
-    known = _read_manifest(manifest) if manifest else None
+    known = read_manifest(manifest) if manifest else None
     day_filter = {"tier": tier, "date": day}  # an exact match: a date range parses every stored date
     with store.session():
         store.ensure_collection()

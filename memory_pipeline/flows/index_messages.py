@@ -9,12 +9,13 @@ once (together 380 MB at 100k, beside what the store holds).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.index import IndexStats, PointSource, index_day
+from memory_pipeline.flows.index import IndexStats, PointSource, index_day, read_manifest
 from memory_pipeline.flows.observe import collect_sessions, session_project
 from memory_pipeline.models import Message
 from memory_pipeline.ports import Embedder, ShardedIndex
@@ -23,6 +24,8 @@ from memory_pipeline.resources.observation_files import load_session, sessions_p
 from memory_pipeline.resources.vector_store import StorePoint
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.message_docs import DocOptions, stream_message_documents
+from memory_pipeline.stages.index.passages import TIER as PASSAGES
+from memory_pipeline.stages.index.passages import turn_passages
 
 
 def _handed_out(messages: list[Message]) -> Iterator[Message]:
@@ -55,14 +58,66 @@ def day_message_points(workspace: Workspace, settings: Settings, day: str,
             yield StorePoint(id=doc.id, text=doc.text, payload=doc.payload)
 
 
+def passage_points_of(points: PointSource) -> PointSource:
+    """The passages of the message points `points` makes (stages/index/passages.py), made anew on each call."""
+    def made() -> Iterator[StorePoint]:
+        for pid, text, payload in turn_passages((p.id, p.payload) for p in points()):
+            yield StorePoint(id=pid, text=text, payload=payload)
+    return made
+
+
 def index_messages(store: ShardedIndex, embedder: Embedder, day: str, points: list[StorePoint] | PointSource,
                    manifest_dir: Path | None = None) -> IndexStats:
-    return index_day(store, embedder, day, "messages", points, manifest_dir)
+    """The day's message points, then their passages (each tier exactly what `points` makes)."""
+    read = points if callable(points) else (lambda: points)
+    stats = index_day(store, embedder, day, "messages", read, manifest_dir)
+    stats.add(index_day(store, embedder, day, PASSAGES, passage_points_of(read), manifest_dir), "passages")
+    return stats
+
+
+PASSAGE_BACKFILL_SECONDS = 600.0  # a night's share of the catch-up: a year of heavy use (~300k windows) takes a
+# few nights on a laptop's CPU, newest days first, and recall works meanwhile (a turn without passages scores
+# by its own vector, as before)
+READ_CHUNK = 2048  # message points read back from the store at a time
+
+
+def days_without_passages(manifest_dir: Path) -> list[str]:
+    """The days whose messages were indexed before passages existed (a messages manifest, no passages
+    one), newest first."""
+    done = {p.stem for p in (manifest_dir / PASSAGES).glob("*.json")}
+    return sorted((p.stem for p in (manifest_dir / "messages").glob("*.json") if p.stem not in done), reverse=True)
+
+
+def _stored_points(store: ShardedIndex, ids: list[str]) -> PointSource:
+    def read() -> Iterator[StorePoint]:
+        for first in range(0, len(ids), READ_CHUNK):
+            yield from store.retrieve(ids[first:first + READ_CHUNK])
+    return read
+
+
+def backfill_passages(store: ShardedIndex, embedder: Embedder, manifest_dir: Path,
+                      budget_s: float = PASSAGE_BACKFILL_SECONDS) -> tuple[list[str], int]:
+    """Index the passages of the days indexed before them, from their message points in the store (the
+    transcripts are not read again), newest day first, until `budget_s` seconds have passed; the days
+    done and the passages embedded. A day cut short by a crash is done again (its manifest comes last)."""
+    started, done, embedded = time.monotonic(), [], 0
+    for day in days_without_passages(manifest_dir):
+        if time.monotonic() - started >= budget_s:
+            break
+        ids = read_manifest(manifest_dir / "messages" / f"{day}.json")
+        if ids is None:  # unreadable: the day's next message index writes it again
+            continue
+        stats = index_day(store, embedder, day, PASSAGES, passage_points_of(_stored_points(store, sorted(ids))),
+                          manifest_dir)
+        done.append(day)
+        embedded += stats.embedded
+    return done, embedded
 
 
 def index_message_day(workspace: Workspace, settings: Settings, store: ShardedIndex, embedder: Embedder,
                       day: str) -> IndexStats:
-    """The `message_index` asset's work: every message of the day's sessions, manifest in state/index."""
+    """The `message_index` asset's work: every message of the day's sessions and the passages of the
+    user's turns, manifests in state/index."""
     collect_missing_sessions(workspace, day)
     return index_messages(store, embedder, day, partial(day_message_points, workspace, settings, day),
                           manifest_dir=workspace.state_path("index"))

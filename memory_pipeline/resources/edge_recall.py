@@ -17,6 +17,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from memory_pipeline.errors import StoreLockedError
 from memory_pipeline.resources.edge_shard import register_holder, unregister_holder
 from memory_pipeline.resources.edge_store import DENSE, SPARSE, EdgeStore, edge_filter
 from memory_pipeline.resources.recall_index import generation_at
+from memory_pipeline.stages.index.passages import TIER as PASSAGES
 from memory_pipeline.stages.index.sparse import token_id
 from memory_pipeline.stages.recall.candidates import CandidateQuery, Candidates
 from memory_pipeline.stages.recall.rank import RecallFilters
@@ -100,33 +102,46 @@ class ShardRecall:
     def candidates(self, query: CandidateQuery, filters: RecallFilters) -> Candidates:
         from qdrant_edge import Query, QueryBatchRequest, QueryRequest, SparseVector
 
-        where = recall_filter(filters)
-        inside = recall_filter(filters, query.window) if query.window else None
-        searches: list[tuple[str, Any, int, Any]] = []
-        if query.dense is not None:
-            searches.append(("dense", Query.Nearest([float(x) for x in query.dense], using=DENSE), query.k, where))
+        groups = [(recall_filter(filters), recall_filter(replace(filters, tier=PASSAGES)))]
+        if query.window:  # a named time's own best candidates join each list
+            groups.append((recall_filter(filters, query.window),
+                           recall_filter(replace(filters, tier=PASSAGES), query.window)))
+        with_passages = filters.tier in ("all", "messages")  # the user's turns' windows, counted for their turn
+        searches: list[tuple[str, int, Any, int, Any]] = []  # (list, group, query, k, filter)
         keyword = [("sparse", query.terms, query.k)] + [(f"part{i}", t, query.part_depth)
                                                        for i, t in enumerate(query.parts)]
-        for name, terms, k in keyword:
-            ids = sorted({token_id(t) for t in terms})
-            if ids and k > 0:
-                searches.append((name, Query.Nearest(SparseVector(ids, [1.0] * len(ids)), using=SPARSE), k, where))
-        if inside is not None:
-            searches += [(name, q, k, inside) for name, q, k, _ in searches]
-        found: dict[str, dict[str, float]] = {}
+        for group, (where, passages) in enumerate(groups):
+            if query.dense is not None:
+                nearest = Query.Nearest([float(x) for x in query.dense], using=DENSE)
+                searches.append(("dense", group, nearest, query.k, where))
+                if with_passages:
+                    searches.append((PASSAGES, group, nearest, query.k * PASSAGE_DEPTH, passages))
+            for name, terms, k in keyword:
+                ids = sorted({token_id(t) for t in terms})
+                if ids and k > 0:
+                    searches.append((name, group, Query.Nearest(SparseVector(ids, [1.0] * len(ids)), using=SPARSE),
+                                     k, where))
+        found: dict[tuple[str, int], dict[str, float]] = {}
         with self._shard() as shard:
             if shard is not None and searches:
                 batch = shard.query_batch(QueryBatchRequest([
-                    QueryRequest(limit=k, query=q, filter=f, with_payload=False, with_vector=False)
-                    for _, q, k, f in searches]))
-                for (name, *_), hits in zip(searches, batch, strict=True):
-                    side = found.setdefault(name, {})
-                    for hit in hits:
-                        pid = str(hit.id)
-                        side[pid] = max(side.get(pid, float("-inf")), float(hit.score))
+                    QueryRequest(limit=k, query=q, filter=f, with_vector=False,
+                                 with_payload=["passage_of"] if name == PASSAGES else False)
+                    for name, _, q, k, f in searches]))
+                for (name, group, *_), hits in zip(searches, batch, strict=True):
+                    side = found.setdefault(("dense" if name == PASSAGES else name, group), {})
+                    for hit in hits:  # a passage counts for its turn: the best of the turn and its passages
+                        pid = str(hit.id) if name != PASSAGES else str((hit.payload or {}).get("passage_of") or "")
+                        if pid:
+                            side[pid] = max(side.get(pid, float("-inf")), float(hit.score))
 
         def ranked(name: str) -> list[tuple[str, float]]:
-            return sorted(found.get(name, {}).items(), key=lambda item: (-item[1], item[0]))
+            merged: dict[str, float] = {}
+            for group in range(len(groups)):
+                best = sorted(found.get((name, group), {}).items(), key=lambda item: (-item[1], item[0]))
+                for pid, score in best[:query.k] if name == "dense" else best:  # the turns folded: the top k
+                    merged[pid] = max(merged.get(pid, float("-inf")), score)
+            return sorted(merged.items(), key=lambda item: (-item[1], item[0]))
 
         return Candidates(ranked("dense"), ranked("sparse"), [ranked(f"part{i}") for i in range(len(query.parts))])
 
@@ -171,11 +186,16 @@ class ShardRecall:
             else:
                 chosen = []
                 for point in self.store.scroll_all(payload_filter={"session_id": str(session_id or "")}):
+                    if point.payload.get("tier") == PASSAGES:  # a turn's windows: its turn is there
+                        continue
                     chosen.append(point)
                     if len(chosen) >= limit:
                         break
             return [p.payload | {"text": p.text, "id": p.id} for p in chosen]
 
+
+PASSAGE_DEPTH = 2  # passages searched per turn wanted: a turn's best window may rank below another turn's
+# several windows
 
 FILTERED_FIELDS = ("project", "scope", "tier", "date", "merged_into", "source_message_ids")  # the fields a
 # query filters on: recall_filter's, and the cited messages' lookup (cited_messages); session_id, priority
@@ -225,5 +245,7 @@ def recall_filter(filters: RecallFilters, window=None):
         must.append(Filter(should=[FieldCondition(key="project", match=MatchValue(value=filters.project)),
                                    FieldCondition(key="project", match=MatchValue(value="")),
                                    FieldCondition(key="scope", match=MatchValue(value="user"))]))
-    return Filter(must=must)
+    # every tier: a turn's passages are searched apart and counted for their turn (ShardRecall.candidates)
+    unwanted = [FieldCondition(key="tier", match=MatchValue(value=PASSAGES))] if filters.tier == "all" else None
+    return Filter(must=must, must_not=unwanted)
 

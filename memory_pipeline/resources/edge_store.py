@@ -33,7 +33,7 @@ from memory_pipeline.errors import BadInputError, DiskFullError, MemoryPipelineE
 from memory_pipeline.models import content_hash
 from memory_pipeline.resources.edge_shard import shard_lock
 from memory_pipeline.resources.vector_points import StorePoint, filter_conditions
-from memory_pipeline.stages.index.message_docs import keyword_counts
+from memory_pipeline.stages.index.message_docs import has_keywords, keyword_counts
 from memory_pipeline.stages.index.sparse import KEYS_VERSION, keyword_vector
 
 DENSE, SPARSE = "dense", "bm25"
@@ -339,7 +339,8 @@ class EdgeStore:
             for start in range(0, len(points), BATCH):
                 batch = points[start:start + BATCH]
                 counted = [keyword_counts({**p.payload, "text": p.text}) for p in batch]
-                average = self.keyword_stats.add([length for _, length in counted])
+                average = self.keyword_stats.add([length for p, (_, length) in zip(batch, counted, strict=True)
+                                                  if has_keywords(p.payload)])  # a passage is no keyword document
                 self._update(UpdateOperation.upsert_points(
                     [_edge_point(p, keyword_vector(counts, length, average))
                      for p, (counts, length) in zip(batch, counted, strict=True)]))

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from memory_pipeline.ports import VectorIndex
-from memory_pipeline.stages.index.message_docs import keyword_counts
+from memory_pipeline.stages.index.message_docs import has_keywords, keyword_counts
 from memory_pipeline.stages.index.sparse import B, K1, saturation
 from memory_pipeline.stages.recall.candidates import Candidates, CandidateQuery
 from memory_pipeline.stages.recall.rank import PRIORITIES, TIERS, RecallFilters
@@ -75,9 +75,21 @@ class RecallIndex:
                 postings[token].append((row, count))
         self.row_of = {pid: row for row, pid in enumerate(self.ids)}
         size = len(self.ids)
+        self.keyworded = np.array([has_keywords(p) for p in payloads], dtype=bool)  # BM25's documents
         self.has_dense = np.any(self.dense != 0, axis=1) if dense.shape[1] else np.zeros(size, dtype=bool)
+        self._build_passages()
         self._build_bm25(postings, np.asarray(lengths, dtype=np.float32), k1, b)
         self._build_columns()
+
+    def _build_passages(self) -> None:
+        """A turn's passages (stages/index/passages.py): their rows and their turn's, by turn; a passage
+        is never a hit of its own (its turn's gone: it is left out)."""
+        owned = sorted((self.row_of[turn], row) for row, p in enumerate(self.payloads)
+                       if (turn := p.get("passage_of")) is not None and turn in self.row_of)
+        self.passage_turns = np.array([t for t, _ in owned], dtype=np.int64)
+        self.passage_rows = np.array([r for _, r in owned], dtype=np.int64)
+        is_passage = np.array([p.get("passage_of") is not None for p in self.payloads], dtype=bool)
+        self.has_dense &= ~is_passage  # the rows a dense search may return
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -94,8 +106,8 @@ class RecallIndex:
         return False
 
     def _build_bm25(self, postings: dict[str, list[tuple[int, float]]], lengths: np.ndarray, k1: float, b: float) -> None:
-        size = len(self.ids)
-        average = float(lengths.mean()) if size else 1.0
+        size = int(self.keyworded.sum())
+        average = float(lengths[self.keyworded].mean()) if size else 1.0
         self.postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for token, entries in postings.items():
             rows = np.fromiter((r for r, _ in entries), dtype=np.int32, count=len(entries))
@@ -183,6 +195,8 @@ class RecallIndex:
         if not len(self) or self.dense.shape[1] == 0:
             return []
         scores = self.dense @ np.asarray(vector, dtype=np.float32)
+        if self.passage_rows.size:  # a turn scores as the best of its own vector and its passages'
+            np.maximum.at(scores, self.passage_turns, scores[self.passage_rows])
         keep = self.has_dense if mask is None else mask & self.has_dense
         return self._top_also(scores, k, keep, also)
 
@@ -218,7 +232,7 @@ class RecallIndex:
             rows = [self.row_of[i] for i in dict.fromkeys(ids) if i in self.row_of]
         else:
             code = self.session_codes.get(str(session_id or ""), -1)
-            rows = [int(r) for r in np.flatnonzero(self.session == code)]
+            rows = [int(r) for r in np.flatnonzero((self.session == code) & self.keyworded)]  # no passages
         return [self.payloads[r] | {"id": self.ids[r]} for r in rows[:limit]]
 
     def _top_also(self, scores: np.ndarray, k: int, keep: np.ndarray, also: np.ndarray | None

@@ -62,7 +62,8 @@ def test_history_through_import_and_ingest_and_the_model_on_the_same_texts(own_e
 
     figures = bench_history(days=1, per_day=40)
     assert figures["runs"] == 1 and figures["messages"] == 40
-    assert figures["embedded"] == 40 and figures["model_texts"] == 40
+    # the 40 messages and the passages of the user's longer turns, the same texts on both sides
+    assert figures["embedded"] == figures["model_texts"] > 40
     assert figures["ratio"] > 0 and figures["store_mb"] > 0 and figures["peak_rss_mb"] > 0
 
 
@@ -74,8 +75,8 @@ def test_history_onto_a_filled_shard_is_indexed_into_a_copy_of_it(tmp_path, own_
     filled = tmp_path / "points-300" / "state" / "vectors"
     before = sorted(p.name for p in filled.rglob("*"))
     figures = bench_history(days=1, per_day=40, onto=tmp_path / "points-300")
-    assert figures["shard_points_before"] == 300 and figures["embedded"] == 40
-    assert figures["shard_points_after"] >= 340 and figures["ratio"] > 0
+    assert figures["shard_points_before"] == 300 and figures["embedded"] > 40  # with the passages
+    assert figures["shard_points_after"] >= 300 + figures["embedded"] and figures["ratio"] > 0
     assert sorted(p.name for p in filled.rglob("*")) == before  # the filled workspace itself is left as it was
     assert figures["copied_beside_shard"] == ["vectors.bm25.json"]  # its keyword statistics: else every point
     # would be re-keyed (written again) at the first open

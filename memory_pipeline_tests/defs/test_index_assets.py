@@ -28,8 +28,14 @@ def test_message_index_materializes_idempotently(workspace):
     first = dg.materialize(assets("sessions", "message_index"), partition_key=day, resources=build_resources(Settings.from_env()))
     store = workspace_store(workspace.state, None, dimension=384)
     stored = store.count({"tier": "messages", "date": day})
+    passages = store.count({"tier": "passages", "date": day})
     meta = first.asset_materializations_for_node("message_index")[0].metadata
-    assert stored == meta["points"].value == meta["embedded_now"].value > 0
+    assert stored + passages == meta["points"].value == meta["embedded_now"].value and stored > 0
+    assert passages == meta["passages"].value > 0  # the windows of the user's longer turns
+    turns = {p.id: p for p in store.scroll_all(payload_filter={"tier": "messages", "date": day})}
+    for passage in store.scroll_all(payload_filter={"tier": "passages"}):
+        turn = turns[passage.payload["passage_of"]].payload
+        assert turn["role"] == "user" and passage.text in " ".join(turn["message"].split())
     expected = sum(1 for e in Inbox(workspace).accepted(day) for m in load_session(workspace, day, e).messages
                    if m.role in ("user", "assistant") and m.text.strip() and not m.is_compaction_summary)
     assert stored == expected
@@ -39,7 +45,8 @@ def test_message_index_materializes_idempotently(workspace):
 
     again = dg.materialize(assets("sessions", "message_index"), partition_key=day, resources=build_resources(Settings.from_env()))
     meta = again.asset_materializations_for_node("message_index")[0].metadata
-    assert meta["embedded_now"].value == 0 and meta["unchanged"].value == stored
+    assert meta["embedded_now"].value == 0 and meta["unchanged"].value == stored + passages
     assert store.count({"tier": "messages", "date": day}) == stored
+    assert store.count({"tier": "passages", "date": day}) == passages
     checks = {c.check_name: c.passed for c in again.get_asset_check_evaluations()}
     assert checks == {"index_matches_messages": True}

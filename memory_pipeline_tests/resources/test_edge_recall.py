@@ -150,3 +150,71 @@ def test_only_the_best_fused_candidates_are_ranked_with_their_payloads_read(tmp_
         assert ranked_candidates(shard, fused, known, depth=1)[1] == known
     finally:
         shard.close()
+
+
+def with_passages(n: int = 60):
+    """points(n) whose every fourth message is a user's long turn, with its passages (random vectors)."""
+    from memory_pipeline.stages.index.passages import passage_points
+    from memory_pipeline.resources.vector_points import StorePoint
+
+    data, passages = points(n), []
+    for number, point in enumerate(data):
+        if point.payload["tier"] == "messages" and number % 4 == 1:
+            point.payload["message"] = (f"Turn {number} says the deploy uses docker. " * 3
+                                        + f"It also says the cache is redis {number}. " * 3)
+            for pid, text, payload in passage_points(point.id, point.payload):
+                passages.append(StorePoint(id=pid, text=text, payload=payload,
+                                           dense=random_point(pid, text).dense, sparse=None))
+    return data, passages
+
+
+@pytest.mark.parametrize("filters", [RecallFilters(), RecallFilters(tier="messages", project="beta"),
+                                     RecallFilters(since="2026-02-01"), RecallFilters(tier="observations")],
+                         ids=lambda f: repr(f)[13:60])
+def test_a_turn_scores_by_its_best_passage_in_the_shard_as_in_the_index(tmp_path, filters):
+    data, passages = with_passages()
+    store = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    store.upsert(data + passages)
+    shard = ShardRecall(store)
+    try:
+        index = RecallIndex(store.scroll_all(with_vectors=True))
+        target = next(p for p in passages if p.payload["project"] == "beta" and p.payload["date"] >= "2026-02-01")
+        norm = sum(x * x for x in target.dense) ** 0.5
+        query = CandidateQuery(dense=[x / norm for x in target.dense], terms=tokenize("docker redis"), k=10)
+        ours, theirs = shard.candidates(query, filters), index.candidates(query, filters)
+        assert dict(ours.dense) == pytest.approx(dict(theirs.dense), rel=1e-4)
+        same_list(ours.sparse, theirs.sparse)
+        listed = {pid for ranked in (ours.dense, ours.sparse, theirs.dense, theirs.sparse) for pid, _ in ranked}
+        assert not listed & {p.id for p in passages}  # a passage is never a candidate of its own
+        turn = target.payload["passage_of"]
+        if filters.tier == "observations":
+            assert turn not in listed
+        else:  # the query is the passage's own vector: its turn comes first, at the passage's score
+            assert ours.dense[0][0] == turn and ours.dense[0][1] == pytest.approx(1.0, abs=1e-3)
+            assert dict(ours.dense)[turn] > index.dense[index.row_of[turn]] @ query.dense  # not the turn's own
+    finally:
+        shard.close()
+
+
+def test_passages_change_neither_keyword_statistics_nor_a_sessions_points(tmp_path):
+    data, passages = with_passages()
+    store = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    store.upsert(data)
+    before = store.keyword_stats.read()
+    store.upsert(passages)
+    assert store.keyword_stats.read() == before  # a passage is no keyword document
+    alone = RecallIndex(data)
+    both = RecallIndex(store.scroll_all(with_vectors=True))
+    query = tokenize("docker redis cache")
+    assert dict(both.sparse_search(query, 20, None)) != {}
+    assert {both.ids[r]: s for r, s in both.sparse_search(query, 20, None)} == pytest.approx(
+        {alone.ids[r]: s for r, s in alone.sparse_search(query, 20, None)}, rel=1e-5)
+    session = passages[0].payload["session_id"]
+    shard = ShardRecall(store)
+    try:
+        for source in (shard, both):
+            found = source.points(None, session, 100)
+            assert found and all(p["tier"] != "passages" for p in found)
+            assert {p["id"] for p in found} == {p.id for p in data if p.payload["session_id"] == session}
+    finally:
+        shard.close()

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from memory_pipeline.models import Message, Transcript, content_hash, stable_id
+from memory_pipeline.stages.index.passages import TIER as PASSAGES
 from memory_pipeline.stages.index.sparse import weighted_counts
 from memory_pipeline.stages.provenance import label_of
 
@@ -107,9 +108,18 @@ def keyword_parts(payload: dict) -> tuple[str, str]:
     return own, borrowed.removesuffix(")")
 
 
+def has_keywords(payload: dict) -> bool:
+    """Whether keyword search indexes the point: every one but a turn's passage (a window of the turn's own
+    words, which keyword search matches on the turn itself; stages/index/passages.py)."""
+    return payload.get("tier") != PASSAGES
+
+
 def keyword_counts(payload: dict) -> tuple[dict[str, float], float]:
     """A point's keyword term frequencies and length (`keyword_parts`, the borrowed tail's words at
-    BORROWED_WEIGHT each): what both keyword indexes (the Edge shard's values, RecallIndex) count."""
+    BORROWED_WEIGHT each): what both keyword indexes (the Edge shard's values, RecallIndex) count;
+    nothing for a point keyword search leaves out (`has_keywords`)."""
+    if not has_keywords(payload):
+        return {}, 0.0
     return weighted_counts(*keyword_parts(payload), BORROWED_WEIGHT)
 
 
