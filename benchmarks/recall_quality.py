@@ -57,7 +57,9 @@ def _searcher(workspace, answers: dict):
     from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
 
     settings = Settings.from_env()
-    base = RecallEngine(workspace, settings)
+    base = RecallEngine(workspace, settings, service=True)  # the variants share the shard, held as the service
+    if hasattr(base.store, "hold"):  # holds it (opened once, not per request: 10x faster over 13 variants);
+        base.store.hold()  # the CLI's recall service, done with the product row, is asked to let go
     anchor = workspace_turns(workspace)
     engines: dict[str, RecallEngine] = {}
     now = time.time()
@@ -66,7 +68,8 @@ def _searcher(workspace, answers: dict):
         key = str(sorted(variant.options.items()))
         if key not in engines:
             options = replace(RankOptions(), **variant.options)
-            engines[key] = RecallEngine(workspace, settings, options, store=base.store, embedder=base.embedder)
+            engines[key] = RecallEngine(workspace, settings, options, store=base.store, embedder=base.embedder,
+                                        service=True)
             engines[key]._query_vectors = base._query_vectors  # embed each question once
         return engines[key]
 
