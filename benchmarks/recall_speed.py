@@ -39,6 +39,7 @@ WORDS = ("redis pool timeout pagination orders api worker memory docker image ca
 def points_for(count: int, dimension: int, seed: int, projects: tuple[str, ...] = ("",)):
     from memory_pipeline.models import stable_id
     from memory_pipeline.resources.vector_store import StorePoint
+    from memory_pipeline.stages.index.passages import passage_id
     from memory_pipeline.stages.index.sparse import sparse_vector
 
     rng = random.Random(seed)
@@ -48,7 +49,7 @@ def points_for(count: int, dimension: int, seed: int, projects: tuple[str, ...] 
         day = f"2026-{rng.randint(1, 10):02d}-{rng.randint(1, 28):02d}"
         pid = stable_id("speed", str(seed), str(n))
         if n % 6 == 5:  # a passage of the message before it (stages/index/passages.py): 1 in 3 messages has one
-            yield StorePoint(id=pid, text=text, dense=vector.tolist(), sparse=None, payload={
+            yield StorePoint(id=passage_id(previous["id"], 0), text=text, dense=vector.tolist(), sparse=None, payload={
                 key: previous[key] for key in ("date", "session_id", "created_ts", "project")} | {
                 "tier": "passages", "kind": "passage", "passage_of": previous["id"],
                 "priority": None, "stale": False})

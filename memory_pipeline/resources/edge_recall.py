@@ -26,6 +26,7 @@ from memory_pipeline.resources.edge_shard import register_holder, unregister_hol
 from memory_pipeline.resources.edge_store import DENSE, SPARSE, EdgeStore, edge_filter
 from memory_pipeline.resources.recall_index import generation_at
 from memory_pipeline.stages.index.passages import TIER as PASSAGES
+from memory_pipeline.stages.index.passages import turn_of
 from memory_pipeline.stages.index.sparse import token_id
 from memory_pipeline.stages.recall.candidates import CandidateQuery, Candidates
 from memory_pipeline.stages.recall.rank import RecallFilters
@@ -125,13 +126,12 @@ class ShardRecall:
         with self._shard() as shard:
             if shard is not None and searches:
                 batch = shard.query_batch(QueryBatchRequest([
-                    QueryRequest(limit=k, query=q, filter=f, with_vector=False,
-                                 with_payload=["passage_of"] if name == PASSAGES else False)
-                    for name, _, q, k, f in searches]))
+                    QueryRequest(limit=k, query=q, filter=f, with_payload=False, with_vector=False)
+                    for _, _, q, k, f in searches]))
                 for (name, group, *_), hits in zip(searches, batch, strict=True):
                     side = found.setdefault(("dense" if name == PASSAGES else name, group), {})
-                    for hit in hits:  # a passage counts for its turn: the best of the turn and its passages
-                        pid = str(hit.id) if name != PASSAGES else str((hit.payload or {}).get("passage_of") or "")
+                    for hit in hits:  # a passage counts for its turn (its id names it): the best of the two
+                        pid = str(hit.id) if name != PASSAGES else turn_of(str(hit.id))
                         if pid:
                             side[pid] = max(side.get(pid, float("-inf")), float(hit.score))
 

@@ -20,6 +20,8 @@ import numpy as np
 
 from memory_pipeline.ports import VectorIndex
 from memory_pipeline.stages.index.message_docs import has_keywords, keyword_counts
+from memory_pipeline.stages.index.passages import TIER as PASSAGES
+from memory_pipeline.stages.index.passages import turn_of
 from memory_pipeline.stages.index.sparse import B, K1, saturation
 from memory_pipeline.stages.recall.candidates import Candidates, CandidateQuery
 from memory_pipeline.stages.recall.rank import PRIORITIES, TIERS, RecallFilters
@@ -84,11 +86,11 @@ class RecallIndex:
     def _build_passages(self) -> None:
         """A turn's passages (stages/index/passages.py): their rows and their turn's, by turn; a passage
         is never a hit of its own (its turn's gone: it is left out)."""
-        owned = sorted((self.row_of[turn], row) for row, p in enumerate(self.payloads)
-                       if (turn := p.get("passage_of")) is not None and turn in self.row_of)
+        is_passage = np.array([p.get("tier") == PASSAGES for p in self.payloads], dtype=bool)
+        owned = sorted((self.row_of[turn], row) for row in np.flatnonzero(is_passage)
+                       if (turn := turn_of(self.ids[row])) in self.row_of)
         self.passage_turns = np.array([t for t, _ in owned], dtype=np.int64)
         self.passage_rows = np.array([r for _, r in owned], dtype=np.int64)
-        is_passage = np.array([p.get("passage_of") is not None for p in self.payloads], dtype=bool)
         self.has_dense &= ~is_passage  # the rows a dense search may return
 
     def __len__(self) -> int:

@@ -5,8 +5,9 @@ all-MiniLM-L6-v2 averages a turn into one vector, so the one sentence of a turn 
 have any advice on…") is diluted by the requests around it. A user's turn longer than MIN_CHARS
 characters is cut into windows of whole sentences, at most WINDOW_WORDS words each and sharing none,
 at most MAX_WINDOWS a turn; each window is embedded alone (no date, no previous turn) as a point of
-its own that names its turn (`passage_of`). Recall scores a turn by the best of its own vector and its
-windows' (MaxP, Dai & Callan 2019); the windows have no keyword vector and are never hits themselves.
+its own whose id names its turn (`passage_id`, `turn_of`; the payload's `passage_of` says it too).
+Recall scores a turn by the best of its own vector and its windows' (MaxP, Dai & Callan 2019); the
+windows have no keyword vector and are never hits themselves.
 
 Measured (docs/recall.md, "best-passage dense scoring"; recall@10 / @5): lme-dev 0.765 / 0.658 →
 0.791 / 0.702, LoCoMo 0.795 / 0.708 → 0.802 / 0.715, every lme-dev question type at or above; windows
@@ -16,9 +17,8 @@ of the assistant's replies, or on the keyword side, were worse on both sets.
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Iterable, Iterator
-
-from memory_pipeline.models import content_hash, stable_id
 
 TIER = "passages"
 MIN_CHARS = 100  # a shorter turn is one sentence or two: its own vector is its passage
@@ -57,15 +57,40 @@ def windows(text: str, width: int = WINDOW_WORDS, at_most: int = MAX_WINDOWS) ->
 
 
 PAYLOAD_FIELDS = ("date", "session_id", "project", "scope", "created_ts")  # what the filters read, as the turn's
+_TURN_VERSION, _FIRST_VERSION = 5, 8  # the UUID version nibble of a turn's id (uuid5) and of its first passage's
+
+
+def passage_id(turn_id: str, number: int) -> str:
+    """The id of a turn's passage `number`: the turn's own id (a uuid5, `models.stable_id`) with its version
+    nibble set to 8 + number, so a search hit names its turn without a payload read (`turn_of`) and no
+    passage id is ever another point's (every other id is a uuid5)."""
+    raw = bytearray(uuid.UUID(turn_id).bytes)
+    if raw[6] >> 4 != _TURN_VERSION or not 0 <= number < MAX_WINDOWS:
+        raise ValueError(f"no passage {number} of {turn_id}: passages are of uuid5 turn ids, at most {MAX_WINDOWS}")
+    raw[6] = (raw[6] & 0x0F) | (_FIRST_VERSION + number) << 4
+    return str(uuid.UUID(bytes=bytes(raw)))
+
+
+def turn_of(point_id: str) -> str | None:
+    """The turn a passage's id names (`passage_id`); None for any other point's id."""
+    try:
+        raw = bytearray(uuid.UUID(str(point_id)).bytes)
+    except ValueError:
+        return None
+    if not _FIRST_VERSION <= raw[6] >> 4 < _FIRST_VERSION + MAX_WINDOWS:
+        return None
+    raw[6] = (raw[6] & 0x0F) | _TURN_VERSION << 4
+    return str(uuid.UUID(bytes=bytes(raw)))
 
 
 def passage_points(turn_id: str, payload: dict) -> list[tuple[str, str, dict]]:
-    """A message point's passages as (id, text, payload); none for an assistant's turn or a short one."""
+    """A message point's passages as (id, text, payload); none for an assistant's turn or a short one. A
+    passage's content is its turn's (the turn's id changes with its text), so its id needs no hash of it."""
     own = str(payload.get("message") or "")
     if payload.get("tier") != "messages" or payload.get("role") not in ROLES or len(" ".join(own.split())) <= MIN_CHARS:
         return []
     base = {field: payload.get(field) for field in PAYLOAD_FIELDS if field in payload}
-    return [(stable_id(turn_id, TIER, str(number), content_hash(text)), text,
+    return [(passage_id(turn_id, number), text,
              base | {"tier": TIER, "kind": "passage", "passage_of": turn_id, "priority": None, "stale": False})
             for number, text in enumerate(windows(own))]
 
