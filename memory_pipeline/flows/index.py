@@ -69,24 +69,30 @@ def _chunks(points: Iterable[StorePoint], size: int) -> Iterator[list[StorePoint
 def index_points(store: VectorIndex, embedder: Embedder, points: Iterable[StorePoint], stats: IndexStats) -> None:
     """Embed and upsert the points whose content is new or changed, a chunk at a time as `points` is
     read; unchanged points get their project and scope refreshed; `stats.stored` counts the points
-    found stored with their content afterwards."""
+    found stored with their content afterwards. The store is held for its reads and writes, not while
+    the chunk is embedded (unless the caller holds it): a day of long turns and their passages took
+    the message index past the lock timeout of the other steps writing the store at load."""
     for chunk in _chunks(points, EMBED_CHUNK):
         hashes = {p.id: content_hash(p.text) for p in chunk}
-        changed = store.missing_or_changed(hashes)
+        with store.session():
+            changed = store.missing_or_changed(hashes)
         todo = [p for p in chunk if p.id in changed]
         stats.points += len(chunk)
         stats.unchanged += len(chunk) - len(todo)
+        vectors: list = []
         if todo:
             started = time.perf_counter()
             vectors = embedder.encode([p.text for p in todo])
             stats.embed_seconds += time.perf_counter() - started
-            store.upsert([p.model_copy(update={"dense": dense,
-                                               "sparse": sparse_vector(p.text) if has_keywords(p.payload) else None})
-                          for p, dense in zip(todo, vectors, strict=True)])
-            stats.embedded += len(todo)
-        if len(todo) < len(chunk):
-            stats.rescoped += refresh_scope(store, [p for p in chunk if p.id not in changed])
-        stats.stored += len(chunk) - len(store.missing_or_changed(hashes))
+        with store.session():
+            if todo:
+                store.upsert([p.model_copy(update={"dense": dense, "sparse": sparse_vector(p.text)
+                                                   if has_keywords(p.payload) else None})
+                              for p, dense in zip(todo, vectors, strict=True)])
+                stats.embedded += len(todo)
+            if len(todo) < len(chunk):
+                stats.rescoped += refresh_scope(store, [p for p in chunk if p.id not in changed])
+            stats.stored += len(chunk) - len(store.missing_or_changed(hashes))
 
 
 SCOPE_FIELDS = ["project", "scope"]
@@ -141,7 +147,8 @@ def index_day(store: ShardedIndex, embedder: Embedder, day: str, tier: str,
         if stale:
             store.delete(stale)
             stats.deleted = len(stale)
-        index_points(store, embedder, read(), stats)
+    index_points(store, embedder, read(), stats)  # the store let go while each chunk is embedded
+    with store.session():
         if manifest:
             atomic_write_json(manifest, sorted(keep))
         else:

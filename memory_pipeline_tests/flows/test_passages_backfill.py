@@ -48,3 +48,21 @@ def test_message_days_indexed_before_passages_get_them_from_the_store(store, tmp
     stats = index_messages(store, get_embedder(), DAYS[0], turns(DAYS[0]), manifests)
     assert (stats.embedded, stats.parts) == (0, {"passages": 2})
     assert backfill_passages(store, get_embedder(), manifests) == ([], 0)
+
+
+def test_the_shard_is_let_go_while_a_days_points_are_embedded(store, tmp_path):
+    from memory_pipeline.resources.edge_shard import shard_lock
+
+    class Checking:
+        """The real model; each encode first takes the shard's lock as another writer would, waiting 1 s."""
+        dimension = get_embedder().dimension
+
+        def encode(self, texts):
+            with shard_lock(store.path, 1.0, ask=False):  # a StoreLockedError if the index held it
+                calls.append(len(texts))
+            return get_embedder().encode(texts)
+
+    calls: list[int] = []
+    stats = index_messages(store, Checking(), DAYS[0], turns(DAYS[0]), tmp_path / "index")
+    assert calls == [2, 2] and stats.embedded == 4  # the two turns, then the user's turn's two passages
+    assert store.count({"date": DAYS[0]}) == 4
