@@ -57,10 +57,10 @@ def _searcher(workspace, answers: dict):
     from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
 
     settings = Settings.from_env()
+    anchor = workspace_turns(workspace)  # reads the store (its own opener) before the variants hold it
     base = RecallEngine(workspace, settings, service=True)  # the variants share the shard, held as the service
     if hasattr(base.store, "hold"):  # holds it (opened once, not per request: 10x faster over 13 variants);
         base.store.hold()  # the CLI's recall service, done with the product row, is asked to let go
-    anchor = workspace_turns(workspace)
     engines: dict[str, RecallEngine] = {}
     now = time.time()
 
