@@ -127,7 +127,13 @@ def test_the_schedules_are_registered_and_the_jobs_run(workspace):
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
     from memory_pipeline_tests.support.dagster_defs import definitions, schedule
 
+    from memory_pipeline.flows.index import index_day
+    from memory_pipeline_tests.flows.test_passages_backfill import turns
+
     seed(workspace, ["2026-11-20"], [[INSIGHT[0], OTHERS[1]]])
+    store = workspace_store(workspace.state, None, dimension=get_embedder().dimension)
+    # a day of messages indexed before passages existed: the nightly job gives it its passages
+    index_day(store, get_embedder(), "2026-11-19", "messages", turns("2026-11-19"), workspace.state_path("index"))
     defs = definitions()
     nightly = schedule("maintenance_schedule")
     assert nightly.cron_schedule == "0 2 * * *" and nightly.execution_timezone
@@ -135,6 +141,7 @@ def test_the_schedules_are_registered_and_the_jobs_run(workspace):
     [run] = run_job_for_days(defs, "maintenance_job", ["2026-11-20"], get_instance(workspace, Settings.from_env()))
     assert run.success, run.error
     assert json.loads((workspace.state_path("maintenance") / "2026-11-20.json").read_text())["memories"] == 2
+    assert store.count({"tier": "passages", "date": "2026-11-19"}) == 2  # the user's turn's two windows
     result = defs.resolve_job_def("maintenance_weekly").execute_in_process(instance=get_instance(workspace, Settings.from_env()))
     [check] = result.get_asset_check_evaluations()
     assert check.check_name == "rebuild_equals_live" and check.passed is False  # no event files: unexplained points
