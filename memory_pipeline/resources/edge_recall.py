@@ -17,7 +17,6 @@ import contextlib
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -103,21 +102,21 @@ class ShardRecall:
     def candidates(self, query: CandidateQuery, filters: RecallFilters) -> Candidates:
         from qdrant_edge import Query, QueryBatchRequest, QueryRequest, SparseVector
 
-        groups = [(recall_filter(filters), recall_filter(replace(filters, tier=PASSAGES)))]
-        if query.window:  # a named time's own best candidates join each list
-            groups.append((recall_filter(filters, query.window),
-                           recall_filter(replace(filters, tier=PASSAGES), query.window)))
         with_passages = filters.tier in ("all", "messages")  # the user's turns' windows, counted for their turn
+        windows = [None, query.window] if query.window else [None]  # a named time's own best join each list
         searches: list[tuple[str, int, Any, int, Any]] = []  # (list, group, query, k, filter)
         keyword = [("sparse", query.terms, query.k)] + [(f"part{i}", t, query.part_depth)
                                                        for i, t in enumerate(query.parts)]
-        for group, (where, passages) in enumerate(groups):
+        for group, window in enumerate(windows):
+            where = recall_filter(filters, window)
             if query.dense is not None:
                 nearest = Query.Nearest([float(x) for x in query.dense], using=DENSE)
-                searches.append(("dense", group, nearest, query.k, where))
-                if with_passages:
-                    searches.append((PASSAGES, group, nearest, query.k, passages))  # 2k or 6k: the same
-                    # recall@10 and @5 on both dev sets (a turn's second window rarely decides its place)
+                # the turns and their passages in one search (2k: a turn and its windows may fill several
+                # places), each passage folded into its turn below and the best k turns kept. Two searches
+                # (the passages apart) gave the same recall on both dev sets and a 1M-point shard's warm p95
+                # 74 ms against 48-59 (docs/recall.md)
+                searches.append(("dense", group, nearest, 2 * query.k if with_passages else query.k,
+                                 recall_filter(filters, window, passages=with_passages)))
             for name, terms, k in keyword:
                 ids = sorted({token_id(t) for t in terms})
                 if ids and k > 0:
@@ -130,15 +129,15 @@ class ShardRecall:
                     QueryRequest(limit=k, query=q, filter=f, with_payload=False, with_vector=False)
                     for _, _, q, k, f in searches]))
                 for (name, group, *_), hits in zip(searches, batch, strict=True):
-                    side = found.setdefault(("dense" if name == PASSAGES else name, group), {})
+                    side = found.setdefault((name, group), {})
                     for hit in hits:  # a passage counts for its turn (its id names it): the best of the two
-                        pid = str(hit.id) if name != PASSAGES else turn_of(str(hit.id))
+                        pid = turn_of(str(hit.id)) or str(hit.id) if name == "dense" else str(hit.id)
                         if pid:
                             side[pid] = max(side.get(pid, float("-inf")), float(hit.score))
 
         def ranked(name: str) -> list[tuple[str, float]]:
             merged: dict[str, float] = {}
-            for group in range(len(groups)):
+            for group in range(len(windows)):
                 best = sorted(found.get((name, group), {}).items(), key=lambda item: (-item[1], item[0]))
                 for pid, score in best[:query.k] if name == "dense" else best:  # the turns folded: the top k
                     merged[pid] = max(merged.get(pid, float("-inf")), score)
@@ -219,13 +218,15 @@ def read_once(shard: Path, chunk: int = 1 << 20) -> int:
     return read
 
 
-def recall_filter(filters: RecallFilters, window=None):
+def recall_filter(filters: RecallFilters, window=None, passages: bool = False):
     """RecallFilters (and a named time's days) → an Edge filter on the payload indexes: the project's
-    own points, the user's and those of no known project, as the in-memory index's mask."""
+    own points, the user's and those of no known project, as the in-memory index's mask; with
+    `passages`, the messages' passages too (tier "all" or "messages")."""
     from qdrant_edge import FieldCondition, Filter, IsEmptyCondition, MatchValue
 
+    tier = None if filters.tier == "all" else [filters.tier, PASSAGES] if passages else filters.tier
     spec: dict[str, Any] = {
-        "tier": None if filters.tier == "all" else filters.tier,
+        "tier": tier,
         "priority": filters.priority,
         "session_id": filters.session_id,
     }
@@ -244,6 +245,7 @@ def recall_filter(filters: RecallFilters, window=None):
                                    FieldCondition(key="project", match=MatchValue(value="")),
                                    FieldCondition(key="scope", match=MatchValue(value="user"))]))
     # every tier: a turn's passages are searched apart and counted for their turn (ShardRecall.candidates)
-    unwanted = [FieldCondition(key="tier", match=MatchValue(value=PASSAGES))] if filters.tier == "all" else None
+    unwanted = ([FieldCondition(key="tier", match=MatchValue(value=PASSAGES))]
+                if filters.tier == "all" and not passages else None)
     return Filter(must=must, must_not=unwanted)
 
