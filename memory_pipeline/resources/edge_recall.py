@@ -115,8 +115,7 @@ class ShardRecall:
                 # places), each passage folded into its turn below and the best k turns kept. Two searches
                 # (the passages apart) gave the same recall on both dev sets and a 1M-point shard's warm p95
                 # 74 ms against 48-59 (docs/recall.md)
-                searches.append(("dense", group, nearest, 2 * query.k if with_passages else query.k,
-                                 recall_filter(filters, window, passages=with_passages)))
+                searches.append(("dense", group, nearest, 2 * query.k if with_passages else query.k, where))
             for name, terms, k in keyword:
                 ids = sorted({token_id(t) for t in terms})
                 if ids and k > 0:
@@ -132,8 +131,7 @@ class ShardRecall:
                     side = found.setdefault((name, group), {})
                     for hit in hits:  # a passage counts for its turn (its id names it): the best of the two
                         pid = turn_of(str(hit.id)) or str(hit.id) if name == "dense" else str(hit.id)
-                        if pid:
-                            side[pid] = max(side.get(pid, float("-inf")), float(hit.score))
+                        side[pid] = max(side.get(pid, float("-inf")), float(hit.score))
 
         def ranked(name: str) -> list[tuple[str, float]]:
             merged: dict[str, float] = {}
@@ -218,15 +216,16 @@ def read_once(shard: Path, chunk: int = 1 << 20) -> int:
     return read
 
 
-def recall_filter(filters: RecallFilters, window=None, passages: bool = False):
+def recall_filter(filters: RecallFilters, window=None):
     """RecallFilters (and a named time's days) → an Edge filter on the payload indexes: the project's
-    own points, the user's and those of no known project, as the in-memory index's mask; with
-    `passages`, the messages' passages too (tier "all" or "messages")."""
+    own points, the user's and those of no known project, as the in-memory index's mask. The messages'
+    tier takes their passages with it: the dense search folds them into their turns, and keyword search
+    never finds one (a passage has no keyword vector)."""
     from qdrant_edge import FieldCondition, Filter, IsEmptyCondition, MatchValue
 
-    tier = None if filters.tier == "all" else [filters.tier, PASSAGES] if passages else filters.tier
+    tiers = {"all": None, "messages": ["messages", PASSAGES]}
     spec: dict[str, Any] = {
-        "tier": tier,
+        "tier": tiers.get(filters.tier, filters.tier),
         "priority": filters.priority,
         "session_id": filters.session_id,
     }
@@ -244,8 +243,5 @@ def recall_filter(filters: RecallFilters, window=None, passages: bool = False):
         must.append(Filter(should=[FieldCondition(key="project", match=MatchValue(value=filters.project)),
                                    FieldCondition(key="project", match=MatchValue(value="")),
                                    FieldCondition(key="scope", match=MatchValue(value="user"))]))
-    # every tier: a turn's passages are searched apart and counted for their turn (ShardRecall.candidates)
-    unwanted = ([FieldCondition(key="tier", match=MatchValue(value=PASSAGES))]
-                if filters.tier == "all" and not passages else None)
-    return Filter(must=must, must_not=unwanted)
+    return Filter(must=must)
 

@@ -20,7 +20,6 @@ import numpy as np
 
 from memory_pipeline.ports import VectorIndex
 from memory_pipeline.stages.index.message_docs import has_keywords, keyword_counts
-from memory_pipeline.stages.index.passages import TIER as PASSAGES
 from memory_pipeline.stages.index.passages import turn_of
 from memory_pipeline.stages.index.sparse import B, K1, saturation
 from memory_pipeline.stages.recall.candidates import Candidates, CandidateQuery
@@ -86,7 +85,7 @@ class RecallIndex:
     def _build_passages(self) -> None:
         """A turn's passages (stages/index/passages.py): their rows and their turn's, by turn; a passage
         is never a hit of its own (its turn's gone: it is left out)."""
-        is_passage = np.array([p.get("tier") == PASSAGES for p in self.payloads], dtype=bool)
+        is_passage = ~self.keyworded  # `has_keywords`: every point but a passage
         owned = sorted((self.row_of[turn], row) for row in np.flatnonzero(is_passage)
                        if (turn := turn_of(self.ids[row])) in self.row_of)
         self.passage_turns = np.array([t for t, _ in owned], dtype=np.int64)
