@@ -12,19 +12,16 @@ import time
 from pathlib import Path
 
 from memory_pipeline.errors import BadInputError
-
-ROOT = Path("/sys/fs/cgroup")
+from memory_pipeline.resources.memory_room import CGROUPS as ROOT
+from memory_pipeline.resources.memory_room import own_cgroup
 
 
 def _own_cgroup() -> tuple[Path, str]:
     """This process's memory cgroup folder and its version ("v2" or "v1")."""
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        number, controllers, path = line.split(":", 2)
-        if number == "0" and controllers == "" and (ROOT / "cgroup.controllers").exists():
-            return ROOT / path.lstrip("/"), "v2"
-        if "memory" in controllers.split(","):
-            return ROOT / "memory" / path.lstrip("/"), "v1"
-    raise BadInputError("--memory-cap: this process is in no memory cgroup")
+    found = own_cgroup(ROOT)
+    if found is None:
+        raise BadInputError("--memory-cap: this process is in no memory cgroup")
+    return found
 
 
 class MemoryCap:

@@ -98,7 +98,7 @@ def test_the_shard_finds_the_messages_observations_cite(sources):
 
 
 def test_what_queries_walk_is_read_once_after_an_open_and_the_float_vectors_are_not(sources):
-    from memory_pipeline.resources.edge_recall import FILTERED_FIELDS, PAGED_IN, read_once
+    from memory_pipeline.resources.edge_recall import FILTERED_FIELDS, PAGED_IN, PAYLOADS, read_once
 
     shard, _, _ = sources
     found = {p for pattern in PAGED_IN for p in shard.store.path.glob(pattern)}
@@ -110,7 +110,34 @@ def test_what_queries_walk_is_read_once_after_an_open_and_the_float_vectors_are_
     assert filtered and filtered <= walked and asked and not asked & walked
     assert any("-source_m-" in str(p) for p in walked)  # the cited messages' lookup at each query
     assert not any(p.name.startswith("matrix") for p in walked) and vectors
-    assert read_once(shard.store.path) == sum(p.stat().st_size for p in walked) > 0
+    payloads = {p for p in shard.store.path.glob(PAYLOADS) if p.is_file()}
+    assert payloads and not payloads & walked
+    size = sum(p.stat().st_size for p in payloads)
+    # the payloads too where the memory left holds twice their bytes; not in a service held tighter
+    assert read_once(shard.store.path, headroom=lambda: None) == sum(p.stat().st_size for p in walked) > 0
+    assert read_once(shard.store.path, headroom=lambda: 2 * size - 1) == sum(p.stat().st_size for p in walked)
+    assert read_once(shard.store.path, headroom=lambda: 2 * size) == sum(p.stat().st_size for p in walked) + size
+
+
+def test_memory_headroom_is_the_cgroups_room_where_its_limit_is_below_the_systems(tmp_path, monkeypatch):
+    from memory_pipeline.resources import memory_room
+
+    available = memory_room._available()
+    assert available and available > 0
+    folder = tmp_path / "memory" / "svc"
+    folder.mkdir(parents=True)
+    monkeypatch.setattr(memory_room, "own_cgroup", lambda root: (folder, "v1"))
+    (folder / "memory.limit_in_bytes").write_text("9223372036854771712\n")  # v1's "no limit"
+    (folder / "memory.usage_in_bytes").write_text(f"{300 << 20}\n")
+    assert abs(memory_room.memory_headroom() - available) < 256 << 20  # the system's, give or take its drift
+    (folder / "memory.limit_in_bytes").write_text(f"{1 << 30}\n")
+    assert memory_room.memory_headroom() == (1 << 30) - (300 << 20)
+    (folder / "memory.usage_in_bytes").write_text(f"{2 << 30}\n")  # over its limit: no room
+    assert memory_room.memory_headroom() == 0
+    monkeypatch.setattr(memory_room, "own_cgroup", lambda root: (folder, "v2"))
+    (folder / "memory.max").write_text("max\n")
+    (folder / "memory.current").write_text("1\n")
+    assert abs(memory_room.memory_headroom() - available) < 256 << 20
 
 
 def test_a_fact_merged_away_is_left_out_by_the_shard_as_by_the_index(tmp_path):
