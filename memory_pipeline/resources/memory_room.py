@@ -10,6 +10,7 @@ from pathlib import Path
 
 CGROUPS = Path("/sys/fs/cgroup")
 NO_LIMIT = 1 << 60  # v1 says "no limit" with a number near 2**63; v2 with "max"
+V1_CONTROLLER = "memory"  # cgroup v1's folder of the memory controller
 
 
 def own_cgroup(root: Path = CGROUPS) -> tuple[Path, str] | None:
@@ -19,11 +20,14 @@ def own_cgroup(root: Path = CGROUPS) -> tuple[Path, str] | None:
     except OSError:
         return None
     for line in lines:
-        number, controllers, path = line.split(":", 2)
+        fields = line.split(":", 2)
+        if len(fields) != 3:
+            continue
+        number, controllers, path = fields
         if number == "0" and controllers == "" and (root / "cgroup.controllers").exists():
             return root / path.lstrip("/"), "v2"
-        if "memory" in controllers.split(","):
-            return root / "memory" / path.lstrip("/"), "v1"
+        if V1_CONTROLLER in controllers.split(","):
+            return root / V1_CONTROLLER / path.lstrip("/"), "v1"
     return None
 
 
