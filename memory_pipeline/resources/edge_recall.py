@@ -205,7 +205,9 @@ PAGED_IN = (*(f"segments/*/payload_index/*-{field[:8]}-*" for field in FILTERED_
 PAYLOADS = "segments/*/payload_storage/*"  # the payloads of the candidates each query ranks, read by id at
 # random: paged in too when the memory has room for them (at 1M points 437 MB; read by id from the disk,
 # 80 payloads took a 1M query's p50 3.3 → 14 ms)
-ROOM_SHARE = 2  # the payloads are read only where the memory left has this many times their bytes
+ROOM_SHARE = 4  # the payloads are read only where the memory left has this many times their bytes: a
+# quarter of it at most, so that a reopen (after each ingest) does not push much of the rest of the system's
+# page cache out
 
 
 def _read(paths: Iterable[Path], chunk: int) -> int:
@@ -221,7 +223,7 @@ def _read(paths: Iterable[Path], chunk: int) -> int:
 
 def read_once(shard: Path, chunk: int = 1 << 20, headroom=memory_headroom) -> int:
     """Read the files every query walks (PAGED_IN; a matched folder, as an appendable segment's index, whole)
-    into the page cache, then the payloads when `headroom()` (bytes) leaves ROOM_SHARE times their size
+    into the page cache, then the payloads when `headroom()` (bytes) holds ROOM_SHARE times their size
     (a service held to a small memory cgroup, whose charge counts the page cache it reads, would evict
     the pages every query walks to make room for them); the bytes read. Read, not mapped: the pages are
     the system's cache, not the service's memory, and a query's fault on them is a minor one."""

@@ -98,7 +98,7 @@ def test_the_shard_finds_the_messages_observations_cite(sources):
 
 
 def test_what_queries_walk_is_read_once_after_an_open_and_the_float_vectors_are_not(sources):
-    from memory_pipeline.resources.edge_recall import FILTERED_FIELDS, PAGED_IN, PAYLOADS, read_once
+    from memory_pipeline.resources.edge_recall import FILTERED_FIELDS, PAGED_IN, PAYLOADS, ROOM_SHARE, read_once
 
     shard, _, _ = sources
     found = {p for pattern in PAGED_IN for p in shard.store.path.glob(pattern)}
@@ -113,10 +113,10 @@ def test_what_queries_walk_is_read_once_after_an_open_and_the_float_vectors_are_
     payloads = {p for p in shard.store.path.glob(PAYLOADS) if p.is_file()}
     assert payloads and not payloads & walked
     size = sum(p.stat().st_size for p in payloads)
-    # the payloads too where the memory left holds twice their bytes; not in a service held tighter
+    # the payloads too where the memory left holds ROOM_SHARE times their bytes; not in a service held tighter
     assert read_once(shard.store.path, headroom=lambda: None) == sum(p.stat().st_size for p in walked) > 0
-    assert read_once(shard.store.path, headroom=lambda: 2 * size - 1) == sum(p.stat().st_size for p in walked)
-    assert read_once(shard.store.path, headroom=lambda: 2 * size) == sum(p.stat().st_size for p in walked) + size
+    assert read_once(shard.store.path, headroom=lambda: ROOM_SHARE * size - 1) == sum(p.stat().st_size for p in walked)
+    assert read_once(shard.store.path, headroom=lambda: ROOM_SHARE * size) == sum(p.stat().st_size for p in walked) + size
 
 
 def test_memory_headroom_is_the_cgroups_room_where_its_limit_is_below_the_systems(tmp_path, monkeypatch):
