@@ -185,18 +185,18 @@ def _filled(workspace, count: int, dimension: int) -> bool:
     return store.exists() and store.count() == count and store.count({"tier": "passages"}) == (count + 1) // 6
 
 
-def _paged_in(workspace, runtime_dir: Path, timeout: float = 300.0) -> float | None:
-    """The seconds the service took to read its shard's walked files after the open (waited for), or
-    None when its source has no page-in (an in-memory index)."""
+def _paged_in(workspace, runtime_dir: Path, timeout: float = 300.0) -> tuple[float | None, float | None]:
+    """The seconds the service took to read its shard's walked files after the open (waited for) and the
+    MiB it read, or None when its source has no page-in (an in-memory index)."""
     from memory_pipeline.resources import recall_service
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         status = recall_service.ping(workspace, runtime_dir) or {}
         if status.get("paged_in_s") is not None or "paged_in_s" not in status:
-            return status.get("paged_in_s")
+            return status.get("paged_in_s"), status.get("paged_in_mb")
         time.sleep(0.2)
-    return None
+    return None, None
 
 
 def measure_size(count: int, queries: int, workdir: Path | None = None, memory_cap_mb: int | None = None) -> dict:
@@ -242,9 +242,9 @@ def measure_size(count: int, queries: int, workdir: Path | None = None, memory_c
             first = recall(workspace, "redis pool timeout", record=False, settings=settings)
             cold_ms = (time.perf_counter() - t0) * 1000
             startup = (recall_service.ping(workspace, settings.runtime_dir) or {}).get("startup") or {}
-            paged_in_s = _paged_in(workspace, settings.runtime_dir)  # the warm queries start after it
+            paged_in_s, paged_in_mb = _paged_in(workspace, settings.runtime_dir)  # the warm queries start after it
             print(f"# {count} points: cold {cold_ms:.0f} ms; the service's start (s since its exec): {startup}; "
-                  f"page-in {paged_in_s} s", file=sys.stderr, flush=True)
+                  f"page-in {paged_in_s} s, {paged_in_mb} MiB", file=sys.stderr, flush=True)
             pid = recall_service.service_pid(workspace)  # the one service every query below reaches
             faults = major_faults(pid)
             warm, filtered, timed = [], [], []
@@ -289,7 +289,7 @@ def measure_size(count: int, queries: int, workdir: Path | None = None, memory_c
         "in_process_p95_ms": percentile(total, 0.95),
         "embed_share": round(statistics.fmean(embed) / statistics.fmean(total), 2) if total else None,
         "service_rss_mb": memory.get("VmHWM"), "service_anon_mb": memory.get("RssAnon"),
-        "paged_in_s": paged_in_s, "major_faults": faults, **capped,
+        "paged_in_s": paged_in_s, "paged_in_mb": paged_in_mb, "major_faults": faults, **capped,
     }
 
 

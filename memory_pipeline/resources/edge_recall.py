@@ -41,6 +41,7 @@ class ShardRecall:
         self.store, self.keep_open = store, keep_open
         self._lock = threading.RLock()
         self.paged_in_s: float | None = None  # the last page-in's seconds (None until one has ended)
+        self.paged_in_mb: float | None = None  # and the MiB it read (the payloads only where there was room)
         register_holder(store.path, self.release)
 
     @property
@@ -81,7 +82,7 @@ class ShardRecall:
 
     def _page_in(self) -> None:
         started, self.paged_in_s = time.perf_counter(), None
-        read_once(self.store.path)
+        self.paged_in_mb = round(read_once(self.store.path) / (1 << 20), 1)
         self.paged_in_s = round(time.perf_counter() - started, 2)
 
     def open(self) -> None:

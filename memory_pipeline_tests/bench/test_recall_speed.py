@@ -36,4 +36,5 @@ def test_a_memory_cap_holds_the_service_in_a_cgroup_of_its_own(tmp_path, monkeyp
     # only the service is in the cgroup: its charge is the service's own memory and the pages it read
     assert row["memory_cap_mb"] == 512 and 0 < row["cap_peak_mb"] <= 512
     assert row["cold_hits"] > 0 and row["paged_in_s"] is not None and row["major_faults"] >= 0
+    assert row["paged_in_mb"] > 0  # a 300-point shard's walked files and payloads fit in 512 MiB many times
     assert not list(probe.folder.parent.glob("memory-pipeline-bench-*"))

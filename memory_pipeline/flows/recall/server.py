@@ -51,7 +51,8 @@ class RecallHandler:
                 "requests": self.requests, "idle_timeout_s": self.idle_timeout,
                 "reload_error": self.engine.reload_error, "store": self.engine.store_where(),
                 "startup": self.startup,
-                **({"paged_in_s": index.paged_in_s} if hasattr(index, "paged_in_s") else {})}  # an Edge shard's
+                **({"paged_in_s": index.paged_in_s, "paged_in_mb": index.paged_in_mb}
+                   if hasattr(index, "paged_in_s") else {})}  # an Edge shard's
 
     def __call__(self, payload: dict) -> dict:
         op = payload.get("op")
