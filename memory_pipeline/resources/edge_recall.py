@@ -14,9 +14,10 @@ older copy."""
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -211,27 +212,55 @@ ROOM_SHARE = 4  # the payloads are read only where the memory left has this many
 # page cache out
 
 
+def _data(handle) -> Iterator[tuple[int, int]]:
+    """The (start, end) byte ranges of an open file that hold data: Edge sizes its memory maps ahead of what
+    they hold (at 1M points the payload files are 1,156 MB long and 436 MB of data), and reading a hole
+    fills the page cache with zeros. The whole file where the filesystem cannot tell."""
+    fd, end = handle.fileno(), os.fstat(handle.fileno()).st_size
+    if not hasattr(os, "SEEK_DATA"):
+        yield 0, end
+        return
+    offset = 0
+    while offset < end:
+        try:
+            start = os.lseek(fd, offset, os.SEEK_DATA)
+        except OSError:  # ENXIO: no data past `offset`
+            return
+        offset = os.lseek(fd, start, os.SEEK_HOLE)
+        yield start, offset
+
+
+def data_bytes(path: Path) -> int:
+    """The bytes of data in a file (its holes left out)."""
+    with contextlib.suppress(OSError), path.open("rb", buffering=0) as handle:
+        return sum(end - start for start, end in _data(handle))
+    return 0
+
+
 def _read(paths: Iterable[Path], chunk: int) -> int:
     read = 0
     for path in paths:
         with contextlib.suppress(OSError):
             if path.is_file():
                 with path.open("rb", buffering=0) as handle:
-                    while block := handle.read(chunk):
-                        read += len(block)
+                    for start, end in _data(handle):
+                        handle.seek(start)
+                        while start < end and (block := handle.read(min(chunk, end - start))):
+                            read += len(block)
+                            start += len(block)
     return read
 
 
 def read_once(shard: Path, chunk: int = 1 << 20, headroom=memory_headroom) -> int:
-    """Read the files every query walks (PAGED_IN; a matched folder, as an appendable segment's index, whole)
-    into the page cache, then the payloads when `headroom()` (bytes) holds ROOM_SHARE times their size
-    (a service held to a small memory cgroup, whose charge counts the page cache it reads, would evict
+    """Read the data of the files every query walks (PAGED_IN; a matched folder, as an appendable segment's
+    index, whole) into the page cache, then the payloads' when `headroom()` (bytes) holds ROOM_SHARE times
+    it (a service held to a small memory cgroup, whose charge counts the page cache it reads, would evict
     the pages every query walks to make room for them); the bytes read. Read, not mapped: the pages are
     the system's cache, not the service's memory, and a query's fault on them is a minor one."""
     found = {p for pattern in PAGED_IN for p in shard.glob(pattern)}
     read = _read(sorted(found | {f for d in found if d.is_dir() for f in d.rglob("*")}), chunk)
     payloads = sorted(p for p in shard.glob(PAYLOADS) if p.is_file())
-    size = sum(p.stat().st_size for p in payloads)
+    size = sum(data_bytes(p) for p in payloads)
     room = headroom()
     if room is not None and size * ROOM_SHARE <= room:
         read += _read(payloads, chunk)

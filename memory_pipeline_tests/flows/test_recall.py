@@ -17,7 +17,7 @@ from memory_pipeline.flows.recall.client import recall
 from memory_pipeline.flows.recall.engine import open_store
 from memory_pipeline.models import stable_id
 from memory_pipeline.resources import recall_service
-from memory_pipeline.resources.edge_recall import PAGED_IN, PAYLOADS
+from memory_pipeline.resources.edge_recall import PAGED_IN, PAYLOADS, data_bytes
 from memory_pipeline.resources.embedded_redis import process_alive
 from memory_pipeline.resources.embedder import get_embedder
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
@@ -98,7 +98,7 @@ def test_service_starts_on_demand_is_reused_and_reloads_new_points(indexed):
         time.sleep(0.05)
     shard = workspace.state_path("vectors")
     found = {p for pattern in (*PAGED_IN, PAYLOADS) for p in shard.glob(pattern)}
-    walked = sum(f.stat().st_size for f in found | {f for d in found if d.is_dir() for f in d.rglob("*")} if f.is_file())
+    walked = sum(data_bytes(f) for f in found | {f for d in found if d.is_dir() for f in d.rglob("*")} if f.is_file())
     assert any(shard.glob(PAYLOADS)) and paged["paged_in_mb"] == round(walked / (1 << 20), 1)
     socket = recall_service.socket_path(workspace, runtime_dir())
     assert socket.stat().st_mode & 0o777 == 0o600

@@ -98,7 +98,7 @@ def test_the_shard_finds_the_messages_observations_cite(sources):
 
 
 def test_what_queries_walk_is_read_once_after_an_open_and_the_float_vectors_are_not(sources):
-    from memory_pipeline.resources.edge_recall import FILTERED_FIELDS, PAGED_IN, PAYLOADS, ROOM_SHARE, read_once
+    from memory_pipeline.resources.edge_recall import FILTERED_FIELDS, PAGED_IN, PAYLOADS, ROOM_SHARE, data_bytes, read_once
 
     shard, _, _ = sources
     found = {p for pattern in PAGED_IN for p in shard.store.path.glob(pattern)}
@@ -112,11 +112,26 @@ def test_what_queries_walk_is_read_once_after_an_open_and_the_float_vectors_are_
     assert not any(p.name.startswith("matrix") for p in walked) and vectors
     payloads = {p for p in shard.store.path.glob(PAYLOADS) if p.is_file()}
     assert payloads and not payloads & walked
-    size = sum(p.stat().st_size for p in payloads)
+    size, walked_bytes = sum(data_bytes(p) for p in payloads), sum(data_bytes(p) for p in walked)
     # the payloads too where the memory left holds ROOM_SHARE times their bytes; not in a service held tighter
-    assert read_once(shard.store.path, headroom=lambda: None) == sum(p.stat().st_size for p in walked) > 0
-    assert read_once(shard.store.path, headroom=lambda: ROOM_SHARE * size - 1) == sum(p.stat().st_size for p in walked)
-    assert read_once(shard.store.path, headroom=lambda: ROOM_SHARE * size) == sum(p.stat().st_size for p in walked) + size
+    assert read_once(shard.store.path, headroom=lambda: None) == walked_bytes > 0
+    assert read_once(shard.store.path, headroom=lambda: ROOM_SHARE * size - 1) == walked_bytes
+    assert read_once(shard.store.path, headroom=lambda: ROOM_SHARE * size) == walked_bytes + size > walked_bytes
+
+
+def test_the_page_in_reads_a_files_data_and_not_its_holes(tmp_path):
+    from memory_pipeline.resources.edge_recall import _read, data_bytes
+
+    sparse = tmp_path / "page_0.dat"  # as Edge sizes a memory map ahead of what it holds
+    with sparse.open("wb") as handle:
+        handle.write(b"a" * 8192)
+        handle.seek(4 << 20)
+        handle.write(b"b" * 4096)
+        handle.truncate(16 << 20)
+    assert sparse.stat().st_size == 16 << 20
+    assert data_bytes(sparse) == 8192 + 4096 or data_bytes(sparse) == 16 << 20  # a filesystem without holes
+    assert _read([sparse], chunk=4096) == data_bytes(sparse)
+    assert data_bytes(tmp_path / "gone.dat") == 0 and _read([tmp_path / "gone.dat"], 4096) == 0
 
 
 def test_memory_headroom_is_the_cgroups_room_where_its_limit_is_below_the_systems(tmp_path, monkeypatch):
