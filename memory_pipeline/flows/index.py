@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from memory_pipeline.config import Settings
@@ -38,9 +38,9 @@ class IndexStats:
 
     def add(self, other: "IndexStats", tier: str) -> None:
         """Count another tier's run of the same day in (the message index's passages)."""
-        for name in ("points", "embedded", "unchanged", "deleted", "stored", "merged", "rescoped"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.embed_seconds += other.embed_seconds
+        for counter in fields(self):  # every counter, the embedding seconds too; not the parts themselves
+            if counter.name != "parts":
+                setattr(self, counter.name, getattr(self, counter.name) + getattr(other, counter.name))
         self.parts[tier] = self.parts.get(tier, 0) + other.points
 
 

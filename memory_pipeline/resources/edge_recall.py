@@ -105,7 +105,7 @@ class ShardRecall:
     def candidates(self, query: CandidateQuery, filters: RecallFilters) -> Candidates:
         from qdrant_edge import Query, QueryBatchRequest, QueryRequest, SparseVector
 
-        with_passages = filters.tier in ("all", "messages")  # the user's turns' windows, counted for their turn
+        with_passages = filters.tier in TIER_FILTER  # the user's turns' windows, counted for their turn
         windows = [None, query.window] if query.window else [None]  # a named time's own best join each list
         searches: list[tuple[str, int, Any, int, Any]] = []  # (list, group, query, k, filter)
         keyword = [("sparse", query.terms, query.k)] + [(f"part{i}", t, query.part_depth)
@@ -267,6 +267,10 @@ def read_once(shard: Path, chunk: int = 1 << 20, headroom=memory_headroom) -> in
     return read
 
 
+TIER_FILTER = {"all": None, "messages": ["messages", PASSAGES]}  # the tiers whose search takes the passages
+# with it (no filter on tier, or the messages' own): any other tier's is its name alone
+
+
 def recall_filter(filters: RecallFilters, window=None):
     """RecallFilters (and a named time's days) → an Edge filter on the payload indexes: the project's
     own points, the user's and those of no known project, as the in-memory index's mask. The messages'
@@ -274,9 +278,8 @@ def recall_filter(filters: RecallFilters, window=None):
     never finds one (a passage has no keyword vector)."""
     from qdrant_edge import FieldCondition, Filter, IsEmptyCondition, MatchValue
 
-    tiers = {"all": None, "messages": ["messages", PASSAGES]}
     spec: dict[str, Any] = {
-        "tier": tiers.get(filters.tier, filters.tier),
+        "tier": TIER_FILTER.get(filters.tier, filters.tier),
         "priority": filters.priority,
         "session_id": filters.session_id,
     }
