@@ -14,6 +14,7 @@ older copy."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import threading
 import time
@@ -224,7 +225,9 @@ def _data(handle) -> Iterator[tuple[int, int]]:
     while offset < end:
         try:
             start = os.lseek(fd, offset, os.SEEK_DATA)
-        except OSError:  # ENXIO: no data past `offset`
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:  # not "no data past `offset`": the filesystem cannot tell, read the rest
+                yield offset, end
             return
         offset = os.lseek(fd, start, os.SEEK_HOLE)
         yield start, offset

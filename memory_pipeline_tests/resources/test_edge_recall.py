@@ -119,7 +119,11 @@ def test_what_queries_walk_is_read_once_after_an_open_and_the_float_vectors_are_
     assert read_once(shard.store.path, headroom=lambda: ROOM_SHARE * size) == walked_bytes + size > walked_bytes
 
 
-def test_the_page_in_reads_a_files_data_and_not_its_holes(tmp_path):
+def test_the_page_in_reads_a_files_data_and_not_its_holes(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    from memory_pipeline.resources import edge_recall
     from memory_pipeline.resources.edge_recall import _read, data_bytes
 
     sparse = tmp_path / "page_0.dat"  # as Edge sizes a memory map ahead of what it holds
@@ -132,6 +136,14 @@ def test_the_page_in_reads_a_files_data_and_not_its_holes(tmp_path):
     assert data_bytes(sparse) == 8192 + 4096 or data_bytes(sparse) == 16 << 20  # a filesystem without holes
     assert _read([sparse], chunk=4096) == data_bytes(sparse)
     assert data_bytes(tmp_path / "gone.dat") == 0 and _read([tmp_path / "gone.dat"], 4096) == 0
+    seek = os.lseek
+
+    def unable(fd, offset, whence):  # a filesystem that cannot tell its holes
+        if whence == os.SEEK_DATA:
+            raise OSError(errno.EINVAL, "SEEK_DATA")
+        return seek(fd, offset, whence)
+    monkeypatch.setattr(edge_recall.os, "lseek", unable)
+    assert data_bytes(sparse) == 16 << 20 and _read([sparse], chunk=1 << 20) == 16 << 20  # read whole
 
 
 def test_memory_headroom_is_the_cgroups_room_where_its_limit_is_below_the_systems(tmp_path, monkeypatch):
