@@ -52,7 +52,12 @@ INDEX_MEMORY = "Cold"  # the payload indexes memory-mapped, read on demand. "Pin
 # and 88 MB more of the process's own memory (~10x at 1M); on disk, the first few hundred queries after
 # an open fault their pages in from the disk (warm p95 72-124 ms against 45-77 in memory at 100k, load
 # 10-12) unless the recall service reads the files once after the open (edge_recall.read_once: 52.6-71.3
-# ms; docs/vector-engine.md, "Cold start"). optimize() moves a shard's indexes to this placement
+# ms; docs/vector-engine.md, "Cold start"). optimize() moves a shard's indexes to their placement
+PINNED_FIELDS = ("project", "scope", "tier", "merged_into", "date")  # but these, in memory: the fields of every
+# recall's filter, a few values each, checked at each point a filtered search visits. At 1M points a dense
+# search filtered to a tier and a date took p50 24.6-28.2 ms with them on disk, 13.0-15.5 in memory (20.3
+# → 14.1 with a project's filter); the open 0.3 s more CPU and 20-26 MB more memory (docs/vector-engine.md,
+# "The filtered fields' indexes in memory")
 MIN_FREE_BYTES = 16 << 20  # below this, a write could fault in a memory map past the end of the disk (a
 # write batch of 2,048 points of 384 dimensions is ~3 MB of vectors, its payloads and log record a few more)
 
@@ -376,7 +381,8 @@ class EdgeStore:
 
     def optimize(self) -> bool:
         """Build the HNSW and merge small segments (after ingest, never in the recall path); payload
-        indexes a former version kept in memory are made again on disk first."""
+        indexes a former version placed otherwise (in memory or on disk) are made again where
+        `index_memory` says first."""
         if not self.exists():
             return False
         with self.session():
@@ -467,17 +473,16 @@ class EdgeStore:
 
 
 def _ensure_indexes(shard, move: bool = False) -> None:
-    """The payload indexes recall filters on, placed as INDEX_MEMORY says: a shard made before one
+    """The payload indexes recall filters on, placed as `index_memory` says: a shard made before one
     was added gets it at its open; with `move` (optimize), an index placed otherwise (a former
-    version's, in memory) is made again where INDEX_MEMORY says."""
+    version's) is made again where `index_memory` says."""
     from qdrant_edge import DatetimeIndexParams, KeywordIndexParams, Memory, UpdateOperation
 
-    memory = getattr(Memory, INDEX_MEMORY)
     have = shard.info().payload_schema or {}
     wanted = [(f, KeywordIndexParams) for f in KEYWORD_FIELDS] + [(f, DatetimeIndexParams) for f in DATE_FIELDS]
     made = False
     for field, params in wanted:
-        found = have.get(field)
+        found, memory = have.get(field), getattr(Memory, index_memory(field))
         if found is not None and (not move or (getattr(found.params, "memory", None) or Memory.Pinned) == memory):
             continue
         if found is not None:
@@ -486,6 +491,11 @@ def _ensure_indexes(shard, move: bool = False) -> None:
         made = True
     if made:
         shard.flush()
+
+
+def index_memory(field: str) -> str:
+    """Where a field's payload index lives: in memory for PINNED_FIELDS, else INDEX_MEMORY."""
+    return "Pinned" if field in PINNED_FIELDS else INDEX_MEMORY
 
 
 def _norm(point_id: str) -> str:

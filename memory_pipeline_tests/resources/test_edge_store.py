@@ -263,32 +263,47 @@ def test_a_shard_written_before_bm25_values_gets_them_at_its_next_open(tmp_path:
 
 
 def index_memory(store: EdgeStore) -> dict[str, str]:
-    """field → where its payload index lives ("Cold" on disk; "memory" for a plain index)."""
+    """field → where its payload index lives ("Cold" on disk, "Pinned" in memory; "plain" for an index made
+    without a placement, as a former version made them)."""
     from qdrant_edge import Memory
 
     with store.session():
         schema = store.shard.info().payload_schema
-    return {field: "Cold" if getattr(info.params, "memory", None) == Memory.Cold else "memory"
-            for field, info in schema.items()}
+    def where(memory) -> str:
+        return "Cold" if memory == Memory.Cold else "Pinned" if memory == Memory.Pinned else "plain"
+
+    return {field: where(getattr(info.params, "memory", None)) for field, info in schema.items()}
 
 
-def test_payload_indexes_live_on_disk_and_optimize_moves_a_former_shards_there(tmp_path: Path):
-    from qdrant_edge import PayloadSchemaType, UpdateOperation
+def test_the_filtered_fields_indexes_live_in_memory_the_rest_on_disk_and_optimize_moves_a_former_shards(
+        tmp_path: Path):
+    from qdrant_edge import DatetimeIndexParams, KeywordIndexParams, Memory, PayloadSchemaType, UpdateOperation
 
+    pinned = {"project", "scope", "tier", "merged_into", "date"}
+    assert set(edge_store.PINNED_FIELDS) == pinned
     fresh = EdgeStore(tmp_path / "fresh", dimension=DIM, lock_timeout=5)
     fresh.upsert([dated(n) for n in range(6)])
-    assert set(index_memory(fresh).values()) == {"Cold"}
+    placed = index_memory(fresh)
+    assert {f for f, where in placed.items() if where == "Pinned"} == pinned
+    assert {f for f, where in placed.items() if where != "Pinned"} == set(placed) - pinned
+    assert set(placed.values()) == {"Pinned", "Cold"} and placed["session_id"] == "Cold"
 
     former = EdgeStore(tmp_path / "former", dimension=DIM, lock_timeout=5)
     former.upsert([dated(n) for n in range(6)])
-    with former.session():  # the indexes as a former version made them: in memory
-        for field in ("project", "tier"):
+    with former.session():  # the indexes as former versions made them: plain, in memory, and all on disk
+        for field in ("project", "session_id"):
             former.shard.update(UpdateOperation.delete_field_index(field))
             former.shard.update(UpdateOperation.create_field_index(field, PayloadSchemaType.Keyword))
-    assert index_memory(former)["project"] == "memory"
+        for field, params in (("tier", KeywordIndexParams), ("date", DatetimeIndexParams)):
+            former.shard.update(UpdateOperation.delete_field_index(field))
+            former.shard.update(UpdateOperation.create_field_index(field, params(memory=Memory.Cold)))
+    before = index_memory(former)
+    assert (before["session_id"], before["tier"], before["date"]) == ("plain", "Cold", "Cold")
     former.optimize()
-    assert set(index_memory(former).values()) == {"Cold"}
+    # a plain index is in memory already: a filtered field's stays as it was, any other's goes to the disk
+    assert index_memory(former) == placed | {"project": "plain"}
     assert former.count({"project": "proj1"}) == 3 and former.count({"tier": "messages"}) == 6
+    assert former.count({"date_gte": "2026-11-20", "date_lte": "2026-11-30"}) == 2  # its one day of the three
 
 
 def test_a_large_write_is_built_as_it_goes_in_capped_segments(tmp_path: Path, monkeypatch):
