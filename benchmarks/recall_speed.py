@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from datetime import date, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,18 @@ WORDS = ("redis pool timeout pagination orders api worker memory docker image ca
          "observation fact priority daily log partition sensor asset dagster qdrant model python rust go").split()
 
 
+FILL_DAYS = 300  # the fill's points are dated from 2026-01-01 over this many days, in the order they are written
+
+
+def fill_day(n: int, count: int) -> str:
+    """The date of the fill's `n`th of `count` points. A history is written day by day, so each of the shard's
+    segments holds a stretch of days; a random day for each point (as before 2026-11-27, session 15) put every
+    month in every segment, and a search within a named time visited each segment's few thousand points of
+    it (a 300k-point keyword-only shard, a month's window: p50 2.5 ms with random days, 0.3 in order;
+    docs/vector-engine.md)."""
+    return (date(2026, 1, 1) + timedelta(days=n * FILL_DAYS // max(count, 1))).isoformat()
+
+
 def points_for(count: int, dimension: int, seed: int, projects: tuple[str, ...] = ("",)):
     from memory_pipeline.models import stable_id
     from memory_pipeline.resources.vector_store import StorePoint
@@ -46,7 +59,7 @@ def points_for(count: int, dimension: int, seed: int, projects: tuple[str, ...] 
     previous: dict = {}
     for n, vector in enumerate(unit_vectors(count, dimension, seed)):
         text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 30)))
-        day = f"2026-{rng.randint(1, 10):02d}-{rng.randint(1, 28):02d}"
+        day = fill_day(n, count)
         pid = stable_id("speed", str(seed), str(n))
         if n % 6 == 5:  # a passage of the message before it (stages/index/passages.py): 1 in 3 messages has one
             yield StorePoint(id=passage_id(previous["id"], 0), text=text, dense=vector.tolist(), sparse=None, payload={
@@ -176,13 +189,19 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def _filled(workspace, count: int, dimension: int) -> bool:
-    """The workspace's store already holds `count` points, passages among them as `points_for` makes them (a
-    kept `--workdir` filled by an earlier run; one filled before passages is filled again)."""
+    """The workspace's store already holds `count` points, passages among them and dated as `points_for` makes
+    them (a kept `--workdir` filled by an earlier run; one filled before passages, or with random days, is
+    filled again: the same ids, written over)."""
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.recall.engine import open_store
+    from memory_pipeline.models import stable_id
 
     store = open_store(workspace, Settings.from_env(), dimension)
-    return store.exists() and store.count() == count and store.count({"tier": "passages"}) == (count + 1) // 6
+    if not (store.exists() and store.count() == count and store.count({"tier": "passages"}) == (count + 1) // 6):
+        return False
+    last = count - 1 if (count - 1) % 6 != 5 else count - 2  # the last point that is no passage
+    pid = stable_id("speed", str(count), str(last))
+    return (store.payload_fields([pid], ["date"]).get(pid) or {}).get("date") == fill_day(last, count)
 
 
 def _paged_in(workspace, runtime_dir: Path, timeout: float = 300.0) -> tuple[float | None, float | None]:

@@ -5,9 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.recall_speed import bench_recall_speed
+from benchmarks.recall_speed import FILL_DAYS, bench_recall_speed, fill_day, points_for
 
 pytestmark = pytest.mark.slow
+
+
+def test_the_fill_is_dated_in_the_order_it_is_written_as_a_history_is():
+    points = list(points_for(600, 8, seed=600))
+    days = [p.payload["date"] for p in points]
+    assert days == sorted(days) and days[0] == "2026-01-01" and len(set(days)) == FILL_DAYS  # two points a day
+    assert days[-1] == fill_day(599, 600) < fill_day(600, 600)
+    turns = {p.id: p.payload["date"] for p in points if p.payload["tier"] != "passages"}
+    passages = [p for p in points if p.payload["tier"] == "passages"]
+    assert len(passages) == 100 and all(turns[p.payload["passage_of"]] == p.payload["date"] for p in passages)
 
 
 def test_a_kept_workspace_is_measured_again_without_a_second_fill(tmp_path, monkeypatch):
@@ -19,6 +29,18 @@ def test_a_kept_workspace_is_measured_again_without_a_second_fill(tmp_path, monk
     assert first["fill_s"] > 0 and second["fill_s"] is None
     assert first["cold_hits"] == second["cold_hits"] > 0 and second["warm_p95_ms"] > 0
     assert {p.name for p in (shard / "segments").iterdir()} == built  # the same segments, nothing written again
+
+    from benchmarks.recall_speed import _filled
+    from memory_pipeline.config import Settings
+    from memory_pipeline.flows.recall.engine import open_store
+    from memory_pipeline.models import stable_id
+    from memory_pipeline.resources.workspace import Workspace
+
+    workspace = Workspace(tmp_path / "kept" / "points-300")
+    store = open_store(workspace, Settings.from_env(), 384)
+    assert _filled(workspace, 300, 384)
+    store.set_payload([stable_id("speed", "300", "298")], {"date": "2026-05-04"})  # as a fill of random days
+    assert not _filled(workspace, 300, 384)
 
 
 def test_a_memory_cap_holds_the_service_in_a_cgroup_of_its_own(tmp_path, monkeypatch):
