@@ -49,8 +49,20 @@ def fill_day(n: int, count: int) -> str:
     return (date(2026, 1, 1) + timedelta(days=n * FILL_DAYS // max(count, 1))).isoformat()
 
 
-def points_for(count: int, dimension: int, seed: int, projects: tuple[str, ...] = ("",)):
+def fill_id(seed: int, n: int) -> str:
+    """The id of the fill's `n`th point when it is no passage (`is_passage`)."""
     from memory_pipeline.models import stable_id
+
+    return stable_id("speed", str(seed), str(n))
+
+
+def is_passage(n: int) -> bool:
+    """Whether the fill's `n`th point is a passage of the message before it (stages/index/passages.py): 1 in 3
+    messages has one."""
+    return n % 6 == 5
+
+
+def points_for(count: int, dimension: int, seed: int, projects: tuple[str, ...] = ("",)):
     from memory_pipeline.resources.vector_store import StorePoint
     from memory_pipeline.stages.index.passages import passage_id
     from memory_pipeline.stages.index.sparse import sparse_vector
@@ -60,8 +72,8 @@ def points_for(count: int, dimension: int, seed: int, projects: tuple[str, ...] 
     for n, vector in enumerate(unit_vectors(count, dimension, seed)):
         text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 30)))
         day = fill_day(n, count)
-        pid = stable_id("speed", str(seed), str(n))
-        if n % 6 == 5:  # a passage of the message before it (stages/index/passages.py): 1 in 3 messages has one
+        pid = fill_id(seed, n)
+        if is_passage(n):
             yield StorePoint(id=passage_id(previous["id"], 0), text=text, dense=vector.tolist(), sparse=None, payload={
                 key: previous[key] for key in ("date", "session_id", "created_ts", "project")} | {
                 "tier": "passages", "kind": "passage", "passage_of": previous["id"],
@@ -194,13 +206,12 @@ def _filled(workspace, count: int, dimension: int) -> bool:
     filled again: the same ids, written over)."""
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.recall.engine import open_store
-    from memory_pipeline.models import stable_id
 
     store = open_store(workspace, Settings.from_env(), dimension)
     if not (store.exists() and store.count() == count and store.count({"tier": "passages"}) == (count + 1) // 6):
         return False
-    last = count - 1 if (count - 1) % 6 != 5 else count - 2  # the last point that is no passage
-    pid = stable_id("speed", str(count), str(last))
+    last = count - 2 if is_passage(count - 1) else count - 1  # the last point that is no passage
+    pid = fill_id(count, last)  # the fill's seed is its count
     return (store.payload_fields([pid], ["date"]).get(pid) or {}).get("date") == fill_day(last, count)
 
 

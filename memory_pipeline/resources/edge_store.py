@@ -55,9 +55,9 @@ INDEX_MEMORY = "Cold"  # the payload indexes memory-mapped, read on demand. "Pin
 # ms; docs/vector-engine.md, "Cold start"). optimize() moves a shard's indexes to their placement
 PINNED_FIELDS = ("project", "scope", "tier", "merged_into", "date")  # but these, in memory: the fields of every
 # recall's filter, a few values each, checked at each point a filtered search visits. At 1M points a dense
-# search filtered to a tier and a date took p50 24.6-28.2 ms with them on disk, 13.0-15.5 in memory (20.3
-# → 14.1 with a project's filter); the open 0.3 s more CPU and 20-26 MB more memory (docs/vector-engine.md,
-# "The filtered fields' indexes in memory")
+# search filtered to a tier and a date took p50 24.6-28.2 ms with them on disk, 13.0-15.8 in memory (16.2-20.3
+# → 11.9-14.1 with a project's filter); the open at 1M 0.3-0.5 s more CPU and 21 MB more memory, at 10k and
+# 100k 54-63 MB less (docs/vector-engine.md, "The filtered fields' indexes in memory")
 MIN_FREE_BYTES = 16 << 20  # below this, a write could fault in a memory map past the end of the disk (a
 # write batch of 2,048 points of 384 dimensions is ~3 MB of vectors, its payloads and log record a few more)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.recall_speed import FILL_DAYS, bench_recall_speed, fill_day, points_for
+from benchmarks.recall_speed import FILL_DAYS, bench_recall_speed, fill_day, fill_id, points_for
 
 pytestmark = pytest.mark.slow
 
@@ -33,13 +33,12 @@ def test_a_kept_workspace_is_measured_again_without_a_second_fill(tmp_path, monk
     from benchmarks.recall_speed import _filled
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.recall.engine import open_store
-    from memory_pipeline.models import stable_id
     from memory_pipeline.resources.workspace import Workspace
 
     workspace = Workspace(tmp_path / "kept" / "points-300")
     store = open_store(workspace, Settings.from_env(), 384)
     assert _filled(workspace, 300, 384)
-    store.set_payload([stable_id("speed", "300", "298")], {"date": "2026-05-04"})  # as a fill of random days
+    store.set_payload([fill_id(300, 298)], {"date": "2026-05-04"})  # as a fill of random days
     assert not _filled(workspace, 300, 384)
 
 
