@@ -58,6 +58,12 @@ PINNED_FIELDS = ("project", "scope", "tier", "merged_into", "date")  # but these
 # search filtered to a tier and a date took p50 24.6-28.2 ms with them on disk, 13.0-15.8 in memory (16.2-20.3
 # → 11.9-14.1 with a project's filter); the open at 1M 0.3-0.5 s more CPU and 21 MB more memory, at 10k and
 # 100k 54-63 MB less (docs/vector-engine.md, "The filtered fields' indexes in memory")
+KEYWORD_INDEX_MEMORY = "Cold"  # the BM25 inverted index memory-mapped, each query reading its terms' lists. In
+# memory (Edge's default, as before 2026-11-28) it grows with the text: at 1M points of real turns (lme-dev's
+# own keyword vectors, 70 terms each) 421 MB of files and 498 MB of the process's own memory at the open,
+# against 64 MB on disk, keyword search p50 / p95 3.7-3.9 / 5.2-5.7 ms on disk against 3.9-4.1 / 5.3-6.1 in
+# memory (docs/vector-engine.md, "The BM25 index on disk"). A shard built before is rebuilt at its next
+# optimize(): Edge takes the placement from the configuration each open writes (54 s at 1M points)
 MIN_FREE_BYTES = 16 << 20  # below this, a write could fault in a memory map past the end of the disk (a
 # write batch of 2,048 points of 384 dimensions is ~3 MB of vectors, its payloads and log record a few more)
 
@@ -65,7 +71,7 @@ MIN_FREE_BYTES = 16 << 20  # below this, a write could fault in a memory map pas
 def shard_config(dimension: int):
     """The one shard configuration (docs/vector-engine.md, "The shipped shard"): float vectors and
     their int8 copies memory-mapped and read on demand, HNSW m 8 / ef_construct 64 on one thread,
-    BM25 with Qdrant's IDF, segments capped at 32k points."""
+    BM25 with Qdrant's IDF and its index on disk, segments capped at 32k points."""
     from qdrant_edge import (
         Distance, EdgeConfig, EdgeOptimizersConfig, EdgeSparseVectorParams, EdgeVectorParams, HnswIndexConfig,
         Memory, Modifier, ScalarQuantizationConfig, ScalarType,
@@ -75,7 +81,8 @@ def shard_config(dimension: int):
         vectors={DENSE: EdgeVectorParams(
             size=dimension, distance=Distance.Cosine, memory=Memory.Cold,
             quantization_config=ScalarQuantizationConfig(ScalarType.Int8, memory=Memory.Cold))},
-        sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
+        sparse_vectors={SPARSE: EdgeSparseVectorParams(
+            modifier=Modifier.Idf, memory=getattr(Memory, KEYWORD_INDEX_MEMORY))},
         hnsw_config=HnswIndexConfig(m=8, ef_construct=64, full_scan_threshold=10_000, max_indexing_threads=1),
         optimizers=EdgeOptimizersConfig(max_segment_size=SEGMENT_KB, indexing_threshold=INDEXING_KB),
     )
@@ -382,7 +389,8 @@ class EdgeStore:
     def optimize(self) -> bool:
         """Build the HNSW and merge small segments (after ingest, never in the recall path); payload
         indexes a former version placed otherwise (in memory or on disk) are made again where
-        `index_memory` says first."""
+        `index_memory` says first, and segments built with another BM25 index placement
+        (KEYWORD_INDEX_MEMORY) again by Edge."""
         if not self.exists():
             return False
         with self.session():

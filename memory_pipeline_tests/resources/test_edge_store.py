@@ -306,6 +306,61 @@ def test_the_filtered_fields_indexes_live_in_memory_the_rest_on_disk_and_optimiz
     assert former.count({"date_gte": "2026-11-20", "date_lte": "2026-11-30"}) == 2  # its one day of the three
 
 
+def keyword_index_types(store: EdgeStore) -> set[str]:
+    """The BM25 index's kind in each of the shard's built segments ("Mmap": on disk, "ImmutableRam": in memory)."""
+    import json
+
+    found = set()
+    for config in (store.path / "segments").glob("*/segment.json"):
+        index = json.loads(config.read_text())["config"]["sparse_vector_data"][edge_store.SPARSE]["index"]
+        if index["index_type"] != "MutableRam":  # the appendable segment's, before its build
+            found.add(index["index_type"])
+    return found
+
+
+def test_the_bm25_index_lives_on_disk_and_a_former_shards_is_moved_at_optimize(tmp_path: Path, monkeypatch):
+    """A fresh shard's keyword index is memory-mapped; one built in memory (Edge's default, before
+    2026-11-28) is rebuilt on disk at the next optimize() after an open, and keyword search answers the same."""
+    from qdrant_edge import Query, QueryRequest, SparseVector
+
+    from memory_pipeline.stages.index.sparse import token_id, tokenize
+
+    monkeypatch.setattr(edge_store, "INDEXING_KB", 1)  # 32 points of 8 dimensions: the points below are built
+    points = [random_point(f"kw{n}", f"{KEYWORD_TEXTS[n % len(KEYWORD_TEXTS)]} note {n}", {"tier": "messages"})
+              for n in range(80)]
+
+    def keyword_hits(store: EdgeStore) -> list[tuple[str, float]]:
+        found = []
+        for query in ("redis pool", "orders api pagination", "note 7"):
+            ids = sorted({token_id(t) for t in tokenize(query)})
+            with store.session():
+                found += [(str(h.id), round(h.score, 4)) for h in store.shard.query(QueryRequest(
+                    limit=10, query=Query.Nearest(SparseVector(ids, [1.0] * len(ids)), using=edge_store.SPARSE)))]
+        return found
+
+    fresh = EdgeStore(tmp_path / "fresh", dimension=DIM, lock_timeout=5)
+    fresh.upsert(points)
+    fresh.optimize()
+    assert keyword_index_types(fresh) == {"Mmap"}
+
+    monkeypatch.setattr(edge_store, "KEYWORD_INDEX_MEMORY", "Pinned")  # as a former version built it
+    former = EdgeStore(tmp_path / "former", dimension=DIM, lock_timeout=5)
+    former.upsert(points)
+    former.optimize()
+    assert keyword_index_types(former) == {"ImmutableRam"}
+    before = keyword_hits(former)
+    assert len(before) == 30
+    former.let_go()
+
+    monkeypatch.setattr(edge_store, "KEYWORD_INDEX_MEMORY", "Cold")
+    reopened = EdgeStore(tmp_path / "former", dimension=DIM, lock_timeout=5)
+    assert keyword_index_types(reopened) == {"ImmutableRam"}  # the open writes the configuration, moves nothing
+    reopened.optimize()
+    assert keyword_index_types(reopened) == {"Mmap"}
+    assert keyword_hits(reopened) == before == keyword_hits(fresh)
+    assert reopened.count() == len(points)
+
+
 def test_a_large_write_is_built_as_it_goes_in_capped_segments(tmp_path: Path, monkeypatch):
     """Every OPTIMIZE_EVERY points upserted build the appendable segment (so no build ever reads a whole
     big import at once), merges stop at SEGMENT_KB, the segments a build replaced leave the disk and the
