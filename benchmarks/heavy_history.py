@@ -82,7 +82,7 @@ def measure_lengths(fixtures: Path | None = None) -> Lengths:
                    texts={r: "\n".join(found[r]) for r in ROLES})
 
 
-def _text(rng: random.Random, lengths: Lengths, role: str) -> str:
+def real_text(rng: random.Random, lengths: Lengths, role: str) -> str:
     """A real length of `role`, filled with a window of the role's real text starting on a word."""
     size = rng.choice(lengths.chars[role])
     corpus = lengths.texts[role]
@@ -119,7 +119,7 @@ def session_lines(rng: random.Random, lengths: Lengths, session: str, cwd: str, 
     lines, parent, when, made, n = [], None, start, 0, 0
     while made < indexed:
         when += timedelta(seconds=rng.randint(20, 120))
-        record, parent = _record("user", session, cwd, when, {"role": "user", "content": _text(rng, lengths, "user")},
+        record, parent = _record("user", session, cwd, when, {"role": "user", "content": real_text(rng, lengths, "user")},
                                  parent, rng)
         lines.append(json.dumps(record))
         made += 1
@@ -131,7 +131,7 @@ def session_lines(rng: random.Random, lengths: Lengths, session: str, cwd: str, 
                       "input": {"command": f"step {n}.{k}"}} for k in range(_poisson(rng, lengths.tools_per_reply))]
             when += timedelta(seconds=rng.randint(2, 20))
             message = {"id": f"msg_{session[:8]}_{n}", "role": "assistant", "model": "claude-sonnet-4-5",
-                       "content": [{"type": "text", "text": _text(rng, lengths, "assistant")}, *calls],
+                       "content": [{"type": "text", "text": real_text(rng, lengths, "assistant")}, *calls],
                        "usage": {"input_tokens": 20_000, "output_tokens": 300}}
             record, parent = _record("assistant", session, cwd, when, message, parent, rng)
             lines.append(json.dumps(record))
@@ -139,7 +139,7 @@ def session_lines(rng: random.Random, lengths: Lengths, session: str, cwd: str, 
             for call in calls:
                 when += timedelta(seconds=rng.randint(1, 10))
                 result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call["id"],
-                                                       "content": _text(rng, lengths, "tool")}]}
+                                                       "content": real_text(rng, lengths, "tool")}]}
                 record, parent = _record("user", session, cwd, when, result, parent, rng)
                 lines.append(json.dumps(record))
     return lines, made, when

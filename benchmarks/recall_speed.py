@@ -1,7 +1,8 @@
 """`memory-pipeline bench recall --speed`: recall latency at 1k, 10k and 100k points.
 
-Synthetic points (random words, random unit vectors; a third observations, half messages, a sixth the
-passages of one message in three) go straight into an embedded store, then the
+Synthetic points (random unit vectors and real text: windows of the shared real transcripts' messages at their
+real lengths; a third observations, half messages, a sixth the passages of one message in three) go straight
+into an embedded store, then the
 store is optimized as ingest leaves it (the Edge shard's HNSW built); each query is a new sentence,
 so the query embedding is always computed. Cold = starting the recall service (model load + index
 load) plus the first answer; cold_split_s = the service's own start, in seconds since its exec:
@@ -23,13 +24,15 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import numpy as np
 
 from benchmarks.memory_cap import MemoryCap, drop_page_cache, major_faults
 from memory_pipeline.config import set_process_environment
+from memory_pipeline.models import content_hash
+from memory_pipeline.stages.index.message_docs import MAX_MESSAGE_CHARS
 
 WORDS = ("redis pool timeout pagination orders api worker memory docker image cache ci flaky test deploy "
          "migration schema index query latency retry backoff queue consumer producer kafka postgres sqlite "
@@ -62,30 +65,66 @@ def is_passage(n: int) -> bool:
     return n % 6 == 5
 
 
-def points_for(count: int, dimension: int, seed: int, projects: tuple[str, ...] = ("",)):
-    from memory_pipeline.resources.vector_store import StorePoint
-    from memory_pipeline.stages.index.passages import passage_id
-    from memory_pipeline.stages.index.sparse import sparse_vector
+def fill_texts():
+    """The real text the fill's points are cut from (benchmarks/heavy_history.py: the shared real transcripts'
+    messages by role, their lengths)."""
+    from benchmarks.heavy_history import measure_lengths
 
-    rng = random.Random(seed)
-    previous: dict = {}
+    return measure_lengths()
+
+
+def fill_text(seed: int, n: int, lengths) -> tuple[str, str]:
+    """The role and the words of the fill's `n`th message: a real message's length, filled with a window of
+    that role's real text (code, logs and prose as the transcripts have them; the same for the same seed
+    and n, so a kept workspace's last point can be checked). An observation's is the user's."""
+    from benchmarks.heavy_history import real_text
+
+    rng = random.Random(f"{seed}:{n}")
+    if n % 3 == 0:
+        return "observation", " ".join(real_text(rng, lengths, "user").split())
+    role = "user" if rng.random() < 1 / (1 + lengths.replies_per_user) else "assistant"
+    return role, real_text(rng, lengths, role)
+
+
+def fill_point(seed: int, n: int, count: int, vector, lengths, projects: tuple[str, ...] = ("",)):
+    """The fill's `n`th point of `count`. A message carries its document and payload as the message index
+    writes them (stages/index/message_docs.py: the day, the message, the previous message's tail; the role,
+    the time), an observation its text, a passage the first window of the message before it
+    (stages/index/passages.py), whatever that message's role or length."""
+    from memory_pipeline.resources.vector_store import StorePoint
+    from memory_pipeline.stages.index.message_docs import DocOptions, document_text
+    from memory_pipeline.stages.index.passages import passage_id, windows
+
+    day = fill_day(n, count)
+    when = datetime.fromisoformat(day).replace(hour=8, tzinfo=timezone.utc) + timedelta(seconds=n % 36_000)
+    if is_passage(n):
+        turn = n - 1
+        _, message = fill_text(seed, turn, lengths)
+        return StorePoint(id=passage_id(fill_id(seed, turn), 0), text=(windows(message) or [message])[0],
+                          dense=vector.tolist(), sparse=None, payload={
+                              "date": fill_day(turn, count), "session_id": f"s{turn % 200}", "created_ts": 1.77e9 + turn,
+                              "project": projects[turn % len(projects)], "tier": "passages", "kind": "passage",
+                              "passage_of": fill_id(seed, turn), "priority": None, "stale": False})
+    role, words = fill_text(seed, n, lengths)
+    payload = {"date": day, "session_id": f"s{n % 200}", "created_ts": 1.77e9 + n,
+               "project": projects[n % len(projects)], "source_message_ids": [f"m{n}"], "stale": False}
+    if role == "observation":
+        return StorePoint(id=fill_id(seed, n), text=words, dense=vector.tolist(), sparse=None,
+                          payload=payload | {"tier": "observations", "priority": "medium"})
+    previous = fill_text(seed, n - 1, lengths)[1] if n % 3 == 2 else ""  # the message before it, if it is one
+    text = document_text(words, role, when, previous, DocOptions())
+    return StorePoint(id=fill_id(seed, n), text=text, dense=vector.tolist(), sparse=None, payload=payload | {
+        "tier": "messages", "kind": "message", "scope": "project", "role": role, "provenance": role,
+        "message": words[:MAX_MESSAGE_CHARS], "time": when.strftime("%H:%M"), "created_at": when.isoformat(),
+        "priority": None})
+
+
+def points_for(count: int, dimension: int, seed: int, projects: tuple[str, ...] = ("",)):
+    """The fill's `count` points in the order they are written (`fill_point`): random unit vectors (no model
+    embeds a million texts here), real text (the keyword index and the payloads grow as a user's do)."""
+    lengths = fill_texts()
     for n, vector in enumerate(unit_vectors(count, dimension, seed)):
-        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 30)))
-        day = fill_day(n, count)
-        pid = fill_id(seed, n)
-        if is_passage(n):
-            yield StorePoint(id=passage_id(previous["id"], 0), text=text, dense=vector.tolist(), sparse=None, payload={
-                key: previous[key] for key in ("date", "session_id", "created_ts", "project")} | {
-                "tier": "passages", "kind": "passage", "passage_of": previous["id"],
-                "priority": None, "stale": False})
-            continue
-        tier = "messages" if n % 3 else "observations"
-        previous = {"id": pid, "tier": tier, "date": day, "session_id": f"s{n % 200}", "created_ts": 1.77e9 + n,
-                    "project": projects[n % len(projects)]}
-        yield StorePoint(id=pid, text=text, dense=vector.tolist(), sparse=sparse_vector(text), payload={
-            key: value for key, value in previous.items() if key != "id"} | {
-            "priority": "medium" if tier == "observations" else None, "source_message_ids": [f"m{n}"],
-            "stale": False})
+        yield fill_point(seed, n, count, vector, lengths, projects)
 
 
 def unit_vectors(count: int, dimension: int, seed: int, chunk: int = 10_000) -> Iterator[np.ndarray]:
@@ -191,8 +230,15 @@ TIMES = ("last spring", "in March 2026", "two months ago", "on 4 May, 2026")
 
 
 def queries_for(n: int, seed: int) -> list[str]:
+    """`n` queries of 3-8 consecutive words of the real users' messages, each made new by its number."""
+    words = fill_texts().texts["user"].split()
     rng = random.Random(seed)
-    return [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 8))) + f" {i}" for i in range(n)]
+    found = []
+    for i in range(n):
+        size = rng.randint(3, 8)
+        start = rng.randrange(max(1, len(words) - size))
+        found.append(" ".join(words[start:start + size]) + f" {i}")
+    return found
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -201,9 +247,9 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def _filled(workspace, count: int, dimension: int) -> bool:
-    """The workspace's store already holds `count` points, passages among them and dated as `points_for` makes
-    them (a kept `--workdir` filled by an earlier run; one filled before passages, or with random days, is
-    filled again: the same ids, written over)."""
+    """The workspace's store already holds `count` points, passages among them, dated and worded as `points_for`
+    makes them (a kept `--workdir` filled by an earlier run; one filled before passages, with random days or
+    with random words, is filled again: the same ids, written over)."""
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.recall.engine import open_store
 
@@ -212,7 +258,9 @@ def _filled(workspace, count: int, dimension: int) -> bool:
         return False
     last = count - 2 if is_passage(count - 1) else count - 1  # the last point that is no passage
     pid = fill_id(count, last)  # the fill's seed is its count
-    return (store.payload_fields([pid], ["date"]).get(pid) or {}).get("date") == fill_day(last, count)
+    expected = fill_point(count, last, count, np.zeros(dimension, dtype=np.float32), fill_texts())
+    found = store.payload_fields([pid], ["date", "content_hash"]).get(pid) or {}
+    return found == {"date": expected.payload["date"], "content_hash": content_hash(expected.text)}
 
 
 def _paged_in(workspace, runtime_dir: Path, timeout: float = 300.0) -> tuple[float | None, float | None]:

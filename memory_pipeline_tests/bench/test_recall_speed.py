@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.recall_speed import FILL_DAYS, bench_recall_speed, fill_day, fill_id, points_for
+from benchmarks.recall_speed import (FILL_DAYS, bench_recall_speed, fill_day, fill_id, fill_texts, points_for,
+                                     queries_for)
 
 pytestmark = pytest.mark.slow
 
@@ -18,6 +19,31 @@ def test_the_fill_is_dated_in_the_order_it_is_written_as_a_history_is():
     turns = {p.id: p.payload["date"] for p in points if p.payload["tier"] != "passages"}
     passages = [p for p in points if p.payload["tier"] == "passages"]
     assert len(passages) == 100 and all(turns[p.payload["passage_of"]] == p.payload["date"] for p in passages)
+
+
+def test_the_fill_is_real_text_as_the_message_index_writes_it():
+    from memory_pipeline.stages.index.message_docs import keyword_counts
+
+    fixtures = fill_texts()
+    points = list(points_for(600, 8, seed=600))
+    messages = [p for p in points if p.payload["tier"] == "messages"]
+    assert len(messages) == 300 and {p.payload["role"] for p in messages} == {"user", "assistant"}
+    for point in messages:  # the document is the day and the message (and the tail before it)
+        words = " ".join(point.payload["message"].split())
+        assert point.text.startswith(f"[{int(point.payload['date'][-2:])} ") and f"] {words[:40]}" in point.text
+        assert point.payload["message"].strip()[:30] in fixtures.texts[point.payload["role"]]
+    by_id = {p.id: p for p in points}
+    for passage in (p for p in points if p.payload["tier"] == "passages"):
+        assert passage.text.split()[:5] == by_id[passage.payload["passage_of"]].payload["message"].split()[:5]
+    lengths = sorted(len(p.payload["message"]) for p in messages)
+    assert lengths[0] < 100 < lengths[-1]  # the real lengths' spread, not one size
+    vocabulary = {t for p in points if p.payload["tier"] != "passages" for t in keyword_counts(
+        {**p.payload, "text": p.text})[0]}
+    assert len(vocabulary) > 1000  # the bench's former 59 words gave 59 terms
+    assert points == list(points_for(600, 8, seed=600))  # the same fill each time
+    queries = queries_for(20, seed=3)
+    assert len(set(queries)) == 20 and all(q.rsplit(" ", 1)[0] in " ".join(fixtures.texts["user"].split())
+                                            for q in queries)
 
 
 def test_a_kept_workspace_is_measured_again_without_a_second_fill(tmp_path, monkeypatch):
@@ -40,6 +66,8 @@ def test_a_kept_workspace_is_measured_again_without_a_second_fill(tmp_path, monk
     assert _filled(workspace, 300, 384)
     store.set_payload([fill_id(300, 298)], {"date": "2026-05-04"})  # as a fill of random days
     assert not _filled(workspace, 300, 384)
+    store.set_payload([fill_id(300, 298)], {"date": fill_day(298, 300), "content_hash": "random words"})
+    assert not _filled(workspace, 300, 384)  # as a fill of the former 59 words
 
 
 def test_a_memory_cap_holds_the_service_in_a_cgroup_of_its_own(tmp_path, monkeypatch):
