@@ -119,8 +119,8 @@ def session_lines(rng: random.Random, lengths: Lengths, session: str, cwd: str, 
     lines, parent, when, made, n = [], None, start, 0, 0
     while made < indexed:
         when += timedelta(seconds=rng.randint(20, 120))
-        record, parent = _record("user", session, cwd, when, {"role": "user", "content": real_text(rng, lengths, "user")},
-                                 parent, rng)
+        said = {"role": "user", "content": real_text(rng, lengths, "user")}
+        record, parent = _record("user", session, cwd, when, said, parent, rng)
         lines.append(json.dumps(record))
         made += 1
         for _ in range(max(1, _poisson(rng, lengths.replies_per_user))):

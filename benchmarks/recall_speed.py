@@ -102,7 +102,8 @@ def fill_point(seed: int, n: int, count: int, vector, lengths, projects: tuple[s
         _, message = fill_text(seed, turn, lengths)
         return StorePoint(id=passage_id(fill_id(seed, turn), 0), text=(windows(message) or [message])[0],
                           dense=vector.tolist(), sparse=None, payload={
-                              "date": fill_day(turn, count), "session_id": f"s{turn % 200}", "created_ts": 1.77e9 + turn,
+                              "date": fill_day(turn, count), "session_id": f"s{turn % 200}",
+                              "created_ts": 1.77e9 + turn,
                               "project": projects[turn % len(projects)], "tier": "passages", "kind": "passage",
                               "passage_of": fill_id(seed, turn), "priority": None, "stale": False})
     role, words = fill_text(seed, n, lengths)

@@ -59,7 +59,7 @@ PINNED_FIELDS = ("project", "scope", "tier", "merged_into", "date")  # but these
 # → 11.9-14.1 with a project's filter); the open at 1M 0.3-0.5 s more CPU and 21 MB more memory, at 10k and
 # 100k 54-63 MB less (docs/vector-engine.md, "The filtered fields' indexes in memory")
 KEYWORD_INDEX_MEMORY = "Cold"  # the BM25 inverted index memory-mapped, each query reading its terms' lists. In
-# memory (Edge's default, as before 2026-11-28) it grows with the text: at 1M points of real turns (lme-dev's
+# memory (Edge's default, as before session 16) it grows with the text: at 1M points of real turns (lme-dev's
 # own keyword vectors, 70 terms each) 421 MB of files and 498 MB of the process's own memory at the open,
 # against 64 MB on disk, keyword search p50 / p95 3.7-3.9 / 5.2-5.7 ms on disk against 3.9-4.1 / 5.3-6.1 in
 # memory (docs/vector-engine.md, "The BM25 index on disk"). A shard built before is rebuilt at its next

@@ -319,8 +319,8 @@ def keyword_index_types(store: EdgeStore) -> set[str]:
 
 
 def test_the_bm25_index_lives_on_disk_and_a_former_shards_is_moved_at_optimize(tmp_path: Path, monkeypatch):
-    """A fresh shard's keyword index is memory-mapped; one built in memory (Edge's default, before
-    2026-11-28) is rebuilt on disk at the next optimize() after an open, and keyword search answers the same."""
+    """A fresh shard's keyword index is memory-mapped; one built in memory (Edge's default, before session
+    16) is rebuilt on disk at the next optimize() after an open, and keyword search answers the same."""
     from qdrant_edge import Query, QueryRequest, SparseVector
 
     from memory_pipeline.stages.index.sparse import token_id, tokenize
