@@ -66,15 +66,32 @@ def _chunks(points: Iterable[StorePoint], size: int) -> Iterator[list[StorePoint
         yield chunk
 
 
-def index_points(store: VectorIndex, embedder: Embedder, points: Iterable[StorePoint], stats: IndexStats) -> None:
+def index_points(store: VectorIndex, embedder: Embedder, points: Iterable[StorePoint], stats: IndexStats,
+                 first: Callable[[], None] | None = None, last: Callable[[], None] | None = None) -> None:
     """Embed and upsert the points whose content is new or changed, a chunk at a time as `points` is
     read; unchanged points get their project and scope refreshed; `stats.stored` counts the points
     found stored with their content afterwards. The store is held for its reads and writes, not while
     the chunk is embedded (unless the caller holds it): a day of long turns and their passages took
-    the message index past the lock timeout of the other steps writing the store at load."""
-    for chunk in _chunks(points, EMBED_CHUNK):
-        hashes = {p.id: content_hash(p.text) for p in chunk}
+    the message index past the lock timeout of the other steps writing the store at load.
+
+    One open per chunk and one more: a chunk is written in the open that checks the next one, and
+    `first` and `last` run in the first and the last open (the caller's reads before the writes, its
+    count and build after them). An open of an Edge shard at 1M points took 10.5 s inside ingest, and
+    two opens per chunk and two per day were 74% of a day's ingest (docs/vector-engine.md)."""
+    chunks = _chunks(points, EMBED_CHUNK)
+    chunk, pending = next(chunks, None), None
+    while True:
         with store.session():
+            if first is not None:
+                first()
+                first = None
+            if pending is not None:
+                _write_chunk(store, stats, *pending)
+            if chunk is None:
+                if last is not None:
+                    last()
+                return
+            hashes = {p.id: content_hash(p.text) for p in chunk}
             changed = store.missing_or_changed(hashes)
         todo = [p for p in chunk if p.id in changed]
         stats.points += len(chunk)
@@ -84,15 +101,21 @@ def index_points(store: VectorIndex, embedder: Embedder, points: Iterable[StoreP
             started = time.perf_counter()
             vectors = embedder.encode([p.text for p in todo])
             stats.embed_seconds += time.perf_counter() - started
-        with store.session():
-            if todo:
-                store.upsert([p.model_copy(update={"dense": dense, "sparse": sparse_vector(p.text)
-                                                   if has_keywords(p.payload) else None})
-                              for p, dense in zip(todo, vectors, strict=True)])
-                stats.embedded += len(todo)
-            if len(todo) < len(chunk):
-                stats.rescoped += refresh_scope(store, [p for p in chunk if p.id not in changed])
-            stats.stored += len(chunk) - len(store.missing_or_changed(hashes))
+        pending = (chunk, hashes, changed, todo, vectors)
+        chunk = next(chunks, None)
+
+
+def _write_chunk(store: VectorIndex, stats: IndexStats, chunk: list[StorePoint], hashes: dict[str, str],
+                 changed: Collection[str], todo: list[StorePoint], vectors: list) -> None:
+    """A chunk's new points upserted with their vectors, its unchanged ones rescoped (the store held)."""
+    if todo:
+        store.upsert([p.model_copy(update={"dense": dense, "sparse": sparse_vector(p.text)
+                                           if has_keywords(p.payload) else None})
+                      for p, dense in zip(todo, vectors, strict=True)])
+        stats.embedded += len(todo)
+    if len(todo) < len(chunk):
+        stats.rescoped += refresh_scope(store, [p for p in chunk if p.id not in changed])
+    stats.stored += len(chunk) - len(store.missing_or_changed(hashes))
 
 
 SCOPE_FIELDS = ["project", "scope"]
@@ -137,7 +160,10 @@ def index_day(store: ShardedIndex, embedder: Embedder, day: str, tier: str,
     manifest = manifest_dir / tier / f"{day}.json" if manifest_dir else None
     known = read_manifest(manifest) if manifest else None
     day_filter = {"tier": tier, "date": day}  # an exact match: a date range parses every stored date
-    with store.session():
+    stale: list[str] = []
+
+    def before() -> None:  # in the first open: the stale points go before anything is written
+        nonlocal known, stale
         store.ensure_collection()
         if known is None:
             known = {point.id for point in store.scroll_all(payload_filter=day_filter)}
@@ -147,14 +173,16 @@ def index_day(store: ShardedIndex, embedder: Embedder, day: str, tier: str,
         if stale:
             store.delete(stale)
             stats.deleted = len(stale)
-    index_points(store, embedder, read(), stats)  # the store let go while each chunk is embedded
-    with store.session():
+
+    def after() -> None:  # in the last open: the manifest narrowed, the count, the build
         if manifest:
             atomic_write_json(manifest, sorted(keep))
         else:
             stats.stored = store.count(day_filter)
         if stats.embedded or stale:
             store.optimize()  # the Edge shard builds its HNSW as points arrive (a server optimizes itself)
+
+    index_points(store, embedder, read(), stats, first=before, last=after)  # let go while each chunk is embedded
     return stats
 
 
