@@ -21,6 +21,13 @@ pytestmark = pytest.mark.slow  # every test stages proposals, which embeds them 
 TODAY = date.today().isoformat()
 
 
+@pytest.fixture(autouse=True)
+def today_now(monkeypatch):
+    """TODAY as each test starts, not as the module was imported: a suite collected before midnight and run
+    after it staged proposals under the day before the CLI's own."""
+    monkeypatch.setitem(globals(), "TODAY", date.today().isoformat())
+
+
 def staged(workspace_dir, store) -> Workspace:
     workspace = Workspace(workspace_dir).create()
     drafts = [ProposalDraft(section=section, text=text, source_observation_ids=["o"], sessions=["s"])
