@@ -162,7 +162,7 @@ def index_day(store: ShardedIndex, embedder: Embedder, day: str, tier: str,
     day_filter = {"tier": tier, "date": day}  # an exact match: a date range parses every stored date
     stale: list[str] = []
 
-    def before() -> None:  # in the first open: the stale points go before anything is written
+    def first() -> None:  # in the first open: the stale points go before anything is written
         nonlocal known, stale
         store.ensure_collection()
         if known is None:
@@ -174,7 +174,7 @@ def index_day(store: ShardedIndex, embedder: Embedder, day: str, tier: str,
             store.delete(stale)
             stats.deleted = len(stale)
 
-    def after() -> None:  # in the last open: the manifest narrowed, the count, the build
+    def last() -> None:  # in the last open: the manifest narrowed, the count, the build
         if manifest:
             atomic_write_json(manifest, sorted(keep))
         else:
@@ -182,7 +182,7 @@ def index_day(store: ShardedIndex, embedder: Embedder, day: str, tier: str,
         if stats.embedded or stale:
             store.optimize()  # the Edge shard builds its HNSW as points arrive (a server optimizes itself)
 
-    index_points(store, embedder, read(), stats, first=before, last=after)  # let go while each chunk is embedded
+    index_points(store, embedder, read(), stats, first=first, last=last)  # let go while each chunk is embedded
     return stats
 
 
