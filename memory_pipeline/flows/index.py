@@ -77,7 +77,8 @@ def index_points(store: VectorIndex, embedder: Embedder, points: Iterable[StoreP
     One open per chunk and one more: a chunk is written in the open that checks the next one, and
     `first` and `last` run in the first and the last open (the caller's reads before the writes, its
     count and build after them). An open of an Edge shard at 1M points took 10.5 s inside ingest, and
-    two opens per chunk and two per day were 74% of a day's ingest (docs/vector-engine.md)."""
+    two opens per chunk and two per day were 74% of a day's ingest (docs/vector-engine.md). An index step
+    also holds the shard across its chunks (`holding`) and opens it again only after another opener had it."""
     chunks = _chunks(points, EMBED_CHUNK)
     chunk, pending = next(chunks, None), None
     while True:
@@ -201,7 +202,7 @@ def index_observation_day(workspace: Workspace, settings: Settings, store: Shard
     from memory_pipeline.resources.observation_files import load_observations
 
     week = store.for_day(day)
-    with week.session():  # one open for both steps (a week store is its own day's store): each open loads every point
+    with week.holding():  # one open for both steps (their sessions use it), let go whenever another opener waits
         stats = index_observations(week, embedder, day, load_observations(workspace, day),
                                    manifest_dir=workspace.state_path("index"))
         if not stats.embedded:  # nothing new: the day's facts were merged when they were written

@@ -9,6 +9,7 @@ once (together 380 MB at 100k, beside what the store holds).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator
 from functools import partial
@@ -101,16 +102,18 @@ def backfill_passages(store: ShardedIndex, embedder: Embedder, manifest_dir: Pat
     transcripts are not read again), newest day first, until `budget_s` seconds have passed; the days
     done and the passages embedded. A day cut short by a crash is done again (its manifest comes last)."""
     started, done, embedded = time.monotonic(), [], 0
-    for day in days_without_passages(manifest_dir):
-        if time.monotonic() - started >= budget_s:
-            break
-        ids = read_manifest(manifest_dir / "messages" / f"{day}.json")
-        if ids is None:  # unreadable: the day's next message index writes it again
-            continue
-        stats = index_day(store, embedder, day, PASSAGES, passage_points_of(_stored_points(store, sorted(ids))),
-                          manifest_dir)
-        done.append(day)
-        embedded += stats.embedded
+    days = days_without_passages(manifest_dir)
+    with store.holding() if days else contextlib.nullcontext():  # one open for the night's days
+        for day in days:
+            if time.monotonic() - started >= budget_s:
+                break
+            ids = read_manifest(manifest_dir / "messages" / f"{day}.json")
+            if ids is None:  # unreadable: the day's next message index writes it again
+                continue
+            stats = index_day(store, embedder, day, PASSAGES,
+                              passage_points_of(_stored_points(store, sorted(ids))), manifest_dir)
+            done.append(day)
+            embedded += stats.embedded
     return done, embedded
 
 
@@ -119,5 +122,6 @@ def index_message_day(workspace: Workspace, settings: Settings, store: ShardedIn
     """The `message_index` asset's work: every message of the day's sessions and the passages of the
     user's turns, manifests in state/index."""
     collect_missing_sessions(workspace, day)
-    return index_messages(store, embedder, day, partial(day_message_points, workspace, settings, day),
-                          manifest_dir=workspace.state_path("index"))
+    with store.holding():  # one open for the day's two tiers, let go whenever another opener waits
+        return index_messages(store, embedder, day, partial(day_message_points, workspace, settings, day),
+                              manifest_dir=workspace.state_path("index"))

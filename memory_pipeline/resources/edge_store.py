@@ -31,7 +31,7 @@ from typing import Any
 
 from memory_pipeline.errors import BadInputError, DiskFullError, MemoryPipelineError, ServiceError
 from memory_pipeline.models import content_hash
-from memory_pipeline.resources.edge_shard import shard_lock
+from memory_pipeline.resources.edge_shard import register_holder, shard_lock, unregister_holder, wanted_by
 from memory_pipeline.resources.vector_points import StorePoint, filter_conditions
 from memory_pipeline.stages.index.message_docs import has_keywords, keyword_counts
 from memory_pipeline.stages.index.sparse import KEYS_VERSION, keyword_vector
@@ -41,6 +41,7 @@ BATCH = 2048
 SEGMENT_KB = 48_000  # 1 KB = 256 float dimensions: 32k points of 384 dimensions per segment, so no build (an
 # HNSW over a segment, a merge) maps more than ~32k points' files at once (docs/secrets-and-faults.md)
 INDEXING_KB = 10_000  # Qdrant's default, made explicit: a segment past 10 MB of vectors (~6.5k points) gets its HNSW
+WATCH_EVERY = 0.2  # seconds between two looks at the want file while an index step holds the shard
 OPTIMIZE_EVERY = 10_000  # points written between two builds: the appendable segment never grows past this
 # (one optimize() after 100k upserts built all 100k at once and held 1.6 GB at its peak)
 KEYWORD_FIELDS = ("project", "tier", "kind", "session_id", "scope", "priority", "source_message_ids", "merged_into")
@@ -139,6 +140,7 @@ class EdgeStore:
         self._wrote = False
         self._unbuilt = 0  # points upserted by this store since its last optimize()
         self._held: contextlib.ExitStack | None = None
+        self._holding = False  # inside `holding()`: a session opens the shard to hold it again
         self._thread_lock = threading.RLock()
 
     def where(self) -> str:
@@ -161,6 +163,8 @@ class EdgeStore:
     def session(self) -> Iterator["EdgeStore"]:
         """Hold the shard open (and its lock) for several operations; a write session ends in flush()."""
         with self._thread_lock:
+            if self._shard is None and self._holding:  # let go for another opener: held again
+                self.hold()
             if self._shard is not None:  # inside an outer session, or held (`hold`)
                 self._depth += 1
                 try:
@@ -222,6 +226,43 @@ class EdgeStore:
     @property
     def held(self) -> bool:
         return self._held is not None
+
+    @contextlib.contextmanager
+    def holding(self) -> Iterator["EdgeStore"]:
+        """Hold the shard across the block's sessions (an index step: one open, where one per chunk and
+        per tier took 74% of a day's ingest at 1M points, each open 3-10 s), and let it go whenever
+        another opener waits for it: a thread watches the want file (`edge_shard.wanted_by`) and lets go
+        at once, or when the session in flight ends; this process's openers ask it directly. The next
+        session opens it again and holds it again. Nothing more when the shard is held already."""
+        if self._holding or self.held:
+            yield self
+            return
+        self.hold()
+        stop, own = threading.Event(), str(os.getpid())
+        asked = wanted_by(self.path)
+
+        def watch() -> None:  # a wait of up to WATCH_EVERY, beside a 1 s ask interval and 3-10 s opens
+            nonlocal asked
+            while not stop.wait(WATCH_EVERY):
+                now = wanted_by(self.path)
+                if now != asked:
+                    asked = now
+                    if now.split(" ", 1)[0] != own:  # not this process waiting to hold it again
+                        self.let_go()
+
+        watcher = threading.Thread(target=watch, name="shard-holding", daemon=True)
+        self._holding = True
+        register_holder(self.path, self.let_go)
+        watcher.start()
+        try:
+            yield self
+        finally:
+            stop.set()
+            watcher.join()
+            unregister_holder(self.path, self.let_go)
+            with self._thread_lock:
+                self._holding = False
+                self.let_go()
 
     def _open_migrated(self):
         if self.migration is not None:

@@ -98,6 +98,11 @@ class VectorStore:
                     if client is not self._memory:
                         client.close()
 
+    def holding(self) -> contextlib.AbstractContextManager["VectorStore"]:
+        """An index step's hold: one session for the step (a server's collection takes any number of
+        clients, so nobody waits for it to let go)."""
+        return self.session()
+
     @contextlib.contextmanager
     def _file_lock(self) -> Iterator[None]:
         if self.path is None:
