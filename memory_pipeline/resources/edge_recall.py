@@ -213,7 +213,7 @@ ROOM_SHARE = 4  # the payloads are read only where the memory left has this many
 # page cache out
 
 
-def _data(handle) -> Iterator[tuple[int, int]]:
+def data_ranges(handle) -> Iterator[tuple[int, int]]:
     """The (start, end) byte ranges of an open file that hold data: Edge sizes its memory maps ahead of what
     they hold (at 1M points the payload files are 1,156 MB long and 436 MB of data), and reading a hole
     fills the page cache with zeros. The whole file where the filesystem cannot tell."""
@@ -236,7 +236,7 @@ def _data(handle) -> Iterator[tuple[int, int]]:
 def data_bytes(path: Path) -> int:
     """The bytes of data in a file (its holes left out)."""
     with contextlib.suppress(OSError), path.open("rb", buffering=0) as handle:
-        return sum(end - start for start, end in _data(handle))
+        return sum(end - start for start, end in data_ranges(handle))
     return 0
 
 
@@ -246,7 +246,7 @@ def _read(paths: Iterable[Path], chunk: int) -> int:
         with contextlib.suppress(OSError):
             if path.is_file():
                 with path.open("rb", buffering=0) as handle:
-                    for start, end in _data(handle):
+                    for start, end in data_ranges(handle):
                         handle.seek(start)
                         while start < end and (block := handle.read(min(chunk, end - start))):
                             read += len(block)
