@@ -76,9 +76,9 @@ def index_points(store: VectorIndex, embedder: Embedder, points: Iterable[StoreP
 
     One open per chunk and one more: a chunk is written in the open that checks the next one, and
     `first` and `last` run in the first and the last open (the caller's reads before the writes, its
-    count and build after them). An open of an Edge shard at 1M points took 10.5 s inside ingest, and
-    two opens per chunk and two per day were 74% of a day's ingest (docs/vector-engine.md). An index step
-    also holds the shard across its chunks (`holding`) and opens it again only after another opener had it."""
+    count and build after them). An open of an Edge shard at 1M points takes 1.5 s and drops its files
+    from the page cache (docs/vector-engine.md); an index step also holds the shard across its chunks
+    (`holding`) and opens it again only after another opener had it."""
     chunks = _chunks(points, EMBED_CHUNK)
     chunk, pending = next(chunks, None), None
     while True:

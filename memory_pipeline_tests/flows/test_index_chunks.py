@@ -66,7 +66,7 @@ def test_a_source_is_read_twice_and_written_a_chunk_at_a_time(store, tmp_path):
 
 def test_a_day_opens_the_store_once_per_chunk_and_once_more_and_never_holds_it_while_embedding(store, tmp_path):
     """A chunk is written in the open that checks the next; the day's reads go in the first open and its count
-    and build in the last (an Edge shard's open at 1M points took 10.5 s inside ingest)."""
+    and build in the last (an Edge shard's open at 1M points takes 1.5 s)."""
     model = get_embedder()
     held_while_embedding = []
 
