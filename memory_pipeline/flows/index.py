@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import date, timedelta
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -160,7 +161,10 @@ def index_day(store: ShardedIndex, embedder: Embedder, day: str, tier: str,
     keep = {p.id for p in read()}
     manifest = manifest_dir / tier / f"{day}.json" if manifest_dir else None
     known = read_manifest(manifest) if manifest else None
-    day_filter = {"tier": tier, "date": day}  # an exact match: a date range parses every stored date
+    # the day as a range, which the shard's date index answers: an exact match on the date checked every
+    # point of the tier (a new day's first run scrolled its tiers in 0.9-1.2 s each at 1M, 0.001 s so)
+    next_day = (date.fromisoformat(day) + timedelta(days=1)).isoformat()
+    day_filter = {"tier": tier, "date_gte": day, "date_lt": next_day}
     stale: list[str] = []
 
     def first() -> None:  # in the first open: the stale points go before anything is written

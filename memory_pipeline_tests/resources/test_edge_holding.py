@@ -66,13 +66,19 @@ def test_an_index_step_opens_the_shard_once_for_all_its_chunks_and_tiers(tmp_pat
     assert len(opens) == 4  # per session: three chunks and one more
     opens.clear()
     with store.holding():
-        first = index_day(store, Embedder(), DAY, "messages", points("messages", 10) + points("extra", 3))
+        first = index_day(store, Embedder(), DAY, "messages", points("messages", 13))
         second = index_day(store, Embedder(), DAY, "passages", points("passages", 9))
         assert store.held
     assert len(opens) == 1 and not store.held  # let go at the end of the step
     assert (first.embedded, second.embedded, second.stored) == (3, 9, 9)
     assert store.count({"date": DAY}) == 22  # the held sessions' writes were flushed: a new opener sees them
     assert EdgeStore(tmp_path / "vectors", dimension=DIM).count({"tier": "passages"}) == 9
+    other_day = [p.model_copy(update={"id": stable_id("late", p.id), "payload": {**p.payload, "date": "2026-11-17"}})
+                 for p in points("messages", 2)]
+    index_day(store, Embedder(), "2026-11-17", "messages", other_day)
+    again = index_day(store, Embedder(), DAY, "messages", points("messages", 10))  # no manifest: the day's
+    assert (again.deleted, again.stored) == (3, 10)  # points found in the shard by its date index, the next day's kept
+    assert store.count({"tier": "messages"}) == 12
 
 
 COUNT = """
