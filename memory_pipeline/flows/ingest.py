@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.errors import MemoryPipelineError
 from memory_pipeline.flows.asset_events import record_transcripts
 from memory_pipeline.flows.intake import pending_days, take_inbox
 from memory_pipeline.flows.runs import RunSummary, get_instance, run_job_for_days
@@ -73,8 +75,18 @@ def ingest(workspace: Workspace, definitions: "dg.Definitions", settings: Settin
     instance = get_instance(workspace, settings)
     days = [day] if day else pending_days(workspace, pipeline.code_version("observe", settings), instance)
     record_transcripts(instance, [event for d in days for event in Inbox(workspace).accepted(d)])
-    runs: list[RunSummary] = (run_job_for_days(definitions, "ingest_job", days, instance, progress=progress,
-                                               output_log=workspace.state_path("dagster_output")) if days else [])
+    runs: list[RunSummary] = []
+    if days:  # the workspace's shard held for the runs: one open, not one per index step and day
+        from memory_pipeline.flows.recall.engine import open_store
+        from memory_pipeline.resources.onnx_embedder import embedder_for
+        from memory_pipeline.resources.stores import held_for_runs
+
+        with contextlib.ExitStack() as held:
+            with contextlib.suppress(MemoryPipelineError):  # a shard that cannot be held now: each step's error
+                dimension = embedder_for(settings.embedding_model, settings).dimension
+                held.enter_context(held_for_runs(open_store(workspace, settings, dimension)))
+            runs = run_job_for_days(definitions, "ingest_job", days, instance, progress=progress,
+                                    output_log=workspace.state_path("dagster_output"))
     for run in runs:
         found = load_observations(workspace, run.day)
         facts = Counter(f.priority for o in found for f in o.facts)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,9 +27,34 @@ def workspace_store(state: Path, url: str | None, *, dimension: int, api_key: st
 
         return VectorStore(path=None, url=url, api_key=api_key, collection=collection, dimension=dimension,
                            lock_timeout=lock_timeout, generation_file=generation)
+    shard = Path(state) / STATE_NAMES["vectors"]
+    held = _HELD.get(shard.expanduser().resolve())
+    if held is not None and held.dimension == dimension:  # a command holds it across its runs
+        return held
     migration = WeekStoresMigration(legacy_store(state, dimension=dimension, lock_timeout=lock_timeout))
-    return EdgeStore(Path(state) / STATE_NAMES["vectors"], dimension=dimension, lock_timeout=lock_timeout,
-                     generation_file=generation, migration=migration)
+    return EdgeStore(shard, dimension=dimension, lock_timeout=lock_timeout, generation_file=generation,
+                     migration=migration)
+
+
+_HELD: dict[Path, EdgeStore] = {}  # the shards this process's commands hold across their runs (`held_for_runs`)
+
+
+@contextlib.contextmanager
+def held_for_runs(store: VectorStore | EdgeStore) -> Iterator[VectorStore | EdgeStore]:
+    """Hold a workspace's store across a command's Dagster runs (ingest's days): their steps get this
+    store from `workspace_store`, so the shard opens once for the command, not once per index step and
+    day (1.5 s each at 1M points), and it lets go whenever another process waits (`EdgeStore.holding`).
+    A server's store: one session for the runs."""
+    if not isinstance(store, EdgeStore):
+        with store.holding():
+            yield store
+        return
+    _HELD[store.path] = store
+    try:
+        with store.holding():
+            yield store
+    finally:
+        _HELD.pop(store.path, None)
 
 
 def legacy_store(state: Path, *, dimension: int, lock_timeout: float = 60.0) -> ShardedStore:
