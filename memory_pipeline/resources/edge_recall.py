@@ -154,7 +154,8 @@ class ShardRecall:
         with self._shard() as shard:
             if shard is None:
                 return {}
-            return {point.id: point.payload | {"text": point.text} for point in self.store.retrieve(wanted)}
+            return {pid: payload | {"text": str(payload.get("text", ""))}
+                    for pid, payload in self.store.payloads(wanted).items()}
 
     def cited_messages(self, payloads: Iterable[dict]) -> dict[tuple[str, str], str]:
         """(session id, message id) → message point id, for every message the observations cite."""

@@ -471,6 +471,11 @@ class EdgeStore:
         """The stored points among `ids` (unknown ids are skipped)."""
         return [_point(r) for r in self._records(ids, True, with_vectors)]
 
+    def payloads(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """id → payload ("text" included) of the stored points among `ids`, as stored: recall's read of its
+        ranked candidates, without a validated StorePoint each (80 a query, ~1.5 ms of it at 1M points)."""
+        return {str(r.id): dict(r.payload or {}) for r in self._records(ids, True, False)}
+
     def near(self, vector: list[float], limit: int, score_threshold: float,
              payload_filter: dict[str, Any] | None = None) -> list[StorePoint]:
         """The points nearest `vector` by the dense index (cosine ≥ `score_threshold`, at most `limit`),

@@ -58,6 +58,8 @@ def windows(text: str, width: int = WINDOW_WORDS, at_most: int = MAX_WINDOWS) ->
 
 PAYLOAD_FIELDS = ("date", "session_id", "project", "scope", "created_ts")  # what the filters read, as the turn's
 _TURN_VERSION, _FIRST_VERSION = 5, 8  # the UUID version nibble of a turn's id (uuid5) and of its first passage's
+_OTHER_VERSIONS = frozenset(format(n, "x") for n in range(16)  # the version digits of no passage, as the
+                            if not _FIRST_VERSION <= n < _FIRST_VERSION + MAX_WINDOWS)  # canonical form writes them
 
 
 def passage_id(turn_id: str, number: int) -> str:
@@ -73,6 +75,10 @@ def passage_id(turn_id: str, number: int) -> str:
 
 def turn_of(point_id: str) -> str | None:
     """The turn a passage's id names (`passage_id`); None for any other point's id."""
+    text = str(point_id)
+    if len(text) == 36 and text[8] + text[13] + text[18] + text[23] == "----" and text[14] in _OTHER_VERSIONS:
+        return None  # the canonical form's version digit names no passage: the dense search's 200 hits a
+        # query, most of them turns, read without a UUID each
     try:
         raw = bytearray(uuid.UUID(str(point_id)).bytes)
     except ValueError:

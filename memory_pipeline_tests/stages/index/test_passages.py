@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from memory_pipeline.models import stable_id
@@ -82,6 +84,11 @@ def test_a_passage_id_names_its_turn_and_no_other_point():
     assert len(set(ids)) == MAX_WINDOWS and TURN not in ids
     assert [turn_of(pid) for pid in ids] == [TURN] * MAX_WINDOWS
     assert turn_of(TURN) is None and turn_of(OTHER) is None and turn_of("not an id") is None
+    # any spelling of an id: upper case, no hyphens, a version digit of no passage (uuid4), none in range
+    assert [turn_of(pid.upper()) for pid in ids] == [TURN] * MAX_WINDOWS
+    assert [turn_of(pid.replace("-", "")) for pid in ids] == [TURN] * MAX_WINDOWS
+    assert turn_of(TURN.upper()) is None and turn_of(str(uuid.uuid4())) is None
+    assert turn_of(ids[0][:14] + format(8 + MAX_WINDOWS, "x") + ids[0][15:]) is None
     assert passage_id(OTHER, 0) != ids[0]
     with pytest.raises(ValueError):
         passage_id(TURN, MAX_WINDOWS)
