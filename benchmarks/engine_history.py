@@ -141,7 +141,7 @@ def copy_sparse(source: Path, target: Path, chunk: int = 1 << 20) -> None:
     """Copy a shard's folder with its files' holes kept. Edge sizes its files ahead of their data (at 1M points
     5.3 GB long, 3.1 GB of data), and a plain copy writes the holes as zeros: every open of the copy then read
     them from the disk, 11-16 s at 1M against 1.5-2.5 s for the shard Edge wrote (docs/vector-engine.md)."""
-    from memory_pipeline.resources.edge_recall import data_ranges
+    from memory_pipeline.resources.edge_recall import data_blocks
 
     for path in sorted(source.rglob("*")):
         copied = target / path.relative_to(source)
@@ -150,12 +150,9 @@ def copy_sparse(source: Path, target: Path, chunk: int = 1 << 20) -> None:
             continue
         copied.parent.mkdir(parents=True, exist_ok=True)
         with path.open("rb", buffering=0) as read, copied.open("wb") as write:
-            for start, end in data_ranges(read):
-                read.seek(start)
-                write.seek(start)
-                while start < end and (block := read.read(min(chunk, end - start))):
-                    write.write(block)
-                    start += len(block)
+            for offset, block in data_blocks(read, chunk):
+                write.seek(offset)
+                write.write(block)
             write.truncate(os.fstat(read.fileno()).st_size)
         shutil.copystat(path, copied)
 

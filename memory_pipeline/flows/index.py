@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import date, timedelta
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field, fields
+from datetime import date, timedelta
 from pathlib import Path
 
 from memory_pipeline.config import Settings

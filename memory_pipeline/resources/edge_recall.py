@@ -241,17 +241,22 @@ def data_bytes(path: Path) -> int:
     return 0
 
 
+def data_blocks(handle, chunk: int) -> Iterator[tuple[int, bytes]]:
+    """An open file's data (`data_ranges`), `chunk` bytes at most at a time, each with its offset."""
+    for start, end in data_ranges(handle):
+        handle.seek(start)
+        while start < end and (block := handle.read(min(chunk, end - start))):
+            yield start, block
+            start += len(block)
+
+
 def _read(paths: Iterable[Path], chunk: int) -> int:
     read = 0
     for path in paths:
         with contextlib.suppress(OSError):
             if path.is_file():
                 with path.open("rb", buffering=0) as handle:
-                    for start, end in data_ranges(handle):
-                        handle.seek(start)
-                        while start < end and (block := handle.read(min(chunk, end - start))):
-                            read += len(block)
-                            start += len(block)
+                    read += sum(len(block) for _, block in data_blocks(handle, chunk))
     return read
 
 

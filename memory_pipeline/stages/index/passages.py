@@ -80,7 +80,7 @@ def turn_of(point_id: str) -> str | None:
         return None  # the canonical form's version digit names no passage: the dense search's 200 hits a
         # query, most of them turns, read without a UUID each
     try:
-        raw = bytearray(uuid.UUID(str(point_id)).bytes)
+        raw = bytearray(uuid.UUID(text).bytes)
     except ValueError:
         return None
     if not _FIRST_VERSION <= raw[6] >> 4 < _FIRST_VERSION + MAX_WINDOWS:
