@@ -6,9 +6,9 @@ questions whose evidence is the uuids of the turns that hold the answer. The fol
 as it is (no flags), ingested, and the questions asked by one `recall --queries FILE --json` (no
 other flags) from a folder named `chat`, as the user of that project would.
 
-A fresh workspace's daily partitions start 90 days back, and lme-dev's sessions are older: the bench
-sets MEMORY_PARTITIONS_START to the first session's day for import and ingest (what `import` tells a
-user to set for old transcripts), and says so in its output.
+lme-dev's sessions are older than a fresh workspace's 90 days: `import` reaches back to the oldest
+of them by itself (the workspace's partition start), so the bench sets no variable a user would not
+set; its output's `env` says so, or names a MEMORY_PARTITIONS_START the caller's environment had.
 """
 
 from __future__ import annotations

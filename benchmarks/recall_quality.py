@@ -29,7 +29,7 @@ from benchmarks.locomo_eval import (
     table,
 )
 from benchmarks.locomo_import import import_and_ingest, import_folder, moved_to_recent, recall_queries
-from memory_pipeline.config import Settings, set_process_environment
+from memory_pipeline.config import Settings
 from memory_pipeline.stages.recall.rank import RankOptions, RecallFilters
 
 PRODUCT = "product defaults via import"
@@ -120,21 +120,23 @@ def locomo_figures(data: Path, base: Path, conversations: int | None, sessions: 
         timings[conv.sample_id] = {"ingest_s": ingest_s, **timing}
     return {"data": str(Path(data).resolve()), "conversations": timings,
             "days": {c.sample_id: f"{c.sessions[0].started:%Y-%m-%d}..{c.sessions[-1].started:%Y-%m-%d}"
-                     for c in convs}, "scores": scores}
+                     for c in convs}, "scores": scores, "env": _env_note(f"{min(c.sessions[0].started for c in convs):%Y-%m-%d}")}
 
 
 def lme_figures(folder: Path, base: Path, max_sources: int | None, variants: list[Variant]) -> dict:
     """The folder imported once into `<base>/lme-dev` (reused when ingested), its questions asked."""
-    start = first_day(folder)
-    set_now = Settings.from_env().partitions_start
-    if not set_now or set_now > start:
-        set_process_environment(MEMORY_PARTITIONS_START=start)
     root = base / "lme-dev"
     ingest_s = _ingested_once(root, lambda r: import_folder(folder / "transcripts", r))
     scores, timing = _ask(root, load_questions(folder), variants, max_sources, "all", PROJECT)
     return {"data": str(folder.resolve()), "ingest_s": ingest_s, **timing, "scores": scores,
-            "env": f"MEMORY_PARTITIONS_START={Settings.from_env().partitions_start} set by the bench for import "
-                   f"and ingest (sessions from {start}; a fresh workspace's partitions start 90 days back)"}
+            "env": _env_note(first_day(folder))}
+
+
+def _env_note(start: str) -> str:
+    """What the run set that a user would not: nothing, unless the caller's environment names a partition start."""
+    set_now = Settings.from_env().partitions_start
+    return (f"MEMORY_PARTITIONS_START={set_now} from the caller's environment" if set_now else
+            f"none: import reached back to the oldest session ({start}) by itself")
 
 
 def summary(name: str, scores: dict, order: tuple[str, ...]) -> list[dict]:

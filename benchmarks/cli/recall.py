@@ -67,12 +67,10 @@ def run_bench_recall(args) -> int:
 
 def _run_quality(args) -> int:
     from benchmarks.lme import DEFAULT_LME
-    from benchmarks.locomo import DEFAULT_DATA, LOCOMO_START
+    from benchmarks.locomo import DEFAULT_DATA
     from benchmarks.recall_quality import bench_recall_quality
-    from memory_pipeline.config import Settings, set_process_environment
 
-    # LoCoMo is dated from 2023: the partitions (built next) must reach back there
-    set_process_environment(MEMORY_PARTITIONS_START=Settings.from_env().partitions_start or LOCOMO_START)
+    # no MEMORY_PARTITIONS_START: `import` reaches back to a folder's oldest session by itself, as for a user
     data = Path(args.data).expanduser() if args.data else DEFAULT_DATA
     if not data.is_file():
         raise BadInputError(f"LoCoMo data not found: {data}")
