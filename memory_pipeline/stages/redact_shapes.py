@@ -92,7 +92,8 @@ SHAPES: list[Rule] = [
     ("netrc-password", ("password",), re.compile(
         r"(?P<keep>\b(?:machine[ \t]+\S+|default)\s+(?:(?:login|account)\s+\S+\s+)*password[ \t]+|"
         r"\blogin[ \t]+\S+[ \t]+password[ \t]+)(?P<value>\S+)"), named("netrc-password", literal_value)),
-    ("generic-secret-assignment", ("key", "token", "secret", "pass", "pwd", "auth", "credential", "dsn"), re.compile(
+    ("generic-secret-assignment", re.compile(  # the name's last word and its `=`
+        r"(?:key|token|secret|password|passwd|pass|pwd|auth|credentials?|dsn)[ \t]*="), re.compile(
         r"(?P<keep>(?<![\w.$\-])(?:[A-Z][A-Z0-9]*_)*[A-Z0-9]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|AUTH|"
         r"CREDENTIALS?|DSN)[ \t]*=[ \t]*)" + _VALUE), named("generic-secret-assignment", _env_value)),
     ("passphrase-in-prose", ("passphrase", "pass phrase", "passcode"), re.compile(

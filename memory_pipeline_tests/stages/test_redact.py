@@ -131,3 +131,39 @@ def test_redact_transcript_covers_text_tools_and_title() -> None:
     assert clean.messages[2].tool_results[0].is_error and clean.messages[2].tool_results[0].call_id == "c"
     assert [m.id for m in clean.messages] == ["1", "2", "3"]
     assert key in transcript.messages[0].text  # the input is not changed
+
+
+def _pattern_hinted_rules():
+    import re
+
+    from memory_pipeline.stages.redact import COMPILED
+
+    return [(hints, pattern) for hints, pattern, _ in COMPILED if isinstance(hints, re.Pattern)]
+
+
+def test_a_rules_part_pattern_finds_every_text_its_rule_matches() -> None:
+    """A rule whose hint is a pattern runs only where that pattern finds its part in the lower-cased
+    text: on every labelled secret, look-alike and case above, and each in upper case, where the rule's
+    own pattern matches, its part pattern must too (a name added to one and not the other fails here)."""
+    from memory_pipeline.stages.redact import _may_match
+    from memory_pipeline_tests.security.secret_samples import LOOK_ALIKES, SECRETS
+
+    texts = [t for t, _ in SECRETS] + LOOK_ALIKES + [c[1] for c in CASES]
+    texts += [t.upper() for t in texts]
+    texts += ["DB_PASSWORD=Tr0ub4dor3x", "the api keys are K9mq2vLx8", "ACCESS_KEY_ID: 'AbC123dEf'",
+              "bot123456789:" + "A" * 35, "my passwd = 's3cret!x'", "Credentials: x9Y8z7W6v5"]
+    rules = _pattern_hinted_rules()
+    assert len(rules) == 4
+    matched = 0
+    for text in texts:
+        for hints, pattern in rules:
+            if pattern.search(text):
+                matched += 1
+                assert _may_match(hints, text.lower()), (hints.pattern, text)
+    assert matched >= 30  # the check saw the rules match, not only texts they skip
+
+
+def test_a_short_string_is_redacted_again_when_it_comes_again() -> None:
+    text = "token: Zq8Rk2Lm5Np7"
+    assert redact(text) == redact(text) == "token: [REDACTED:generic-secret-assignment]"
+    assert redact(text, entropy=False) == "token: [REDACTED:generic-secret-assignment]"
