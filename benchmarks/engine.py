@@ -22,14 +22,12 @@ from pathlib import Path
 
 from benchmarks import engine_edge, engine_sides
 from benchmarks.engine_data import probes, rows
-from benchmarks.paths import ROOT
+from benchmarks.paths import ROOT, folder_bytes
 from benchmarks.recall_speed import percentile
 from memory_pipeline.config import child_environment
 
 DIMENSION = 384
 SEED = 11
-def _bytes(path: Path) -> int:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
 
 
 def _child(*args: str) -> subprocess.Popen:
@@ -82,7 +80,7 @@ def measure_today(count: int, folder: Path, queries, store_max: int) -> tuple[di
     del index
     return {"engine": "today", "insert_s": round(insert_s, 1) if insert_s is not None else None,
             "index_s": round(index_s, 1), "p50_ms": percentile(ms, 0.5), "p95_ms": percentile(ms, 0.95),
-            **_cold("today", folder), "disk_mb": round(_bytes(folder / "state") / 1e6, 1)}, answers
+            **_cold("today", folder), "disk_mb": round(folder_bytes(folder / "state") / 1e6, 1)}, answers
 
 
 def _fill_today(workspace, count: int) -> float:
@@ -149,8 +147,8 @@ def measure_edge(count: int, folder: Path, knobs: str, queries, reference) -> di
     overlap = [len(set(a) & set(b)) / max(1, len(b)) for a, b in zip(answers, reference, strict=True)] \
         if reference else []
     return {"engine": f"edge {knobs}", **built, "p50_ms": percentile(ms, 0.5), "p95_ms": percentile(ms, 0.95),
-            "rrf_p95_ms": percentile(rrf, 0.95), **_cold("edge", folder), "disk_mb": round(_bytes(folder) / 1e6, 1),
-            "wal_mb": round(_bytes(folder / "wal") / 1e6, 1),
+            "rrf_p95_ms": percentile(rrf, 0.95), **_cold("edge", folder), "disk_mb": round(folder_bytes(folder) / 1e6, 1),
+            "wal_mb": round(folder_bytes(folder / "wal") / 1e6, 1),
             "overlap10": round(sum(overlap) / len(overlap), 3) if overlap else None}
 
 

@@ -23,6 +23,7 @@ from functools import partial
 from pathlib import Path
 
 from benchmarks.latency import environment
+from benchmarks.paths import folder_bytes
 from benchmarks.timing import cli
 from memory_pipeline.errors import BadInputError
 
@@ -37,10 +38,6 @@ TODAY_HISTORY = {
                "2026-11-22, `bench soak` (30 days x 50 sessions): 481 s, peak RSS 1.2 GB, 34k points in 5 week "
                "stores, 175 MB on disk",
 }
-
-
-def _bytes(path: Path) -> int:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
 
 
 def _sampled(args: list[str], env: dict[str, str], timeout: float) -> tuple[float, dict]:
@@ -193,9 +190,9 @@ def bench_history(days: int, per_day: int = 1000, seed: int = 28, progress=None,
             alone = _model_alone(env, steps.pop("days"))
         finally:
             cli(env, "stop")
-        disk = _bytes(root / "ws" / "state" / "vectors")
+        disk = folder_bytes(root / "ws" / "state" / "vectors")
         end_points = _points(root / "ws" / "state" / "vectors")
-        workspace = _bytes(root / "ws")
+        workspace = folder_bytes(root / "ws")
     index_rate = steps["embedded"] / steps["message_index_s"] if steps["message_index_s"] else 0.0
     model_rate = alone["model_texts"] / alone["model_s"] if alone["model_s"] else 0.0
     return {

@@ -24,6 +24,7 @@ from pathlib import Path
 from benchmarks.locomo import DEFAULT_DATA, load_conversations
 from benchmarks.locomo_eval import MAX_SOURCES, Variant, evaluate, locomo_questions, merge, table
 from benchmarks.locomo_import import cli_env, import_and_ingest, import_folder, moved_to_recent, run_cli
+from benchmarks.paths import folder_bytes
 from memory_pipeline.stages.recall.rank import RankOptions
 
 TRANSCRIPTS = DEFAULT_DATA.parent.parent / "fixtures" / "transcripts"
@@ -34,10 +35,6 @@ UNUSED = Variant(f"after {STALE_REPLAY_DAYS} days unused (all stale)")
 HALVED = Variant(f"after {STALE_REPLAY_DAYS} days unused, stale factor {FORMER_STALE_FACTOR}")
 TOTALS = ("merged", "tagged_stale", "unstaled", "redis_keys_removed", "vectors_dropped", "stores_vacuumed",
           "stores_removed", "store_bytes_reclaimed", "bytes_reclaimed")
-
-
-def folder_bytes(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else 0
 
 
 def default_hits(root: Path, questions: list[str], options=None) -> dict:

@@ -16,14 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.paths import ROOT as REPO, SHARED
+from benchmarks.paths import ROOT as REPO, SHARED, folder_bytes
 from memory_pipeline.config import child_environment
 
 SESSION = SHARED / "fixtures" / "transcripts" / "claude-code" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
-
-
-def folder_bytes(root: Path) -> int:
-    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.exists() else 0
 
 
 def _end_session(code: Path, workspace: Path, transcript: Path, session_id: str) -> float:

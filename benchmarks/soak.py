@@ -14,15 +14,12 @@ import time
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
+from benchmarks.paths import folder_bytes
 from memory_pipeline.config import Settings, set_process_environment
 
 QUERIES = ["redis connection pool", "pagination is slow", "CI cache key", "memory growth in the worker",
            "timezone bug in reports", "docker image size", "uv instead of pip", "small commits",
            "never push to main", "ruff formatting", "python version in production", "keep the old endpoint"]
-
-
-def folder_bytes(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
 
 
 def peak_rss_mb() -> float:
