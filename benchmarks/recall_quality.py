@@ -118,9 +118,10 @@ def locomo_figures(data: Path, base: Path, conversations: int | None, sessions: 
         conv_scores, timing = _ask(root, locomo_questions(conv), variants, max_sources, "1-4", "locomo")
         merge(scores, conv_scores)
         timings[conv.sample_id] = {"ingest_s": ingest_s, **timing}
+    oldest = min(c.sessions[0].started for c in convs)
     return {"data": str(Path(data).resolve()), "conversations": timings,
             "days": {c.sample_id: f"{c.sessions[0].started:%Y-%m-%d}..{c.sessions[-1].started:%Y-%m-%d}"
-                     for c in convs}, "scores": scores, "env": _env_note(f"{min(c.sessions[0].started for c in convs):%Y-%m-%d}")}
+                     for c in convs}, "scores": scores, "env": _env_note(f"{oldest:%Y-%m-%d}")}
 
 
 def lme_figures(folder: Path, base: Path, max_sources: int | None, variants: list[Variant]) -> dict:

@@ -82,16 +82,13 @@ def _may_match(hints: tuple[str, ...] | re.Pattern[str], lower: str) -> bool:
 
 
 SHORT = 256  # a string up to this long is redacted once per process and remembered (REMEMBERED of them):
-# a transcript repeats its short fields (cwd, type, version, a session's ids) on every line
+REMEMBERED = 8192  # a transcript repeats its short fields (cwd, type, version, a session's ids) on every line
 
 
 def redact(text: str, *, entropy: bool = True) -> str:
     """The text with every secret the rules recognize replaced by `[REDACTED:<kind>]`
     (`entropy=False` leaves unnamed random tokens: a field that is a signature or an id)."""
     return _remembered(text, entropy) if len(text) <= SHORT else _redact(text, entropy)
-
-
-REMEMBERED = 8192
 
 
 @functools.lru_cache(maxsize=REMEMBERED)
@@ -103,8 +100,9 @@ def _redact(text: str, entropy: bool) -> str:
     lower = text.lower()
     for hints, pattern, replacement in COMPILED:
         if _may_match(hints, lower):
-            text = pattern.sub(replacement, text)
-            lower = text.lower()
+            redacted = pattern.sub(replacement, text)
+            if redacted != text:  # lower-cased again only when a rule replaced something
+                text, lower = redacted, redacted.lower()
     return redact_random_tokens(text, marker("high-entropy-token")) if entropy else text
 
 

@@ -4,10 +4,11 @@ Stripe, Google, AWS, npm, PyPI, Hugging Face, SendGrid, Twilio, Mailgun, Shopify
 Vault, age, Databricks, Linear, Postman, Doppler, Notion, Telegram, Discord, JWTs, PEM blocks).
 
 A rule is (kind, hints, pattern, how): one of the lower-case `hints` must occur in the text for
-the pattern to run, or, where a literal says too little (`key`, `:`), `hints` is a pattern that
-finds, in the lower-cased text, a part every match holds (cheaper to look for than the rule's own); `how` is "" (the whole match is
-the secret), "keep" (the `keep` group stays), "random" (only when the match mixes digits and upper
-case), "named" (the `value` group, when it passes `plausible_secret_word`) or a function of the match.
+the pattern to run, or, where a literal says too little (`key`, `:`), `hints` is a pattern
+that finds, in the lower-cased text, a part every match holds (cheaper to look for than the
+rule's own); `how` is "" (the whole match is the secret), "keep" (the `keep` group stays),
+"random" (only when the match mixes digits and upper case), "named" (the `value` group, when it
+passes `plausible_secret_word`) or a function of the match.
 """
 
 from __future__ import annotations
