@@ -6,8 +6,9 @@ one that names a place ("at the Grand Ballroom"); "When did Caroline go to the s
 one that says a time ("yesterday"). Question answering over passages has long used the expected
 answer type so (a question's class matched against the entities a passage holds). The types here
 are the four a pattern can tell without a tagger: a number, a time, a place, a name. The answer counts
-in a sentence that says one of the question's words: a long reply's numbered steps are no answer to
-"how many". Turns are not tagged when indexed: the top candidates' own words are read at query time.
+in a sentence that says one of the question's words, or in the sentence after it ("My internet speed has
+been good lately. I upgraded to 500 Mbps three weeks ago."): a long reply's numbered steps are no answer
+to "how many". Turns are not tagged when indexed: the top candidates' own words are read at query time.
 """
 
 from __future__ import annotations
@@ -85,12 +86,26 @@ def _sentence(low: str, at: int) -> tuple[int, int]:
     return start, (min(ends) + 1 if ends else limit)
 
 
+# a list's item: "1. Restart the router", "2) Call them", "- Check the cables"
+_LIST_ITEM = re.compile(r"\s*(?:\d{1,3}[.)]|[-*\u2022])(?:\s|$)")
+
+
+def _answer_span(low: str, sentence: tuple[int, int]) -> tuple[int, int]:
+    """[start, end) of a `sentence` of `low` and the one after it: a fact is often said in the sentence after
+    the one that names its subject ("…internet speed has been good lately. I upgraded to 500 Mbps…"). Not when
+    the next is a list's item: a reply's numbered steps after "your internet plan:" do not answer "how many"."""
+    start, end = sentence
+    if end < len(low) and not _LIST_ITEM.match(low, end):
+        end = _sentence(low, end)[1]
+    return start, end
+
+
 def holds_near(kind: str, text: str, terms: Sequence[str]) -> bool:
     """Whether `text` holds an answer of `kind` in a sentence that says one of the question's `terms` (a word
-    starting with it: the stem "wedd" finds "wedding"): the number next to "internet plan", not the step
-    numbers of a long reply's list. The terms are found by `str.find` and only their sentences searched for
-    the answer: the answer's expressions over fifty long replies whole, or a loop over their sentences,
-    cost 4–8 ms a question."""
+    starting with it: the stem "wedd" finds "wedding") or in the sentence after it (`_answer_span`): the
+    number next to "internet plan", not the step numbers of a long reply's list. The terms are found by
+    `str.find` and only their sentences searched for the answer: the answer's expressions over fifty long
+    replies whole, or a loop over their sentences, cost 4–8 ms a question."""
     low = text.lower()
     answer = _CAPITAL if kind == NAME else _HOLDS[kind]
     searched: list[tuple[int, int]] = []  # the sentences searched: a term said again there is skipped
@@ -99,9 +114,9 @@ def holds_near(kind: str, text: str, terms: Sequence[str]) -> bool:
         while at != -1:
             if (at == 0 or not (low[at - 1].isalnum() or low[at - 1] == "_")) and not any(
                     start <= at < end for start, end in searched):
-                start, end = _sentence(low, at)
-                searched.append((start, end))
-                if answer.search(low if kind in _LOWER else text, start, end):
+                sentence = _sentence(low, at)
+                searched.append(sentence)
+                if answer.search(low if kind in _LOWER else text, *_answer_span(low, sentence)):
                     return True
             at = low.find(term, at + 1)
     return False

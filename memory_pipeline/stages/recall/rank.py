@@ -156,14 +156,14 @@ class RankOptions:
     owned_weight: float = 0.1
     # The answer's type (stages/recall/answer_type.py): of the top `rescore_depth` candidates, one holding the
     # kind of answer the question asks for (a number, a time, a place, a name) in a sentence that says one
-    # of the question's words gains this; a question about one speaker's words reads only that speaker's
-    # turns (and observations). In process on the ingested workspaces, with member_share 0.1 (docs/recall.md,
-    # session of 2026-11-27 08:40), recall@10 / @5, lme-dev and LoCoMo: none 0.746 / 0.649 and 0.795 / 0.695;
-    # 0.03 0.749 / 0.655 and 0.795 / 0.703; 0.05 0.753 / 0.657 and 0.795 / 0.704; 0.07 0.760 / 0.657 and
-    # 0.795 / 0.708; 0.1 0.765 / 0.658 and 0.795 / 0.708; 0.15 0.767 / 0.657 and 0.798 / 0.711 (single-session-
-    # user @5 0.844 → 0.812). Read in every turn instead of the asked speaker's, 0.07 already cost that @5;
-    # anywhere in the turn instead of beside the question's words, 0.05 gave 0.748 / 0.653. 0.1: the middle
-    # of the range that lifts both sets, no question type lower at @10 or @5 from it.
+    # of the question's words (or the sentence after it) gains this; a question about one speaker's words
+    # reads only that speaker's turns (and observations). In process on the ingested workspaces, with
+    # member_share 0.1 (docs/recall.md, session of 2026-11-27 08:40), recall@10 / @5, lme-dev and LoCoMo: none
+    # 0.746 / 0.649 and 0.795 / 0.695; 0.03 0.749 / 0.655 and 0.795 / 0.703; 0.05 0.753 / 0.657 and 0.795 /
+    # 0.704; 0.07 0.760 / 0.657 and 0.795 / 0.708; 0.1 0.765 / 0.658 and 0.795 / 0.708; 0.15 0.767 / 0.657 and
+    # 0.798 / 0.711 (single-session-user @5 0.844 → 0.812). Read in every turn instead of the asked speaker's,
+    # 0.07 already cost that @5; anywhere in the turn instead of beside the question's words, 0.05 gave 0.748 /
+    # 0.653. 0.1: the middle of the range that lifts both sets, no question type lower at @10 or @5 from it.
     answer_weight: float = 0.1
 
 

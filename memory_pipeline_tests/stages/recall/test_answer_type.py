@@ -74,6 +74,17 @@ def test_the_answer_counts_in_a_sentence_that_says_the_questions_words():
     assert not holds_near(NUMBER, "I ran 5 miles today", terms)
 
 
+def test_the_answer_counts_in_the_sentence_after_the_one_with_the_questions_words():
+    terms = tokenize("speed internet plan")
+    said = "My internet speed has been really good lately. I upgraded to 500 Mbps about three weeks ago."
+    assert holds_near(NUMBER, said, terms)
+    # only the next sentence: a number two sentences on is about something else
+    assert not holds_near(NUMBER, "My internet is good. I love it. I ran 5 miles today.", terms)
+    # a list's items after the question's words are steps, not the continuation of the sentence
+    assert not holds_near(NUMBER, "Check your internet plan:\n1) Restart the router\n2) Call them", terms)
+    assert not holds_near(NUMBER, "About your internet plan. - Restart it 2 times", terms)
+
+
 def test_candidates_holding_the_answer_kind_are_lifted():
     fused = {"speed": Fused(0.50), "topic": Fused(0.52), "list": Fused(0.51)}
     texts = {"speed": "I upgraded my internet to 500 Mbps", "topic": "my internet speed has been slow lately",
