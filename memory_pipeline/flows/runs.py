@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memory_pipeline.config import Settings
+from memory_pipeline.resources.processes import process_alive, start_ticks
 from memory_pipeline.resources.run_output import captured_output
 from memory_pipeline.resources.workspace import Workspace, atomic_write_text, ensure_dir
 
@@ -107,15 +110,58 @@ def _output_to(log: Path | None, title: str):
 
 
 TODAY_TAG = "memory/today"  # a run tag that sets "today" (staleness, review clocks) for tests and replays
+# The process an in-process run runs in: "host:pid:start ticks". A run whose process was killed (kill -9, the
+# OOM killer, a machine that went down) stays STARTED in the instance forever, shown as running in the UI;
+# the next run of its job in this workspace finds its process gone and reports it failed.
+PROCESS_TAG = "memory/process"
+
+
+def process_tag() -> str:
+    """PROCESS_TAG's value for this process (the start ticks empty where /proc is not there)."""
+    pid = os.getpid()
+    started = start_ticks(pid)
+    return f"{socket.gethostname()}:{pid}:{'' if started is None else started}"
+
+
+def process_gone(tag: str) -> bool:
+    """Whether the process a PROCESS_TAG value names has ended: on this host, its pid runs no more, or runs a
+    process started later (the pid used again). Another host's process, or a value not of this form: False,
+    not this process's to judge."""
+    host, pid, started = (tag.rsplit(":", 2) + ["", ""])[:3]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    if not process_alive(int(pid)):
+        return True
+    return started != "" and str(start_ticks(int(pid))) != started
+
+
+def close_dead_runs(instance: "dg.DagsterInstance", job_name: str) -> list[str]:
+    """Report failed each run of `job_name` left STARTED by a process that has ended (PROCESS_TAG); the ids.
+    Runs without the tag (a daemon's, a run from before it) are Dagster's to watch, and left alone."""
+    from dagster import DagsterRunStatus, RunsFilter
+
+    closed = []
+    for run in instance.get_runs(filters=RunsFilter(job_name=job_name, statuses=[
+            DagsterRunStatus.STARTING, DagsterRunStatus.STARTED])):
+        tag = run.tags.get(PROCESS_TAG)
+        if tag and process_gone(tag):
+            instance.report_run_failed(run, message=(
+                f"the process running it ({tag}) ended before the run did: killed or crashed. The day's work "
+                "is done again by the next run of the day (memory-pipeline ingest takes unfinished days)."))
+            closed.append(run.run_id)
+    return closed
 
 
 def run_job_for_days(definitions: "dg.Definitions", job_name: str, days: list[str], instance: "dg.DagsterInstance",
                      tags: dict[str, str] | None = None, progress=None,
                      output_log: Path | None = None) -> list[RunSummary]:
-    """Execute a partitioned job of `definitions` once per day in this process; failures are
+    """Execute a partitioned job of `definitions` once per day in this process, each run tagged with it
+    (PROCESS_TAG), after closing the job's runs that a killed process left STARTED; failures are
     reported, not raised. The caller hands the Definitions in (memory_pipeline.main builds them).
     With `output_log`, what Dagster prints to stderr during each run goes there, not to the terminal."""
     job = definitions.resolve_job_def(job_name)
+    close_dead_runs(instance, job_name)
+    tags = {PROCESS_TAG: process_tag(), **(tags or {})}
     summaries = []
     for day in days:
         if outside := outside_partitions(job, day):
@@ -123,7 +169,7 @@ def run_job_for_days(definitions: "dg.Definitions", job_name: str, days: list[st
             continue
         with _output_to(output_log, f"{job_name} {day}") as output:
             result = job.execute_in_process(instance=instance, partition_key=day, raise_on_error=False,
-                                            tags=tags or {}, run_config=QUIET_CONSOLE)
+                                            tags=tags, run_config=QUIET_CONSOLE)
         error = None
         if not result.success:
             failures = [e for e in result.all_events if e.is_step_failure]

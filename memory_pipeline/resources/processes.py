@@ -133,14 +133,23 @@ class ProcessInfo:
     rss_bytes: int | None
 
 
+def start_ticks(pid: int) -> int | None:
+    """When the process started, in clock ticks after boot (/proc/<pid>/stat), or None where unknown. A pid is
+    used again by a later process; a pid and its start name one process."""
+    try:
+        return int((PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def process_info(pid: int) -> ProcessInfo:
     """Uptime (from the start time in /proc/<pid>/stat) and resident memory; None where unknown."""
     uptime = rss = None
     try:
-        fields = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
-        ticks = os.sysconf("SC_CLK_TCK")
-        booted = float((PROC / "uptime").read_text().split()[0])
-        uptime = round(booted - int(fields[19]) / ticks, 1)
+        started = start_ticks(pid)
+        if started is not None:
+            booted = float((PROC / "uptime").read_text().split()[0])
+            uptime = round(booted - started / os.sysconf("SC_CLK_TCK"), 1)
         for line in (PROC / str(pid) / "status").read_text().splitlines():
             if line.startswith("VmRSS:"):
                 rss = int(line.split()[1]) * 1024

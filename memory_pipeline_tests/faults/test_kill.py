@@ -43,8 +43,18 @@ def test_kill_9_mid_ingest_then_rerun_equals_a_clean_run(point, workspaces, smal
     assert report.success, report.as_dict()
     assert lock_waits(ws, DAYS[0]) == 0  # the dead run's observe lock was taken over, not waited on
     assert [d.day for d in report.days] == list(DAYS)  # the killed day runs again
+    statuses = run_statuses(ws)
+    assert "STARTED" not in statuses and statuses.count("FAILURE") == 1  # the killed run is closed, not left running
     with using_workspace(ws):
         assert_same_state(read_state(ws), clean_small)
+
+
+def run_statuses(ws) -> list[str]:
+    """The status of every run in the workspace's Dagster instance."""
+    import dagster as dg
+
+    with using_workspace(ws), dg.DagsterInstance.get() as instance:
+        return [run.status.value for run in instance.get_runs()]
 
 
 def lock_waits(ws, day: str) -> int:
