@@ -7,7 +7,7 @@ lets go when asked. An opener that finds the lock taken says so in the want file
 (`state/vectors.want`: its pid, rewritten at each ask), which the holding steps watch; with `ask` it
 also asks the holders (those of this process, registered here, then the workspace's recall service
 over its socket, `release`); then it waits, asking again each second (the service may have reopened
-for a request in between), for at most its timeout.
+for a request in between), for at most its timeout. `scrolled`: every record of an open shard, page by page.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from filelock import FileLock, Timeout
 
@@ -109,3 +110,16 @@ def shard_lock(shard: Path, timeout: float, ask: bool = True) -> Iterator[None]:
         yield
     finally:
         lock.release()
+
+
+def scrolled(shard, **request) -> Iterator[Any]:
+    """Every record an open `shard`'s scroll gives, page after page (`request`: ScrollRequest's fields but the
+    offset)."""
+    from qdrant_edge import ScrollRequest
+
+    offset = None
+    while True:
+        found, offset = shard.scroll(ScrollRequest(offset=offset, **request))
+        yield from found
+        if offset is None:
+            return

@@ -31,7 +31,7 @@ from typing import Any
 
 from memory_pipeline.errors import BadInputError, DiskFullError, MemoryPipelineError, ServiceError
 from memory_pipeline.models import content_hash
-from memory_pipeline.resources.edge_shard import register_holder, shard_lock, unregister_holder, wanted_by
+from memory_pipeline.resources.edge_shard import register_holder, scrolled, shard_lock, unregister_holder, wanted_by
 from memory_pipeline.resources.vector_points import StorePoint, filter_conditions
 from memory_pipeline.stages.index.message_docs import has_keywords, keyword_counts
 from memory_pipeline.stages.index.sparse import KEYS_VERSION, keyword_vector
@@ -286,16 +286,11 @@ class EdgeStore:
         moves to the appendable segment, so the segments are built every `build_every` points
         (OPTIMIZE_EVERY), as upserts are: at 1M points one build at the end made a single 1M-point
         segment and took the process to 14.5 GB RSS."""
-        from qdrant_edge import PointVectors, ScrollRequest, SparseVector, UpdateOperation
+        from qdrant_edge import PointVectors, SparseVector, UpdateOperation
 
         def records():
-            offset = None
-            while True:
-                found, offset = shard.scroll(ScrollRequest(offset=offset, limit=BATCH, with_payload=True,
-                                                           with_vector=[SPARSE]))
-                yield from (r for r in found if isinstance(r.vector, dict) and SPARSE in r.vector)
-                if offset is None:
-                    return
+            return (r for r in scrolled(shard, limit=BATCH, with_payload=True, with_vector=[SPARSE])
+                    if isinstance(r.vector, dict) and SPARSE in r.vector)
 
         lengths = [keyword_counts(r.payload or {})[1] for r in records()]
         if lengths:
@@ -510,20 +505,12 @@ class EdgeStore:
     def records(self, with_vectors: bool | list[str] = False, payload_filter: dict[str, Any] | None = None,
                 batch: int = BATCH, fields: list[str] | None = None) -> Iterator[Any]:
         """Every stored record, raw (Edge's Record: id, payload, vector); `fields`: only these payload keys."""
-        from qdrant_edge import ScrollRequest
-
         if not self.exists():
             return
         where = edge_filter(payload_filter)
         with self.session():
-            offset = None
-            while True:
-                found, offset = self.shard.scroll(ScrollRequest(
-                    offset=offset, limit=batch, filter=where, with_payload=list(fields) if fields else True,
-                    with_vector=with_vectors))
-                yield from found
-                if offset is None:
-                    return
+            yield from scrolled(self.shard, limit=batch, filter=where,
+                                with_payload=list(fields) if fields else True, with_vector=with_vectors)
 
 
 def _ensure_indexes(shard, move: bool = False) -> None:

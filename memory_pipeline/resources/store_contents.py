@@ -172,9 +172,9 @@ def is_edge_shard(folder: Path) -> bool:
 
 def edge_contents(folder: Path, lock_timeout: float = 30.0) -> Iterator[tuple[str, Any]]:
     """Each point's payload (text included) of the Edge shard in `folder`, opened under its lock."""
-    from qdrant_edge import EdgeShard, ScrollRequest
+    from qdrant_edge import EdgeShard
 
-    from memory_pipeline.resources.edge_shard import shard_lock
+    from memory_pipeline.resources.edge_shard import scrolled, shard_lock
 
     with shard_lock(folder, lock_timeout):
         try:
@@ -182,14 +182,8 @@ def edge_contents(folder: Path, lock_timeout: float = 30.0) -> Iterator[tuple[st
         except Exception as exc:  # the engine raises plain Exception with its message
             raise Unreadable(f"cannot open the Edge shard: {exc}") from exc
         try:
-            offset = None
-            while True:
-                found, offset = shard.scroll(ScrollRequest(offset=offset, limit=1024, with_payload=True,
-                                                           with_vector=False))
-                for record in found:
-                    yield f"point {record.id}", dict(record.payload or {})
-                if offset is None:
-                    return
+            for record in scrolled(shard, limit=1024, with_payload=True, with_vector=False):
+                yield f"point {record.id}", dict(record.payload or {})
         finally:
             shard.close()
 
