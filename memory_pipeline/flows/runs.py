@@ -146,8 +146,8 @@ def close_dead_runs(instance: "dg.DagsterInstance", job_name: str) -> list[str]:
         tag = run.tags.get(PROCESS_TAG)
         if tag and process_gone(tag):
             instance.report_run_failed(run, message=(
-                f"the process running it ({tag}) ended before the run did: killed or crashed. The day's work "
-                "is done again by the next run of the day (memory-pipeline ingest takes unfinished days)."))
+                f"the process running it ({tag}) ended before the run did: killed or crashed. Run the day "
+                "again; `memory-pipeline ingest` does so by itself for the days it ingests."))
             closed.append(run.run_id)
     return closed
 
