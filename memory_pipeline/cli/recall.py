@@ -20,7 +20,7 @@ MAX_QUERIES_FILE_BYTES = 50 * 1024 * 1024
 
 def register(sub) -> None:
     parser = sub.add_parser("recall", help="search observations and transcript messages")
-    parser.add_argument("query", nargs="?", help="what to look for")
+    parser.add_argument("query", nargs="*", help="what to look for (its words quoted or not)")
     parser.add_argument("--queries", metavar="FILE.jsonl", help='many queries, one {"id":…,"query":…} per line')
     parser.add_argument("--limit", type=int, default=10, help="hits to return (the inject cap, default 10)")
     parser.add_argument("--tier", choices=["observations", "messages", "all"], default="all")
@@ -62,17 +62,18 @@ def run_recall(args) -> int:
     if args.queries:
         return run_queries(args)
     workspace = open_workspace(args.settings)
+    query = " ".join(args.query) or None  # `recall redis pool timeout` as `recall "redis pool timeout"`
     try:
-        if args.query is None:
+        if query is None:
             raise BadInputError("give a QUERY or --queries FILE.jsonl")
-        hits, looked = scoped_recall(workspace, args.query, args)
+        hits, looked = scoped_recall(workspace, query, args)
     except BadInputError as exc:
         print(f"memory-pipeline: {exc}", file=sys.stderr)
         if args.json:
-            print_json({"query": args.query, "hits": [], "error": str(exc)})
+            print_json({"query": query, "hits": [], "error": str(exc)})
         return 2
     if args.json:
-        print_json({"query": args.query, "scope": looked.as_dict(), "hits": _hits_json(hits)})
+        print_json({"query": query, "scope": looked.as_dict(), "hits": _hits_json(hits)})
         return 0
     print_table(hits, looked.why, indexed=bool(workspace_points(workspace)))
     return 0

@@ -42,6 +42,13 @@ def test_json_hits_have_every_field(indexed, capsys):
     assert code == 0 and [h["priority"] for h in json.loads(out)["hits"]] == ["high"]
 
 
+def test_a_querys_words_may_be_given_unquoted(indexed, capsys):
+    quoted = run(capsys, "recall", "redis pool max_connections", "--json", "--no-service")
+    unquoted = run(capsys, "recall", "redis", "pool", "max_connections", "--json", "--no-service")
+    assert quoted[0] == unquoted[0] == 0 and json.loads(quoted[1])["hits"]
+    assert json.loads(unquoted[1]) == json.loads(quoted[1])  # the same query, the same hits
+
+
 def test_table_output(indexed, capsys):
     code, out, _ = run(capsys, "recall", "keyset pagination", "--no-service")
     assert code == 0 and "keyset" in out and "d1" in out and "said by user" in out
