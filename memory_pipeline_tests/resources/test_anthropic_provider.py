@@ -183,3 +183,14 @@ def test_build_llm_client_talks_to_the_configured_base_url(anthropic_server, tmp
 
     assert text == "from settings"
     assert anthropic_server.requests[0].body["model"] == settings.observer_model
+
+
+def test_the_llm_layer_and_status_load_without_the_sdk():
+    """The SDK's import takes ~1.4 s: the offline default and `status` must not pay it."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import memory_pipeline.resources.llm, memory_pipeline.flows.status; "
+            "print('anthropic' in sys.modules)")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert loaded.returncode == 0 and loaded.stdout.strip() == "False", loaded.stderr[-2000:]
