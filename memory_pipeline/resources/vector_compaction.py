@@ -17,9 +17,9 @@ from __future__ import annotations
 import contextlib
 import shutil
 import sqlite3
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from qdrant_client import QdrantClient
 
@@ -41,14 +41,15 @@ class Compaction:
 
 def drop_merged_vectors(store: ShardedIndex, merged: dict[str, StorePoint]) -> int:
     """The vectors of the points folded into another memory (`merged`, read with their vectors)
-    that still have some; how many."""
-    by_day: dict[str, list[str]] = defaultdict(list)
+    that still have some; how many. One call per store their days fall in (the Edge shard holds every day)."""
+    by_store: dict[str, tuple[Any, list[str]]] = {}  # by where the store is: a week store is made anew per call
     for pid, point in merged.items():
         if point.dense is not None or point.sparse is not None:
-            by_day[str(point.payload.get("date"))].append(pid)
-    for day, ids in sorted(by_day.items()):
-        store.for_day(day).delete_vectors(sorted(ids))
-    return sum(len(ids) for ids in by_day.values())
+            shard = store.for_day(str(point.payload.get("date")))
+            by_store.setdefault(shard.where(), (shard, []))[1].append(pid)
+    for shard, ids in by_store.values():
+        shard.delete_vectors(sorted(ids))
+    return sum(len(ids) for _, ids in by_store.values())
 
 
 def folder_bytes(folder: Path) -> int:

@@ -13,6 +13,7 @@ from memory_pipeline.flows.index import index_observations
 from memory_pipeline.flows.maintenance import audit_index, maintain_day
 from memory_pipeline.flows.recall.client import recall
 from memory_pipeline.models import Segment
+from memory_pipeline.resources.edge_store import EdgeStore
 from memory_pipeline.resources.embedder import get_embedder
 from memory_pipeline.resources.observation_files import observation_path
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
@@ -79,6 +80,18 @@ def test_an_insight_seen_in_five_sessions_is_one_memory_with_five_sources(worksp
     assert len(about_uv) == 1 and about_uv[0].why["mentions"] == 5
     audit = audit_index(workspace, store, days)  # merging hides facts from recall, deletes nothing
     assert audit.equal and audit.stored == len(INSIGHT) + 1
+
+
+def test_a_maintenance_run_opens_the_shard_once(workspace, monkeypatch):
+    days = ["2026-11-16", "2026-11-17", "2026-11-18", "2026-11-19", "2026-11-20"]
+    seed(workspace, days, [[text] for text in INSIGHT])  # the same insight on five days: merged across them
+    store = workspace_store(workspace.state, None, dimension=get_embedder().dimension)
+    redis = RedisStore(connect_redis(None, workspace.state, *redis_limits()))
+    opened, real_open = [], EdgeStore._open_migrated
+    monkeypatch.setattr(EdgeStore, "_open_migrated", lambda self: opened.append(self.path) or real_open(self))
+    report = maintain_day(workspace, store, redis, days[-1], today="2026-11-21", settings=Settings.from_env())
+    assert report.merged == 4 and report.vectors_dropped == 4  # the folded facts of four other days
+    assert len(opened) == 1  # its merges, reads, stale tags and the vectors dropped: one open of the shard
 
 
 def test_old_never_recalled_memories_turn_stale_and_drop_while_a_recalled_one_stays(workspace):
