@@ -35,6 +35,10 @@ from memory_pipeline.stages.ledger.state import LedgerState
 from memory_pipeline.stages.untrusted import inline
 
 WINDOW_DAYS = 7
+# Fixes worded and staged by one run, the most severe first: a person reviews each one in REVIEW.md. A year of
+# heavy history gave a week of 703 patterns; worded in one prompt (1.2 MB of findings) the offline answer broke
+# the client's 200,000-character limit and the run failed, and a model would have been sent all of it.
+MAX_WORDED = 20
 
 
 class FrictionReport(BaseModel):
@@ -165,7 +169,12 @@ def find_findings(workspace: Workspace, observed: list[tuple[Observation, Transc
     findings = find_friction(signals, vectors, min_sessions=ONLY_WITHIN if within_session_only else min_sessions)
     findings += window_patterns(observed, [] if within_session_only else memories(workspace, memory_md),
                                 min_sessions=min_sessions, within_session_only=within_session_only)
-    return sorted(findings, key=lambda f: (-f.severity, -f.occurrences, f.pattern))
+    ranked, seen = [], set()
+    for finding in sorted(findings, key=lambda f: (-f.severity, -f.occurrences, f.pattern)):
+        if (finding.kind, finding.pattern) not in seen:  # a pattern found twice is one finding, its most severe
+            seen.add((finding.kind, finding.pattern))
+            ranked.append(finding)
+    return ranked
 
 
 def analyse_friction(workspace: Workspace, day: str, *, fixes: ProposalStore, embedder: Embedder, llm: Completer,
@@ -188,6 +197,9 @@ def analyse_friction(workspace: Workspace, day: str, *, fixes: ProposalStore, em
                            "compactions, a setting changed back and forth)")
     if report.skipped is None or report.findings:
         candidates, own = check_recurrence(report.findings, fixes, embedder, report)
+        for finding in candidates[MAX_WORDED:]:
+            report.not_staged[finding.pattern] = f"not among the run's {MAX_WORDED} most severe patterns"
+        candidates = candidates[:MAX_WORDED]
         wordings = word_fixes(candidates, llm=llm, prompt=prompt, model=model, day=day, memory_md=memory_md,
                               report=report)
         staged = stage_fixes(workspace, fixes, [(candidates[i], w) for i, w in sorted(wordings.items())],

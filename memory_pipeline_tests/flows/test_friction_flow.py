@@ -37,3 +37,20 @@ def test_a_model_words_the_fix_and_the_evidence_stays_the_findings(workspace, pr
     assert fix.sessions == uv.sessions == ["s01", "s04", "s07"]
     assert fix.source_message_ids == uv.message_ids and fix.evidence == [e.line() for e in uv.evidence]
     assert report.not_staged == {report.findings[1].pattern: "the model judged it not worth a fix"}
+
+
+def test_only_the_runs_most_severe_patterns_are_worded(workspace, proposal_store, tmp_path, queued_provider,
+                                                      monkeypatch):
+    import memory_pipeline.flows.friction as friction
+
+    monkeypatch.setattr(friction, "MAX_WORDED", 1)  # the same week, with room for one fix
+    ingest_sessions(workspace, proposal_store.store, tmp_path, plan(tmp_path / "web"))
+    queued_provider.enqueue(WORDED)
+    report, staged = analyse_friction(
+        workspace, DAY, fixes=proposal_store, embedder=get_embedder(), llm=LLMClient(queued_provider, None),
+        prompt=load_prompt("friction"), model="claude-sonnet-4-5", min_observations=10, min_sessions=2,
+        today=DAY, now=datetime(2026, 11, 22, 7, 0, tzinfo=timezone.utc))
+    [call] = queued_provider.calls
+    assert 'ref="X1"' in call["prompt"] and 'ref="X2"' not in call["prompt"]  # the second is not sent
+    assert len(report.findings) >= 2 and [p.id for p in staged.staged] == report.staged and len(report.staged) == 1
+    assert report.not_staged[report.findings[1].pattern] == "not among the run's 1 most severe patterns"
