@@ -202,7 +202,7 @@ def trace_record(workspace: Workspace, store: ProposalStore | None, trace: Trace
                 if rid in {f.id for f in o.facts}:
                     trace_other_sources(workspace, trace, rid, settings)
                 return trace
-    return trace_message_hit(workspace, trace, rid)
+    return trace_message_hit(workspace, trace, rid, settings)
 
 
 def trace_other_sources(workspace: Workspace, trace: Trace, fact_id: str, settings: Settings) -> None:
@@ -236,10 +236,32 @@ def citing(store: ProposalStore | None, observation_id: str, fact_ids: set[str])
             if observation_id in p.source_observation_ids or fact_ids & set(p.source_fact_ids)]
 
 
-def trace_message_hit(workspace: Workspace, trace: Trace, rid: str) -> Trace:
+def stored_place(workspace: Workspace, rid: str, settings: Settings) -> tuple[str, str] | None:
+    """The day and session of the indexed point `rid`, from the recall index; None when it has no such point
+    or does not answer."""
+    from memory_pipeline.flows.recall.client import stored_points
+
+    try:
+        points = stored_points(workspace, settings=settings, ids=[rid])
+    except MemoryPipelineError:
+        return None
+    if not points or not points[0].get("date") or not points[0].get("session_id"):
+        return None
+    return str(points[0]["date"]), str(points[0]["session_id"])
+
+
+def trace_message_hit(workspace: Workspace, trace: Trace, rid: str, settings: Settings) -> Trace:
+    """A raw message point: its session, found from the point's day and session in the recall index, else by
+    reading every session newest first (a year's history: 11 s for a hit six months old)."""
     inbox = Inbox(workspace)
-    for day in reversed(inbox.accepted_days()):
+    place = stored_place(workspace, rid, settings)
+    days = inbox.accepted_days()
+    searched = [(place[0], place[1])] if place and place[0] in days else []
+    searched += [(day, None) for day in reversed(days)]
+    for day, session_id in searched:
         for event in inbox.accepted(day):
+            if session_id is not None and event.data.session_id != session_id:
+                continue
             transcript = load_session(workspace, day, event)
             docs = message_documents(transcript, day=day, session_id=event.data.session_id) if transcript else []
             doc = next((d for d in docs if d.id == rid), None)

@@ -118,3 +118,26 @@ def test_a_recall_message_hit_and_a_hand_written_line(promoted, capsys):
     number = len(workspace.memory_md.read_text().splitlines())
     hand = trace_json(capsys, str(number))
     assert hand["proposal"] is None and "written by hand" in hand["missing"][0]
+
+
+def test_a_message_hit_is_found_from_its_indexed_day_not_by_reading_every_session(workspace, monkeypatch, capsys):
+    import memory_pipeline.flows.trace as trace_flow
+    from memory_pipeline.resources.inbox import Inbox
+    from memory_pipeline.resources.observation_files import load_session
+    from memory_pipeline.stages.index.message_docs import message_documents
+
+    monkeypatch.setenv("MEMORY_LLM_PROVIDER", "offline")
+    codex = "codex/rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl"
+    sessions = [fixture_transcript(p) for p in ("pi/before-compaction.jsonl", "claude-code/tool_heavy.jsonl", codex)]
+    assert main(["import", *map(str, sessions)]) == 0 and main(["ingest"]) == 0
+    inbox = Inbox(workspace)
+    oldest = inbox.accepted_days()[0]  # read last by a scan that starts from the newest day
+    [event] = inbox.accepted(oldest)
+    docs = message_documents(load_session(workspace, oldest, event), day=oldest, session_id=event.data.session_id)
+    read = []
+    monkeypatch.setattr(trace_flow, "load_session", lambda ws, day, ev: read.append(day) or load_session(ws, day, ev))
+    capsys.readouterr()
+    hit = trace_json(capsys, docs[3].id)
+    assert [m["id"] for m in hit["observations"][0]["messages"]] == docs[3].payload["source_message_ids"]
+    assert set(read) == {oldest}  # its one session, found from the point's day and session in the index
+    main(["service", "stop"])
