@@ -25,7 +25,7 @@ from memory_pipeline.resources.observation_files import load_observations, sessi
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.friction.contradiction import Memory, ledger_memories, memory_lines
-from memory_pipeline.stages.friction.findings import LOOP_REPEATS, Finding, find_friction, too_little_data
+from memory_pipeline.stages.friction.findings import LOOP_REPEATS, Finding, find_friction, ranked, too_little_data
 from memory_pipeline.stages.friction.instructions import REPEATS
 from memory_pipeline.stages.friction.patterns import ONLY_WITHIN, window_patterns
 from memory_pipeline.stages.friction.recurrence import escalate, match_fix
@@ -169,12 +169,7 @@ def find_findings(workspace: Workspace, observed: list[tuple[Observation, Transc
     findings = find_friction(signals, vectors, min_sessions=ONLY_WITHIN if within_session_only else min_sessions)
     findings += window_patterns(observed, [] if within_session_only else memories(workspace, memory_md),
                                 min_sessions=min_sessions, within_session_only=within_session_only)
-    ranked, seen = [], set()
-    for finding in sorted(findings, key=lambda f: (-f.severity, -f.occurrences, f.pattern)):
-        if (finding.kind, finding.pattern) not in seen:  # a pattern found twice is one finding, its most severe
-            seen.add((finding.kind, finding.pattern))
-            ranked.append(finding)
-    return ranked
+    return ranked(findings)
 
 
 def analyse_friction(workspace: Workspace, day: str, *, fixes: ProposalStore, embedder: Embedder, llm: Completer,

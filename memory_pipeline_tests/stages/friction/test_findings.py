@@ -8,7 +8,7 @@ import pytest
 
 from memory_pipeline.models import Proposal
 from memory_pipeline.stages.friction.cluster import cluster_signals
-from memory_pipeline.stages.friction.findings import find_friction, too_little_data
+from memory_pipeline.stages.friction.findings import Finding, find_friction, ranked, too_little_data
 from memory_pipeline.stages.friction.recurrence import escalate, match_fix
 from memory_pipeline.stages.friction.signals import Signal, identifiers
 
@@ -96,3 +96,14 @@ def test_a_command_failing_the_same_way_three_times_in_one_session_is_a_loop():
     [found] = find_friction(loop, [unit(1, 0)] * 3)
     assert (found.sessions, found.occurrences) == (["s1"], 3) and "3 times in 1 session)" in found.draft
     assert find_friction([failure("s1", "2026-11-15")] * 2, [unit(1, 0)] * 2) == []
+
+
+def test_a_pattern_found_twice_is_one_finding_its_most_severe_first():
+    def finding(kind: str, pattern: str, severity: float) -> Finding:
+        return Finding(kind=kind, pattern=pattern, sessions=["s1", "s2"], occurrences=2, impact=1.0,
+                       severity=severity, evidence=[])
+
+    found = ranked([finding("contradiction", "use pip", 5), finding("correction", "use uv", 9),
+                    finding("contradiction", "use pip", 7), finding("correction", "use pip", 6)])
+    assert [(f.kind, f.pattern, f.severity) for f in found] == [
+        ("correction", "use uv", 9), ("contradiction", "use pip", 7), ("correction", "use pip", 6)]
