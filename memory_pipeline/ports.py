@@ -40,6 +40,8 @@ class VectorIndex(Protocol):
     """The vector + keyword store of one day's points (resources.edge_store.EdgeStore, or a server's
     resources.vector_store.VectorStore)."""
 
+    def where(self) -> str: ...  # the shard's folder or the server's URL: which store it is
+
     def session(self) -> AbstractContextManager[Any]: ...
 
     def holding(self) -> AbstractContextManager[Any]: ...  # an index step's: held across its sessions
