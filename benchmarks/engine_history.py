@@ -171,8 +171,9 @@ def bench_history(days: int, per_day: int = 1000, seed: int = 28, progress=None,
             (root / "ws" / "state").mkdir(parents=True)
             shard = _shard_of(onto)
             copy_sparse(shard, root / "ws" / "state" / "vectors")
-            for beside in shard.parent.glob(f"{shard.name}.*.json"):  # its keyword statistics (`vectors.bm25.json`):
-                if beside.is_file():  # without them the shard is re-keyed, every point written again
+            for beside in sorted(shard.parent.glob(f"{shard.name}.*")):  # its keyword statistics (`vectors.bm25.json`:
+                # without them the shard is re-keyed, every point written again) and its payload table
+                if beside.is_file() and beside.suffix in (".json", ".sqlite"):
                     copied.append(shutil.copy2(beside, root / "ws" / "state" / beside.name))
             start_points = _points(root / "ws" / "state" / "vectors")
             say(f"history: onto a copy of {onto}'s shard ({start_points} points)")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from memory_pipeline.errors import ServiceError
 from memory_pipeline.models import StorePoint, content_hash
+from memory_pipeline.resources.edge_payloads import table_path
 from memory_pipeline.resources.edge_store import EdgeStore
 from memory_pipeline.resources.vector_shards import ShardedStore, has_week_stores
 
@@ -87,7 +88,8 @@ class WeekStoresMigration:
                                    "the old stores are kept, run again")
             target.optimize()
         if target_path == staging:
-            staging.rename(shard_path)
+            target.table.move_to(table_path(shard_path))  # before the shard: a kill between, the next open
+            staging.rename(shard_path)  # finds no shard and migrates again into a new staging folder
             stats = EdgeStore(shard_path, dimension=dimension).keyword_stats.path
             if target.keyword_stats.path.exists():  # killed before this, the next open re-keys the shard
                 target.keyword_stats.path.replace(stats)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_pipeline.errors import StoreLockedError
+from memory_pipeline.resources.edge_payloads import table_path
 from memory_pipeline.resources.edge_shard import register_holder, unregister_holder
 from memory_pipeline.resources.edge_store import DENSE, SPARSE, EdgeStore, edge_filter
 from memory_pipeline.resources.memory_room import memory_headroom
@@ -206,8 +207,8 @@ PAGED_IN = (*(f"segments/*/payload_index/*-{field[:8]}-*" for field in FILTERED_
 # copies and the HNSW links (at 1M points ~140 + 370 + 33 MB); not the float vectors
 
 
-PAYLOADS = "segments/*/payload_storage/*"  # the payloads of the candidates each query ranks, read by id at
-# random: paged in too when the memory has room for them (at 1M points 437 MB; read by id from the disk,
+# The payloads of the candidates each query ranks are read by id at random from the payload table beside the
+# shard (resources/edge_payloads.py): paged in too when the memory has room for it (read by id from the disk,
 # 80 payloads took a 1M query's p50 3.3 → 14 ms)
 ROOM_SHARE = 4  # the payloads are read only where the memory left has this many times their bytes: a
 # quarter of it at most, so that a reopen (after each ingest) does not push much of the rest of the system's
@@ -265,10 +266,11 @@ def read_once(shard: Path, chunk: int = 1 << 20, headroom=memory_headroom) -> in
     index, whole) into the page cache, then the payloads' when `headroom()` (bytes) holds ROOM_SHARE times
     it (a service held to a small memory cgroup, whose charge counts the page cache it reads, would evict
     the pages every query walks to make room for them); the bytes read. Read, not mapped: the pages are
-    the system's cache, not the service's memory, and a query's fault on them is a minor one."""
+    the system's cache, not the service's memory, and a query's fault on them is a minor one (the payload
+    table is read with reads, never mapped)."""
     found = {p for pattern in PAGED_IN for p in shard.glob(pattern)}
     read = _read(sorted(found | {f for d in found if d.is_dir() for f in d.rglob("*")}), chunk)
-    payloads = sorted(p for p in shard.glob(PAYLOADS) if p.is_file())
+    payloads = [p for p in (table_path(shard), Path(f"{table_path(shard)}-wal")) if p.is_file()]
     size = sum(data_bytes(p) for p in payloads)
     room = headroom()
     if room is not None and size * ROOM_SHARE <= room:

@@ -112,14 +112,21 @@ def shard_lock(shard: Path, timeout: float, ask: bool = True) -> Iterator[None]:
         lock.release()
 
 
-def scrolled(shard, **request) -> Iterator[Any]:
-    """Every record an open `shard`'s scroll gives, page after page (`request`: ScrollRequest's fields but the
-    offset)."""
+def scroll_pages(shard, **request) -> Iterator[list[Any]]:
+    """The pages of records an open `shard`'s scroll gives, one after another (`request`: ScrollRequest's
+    fields but the offset)."""
     from qdrant_edge import ScrollRequest
 
     offset = None
     while True:
         found, offset = shard.scroll(ScrollRequest(offset=offset, **request))
-        yield from found
+        if found:
+            yield list(found)
         if offset is None:
             return
+
+
+def scrolled(shard, **request) -> Iterator[Any]:
+    """Every record an open `shard`'s scroll gives, page after page."""
+    for page in scroll_pages(shard, **request):
+        yield from page

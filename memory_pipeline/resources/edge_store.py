@@ -2,7 +2,9 @@
 
 Qdrant Edge is the Qdrant engine as an in-process library (HNSW, sparse vectors with IDF, payload
 indexes, a write-ahead log). The shard's configuration is `shard_config` (docs/vector-engine.md,
-"The shipped shard"). The payloads are the same dicts as the server's collection; the sparse
+"The shipped shard"). The payloads are the same dicts as the server's collection, kept whole beside the
+shard (`vectors.payloads.sqlite`, resources/edge_payloads.py) and read from there; the shard's own
+payload holds only the fields its filters use (SHARD_FIELDS). The sparse
 vector is the store's own: each point's keyword terms (`message_docs.keyword_counts`) at their BM25
 saturation (`sparse.keyword_vector`), against the average keyword length of the points written so
 far, kept beside the shard (`vectors.bm25.json`: documents and their total length); the engine's
@@ -26,12 +28,14 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memory_pipeline.errors import BadInputError, DiskFullError, MemoryPipelineError, ServiceError
 from memory_pipeline.models import content_hash
-from memory_pipeline.resources.edge_shard import register_holder, scrolled, shard_lock, unregister_holder, wanted_by
+from memory_pipeline.resources.edge_payloads import PayloadTable, table_path
+from memory_pipeline.resources.edge_shard import register_holder, scroll_pages, shard_lock, unregister_holder, wanted_by
 from memory_pipeline.resources.vector_points import StorePoint, filter_conditions
 from memory_pipeline.stages.index.message_docs import has_keywords, keyword_counts
 from memory_pipeline.stages.index.sparse import KEYS_VERSION, keyword_vector
@@ -65,6 +69,8 @@ KEYWORD_INDEX_MEMORY = "Cold"  # the BM25 inverted index memory-mapped, each que
 # against 64 MB on disk, keyword search p50 / p95 3.7-3.9 / 5.2-5.7 ms on disk against 3.9-4.1 / 5.3-6.1 in
 # memory (docs/vector-engine.md, "The BM25 index on disk"). A shard built before is rebuilt at its next
 # optimize(): Edge takes the placement from the configuration each open writes (54 s at 1M points)
+SHARD_FIELDS = (*KEYWORD_FIELDS, *DATE_FIELDS)  # the payload fields the shard itself holds: what its filters
+# and payload indexes use. The whole payload is in the payload table beside it (`vectors.payloads.sqlite`)
 MIN_FREE_BYTES = 16 << 20  # below this, a write could fault in a memory map past the end of the disk (a
 # write batch of 2,048 points of 384 dimensions is ~3 MB of vectors, its payloads and log record a few more)
 
@@ -109,6 +115,12 @@ def edge_filter(spec: dict[str, Any] | None):
         return None
     from qdrant_edge import FieldCondition, Filter, MatchAny, MatchValue, RangeDateTime, RangeFloat
 
+    unheld = sorted({key.rsplit("_", 1)[0] if key.rsplit("_", 1)[-1] in ("gte", "lte", "gt", "lt") else key
+                     for key in spec} - set(SHARD_FIELDS))
+    if unheld:  # the shard's payload holds only SHARD_FIELDS: a filter on another field would match nothing
+        raise BadInputError(f"the vector shard cannot filter on {', '.join(unheld)}: its payload holds "
+                            f"{', '.join(SHARD_FIELDS)}")
+
     must = filter_conditions(
         spec,
         value=lambda key, v: FieldCondition(key=key, match=MatchValue(value=v)),
@@ -135,6 +147,7 @@ class EdgeStore:
         self.dimension = dimension
         self.lock_timeout = lock_timeout
         self.generation_file = generation_file or self.path.parent / "index-generation"
+        self.table = PayloadTable(table_path(self.path))
         self._shard = None
         self._depth = 0
         self._wrote = False
@@ -187,6 +200,7 @@ class EdgeStore:
                             self._shard.flush()
                 finally:
                     shard, self._shard = self._shard, None
+                    self.table.close()
                     with contextlib.suppress(Exception):
                         shard.close()
                 if self._wrote:
@@ -218,6 +232,7 @@ class EdgeStore:
             if stack is None:
                 return False
             shard, self._shard = self._shard, None
+            self.table.close()
             with contextlib.suppress(Exception):
                 shard.close()
             stack.close()
@@ -268,15 +283,27 @@ class EdgeStore:
         if self.migration is not None:
             self.migration.run(self.path, dimension=self.dimension, lock_timeout=self.lock_timeout)
         shard = self._open()
-        if not self.keyword_stats.current():  # none yet, or values made by another `tokenize`
-            self.keyword_stats.path.unlink(missing_ok=True)  # cut short, the re-key is done again
-            try:
+        try:
+            if not self.table.complete():  # a shard written before its payloads were kept beside it
+                self._fill_table(shard)
+            if not self.keyword_stats.current():  # none yet, or values made by another `tokenize`
+                self.keyword_stats.path.unlink(missing_ok=True)  # cut short, the re-key is done again
                 self._rekey(shard)
-            except BaseException:
-                with contextlib.suppress(Exception):
-                    shard.close()
-                raise
+        except BaseException:
+            self.table.close()
+            with contextlib.suppress(Exception):
+                shard.close()
+            raise
         return shard
+
+    def _fill_table(self, shard) -> None:
+        """Every point's payload, as the shard holds it, into the payload table (a shard of before the table:
+        its points keep their whole payload in the shard too, which nothing reads any more); a run cut short
+        is done again at the next open, as `complete` is set last."""
+        check_free_space(self.path)
+        for page in scroll_pages(shard, limit=BATCH, with_payload=True, with_vector=False):
+            self.table.put((str(record.id), dict(record.payload or {})) for record in page)
+        self.table.mark_complete()
 
     def _rekey(self, shard, build_every: int | None = None) -> None:
         """A shard written before its sparse values were BM25's (no `vectors.bm25.json`), or keyed by
@@ -289,8 +316,8 @@ class EdgeStore:
         from qdrant_edge import PointVectors, SparseVector, UpdateOperation
 
         def records():
-            return (r for r in scrolled(shard, limit=BATCH, with_payload=True, with_vector=[SPARSE])
-                    if isinstance(r.vector, dict) and SPARSE in r.vector)
+            return (r for page in scroll_pages(shard, limit=BATCH, with_payload=False, with_vector=[SPARSE])
+                    for r in self._joined(shard, page, True) if isinstance(r.vector, dict) and SPARSE in r.vector)
 
         lengths = [keyword_counts(r.payload or {})[1] for r in records()]
         if lengths:
@@ -329,8 +356,10 @@ class EdgeStore:
                 check_free_space(self.path.parent)
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self.keyword_stats.path.unlink(missing_ok=True)  # a former shard's, deleted by hand
+                self.table.reset()  # and its payloads
                 shard = EdgeShard.create(str(self.path), config)
                 _ensure_indexes(shard)
+                self.table.mark_complete()
                 return shard
             except MemoryPipelineError:
                 raise
@@ -389,9 +418,11 @@ class EdgeStore:
                 counted = [keyword_counts({**p.payload, "text": p.text}) for p in batch]
                 average = self.keyword_stats.add([length for p, (_, length) in zip(batch, counted, strict=True)
                                                   if has_keywords(p.payload)])  # a passage is no keyword document
+                payloads = [_whole_payload(p) for p in batch]
+                self.table.put((_norm(p.id), payload) for p, payload in zip(batch, payloads, strict=True))
                 self._update(UpdateOperation.upsert_points(
-                    [_edge_point(p, keyword_vector(counts, length, average))
-                     for p, (counts, length) in zip(batch, counted, strict=True)]))
+                    [_edge_point(p, payload, keyword_vector(counts, length, average))
+                     for p, payload, (counts, length) in zip(batch, payloads, counted, strict=True)]))
                 self._unbuilt += len(batch)
                 if self._unbuilt >= OPTIMIZE_EVERY:
                     self.optimize()
@@ -404,15 +435,20 @@ class EdgeStore:
         from qdrant_edge import UpdateOperation
 
         if ids:
+            keys, held = [_norm(i) for i in ids], {k: v for k, v in payload.items() if k in SHARD_FIELDS}
             with self.session():
-                self._update(UpdateOperation.set_payload([_norm(i) for i in ids], payload))
+                self.table.merge(keys, payload)
+                if held:
+                    self._update(UpdateOperation.set_payload(keys, held))
 
     def delete(self, ids: list[str]) -> None:
         from qdrant_edge import UpdateOperation
 
         if ids:
+            keys = [_norm(i) for i in ids]
             with self.session():
-                self._update(UpdateOperation.delete_points([_norm(i) for i in ids]))
+                self._update(UpdateOperation.delete_points(keys))
+                self.table.delete(keys)
 
     def delete_vectors(self, ids: list[str]) -> None:
         """Drop the dense and sparse vectors of these points and keep their payloads."""
@@ -441,14 +477,31 @@ class EdgeStore:
 
     # --- reading -----------------------------------------------------------------------
 
-    def _records(self, ids: list[str], with_payload: Any, with_vectors: bool):
+    def _records(self, ids: list[str], with_payload: Any, with_vectors: bool) -> Iterator["Record"]:
         keys = list(dict.fromkeys(_norm(i) for i in ids))
         if not keys or not self.exists():
             return
         with self.session():
             for start in range(0, len(keys), BATCH):
-                yield from self.shard.retrieve(keys[start:start + BATCH], with_payload=with_payload,
-                                               with_vector=with_vectors)
+                found = self.shard.retrieve(keys[start:start + BATCH], with_payload=False, with_vector=with_vectors)
+                yield from self._joined(self.shard, found, with_payload)
+
+    def _joined(self, shard, found: list[Any], fields: bool | list[str]) -> list["Record"]:
+        """The shard's records (ids, vectors) with their payloads from the payload table; `fields`: all of
+        them (True), these keys, or none (False). A point with no row (its table's file removed by hand and
+        filled again from the shard) gets what the shard holds."""
+        records = [Record(str(r.id), {}, r.vector) for r in found]
+        if fields is False or not records:
+            return records
+        payloads = self.table.get([r.id for r in records])
+        missing = [r.id for r in records if r.id not in payloads]
+        if missing:
+            payloads |= {str(r.id): dict(r.payload or {})
+                         for r in shard.retrieve(missing, with_payload=True, with_vector=False)}
+        for record in records:
+            whole = payloads.get(record.id, {})
+            record.payload = whole if fields is True else {f: whole[f] for f in fields if f in whole}
+        return records
 
     def missing_or_changed(self, ids_and_hashes: dict[str, str]) -> set[str]:
         """The ids (as given) that are not stored or whose stored content_hash differs."""
@@ -469,7 +522,16 @@ class EdgeStore:
     def payloads(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """id → payload ("text" included) of the stored points among `ids`, as stored: recall's read of its
         ranked candidates, without a validated StorePoint each (80 a query, ~1.5 ms of it at 1M points)."""
-        return {str(r.id): dict(r.payload or {}) for r in self._records(ids, True, False)}
+        keys = list(dict.fromkeys(_norm(i) for i in ids))
+        if not keys or not self.exists():
+            return {}
+        with self.session():  # the candidates came from the shard: their rows are read without asking it first
+            found = self.table.get(keys)
+            missing = [k for k in keys if k not in found]
+            if missing:
+                found |= {r.id: r.payload for r in self._joined(self.shard, self.shard.retrieve(
+                    missing, with_payload=False, with_vector=False), True)}
+            return found
 
     def near(self, vector: list[float], limit: int, score_threshold: float,
              payload_filter: dict[str, Any] | None = None) -> list[StorePoint]:
@@ -504,13 +566,14 @@ class EdgeStore:
 
     def records(self, with_vectors: bool | list[str] = False, payload_filter: dict[str, Any] | None = None,
                 batch: int = BATCH, fields: list[str] | None = None) -> Iterator[Any]:
-        """Every stored record, raw (Edge's Record: id, payload, vector); `fields`: only these payload keys."""
+        """Every stored record (id, payload, vector); `fields`: only these payload keys."""
         if not self.exists():
             return
         where = edge_filter(payload_filter)
         with self.session():
-            yield from scrolled(self.shard, limit=batch, filter=where,
-                                with_payload=list(fields) if fields else True, with_vector=with_vectors)
+            for page in scroll_pages(self.shard, limit=batch, filter=where, with_payload=False,
+                                     with_vector=with_vectors):
+                yield from self._joined(self.shard, page, list(fields) if fields else True)
 
 
 def _ensure_indexes(shard, move: bool = False) -> None:
@@ -585,7 +648,22 @@ class KeywordStats:
         return length / documents if documents else 1.0
 
 
-def _edge_point(point: StorePoint, sparse: tuple[list[int], list[float]]):
+@dataclass
+class Record:
+    """A point as the store reads it: the shard's id and vectors, the payload from the payload table."""
+
+    id: str
+    payload: dict[str, Any]
+    vector: Any
+
+
+def _whole_payload(point: StorePoint) -> dict[str, Any]:
+    """What the payload table keeps of a point: its payload, its text and the text's content hash."""
+    return {**point.payload, "text": point.text, "content_hash": content_hash(point.text)}
+
+
+def _edge_point(point: StorePoint, payload: dict[str, Any], sparse: tuple[list[int], list[float]]):
+    """The shard's point: its vectors, and of its payload the SHARD_FIELDS."""
     from qdrant_edge import Point, SparseVector
 
     vector: dict[str, Any] = {}
@@ -593,8 +671,8 @@ def _edge_point(point: StorePoint, sparse: tuple[list[int], list[float]]):
         vector[DENSE] = [float(x) for x in point.dense]
     if sparse[0]:
         vector[SPARSE] = SparseVector([int(i) for i in sparse[0]], [float(v) for v in sparse[1]])
-    payload = {**point.payload, "text": point.text, "content_hash": content_hash(point.text)}
-    return Point(id=_norm(point.id), vector=vector, payload=payload)
+    held = {key: payload[key] for key in SHARD_FIELDS if key in payload}
+    return Point(id=_norm(point.id), vector=vector, payload=held)
 
 
 def _point(record) -> StorePoint:

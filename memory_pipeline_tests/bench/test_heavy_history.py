@@ -78,8 +78,8 @@ def test_history_onto_a_filled_shard_is_indexed_into_a_copy_of_it(tmp_path, own_
     assert figures["shard_points_before"] == 300 and figures["embedded"] > 40  # with the passages
     assert figures["shard_points_after"] >= 300 + figures["embedded"] and figures["ratio"] > 0
     assert sorted(p.name for p in filled.rglob("*")) == before  # the filled workspace itself is left as it was
-    assert figures["copied_beside_shard"] == ["vectors.bm25.json"]  # its keyword statistics: else every point
-    # would be re-keyed (written again) at the first open
+    assert figures["copied_beside_shard"] == ["vectors.bm25.json", "vectors.payloads.sqlite"]  # its keyword
+    # statistics (else every point would be re-keyed, written again, at the first open) and its payload table
 
 
 def test_a_shard_is_copied_with_its_holes_as_holes(tmp_path):

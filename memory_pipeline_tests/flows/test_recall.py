@@ -17,7 +17,8 @@ from memory_pipeline.flows.recall.client import recall
 from memory_pipeline.flows.recall.engine import open_store
 from memory_pipeline.models import stable_id
 from memory_pipeline.resources import recall_service
-from memory_pipeline.resources.edge_recall import PAGED_IN, PAYLOADS, data_bytes
+from memory_pipeline.resources.edge_payloads import table_path
+from memory_pipeline.resources.edge_recall import PAGED_IN, data_bytes
 from memory_pipeline.resources.embedded_redis import process_alive
 from memory_pipeline.resources.embedder import get_embedder
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
@@ -97,9 +98,9 @@ def test_service_starts_on_demand_is_reused_and_reloads_new_points(indexed):
     while (paged := recall_service.ping(workspace, runtime_dir()))["paged_in_s"] is None and time.monotonic() < deadline:
         time.sleep(0.05)
     shard = workspace.state_path("vectors")
-    found = {p for pattern in (*PAGED_IN, PAYLOADS) for p in shard.glob(pattern)}
+    found = {p for pattern in PAGED_IN for p in shard.glob(pattern)} | {table_path(shard)}  # the payload table too
     walked = sum(data_bytes(f) for f in found | {f for d in found if d.is_dir() for f in d.rglob("*")} if f.is_file())
-    assert any(shard.glob(PAYLOADS)) and paged["paged_in_mb"] == round(walked / (1 << 20), 1)
+    assert table_path(shard).is_file() and paged["paged_in_mb"] == round(walked / (1 << 20), 1)
     socket = recall_service.socket_path(workspace, runtime_dir())
     assert socket.stat().st_mode & 0o777 == 0o600
     recall(workspace, "docker build", now=NOW, settings=env_settings())

@@ -98,7 +98,8 @@ def test_the_shard_finds_the_messages_observations_cite(sources):
 
 
 def test_what_queries_walk_is_read_once_after_an_open_and_the_float_vectors_are_not(sources):
-    from memory_pipeline.resources.edge_recall import FILTERED_FIELDS, PAGED_IN, PAYLOADS, ROOM_SHARE, data_bytes, read_once
+    from memory_pipeline.resources.edge_payloads import table_path
+    from memory_pipeline.resources.edge_recall import FILTERED_FIELDS, PAGED_IN, ROOM_SHARE, data_bytes, read_once
 
     shard, _, _ = sources
     found = {p for pattern in PAGED_IN for p in shard.store.path.glob(pattern)}
@@ -110,8 +111,10 @@ def test_what_queries_walk_is_read_once_after_an_open_and_the_float_vectors_are_
     assert filtered and filtered <= walked and asked and not asked & walked
     assert any("-source_m-" in str(p) for p in walked)  # the cited messages' lookup at each query
     assert not any(p.name.startswith("matrix") for p in walked) and vectors
-    payloads = {p for p in shard.store.path.glob(PAYLOADS) if p.is_file()}
-    assert payloads and not payloads & walked
+    shard.store.table.close()  # its log checkpointed into the file
+    payloads = {table_path(shard.store.path)}  # the payload table beside the shard, not the shard's payload files
+    assert payloads <= {p for p in shard.store.path.parent.iterdir() if p.is_file()} and not payloads & walked
+    assert not any("payload_storage" in str(p) for p in walked)
     size, walked_bytes = sum(data_bytes(p) for p in payloads), sum(data_bytes(p) for p in walked)
     # the payloads too where the memory left holds ROOM_SHARE times their bytes; not in a service held tighter
     assert read_once(shard.store.path, headroom=lambda: None) == walked_bytes > 0

@@ -1,0 +1,140 @@
+"""The Edge shard's payloads kept beside it (`state/vectors.payloads.sqlite`): each point's whole payload
+(text and content hash included) by its id, read with the file's own reads, not through a memory map.
+
+Why (docs/vector-engine.md, "The payloads beside the shard"): Edge maps its payload files, and a recall
+reads the payloads of its 80 ranked candidates at random; after a few hundred queries the service mapped
+every page of them (511 MiB at 1M points), counted in its RSS. Read here, the pages sit in the system's
+page cache, which the kernel gives back under pressure, and the service's memory is its own. The shard
+keeps only the fields its filters and payload indexes use (edge_store.SHARD_FIELDS).
+
+Each write is one SQLite transaction (write-ahead log, `synchronous=NORMAL`: a killed process loses no
+committed write). The store writes here before the shard and deletes here after it, so a point the shard
+holds always has its row; a kill between the two leaves at most a row of no point, which nothing reads
+by itself (reads start from the shard's ids). `complete` is set once the table holds every point of the
+shard: a shard written before the table existed is read into it at its first open (`EdgeStore`)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+CHUNK = 500  # ids per SELECT / DELETE (SQLite's bound parameters)
+SCHEMA = ("CREATE TABLE IF NOT EXISTS payloads (id TEXT PRIMARY KEY, payload TEXT NOT NULL) WITHOUT ROWID",
+          "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+def table_path(shard: Path) -> Path:
+    """The payload table of the shard at `shard` (`state/vectors` → `state/vectors.payloads.sqlite`)."""
+    return shard.parent / f"{shard.name}.payloads.sqlite"
+
+
+def encode(payload: dict[str, Any]) -> str:
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+class PayloadTable:
+    """One SQLite file of id → payload JSON, opened on first use and closed with the shard."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+        self._lock = threading.RLock()
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            for statement in SCHEMA:
+                db.execute(statement)
+            self._db = db
+        return self._db
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            db = self._connection()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            db, self._db = self._db, None
+            if db is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    db.close()
+
+    def reset(self) -> None:
+        """Drop the table's file (a shard created anew starts an empty one)."""
+        self.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    def move_to(self, path: Path) -> None:
+        """Rename the table's file (and its log's) to `path` (a staged shard moved into place)."""
+        self.close()
+        for suffix in ("", "-wal", "-shm"):
+            source = Path(f"{self.path}{suffix}")
+            if source.exists():
+                source.replace(Path(f"{path}{suffix}"))
+
+    def complete(self) -> bool:
+        if not self.path.exists():
+            return False
+        with self._lock:
+            row = self._connection().execute("SELECT value FROM meta WHERE key = 'complete'").fetchone()
+        return row is not None and row[0] == "1"
+
+    def mark_complete(self) -> None:
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('complete', '1')")
+
+    def put(self, rows: Iterable[tuple[str, dict[str, Any]]]) -> None:
+        """Write these (id, payload) rows, replacing any of the same id, in one transaction."""
+        encoded = [(point_id, encode(payload)) for point_id, payload in rows]
+        if encoded:
+            with self._transaction() as db:
+                db.executemany("INSERT OR REPLACE INTO payloads (id, payload) VALUES (?, ?)", encoded)
+
+    def get(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """id → payload of the rows among `ids` (missing ids are left out)."""
+        found: dict[str, dict[str, Any]] = {}
+        with self._lock:
+            db = self._connection()
+            for start in range(0, len(ids), CHUNK):
+                chunk = ids[start:start + CHUNK]
+                marks = ",".join("?" * len(chunk))
+                for point_id, payload in db.execute(f"SELECT id, payload FROM payloads WHERE id IN ({marks})", chunk):
+                    found[point_id] = json.loads(payload)
+        return found
+
+    def merge(self, ids: list[str], fields: dict[str, Any]) -> None:
+        """Set `fields` in the payloads of these ids (as the shard's set_payload does), in one transaction."""
+        with self._transaction() as db:
+            for start in range(0, len(ids), CHUNK):
+                chunk = ids[start:start + CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = db.execute(f"SELECT id, payload FROM payloads WHERE id IN ({marks})", chunk).fetchall()
+                db.executemany("UPDATE payloads SET payload = ? WHERE id = ?",
+                               [(encode(json.loads(payload) | fields), point_id) for point_id, payload in rows])
+
+    def delete(self, ids: list[str]) -> None:
+        with self._transaction() as db:
+            for start in range(0, len(ids), CHUNK):
+                chunk = ids[start:start + CHUNK]
+                db.execute(f"DELETE FROM payloads WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+
+    def count(self) -> int:
+        with self._lock:
+            return int(self._connection().execute("SELECT count(*) FROM payloads").fetchone()[0])
