@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import Any
 
 CHUNK = 500  # ids per SELECT / DELETE (SQLite's bound parameters)
-SCHEMA = ("CREATE TABLE IF NOT EXISTS payloads (id TEXT PRIMARY KEY, payload TEXT NOT NULL) WITHOUT ROWID",
+SCHEMA = ("CREATE TABLE IF NOT EXISTS payloads (id TEXT PRIMARY KEY, payload TEXT NOT NULL, cites TEXT) WITHOUT ROWID",
+          "CREATE INDEX IF NOT EXISTS payloads_cites ON payloads (cites) WHERE cites IS NOT NULL",
           "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+MESSAGES = "messages"  # the tier whose points carry the message they index (its session and first source id)
 
 
 def table_path(shard: Path) -> Path:
@@ -35,6 +37,19 @@ def table_path(shard: Path) -> Path:
 
 def encode(payload: dict[str, Any]) -> str:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+def cite_key(session_id: str, message_id: str) -> str:
+    return f"{session_id}\x1f{message_id}"
+
+
+def cites(payload: dict[str, Any]) -> str | None:
+    """The message a point of the messages' tier indexes, as `cite_key` (None for any other point): what an
+    observation's source_message_ids name, so recall finds the cited messages' points by it."""
+    sources = payload.get("source_message_ids") or []
+    if payload.get("tier") != MESSAGES or not sources:
+        return None
+    return cite_key(str(payload.get("session_id", "")), str(sources[0]))
 
 
 class PayloadTable:
@@ -102,10 +117,10 @@ class PayloadTable:
 
     def put(self, rows: Iterable[tuple[str, dict[str, Any]]]) -> None:
         """Write these (id, payload) rows, replacing any of the same id, in one transaction."""
-        encoded = [(point_id, encode(payload)) for point_id, payload in rows]
+        encoded = [(point_id, encode(payload), cites(payload)) for point_id, payload in rows]
         if encoded:
             with self._transaction() as db:
-                db.executemany("INSERT OR REPLACE INTO payloads (id, payload) VALUES (?, ?)", encoded)
+                db.executemany("INSERT OR REPLACE INTO payloads (id, payload, cites) VALUES (?, ?, ?)", encoded)
 
     def get(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """id → payload of the rows among `ids` (missing ids are left out)."""
@@ -119,6 +134,19 @@ class PayloadTable:
                     found[point_id] = json.loads(payload)
         return found
 
+    def citing(self, keys: list[str]) -> dict[str, str]:
+        """`cite_key` → the id of the messages' point that indexes it, for the keys among `keys` (the last
+        written where two do)."""
+        found: dict[str, str] = {}
+        with self._lock:
+            db = self._connection()
+            for start in range(0, len(keys), CHUNK):
+                chunk = keys[start:start + CHUNK]
+                marks = ",".join("?" * len(chunk))
+                for point_id, key in db.execute(f"SELECT id, cites FROM payloads WHERE cites IN ({marks})", chunk):
+                    found[key] = point_id
+        return found
+
     def merge(self, ids: list[str], fields: dict[str, Any]) -> None:
         """Set `fields` in the payloads of these ids (as the shard's set_payload does), in one transaction."""
         with self._transaction() as db:
@@ -126,8 +154,9 @@ class PayloadTable:
                 chunk = ids[start:start + CHUNK]
                 marks = ",".join("?" * len(chunk))
                 rows = db.execute(f"SELECT id, payload FROM payloads WHERE id IN ({marks})", chunk).fetchall()
-                db.executemany("UPDATE payloads SET payload = ? WHERE id = ?",
-                               [(encode(json.loads(payload) | fields), point_id) for point_id, payload in rows])
+                merged = [(point_id, json.loads(payload) | fields) for point_id, payload in rows]
+                db.executemany("UPDATE payloads SET payload = ?, cites = ? WHERE id = ?",
+                               [(encode(payload), cites(payload), point_id) for point_id, payload in merged])
 
     def delete(self, ids: list[str]) -> None:
         with self._transaction() as db:

@@ -165,19 +165,13 @@ class ShardRecall:
             if payload.get("tier") == "observations":
                 session = str(payload.get("session_id", ""))
                 cited.setdefault(session, set()).update(str(s) for s in payload.get("source_message_ids") or [])
-        found: dict[tuple[str, str], str] = {}
-        if not any(cited.values()):
-            return found
-        sources = sorted({source for wanted in cited.values() for source in wanted})
-        with self._shard() as shard:  # one read on the keyword index of source_message_ids
+        wanted = sorted((session, source) for session, sources in cited.items() for source in sources)
+        if not wanted:
+            return {}
+        with self._shard() as shard:  # one read of the payload table's index of the messages' sources
             if shard is None:
-                return found
-            for record in self.store.records(payload_filter={"tier": "messages", "source_message_ids": sources}):
-                payload = record.payload or {}
-                session, first = str(payload.get("session_id", "")), (payload.get("source_message_ids") or [None])[0]
-                if first is not None and str(first) in cited.get(session, ()):
-                    found[(session, str(first))] = str(record.id)
-        return found
+                return {}
+            return self.store.messages_citing(wanted)
 
     def points(self, ids: list[str] | None, session_id: str | None, limit: int) -> list[dict]:
         """The points (payload with "id" and "text") named by `ids`, or of one session; at most `limit`."""
@@ -198,9 +192,9 @@ class ShardRecall:
             return [p.payload | {"text": p.text, "id": p.id} for p in chosen]
 
 
-FILTERED_FIELDS = ("project", "scope", "tier", "date", "merged_into", "source_message_ids")  # the fields a
-# query filters on: recall_filter's, and the cited messages' lookup (cited_messages); session_id, priority
-# and kind only on request (65 MB at 1M)
+FILTERED_FIELDS = ("project", "scope", "tier", "date", "merged_into")  # the fields a query filters on
+# (recall_filter's); session_id, priority and kind only on request (65 MB at 1M). The cited messages are
+# found in the payload table (`EdgeStore.messages_citing`), not on the shard's index of source_message_ids
 PAGED_IN = (*(f"segments/*/payload_index/*-{field[:8]}-*" for field in FILTERED_FIELDS),
             "segments/*/vector_storage-dense/quantized*", "segments/*/vector_index-dense/*")  # what every
 # query walks: its filter's indexes (Edge names their files by the field's first 8 characters), the int8

@@ -111,3 +111,23 @@ def test_a_filter_on_a_field_the_shard_does_not_hold_is_refused(tmp_path: Path):
     store.upsert(turns())
     with pytest.raises(BadInputError, match="cannot filter on created_ts, role"):
         store.count({"role": "user", "created_ts_gte": 0})
+
+
+def test_the_messages_an_observation_cites_are_found_in_the_table_and_only_while_the_shard_holds_them(tmp_path: Path):
+    from memory_pipeline.resources.edge_payloads import encode
+
+    store = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    points = turns()
+    fact = random_point("f1", "the user wants uv", {"tier": "observations", "session_id": "s0",
+                                                      "source_message_ids": ["m0", "m2"]})
+    store.upsert([*points, fact])
+    wanted = [("s0", "m0"), ("s0", "m2"), ("s1", "m0"), ("s0", "m9")]  # m0 is s0's; s1 has no m0; no m9
+    assert store.messages_citing(wanted) == {("s0", "m0"): points[0].id, ("s0", "m2"): points[2].id}
+    store.delete([points[2].id])
+    assert store.messages_citing(wanted) == {("s0", "m0"): points[0].id}
+    with sqlite3.connect(table_path(store.path)) as db:  # a row left by a kill between the shard's delete and
+        db.execute("INSERT INTO payloads (id, payload, cites) VALUES (?, ?, ?)",  # the table's
+                   (points[2].id, encode(points[2].payload), "s0\x1fm2"))
+    assert store.messages_citing(wanted) == {("s0", "m0"): points[0].id}
+    store.set_payload([points[0].id], {"source_message_ids": ["m7"]})
+    assert store.messages_citing([("s0", "m0"), ("s0", "m7")]) == {("s0", "m7"): points[0].id}
