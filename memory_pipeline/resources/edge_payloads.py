@@ -122,41 +122,32 @@ class PayloadTable:
             with self._transaction() as db:
                 db.executemany("INSERT OR REPLACE INTO payloads (id, payload, cites) VALUES (?, ?, ?)", encoded)
 
+    def _rows(self, db: sqlite3.Connection, columns: str, key: str, values: list[str]) -> Iterator[tuple]:
+        """`columns` of the rows whose `key` is among `values`, CHUNK values a SELECT."""
+        for start in range(0, len(values), CHUNK):
+            chunk = values[start:start + CHUNK]
+            yield from db.execute(f"SELECT {columns} FROM payloads WHERE {key} IN ({','.join('?' * len(chunk))})",
+                                  chunk).fetchall()
+
     def get(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """id → payload of the rows among `ids` (missing ids are left out)."""
-        found: dict[str, dict[str, Any]] = {}
         with self._lock:
-            db = self._connection()
-            for start in range(0, len(ids), CHUNK):
-                chunk = ids[start:start + CHUNK]
-                marks = ",".join("?" * len(chunk))
-                for point_id, payload in db.execute(f"SELECT id, payload FROM payloads WHERE id IN ({marks})", chunk):
-                    found[point_id] = json.loads(payload)
-        return found
+            return {point_id: json.loads(payload)
+                    for point_id, payload in self._rows(self._connection(), "id, payload", "id", ids)}
 
     def citing(self, keys: list[str]) -> dict[str, str]:
         """`cite_key` → the id of the messages' point that indexes it, for the keys among `keys` (the last
         written where two do)."""
-        found: dict[str, str] = {}
         with self._lock:
-            db = self._connection()
-            for start in range(0, len(keys), CHUNK):
-                chunk = keys[start:start + CHUNK]
-                marks = ",".join("?" * len(chunk))
-                for point_id, key in db.execute(f"SELECT id, cites FROM payloads WHERE cites IN ({marks})", chunk):
-                    found[key] = point_id
-        return found
+            return {key: point_id for point_id, key in self._rows(self._connection(), "id, cites", "cites", keys)}
 
     def merge(self, ids: list[str], fields: dict[str, Any]) -> None:
         """Set `fields` in the payloads of these ids (as the shard's set_payload does), in one transaction."""
         with self._transaction() as db:
-            for start in range(0, len(ids), CHUNK):
-                chunk = ids[start:start + CHUNK]
-                marks = ",".join("?" * len(chunk))
-                rows = db.execute(f"SELECT id, payload FROM payloads WHERE id IN ({marks})", chunk).fetchall()
-                merged = [(point_id, json.loads(payload) | fields) for point_id, payload in rows]
-                db.executemany("UPDATE payloads SET payload = ?, cites = ? WHERE id = ?",
-                               [(encode(payload), cites(payload), point_id) for point_id, payload in merged])
+            merged = [(point_id, json.loads(payload) | fields)
+                      for point_id, payload in self._rows(db, "id, payload", "id", ids)]
+            db.executemany("UPDATE payloads SET payload = ?, cites = ? WHERE id = ?",
+                           [(encode(payload), cites(payload), point_id) for point_id, payload in merged])
 
     def delete(self, ids: list[str]) -> None:
         with self._transaction() as db:
