@@ -19,12 +19,13 @@ import contextlib
 import json
 import sqlite3
 import threading
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 CHUNK = 500  # ids per SELECT / DELETE (SQLite's bound parameters)
-SCHEMA = ("CREATE TABLE IF NOT EXISTS payloads (id TEXT PRIMARY KEY, payload TEXT NOT NULL, cites TEXT) WITHOUT ROWID",
+SCHEMA = ("CREATE TABLE IF NOT EXISTS payloads (id TEXT NOT NULL UNIQUE, payload BLOB NOT NULL, cites TEXT)",
           "CREATE INDEX IF NOT EXISTS payloads_cites ON payloads (cites) WHERE cites IS NOT NULL",
           "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 MESSAGES = "messages"  # the tier whose points carry the message they index (its session and first source id)
@@ -35,8 +36,13 @@ def table_path(shard: Path) -> Path:
     return shard.parent / f"{shard.name}.payloads.sqlite"
 
 
-def encode(payload: dict[str, Any]) -> str:
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+def encode(payload: dict[str, Any]) -> bytes:
+    """A payload as the table stores it: its JSON, deflated (at 1M points 645 → 363 bytes a row on average)."""
+    return zlib.compress(json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), 1)
+
+
+def decode(stored: bytes) -> dict[str, Any]:
+    return json.loads(zlib.decompress(stored))
 
 
 def cite_key(session_id: str, message_id: str) -> str:
@@ -53,7 +59,10 @@ def cites(payload: dict[str, Any]) -> str | None:
 
 
 class PayloadTable:
-    """One SQLite file of id → payload JSON, opened on first use and closed with the shard."""
+    """One SQLite file of id → payload (deflated JSON), opened on first use and closed with the shard. A table
+    with row ids and an index on the point id, not one keyed by the id: rows of ~0.4-1 KB inserted in the
+    random order of their ids split the pages of a table keyed by them, which held the year's 456k payloads
+    in 978 MB."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -132,7 +141,7 @@ class PayloadTable:
     def get(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """id → payload of the rows among `ids` (missing ids are left out)."""
         with self._lock:
-            return {point_id: json.loads(payload)
+            return {point_id: decode(payload)
                     for point_id, payload in self._rows(self._connection(), "id, payload", "id", ids)}
 
     def citing(self, keys: list[str]) -> dict[str, str]:
@@ -144,7 +153,7 @@ class PayloadTable:
     def merge(self, ids: list[str], fields: dict[str, Any]) -> None:
         """Set `fields` in the payloads of these ids (as the shard's set_payload does), in one transaction."""
         with self._transaction() as db:
-            merged = [(point_id, json.loads(payload) | fields)
+            merged = [(point_id, decode(payload) | fields)
                       for point_id, payload in self._rows(db, "id, payload", "id", ids)]
             db.executemany("UPDATE payloads SET payload = ?, cites = ? WHERE id = ?",
                            [(encode(payload), cites(payload), point_id) for point_id, payload in merged])

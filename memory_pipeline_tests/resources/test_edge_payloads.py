@@ -3,7 +3,6 @@ the table every point's whole payload; a shard of before the table fills it at i
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import pytest
 
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import content_hash
-from memory_pipeline.resources.edge_payloads import table_path
+from memory_pipeline.resources.edge_payloads import decode, table_path
 from memory_pipeline.resources.edge_store import SHARD_FIELDS, EdgeStore
 from memory_pipeline_tests.resources.test_vector_store import DIM, random_point
 
@@ -33,7 +32,7 @@ def in_shard(store: EdgeStore) -> dict[str, dict]:
 
 def rows(path: Path) -> dict[str, dict]:
     with sqlite3.connect(path) as db:
-        return {pid: json.loads(payload) for pid, payload in db.execute("SELECT id, payload FROM payloads")}
+        return {pid: decode(payload) for pid, payload in db.execute("SELECT id, payload FROM payloads")}
 
 
 def test_the_shard_holds_its_filtered_fields_and_the_table_beside_it_each_whole_payload(tmp_path: Path):

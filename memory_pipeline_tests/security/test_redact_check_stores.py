@@ -72,8 +72,8 @@ def test_a_planted_secret_is_found_in_each_decoded_store_and_noise_is_not(tmp_pa
     printed = "\n".join(str(f) for f in report.findings)
     assert KEY not in printed and report.unreadable == []
     assert "storage.sqlite:points#" in printed and "anthropic-key" in printed  # the former local store's payload
-    assert f"{ws.state / 'vectors.payloads.sqlite'}:payloads#1: anthropic-key" in printed  # the Edge shard's payload
-    # table (the shard itself holds only the fields its filters use)
+    assert f"{ws.state / 'vectors.payloads.sqlite'}:payloads#2: anthropic-key" in printed  # the Edge shard's payload
+    # table, the second point's row (the shard itself holds only the fields its filters use)
     assert "runs.db:snapshots#1: anthropic-key" in printed
     assert "transcripts/s.jsonl" not in printed and "noise.bin" not in printed
     aof = [f for f in report.findings if "redis" in f.path]
