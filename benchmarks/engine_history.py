@@ -191,7 +191,8 @@ def bench_history(days: int, per_day: int = 1000, seed: int = 28, progress=None,
             alone = _model_alone(env, steps.pop("days"))
         finally:
             cli(env, "stop")
-        disk = folder_bytes(root / "ws" / "state" / "vectors")
+        disk = folder_bytes(root / "ws" / "state" / "vectors") + sum(  # and its payload table beside it
+            f.stat().st_size for f in (root / "ws" / "state").glob("vectors.payloads.sqlite*"))
         end_points = _points(root / "ws" / "state" / "vectors")
         workspace = folder_bytes(root / "ws")
     index_rate = steps["embedded"] / steps["message_index_s"] if steps["message_index_s"] else 0.0
