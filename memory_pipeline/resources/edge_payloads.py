@@ -24,8 +24,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 CHUNK = 500  # ids per SELECT / DELETE (SQLite's bound parameters)
-SCHEMA = ("CREATE TABLE IF NOT EXISTS payloads (id TEXT NOT NULL UNIQUE, payload BLOB NOT NULL, cites TEXT)",
+SCHEMA = ("CREATE TABLE IF NOT EXISTS payloads (id TEXT NOT NULL UNIQUE, payload BLOB NOT NULL, cites TEXT, dense BLOB)",
           "CREATE INDEX IF NOT EXISTS payloads_cites ON payloads (cites) WHERE cites IS NOT NULL",
           "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 MESSAGES = "messages"  # the tier whose points carry the message they index (its session and first source id)
@@ -43,6 +45,11 @@ def encode(payload: dict[str, Any]) -> bytes:
 
 def decode(stored: bytes) -> dict[str, Any]:
     return json.loads(zlib.decompress(stored))
+
+
+def dense_bytes(vector: Any) -> bytes | None:
+    """A dense vector as the table keeps it (float16: 768 bytes at 384 dimensions), None for none."""
+    return None if vector is None else np.asarray(vector, dtype=np.float16).tobytes()
 
 
 def cite_key(session_id: str, message_id: str) -> str:
@@ -77,6 +84,8 @@ class PayloadTable:
             db.execute("PRAGMA synchronous=NORMAL")
             for statement in SCHEMA:
                 db.execute(statement)
+            if "dense" not in {row[1] for row in db.execute("PRAGMA table_info(payloads)")}:  # a table of before
+                db.execute("ALTER TABLE payloads ADD COLUMN dense BLOB")  # the vectors' copies: filled at the open
             self._db = db
         return self._db
 
@@ -113,23 +122,33 @@ class PayloadTable:
             if source.exists():
                 source.replace(Path(f"{path}{suffix}"))
 
-    def complete(self) -> bool:
+    def complete(self, key: str = "complete") -> bool:
+        """Whether the table holds every point of the shard (`complete`), or every dense vector's copy
+        (`vectors`: a table made before it kept them has its payloads but not their vectors)."""
         if not self.path.exists():
             return False
         with self._lock:
-            row = self._connection().execute("SELECT value FROM meta WHERE key = 'complete'").fetchone()
+            row = self._connection().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row is not None and row[0] == "1"
 
-    def mark_complete(self) -> None:
+    def mark_complete(self, keys: tuple[str, ...] = ("complete", "vectors")) -> None:
         with self._transaction() as db:
-            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('complete', '1')")
+            db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", [(key,) for key in keys])
 
-    def put(self, rows: Iterable[tuple[str, dict[str, Any]]]) -> None:
-        """Write these (id, payload) rows, replacing any of the same id, in one transaction."""
-        encoded = [(point_id, encode(payload), cites(payload)) for point_id, payload in rows]
+    def put_vectors(self, rows: Iterable[tuple[str, Any]]) -> None:
+        """Set the dense vector's copy of these (id, vector) rows, in one transaction."""
+        encoded = [(dense_bytes(dense), point_id) for point_id, dense in rows if dense is not None]
         if encoded:
             with self._transaction() as db:
-                db.executemany("INSERT OR REPLACE INTO payloads (id, payload, cites) VALUES (?, ?, ?)", encoded)
+                db.executemany("UPDATE payloads SET dense = ? WHERE id = ?", encoded)
+
+    def put(self, rows: Iterable[tuple[str, dict[str, Any], Any]]) -> None:
+        """Write these (id, payload, dense vector or None) rows, replacing any of the same id, in one transaction."""
+        encoded = [(point_id, encode(payload), cites(payload), dense_bytes(dense)) for point_id, payload, dense in rows]
+        if encoded:
+            with self._transaction() as db:
+                db.executemany("INSERT OR REPLACE INTO payloads (id, payload, cites, dense) VALUES (?, ?, ?, ?)",
+                               encoded)
 
     def _rows(self, db: sqlite3.Connection, columns: str, key: str, values: list[str]) -> Iterator[tuple]:
         """`columns` of the rows whose `key` is among `values`, CHUNK values a SELECT."""
@@ -143,6 +162,12 @@ class PayloadTable:
         with self._lock:
             return {point_id: decode(payload)
                     for point_id, payload in self._rows(self._connection(), "id, payload", "id", ids)}
+
+    def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
+        """id → the dense vector (float32, from its float16 copy) of the rows among `ids` that have one."""
+        with self._lock:
+            return {point_id: np.frombuffer(dense, dtype=np.float16).astype(np.float32)
+                    for point_id, dense in self._rows(self._connection(), "id, dense", "id", ids) if dense is not None}
 
     def citing(self, keys: list[str]) -> dict[str, str]:
         """`cite_key` → the id of the messages' point that indexes it, for the keys among `keys` (the last

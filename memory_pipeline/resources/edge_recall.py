@@ -25,7 +25,7 @@ from typing import Any
 from memory_pipeline.errors import StoreLockedError
 from memory_pipeline.resources.edge_payloads import table_path
 from memory_pipeline.resources.edge_shard import register_holder, unregister_holder
-from memory_pipeline.resources.edge_store import DENSE, SPARSE, EdgeStore, edge_filter
+from memory_pipeline.resources.edge_store import DENSE, SPARSE, EdgeStore, dense_walk, edge_filter
 from memory_pipeline.resources.memory_room import memory_headroom
 from memory_pipeline.resources.recall_index import generation_at
 from memory_pipeline.stages.index.passages import TIER as PASSAGES
@@ -107,7 +107,6 @@ class ShardRecall:
     def candidates(self, query: CandidateQuery, filters: RecallFilters) -> Candidates:
         from qdrant_edge import Query, QueryBatchRequest, QueryRequest, SparseVector
 
-        with_passages = filters.tier in TIER_FILTER  # the user's turns' windows, counted for their turn
         windows = [None, query.window] if query.window else [None]  # a named time's own best join each list
         searches: list[tuple[str, int, Any, int, Any]] = []  # (list, group, query, k, filter)
         keyword = [("sparse", query.terms, query.k)] + [(f"part{i}", t, query.part_depth)
@@ -119,24 +118,31 @@ class ShardRecall:
                 # the turns and their passages in one search (2k: a turn and its windows may fill several
                 # places), each passage folded into its turn below and the best k turns kept. Two searches
                 # (the passages apart) gave the same recall on both dev sets and a 1M-point shard's warm p95
-                # 74 ms against 48-59 (docs/recall.md)
-                searches.append(("dense", group, nearest, 2 * query.k if with_passages else query.k, where))
+                # 74 ms against 48-59 (docs/recall.md). Without passages 2k too: the walk scores 4-bit copies,
+                # and the best k by the exact scores (`dense_scores`) are kept from twice as many
+                searches.append(("dense", group, nearest, 2 * query.k, where))
             for name, terms, k in keyword:
                 ids = sorted({token_id(t) for t in terms})
                 if ids and k > 0:
                     searches.append((name, group, Query.Nearest(SparseVector(ids, [1.0] * len(ids)), using=SPARSE),
                                      k, where))
         found: dict[tuple[str, int], dict[str, float]] = {}
+        walk = dense_walk()
         with self._shard() as shard:
             if shard is not None and searches:
                 batch = shard.query_batch(QueryBatchRequest([
-                    QueryRequest(limit=k, query=q, filter=f, with_payload=False, with_vector=False)
-                    for _, _, q, k, f in searches]))
+                    QueryRequest(limit=k, query=q, filter=f, with_payload=False, with_vector=False,
+                                 params=walk if name == "dense" else None)
+                    for name, _, q, k, f in searches]))
+                dense_ids = [str(hit.id) for (name, *_), hits in zip(searches, batch, strict=True)
+                             if name == "dense" for hit in hits]
+                exact = self.store.dense_scores(dense_ids, query.dense) if dense_ids else {}
                 for (name, group, *_), hits in zip(searches, batch, strict=True):
                     side = found.setdefault((name, group), {})
                     for hit in hits:  # a passage counts for its turn (its id names it): the best of the two
                         pid = turn_of(str(hit.id)) or str(hit.id) if name == "dense" else str(hit.id)
-                        side[pid] = max(side.get(pid, float("-inf")), float(hit.score))
+                        score = exact.get(str(hit.id), float(hit.score)) if name == "dense" else float(hit.score)
+                        side[pid] = max(side.get(pid, float("-inf")), score)
 
         def ranked(name: str) -> list[tuple[str, float]]:
             merged: dict[str, float] = {}

@@ -29,6 +29,8 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+import numpy as np
 from pathlib import Path
 from typing import Any
 
@@ -77,22 +79,33 @@ MIN_FREE_BYTES = 16 << 20  # below this, a write could fault in a memory map pas
 
 def shard_config(dimension: int):
     """The one shard configuration (docs/vector-engine.md, "The shipped shard"): float vectors and
-    their int8 copies memory-mapped and read on demand, HNSW m 8 / ef_construct 64 on one thread,
-    BM25 with Qdrant's IDF and its index on disk, segments capped at 32k points."""
+    their 4-bit copies memory-mapped and read on demand (the HNSW walk scores the copies; each dense hit is
+    scored again from the float16 copy in the payload table, `EdgeStore.dense_scores`), HNSW m 8 /
+    ef_construct 64 on one thread, BM25 with Qdrant's IDF and its index on disk, segments capped at 32k points.
+    A shard made with int8 copies gets 4-bit ones at its next optimize()."""
     from qdrant_edge import (
         Distance, EdgeConfig, EdgeOptimizersConfig, EdgeSparseVectorParams, EdgeVectorParams, HnswIndexConfig,
-        Memory, Modifier, ScalarQuantizationConfig, ScalarType,
+        Memory, Modifier, TurboQuantBitSize, TurboQuantQuantizationConfig,
     )
 
     return EdgeConfig(
         vectors={DENSE: EdgeVectorParams(
             size=dimension, distance=Distance.Cosine, memory=Memory.Cold,
-            quantization_config=ScalarQuantizationConfig(ScalarType.Int8, memory=Memory.Cold))},
+            quantization_config=TurboQuantQuantizationConfig(bits=TurboQuantBitSize.Bits4, memory=Memory.Cold))},
         sparse_vectors={SPARSE: EdgeSparseVectorParams(
             modifier=Modifier.Idf, memory=getattr(Memory, KEYWORD_INDEX_MEMORY))},
         hnsw_config=HnswIndexConfig(m=8, ef_construct=64, full_scan_threshold=10_000, max_indexing_threads=1),
         optimizers=EdgeOptimizersConfig(max_segment_size=SEGMENT_KB, indexing_threshold=INDEXING_KB),
     )
+
+
+def dense_walk():
+    """The dense search's parameters: the HNSW walk scores the 4-bit copies and nothing more. Edge would
+    rescore its hits from the float vectors, whose pages a query then maps (1.49 GB of the recall service's
+    RSS after 400 queries at 1M); the hits are rescored from the payload table instead (`dense_scores`)."""
+    from qdrant_edge import QuantizationSearchParams, SearchParams
+
+    return SearchParams(quantization=QuantizationSearchParams(rescore=False))
 
 
 def check_free_space(folder: Path, need: int | None = None) -> None:
@@ -286,6 +299,8 @@ class EdgeStore:
         try:
             if not self.table.complete():  # a shard written before its payloads were kept beside it
                 self._fill_table(shard)
+            elif not self.table.complete("vectors"):  # or before the table kept the vectors' copies
+                self._fill_vectors(shard)
             if not self.keyword_stats.current():  # none yet, or values made by another `tokenize`
                 self.keyword_stats.path.unlink(missing_ok=True)  # cut short, the re-key is done again
                 self._rekey(shard)
@@ -301,9 +316,18 @@ class EdgeStore:
         its points keep their whole payload in the shard too, which nothing reads any more); a run cut short
         is done again at the next open, as `complete` is set last."""
         check_free_space(self.path)
-        for page in scroll_pages(shard, limit=BATCH, with_payload=True, with_vector=False):
-            self.table.put((str(record.id), dict(record.payload or {})) for record in page)
+        for page in scroll_pages(shard, limit=BATCH, with_payload=True, with_vector=[DENSE]):
+            self.table.put((str(record.id), dict(record.payload or {}),
+                            record.vector.get(DENSE) if isinstance(record.vector, dict) else None) for record in page)
         self.table.mark_complete()
+
+    def _fill_vectors(self, shard) -> None:
+        """Every point's dense vector, as the shard holds it, into the payload table's float16 copies."""
+        check_free_space(self.path)
+        for page in scroll_pages(shard, limit=BATCH, with_payload=False, with_vector=[DENSE]):
+            self.table.put_vectors((str(record.id), record.vector.get(DENSE)) for record in page
+                                   if isinstance(record.vector, dict))
+        self.table.mark_complete(("vectors",))
 
     def _rekey(self, shard, build_every: int | None = None) -> None:
         """A shard written before its sparse values were BM25's (no `vectors.bm25.json`), or keyed by
@@ -419,7 +443,7 @@ class EdgeStore:
                 average = self.keyword_stats.add([length for p, (_, length) in zip(batch, counted, strict=True)
                                                   if has_keywords(p.payload)])  # a passage is no keyword document
                 payloads = [_whole_payload(p) for p in batch]
-                self.table.put((_norm(p.id), payload) for p, payload in zip(batch, payloads, strict=True))
+                self.table.put((_norm(p.id), payload, p.dense) for p, payload in zip(batch, payloads, strict=True))
                 self._update(UpdateOperation.upsert_points(
                     [_edge_point(p, payload, keyword_vector(counts, length, average))
                      for p, payload, (counts, length) in zip(batch, payloads, counted, strict=True)]))
@@ -533,6 +557,20 @@ class EdgeStore:
                     missing, with_payload=False, with_vector=False), True)}
             return found
 
+    def dense_scores(self, ids: list[str], vector: list[float]) -> dict[str, float]:
+        """id → the cosine of `vector` with the point's dense vector, from the float16 copy in the payload table
+        (the shard's own scores come from its 4-bit copies), for the ids among `ids` that have one."""
+        found = self.table.vectors(list(dict.fromkeys(ids)))
+        if not found:
+            return {}
+        query = np.asarray(vector, dtype=np.float32)
+        query /= float(np.linalg.norm(query)) or 1.0
+        keys = list(found)
+        matrix = np.stack([found[k] for k in keys])
+        norms = np.linalg.norm(matrix, axis=1)
+        norms[norms == 0] = 1.0
+        return dict(zip(keys, (matrix @ query / norms).tolist(), strict=True))
+
     def messages_citing(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
         """(session id, message id) → the id of the messages' point that indexes it, for those the shard
         holds: found in the payload table (an index of its own), not by walking the shard's keyword index of
@@ -558,7 +596,7 @@ class EdgeStore:
             hits = self.shard.query(QueryRequest(
                 limit=limit, query=Query.Nearest([float(x) for x in vector], using=DENSE),
                 filter=edge_filter(payload_filter), score_threshold=score_threshold, with_payload=False,
-                with_vector=False))
+                with_vector=False, params=dense_walk()))
         return self.retrieve([str(h.id) for h in hits], with_vectors=True)
 
     def count(self, filter: dict[str, Any] | None = None) -> int:

@@ -65,7 +65,7 @@ def test_shipped_shard_maps_its_vectors_and_answers_within_the_project(tmp_path)
     shard.close()
     saved = json.loads((tmp_path / "edge" / "edge_config.json").read_text())
     dense = saved["vectors"][engine_edge.DENSE]
-    assert dense["memory"] == "cold" and dense["quantization_config"]["scalar"]["memory"] == "cold"
+    assert dense["memory"] == "cold" and dense["quantization_config"]["turbo"] == {"memory": "cold", "bits": "bits4"}
     assert saved["optimizers"]["max_segment_size"] == SEGMENT_KB
     assert saved["hnsw_config"]["max_indexing_threads"] == 1
 

@@ -3,6 +3,7 @@ the table every point's whole payload; a shard of before the table fills it at i
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -130,3 +131,34 @@ def test_the_messages_an_observation_cites_are_found_in_the_table_and_only_while
     assert store.messages_citing(wanted) == {("s0", "m0"): points[0].id}
     store.set_payload([points[0].id], {"source_message_ids": ["m7"]})
     assert store.messages_citing([("s0", "m0"), ("s0", "m7")]) == {("s0", "m7"): points[0].id}
+
+
+def test_dense_hits_are_scored_from_the_tables_float16_copies_of_the_vectors(tmp_path: Path):
+    import numpy as np
+
+    store = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    points = turns()
+    store.upsert(points)
+    query = np.asarray(points[3].dense, dtype=np.float64) + 0.1
+    exact = {p.id: float(np.dot(p.dense, query) / np.linalg.norm(p.dense) / np.linalg.norm(query)) for p in points}
+    with store.session():
+        scores = store.dense_scores([p.id for p in points] + ["not-there"], query.tolist())
+    assert scores.keys() == exact.keys()
+    assert scores == pytest.approx(exact, abs=1e-3)  # float16: within ~1e-4 of the cosine
+    config = json.loads((store.path / "edge_config.json").read_text())
+    assert "turbo" in json.dumps(config["vectors"]["dense"]["quantization_config"]).lower()  # the walk's 4-bit copies
+
+
+def test_a_table_made_before_it_kept_the_vectors_gets_them_at_the_next_open(tmp_path: Path):
+    store = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    points = turns()
+    store.upsert(points)
+    with sqlite3.connect(table_path(store.path)) as db:  # as the table's first version made it
+        db.execute("ALTER TABLE payloads DROP COLUMN dense")
+        db.execute("DELETE FROM meta WHERE key = 'vectors'")
+    reopened = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    with reopened.session():
+        scores = reopened.dense_scores([p.id for p in points], points[0].dense)
+    assert len(scores) == len(points) and scores[points[0].id] == pytest.approx(1.0, abs=1e-3)
+    assert reopened.table.complete("vectors") and rows(table_path(store.path)) == {
+        p.id: p.payload for p in reopened.retrieve([p.id for p in points])}
