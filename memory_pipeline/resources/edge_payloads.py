@@ -24,8 +24,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 CHUNK = 500  # ids per SELECT / DELETE (SQLite's bound parameters)
 SCHEMA = ("CREATE TABLE IF NOT EXISTS payloads (id TEXT NOT NULL UNIQUE, payload BLOB NOT NULL, cites TEXT, dense BLOB)",
           "CREATE INDEX IF NOT EXISTS payloads_cites ON payloads (cites) WHERE cites IS NOT NULL",
@@ -49,6 +47,8 @@ def decode(stored: bytes) -> dict[str, Any]:
 
 def dense_bytes(vector: Any) -> bytes | None:
     """A dense vector as the table keeps it (float16: 768 bytes at 384 dimensions), None for none."""
+    import numpy as np  # here, not at import: the recall service's start and the CLI do not need it
+
     return None if vector is None else np.asarray(vector, dtype=np.float16).tobytes()
 
 
@@ -163,8 +163,10 @@ class PayloadTable:
             return {point_id: decode(payload)
                     for point_id, payload in self._rows(self._connection(), "id, payload", "id", ids)}
 
-    def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
-        """id → the dense vector (float32, from its float16 copy) of the rows among `ids` that have one."""
+    def vectors(self, ids: list[str]) -> dict[str, Any]:
+        """id → the dense vector (a float32 array, from its float16 copy) of the rows among `ids` that have one."""
+        import numpy as np
+
         with self._lock:
             return {point_id: np.frombuffer(dense, dtype=np.float16).astype(np.float32)
                     for point_id, dense in self._rows(self._connection(), "id, dense", "id", ids) if dense is not None}

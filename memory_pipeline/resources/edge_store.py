@@ -29,8 +29,6 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-
-import numpy as np
 from pathlib import Path
 from typing import Any
 
@@ -560,6 +558,8 @@ class EdgeStore:
     def dense_scores(self, ids: list[str], vector: list[float]) -> dict[str, float]:
         """id → the cosine of `vector` with the point's dense vector, from the float16 copy in the payload table
         (the shard's own scores come from its 4-bit copies), for the ids among `ids` that have one."""
+        import numpy as np
+
         found = self.table.vectors(list(dict.fromkeys(ids)))
         if not found:
             return {}
