@@ -26,6 +26,7 @@ from benchmarks.latency import environment
 from benchmarks.paths import folder_bytes
 from benchmarks.timing import cli
 from memory_pipeline.errors import BadInputError
+from memory_pipeline.resources.edge_payloads import table_path
 
 # Today's engine (qdrant-client local mode, week stores) no longer runs through ingest: the product
 # writes the Edge shard. Its last figures through ingest, from docs/benchmarks.md, not from this run.
@@ -191,8 +192,9 @@ def bench_history(days: int, per_day: int = 1000, seed: int = 28, progress=None,
             alone = _model_alone(env, steps.pop("days"))
         finally:
             cli(env, "stop")
+        table = table_path(root / "ws" / "state" / "vectors")
         disk = folder_bytes(root / "ws" / "state" / "vectors") + sum(  # and its payload table beside it
-            f.stat().st_size for f in (root / "ws" / "state").glob("vectors.payloads.sqlite*"))
+            f.stat().st_size for f in table.parent.glob(f"{table.name}*"))
         end_points = _points(root / "ws" / "state" / "vectors")
         workspace = folder_bytes(root / "ws")
     index_rate = steps["embedded"] / steps["message_index_s"] if steps["message_index_s"] else 0.0

@@ -65,6 +65,13 @@ def cites(payload: dict[str, Any]) -> str | None:
     return cite_key(str(payload.get("session_id", "")), str(sources[0]))
 
 
+def _chunks(values: list[str]) -> Iterator[tuple[list[str], str]]:
+    """`values` CHUNK at a time, each with its SQL placeholders ("?,?,…")."""
+    for start in range(0, len(values), CHUNK):
+        chunk = values[start:start + CHUNK]
+        yield chunk, ",".join("?" * len(chunk))
+
+
 class PayloadTable:
     """One SQLite file of id → payload (deflated JSON), opened on first use and closed with the shard. A table
     with row ids and an index on the point id, not one keyed by the id: rows of ~0.4-1 KB inserted in the
@@ -152,10 +159,8 @@ class PayloadTable:
 
     def _rows(self, db: sqlite3.Connection, columns: str, key: str, values: list[str]) -> Iterator[tuple]:
         """`columns` of the rows whose `key` is among `values`, CHUNK values a SELECT."""
-        for start in range(0, len(values), CHUNK):
-            chunk = values[start:start + CHUNK]
-            yield from db.execute(f"SELECT {columns} FROM payloads WHERE {key} IN ({','.join('?' * len(chunk))})",
-                                  chunk).fetchall()
+        for chunk, marks in _chunks(values):
+            yield from db.execute(f"SELECT {columns} FROM payloads WHERE {key} IN ({marks})", chunk).fetchall()
 
     def get(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """id → payload of the rows among `ids` (missing ids are left out)."""
@@ -187,9 +192,8 @@ class PayloadTable:
 
     def delete(self, ids: list[str]) -> None:
         with self._transaction() as db:
-            for start in range(0, len(ids), CHUNK):
-                chunk = ids[start:start + CHUNK]
-                db.execute(f"DELETE FROM payloads WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+            for chunk, marks in _chunks(ids):
+                db.execute(f"DELETE FROM payloads WHERE id IN ({marks})", chunk)
 
     def count(self) -> int:
         with self._lock:

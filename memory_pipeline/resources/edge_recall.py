@@ -134,15 +134,16 @@ class ShardRecall:
                     QueryRequest(limit=k, query=q, filter=f, with_payload=False, with_vector=False,
                                  params=walk if name == "dense" else None)
                     for name, _, q, k, f in searches]))
-                dense_ids = [str(hit.id) for (name, *_), hits in zip(searches, batch, strict=True)
-                             if name == "dense" for hit in hits]
+                lists = [(name, group, [(str(hit.id), float(hit.score)) for hit in hits])
+                         for (name, group, *_), hits in zip(searches, batch, strict=True)]
+                dense_ids = [hit_id for name, _, hits in lists if name == "dense" for hit_id, _ in hits]
                 exact = self.store.dense_scores(dense_ids, query.dense) if dense_ids else {}
-                for (name, group, *_), hits in zip(searches, batch, strict=True):
+                for name, group, hits in lists:
                     side = found.setdefault((name, group), {})
-                    for hit in hits:  # a passage counts for its turn (its id names it): the best of the two
-                        pid = turn_of(str(hit.id)) or str(hit.id) if name == "dense" else str(hit.id)
-                        score = exact.get(str(hit.id), float(hit.score)) if name == "dense" else float(hit.score)
-                        side[pid] = max(side.get(pid, float("-inf")), score)
+                    for hit_id, score in hits:  # a passage counts for its turn (its id names it): the best of the two
+                        if name == "dense":
+                            hit_id, score = turn_of(hit_id) or hit_id, exact.get(hit_id, score)
+                        side[hit_id] = max(side.get(hit_id, float("-inf")), score)
 
         def ranked(name: str) -> list[tuple[str, float]]:
             merged: dict[str, float] = {}
@@ -203,8 +204,8 @@ FILTERED_FIELDS = ("project", "scope", "tier", "date", "merged_into")  # the fie
 # found in the payload table (`EdgeStore.messages_citing`), not on the shard's index of source_message_ids
 PAGED_IN = (*(f"segments/*/payload_index/*-{field[:8]}-*" for field in FILTERED_FIELDS),
             "segments/*/vector_storage-dense/quantized*", "segments/*/vector_index-dense/*")  # what every
-# query walks: its filter's indexes (Edge names their files by the field's first 8 characters), the int8
-# copies and the HNSW links (at 1M points ~140 + 370 + 33 MB); not the float vectors
+# query walks: its filter's indexes (Edge names their files by the field's first 8 characters), the 4-bit
+# copies and the HNSW links (at 1M points ~90 + 191 + 36 MB); not the float vectors
 
 
 # The payloads of the candidates each query ranks are read by id at random from the payload table beside the

@@ -36,7 +36,7 @@ from memory_pipeline.errors import BadInputError, DiskFullError, MemoryPipelineE
 from memory_pipeline.models import content_hash
 from memory_pipeline.resources.edge_payloads import PayloadTable, cite_key, table_path
 from memory_pipeline.resources.edge_shard import register_holder, scroll_pages, shard_lock, unregister_holder, wanted_by
-from memory_pipeline.resources.vector_points import StorePoint, filter_conditions
+from memory_pipeline.resources.vector_points import StorePoint, filter_conditions, filter_field
 from memory_pipeline.stages.index.message_docs import has_keywords, keyword_counts
 from memory_pipeline.stages.index.sparse import KEYS_VERSION, keyword_vector
 
@@ -126,8 +126,7 @@ def edge_filter(spec: dict[str, Any] | None):
         return None
     from qdrant_edge import FieldCondition, Filter, MatchAny, MatchValue, RangeDateTime, RangeFloat
 
-    unheld = sorted({key.rsplit("_", 1)[0] if key.rsplit("_", 1)[-1] in ("gte", "lte", "gt", "lt") else key
-                     for key in spec} - set(SHARD_FIELDS))
+    unheld = sorted({filter_field(key) for key in spec} - set(SHARD_FIELDS))
     if unheld:  # the shard's payload holds only SHARD_FIELDS: a filter on another field would match nothing
         raise BadInputError(f"the vector shard cannot filter on {', '.join(unheld)}: its payload holds "
                             f"{', '.join(SHARD_FIELDS)}")
@@ -508,18 +507,23 @@ class EdgeStore:
                 found = self.shard.retrieve(keys[start:start + BATCH], with_payload=False, with_vector=with_vectors)
                 yield from self._joined(self.shard, found, with_payload)
 
-    def _joined(self, shard, found: list[Any], fields: bool | list[str]) -> list["Record"]:
-        """The shard's records (ids, vectors) with their payloads from the payload table; `fields`: all of
-        them (True), these keys, or none (False). A point with no row (its table's file removed by hand and
+    def _whole_payloads(self, shard, keys: list[str]) -> dict[str, dict[str, Any]]:
+        """id → whole payload from the payload table; a point with no row (its table's file removed by hand and
         filled again from the shard) gets what the shard holds."""
-        records = [Record(str(r.id), {}, r.vector) for r in found]
-        if fields is False or not records:
-            return records
-        payloads = self.table.get([r.id for r in records])
-        missing = [r.id for r in records if r.id not in payloads]
+        payloads = self.table.get(keys)
+        missing = [k for k in keys if k not in payloads]
         if missing:
             payloads |= {str(r.id): dict(r.payload or {})
                          for r in shard.retrieve(missing, with_payload=True, with_vector=False)}
+        return payloads
+
+    def _joined(self, shard, found: list[Any], fields: bool | list[str]) -> list["Record"]:
+        """The shard's records (ids, vectors) with their payloads from the payload table (`_whole_payloads`);
+        `fields`: all of them (True), these keys, or none (False)."""
+        records = [Record(str(r.id), {}, r.vector) for r in found]
+        if fields is False or not records:
+            return records
+        payloads = self._whole_payloads(shard, [r.id for r in records])
         for record in records:
             whole = payloads.get(record.id, {})
             record.payload = whole if fields is True else {f: whole[f] for f in fields if f in whole}
@@ -548,12 +552,7 @@ class EdgeStore:
         if not keys or not self.exists():
             return {}
         with self.session():  # the candidates came from the shard: their rows are read without asking it first
-            found = self.table.get(keys)
-            missing = [k for k in keys if k not in found]
-            if missing:
-                found |= {r.id: r.payload for r in self._joined(self.shard, self.shard.retrieve(
-                    missing, with_payload=False, with_vector=False), True)}
-            return found
+            return self._whole_payloads(self.shard, keys)
 
     def dense_scores(self, ids: list[str], vector: list[float]) -> dict[str, float]:
         """id → the cosine of `vector` with the point's dense vector, from the float16 copy in the payload table

@@ -16,6 +16,17 @@ __all__ = ["StoreHit", "StorePoint", "build_filter", "filter_conditions"]
 RANGE_SUFFIXES = ("_gte", "_lte", "_gt", "_lt")
 
 
+def range_suffix(key: str) -> str | None:
+    """The range bound a filter key ends with ("date_gte" → "_gte"), None for a plain field."""
+    return next((s for s in RANGE_SUFFIXES if key.endswith(s)), None)
+
+
+def filter_field(key: str) -> str:
+    """The payload field a filter key names ("date_gte" → "date")."""
+    suffix = range_suffix(key)
+    return key[: -len(suffix)] if suffix else key
+
+
 def filter_conditions(spec: dict[str, Any], *, value: Callable[[str, Any], Any], any_of: Callable[[str, list], Any],
                       numbers: Callable[[str, dict], Any], dates: Callable[[str, dict], Any]) -> list[Any]:
     """The conditions of a filter dict, each built by the engine's own constructor (the server's
@@ -28,7 +39,7 @@ def filter_conditions(spec: dict[str, Any], *, value: Callable[[str, Any], Any],
     for key, item in spec.items():
         if item is None:
             continue
-        suffix = next((s for s in RANGE_SUFFIXES if key.endswith(s)), None)
+        suffix = range_suffix(key)
         if suffix is not None:
             ranges.setdefault(key[: -len(suffix)], {})[suffix[1:]] = item
         elif isinstance(item, (list, tuple, set, frozenset)):
