@@ -35,6 +35,8 @@ class Embedder(Protocol):
 
     def encode_query(self, text: str) -> list[float]: ...
 
+    def load(self, starting: Callable[[], None] = ...) -> None: ...
+
 
 class VectorIndex(Protocol):
     """The vector + keyword store of one day's points (resources.edge_store.EdgeStore, or a server's

@@ -147,6 +147,12 @@ class Embedder:
         keep_onnx_export(model, location, self.model_cache)
         return model
 
+    def load(self, starting: Callable[[], None] = lambda: None) -> None:
+        """Call `starting`, then load the model now (OnnxEmbedder.load's interface; importing torch holds
+        Python's lock for much of its time, so nothing is gained by starting later)."""
+        starting()
+        _ = self.model
+
     @property
     def dimension(self) -> int:
         model = self.model

@@ -16,6 +16,7 @@ import platform
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,23 +57,36 @@ class OnnxEmbedder:
     def dimension(self) -> int:
         return self.shape["dimension"]
 
-    def _load(self) -> None:
+    def load(self, starting: Callable[[], None] = lambda: None) -> None:
+        """Load the model now (once). `starting` is called just before ONNX Runtime reads and prepares the
+        model, which it does without Python's lock (~0.27 s of the ~0.3 s load): work started there runs
+        beside it. Work that holds the lock (the Edge shard's open) started earlier would hold up this
+        load's imports instead."""
+        with self._lock:
+            if self._session is None:
+                self._load(starting)
+            else:
+                starting()
+
+    def _load(self, starting: Callable[[], None] = lambda: None) -> None:
+        import numpy  # noqa: F401  (the first batch's import, done before `starting`)
         import onnxruntime
         from tokenizers import Tokenizer
 
         return_freed_buffers_to_the_os()
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = max(0, self.threads)
-        options.enable_mem_pattern = False  # plans per input shape: every batch has its own shape
-        self._session = onnxruntime.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
-        # the arena keeps every batch's peak for the life of the process (165 MB after 4,763 message
-        # texts); shrinking it after each run gives that back at no measured cost in speed
-        self._run_options = onnxruntime.RunOptions()
-        self._run_options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
         tokenizer = Tokenizer.from_file(str(Path(self.location) / "tokenizer.json"))
         tokenizer.enable_truncation(self.shape["max_seq_length"])
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-        self._tokenizer = tokenizer
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = max(0, self.threads)
+        options.enable_mem_pattern = False  # plans per input shape: every batch has its own shape
+        # the arena keeps every batch's peak for the life of the process (165 MB after 4,763 message
+        # texts); shrinking it after each run gives that back at no measured cost in speed
+        run_options = onnxruntime.RunOptions()
+        run_options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+        starting()
+        self._session = onnxruntime.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        self._tokenizer, self._run_options = tokenizer, run_options
 
     def encode(self, texts: list[str]) -> list[list[float]]:
         """One unit-length vector per text, in length-sorted batches (as the torch Embedder batches)."""

@@ -39,6 +39,18 @@ def test_the_export_gives_the_torch_vectors(embedder: Embedder, exported: str) -
     assert onnx.encode_query(TEXTS[0]) == onnx.encode([TEXTS[0]])[0]
 
 
+def test_load_starts_the_callers_work_after_the_imports_and_before_the_session(embedder: Embedder, exported: str) -> None:
+    shared = embedder_for(embedder.model_name, settings=Settings.from_env())
+    fresh = OnnxEmbedder(shared.model_name, shared.path, shared.location, shared.shape)
+    seen: list[tuple[bool, bool]] = []
+    fresh.load(starting=lambda: seen.append(("onnxruntime" in sys.modules, fresh._session is None)))
+    assert seen == [(True, True)] and fresh._session is not None
+    session = fresh._session
+    fresh.load(starting=lambda: seen.append(("loaded", fresh._session is session)))
+    assert seen[1:] == [("loaded", True)]  # loaded once; the caller's work still starts
+    assert fresh.encode_query(TEXTS[0]) == shared.encode_query(TEXTS[0])
+
+
 def test_the_recall_engine_embeds_queries_without_torch(embedder: Embedder, exported: str, workspace) -> None:
     code = ("import sys; from memory_pipeline.flows.recall.engine import RecallEngine; "
             "from memory_pipeline.resources.workspace import Workspace; from memory_pipeline.config import Settings; "
