@@ -36,13 +36,12 @@ def add_scrub_arguments(parser) -> None:
 
 def run_check(args) -> int:
     from memory_pipeline.errors import BadInputError
-    from memory_pipeline.flows.secrets import check_stores
 
     roots = args.paths or [open_workspace(args.settings).root]
     for root in roots:
         if not root.exists():
             raise BadInputError(f"no such file or folder: {root}")
-    report = check_stores(roots)
+    report = _checked(roots, quiet=args.json)
     found = report.findings
     if args.json:
         print_json({"findings": [f.__dict__ for f in found], "files": report.files, "unreadable": report.unreadable})
@@ -54,6 +53,24 @@ def run_check(args) -> int:
     summary = f"{len(found)} place(s) look like they hold a secret" if found else "no secrets found"
     print(f"{summary} ({report.files} file(s) read, decoded: JSON, SQLite rows, Redis commands)")
     return 1 if found else 0
+
+
+def _checked(roots: list[Path], quiet: bool):
+    """`check_stores` with a progress bar on stderr: the bytes read of all there is, and the file being read."""
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from memory_pipeline.flows.secrets import check_stores
+
+    columns = (TextColumn("checking"), BarColumn(bar_width=24), DownloadColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))
+    with Progress(*columns, console=Console(stderr=True), transient=False, disable=quiet) as progress:
+        task = progress.add_task("", total=None)
+
+        def read(path: Path, size: int) -> None:
+            progress.update(task, advance=size, description=path.name if len(path.name) <= 32 else path.name[:31] + "…")
+
+        return check_stores(roots, on_found=lambda total: progress.update(task, total=total), on_file=read)
 
 
 def run_scrub(args) -> int:

@@ -25,6 +25,7 @@ from qdrant_client import QdrantClient
 from memory_pipeline.ports import ShardedIndex, VectorIndex
 from memory_pipeline.resources.edge_store import EdgeStore
 from memory_pipeline.resources.vector_store import StorePoint, VectorStore
+from memory_pipeline.resources.workspace import folder_bytes
 
 VACUUM_SHARE = 0.1  # free pages over this share of the file: vacuum (wasted space stays under ~10%)
 STORAGE_FILE = "storage.sqlite"  # qdrant_client.local.persistence.STORAGE_FILE_NAME
@@ -49,10 +50,6 @@ def drop_merged_vectors(store: ShardedIndex, merged: dict[str, StorePoint]) -> i
     for shard, ids in by_store.values():
         shard.delete_vectors(sorted(ids))
     return sum(len(ids) for _, ids in by_store.values())
-
-
-def folder_bytes(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else 0
 
 
 def vacuum(shard: VectorStore, share: float = VACUUM_SHARE) -> int:

@@ -93,6 +93,11 @@ def _replacing(path: Path, mode: int) -> Iterator:
         raise
 
 
+def folder_bytes(folder: Path) -> int:
+    """The bytes of a folder's files (their lengths, holes counted); 0 where it is no folder."""
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else 0
+
+
 def atomic_write_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
     """Write to a temp file beside `path`, fsync, then rename over it (the file gets `mode`).
 

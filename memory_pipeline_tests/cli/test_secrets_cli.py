@@ -27,6 +27,7 @@ def test_redact_check_then_scrub(tmp_path):
     out = done.stdout.decode()
     assert done.returncode == 1 and KEY not in out and SECRETS[11][1] not in out
     assert "2026-11-21.md:2: secret-in-prose" in out and "s.json:1:" in out and "2 place(s)" in out
+    assert "checking" in done.stderr.decode() and "checking" not in out  # the progress bar, on stderr only
     try:
         scrub = run_cli(["scrub"], env, timeout=180)
     finally:

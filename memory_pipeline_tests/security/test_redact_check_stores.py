@@ -87,3 +87,17 @@ def test_a_clean_store_has_no_findings(tmp_path):
     edge_with(ws.state / "vectors", ["a clean fact", "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 fixed it"])
     report = check_stores([ws.root])
     assert report.findings == [] and report.files >= 2
+
+
+def test_the_check_tells_its_progress_in_bytes_each_file_once(tmp_path):
+    ws = Workspace(tmp_path / "ws").create()
+    edge_with(ws.state / "vectors", ["a clean fact", f"the token was {KEY}"])
+    (ws.root / "memory").mkdir(exist_ok=True)
+    (ws.root / "memory" / "2026-11-21.md").write_text("a line\n" * 500)
+    totals, read = [], []
+    report = check_stores([ws.root], on_found=totals.append, on_file=lambda path, size: read.append((path, size)))
+    paths = [path for path, _ in read]
+    assert len(totals) == 1 and totals[0] == sum(size for _, size in read) > 3500
+    assert len(paths) == len(set(paths)) == report.files  # each file once, after it was read
+    assert (ws.root / "memory" / "2026-11-21.md", 3500) in read
+    assert ws.state / "vectors" in paths and not any(ws.state / "vectors" in p.parents for p in paths)  # the shard as one
