@@ -195,7 +195,7 @@ class RecallEngine:
         """Load the model and open the candidate source (the Edge shard held, for the service) at
         the same time. ONNX Runtime reads and prepares the model without Python's lock; Edge's open holds
         it for most of its ~0.3 s at 100k points, so the open starts once the model's imports are done."""
-        embedder = self.embedder  # chosen here, loaded in the first encode
+        embedder = self.embedder  # chosen here, loaded by its load() below
         failed: list[BaseException] = []
         started = time.perf_counter()
 
