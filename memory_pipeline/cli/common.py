@@ -25,6 +25,11 @@ def console():
     return Console()
 
 
+def file_label(name: str, limit: int = 32) -> str:
+    """A file's name as a progress bar shows it: cut to `limit` characters, the cut marked with '…'."""
+    return name if len(name) <= limit else name[:limit - 1] + "…"
+
+
 def add_json_flag(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 

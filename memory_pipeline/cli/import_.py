@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_pipeline.cli.common import add_json_flag, print_json, open_workspace
+from memory_pipeline.cli.common import add_json_flag, file_label, print_json, open_workspace
 
 
 def register(sub) -> None:
@@ -47,7 +47,7 @@ def run_import(args) -> int:
 
         def done(item) -> None:
             name = Path(item.path).name
-            progress.update(task, advance=1, description=f"{item.status}: {name if len(name) <= 32 else name[:31] + '…'}")
+            progress.update(task, advance=1, description=f"{item.status}: {file_label(name)}")
 
         report = import_transcripts(workspace, args.paths, args.settings, on_found=found, on_item=done, project=args.project)
     moved = partition_days.partitions_start(settings)

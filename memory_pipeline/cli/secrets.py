@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_pipeline.cli.common import add_alias, add_json_flag, print_json, open_workspace
+from memory_pipeline.cli.common import add_alias, add_json_flag, file_label, print_json, open_workspace
 
 
 def register(sub) -> None:
@@ -68,7 +68,7 @@ def _checked(roots: list[Path], quiet: bool):
         task = progress.add_task("", total=None)
 
         def read(path: Path, size: int) -> None:
-            progress.update(task, advance=size, description=path.name if len(path.name) <= 32 else path.name[:31] + "…")
+            progress.update(task, advance=size, description=file_label(path.name))
 
         return check_stores(roots, on_found=lambda total: progress.update(task, total=total), on_file=read)
 
