@@ -9,6 +9,7 @@ secret, never the secret).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from memory_pipeline.cli.common import add_alias, add_json_flag, file_label, print_json, open_workspace
@@ -25,8 +26,22 @@ def register(sub) -> None:
 
 def add_check_arguments(parser) -> None:
     parser.add_argument("paths", nargs="*", type=Path, help="files or folders (default: the workspace)")
+    parser.add_argument("--jobs", type=_jobs, default=None, metavar="N",
+                        help="processes reading files at once (default: one per CPU; 1 reads them in this one)")
     add_json_flag(parser)
     parser.set_defaults(handler=run_check)
+
+
+def _jobs(text: str) -> int:
+    import argparse
+
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"--jobs takes a whole number of 1 or more, not {text!r}")
+    return jobs
 
 
 def add_scrub_arguments(parser) -> None:
@@ -41,7 +56,7 @@ def run_check(args) -> int:
     for root in roots:
         if not root.exists():
             raise BadInputError(f"no such file or folder: {root}")
-    report = _checked(roots, quiet=args.json)
+    report = _checked(roots, quiet=args.json, workers=args.jobs or os.cpu_count() or 1)
     found = report.findings
     if args.json:
         print_json({"findings": [f.__dict__ for f in found], "files": report.files, "unreadable": report.unreadable})
@@ -55,8 +70,8 @@ def run_check(args) -> int:
     return 1 if found else 0
 
 
-def _checked(roots: list[Path], quiet: bool):
-    """`check_stores` with a progress bar on stderr: the bytes read of all there is, and the file being read."""
+def _checked(roots: list[Path], quiet: bool, workers: int):
+    """`check_stores` with a progress bar on stderr: the bytes read of all there is, and the file last read."""
     from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -70,7 +85,8 @@ def _checked(roots: list[Path], quiet: bool):
         def read(path: Path, size: int) -> None:
             progress.update(task, advance=size, description=file_label(path.name))
 
-        return check_stores(roots, on_found=lambda total: progress.update(task, total=total), on_file=read)
+        return check_stores(roots, on_found=lambda total: progress.update(task, total=total), on_file=read,
+                            workers=workers)
 
 
 def run_scrub(args) -> int:

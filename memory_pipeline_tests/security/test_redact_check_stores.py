@@ -101,3 +101,25 @@ def test_the_check_tells_its_progress_in_bytes_each_file_once(tmp_path):
     assert len(paths) == len(set(paths)) == report.files  # each file once, after it was read
     assert (ws.root / "memory" / "2026-11-21.md", 3500) in read
     assert ws.state / "vectors" in paths and not any(ws.state / "vectors" in p.parents for p in paths)  # the shard as one
+
+
+def test_worker_processes_find_what_one_process_finds_in_the_same_order(tmp_path):
+    ws = Workspace(tmp_path / "ws").create()
+    edge_with(ws.state / "vectors", ["a clean fact", f"the token was {KEY}"])
+    (ws.root / "transcripts").mkdir(exist_ok=True)
+    for n in range(6):  # files of different sizes: the pool hands the largest out first
+        lines = [json.dumps({"text": f"line {i} of session {n}"}) for i in range(200 * (n + 1))]
+        lines.insert(n * 7, json.dumps({"text": f"export ANTHROPIC_API_KEY={KEY}"}))
+        (ws.root / "transcripts" / f"s{n}.jsonl").write_text("\n".join(lines) + "\n")
+    (ws.root / "memory").mkdir(exist_ok=True)
+    (ws.root / "memory" / "MEMORY.md").write_text(f"- the deploy key is {KEY}\n")
+
+    check_stores([ws.root])  # the shard's first read leaves its payload table's -wal and -shm files: read after
+    serial = check_stores([ws.root])
+    read = []
+    pooled = check_stores([ws.root], on_file=lambda path, size: read.append(path), workers=2, parallel_from=0)
+    assert [str(f) for f in pooled.findings] == [str(f) for f in serial.findings]
+    assert (pooled.files, pooled.unreadable) == (serial.files, serial.unreadable)
+    assert len(serial.findings) == 8 and KEY not in "\n".join(map(str, serial.findings))  # 6 transcripts, the
+    # memory file, the Edge shard's payload row
+    assert sorted(read) == sorted(set(read)) and len(read) == serial.files  # each file told once, as it came back
