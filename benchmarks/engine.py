@@ -22,9 +22,10 @@ from pathlib import Path
 
 from benchmarks import engine_edge, engine_sides
 from benchmarks.engine_data import probes, rows
-from benchmarks.paths import ROOT, folder_bytes
+from benchmarks.paths import ROOT
 from benchmarks.recall_speed import percentile
 from memory_pipeline.config import child_environment
+from memory_pipeline.resources.workspace import folder_bytes
 
 DIMENSION = 384
 SEED = 11

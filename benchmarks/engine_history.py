@@ -23,10 +23,10 @@ from functools import partial
 from pathlib import Path
 
 from benchmarks.latency import environment
-from benchmarks.paths import folder_bytes
 from benchmarks.timing import cli
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.resources.edge_payloads import table_path
+from memory_pipeline.resources.workspace import folder_bytes
 
 # Today's engine (qdrant-client local mode, week stores) no longer runs through ingest: the product
 # writes the Edge shard. Its last figures through ingest, from docs/benchmarks.md, not from this run.

@@ -24,7 +24,7 @@ from pathlib import Path
 from benchmarks.locomo import DEFAULT_DATA, load_conversations
 from benchmarks.locomo_eval import MAX_SOURCES, Variant, evaluate, locomo_questions, merge, table
 from benchmarks.locomo_import import cli_env, import_and_ingest, import_folder, moved_to_recent, run_cli
-from benchmarks.paths import folder_bytes
+from memory_pipeline.resources.workspace import folder_bytes
 from memory_pipeline.stages.recall.rank import RankOptions
 
 TRANSCRIPTS = DEFAULT_DATA.parent.parent / "fixtures" / "transcripts"

@@ -2,8 +2,6 @@
 
 from pathlib import Path
 
-from memory_pipeline.resources.workspace import folder_bytes  # noqa: F401  (the benchmarks' name for it)
-
 ROOT = Path(__file__).resolve().parents[1]  # the checkout: benchmarks/ sits at its top
 SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()),
               ROOT.parent / "shared")  # beside the checkout (/work/main) or beside its worktrees folder

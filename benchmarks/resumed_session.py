@@ -16,8 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.paths import ROOT as REPO, SHARED, folder_bytes
+from benchmarks.paths import ROOT as REPO, SHARED
 from memory_pipeline.config import child_environment
+from memory_pipeline.resources.workspace import folder_bytes
 
 SESSION = SHARED / "fixtures" / "transcripts" / "claude-code" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 

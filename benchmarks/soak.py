@@ -14,8 +14,8 @@ import time
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
-from benchmarks.paths import folder_bytes
 from memory_pipeline.config import Settings, set_process_environment
+from memory_pipeline.resources.workspace import folder_bytes
 
 QUERIES = ["redis connection pool", "pagination is slow", "CI cache key", "memory growth in the worker",
            "timezone bug in reports", "docker image size", "uv instead of pip", "small commits",
