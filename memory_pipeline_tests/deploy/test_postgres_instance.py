@@ -49,8 +49,9 @@ def every_run(instance) -> list[str]:
     lines = []
     for record in instance.get_run_records(dg.RunsFilter()):
         run, tags = record.dagster_run, record.dagster_run.tags
-        made_by = next((key for key in ("dagster/schedule_name", "dagster/from_automation_condition",
-                                        "dagster/sensor_name", "dagster/retry_number") if key in tags), "submitted")
+        made_by = next((key for key in ("dagster/retry_number", "dagster/schedule_name",  # a retry keeps the
+                                        "dagster/from_automation_condition", "dagster/sensor_name")  # tags it had
+                        if key in tags), "submitted")
         lines.append(f"{run.job_name} {run.status.value} {tags.get('dagster/partition')} {made_by} "
                      f"made {record.create_timestamp:%H:%M:%S} started {clock(record.start_time)} "
                      f"ended {clock(record.end_time)}")
