@@ -34,10 +34,13 @@ def add_arguments(parser) -> None:
     parser.set_defaults(handler=run_install_hooks)
 
 
+def config_root(project: Path | None, user: bool) -> Path:
+    """The folder the user named, under which install reads and writes (nothing below it is followed)."""
+    return Path("~").expanduser() if user else (project or Path.cwd()).expanduser().resolve()
+
+
 def settings_path(project: Path | None, user: bool) -> Path:
-    if user:
-        return Path("~/.claude/settings.json").expanduser()
-    return (project or Path.cwd()).expanduser().resolve() / ".claude" / "settings.json"
+    return config_root(project, user) / ".claude" / "settings.json"
 
 
 def hook_argv() -> list[str]:
@@ -62,19 +65,20 @@ def run_install_hooks(args) -> int:
 
     if args.agent == "codex":
         return run_install_codex(args)
+    root = config_root(args.project, args.user)
     path = settings_path(args.project, args.user)
-    before = read_settings(path)
+    before = read_settings(path, root)
     command = hook_command()
     after = remove_our_hooks(before) if args.uninstall else add_our_hooks(before, command)
     with_mcp = not args.no_mcp
     if with_mcp and not args.user:  # installing is the user's approval of the project's .mcp.json entry
         after = enable_project_server(after, not args.uninstall)
     mcp_path = claude_config_path(args.project, args.user)
-    mcp_changed = with_mcp and register_json(mcp_path, args.uninstall,
-                                                         None if args.user else {"type": "stdio"})
+    mcp_changed = with_mcp and register_json(mcp_path, root, args.uninstall,
+                                             None if args.user else {"type": "stdio"}, 0o600 if args.user else 0o644)
     changed = after != before
     if changed and (path.exists() or not args.uninstall):
-        write_settings(path, after)
+        write_settings(path, root, after)
     if args.json:
         print_json({"settings": str(path), "changed": changed, "uninstall": args.uninstall,
                     "command": None if args.uninstall else command, "events": list(HOOK_EVENTS),
@@ -104,7 +108,7 @@ def run_install_codex(args) -> int:
     if args.project:
         raise BadInputError("Codex reads MCP servers from ~/.codex/config.toml only: leave out --project")
     path = codex_config_path()
-    changed = register_toml(path, args.uninstall)
+    changed = register_toml(path, Path("~").expanduser(), args.uninstall)
     if args.json:
         print_json({"mcp": {"config": str(path), "changed": changed}, "uninstall": args.uninstall})
     else:

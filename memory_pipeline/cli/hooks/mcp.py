@@ -38,15 +38,15 @@ def claude_config_path(project: Path | None, user: bool) -> Path:
     return (project or Path.cwd()).expanduser().resolve() / ".mcp.json"
 
 
-def register_json(path: Path, uninstall: bool, extra: dict | None = None) -> bool:
+def register_json(path: Path, root: Path, uninstall: bool, extra: dict | None = None, new_mode: int = 0o644) -> bool:
     """Add (or remove) our server in a JSON config with `mcpServers`; True when the file changed."""
     from memory_pipeline.cli.hooks.settings_file import read_settings, write_settings
 
-    before = read_settings(path)
+    before = read_settings(path, root)
     after = remove_json_server(before) if uninstall else add_json_server(before, mcp_entry(), extra)
     if after == before or (uninstall and not path.exists()):
         return False
-    write_settings(path, after)
+    write_settings(path, root, after, new_mode)
     return True
 
 
@@ -54,14 +54,13 @@ def codex_config_path() -> Path:
     return Path("~/.codex/config.toml").expanduser()
 
 
-def register_toml(path: Path, uninstall: bool) -> bool:
+def register_toml(path: Path, root: Path, uninstall: bool) -> bool:
     """Add (or remove) `[mcp_servers.memory]` in Codex's config.toml, keeping the rest of the text."""
-    from memory_pipeline.resources.workspace import atomic_write_text
+    from memory_pipeline.resources.agent_config import read_config_text, write_config_text
 
-    before = path.read_text(encoding="utf-8") if path.exists() else ""
+    before = read_config_text(path, root) or ""
     after = remove_toml_server(before, str(path)) if uninstall else add_toml_server(before, mcp_entry(), str(path))
     if after == before:
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, after)
+    write_config_text(path, root, after, 0o600)  # it may hold tokens (bearer_token, env)
     return True

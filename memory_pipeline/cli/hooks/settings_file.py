@@ -1,21 +1,19 @@
 """An agent's JSON settings file (Claude Code's settings.json, .mcp.json, ~/.claude.json): read
-without losing what the user wrote, written atomically with the file's permissions kept."""
+without losing what the user wrote, written atomically with the file's permissions kept, never
+through a link (resources/agent_config.py)."""
 
 from __future__ import annotations
 
 import json
-import os
-import stat
 from pathlib import Path
 
 from memory_pipeline.errors import BadInputError
+from memory_pipeline.resources.agent_config import read_config_text, write_config_text
 
 
-def read_settings(path: Path) -> dict:
-    if not path.exists():
-        return {}
-    text = path.read_text(encoding="utf-8")
-    if not text.strip():
+def read_settings(path: Path, root: Path) -> dict:
+    text = read_config_text(path, root)
+    if text is None or not text.strip():
         return {}
     try:
         document = json.loads(text)
@@ -26,10 +24,6 @@ def read_settings(path: Path) -> dict:
     return document
 
 
-def write_settings(path: Path, document: dict) -> None:
-    """Atomic replace, keeping the file's permissions when it existed."""
-    from memory_pipeline.resources.workspace import atomic_write_text
-
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
-    atomic_write_text(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-    os.chmod(path, mode)
+def write_settings(path: Path, root: Path, document: dict, new_mode: int = 0o644) -> None:
+    """Atomic replace, keeping the file's permissions when it existed (`new_mode` when it did not)."""
+    write_config_text(path, root, json.dumps(document, indent=2, ensure_ascii=False) + "\n", new_mode)
