@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import stat
 from pathlib import Path
@@ -105,3 +106,23 @@ def remove_config(path: Path, root: Path, folders_up_to: Path | None = None) -> 
         except OSError:  # not empty, or gone
             return
         folder = folder.parent
+
+
+def read_config_json(path: Path, root: Path) -> tuple[dict, bool]:
+    """(the JSON object in the file, whether the file exists); an empty file is `{}`."""
+    import json
+
+    text = read_config_text(path, root)
+    if text is None or not text.strip():
+        return {}, text is not None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInputError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); left unchanged") from None
+    if not isinstance(document, dict):
+        raise BadInputError(f"{path} must hold a JSON object; left unchanged")
+    return document, True
+
+
+def write_config_json(path: Path, root: Path, document: dict, new_mode: int = 0o644) -> None:
+    write_config_text(path, root, json.dumps(document, indent=2, ensure_ascii=False) + "\n", new_mode)
