@@ -44,6 +44,9 @@ def test_codex_config(tmp_path: Path):
     codex = tomllib.loads((home / ".codex" / "config.toml").read_text())
     assert codex["model"] == "gpt-5" and codex["mcp_servers"]["docs"] == {"command": "docs"}
     assert codex["mcp_servers"]["memory"]["args"][-1] == "mcp"
+    # waited for before Codex's first step (else "omitting pending optional MCP server memory")
+    assert codex["mcp_servers"]["memory"]["required"] is True
+    assert codex["mcp_servers"]["memory"]["startup_timeout_sec"] == 30
     assert not install(["codex"], env)["mcp"]["changed"]
     assert install(["codex", "--uninstall"], env)["mcp"]["changed"]
     assert (home / ".codex" / "config.toml").read_text() == 'model = "gpt-5"\n\n[mcp_servers.docs]\ncommand = "docs"\n'

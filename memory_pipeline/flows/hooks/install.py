@@ -9,8 +9,8 @@ Claude Code:
   repository>]`, as `claude mcp add --scope local` keys it). What earlier versions put in the
   shared `DIR/.claude/settings.json` and `DIR/.mcp.json` (the server pre-approved in
   `enabledMcpjsonServers`) is removed, by install and uninstall alike.
-Codex: the server in `~/.codex/config.toml`, marked required so Codex waits for it before its
-first step (`stages/hooks/mcp_config.toml_table`).
+Codex: the server in `~/.codex/config.toml`, marked `required` so Codex waits for it and its tools
+are there from the first step (`stages/hooks/mcp_config.CODEX_STARTUP`).
 
 Every file is read (links and FIFOs refused: resources/agent_config.py) and its new content worked
 out before any is written, so a refused file leaves all of them as they were. Uninstall removes
@@ -35,6 +35,7 @@ from memory_pipeline.stages.hooks.mcp_config import (
     add_json_server,
     add_local_server,
     add_toml_server,
+    codex_entry,
     enable_project_server,
     remove_json_server,
     remove_local_server,
@@ -119,7 +120,7 @@ def plan_codex(*, home: Path, server: dict, uninstall: bool) -> InstallPlan:
     path = home / ".codex" / "config.toml"
     before = read_config_text(path, home)
     text = before or ""
-    after = remove_toml_server(text, str(path)) if uninstall else add_toml_server(text, server, str(path))
+    after = remove_toml_server(text, str(path)) if uninstall else add_toml_server(text, codex_entry(server), str(path))
     return InstallPlan("codex", "user", [FilePlan(SERVER, path, home, text, after, before is not None, PRIVATE)])
 
 

@@ -132,10 +132,23 @@ def parse_toml(text: str, where: str) -> dict:
         raise BadInputError(f"{where} is not valid TOML ({exc}); left unchanged") from None
 
 
+# Codex starts MCP servers alongside its first step and binds only those ready within a ~1 s grace:
+# a server marked `required` is waited for (up to `startup_timeout_sec`), so its tools are there
+# from the first step; `codex exec` stops with an error if it cannot start.
+CODEX_STARTUP = {"required": True, "startup_timeout_sec": 30}
+
+
+def codex_entry(entry: dict) -> dict:
+    """The server as Codex gets it: waited for before the first step (CODEX_STARTUP)."""
+    return {**entry, **CODEX_STARTUP}
+
+
 def toml_table(entry: dict) -> str:
-    """`[mcp_servers.memory]` for Codex's config.toml (JSON strings are valid TOML basic strings)."""
+    """`[mcp_servers.memory]` for Codex's config.toml (JSON strings, numbers and booleans are valid
+    TOML values)."""
     lines = [f"[mcp_servers.{SERVER_NAME}]", f"command = {json.dumps(entry['command'])}",
              f"args = [{', '.join(json.dumps(a) for a in entry['args'])}]"]
+    lines += [f"{key} = {json.dumps(entry[key])}" for key in CODEX_STARTUP if key in entry]
     if entry.get("env"):
         pairs = ", ".join(f"{key} = {json.dumps(value)}" for key, value in entry["env"].items())
         lines.append(f"env = {{ {pairs} }}")
