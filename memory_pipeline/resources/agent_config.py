@@ -126,3 +126,8 @@ def read_config_json(path: Path, root: Path) -> tuple[dict, bool]:
 
 def write_config_json(path: Path, root: Path, document: dict, new_mode: int = 0o644) -> None:
     write_config_text(path, root, json.dumps(document, indent=2, ensure_ascii=False) + "\n", new_mode)
+
+
+def pi_extension_template() -> str:
+    """The pi extension shipped with the package (memory_pipeline/integrations/pi_extension.ts)."""
+    return (Path(__file__).resolve().parents[1] / "integrations" / "pi_extension.ts").read_text(encoding="utf-8")

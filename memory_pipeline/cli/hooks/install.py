@@ -1,9 +1,10 @@
-"""`memory-pipeline hooks install claude-code|codex [--project [DIR] | --user] [--uninstall] [--no-mcp]`
+"""`memory-pipeline hooks install claude-code|codex|pi [--project [DIR] | --user] [--uninstall] [--no-mcp]`
 (the old name `install-hooks` still works).
 
 Claude Code gets the hooks and the memory MCP server, for the user by default (nothing is written
 into any repository) or with `--project` for one project in files that are not shared; Codex gets
-the MCP server. Where each goes: flows/hooks/install.py.
+the MCP server; pi gets an extension (briefing, compaction and shutdown events). Where each goes:
+flows/hooks/install.py.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 from pathlib import Path
 
 from memory_pipeline.cli.common import add_json_flag, print_json
-from memory_pipeline.cli.hooks.mcp import mcp_entry
+from memory_pipeline.cli.hooks.mcp import mcp_command, mcp_entry
 from memory_pipeline.config import workspace_override
 from memory_pipeline.errors import BadInputError
 
@@ -21,7 +22,7 @@ HELP = "add (or remove) the memory hooks and MCP server in an agent's config (fo
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("agent", choices=["claude-code", "codex"])
+    parser.add_argument("agent", choices=["claude-code", "codex", "pi"])
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--user", action="store_true",
                        help="for the user, in every project (the default): ~/.claude/settings.json and ~/.claude.json")
@@ -56,13 +57,20 @@ def home_folder() -> Path:
 
 
 def run_install_hooks(args) -> int:
-    from memory_pipeline.flows.hooks.install import apply_plan, plan_claude_code, plan_codex
+    from memory_pipeline.flows.hooks.install import apply_plan, plan_claude_code, plan_codex, plan_pi
 
-    if args.agent == "codex":
+    if args.agent in ("codex", "pi") and args.project:
+        raise BadInputError(f"{args.agent}: hooks install writes only your own settings in your home folder; "
+                            "leave out --project")
+    if args.agent == "pi":
+        if args.no_mcp:
+            raise BadInputError("pi: hooks install writes its extension only (no MCP server): leave out --no-mcp")
+        workspace = workspace_override()
+        plan = plan_pi(home=home_folder(), argv=mcp_command(), uninstall=args.uninstall,
+                       workspace=str(Path(workspace).expanduser().resolve()) if workspace else None)
+    elif args.agent == "codex":
         if args.no_mcp:
             raise BadInputError("for codex, hooks install registers the MCP server only: --no-mcp leaves nothing to do")
-        if args.project:
-            raise BadInputError("Codex reads MCP servers from ~/.codex/config.toml: leave out --project")
         plan = plan_codex(home=home_folder(), server=mcp_entry(), uninstall=args.uninstall)
     else:
         project = args.project.expanduser().resolve() if args.project is not None else None
@@ -93,14 +101,15 @@ def plan_summary(plan, uninstall: bool) -> dict:
 
 
 def print_plan(plan, uninstall: bool) -> None:
-    from memory_pipeline.flows.hooks.install import EARLIER, HOOKS
+    from memory_pipeline.flows.hooks.install import EARLIER, EXTENSION, HOOKS
     from memory_pipeline.stages.hooks.settings import HOOK_EVENTS
 
     scope = "for you, in every project" if plan.scope == "user" else "for this project only, in files not shared"
     for file in plan.files:
         if file.what == EARLIER and file.action == "unchanged":
             continue
-        thing = {HOOKS: f"the hooks ({', '.join(HOOK_EVENTS)})", EARLIER: "an earlier install's shared entries"}.get(
+        thing = {HOOKS: f"the hooks ({', '.join(HOOK_EVENTS)})", EARLIER: "an earlier install's shared entries",
+                 EXTENSION: "the pi extension (briefing, compaction and shutdown events)"}.get(
             file.what, f"the memory MCP server ({'user' if plan.scope == 'user' else 'local'} scope)")
         if file.action == "unchanged":
             print(f"{'nothing to remove' if uninstall else 'already installed'}: {thing} in {file.path}")

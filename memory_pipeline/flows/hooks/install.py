@@ -9,6 +9,8 @@ Claude Code:
   repository>]`, as `claude mcp add --scope local` keys it). What earlier versions put in the
   shared `DIR/.claude/settings.json` and `DIR/.mcp.json` (the server pre-approved in
   `enabledMcpjsonServers`) is removed, by install and uninstall alike.
+pi: its extension (stages/hooks/pi_extension.py) in `~/.pi/agent/extensions/memory-pipeline.ts`:
+the briefing at session start, the compaction and shutdown events.
 Codex: the server in `~/.codex/config.toml`, marked `required` so Codex waits for it and its tools
 are there from the first step (`stages/hooks/mcp_config.CODEX_STARTUP`).
 
@@ -24,7 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from memory_pipeline.errors import BadInputError
 from memory_pipeline.resources.agent_config import (
+    pi_extension_template,
     read_config_json,
     read_config_text,
     remove_config,
@@ -41,12 +45,13 @@ from memory_pipeline.stages.hooks.mcp_config import (
     remove_local_server,
     remove_toml_server,
 )
+from memory_pipeline.stages.hooks.pi_extension import FILE_NAME, is_our_pi_extension, render_pi_extension
 from memory_pipeline.stages.hooks.settings import add_our_hooks, remove_our_hooks
 
 PRIVATE = 0o600  # ~/.claude.json holds the account and its tokens; config.toml may hold tokens
 TEAM_READABLE = 0o644
 
-HOOKS, SERVER, EARLIER = "hooks", "MCP server", "earlier install"
+HOOKS, SERVER, EARLIER, EXTENSION = "hooks", "MCP server", "earlier install", "extension"
 
 
 @dataclass
@@ -122,6 +127,16 @@ def plan_codex(*, home: Path, server: dict, uninstall: bool) -> InstallPlan:
     text = before or ""
     after = remove_toml_server(text, str(path)) if uninstall else add_toml_server(text, codex_entry(server), str(path))
     return InstallPlan("codex", "user", [FilePlan(SERVER, path, home, text, after, before is not None, PRIVATE)])
+
+
+def plan_pi(*, home: Path, argv: list[str], workspace: str | None, uninstall: bool) -> InstallPlan:
+    """pi's extension file, ours recognised by its first line; another file of that name is refused."""
+    path = home / ".pi" / "agent" / "extensions" / FILE_NAME
+    before = read_config_text(path, home)
+    if before is not None and not is_our_pi_extension(before):
+        raise BadInputError(f"{path} exists and is not memory-pipeline's extension; left unchanged (rename or remove it)")
+    after = "" if uninstall else render_pi_extension(pi_extension_template(), argv, workspace)
+    return InstallPlan("pi", "user", [FilePlan(EXTENSION, path, home, before or "", after, before is not None)])
 
 
 def apply_plan(plan: InstallPlan) -> InstallPlan:
