@@ -131,3 +131,27 @@ def write_config_json(path: Path, root: Path, document: dict, new_mode: int = 0o
 def pi_extension_template() -> str:
     """The pi extension shipped with the package (memory_pipeline/integrations/pi_extension.ts)."""
     return (Path(__file__).resolve().parents[1] / "integrations" / "pi_extension.ts").read_text(encoding="utf-8")
+
+
+def git_exclude_file(folder: Path) -> Path | None:
+    """The repository's own ignore list (`.git/info/exclude`, shared by its worktrees, never
+    committed) for a folder inside a git repository, else None (also where git is missing)."""
+    found = _git(folder, "rev-parse", "--git-path", "info/exclude")
+    return (folder / found).resolve() if found else None
+
+
+def is_git_ignored(folder: Path, relative: str) -> bool:
+    """Whether git ignores folder/relative, which need not exist (any rule: .gitignore, info/exclude,
+    the user's global list)."""
+    return _git(folder, "check-ignore", "-q", "--no-index", relative) == ""
+
+
+def _git(folder: Path, *args: str) -> str | None:
+    """git's stdout (stripped) in `folder`, or None when it fails or is not installed."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None

@@ -37,6 +37,11 @@ def ours(settings: dict) -> dict[str, list[dict]]:
             for event, groups in settings["hooks"].items()}
 
 
+def git_status(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "status", "--porcelain", *args], cwd=repo, capture_output=True, text=True,
+                          check=True).stdout
+
+
 def repository(path: Path) -> Path:
     path.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(path)], check=True)
@@ -48,8 +53,7 @@ def test_the_default_is_the_user_install_and_no_file_appears_in_the_repository(t
     env = hook_env(tmp_path / "ws", HOME=str(home))
     result = install([], env, cwd=repo)
     assert result["scope"] == "user" and result["settings"] == str(home / ".claude" / "settings.json")
-    assert subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=repo, capture_output=True,
-                          text=True).stdout == ""
+    assert git_status(repo, "--ignored") == ""
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     assert {e for e, found in ours(settings).items() if found} == EVENTS
     assert settings["hooks"]["SessionStart"][0]["matcher"] == "startup|resume|clear|compact"
@@ -98,6 +102,7 @@ def test_merge_is_idempotent_and_uninstall_restores_their_file(tmp_path: Path):
 def test_a_project_install_writes_only_files_that_are_not_shared(tmp_path: Path):
     home, repo = tmp_path / "home", repository(tmp_path / "repo")
     (repo / "src").mkdir()
+    pristine = (repo / ".git" / "info" / "exclude").read_text()
     env = hook_env(tmp_path / "ws", HOME=str(home))
     result = install(["--project"], env, cwd=repo / "src")
     local = repo / "src" / ".claude" / "settings.local.json"
@@ -108,8 +113,14 @@ def test_a_project_install_writes_only_files_that_are_not_shared(tmp_path: Path)
     assert user["projects"][str(repo)]["mcpServers"]["memory"]["args"][-1] == "mcp"
     assert sorted(p.name for p in (repo / "src").iterdir()) == [".claude"]
     assert not (repo / ".mcp.json").exists() and not (repo / "src" / ".claude" / "settings.json").exists()
+    exclude = repo / ".git" / "info" / "exclude"
+    assert "/src/.claude/settings.local.json" in exclude.read_text().splitlines()
+    assert git_status(repo) == ""  # kept out of commits by the repository's own exclude list
+    again = install(["--project", str(repo / "src")], env)
+    assert {f["action"] for f in again["files"]} == {"unchanged"}
     install(["--project", str(repo / "src"), "--uninstall"], env)
     assert list((repo / "src").iterdir()) == [] and not (home / ".claude.json").exists()
+    assert exclude.read_text() == pristine
 
 
 def test_a_project_install_removes_what_earlier_versions_shared(tmp_path: Path):

@@ -69,6 +69,8 @@ def test_a_project_install_is_seen_in_that_project_only(clients, models, module_
         assert memory_server_line(home, other) == ""
         assert "SessionStart" in hooks_ran(home, repo, module_tmp / "project.log")
         assert "SessionStart" not in hooks_ran(home, other, module_tmp / "other.log")
+        assert subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True,
+                              check=True).stdout == ""  # settings.local.json: in the repository's exclude list
 
         removed = home.install_hooks(repo, "--project", "--uninstall")
         assert removed.returncode == 0, removed.stderr

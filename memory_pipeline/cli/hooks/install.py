@@ -101,19 +101,20 @@ def plan_summary(plan, uninstall: bool) -> dict:
 
 
 def print_plan(plan, uninstall: bool) -> None:
-    from memory_pipeline.flows.hooks.install import EARLIER, EXTENSION, HOOKS
+    from memory_pipeline.flows.hooks.install import EARLIER, EXTENSION, HOOKS, IGNORED
     from memory_pipeline.stages.hooks.settings import HOOK_EVENTS
 
     scope = "for you, in every project" if plan.scope == "user" else "for this project only, in files not shared"
     for file in plan.files:
-        if file.what == EARLIER and file.action == "unchanged":
+        if file.what in (EARLIER, IGNORED) and file.action == "unchanged":
             continue
         thing = {HOOKS: f"the hooks ({', '.join(HOOK_EVENTS)})", EARLIER: "an earlier install's shared entries",
-                 EXTENSION: "the pi extension (briefing, compaction and shutdown events)"}.get(
+                 EXTENSION: "the pi extension (briefing, compaction and shutdown events)",
+                 IGNORED: "a rule keeping .claude/settings.local.json out of commits"}.get(
             file.what, f"the memory MCP server ({'user' if plan.scope == 'user' else 'local'} scope)")
         if file.action == "unchanged":
             print(f"{'nothing to remove' if uninstall else 'already installed'}: {thing} in {file.path}")
-        elif uninstall or file.what == EARLIER:
+        elif uninstall or file.what == EARLIER:  # an earlier install's entries are only ever removed
             print(f"removed {thing} from {file.path}" + (" (left empty: file removed)" if file.action == "removed" else ""))
         else:
             print(f"installed {thing} in {file.path}" + (" (new file)" if file.action == "created" else ""))

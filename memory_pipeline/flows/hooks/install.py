@@ -8,7 +8,9 @@ Claude Code:
   committed), the server at local scope in `~/.claude.json` (`projects[<top folder of DIR's
   repository>]`, as `claude mcp add --scope local` keys it). What earlier versions put in the
   shared `DIR/.claude/settings.json` and `DIR/.mcp.json` (the server pre-approved in
-  `enabledMcpjsonServers`) is removed, by install and uninstall alike.
+  `enabledMcpjsonServers`) is removed, by install and uninstall alike. In a git repository the
+  settings.local.json is kept out of commits by a rule in the repository's own `.git/info/exclude`
+  (unless git already ignores it), removed again by uninstall.
 pi: its extension (stages/hooks/pi_extension.py) in `~/.pi/agent/extensions/memory-pipeline.ts`:
 the briefing at session start, the compaction and shutdown events.
 Codex: the server in `~/.codex/config.toml`, marked `required` so Codex waits for it and its tools
@@ -28,6 +30,8 @@ from pathlib import Path
 
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.resources.agent_config import (
+    git_exclude_file,
+    is_git_ignored,
     pi_extension_template,
     read_config_json,
     read_config_text,
@@ -46,12 +50,19 @@ from memory_pipeline.stages.hooks.mcp_config import (
     remove_toml_server,
 )
 from memory_pipeline.stages.hooks.pi_extension import FILE_NAME, is_our_pi_extension, render_pi_extension
-from memory_pipeline.stages.hooks.settings import add_our_hooks, remove_our_hooks
+from memory_pipeline.stages.hooks.settings import (
+    add_exclude_rule,
+    add_our_hooks,
+    exclude_rule,
+    remove_exclude_rule,
+    remove_our_hooks,
+)
 
 PRIVATE = 0o600  # ~/.claude.json holds the account and its tokens; config.toml may hold tokens
 TEAM_READABLE = 0o644
 
-HOOKS, SERVER, EARLIER, EXTENSION = "hooks", "MCP server", "earlier install", "extension"
+HOOKS, SERVER, EARLIER, EXTENSION, IGNORED = "hooks", "MCP server", "earlier install", "extension", "git ignore rule"
+LOCAL_SETTINGS = ".claude/settings.local.json"
 
 
 @dataclass
@@ -111,14 +122,33 @@ def plan_claude_code(*, home: Path, project: Path | None, hook_command: str, ser
                                     lambda d: add_json_server(d, server, {"type": "stdio"}), PRIVATE))
         return InstallPlan("claude-code", "user", files)
     key = project_key(project)
-    files = [_json_plan(HOOKS, project / ".claude" / "settings.local.json", project, hooks)]
+    files = [_json_plan(HOOKS, project / LOCAL_SETTINGS, project, hooks)]
     if server is not None:
         files.append(_json_plan(SERVER, home / ".claude.json", home, (lambda d: remove_local_server(d, key))
                                 if uninstall else lambda d: add_local_server(d, key, server), PRIVATE))
     files.append(_json_plan(EARLIER, project / ".claude" / "settings.json", project,
                             lambda d: enable_project_server(remove_our_hooks(d), False)))
     files.append(_json_plan(EARLIER, project / ".mcp.json", project, remove_json_server))
+    if (ignore := _ignore_plan(project, Path(key), uninstall)) is not None:
+        files.append(ignore)
     return InstallPlan("claude-code", "project", files)
+
+
+def _ignore_plan(project: Path, top: Path, uninstall: bool) -> FilePlan | None:
+    """Our rule in the repository's `.git/info/exclude` for the project's settings.local.json: added
+    unless git already ignores the file, removed by uninstall; None outside a git repository."""
+    exclude = git_exclude_file(project)
+    if exclude is None:
+        return None
+    rule = exclude_rule(project.relative_to(top).as_posix() if project != top else "")
+    root = exclude.parent.parent  # the git folder: taken as it is, nothing below it followed
+    before = read_config_text(exclude, root)
+    text = before or ""
+    if uninstall:
+        after = remove_exclude_rule(text, rule)
+    else:
+        after = text if is_git_ignored(project, LOCAL_SETTINGS) else add_exclude_rule(text, rule)
+    return FilePlan(IGNORED, exclude, root, text, after, before is not None)
 
 
 def plan_codex(*, home: Path, server: dict, uninstall: bool) -> InstallPlan:

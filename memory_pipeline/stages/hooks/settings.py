@@ -101,3 +101,34 @@ def add_our_hooks(settings: dict[str, Any], command: str) -> dict[str, Any]:
         group["hooks"] = [{"type": "command", "command": command, "timeout": timeout}]
         table.setdefault(event, []).append(group)
     return result
+
+
+EXCLUDE_NOTE = "# memory-pipeline: personal Claude Code settings (hooks install --project), never committed"
+
+
+def exclude_rule(relative_folder: str) -> str:
+    """The git ignore rule for the settings.local.json of a project `relative_folder` below the
+    repository's top ("" for the top itself), anchored so it names that one file."""
+    folder = "/".join(part for part in relative_folder.split("/") if part)
+    return f"/{folder + '/' if folder else ''}.claude/settings.local.json"
+
+
+def add_exclude_rule(text: str, rule: str) -> str:
+    """`.git/info/exclude` with our note and rule appended (once)."""
+    if rule in text.splitlines():
+        return text
+    base = text if not text or text.endswith("\n") else text + "\n"
+    return f"{base}{EXCLUDE_NOTE}\n{rule}\n"
+
+
+def remove_exclude_rule(text: str, rule: str) -> str:
+    """`.git/info/exclude` without our rule and the note just before it."""
+    lines = text.splitlines(keepends=True)
+    kept: list[str] = []
+    for line in lines:
+        if line.rstrip("\n") == rule:
+            if kept and kept[-1].rstrip("\n") == EXCLUDE_NOTE:
+                kept.pop()
+            continue
+        kept.append(line)
+    return "".join(kept)
