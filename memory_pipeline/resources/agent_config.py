@@ -137,7 +137,7 @@ def git_exclude_file(folder: Path) -> Path | None:
     """The repository's own ignore list (`.git/info/exclude`, shared by its worktrees, never
     committed) for a folder inside a git repository, else None (also where git is missing)."""
     found = _git(folder, "rev-parse", "--git-path", "info/exclude")
-    return (folder / found).resolve() if found else None
+    return Path(os.path.normpath(folder / found)) if found else None  # not resolved: a link stays visible
 
 
 def is_git_ignored(folder: Path, relative: str) -> bool:

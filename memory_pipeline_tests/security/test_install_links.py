@@ -87,3 +87,29 @@ def test_linked_user_files_are_refused_for_every_client(setup, tmp_path: Path):
     assert ".claude is a symbolic link" in refused(["claude-code", "--user"], env)
     assert sorted(p.name for p in dotfiles.iterdir()) == ["config.toml"]
     unchanged(home)
+
+
+def test_a_linked_pi_extensions_folder_is_refused(setup, tmp_path: Path):
+    home, _, env = setup
+    shared = tmp_path / "shared-extensions"
+    shared.mkdir()
+    (home / ".pi" / "agent").mkdir(parents=True)
+    (home / ".pi" / "agent" / "extensions").symlink_to(shared)
+    assert "extensions is a symbolic link" in refused(["pi"], env)
+    assert list(shared.iterdir()) == []
+
+
+def test_a_linked_git_exclude_is_refused_before_anything_is_written(setup, tmp_path: Path):
+    home, project, env = setup
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path / "real")], check=True)
+    (project / ".git").rmdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    elsewhere = tmp_path / "real" / ".git" / "info" / "exclude"
+    (project / ".git" / "info" / "exclude").unlink()
+    (project / ".git" / "info" / "exclude").symlink_to(elsewhere)
+    before = elsewhere.read_text()
+    assert "exclude is a symbolic link" in refused(["claude-code", "--project", str(project)], env)
+    assert elsewhere.read_text() == before and not (project / ".claude").exists()
+    unchanged(home)
