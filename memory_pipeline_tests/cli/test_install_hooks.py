@@ -123,6 +123,17 @@ def test_a_project_install_writes_only_files_that_are_not_shared(tmp_path: Path)
     assert exclude.read_text() == pristine
 
 
+def test_a_worktree_is_keyed_by_its_repository_as_claude_code_does(tmp_path: Path):
+    home, repo = tmp_path / "home", repository(tmp_path / "repo")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "first"], cwd=repo, check=True)
+    subprocess.run(["git", "worktree", "add", "-q", str(tmp_path / "feature")], cwd=repo, check=True)
+    install(["--project"], hook_env(tmp_path / "ws", HOME=str(home)), cwd=tmp_path / "feature")
+    assert list(json.loads((home / ".claude.json").read_text())["projects"]) == [str(repo)]  # `claude mcp add` keys it so
+    assert (tmp_path / "feature" / ".claude" / "settings.local.json").is_file()
+    assert git_status(tmp_path / "feature") == ""
+
+
 def test_a_project_install_removes_what_earlier_versions_shared(tmp_path: Path):
     home, repo = tmp_path / "home", repository(tmp_path / "repo")
     (repo / ".claude").mkdir()

@@ -5,8 +5,8 @@ Claude Code:
 - user (the default): the hooks in `~/.claude/settings.json`, the server at user scope in
   `~/.claude.json` (`mcpServers`, as `claude mcp add --scope user` writes it);
 - project (`--project DIR`): the hooks in `DIR/.claude/settings.local.json` (personal, not
-  committed), the server at local scope in `~/.claude.json` (`projects[<top folder of DIR's
-  repository>]`, as `claude mcp add --scope local` keys it). What earlier versions put in the
+  committed), the server at local scope in `~/.claude.json` (`projects[<main folder of DIR's
+  repository>]`, a worktree's too, as `claude mcp add --scope local` keys it). What earlier versions put in the
   shared `DIR/.claude/settings.json` and `DIR/.mcp.json` (the server pre-approved in
   `enabledMcpjsonServers`) is removed, by install and uninstall alike. In a git repository the
   settings.local.json is kept out of commits by a rule in the repository's own `.git/info/exclude`
@@ -39,6 +39,7 @@ from memory_pipeline.resources.agent_config import (
     write_config_json,
     write_config_text,
 )
+from memory_pipeline.resources.projects import repository_root
 from memory_pipeline.stages.hooks.mcp_config import (
     add_json_server,
     add_local_server,
@@ -100,12 +101,14 @@ def _json_plan(what: str, path: Path, root: Path, change: Callable[[dict], dict]
 
 
 def project_key(project: Path) -> str:
-    """The folder Claude Code keys a project's local settings by in ~/.claude.json: the top folder
-    of the git repository (or worktree) `project` is in, else `project` itself."""
-    for candidate in [project, *project.parents]:
-        if (candidate / ".git").exists():
-            return str(candidate)
-    return str(project)
+    """The folder Claude Code keys a project's local settings by in ~/.claude.json (as `claude mcp add
+    --scope local` does): the repository's main folder, a worktree's too, else `project` itself."""
+    return str(repository_root(project) or project)
+
+
+def worktree_top(project: Path) -> Path:
+    """The top folder of the working tree `project` is in (its nearest `.git`), else `project`."""
+    return next((c for c in [project, *project.parents] if (c / ".git").exists()), project)
 
 
 def plan_claude_code(*, home: Path, project: Path | None, hook_command: str, server: dict | None,
@@ -129,7 +132,7 @@ def plan_claude_code(*, home: Path, project: Path | None, hook_command: str, ser
     files.append(_json_plan(EARLIER, project / ".claude" / "settings.json", project,
                             lambda d: enable_project_server(remove_our_hooks(d), False)))
     files.append(_json_plan(EARLIER, project / ".mcp.json", project, remove_json_server))
-    if (ignore := _ignore_plan(project, Path(key), uninstall)) is not None:
+    if (ignore := _ignore_plan(project, worktree_top(project), uninstall)) is not None:
         files.append(ignore)
     return InstallPlan("claude-code", "project", files)
 
