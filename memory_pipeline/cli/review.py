@@ -19,6 +19,9 @@ def register(sub) -> None:
     show.add_argument("id")
     approve = actions.add_parser("approve", help="approve proposals and promote them into MEMORY.md")
     approve.add_argument("ids", nargs="+", metavar="ID")
+    approve.add_argument("--held", action="store_true",
+                         help="also approve the named proposals held for review (network code, privileges, disabled "
+                              "checks, words to the agent); a plain approve only shows why they are held")
     reject = actions.add_parser("reject", help="reject proposals")
     reject.add_argument("ids", nargs="+", metavar="ID")
     edit = actions.add_parser("edit", help="change a pending proposal's text")
@@ -41,6 +44,8 @@ def print_report(report, out) -> None:
                   markup=False, highlight=False)
     for pid in report.promoted:
         out.print(f"📌 promoted {pid} into {report.applied.get(pid, 'MEMORY.md')}", markup=False, highlight=False)
+    for pid, reasons in report.held.items():
+        out.print(f"⚠ held {pid}: {'; '.join(reasons)} (not approved)", markup=False, highlight=False, style="yellow")
     for message in report.messages:
         out.print(f"note: {message}", markup=False, highlight=False)
     for error in report.errors:
@@ -75,7 +80,7 @@ def run_review(args) -> int:
     store = open_proposals(workspace, args.settings)
     report = run_review_action(workspace, store, args.settings, args.action, ids=getattr(args, "ids", []),
                                pid=getattr(args, "id", None), text=" ".join(getattr(args, "text", [])),
-                               now=review_now(args.settings))
+                               now=review_now(args.settings), held=getattr(args, "held", False))
     out = console()
     if args.action == "show":
         found = store.get(args.id)

@@ -19,7 +19,7 @@ from memory_pipeline.resources.project_files import repository_folder
 from memory_pipeline.resources.proposals import ProposalStore, random_suffix
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.friction.findings import Finding
-from memory_pipeline.stages.friction.wording import Wording
+from memory_pipeline.stages.friction.wording import Wording, never_authored
 from memory_pipeline.stages.proposal_ids import issue_ids
 from memory_pipeline.stages.review.review_md import normalize_text, text_key
 from memory_pipeline.stages.untrusted import inline
@@ -68,7 +68,9 @@ def stage_fixes(workspace: Workspace, fixes: ProposalStore, worded: list[tuple[F
         fresh = []
         for finding, wording in worded:
             owner = own_claim(fixes, text_key(wording.change), day)
-            if normalize_text(wording.change) and normalize_text(wording.change) in memory_flat:
+            if refused := never_authored(finding, wording):
+                result.skipped[finding.pattern] = refused
+            elif normalize_text(wording.change) and normalize_text(wording.change) in memory_flat:
                 result.skipped[finding.pattern] = "already in MEMORY.md"
             elif isinstance(owner, Proposal):
                 result.staged.append(owner)  # this day staged it before (a re-run, or a run killed after staging)

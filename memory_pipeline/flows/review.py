@@ -17,6 +17,7 @@ from memory_pipeline.flows.promote import Outcome, log_outcomes, promote_approve
 from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes, sha256_text
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.guard import hold_reasons
 from memory_pipeline.stages.review.review_md import decide, is_expired, parse_review_md, render_review_md, review_start
 
 REVIEW_LOCK = "review"
@@ -29,13 +30,15 @@ class ReviewReport:
     applied: dict[str, str] = field(default_factory=dict)  # friction fix id -> the file it went into
     messages: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    held: dict[str, list[str]] = field(default_factory=dict)  # id -> why it was held, not approved
 
     def ids(self, kind: str) -> list[str]:
         return [o.pid for o in self.outcomes if o.kind == kind]
 
     def as_dict(self) -> dict:
         return {kind: self.ids(kind) for kind in ("approved", "rejected", "expired", "edited")} | {
-            "promoted": self.promoted, "applied": self.applied, "messages": self.messages, "errors": self.errors}
+            "promoted": self.promoted, "applied": self.applied, "messages": self.messages, "errors": self.errors,
+            "held": self.held}
 
 
 def _why_not(pid: str, proposals: ProposalStore) -> str:
@@ -58,13 +61,28 @@ def decider(surface: str) -> str:
     return f"{surface} ({account})"
 
 
+def held_refusal(pid: str, reasons: list[str], by: str) -> str:
+    """Why a held proposal was not approved, and the deliberate step that approves it."""
+    how = "a tick in REVIEW.md does not approve held text" if by == "REVIEW.md" else "it was not approved"
+    return (f"{pid} is held for review ({'; '.join(reasons)}): {how}. Read it with `memory-pipeline review show "
+            f"{pid}`; if you mean it, approve it alone with `memory-pipeline review approve {pid} --held`")
+
+
 def _approve(proposals: ProposalStore, report: ReviewReport, pid: str, today: str, text: str | None,
-             by: str) -> None:
+             by: str, held_ok: bool = False) -> None:
+    """Approve one pending proposal. Held text (stages/guard: network code, privileges, disabled
+    checks, words to the agent) takes a deliberate second step: `held_ok` (`review approve ID
+    --held`), never a plain approve or a REVIEW.md tick; those report it instead."""
     current = proposals.get(pid)
     if current is None or current.status != "pending":
         (report.messages if current and current.status == "approved" else report.errors).append(_why_not(pid, proposals))
         return
     edited = text is not None and " ".join(text.split()) != current.text
+    reasons = hold_reasons(" ".join(text.split()) if edited else current.text)
+    if reasons and not held_ok:
+        report.held[pid] = reasons
+        (report.messages if by == "REVIEW.md" else report.errors).append(held_refusal(pid, reasons, by))
+        return
     fields: dict[str, object] = {"decided": today, "decided_by": decider(by)}
     if edited:
         fields.update(text=" ".join(text.split()), original_text=current.text)
@@ -73,7 +91,8 @@ def _approve(proposals: ProposalStore, report: ReviewReport, pid: str, today: st
         return
     if edited:
         report.outcomes.append(Outcome("edited", pid, fields["text"], f"was: {current.text}"))
-    report.outcomes.append(Outcome("approved", pid, str(fields.get("text", current.text)), current.section))
+    detail = current.section + (f"; approved although held: {'; '.join(reasons)}" if reasons else "")
+    report.outcomes.append(Outcome("approved", pid, str(fields.get("text", current.text)), detail))
 
 
 def _reject(proposals: ProposalStore, report: ReviewReport, pid: str, today: str, by: str) -> None:
@@ -156,14 +175,16 @@ def apply_review(workspace: Workspace, proposals: ProposalStore, *, today: str, 
 
 
 def decide_ids(workspace: Workspace, proposals: ProposalStore, *, approve: list[str] = (), reject: list[str] = (),
-               today: str, now: datetime) -> ReviewReport:
-    """`review approve|reject ID…`: REVIEW.md edits are applied first, so both surfaces agree."""
+               today: str, now: datetime, approve_held: bool = False) -> ReviewReport:
+    """`review approve|reject ID…`: REVIEW.md edits are applied first, so both surfaces agree.
+    A held proposal is approved only with `approve_held` (`--held`) and named alone: clearing a
+    list never approves held text."""
     report = ReviewReport()
     with workspace.locked(REVIEW_LOCK):
         read = sync_review_edits(workspace, proposals, report, today, now)
         _expire(proposals, report, today)
         for pid in approve:
-            _approve(proposals, report, pid, today, None, "review command")
+            _approve(proposals, report, pid, today, None, "review command", held_ok=approve_held and len(approve) == 1)
         for pid in reject:
             _reject(proposals, report, pid, today, "review command")
         return _finish(workspace, proposals, report, today, now, expected=read)

@@ -17,9 +17,10 @@ from __future__ import annotations
 import re
 
 _F = re.IGNORECASE
+NETWORK_CODE = "runs code from the network"
 _SHELL = r"(?:ba|z|da|k|fi)?sh|python[23]?|perl|ruby|node|pwsh|powershell|iex|source"
 DANGER: list[tuple[str, re.Pattern[str]]] = [
-    ("runs code from the network", re.compile(
+    (NETWORK_CODE, re.compile(
         rf"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch)\b[^\n|;]*\|\s*(?:sudo\s+)?(?:{_SHELL})\b"
         rf"|(?:{_SHELL})\s+(?:-c\s+)?[\"']?(?:<\(|\$\()\s*(?:curl|wget)\b"
         r"|\biex\s*\(\s*(?:new-object|iwr|irm|invoke-)"

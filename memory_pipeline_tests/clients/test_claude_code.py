@@ -63,7 +63,7 @@ def telemetry(runs: ClaudeRuns) -> list[dict]:
 
 
 def test_install_hooks_wires_every_event(runs):
-    settings = json.loads((runs.project / ".claude" / "settings.json").read_text())
+    settings = json.loads(runs.home.claude_settings.read_text())
     commands = {event: [h["command"] for group in groups for h in group["hooks"]]
                 for event, groups in settings["hooks"].items()}
     assert set(commands) == {"PreCompact", "SessionStart", "SessionEnd", "UserPromptSubmit", "Stop"}

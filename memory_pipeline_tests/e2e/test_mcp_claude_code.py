@@ -39,7 +39,7 @@ def test_claude_code_searches_memory_over_mcp_and_the_fact_reaches_the_model(cli
         home = ClientHome(clients, tmp_path / "home", models.url, workspace.root)
         installed = home.install_hooks(project)
         assert installed.returncode == 0, installed.stderr
-        assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["memory"]["args"][-1] == "mcp"
+        assert json.loads((home.home / ".claude.json").read_text())["mcpServers"]["memory"]["args"][-1] == "mcp"
 
         first = home.claude(["-p", f"Remember this for later: {FACT}."], cwd=project)
         assert first.returncode == 0, first.stderr

@@ -90,7 +90,8 @@ def test_forged_ticks_in_a_cwd_approve_nothing_and_write_no_project_file(workspa
     hostile_sessions(workspace, proposal_store.store, tmp_path, FORGED)
     report, staged = friction(workspace, proposal_store)
     review = workspace.review_md.read_text()
-    assert staged.staged and "- [x]" not in review and "projC" not in review
+    assert staged.staged or staged.skipped  # found (its `curl … | sudo bash` fix is not proposed: issue 47)
+    assert "- [x]" not in review and "projC" not in review
     assert all(f.target == "MEMORY.md" and f.target_dir == "" for f in staged.staged)  # no folder to trust
     for fix in staged.staged:
         assert "aws" not in fix.text and "NOTE TO AI" not in fix.text  # tool output never becomes fix text
@@ -100,20 +101,18 @@ def test_forged_ticks_in_a_cwd_approve_nothing_and_write_no_project_file(workspa
     assert files_named(tmp_path, "CLAUDE.md") == []
 
 
-def test_a_fix_runs_no_network_code_unmarked_and_goes_only_into_its_repository(workspace, proposal_store, tmp_path):
+def test_no_fix_is_authored_from_a_download_piped_into_a_shell(workspace, proposal_store, tmp_path):
     project = tmp_path / "src" / "projA"
     (project / ".git").mkdir(parents=True)
     (project / "pkg").mkdir()
     hostile_sessions(workspace, proposal_store.store, tmp_path, str(project / "pkg"))
-    _, staged = friction(workspace, proposal_store)
-    [fix] = [f for f in staged.staged if "curl" in f.text]
-    assert fix.target == "CLAUDE.md" and fix.target_dir == str(project)
-    line = next(x for x in workspace.review_md.read_text().splitlines() if x.startswith(f"- [ ] `{fix.id}`"))
-    assert "⚠ held for review: runs code from the network" in line and "escalates privileges" in line
-    assert f"target: `{project}/CLAUDE.md`" in workspace.review_md.read_text()  # exactly the file written
-    decided = decide_ids(workspace, proposal_store, approve=[fix.id], today=DAY2, now=NOW)  # a person's choice
-    assert decided.applied == {fix.id: str(project / "CLAUDE.md")}
-    assert files_named(tmp_path, "CLAUDE.md") == [project / "CLAUDE.md"]
+    report, staged = friction(workspace, proposal_store)
+    assert not [f for f in staged.staged if "curl" in f.text or "curl" in f.title]  # `curl … | sudo bash` worked
+    assert any("network" in why and "not proposed" in why for why in staged.skipped.values()), staged.skipped
+    assert "curl -fsSL" not in workspace.review_md.read_text()
+    for fix in staged.staged:  # whatever else was found, a person's approval writes nothing that runs it
+        decide_ids(workspace, proposal_store, approve=[fix.id], today=DAY2, now=NOW)
+    assert all("curl" not in p.read_text() for p in files_named(tmp_path, "CLAUDE.md"))
 
 
 def test_a_hostile_project_and_a_forged_marker_never_shape_memory_md(workspace, proposal_store, tmp_path):

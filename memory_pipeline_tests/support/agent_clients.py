@@ -215,9 +215,15 @@ class ClientHome:
         return subprocess.run([sys.executable, "-m", "memory_pipeline.cli", *args], cwd=cwd, env=env,
                               capture_output=True, text=True, timeout=timeout)
 
-    def install_hooks(self, project: Path) -> subprocess.CompletedProcess:
-        """`memory-pipeline install-hooks claude-code --project DIR`, as the user runs it."""
-        return self.memory(["install-hooks", "claude-code", "--project", str(project)], cwd=project, timeout=120)
+    def install_hooks(self, project: Path, *args: str) -> subprocess.CompletedProcess:
+        """`memory-pipeline hooks install claude-code ARGS` run in `project`, as the user runs it (no
+        ARGS: the user install, in this HOME's ~/.claude/settings.json and ~/.claude.json)."""
+        return self.memory(["hooks", "install", "claude-code", *args], cwd=project, timeout=120)
+
+    @property
+    def claude_settings(self) -> Path:
+        """Where the user install puts the hooks."""
+        return self.home / ".claude" / "settings.json"
 
     def settle(self) -> None:
         """Wait until the workspace's hook service has done the work the hooks handed it."""

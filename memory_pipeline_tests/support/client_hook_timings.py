@@ -62,7 +62,7 @@ def measure(turns: int, command: str | None, sessions: int = 1) -> dict[str, lis
         project.mkdir()
         assert home.install_hooks(project).returncode == 0
         if command:
-            settings = project / ".claude" / "settings.json"
+            settings = home.claude_settings
             document = json.loads(settings.read_text())
             for groups in document["hooks"].values():
                 for group in groups:

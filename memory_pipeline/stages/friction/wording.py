@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from memory_pipeline.stages.friction.findings import Finding
+from memory_pipeline.stages.guard import NETWORK_CODE, danger_reasons
 
 _FINDING = re.compile(r'<finding ref="(?P<ref>X\d+)"[^>]*>(?P<body>.*?)</finding>', re.DOTALL)
 _FIX = re.compile(r'<fix\s+ref="(?P<ref>X\d+)"\s*>(?P<body>.*?)</fix>', re.DOTALL | re.IGNORECASE)
@@ -75,3 +76,13 @@ def word_fixes_offline(system: str, prompt: str) -> str:
         fixes.append(f'<fix ref="{match.group("ref")}">\n<title>{_escape(_tag(body, "draft-title"))}</title>\n'
                      f'<change>{_escape(_tag(body, "draft"))}</change>\n</fix>')
     return "\n".join(fixes) if fixes else "<none/>"
+
+
+def never_authored(finding: Finding, wording: Wording) -> str | None:
+    """Why a fix is not proposed at all, or None: the product never authors a fix that would run
+    code fetched from the network (`curl … | sh`), whether the drafted wording, the model's, or the
+    command that "worked" carries it; the finding stays in the friction report."""
+    for text in (wording.change, wording.title, finding.then):
+        if NETWORK_CODE in danger_reasons(text):
+            return "its fix would have agents run code fetched from the network (a download piped into a shell); not proposed"
+    return None

@@ -1,6 +1,8 @@
 """Registering the memory MCP server in an agent's config (pure): JSON documents with
-`mcpServers` (Claude Code's `.mcp.json` and `~/.claude.json`, Cursor, pi's adapter) and Codex's
-`config.toml` table `[mcp_servers.memory]`.
+`mcpServers` (Claude Code's `~/.claude.json` at user scope, or its `projects[<folder>]` entry at
+local scope, as `claude mcp add --scope user|local` writes them; a project's `.mcp.json`, which
+earlier versions wrote and uninstall still cleans) and Codex's `config.toml` table
+`[mcp_servers.memory]`.
 
 Only our entry is touched: it is recognised by its command (memory-pipeline … mcp), a server of
 another tool under the same name is refused rather than replaced, and every other server, key,
@@ -59,11 +61,49 @@ def add_json_server(document: dict, entry: dict, extra: dict | None = None) -> d
 
 
 def remove_json_server(document: dict) -> dict:
+    """`document` without our server; an `mcpServers` left empty by that goes too."""
     servers = _servers(document, "mcpServers")
     if not is_ours(servers.get(SERVER_NAME)):
         return document
     updated = copy.deepcopy(document)
     del updated["mcpServers"][SERVER_NAME]
+    if not updated["mcpServers"]:
+        del updated["mcpServers"]
+    return updated
+
+
+def _project_entry(document: dict, folder: str) -> dict:
+    projects = document.get("projects", {})
+    if not isinstance(projects, dict):
+        raise BadInputError("'projects' is not an object; left unchanged")
+    entry = projects.get(folder, {})
+    if not isinstance(entry, dict):
+        raise BadInputError(f"'projects' entry for {folder} is not an object; left unchanged")
+    return entry
+
+
+def add_local_server(document: dict, folder: str, entry: dict) -> dict:
+    """`~/.claude.json` with our server at Claude Code's local scope: `projects[folder].mcpServers`
+    (private to this user and this project, never in a file the team shares)."""
+    current = _project_entry(document, folder)
+    updated = copy.deepcopy(document)
+    updated.setdefault("projects", {})[folder] = add_json_server(current, entry, {"type": "stdio"})
+    return updated
+
+
+def remove_local_server(document: dict, folder: str) -> dict:
+    """Our local-scope server removed; a project entry (and `projects`) left empty by that goes too."""
+    current = _project_entry(document, folder)
+    kept = remove_json_server(current)
+    if kept is current:
+        return document
+    updated = copy.deepcopy(document)
+    if kept:
+        updated["projects"][folder] = kept
+    else:
+        del updated["projects"][folder]
+        if not updated["projects"]:
+            del updated["projects"]
     return updated
 
 
@@ -92,10 +132,23 @@ def parse_toml(text: str, where: str) -> dict:
         raise BadInputError(f"{where} is not valid TOML ({exc}); left unchanged") from None
 
 
+# Codex starts MCP servers alongside its first step and binds only those ready within a ~1 s grace:
+# a server marked `required` is waited for (up to `startup_timeout_sec`), so its tools are there
+# from the first step; `codex exec` stops with an error if it cannot start.
+CODEX_STARTUP = {"required": True, "startup_timeout_sec": 30}
+
+
+def codex_entry(entry: dict) -> dict:
+    """The server as Codex gets it: waited for before the first step (CODEX_STARTUP)."""
+    return {**entry, **CODEX_STARTUP}
+
+
 def toml_table(entry: dict) -> str:
-    """`[mcp_servers.memory]` for Codex's config.toml (JSON strings are valid TOML basic strings)."""
+    """`[mcp_servers.memory]` for Codex's config.toml (JSON strings, numbers and booleans are valid
+    TOML values)."""
     lines = [f"[mcp_servers.{SERVER_NAME}]", f"command = {json.dumps(entry['command'])}",
              f"args = [{', '.join(json.dumps(a) for a in entry['args'])}]"]
+    lines += [f"{key} = {json.dumps(entry[key])}" for key in CODEX_STARTUP if key in entry]
     if entry.get("env"):
         pairs = ", ".join(f"{key} = {json.dumps(value)}" for key, value in entry["env"].items())
         lines.append(f"env = {{ {pairs} }}")

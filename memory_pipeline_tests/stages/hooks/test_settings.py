@@ -62,6 +62,25 @@ def test_recognises_only_our_command():
     assert not is_our_command({"command": "memory-pipeline hook claude-code && rm -rf /"})
     assert not is_our_command({"command": "other-tool hook claude-code"})
     assert not is_our_command("memory-pipeline hook claude-code")
+    assert is_our_command({"command": "MEMORY_WORKSPACE='/my ws' /v/bin/python3 -S "
+                                      "/src/memory_pipeline/hook_entry.py hook claude-code"})
+
+
+@pytest.mark.parametrize("theirs", [
+    "other-tool --after memory-pipeline hook claude-code",  # another tool's hook that runs ours after its own
+    "/opt/memory-pipeline-audit/bin/audit hook claude-code",
+    "memory_pipeline_logger hook claude-code",
+    "notify --tag memory-pipeline hook claude-code",
+    "python3 -S /opt/other/hook_entry.py hook claude-code",
+    "sh -c 'memory-pipeline hook claude-code'",
+    "MEMORY_WORKSPACE=/w FOO=1 /x/memory-pipeline hook claude-code",
+    "/x/memory-pipeline hook claude-code --refresh-recall s1",
+])
+def test_another_tools_hook_ending_like_ours_is_kept(theirs):
+    assert not is_our_command({"command": theirs})
+    document = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": theirs}]}]}}
+    assert remove_our_hooks(document) == document
+    assert add_our_hooks(document, COMMAND)["hooks"]["Stop"][0] == document["hooks"]["Stop"][0]
 
 
 def test_malformed_hooks_are_refused():
