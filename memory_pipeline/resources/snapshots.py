@@ -25,6 +25,7 @@ from pathlib import Path
 from memory_pipeline.models import TranscriptRef, content_hash
 from memory_pipeline.resources.workspace import Workspace, atomic_write_chunks, atomic_write_json, atomic_write_text
 from memory_pipeline.stages.events import check_session_id
+from memory_pipeline.stages.transcripts.control import CONTROL
 from memory_pipeline.stages.transcripts.pastes import HistoryPaste, history_pastes, mark_pasted
 
 CHAIN_FILE = "chain.json"
@@ -65,7 +66,7 @@ def _lines(path: Path, start: int, end: int) -> Iterator[str]:
             if not line:
                 return
             left -= len(line)
-            yield line.decode("utf-8", errors="replace")
+            yield CONTROL.sub("", line.decode("utf-8", errors="replace"))  # a raw NUL or escape byte is not kept
 
 
 def claude_history(path: Path, session_id: str) -> list[HistoryPaste]:
@@ -108,7 +109,7 @@ def snapshot_transcript(workspace: Workspace, path: Path, format: str, session_i
     folder = workspace.transcripts / check_session_id(session_id)
     if format == "text":
         target = folder / f"{key}.txt"
-        redacted = redact(path.read_text(encoding="utf-8", errors="replace"))
+        redacted = redact(CONTROL.sub("", path.read_text(encoding="utf-8", errors="replace")))
         atomic_write_text(target, redacted)
         return TranscriptRef(path=workspace.relative(target), format="text", sha256=content_hash(redacted))
     with workspace.locked(f"snapshot-{session_id}"):

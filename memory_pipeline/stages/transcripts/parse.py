@@ -10,6 +10,7 @@ from memory_pipeline.errors import BadInputError, EmptyTranscriptError
 from memory_pipeline.models import Transcript, content_hash, stable_id
 from memory_pipeline.stages.transcripts.claude_code import parse_claude_code
 from memory_pipeline.stages.transcripts.codex import parse_codex
+from memory_pipeline.stages.transcripts.control import transcript_without_controls
 from memory_pipeline.stages.transcripts.detect import detect_format, looks_like_jsonl
 from memory_pipeline.stages.transcripts.files import files_touched
 from memory_pipeline.stages.transcripts.pi import parse_pi
@@ -23,28 +24,39 @@ PARSERS: dict[str, Callable[..., Transcript]] = {
 }
 HEAD_LINES = 50
 MAX_REPLACEMENT_SHARE = 0.1  # more undecodable characters than this and the input is binary
+MAX_NUL_SHARE = 0.001  # a stray NUL byte is dropped; more than this share of the bytes and the input is binary
 PARSE_ERRORS = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
 STREAM_OVER_BYTES = 8 * 1024 * 1024  # a JSONL file larger than this is parsed line by line, never held whole
 
 
+def _binary_nuls(nuls: int, size: int) -> bool:
+    """More NUL bytes than a stray one or two (MAX_NUL_SHARE of the bytes): a binary file, not a transcript."""
+    return nuls > max(size * MAX_NUL_SHARE, 1)
+
+
 class FileLines:
-    """A file's lines decoded one at a time, with the checks `_decode` makes on a whole text:
-    NUL bytes fail at once; blank and undecodable content is judged by `check` at the end."""
+    """A file's lines decoded one at a time, with the checks `_decode` makes on a whole text: NUL bytes
+    are dropped, and blank, undecodable or NUL-filled content is judged by `check` at the end (a NUL in
+    every line fails at once)."""
 
     def __init__(self, path: Path | list[Path], where: str) -> None:
         self.paths, self.where = path if isinstance(path, list) else [path], where
-        self.chars = self.replaced = 0
+        self.chars = self.replaced = self.nuls = self.bytes = 0
         self.blank = True
 
     def __iter__(self) -> Iterator[str]:
-        self.chars = self.replaced = 0
+        self.chars = self.replaced = self.nuls = self.bytes = 0
         self.blank = True
         number = 0
         for path in self.paths:  # the parts of a snapshot, in order, read as one file
             with path.open("rb") as handle:
                 for raw in handle:
+                    self.bytes += len(raw)
                     if b"\x00" in raw:
-                        raise BadInputError(f"{self.where} is binary (contains NUL bytes)")
+                        self.nuls += raw.count(b"\x00")
+                        if _binary_nuls(self.nuls, max(self.bytes, 64 * 1024)):
+                            raise BadInputError(f"{self.where} is binary (contains NUL bytes)")
+                        raw = raw.replace(b"\x00", b"")
                     line = raw.decode("utf-8", errors="replace")
                     if number == 0:
                         line = line.lstrip("\ufeff")
@@ -55,6 +67,8 @@ class FileLines:
                     yield line.rstrip("\r\n")
 
     def check(self) -> None:
+        if _binary_nuls(self.nuls, self.bytes):
+            raise BadInputError(f"{self.where} is binary (contains NUL bytes)")
         if self.blank:
             raise BadInputError(f"{self.where} is empty")
         if self.replaced > self.chars * MAX_REPLACEMENT_SHARE:
@@ -63,7 +77,9 @@ class FileLines:
 
 def _decode(data: bytes, where: str) -> str:
     if b"\x00" in data:
-        raise BadInputError(f"{where} is binary (contains NUL bytes)")
+        if _binary_nuls(data.count(b"\x00"), len(data)):
+            raise BadInputError(f"{where} is binary (contains NUL bytes)")
+        data = data.replace(b"\x00", b"")  # a stray NUL in a text
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
     if not text.strip():
         raise BadInputError(f"{where} is empty")
@@ -151,6 +167,7 @@ def _run_parser(chosen: str, lines: str | FileLines, where: str) -> Transcript:
 
 
 def _finish(transcript: Transcript, session_id: str | None, fallback: Callable[[], str | None]) -> Transcript:
+    transcript = transcript_without_controls(transcript)
     read, modified = files_touched(transcript.messages)
     return transcript.model_copy(update={
         "session_id": session_id or transcript.session_id or fallback(),
