@@ -31,7 +31,7 @@ STREAM_OVER_BYTES = 8 * 1024 * 1024  # a JSONL file larger than this is parsed l
 
 def _binary_nuls(nuls: int, size: int) -> bool:
     """More NUL bytes than a stray one or two (MAX_NUL_SHARE of the bytes): a binary file, not a transcript."""
-    return nuls > max(size * MAX_NUL_SHARE, 1)
+    return nuls > size * MAX_NUL_SHARE
 
 
 class FileLines:
