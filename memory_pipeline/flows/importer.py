@@ -55,6 +55,7 @@ class ImportItem:
     reason: str | None = None
     observed: bool | None = None  # imported: False when the Observer will skip it ("indexed, not observed")
     project: str | None = None  # the project the session was filed under
+    cut: str | None = None  # what of a transcript over its limits was not read (stages/transcripts/lines.py)
 
 
 @dataclass
@@ -200,7 +201,7 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
     return ImportItem(str(path), status, session_id, result.event.day, result.event.data.dedupe_key,
                       reason=_explain(outcome.reason, result.event.day, settings.partitions_start) if status == "failed" else skip,
                       observed=(skip is None) if status == "imported" else None,
-                      project=result.event.data.project or "")
+                      project=result.event.data.project or "", cut=transcript.cut)
 
 
 def restore_record(state: HookSessionState, before: HookSessionState) -> None:
