@@ -33,11 +33,16 @@ def leaked(text: str, secret: str, out: str) -> bool:
     return any(out.count(piece) > rest.count(piece) for piece in _PIECE.findall(secret))
 
 
+def _named(sample: dict) -> str:
+    """A sample's shape, and the published rule it follows when it has one (`gitleaks:github-pat`)."""
+    return f"{sample['shape']} ({sample['source']})" if sample.get("source") else sample["shape"]
+
+
 def score(labels: dict) -> dict:
     """Precision and recall of `redact` on the set, with the shapes it missed or over-redacted."""
     started = time.perf_counter()
-    misses = [p["shape"] for p in labels["positives"] if leaked(p["text"], p["secret"], redact(p["text"]))]
-    false_alarms = [n["shape"] for n in labels["negatives"] if redact(n["text"]) != n["text"]]
+    misses = [_named(p) for p in labels["positives"] if leaked(p["text"], p["secret"], redact(p["text"]))]
+    false_alarms = [_named(n) for n in labels["negatives"] if redact(n["text"]) != n["text"]]
     caught = len(labels["positives"]) - len(misses)
     return {
         "positives": len(labels["positives"]),

@@ -70,6 +70,7 @@ class Transcript(BaseModel):
     messages: list[Message] = Field(default_factory=list)
     files_read: list[str] = Field(default_factory=list)
     files_modified: list[str] = Field(default_factory=list)
+    cut: str | None = None  # what was not read of a transcript over its limits (stages/transcripts/lines.py)
 
     @property
     def user_message_count(self) -> int:
@@ -138,6 +139,7 @@ class EventData(BaseModel):
     # last message of the window when the snapshot goes on after it (a compaction's window ends
     # before the summary); None = the window runs to the snapshot's end
     window_end_id: str | None = Field(None, alias="windowEndId")
+    cut: str | None = None  # what of the transcript was not read (over its size or line limits), said in one line
     # user messages in the whole session so far (the window may be the tail of a resumed session)
     session_user_message_count: int | None = Field(None, alias="sessionUserMessageCount", ge=0)
     # the session's project (stages/projects.py): from the hook's cwd, the transcript's, or `--project`;

@@ -72,4 +72,6 @@ def run_import(args) -> int:
         for item in report.items:
             if item.status in ("failed", "skipped"):
                 out.print(f"  [yellow]{item.status}[/] {item.path}: {item.reason}", highlight=False)
+            elif item.cut:
+                out.print(f"  [yellow]cut[/] {item.path}: {item.cut}", highlight=False)
     return 1 if report.counts["failed"] and not report.counts["imported"] else 0

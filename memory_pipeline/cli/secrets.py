@@ -59,14 +59,18 @@ def run_check(args) -> int:
     report = _checked(roots, quiet=args.json, workers=args.jobs or os.cpu_count() or 1)
     found = report.findings
     if args.json:
-        print_json({"findings": [f.__dict__ for f in found], "files": report.files, "unreadable": report.unreadable})
+        print_json({"findings": [f.__dict__ for f in found], "files": report.files, "unreadable": report.unreadable,
+                    "binary": report.binary})
         return 1 if found else 0
     for finding in found:
         print(finding)
     for line in report.unreadable:
         print(f"not read: {line}")
+    for path in report.binary:
+        print(f"not read (binary, no reader for it): {path}")
     summary = f"{len(found)} place(s) look like they hold a secret" if found else "no secrets found"
-    print(f"{summary} ({report.files} file(s) read, decoded: JSON, SQLite rows, Redis commands)")
+    skipped = f"; {len(report.binary)} binary file(s) not read" if report.binary else ""
+    print(f"{summary} in what was read ({report.files} file(s), decoded: JSON, SQLite rows, Redis commands{skipped})")
     return 1 if found else 0
 
 
@@ -101,12 +105,15 @@ def run_scrub(args) -> int:
     except MemoryPipelineError as exc:
         notes.append(f"Redis not scrubbed: {exc}")
     scrub_files(workspace.root, report)
+    left = 1 if report.not_rewritable else 0  # a secret is still there: not a success
     if args.json:
         print_json({**report.__dict__, "notes": notes})
-        return 0
+        return left
     print(f"rewrote {len(report.files)} file(s) and {report.redis_keys} Redis value(s)")
     for path in report.not_rewritable:
         print(f"still holds a secret (a store that cannot be rewritten in place; rebuild it): {path}")
+    for path in report.binary:
+        print(f"not read (binary, no reader for it; not known to be clean): {path}")
     for note in notes:
         print(note)
-    return 0
+    return left

@@ -5,6 +5,7 @@ The transcript file keeps growing after the event, so the event points at a copy
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,9 +18,10 @@ from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.snapshots import snapshot_transcript
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import build_event, check_session_id
+from memory_pipeline.stages.redact import redact
+from memory_pipeline.stages.transcripts.lines import MAX_TRANSCRIPT_BYTES
 from memory_pipeline.stages.windows import plan_window
 
-MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,15 @@ class EmitResult:
 def session_id_from(transcript: Transcript, path: Path) -> str:
     candidate = transcript.session_id or path.stem
     cleaned = re.sub(r"[^A-Za-z0-9._-]", "-", candidate).strip(".-")[:128]
-    return cleaned or "session"
+    return without_secret(cleaned or "session")
+
+
+def without_secret(session_id: str) -> str:
+    """A session id that holds a secret (a file named after a token, a forged `sessionId`) would name files,
+    Redis keys, Dagster tags and snapshot folders: it is replaced by one made from its hash, the same each time."""
+    if redact(session_id) == session_id:
+        return session_id
+    return f"session-{hashlib.sha256(session_id.encode()).hexdigest()[:16]}"
 
 
 def event_project(given: str | None, transcript_cwd: str | None, settings: Settings) -> str:
@@ -83,12 +93,10 @@ def emit_session_event(
     if resolved == workspace.root or workspace.root in resolved.parents:
         raise BadInputError(f"{path} is inside the workspace ({workspace.root}); only transcripts from outside "
                             "it can be emitted (its own state and snapshots are never read as a session)")
-    if path.stat().st_size > MAX_TRANSCRIPT_BYTES:
-        raise BadInputError(f"transcript is {path.stat().st_size} bytes, over the {MAX_TRANSCRIPT_BYTES} limit")
     if session_id is not None:
-        check_session_id(session_id)
+        session_id = without_secret(check_session_id(session_id))
     if parsed is None:
-        transcript = parse_transcript(path, format=format, session_id=session_id)
+        transcript = parse_transcript(path, format=format, session_id=session_id, max_bytes=MAX_TRANSCRIPT_BYTES)
     else:
         transcript = parsed.model_copy(update={"session_id": session_id}) if session_id else parsed
     if not transcript.messages:
@@ -124,5 +132,6 @@ def emit_session_event(
     event.data.session_user_message_count = transcript.user_message_count
     event.data.project = event_project(project, transcript.cwd, settings or Settings(workspace=workspace.root))
     event.data.observing, event.data.work = planned.observing, planned.work
+    event.data.cut = transcript.cut  # a transcript over its limits: what was not read
     return EmitResult(event, Inbox(workspace).write(event), last_message_id=planned.sent,
                       first_new_id=planned.first_new)

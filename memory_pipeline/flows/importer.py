@@ -19,6 +19,7 @@ the observer read the same messages twice.
 
 from __future__ import annotations
 
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ class ImportItem:
     reason: str | None = None
     observed: bool | None = None  # imported: False when the Observer will skip it ("indexed, not observed")
     project: str | None = None  # the project the session was filed under
+    cut: str | None = None  # what of a transcript over its limits was not read (stages/transcripts/lines.py)
 
 
 @dataclass
@@ -88,23 +90,66 @@ def is_subagent_file(path: Path) -> bool:
 SUBAGENT = "subagent transcript: part of its parent session, which is imported"
 
 
+OUTSIDE = "a link to {target}, outside {folder}: not followed (import the file itself to take it)"
+NOT_REGULAR = "not a regular file ({kind}): not read"
+
+
+def _special_kind(path: Path) -> str | None:
+    """What a path that is not a regular file is (a FIFO would block the read for ever), None for a regular
+    file or a folder; OSError for one that cannot be looked at (a broken link)."""
+    mode = path.stat().st_mode
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+
+
+def _candidate(candidate: Path, folder: Path, root: Path) -> tuple[Path | None, ImportItem | None]:
+    """A `*.jsonl` found under `folder` (`root` resolved): its real path to import, or why it is skipped.
+    A link is followed only to a file inside the folder; a FIFO, socket or device is never read."""
+    try:
+        target = candidate.resolve()
+        kind = _special_kind(candidate)
+    except (OSError, RuntimeError) as exc:  # a broken link, or a loop
+        return None, ImportItem(str(candidate), "skipped", reason=f"cannot be read: {exc}")
+    if target != root and root not in target.parents:
+        return None, ImportItem(str(candidate), "skipped", reason=OUTSIDE.format(target=target, folder=folder))
+    if kind is not None:
+        return None, ImportItem(str(candidate), "skipped", reason=NOT_REGULAR.format(kind=kind))
+    if not target.is_file():
+        return None, None  # a folder named *.jsonl
+    return target, None
+
+
 def find_transcripts(paths: Iterable[Path]) -> tuple[list[Path], list[ImportItem]]:
     """Transcript files under the given folders and files, and items for what is not imported:
-    paths that do not exist (failed) and subagent files (skipped)."""
+    paths that do not exist (failed), subagent files, links out of the folder given, FIFOs and
+    devices (skipped)."""
     found: dict[Path, None] = {}
     reported: list[ImportItem] = []
     for given in paths:
         path = Path(given).expanduser()
         if path.is_dir():
+            root = path.resolve()
             for candidate in sorted(path.rglob("*")):
-                if not candidate.is_file() or candidate.suffix not in SUFFIXES:
+                if candidate.suffix not in SUFFIXES:
                     continue
-                if is_subagent_file(candidate.relative_to(path)):
-                    reported.append(ImportItem(str(candidate.resolve()), "skipped", reason=SUBAGENT))
+                target, skipped = _candidate(candidate, path, root)
+                if skipped is not None:
+                    reported.append(skipped)
+                elif target is None:
+                    continue
+                elif is_subagent_file(candidate.relative_to(path)):
+                    reported.append(ImportItem(str(target), "skipped", reason=SUBAGENT))
                 else:
-                    found.setdefault(candidate.resolve(), None)
+                    found.setdefault(target, None)
         elif path.is_file():
             found.setdefault(path.resolve(), None)
+        elif path.exists():
+            try:
+                kind = _special_kind(path) or "not a file"
+            except OSError as exc:
+                kind = str(exc)
+            reported.append(ImportItem(str(path), "skipped", reason=NOT_REGULAR.format(kind=kind)))
         else:
             reported.append(ImportItem(str(path), "failed", reason="no such file or folder"))
     return list(found), reported
@@ -156,7 +201,7 @@ def import_one(workspace: Workspace, path: Path, valid_day: Callable[[str], bool
     return ImportItem(str(path), status, session_id, result.event.day, result.event.data.dedupe_key,
                       reason=_explain(outcome.reason, result.event.day, settings.partitions_start) if status == "failed" else skip,
                       observed=(skip is None) if status == "imported" else None,
-                      project=result.event.data.project or "")
+                      project=result.event.data.project or "", cut=transcript.cut)
 
 
 def restore_record(state: HookSessionState, before: HookSessionState) -> None:

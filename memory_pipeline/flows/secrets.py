@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memory_pipeline.resources.store_contents import Unreadable, contents, is_edge_shard
+from memory_pipeline.resources.store_contents import TEXT_SUFFIXES as TEXT_STORES
+from memory_pipeline.resources.store_contents import Unreadable, contents, is_edge_shard, kind_of
 from memory_pipeline.resources.workspace import atomic_write_bytes, folder_bytes
 from memory_pipeline.stages.redact import redact, redact_jsonl, redact_value
 
 _KIND = re.compile(r"\[REDACTED:([a-z\-]+)\]")
-TEXT_SUFFIXES = {".md", ".txt", ".log", ".jsonl", ".json", ".yaml", ".yml", ""}
+TEXT_SUFFIXES = TEXT_STORES | {""}
 SKIP_PARTS = {"locks"}
 
 
@@ -43,6 +44,7 @@ class CheckReport:
     findings: list[Finding] = field(default_factory=list)
     files: int = 0
     unreadable: list[str] = field(default_factory=list)  # `path: why`
+    binary: list[str] = field(default_factory=list)  # files no reader decodes (vectors, images): not read
 
 
 @dataclass
@@ -50,6 +52,7 @@ class ScrubReport:
     files: list[str] = field(default_factory=list)
     redis_keys: int = 0
     not_rewritable: list[str] = field(default_factory=list)
+    binary: list[str] = field(default_factory=list)  # not read, so not known to be clean
 
 
 def _files(roots: list[Path]) -> Iterator[Path]:
@@ -103,7 +106,9 @@ def check_stores(roots: list[Path], on_found: Callable[[int], None] = lambda tot
         on_file(path, size)
     for path, _ in listed:
         findings, unreadable = results[path]
-        if unreadable is None:
+        if unreadable == BINARY:
+            report.binary.append(str(path))
+        elif unreadable is None:
             report.findings += findings
             report.files += 1
         else:
@@ -111,9 +116,14 @@ def check_stores(roots: list[Path], on_found: Callable[[int], None] = lambda tot
     return report
 
 
+BINARY = "binary"
+
+
 def _checked_file(path: Path) -> tuple[list[Finding], str | None]:
-    """The file's findings, or why it could not be read."""
+    """The file's findings, or why it could not be read (`BINARY`: no reader decodes it)."""
     try:
+        if not path.is_dir() and kind_of(path) == "binary":
+            return [], BINARY
         return _file_findings(path), None
     except (OSError, Unreadable) as exc:
         return [], str(exc)
@@ -170,8 +180,12 @@ def scrub_files(root: Path, report: ScrubReport) -> None:
     """Rewrite every text file under `root` that holds a secret; SQLite and other binary stores
     are listed in `report.not_rewritable` instead."""
     for path in _files([root]):
-        data = None if path.is_dir() else path.read_bytes()  # a folder is an Edge shard: not rewritten here
-        if data is None or b"\0" in data[:4096] or path.suffix not in TEXT_SUFFIXES or path.name.endswith(".aof"):
+        kind = "edge" if path.is_dir() else kind_of(path)  # a folder is an Edge shard: not rewritten here
+        if kind == "binary":
+            report.binary.append(str(path))
+            continue
+        data = path.read_bytes() if kind == "text" else None
+        if data is None or path.suffix not in TEXT_SUFFIXES:
             try:
                 if _file_findings(path):
                     report.not_rewritable.append(str(path))

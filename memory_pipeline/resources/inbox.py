@@ -98,6 +98,7 @@ class Inbox:
         snapshot under transcripts/ (never the workspace's own state), hold the bytes its sha256
         names, and read as a transcript."""
         from memory_pipeline.stages.transcripts import detect_format
+        from memory_pipeline.stages.transcripts.lines import head_text
 
         ref = event.data.transcript
         if ref is None:
@@ -109,12 +110,12 @@ class Inbox:
         if any(self.workspace.transcripts.resolve() not in path.parents for path in paths):
             return f"transcript {ref.path!r} is not a snapshot under transcripts/ (the workspace's own files are refused)"
         try:
-            digest, head = snapshot_digest(paths, head_bytes=1_000_000)
+            digest, _ = snapshot_digest(paths)
         except OSError as exc:
             return f"transcript snapshot unreadable: {ref.path} ({exc.strerror or exc})"
         if digest != ref.sha256:  # the sha256 of its UTF-8 text: of its bytes, read in chunks, never whole
             return f"transcript snapshot {ref.path} does not match the sha256 the event names"
-        if ref.format != "text" and detect_format(head.decode("utf-8", errors="replace")) != ref.format:
+        if ref.format != "text" and detect_format(head_text(paths)) != ref.format:  # a long first line passed over
             return f"transcript snapshot {ref.path} does not read as a {ref.format} transcript"
         return None
 

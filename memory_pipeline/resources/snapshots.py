@@ -25,6 +25,8 @@ from pathlib import Path
 from memory_pipeline.models import TranscriptRef, content_hash
 from memory_pipeline.resources.workspace import Workspace, atomic_write_chunks, atomic_write_json, atomic_write_text
 from memory_pipeline.stages.events import check_session_id
+from memory_pipeline.stages.transcripts.control import CONTROL
+from memory_pipeline.stages.transcripts.lines import MAX_TRANSCRIPT_BYTES, file_lines, newest_ranges
 from memory_pipeline.stages.transcripts.pastes import HistoryPaste, history_pastes, mark_pasted
 
 CHAIN_FILE = "chain.json"
@@ -55,17 +57,12 @@ def _source_prefix_hash(path: Path, size: int) -> str:
     return digest.hexdigest()
 
 
-def _lines(path: Path, start: int, end: int) -> Iterator[str]:
-    """The source's lines in [start, end), decoded (end falls after a newline)."""
-    with path.open("rb") as handle:
-        handle.seek(start)
-        left = end - start
-        while left > 0:
-            line = handle.readline(left)
-            if not line:
-                return
-            left -= len(line)
-            yield line.decode("utf-8", errors="replace")
+def _lines(path: Path, ranges: list[tuple[Path, int, int]]) -> Iterator[str]:
+    """The source's lines in the ranges, decoded (each range ends after a newline); a line over
+    MAX_LINE_BYTES is passed over, and control characters (a raw NUL, an escape) are not kept."""
+    for part, start, end in ranges:
+        for line in file_lines(part, start, end):
+            yield CONTROL.sub("", line.decode("utf-8", errors="replace"))
 
 
 def claude_history(path: Path, session_id: str) -> list[HistoryPaste]:
@@ -101,14 +98,16 @@ def snapshot_digest(paths: list[Path], head_bytes: int = 0) -> tuple[str, bytes]
     return digest.hexdigest(), head
 
 
-def snapshot_transcript(workspace: Workspace, path: Path, format: str, session_id: str, key: str) -> TranscriptRef:
-    """Store what is new in the session's transcript (redacted); returns the event's reference."""
+def snapshot_transcript(workspace: Workspace, path: Path, format: str, session_id: str, key: str,
+                        max_bytes: int = MAX_TRANSCRIPT_BYTES) -> TranscriptRef:
+    """Store what is new in the session's transcript (redacted); returns the event's reference. A first
+    snapshot of a transcript over `max_bytes` holds its newest part (and its first line, the header)."""
     from memory_pipeline.stages.redact import redact, redact_jsonl_lines
 
     folder = workspace.transcripts / check_session_id(session_id)
     if format == "text":
         target = folder / f"{key}.txt"
-        redacted = redact(path.read_text(encoding="utf-8", errors="replace"))
+        redacted = redact(CONTROL.sub("", path.read_text(encoding="utf-8", errors="replace")))
         atomic_write_text(target, redacted)
         return TranscriptRef(path=workspace.relative(target), format="text", sha256=content_hash(redacted))
     with workspace.locked(f"snapshot-{session_id}"):
@@ -125,7 +124,8 @@ def snapshot_transcript(workspace: Workspace, path: Path, format: str, session_i
         if size > start:
             target = folder / f"{key}.jsonl"
             pastes = claude_history(path, session_id) if format == "claude-code" else []
-            lines = (mark_pasted(line, pastes) for line in _lines(path, start, size))
+            ranges = newest_ranges([path], max_bytes) if start == 0 else [(path, start, size)]  # a big one: its newest part
+            lines = (mark_pasted(line, pastes) for line in _lines(path, ranges))
             atomic_write_chunks(target, redact_jsonl_lines(lines))
             relative = workspace.relative(target)
             parts = [p for p in parts if p != relative] + [relative]

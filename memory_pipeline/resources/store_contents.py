@@ -6,9 +6,11 @@ runs.db and event logs) row by row and column by column, a Redis append-only fil
 command, and a Qdrant Edge shard (a folder) point by point, through the engine. Values are decoded the way their store wrote them: JSON text is parsed, zlib blobs
 (Dagster's snapshots) inflated, pickles (Qdrant's points, and their base64 ids) read by an
 unpickler that builds plain stand-ins and never imports a class, so a file cannot run code.
-Any other binary file yields nothing: its bytes are not text anyone reads, and reading them as
-text is what made `redact-check` report hundreds of "secrets" in a clean workspace. A file that
-cannot be read as its kind raises `Unreadable` with the reason.
+A text store (`.md`, `.jsonl`, `.log`, …) is read as text whatever it holds: one NUL byte from a
+transcript once made a daily log "binary", and its secrets were neither found nor scrubbed. Any other
+binary file yields nothing (`kind_of` says "binary", and the check lists it as not read): its bytes are
+not text anyone reads, and reading them as text is what made `redact-check` report hundreds of
+"secrets" in a clean workspace. A file that cannot be read as its kind raises `Unreadable` with the reason.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from typing import Any
 SQLITE_MAGIC = b"SQLite format 3\0"
 MAX_TEXT_CHARS = 200_000
 JSON_SUFFIXES = {".json", ".jsonl"}
+TEXT_SUFFIXES = {".md", ".txt", ".log", ".jsonl", ".json", ".yaml", ".yml"}  # the workspace's text stores
+MAX_NUL_SHARE = 0.01  # a text file may hold a stray NUL; a binary file has them everywhere
 
 
 class Unreadable(Exception):
@@ -188,16 +192,47 @@ def edge_contents(folder: Path, lock_timeout: float = 30.0) -> Iterator[tuple[st
             shard.close()
 
 
-def contents(path: Path) -> Iterator[tuple[str, Any]]:
-    """Every value `path` holds, decoded for its kind of store, with where it sits."""
+def is_text(path: Path, head: bytes) -> bool:
+    """A text store (by its name: a daily log with a stray NUL is still a daily log), or a file whose first
+    bytes are UTF-8 text with at most a stray NUL among them."""
+    if path.suffix in TEXT_SUFFIXES:
+        return True
+    try:
+        head[:-4].decode("utf-8") if len(head) > 4 else head.decode("utf-8")  # a character cut at the end is fine
+    except UnicodeDecodeError:
+        return False
+    return head.count(b"\0") <= len(head) * MAX_NUL_SHARE
+
+
+SQLITE_PARTS = ("-wal", "-shm", "-journal")  # read with their database, through SQLite
+
+
+def kind_of(path: Path) -> str:
+    """How `contents` reads `path`: "edge", "sqlite", "aof", "text", "sqlite-part" (a database's log or shared
+    memory: read through the database), or "binary" (not read: no reader for it)."""
     if is_edge_shard(path):
-        yield from edge_contents(path)
-        return
+        return "edge"
+    for part in SQLITE_PARTS:
+        if path.name.endswith(part) and path.with_name(path.name.removesuffix(part)).is_file():
+            return "sqlite-part"
     with path.open("rb") as handle:
         head = handle.read(4096)
     if head.startswith(SQLITE_MAGIC):
+        return "sqlite"
+    if path.suffix == ".aof":
+        return "aof"
+    return "text" if is_text(path, head) else "binary"
+
+
+def contents(path: Path) -> Iterator[tuple[str, Any]]:
+    """Every value `path` holds, decoded for its kind of store, with where it sits (nothing for a binary file:
+    `kind_of` says so)."""
+    kind = kind_of(path)
+    if kind == "edge":
+        yield from edge_contents(path)
+    elif kind == "sqlite":
         yield from sqlite_contents(path)
-    elif path.suffix == ".aof":
+    elif kind == "aof":
         yield from aof_contents(path)
-    elif b"\0" not in head:
+    elif kind == "text":
         yield from text_contents(path, path.read_bytes())

@@ -24,6 +24,7 @@ from memory_pipeline.models import (
     Trigger,
     WindowWork,
 )
+from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.transcripts.files import files_touched
 from memory_pipeline.stages.untrusted import project_name
 
@@ -73,6 +74,7 @@ def build_event(
         first_entry = started.isoformat() if started else (transcript.messages[0].id if transcript.messages else "")
     duration = (ended - started).total_seconds() if started and ended else None
     files_read, files_modified = files_touched(transcript.messages)  # the window's, not the whole file's
+    files_read, files_modified = [redact(p) for p in files_read], [redact(p) for p in files_modified]
     data = EventData(
         sessionId=session_id,
         dedupeKey=make_dedupe_key(session_id, trigger, first_entry),
@@ -84,7 +86,7 @@ def build_event(
         filesModified=files_modified,
         capturedAt=captured_at,
         schemaVersion=SCHEMA_VERSION,
-        sessionName=session_name or transcript.title,
+        sessionName=redact(session_name or transcript.title or "") or None,
         duration=max(duration, 0.0) if duration is not None else None,
         messages=messages,
         transcript=transcript_ref,
@@ -187,4 +189,14 @@ def parse_event(raw: bytes) -> SessionEvent:
                             "digits, '.', '_', '-', '+', '@' or spaces)")
     if event.data.captured_at.tzinfo is None:
         raise BadInputError("capturedAt needs a time zone offset (ISO 8601, e.g. 2026-02-15T09:15:00+00:00)")
+    return without_secrets(event)
+
+
+def without_secrets(event: SessionEvent) -> SessionEvent:
+    """An event written by another tool, its name and file paths redacted as `build_event` redacts its own
+    (they name the daily log's headings, the Observer's prompt and Dagster's metadata)."""
+    data = event.data
+    data.session_name = redact(data.session_name) if data.session_name else data.session_name
+    data.files_read = [redact(p) for p in data.files_read]
+    data.files_modified = [redact(p) for p in data.files_modified]
     return event

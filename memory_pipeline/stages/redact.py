@@ -23,7 +23,7 @@ from memory_pipeline.stages.redact_shapes import SHAPES
 
 SECRET_NAME = (
     r"[A-Za-z0-9_.\-]*?(?:api[_\-]?key|access[_\-]?key(?:[_\-]?id)?|secret[_\-]?key|private[_\-]?key|"
-    r"secret|token|password|passwd)"
+    r"secret|token|password|passwd|(?:db|database|key)[_\-]?pass)"
 )
 SECRET_NAME_ONLY = re.compile(SECRET_NAME, re.IGNORECASE)
 
@@ -56,8 +56,8 @@ NAMED: list[Rule] = [
         r"client-secret|private-key)(?:\s+|=)[\"']?)(?P<value>[^\s\"'`]+)", re.IGNORECASE), "named"),
     ("bearer-token", ("bearer",), re.compile(r"(?P<keep>\bBearer\s+)[A-Za-z0-9\-._~+/]{16,}=*", re.IGNORECASE), "keep"),
     ("generic-secret-assignment", re.compile(  # the name's last word and the sign after it
-        r"(?:key(?:[_\-]?id)?|secret|token|passw(?:or)?d)[\"']?[ \t]*[:=]"), re.compile(
-        rf"(?P<name>\b{SECRET_NAME})(?P<sep>[\"']?[ \t]*[:=][ \t]*)(?P<quote>[\"']?)"
+        r"(?:key(?:[_\-]?id)?|secret|token|pass(?:w(?:or)?d)?)[\"']?[ \t]*[:=]"), re.compile(
+        rf"(?P<name>\b{SECRET_NAME})(?P<sep>[\"']?[ \t]*(?::=|==|[:=])[ \t]*)(?P<quote>[\"']?)"
         r"(?P<value>[^\s\"'\\,;()\[\]{}]+)(?=(?P=quote))(?![^\s\"'\\,;})\]])",
         re.IGNORECASE), _assignment),
     ("secret-in-prose", re.compile(  # the name's last word and the verb or sign after it

@@ -26,6 +26,7 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 _HASH_PREFIX = re.compile(r"^(?:sha\d+|md5|blake2b?)[-_:]", re.IGNORECASE)
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # binding.readFileUtf8: code, not a key
 _FILE = re.compile(r"^[/~.]|\.[A-Za-z][A-Za-z0-9]{0,5}$")  # /var/folders/…/x.log: a path
+_SSH_PUBLIC_KEY = re.compile(r"^AAAA[BCE][0-9A-Za-z]{8}")  # ssh-rsa, ssh-ed25519, ecdsa-…: a public key's blob
 _RESOURCE_ID = re.compile(r"^(?:[a-z]{2,12}[_-])+[A-Za-z0-9]{12,}$")  # msg_…, toolu_…, req_…, chatcmpl-…: ids, not keys
 
 
@@ -49,13 +50,24 @@ def _wordy_path(token: str) -> bool:
     return len(parts) >= 2 and sum(len(p) for p in opaque) < 12
 
 
+def _camel_words(token: str) -> bool:
+    """`TokenizerFastForSeq2Seq`: words (a capital, then two or more lower-case letters), acronyms and short
+    numbers, most of it lower case. A random token has lone lower-case letters between its capitals and digits,
+    and about as many capitals and digits as lower-case letters; a name has neither."""
+    runs = re.findall(r"[a-z]+|[A-Z]+|[0-9]+|[^A-Za-z0-9]+", token)
+    lower = [r for r in runs if r.islower()]
+    lower_chars = sum(map(len, lower))
+    return bool(lower) and all(len(r) >= 2 for r in lower) and lower_chars >= max(3 * len(lower), 0.6 * len(token)) \
+        and all(len(r) <= 4 for r in runs if r.isdigit())
+
+
 def looks_like_secret(token: str) -> bool:
     core = token.strip("=.-_")
     if not MIN_LENGTH <= len(core) <= MAX_LENGTH or _HEX.fullmatch(core.replace("-", "")) or _UUID.search(core):
         return False
-    if _HASH_PREFIX.match(core) or _RESOURCE_ID.match(core) or _wordy_path(core):
+    if _HASH_PREFIX.match(core) or _RESOURCE_ID.match(core) or _wordy_path(core) or _SSH_PUBLIC_KEY.match(core):
         return False
-    if ("/" in token and _FILE.search(token)) or _DOTTED.fullmatch(core):
+    if ("/" in token and _FILE.search(token)) or _DOTTED.fullmatch(core) or _camel_words(core):
         return False
     if not (any(c.isupper() for c in core) and any(c.islower() for c in core) and any(c.isdigit() for c in core)):
         return False

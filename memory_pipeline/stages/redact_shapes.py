@@ -32,6 +32,43 @@ def _said_password(value: str) -> bool:
     return len(value) >= 4 and literal_value(value) and first not in NOT_A_PASSWORD
 
 
+# words that end a passphrase said in prose ("… is correct horse battery staple and you should …")
+FUNCTION_WORDS = frozenset("""
+a an the and or but if when while because as so than then that this these those it its is are was were be been
+being has have had do does did will would can could should may might must shall to of in on at by for from with
+without into over under about after before between through during not no nor only just also very too they them
+their we our you your he she his her i me my what which who whom whose where how why there here all any some each
+every both either neither more most less such own same other again ever never always often still yet
+""".split())
+
+
+def _passphrase(match: re.Match[str]) -> str:
+    """The words after "the passphrase is" up to the first word of a sentence (`and`, `when`, `the`): taken when
+    the first is a literal ("is tangerine orbit …"), or when four or more plain words follow ("is correct horse
+    battery staple", where "correct" alone would be prose about it)."""
+    value = match["value"]
+    words = re.findall(r"\S+", value)
+    run = 0
+    while run < len(words) and words[run].lower() not in FUNCTION_WORDS:
+        run += 1
+    said = _said_password(value)
+    if run == 0 or not (said or (run >= 4 and all(w.isalpha() for w in words[:run]))):
+        return match[0]
+    cut = [m.end() for m in re.finditer(r"\S+", value)][run - 1]
+    start = match.start("value") - match.start()
+    return f"{match[0][:start]}{marker('passphrase-in-prose')}{value[cut:]}{match[0][start + len(value):]}"
+
+
+_TYPE_NAME = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]+)*|[a-z]+\.[A-Za-z_.]+")
+
+
+def _yaml_value(value: str) -> bool:
+    """`client_secret: itbhcnhywb` in YAML: a literal of 6+ characters, not a type (`str`, `SecretStr`), not a word
+    prose puts there."""
+    return len(value) >= 6 and literal_value(value) and value.lower() not in NOT_A_PASSWORD \
+        and not _TYPE_NAME.fullmatch(value)
+
+
 def _connection_value(value: str) -> bool:
     """`Pwd={p@ss;word}` is an ODBC literal in braces; `Pwd={password}` is a template's placeholder."""
     return literal_value(value) or (value.startswith("{") and not re.fullmatch(r"\{\w*\}", value))
@@ -96,10 +133,14 @@ SHAPES: list[Rule] = [
         r"(?:key|token|secret|password|passwd|pass|pwd|auth|credentials?|dsn)[ \t]*="), re.compile(
         r"(?P<keep>(?<![\w.$\-])(?:[A-Z][A-Z0-9]*_)*[A-Z0-9]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|AUTH|"
         r"CREDENTIALS?|DSN)[ \t]*=[ \t]*)" + _VALUE), named("generic-secret-assignment", _env_value)),
+    ("yaml-secret", re.compile(r"(?:secret|password|passwd|token|key)[\w.\-]*[ \t]*:[ \t]"), re.compile(
+        r"^(?P<keep>[ \t]*(?:-[ \t]+)?[\w.\-]*(?:secret|password|passwd|token|api[_\-]?key|private[_\-]?key)[\w.\-]*"
+        r"[ \t]*:[ \t]+)(?P<value>[^\s#'\"{}\[\]$<>*&!|,;()`]+)[ \t]*\r?$", re.IGNORECASE | re.MULTILINE),
+     named("generic-secret-assignment", _yaml_value)),
     ("passphrase-in-prose", ("passphrase", "pass phrase", "passcode"), re.compile(
         rf"(?P<keep>\b(?:pass[ \-]?phrase|passcode)s?{_QUALIFIER}{_SAID})"
         r"(?P<value>[^\s.,;!?`\"']+(?:[ \t]+[^\s.,;!?`\"']+){0,7})", re.IGNORECASE),
-     named("passphrase-in-prose", _said_password)),
+     _passphrase),
     ("password-in-prose", ("pw", "password", "passwd"), re.compile(
         rf"(?P<keep>\b(?:pw|pwd|password|passwd)s?{_QUALIFIER}{_SAID})"
         r"(?P<value>[^\s`\"',;()\[\]{}<>]+)", re.IGNORECASE), named("password-in-prose", _said_password)),

@@ -55,15 +55,15 @@ def test_a_file_that_is_not_a_claude_code_transcript(ws: Path, tmp_path: Path):
     assert all_files(ws) == []
 
 
-def test_huge_transcript_is_refused_by_precompact_and_tailed_by_prompt_submit(ws: Path, tmp_path: Path):
+def test_huge_transcript_is_read_in_part_by_precompact_and_tailed_by_prompt_submit(ws: Path, tmp_path: Path):
+    """Over the 64 MB limit a transcript is read from its newest part (issue 47: it was refused)."""
     huge = tmp_path / "huge.jsonl"
     filler = json.dumps({"type": "progress", "uuid": "p", "sessionId": SESSION_ID, "data": "x" * 900}) + "\n"
     with huge.open("w") as handle:
         handle.write(filler * 75_000)  # ~70 MB, over the 64 MB transcript limit
         handle.write(fixture_transcript(BIG_SESSION).read_text())
     done = run_hook(payload("PreCompact", huge), hook_env(ws))
-    assert done.returncode == 0 and b"over the" in done.stderr
-    assert all_files(ws) == []
+    assert done.returncode == 0 and b"over the" not in done.stderr and b"Traceback" not in done.stderr, done.stderr
     done = run_hook(payload("UserPromptSubmit", huge, prompt="keep going"), hook_env(ws))
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     assert hook_state(ws)["context_tokens"] == 106_060

@@ -88,3 +88,27 @@ def test_hook_state_and_telemetry_never_hold_a_secret(tmp_path):
 def test_redact_value_walks_nested_structures():
     value = {"messages": [{"text": f"password is {SECRETS[12][1]}"}], "count": 3}
     assert SECRETS[12][1] not in json.dumps(redact_value(value)) and redact_value(value)["count"] == 3
+
+
+# issue 47: shapes that got through, each as its issuer makes it (made up here)
+ROUND_FOUR = [
+    ("huggingface-token", "HF_TOKEN is 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 now", "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"),
+    ("stripe-webhook-secret", "endpoint_secret whsec_MfKQpRsGKYqrTwjUPDvILPZIoqLaLaSw", "whsec_MfKQpRsGKYqrTwjUPDvILPZIoqLaLaSw"),
+    ("telegram-bot-token", "token 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1", "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1"),
+    ("aws-secret-key", "AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+    ("passphrase-in-prose", "the passphrase is correct horse battery staple", "correct horse battery staple"),
+]
+
+
+@pytest.mark.parametrize(("kind", "text", "secret"), ROUND_FOUR, ids=[k for k, _, _ in ROUND_FOUR])
+def test_the_shapes_the_fourth_round_found_are_redacted(kind, text, secret):
+    out = redact(text)
+    assert not leaked(text, secret, out) and f"[REDACTED:{kind}]" in out
+
+
+def test_ordinary_code_beside_those_shapes_is_left_alone():
+    for text in ("from huggingface_hub import hf_hub_download", "stripe.Webhook.construct_event(p, sig, whsec)",
+                 "the passphrase is correct, thanks", "the passphrase is required when the key is loaded",
+                 "class TokenizerFastForSeq2Seq(Base):", "elapsed 1732860000123:AverageLatencyWasFine"):
+        assert redact(text) == text

@@ -153,7 +153,7 @@ def test_a_rules_part_pattern_finds_every_text_its_rule_matches() -> None:
     texts += ["DB_PASSWORD=Tr0ub4dor3x", "the api keys are K9mq2vLx8", "ACCESS_KEY_ID: 'AbC123dEf'",
               "bot123456789:" + "A" * 35, "my passwd = 's3cret!x'", "Credentials: x9Y8z7W6v5"]
     rules = _pattern_hinted_rules()
-    assert len(rules) == 4
+    assert len(rules) == 9
     matched = 0
     for text in texts:
         for hints, pattern in rules:

@@ -10,9 +10,9 @@ from memory_pipeline.flows.emit import MAX_TRANSCRIPT_BYTES
 from memory_pipeline.models import HookPayload, Transcript
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.transcripts import detect_format, parse_transcript
+from memory_pipeline.stages.transcripts.lines import head_text
 
 MAX_CONTEXT_CHARS = 10_000  # Claude Code's limit on a hook's additionalContext
-HEAD_BYTES = 1024 * 1024  # a first line can be long (a pasted prompt); this covers the 50 lines detection reads
 
 
 @dataclass
@@ -34,16 +34,12 @@ def transcript_file(payload: HookPayload) -> Path:
     path = Path(payload.transcript_path or "").expanduser()
     if not path.is_file():
         raise BadInputError(f"transcript not found: {path}" if not path.exists() else f"not a file: {path}")
-    with path.open("rb") as handle:
-        head = handle.read(HEAD_BYTES).decode("utf-8", errors="replace")
-    found = detect_format(head.rsplit("\n", 1)[0] if len(head) == HEAD_BYTES else head)
+    found = detect_format(head_text([path]))  # a first line of several MB (a pasted prompt) is passed over
     if found != "claude-code":
         raise BadInputError(f"{path} is not a Claude Code transcript (it reads as {found})")
     return path
 
 
 def parse_session(path: Path, session_id: str) -> Transcript:
-    size = path.stat().st_size
-    if size > MAX_TRANSCRIPT_BYTES:
-        raise BadInputError(f"transcript {path} is {size} bytes, over the {MAX_TRANSCRIPT_BYTES}-byte limit")
-    return parse_transcript(path, format="claude-code", session_id=session_id)
+    """The session's transcript (its newest MAX_TRANSCRIPT_BYTES when it is larger: `Transcript.cut` says so)."""
+    return parse_transcript(path, format="claude-code", session_id=session_id, max_bytes=MAX_TRANSCRIPT_BYTES)
