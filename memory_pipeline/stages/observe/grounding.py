@@ -7,6 +7,10 @@ labels are those of the messages it cites (`observer.with_roles`). A model can s
 the user's message for words it read in a file or a web page. So a fact quoting words ("…", at least
 MIN_QUOTE_CHARS long) that no cited message holds also cites every message of the window that does:
 its labels then say where the words really are (`user+file` is no rule and no P0).
+
+The current task (the briefing's "Last session's task") cites the messages that asked for it the
+same way: one that cites only tool output, files or web pages is no task anyone gave
+(`grounded_task`), and its refs are taken off the text.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from __future__ import annotations
 import re
 
 from memory_pipeline.models import Fact, Message, Segment
+from memory_pipeline.stages.observe.parser import strip_refs
+from memory_pipeline.stages.provenance import UNKNOWN, from_tool_output
 
 MIN_QUOTE_CHARS = 12
 _QUOTE = re.compile(r'"([^"\n]+)"|“([^”\n]+)”')
@@ -49,3 +55,18 @@ def _grounded(fact: Fact, texts: dict[str, str]) -> Fact:
 def ground_quotes(segments: list[Segment], texts: dict[str, str]) -> list[Segment]:
     """The segments with each quoting fact citing the messages that hold its quoted words."""
     return [segment.model_copy(update={"facts": [_grounded(f, texts) for f in segment.facts]}) for segment in segments]
+
+
+def grounded_task(task: str | None, refs: dict[str, str], roles: dict[str, str]) -> str | None:
+    """The Observer's current task without its refs; None when every message it cites (ref → message
+    id → label) is tool output, a file or a web page. A task citing nothing is kept as written."""
+    if not task:
+        return task
+    lines, cited = [], []
+    for line in task.splitlines():
+        text, found = strip_refs(line)
+        lines.append(text)
+        cited += [refs[ref] for ref in found if ref in refs]
+    if cited and from_tool_output([roles.get(message_id, UNKNOWN) for message_id in cited]):
+        return None
+    return "\n".join(line for line in lines if line.strip()) or None

@@ -11,7 +11,7 @@ from memory_pipeline.stages.observe.observer import (
     observation_from_output,
     parse_observer_output,
 )
-from memory_pipeline.stages.observe.grounding import ground_quotes, window_texts
+from memory_pipeline.stages.observe.grounding import ground_quotes, grounded_task, window_texts
 from memory_pipeline.stages.provenance import labels_of
 from memory_pipeline.stages.transcripts import serialize_transcript
 
@@ -52,7 +52,8 @@ def observe_session(transcript: Transcript, event: SessionEvent, *, llm: Complet
         task="observer", model=model, system=system, prompt=user, validate=_validator(serialized.refs)
     )
     roles = labels_of(transcript.messages)
-    output = output.model_copy(update={"segments": ground_quotes(output.segments, window_texts(transcript.messages))})
+    output = output.model_copy(update={"segments": ground_quotes(output.segments, window_texts(transcript.messages)),
+                                       "current_task": grounded_task(output.current_task, serialized.refs, roles)})
     observation = observation_from_output(output, event=event, code_version=prompt.code_version(model), usage=usage,
                                           roles=roles)
     return observation.model_copy(update={"prompt_sha": prompt.sha256[:12], "model": model})

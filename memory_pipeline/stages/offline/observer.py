@@ -183,6 +183,12 @@ def _last_intents(blocks: list[Block], count: int) -> list[str]:
     return found
 
 
+def _cited(text: str, blocks: list[Block]) -> str:
+    """A current-task line with the ref of the user's message it came from: `text [m7]`."""
+    ref = next((b.ref for b in reversed(blocks) if b.is_user_intent and rules.intent(b.text) == text), None)
+    return f"{text} [{ref}]" if ref else text
+
+
 def _render_fact(fact: Candidate) -> str:
     time = f"({fact.time}) " if fact.time else ""
     refs = ", ".join(list(dict.fromkeys(fact.refs))[:MAX_REFS])
@@ -205,8 +211,8 @@ def observe_offline(system: str, prompt: str) -> str:
         out += ["<facts>", *[_render_fact(f) for f in facts], "</facts>", "</segment>", ""]
     out.append("</observations>")
     intents = _last_intents(blocks, 2)
-    primary = intents[0] if intents else "No explicit request in this transcript."
-    secondary = intents[1] if len(intents) > 1 else "none"
+    primary = _cited(intents[0], blocks) if intents else "No explicit request in this transcript."
+    secondary = _cited(intents[1], blocks) if len(intents) > 1 else "none"
     out += ["", "<current-task>", f"Primary: {primary}", f"Secondary: {secondary}", "</current-task>", ""]
     if "pre-compaction" in header and intents:
         response = f"Continue with: {intents[0]}"
