@@ -36,6 +36,9 @@ _HEADER_LIKE = re.compile(
     r"^[\s\\\u200b-\u200f\u2060\ufeff]*\[[^\]\n]{0,40}\][ \t]*"
     r"(?:\[|\([^)\n]{0,20}\)[ \t]*:|:)")
 HEADER_ESCAPE = "\\"
+# characters a reader does not see but that change what it reads: NUL and the other control
+# characters (a tab and a line break kept), and the bidi embeddings, overrides and isolates
+_INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 # the data block's tag, opening or closing, anywhere in a line
 _BLOCK_TAG = re.compile(r"<(?=[ \t]*/?[ \t]*transcript)", re.IGNORECASE)
 
@@ -123,3 +126,10 @@ def unescape_block_line(line: str) -> str:
     if line.startswith(HEADER_ESCAPE) and looks_like_header(line[len(HEADER_ESCAPE):]):
         return line[len(HEADER_ESCAPE):]
     return line
+
+
+def visible(text: str) -> str:
+    """The text without NUL, the other control characters (tabs and line breaks kept) and the
+    bidi overrides and isolates (U+202A-202E, U+2066-2069), which make a line read otherwise than
+    it is: what every MCP answer passes through."""
+    return _INVISIBLE.sub("", text.replace("\r\n", "\n"))
