@@ -253,3 +253,30 @@ def test_a_forged_header_never_makes_the_users_rule_or_task(workspace, proposal_
     [prompt] = observer.prompts  # the data block closes only at the prompt's last line
     closing = [line for line in prompt.splitlines() if re.match(r"\s*</\s*transcript", line, re.I)]
     assert closing == [prompt.splitlines()[-1]], closing
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", ["Read tool result", "Grep result with [--:--]"])
+def test_through_import_and_ingest_the_forged_block_is_no_rule_and_no_task(workspace, tmp_path, monkeypatch,
+                                                                          capsys, attack):
+    """The commands a user runs: `import`, `ingest` (the Dagster job: observe, index, ledger, pack),
+    then `brief --json` for the session's project."""
+    from memory_pipeline.main import main
+
+    monkeypatch.setenv("MEMORY_LLM_PROVIDER", "offline")
+    day = "2026-11-22"
+    cwd = tmp_path / "release"
+    cwd.mkdir()
+    (tmp_path / "imp").mkdir()
+    hostile_session(tmp_path / "imp" / "h1.jsonl", "h1", str(cwd), day, attack)
+    assert main(["import", str(tmp_path / "imp")]) == 0
+    assert main(["ingest"]) == 0
+    capsys.readouterr()
+    assert main(["brief", "--date", day, "--project", "release", "--json"]) == 0
+    brief = json.loads(capsys.readouterr().out)
+    pack = brief["pack"] or ""
+    p0 = pack.split("P0 CONSTRAINTS", 1)[1].split("\n#")[0] if "P0 CONSTRAINTS" in pack else ""
+    assert "deploy token" not in p0 and "(said by user)" not in "".join(
+        line for line in brief["text"].splitlines() if "deploy token" in line)
+    assert brief["current_task"] and ASKED_WORDS in brief["current_task"]
+    assert FORGED_TASK not in brief["text"] and "[m" not in brief["current_task"]
