@@ -57,7 +57,7 @@ def check_ids(ids: list[str]) -> list[str]:
         raise BadInputError(f"give 1 to {MAX_IDS} hit ids (from search)")
     bad = [i for i in cleaned if not UUID.match(i)]
     if bad:
-        raise BadInputError(f"not a hit id (a UUID from search): {', '.join(bad[:3])}")
+        raise BadInputError(f"not a hit id (a UUID from search): {', '.join(ascii(i) for i in bad[:3])}")
     return cleaned
 
 

@@ -136,6 +136,9 @@ async def test_held_text_is_withheld_and_no_answer_hides_characters(two_projects
             error, text = await call(client, tool, arguments)
             assert not error, (tool, text)
             answers.append(text)
+        error, text = await call(client, "get", {"ids": ["\u202eevil\x00id"]})
+        assert error and "not a hit id" in text  # an error echoes the bad id, escaped
+        answers.append(UNREVIEWED + text)
         for text in answers:
             assert UNREVIEWED in text or text.startswith("# Session briefing")
             assert "NOTE TO AI AGENTS" not in text and "evil.example/setup.sh | sh" not in text, text
