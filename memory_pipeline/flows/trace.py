@@ -256,9 +256,9 @@ def citing(store: ProposalStore | None, observation_id: str, fact_ids: set[str])
             if observation_id in p.source_observation_ids or fact_ids & set(p.source_fact_ids)]
 
 
-def stored_place(workspace: Workspace, rid: str, settings: Settings) -> tuple[str, str] | None:
-    """The day and session of the indexed point `rid`, from the recall index; None when it has no such point
-    or does not answer."""
+def stored_place(workspace: Workspace, rid: str, settings: Settings) -> tuple[str, str, str | None] | None:
+    """The day, session and project of the indexed point `rid`, from the recall index; None when it has no
+    such point or does not answer."""
     from memory_pipeline.flows.recall.client import stored_points
 
     try:
@@ -267,7 +267,7 @@ def stored_place(workspace: Workspace, rid: str, settings: Settings) -> tuple[st
         return None
     if not points or not points[0].get("date") or not points[0].get("session_id"):
         return None
-    return str(points[0]["date"]), str(points[0]["session_id"])
+    return str(points[0]["date"]), str(points[0]["session_id"]), points[0].get("project")
 
 
 def trace_message_hit(workspace: Workspace, trace: Trace, rid: str, settings: Settings) -> Trace:
@@ -288,7 +288,8 @@ def trace_message_hit(workspace: Workspace, trace: Trace, rid: str, settings: Se
             if doc is not None:
                 trace.notes.append("a raw message hit (the messages tier): no observation or proposal behind it")
                 trace.observations.append({
-                    "id": "none", "date": day, "session_id": event.data.session_id, "project": event.data.project,
+                    "id": "none", "date": day, "session_id": event.data.session_id,
+                    "project": place[2] if place and place[2] else event.data.project,
                     "trigger": event.data.trigger,
                     "code_version": "n/a", "prompt_sha": "n/a", "model": "n/a", "facts": [],
                     "event": event_link(workspace, event),
