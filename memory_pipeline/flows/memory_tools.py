@@ -17,11 +17,11 @@ from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, ServiceError
 from memory_pipeline.flows.brief import build_brief
 from memory_pipeline.flows.brief import in_scope as observation_in_scope
-from memory_pipeline.resources.observation_files import load_observations, load_session
 from memory_pipeline.flows.recall.client import recall, stored_points
 from memory_pipeline.flows.trace import event_link, trace_target
 from memory_pipeline.models import Message, Observation, SessionEvent
 from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.observation_files import load_observations, load_session
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.memory_tools import (
     FullHit,

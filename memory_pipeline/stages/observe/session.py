@@ -6,12 +6,12 @@ from __future__ import annotations
 from memory_pipeline.models import Observation, ObserverOutput, SessionEvent, Transcript
 from memory_pipeline.ports import Completer
 from memory_pipeline.prompts import Prompt
+from memory_pipeline.stages.observe.grounding import ground_quotes, grounded_task, window_texts
 from memory_pipeline.stages.observe.observer import (
     build_observer_messages,
     observation_from_output,
     parse_observer_output,
 )
-from memory_pipeline.stages.observe.grounding import ground_quotes, grounded_task, window_texts
 from memory_pipeline.stages.provenance import labels_of
 from memory_pipeline.stages.transcripts import serialize_transcript
 
