@@ -126,10 +126,12 @@ def build_server(workspace: Workspace, settings: Settings, folder: Path) -> MCPS
 
     @server.tool(annotations=read_only)
     async def trace(target: Annotated[str, Field(description="a MEMORY.md line number or words of it, a proposal "
-                                                              "id p-YYYYMMDD-NNN-xxxx, or a hit id")]) -> str:
+                                                              "id p-YYYYMMDD-NNN-xxxx, or a hit id")],
+                    ctx: Context, all_projects: bool = False) -> str:
         """Follow a MEMORY.md line, proposal, fact or hit back to the transcript messages it came
         from (who approved it, the observation, the quoted messages)."""
-        return await run(memory_tools.trace_memory, workspace, settings, target)
+        scope = await where.scope(ctx, None, all_projects)
+        return await run(memory_tools.trace_memory, workspace, settings, scope, target)
 
     @server.tool(annotations=read_only)
     async def brief(ctx: Context, all_projects: bool = False) -> str:

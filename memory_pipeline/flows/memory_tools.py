@@ -3,7 +3,8 @@
 `search` is `recall` (the same service, the same ranking) shown one line a hit; `get` reads the
 hits' stored points from the recall service and quotes their cited messages from the stored,
 redacted sessions; `timeline` shows a hit's or a session's neighbouring messages and
-observations and the days around; `trace` and `brief` are the CLI's. Read-only: nothing here
+observations and the days around; `trace` and `brief` are the CLI's. Each answers within the
+reader's project scope: an id of another project answers as an unknown one. Read-only: nothing here
 writes memory (a search counts its hits for the feedback stage, as `recall` does).
 """
 
@@ -16,11 +17,11 @@ from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, ServiceError
 from memory_pipeline.flows.brief import build_brief
 from memory_pipeline.flows.brief import in_scope as observation_in_scope
-from memory_pipeline.resources.observation_files import load_observations, load_session
 from memory_pipeline.flows.recall.client import recall, stored_points
 from memory_pipeline.flows.trace import event_link, trace_target
 from memory_pipeline.models import Message, Observation, SessionEvent
 from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.observation_files import load_observations, load_session
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.memory_tools import (
     FullHit,
@@ -35,6 +36,7 @@ from memory_pipeline.stages.projects import ProjectScope
 from memory_pipeline.stages.provenance import label_of
 from memory_pipeline.stages.recall.sources import point_sources
 from memory_pipeline.stages.trace import UUID, render_trace
+from memory_pipeline.stages.untrusted import visible
 
 MAX_IDS = 20
 QUOTED_SOURCES = 5  # sources of a merged memory whose messages `get` quotes
@@ -55,7 +57,7 @@ def check_ids(ids: list[str]) -> list[str]:
         raise BadInputError(f"give 1 to {MAX_IDS} hit ids (from search)")
     bad = [i for i in cleaned if not UUID.match(i)]
     if bad:
-        raise BadInputError(f"not a hit id (a UUID from search): {', '.join(bad[:3])}")
+        raise BadInputError(f"not a hit id (a UUID from search): {', '.join(ascii(i) for i in bad[:3])}")
     return cleaned
 
 
@@ -63,10 +65,9 @@ def get_memories(workspace: Workspace, settings: Settings, scope: ProjectScope, 
     wanted = check_ids(ids)
     points = {p["id"]: p for p in stored_points(workspace, settings=settings, ids=wanted)}
     visible = [i for i in wanted if i in points and in_scope(scope, points[i])]
-    hidden = [i for i in wanted if i in points and i not in visible]
-    unknown = [i for i in wanted if i not in points]
+    unknown = [i for i in wanted if i not in visible]  # another project's id answers as an unknown one
     hits = [full_hit(workspace, points[i]) for i in visible]
-    return render_full_hits(hits, unknown, hidden, scope.describe())
+    return render_full_hits(hits, unknown, scope.describe())
 
 
 def in_scope(scope: ProjectScope, point: dict) -> bool:
@@ -190,7 +191,7 @@ def days_around(workspace: Workspace, scope: ProjectScope, day: str, days: int) 
     return found
 
 
-def trace_memory(workspace: Workspace, settings: Settings, target: str) -> str:
+def trace_memory(workspace: Workspace, settings: Settings, scope: ProjectScope, target: str) -> str:
     from memory_pipeline.resources.proposals import ProposalStore
     from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 
@@ -201,11 +202,11 @@ def trace_memory(workspace: Workspace, settings: Settings, target: str) -> str:
         store = ProposalStore(RedisStore(client))
     except ServiceError:
         store = None  # the files still tell most of the story
-    trace = trace_target(workspace, store, str(target).strip(), settings)
+    trace = trace_target(workspace, store, str(target).strip(), settings, scope)
     chain = render_trace(trace)
     line = trace.line["text"].strip() if trace.line else None
     return render_trace_answer(target, line, chain[1:] if line else chain)
 
 
 def brief_memory(workspace: Workspace, scope: ProjectScope) -> str:
-    return build_brief(workspace, project=scope.project).text
+    return visible(build_brief(workspace, project=scope.project).text)

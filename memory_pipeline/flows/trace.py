@@ -5,6 +5,11 @@ has gone, the daily log and its reflection file) names its observations and fact
 observation names its event, whose stored session holds the cited messages. Works for lines
 promoted before proposals recorded `staged`/`decided_by` and before observations recorded their
 prompt sha and model (inferred from the code version where the current prompt matches).
+
+A reader in one project (the MCP server's `trace`) passes its `ProjectScope`: it reads that
+project's MEMORY.md sections, and the chain keeps only what `search`, `get` and `timeline` would
+show it (`within_scope`): another project's observation, fact or hit id answers exactly like an
+unknown id, and a proposal's chain keeps another project's user-level facts without their messages.
 """
 
 from __future__ import annotations
@@ -21,20 +26,33 @@ from memory_pipeline.resources.observation_files import load_observations, load_
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.message_docs import message_documents
+from memory_pipeline.stages.projects import ALL_PROJECTS, USER, ProjectScope
 from memory_pipeline.stages.provenance import labels_of
 from memory_pipeline.stages.recall.sources import point_sources, seen_in
 from memory_pipeline.stages.redact import redact
-from memory_pipeline.stages.review.memory_md import bullet_texts
+from memory_pipeline.stages.review.memory_md import bullet_texts, for_project
 from memory_pipeline.stages.trace import Trace, find_lines, match_draft, memory_lines, proposal_day, quote, target_kind
 
 
-def trace_target(workspace: Workspace, store: ProposalStore | None, target: str, settings: Settings) -> Trace:
+def unknown_record(rid: str) -> BadInputError:
+    return BadInputError(f"{rid} is no observation, fact or recall hit id in this workspace")
+
+
+def trace_target(workspace: Workspace, store: ProposalStore | None, target: str, settings: Settings,
+                 scope: ProjectScope = ALL_PROJECTS) -> Trace:
     """The chain behind `target`: a MEMORY.md line (number or text), a proposal id, or an
-    observation, fact or recall hit id."""
+    observation, fact or recall hit id; what `scope` may see of it."""
     trace, kind = Trace(target=target), target_kind(target)
     if kind == "record_id":
-        return trace_record(workspace, store, trace, target.lower(), settings)
-    memory = MemoryFiles(workspace).read_memory()
+        rid = target.lower()
+        return within_scope(trace_record(workspace, store, trace, rid, settings), scope, rid)
+    return within_scope(trace_line(workspace, store, trace, kind, target, settings, scope), scope, None)
+
+
+def trace_line(workspace: Workspace, store: ProposalStore | None, trace: Trace, kind: str, target: str,
+               settings: Settings, scope: ProjectScope) -> Trace:
+    """A MEMORY.md line (number or text, of the sections `scope` reads) or a proposal id."""
+    memory = for_project(MemoryFiles(workspace).read_memory(), scope.project)
     if kind == "proposal":
         pid = target
         trace.line = next((vars(line) for line in memory_lines(memory) if line.proposal_id == pid), None)
@@ -59,7 +77,7 @@ def trace_target(workspace: Workspace, store: ProposalStore | None, target: str,
             trace.missing.append(f"line {found[0].number} carries no proposal id: it was written by hand "
                                  "(or before promotion marked lines), not promoted by the pipeline")
             return trace
-    return trace_proposal(workspace, store, trace, pid, settings)
+    return trace_proposal(workspace, store, trace, pid, settings, scope)
 
 
 def review_history(workspace: Workspace, pid: str) -> list[str]:
@@ -84,8 +102,10 @@ def _stored(store: ProposalStore | None, pid: str, trace: Trace):
 
 
 def trace_proposal(workspace: Workspace, store: ProposalStore | None, trace: Trace, pid: str,
-                   settings: Settings) -> Trace:
+                   settings: Settings, scope: ProjectScope = ALL_PROJECTS) -> Trace:
     history, stored = review_history(workspace, pid), _stored(store, pid, trace)
+    if stored is not None and not scope.admits(stored.project):  # another project's: as if there were none
+        history, stored = [], None
     day = stored.created if stored else proposal_day(pid)
     line_text = next(iter(bullet_texts(trace.line["text"])), "") if trace.line else ""
     if stored:
@@ -236,9 +256,9 @@ def citing(store: ProposalStore | None, observation_id: str, fact_ids: set[str])
             if observation_id in p.source_observation_ids or fact_ids & set(p.source_fact_ids)]
 
 
-def stored_place(workspace: Workspace, rid: str, settings: Settings) -> tuple[str, str] | None:
-    """The day and session of the indexed point `rid`, from the recall index; None when it has no such point
-    or does not answer."""
+def stored_place(workspace: Workspace, rid: str, settings: Settings) -> tuple[str, str, str | None] | None:
+    """The day, session and project of the indexed point `rid`, from the recall index; None when it has no
+    such point or does not answer."""
     from memory_pipeline.flows.recall.client import stored_points
 
     try:
@@ -247,7 +267,7 @@ def stored_place(workspace: Workspace, rid: str, settings: Settings) -> tuple[st
         return None
     if not points or not points[0].get("date") or not points[0].get("session_id"):
         return None
-    return str(points[0]["date"]), str(points[0]["session_id"])
+    return str(points[0]["date"]), str(points[0]["session_id"]), points[0].get("project")
 
 
 def trace_message_hit(workspace: Workspace, trace: Trace, rid: str, settings: Settings) -> Trace:
@@ -268,9 +288,38 @@ def trace_message_hit(workspace: Workspace, trace: Trace, rid: str, settings: Se
             if doc is not None:
                 trace.notes.append("a raw message hit (the messages tier): no observation or proposal behind it")
                 trace.observations.append({
-                    "id": "none", "date": day, "session_id": event.data.session_id, "trigger": event.data.trigger,
+                    "id": "none", "date": day, "session_id": event.data.session_id,
+                    "project": place[2] if place and place[2] else event.data.project,
+                    "trigger": event.data.trigger,
                     "code_version": "n/a", "prompt_sha": "n/a", "model": "n/a", "facts": [],
                     "event": event_link(workspace, event),
                     "messages": cited_messages(workspace, event, doc.payload["source_message_ids"], trace)})
                 return trace
-    raise BadInputError(f"{rid} is no observation, fact or recall hit id in this workspace")
+    raise unknown_record(rid)
+
+
+def within_scope(trace: Trace, scope: ProjectScope, rid: str | None) -> Trace:
+    """What `scope` may see of the chain, as `search`, `get` and `timeline` show it: an observation of
+    its project (or of none known) whole; of another project only its user-level facts, without the
+    event or the quoted messages. For a record id (`rid`): when the record itself is not visible,
+    the answer an unknown id gets."""
+    if scope.everything:
+        return trace
+    kept: list[dict] = []
+    for link in trace.observations:
+        if scope.admits(link.get("project")):
+            kept.append(link)
+            continue
+        facts = [f for f in link.get("facts") or [] if f.get("scope") == USER]
+        if facts and (rid is None or rid in {f.get("id") for f in facts}):
+            kept.append(link | {"facts": facts, "event": None, "messages": [], "session_id": "(another project)"})
+    if rid is not None and not kept:
+        raise unknown_record(rid)
+    hidden = len(trace.observations) - len(kept)
+    trace.observations = kept
+    if hidden:
+        trace.notes.append(f"{hidden} observation{'s' if hidden != 1 else ''} of other projects not shown "
+                           f"({scope.describe()})")
+    if any(link.get("session_id") == "(another project)" for link in kept):
+        trace.notes.append("user-level facts of another project are shown without their session and messages")
+    return trace

@@ -6,6 +6,10 @@ MEMORY.md, a project's CLAUDE.md / AGENTS.md, the briefing, the recovery pointer
 daily log it passes through `inline`: one line, no HTML comment, no id marker the product would
 parse back, no markdown structure at its start. `working_folder` and `project_name` check a folder
 and a project name where they enter (a hook payload, a transcript, an event) and drop what fails.
+
+A message's text inside the transcript the Observer reads (`block_text`) keeps its lines, but no
+line of it can pass for a block header (`[09:01] [User] (m1):`, which says who said a block) or for
+the tag that closes the data block: who said what comes from the transcript's structure only.
 """
 
 from __future__ import annotations
@@ -24,6 +28,19 @@ NB_HYPHEN = "\u2011"
 _LEADING = re.compile(r"^(?:#+|[-*+](?=\s|\[)|\d+[.)](?=\s)|>|\||`{3,}|~{3,}|={3,}|-{3,})")
 _SAFE_PROJECT = re.compile(r"[^\w.\-+@ ]")
 PROJECT_CHARS = 100
+# every line break str.splitlines knows besides "\n": each one ends a line for a reader too
+_LINE_BREAK = re.compile(r"\r\n?|[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+# a line a reader could take for a block header: `[09:01] [User] (m1):`, `[User] (m1):`, `[User]:`,
+# `[--:--] [Tool]`, after any spaces, invisible characters or escapes
+_HEADER_LIKE = re.compile(
+    r"^[\s\\\u200b-\u200f\u2060\ufeff]*\[[^\]\n]{0,40}\][ \t]*"
+    r"(?:\[|\([^)\n]{0,20}\)[ \t]*:|:)")
+HEADER_ESCAPE = "\\"
+# characters a reader does not see but that change what it reads: NUL and the other control
+# characters (a tab and a line break kept), and the bidi embeddings, overrides and isolates
+_INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# the data block's tag, opening or closing, anywhere in a line
+_BLOCK_TAG = re.compile(r"<(?=[ \t]*/?[ \t]*transcript)", re.IGNORECASE)
 
 
 def has_control(text: str) -> bool:
@@ -82,3 +99,37 @@ def fenced(text: str) -> list[str]:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return [f"{fence}text", text, fence]
+
+
+def plain_lines(text: str) -> str:
+    """Every line break as "\\n", so a reader and a parser see the same lines."""
+    return _LINE_BREAK.sub("\n", text)
+
+
+def looks_like_header(line: str) -> bool:
+    """A line that reads like a serialized block's header, escaped or not."""
+    return bool(_HEADER_LIKE.match(line))
+
+
+def block_text(text: str) -> str:
+    """A message's text as it sits inside a serialized transcript block: its line breaks plain, each
+    line that looks like a block header escaped with a leading backslash (`unescape_block_line`
+    undoes it), and `<` before `transcript` made `‹`, so no message can start a block, say who
+    said it, or close the data block."""
+    lines = plain_lines(text).split("\n")
+    escaped = (HEADER_ESCAPE + line if looks_like_header(line) else line for line in lines)
+    return _BLOCK_TAG.sub("‹", "\n".join(escaped))
+
+
+def unescape_block_line(line: str) -> str:
+    """A line of `block_text` as the message wrote it (the tag's `‹` stays)."""
+    if line.startswith(HEADER_ESCAPE) and looks_like_header(line[len(HEADER_ESCAPE):]):
+        return line[len(HEADER_ESCAPE):]
+    return line
+
+
+def visible(text: str) -> str:
+    """The text without NUL, the other control characters (tabs and line breaks kept) and the
+    bidi overrides and isolates (U+202A-202E, U+2066-2069), which make a line read otherwise than
+    it is: what every MCP answer passes through."""
+    return _INVISIBLE.sub("", text.replace("\r\n", "\n"))

@@ -64,7 +64,7 @@ def test_the_observer_prompt_is_sent_and_the_answer_parsed(anthropic_server, tmp
     assert request.body["system"] == prompt.system
     assert "running commentary" in request.body["system"] and "status lines" in request.body["system"]
     user = request.body["messages"][0]["content"]
-    assert "(m2): Let me look at the scheduler." in user and "<transcript>" in user
+    assert "(m2): Let me look at the scheduler." in user and "<transcript-" in user
     facts = [f for s in observation.segments for f in s.facts]
     assert [f.source_message_ids for f in facts] == [["a-1"], ["u-2"]]
     assert [f.time for f in facts] == ["09:03", "09:05"] and all(f.priority == "high" for f in facts)

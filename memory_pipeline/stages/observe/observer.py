@@ -6,6 +6,8 @@ re-exported here so callers import one module.
 
 from __future__ import annotations
 
+import hashlib
+
 from memory_pipeline.models import (
     PRIORITY_EMOJI,
     Fact,
@@ -21,6 +23,7 @@ from memory_pipeline.prompts import Prompt
 from memory_pipeline.stages.observe.format import format_fact, format_segments_for_log, optimize_for_context
 from memory_pipeline.stages.observe.parser import parse_observer_output
 from memory_pipeline.stages.tokens import estimate_tokens
+from memory_pipeline.stages.untrusted import one_line
 
 __all__ = [
     "build_observer_messages",
@@ -39,14 +42,22 @@ def trigger_description(trigger: str) -> str:
     return "pre-compaction" if trigger == "compaction" else "session"
 
 
+def transcript_tag(serialized: SerializedTranscript) -> str:
+    """The data block's tag, `transcript-` and 12 hex digits of the transcript's own hash: no text
+    inside can close it (it would have to hold the hash of itself), and the same window gets the
+    same prompt (the answer cache still hits)."""
+    return "transcript-" + hashlib.sha256(serialized.text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
 def build_observer_messages(
     prompt: Prompt, serialized: SerializedTranscript, *, trigger: str, session_name: str | None, day: str
 ) -> tuple[str, str]:
     """(system, user) for the Observer, rendered strictly from the prompt file."""
     return prompt.render(
         trigger_description=trigger_description(trigger),
-        session_label=session_name or "unnamed",
+        session_label=one_line(session_name) or "unnamed",
         date=day,
+        transcript_tag=transcript_tag(serialized),
         transcript=serialized.text,
     )
 

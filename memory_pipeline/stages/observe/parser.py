@@ -73,7 +73,7 @@ def _clean_text(text: str) -> str:
     return " ".join(_TAG.sub(" ", text).split())
 
 
-def _strip_refs(text: str) -> tuple[str, list[str]]:
+def strip_refs(text: str) -> tuple[str, list[str]]:
     """Remove trailing `[m3, m7]`, `[m3][m7]` or `(m3)` groups; return the text and the refs in order."""
     groups: list[list[str]] = []
     end = len(text)
@@ -104,7 +104,7 @@ def _fact(priority: str, body: str, refs_map: dict[str, str] | None) -> Fact | N
     if m and int(m.group(1)) < 24 and int(m.group(2)) < 60:
         time = f"{int(m.group(1)):02d}:{m.group(2)}"
         body = body[m.end() :]
-    body, refs = _strip_refs(body)
+    body, refs = strip_refs(body)
     body = body.strip().rstrip("—–-:").strip()
     if not body:
         return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 from memory_pipeline.models import Observation, ObserverOutput, SessionEvent, Transcript
 from memory_pipeline.ports import Completer
 from memory_pipeline.prompts import Prompt
+from memory_pipeline.stages.observe.grounding import ground_quotes, grounded_task, window_texts
 from memory_pipeline.stages.observe.observer import (
     build_observer_messages,
     observation_from_output,
@@ -27,12 +28,23 @@ def _validator(refs: dict[str, str]):
     return validate
 
 
+def recent_part(text: str, limit: int) -> str:
+    """The last `limit` characters of a serialized transcript, from the first whole line on: a cut
+    inside a line could drop the backslash that escapes a header-like line of a message."""
+    if len(text) <= limit:
+        return text
+    tail = text[-limit:]
+    if text[-limit - 1] == "\n":
+        return tail
+    return tail[tail.find("\n") + 1:] if "\n" in tail else ""
+
+
 def observe_session(transcript: Transcript, event: SessionEvent, *, llm: Completer, prompt: Prompt, model: str) -> Observation:
     """Run the Observer over one redacted transcript window. `llm` is an LLMClient."""
     serialized = serialize_transcript(transcript.messages)
     if len(serialized.text) > MAX_TRANSCRIPT_CHARS:  # keep the most recent part: it is what compaction loses
         serialized = serialize_transcript(transcript.messages, max_tool_chars=120)
-        serialized = serialized.model_copy(update={"text": serialized.text[-MAX_TRANSCRIPT_CHARS:]})
+        serialized = serialized.model_copy(update={"text": recent_part(serialized.text, MAX_TRANSCRIPT_CHARS)})
     system, user = build_observer_messages(
         prompt, serialized, trigger=event.data.trigger, session_name=event.data.session_name, day=event.day
     )
@@ -40,6 +52,8 @@ def observe_session(transcript: Transcript, event: SessionEvent, *, llm: Complet
         task="observer", model=model, system=system, prompt=user, validate=_validator(serialized.refs)
     )
     roles = labels_of(transcript.messages)
+    output = output.model_copy(update={"segments": ground_quotes(output.segments, window_texts(transcript.messages)),
+                                       "current_task": grounded_task(output.current_task, serialized.refs, roles)})
     observation = observation_from_output(output, event=event, code_version=prompt.code_version(model), usage=usage,
                                           roles=roles)
     return observation.model_copy(update={"prompt_sha": prompt.sha256[:12], "model": model})

@@ -1,8 +1,12 @@
 """The offline provider's Observer: deterministic, extractive, no network and no model.
 
-It reads the serialized transcript back out of the user prompt (between the `<transcript>` and
-`</transcript>` lines of prompts/observer.md), splits it into segments at topic shifts, time gaps
+It reads the serialized transcript back out of the user prompt (between the `<transcript-…>` and
+`</transcript-…>` lines of prompts/observer.md), splits it into segments at topic shifts, time gaps
 and natural breakpoints, and answers in the same XML a model would, so the same parser reads both.
+
+Who said a block comes only from the headers the serializer wrote: message text can hold no header
+(stages/untrusted.block_text escapes any line that looks like one), and a header must carry the
+next ref in order (m1, m2, …), so a quoted header naming an earlier message starts nothing.
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ from memory_pipeline.stages.offline import observer_cues as cues
 from memory_pipeline.stages.offline import observer_rules as rules
 from memory_pipeline.stages.offline.observer_facts import Block, Candidate, facts_for, noteworthy_commands
 from memory_pipeline.stages.offline.observer_people import is_chat_log
+from memory_pipeline.stages.untrusted import unescape_block_line
 
 _HEADER = re.compile(r"^\[(\d{2}:\d{2}|--:--)\] \[(User|Assistant|Tool|System|Summary)\] \((m\d+)\): ?(.*)$")
+_OPEN_TAG = re.compile(r"^<(transcript(?:-[0-9a-f]{1,64})?)>$")
 _DATE = re.compile(r"^Date:\s*(\d{4}-\d{2}-\d{2})\s*$", re.MULTILINE)
 GAP_MINUTES = 30
 MIN_BLOCKS_FOR_TOPIC_SHIFT = 8
@@ -25,13 +31,26 @@ EMOJI = {"high": "🔴", "medium": "🟡", "low": "🟢"}
 
 
 def split_prompt(prompt: str) -> tuple[str, str]:
-    """(header, transcript): the transcript sits between a `<transcript>` line and the last `</transcript>` line."""
-    lines = prompt.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.strip() == "<transcript>"), None)
-    end = next((i for i in range(len(lines) - 1, -1, -1) if lines[i].strip() == "</transcript>"), None)
-    if start is None or end is None or end <= start:
+    """(header, transcript): the transcript sits between the first `<transcript-…>` line (or a plain
+    `<transcript>`) and the last line that closes that same tag."""
+    lines = prompt.split("\n")
+    opened = next(((i, m.group(1)) for i, line in enumerate(lines) if (m := _OPEN_TAG.match(line.strip()))), None)
+    if opened is None:
+        return "", prompt
+    start, tag = opened
+    end = next((i for i in range(len(lines) - 1, start, -1) if lines[i].strip() == f"</{tag}>"), None)
+    if end is None:
         return "", prompt
     return "\n".join(lines[:start]), "\n".join(lines[start + 1 : end])
+
+
+def _next_header(line: str, blocks: list[Block]) -> re.Match[str] | None:
+    """The header a line starts, when it carries the next ref in order (the first one: any ref, a
+    window cut to its most recent part starts past m1)."""
+    m = _HEADER.match(line)
+    if m is None or not blocks:
+        return m
+    return m if m.group(3) == f"m{int(blocks[-1].ref[1:]) + 1}" else None
 
 
 def read_blocks(transcript: str) -> list[Block]:
@@ -55,15 +74,15 @@ def read_blocks(transcript: str) -> list[Block]:
         blocks[-1].text = "\n".join(text_lines).strip()
         blocks[-1].calls = [(name, args.strip()) for name, args in blocks[-1].calls]
 
-    for line in transcript.splitlines():
-        m = _HEADER.match(line)
+    for line in transcript.split("\n"):
+        m = _next_header(line, blocks)
         if m:
             close()
             time = None if m.group(1) == "--:--" else m.group(1)
             blocks.append(Block(time=time, role=m.group(2), ref=m.group(3)))
-            body = [m.group(4)]
+            body = [unescape_block_line(m.group(4))]
         elif blocks:
-            body.append(line)
+            body.append(unescape_block_line(line))
     close()
     return blocks
 
@@ -164,6 +183,12 @@ def _last_intents(blocks: list[Block], count: int) -> list[str]:
     return found
 
 
+def _cited(text: str, blocks: list[Block]) -> str:
+    """A current-task line with the ref of the user's message it came from: `text [m7]`."""
+    ref = next((b.ref for b in reversed(blocks) if b.is_user_intent and rules.intent(b.text) == text), None)
+    return f"{text} [{ref}]" if ref else text
+
+
 def _render_fact(fact: Candidate) -> str:
     time = f"({fact.time}) " if fact.time else ""
     refs = ", ".join(list(dict.fromkeys(fact.refs))[:MAX_REFS])
@@ -186,8 +211,8 @@ def observe_offline(system: str, prompt: str) -> str:
         out += ["<facts>", *[_render_fact(f) for f in facts], "</facts>", "</segment>", ""]
     out.append("</observations>")
     intents = _last_intents(blocks, 2)
-    primary = intents[0] if intents else "No explicit request in this transcript."
-    secondary = intents[1] if len(intents) > 1 else "none"
+    primary = _cited(intents[0], blocks) if intents else "No explicit request in this transcript."
+    secondary = _cited(intents[1], blocks) if len(intents) > 1 else "none"
     out += ["", "<current-task>", f"Primary: {primary}", f"Secondary: {secondary}", "</current-task>", ""]
     if "pre-compaction" in header and intents:
         response = f"Continue with: {intents[0]}"

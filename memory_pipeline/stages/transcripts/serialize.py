@@ -2,7 +2,10 @@
 
 Format (other code parses it):
 - one block per message, blocks separated by one blank line;
-- header `[HH:MM] [Role] (mN): ` then the text, later lines of the text follow as they are;
+- header `[HH:MM] [Role] (mN): ` then the text, later lines of the text follow; written only here,
+  from the message's structure: every line break of a text is a plain "\n" and a line of it that
+  looks like a header is escaped with a leading backslash (`stages/untrusted.block_text`), so no
+  message text can start a block, say who said it or close the data block it is sent in;
 - roles User, Assistant, Tool, System, and Summary for a compaction summary; `[--:--]` without a time;
 - tool calls as `  → Name(arg=value, …)` lines inside the assistant block;
 - tool results as their own `[Tool]` block, each cut to `max_tool_chars` with `… [truncated N chars]`,
@@ -15,6 +18,7 @@ import json
 import re
 
 from memory_pipeline.models import Message, SerializedTranscript, ToolCall
+from memory_pipeline.stages.untrusted import block_text, one_line, plain_lines
 
 ROLE_LABELS = {"user": "User", "assistant": "Assistant", "tool": "Tool", "system": "System"}
 SUMMARY_LABEL = "Summary"
@@ -26,7 +30,7 @@ TRUNCATED = re.compile(r"\n… \[truncated \d+ chars\]$")
 
 
 def _one_line(text: str) -> str:
-    return re.sub(r"\s*\n\s*", f" {NEWLINE_MARK} ", text.strip())
+    return re.sub(r"\s*\n\s*", f" {NEWLINE_MARK} ", plain_lines(text).strip())
 
 
 def render_call(call: ToolCall) -> str:
@@ -45,7 +49,7 @@ def render_call(call: ToolCall) -> str:
         arguments = _one_line(call.input)
     if len(arguments) > MAX_CALL_CHARS:
         arguments = arguments[: MAX_CALL_CHARS - 1] + "…"
-    return f"{CALL_ARROW}{call.name}({arguments})"
+    return block_text(f"{CALL_ARROW}{one_line(call.name)}({arguments})")
 
 
 def truncate_output(text: str, max_chars: int) -> str:
@@ -58,10 +62,10 @@ def truncate_output(text: str, max_chars: int) -> str:
 
 
 def _body(message: Message, *, max_tool_chars: int, include_tools: bool) -> str:
-    lines = [message.text.strip()] if message.text.strip() else []
+    lines = [block_text(message.text.strip())] if message.text.strip() else []
     if include_tools:
         for result in message.tool_results:
-            output = truncate_output(result.text, max_tool_chars)
+            output = block_text(truncate_output(result.text, max_tool_chars))
             if result.is_error and not output.startswith("[error]"):
                 output = f"[error] {output}".rstrip()
             lines.append(output)

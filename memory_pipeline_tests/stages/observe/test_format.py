@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -17,6 +18,7 @@ from memory_pipeline.stages.observe.observer import (
     observation_from_output,
     optimize_for_context,
     parse_observer_output,
+    transcript_tag,
 )
 from memory_pipeline.stages.tokens import estimate_tokens
 
@@ -166,9 +168,9 @@ def test_observation_carries_provenance_usage_and_token_count():
     assert observation.current_task.startswith("Primary: Building")
 
 
-def test_observer_prompt_renders_strictly_with_its_four_variables():
+def test_observer_prompt_renders_strictly_with_its_five_variables():
     prompt = load_prompt("observer")
-    assert prompt.variables == {"trigger_description", "session_label", "date", "transcript"}
+    assert prompt.variables == {"trigger_description", "session_label", "date", "transcript_tag", "transcript"}
     with pytest.raises(MemoryPipelineError):
         prompt.render(trigger_description="session", session_label="x", date="2026-02-15")
     with pytest.raises(MemoryPipelineError):
@@ -183,7 +185,9 @@ def test_build_observer_messages_puts_the_transcript_between_markers():
     assert "<segment>" in system and "{{" not in system
     assert "pre-compaction transcript (session: unnamed)" in user
     assert "Date: 2026-02-15" in user
-    assert "<transcript>\n[09:15] [User] (m1): hello {{date}}\n</transcript>" in user
+    tag = transcript_tag(serialized)
+    assert re.fullmatch(r"transcript-[0-9a-f]{12}", tag)
+    assert f"<{tag}>\n[09:15] [User] (m1): hello {{{{date}}}}\n</{tag}>" in user
     _, shutdown_user = build_observer_messages(prompt, serialized, trigger="shutdown", session_name="s1", day="2026-02-15")
     assert "Observe this session transcript (session: s1)" in shutdown_user
 
