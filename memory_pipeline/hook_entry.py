@@ -115,10 +115,10 @@ def service_starting(path: str) -> bool:
     return False
 
 
-def ask_when_up(path: str, request: bytes, started=None) -> tuple[str, str] | str | None:
+def ask_when_up(path: str, request: bytes, started=None, wait: float = START_WAIT) -> tuple[str, str] | str | None:
     """Ask a service that is starting (`started`: the one we just started), once its socket is up;
-    None when none comes up in START_WAIT seconds or none is starting any more."""
-    deadline = time.monotonic() + START_WAIT
+    None when none comes up in `wait` seconds or none is starting any more."""
+    deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if os.path.exists(path):
             answer = ask_service(path, request)

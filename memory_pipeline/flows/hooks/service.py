@@ -3,7 +3,8 @@ that finds none (memory_pipeline/hook_entry.py), with that call's environment.
 
 It imports the hook flows once and answers each hook call over `<workspace>/state/hook.sock` (a
 user-only unix socket; the wire is in hook_entry.py) with exactly what `memory-pipeline hook`
-would print, one call at a time, in the order they come. It refuses a call made with other
+would print, one call at a time, in the order they come; the memory tools' calls of the MCP door
+(memory_pipeline/mcp_entry.py, op `mcp`) the same way (flows/mcp_server.py). It refuses a call made with other
 settings (the caller then handles it itself), and stops after IDLE_TIMEOUT without calls, when the
 workspace folder is gone, or when the code changed (the next call starts a fresh one).
 """
@@ -66,10 +67,15 @@ def answer(request: bytes, key: bytes, settings: "Settings") -> tuple[bytes, boo
         return f"ok {len(pid)}\n".encode() + pid, False, None
     if op == b"stop":
         return b"ok 0\nstopping", True, None
-    if op != b"hook" or agent != b"claude-code":
+    if not (op == b"hook" and agent == b"claude-code" or op == b"mcp"):
         return b"no unknown request\n", False, None
     if sent_key != key:
         return b"no called with other settings\n", False, None
+    if op == b"mcp":  # a memory tool's call from the MCP door (memory_pipeline/mcp_entry.py)
+        from memory_pipeline.flows.mcp_server import answer_call
+
+        out = answer_call(raw, settings).encode("utf-8", "surrogateescape")
+        return f"ok {len(out)}\n".encode() + out, False, None
     try:
         now = datetime.fromtimestamp(float(at)).astimezone()
     except ValueError:
