@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         workspace = root / "workspace"
         os.environ["MEMORY_WORKSPACE"] = str(workspace)
         os.environ.setdefault("MEMORY_LLM_PROVIDER", "offline")
+        from memory_pipeline import hook_entry
         from memory_pipeline.config import Settings
         from memory_pipeline.resources.services import stop_workspace_services
         from memory_pipeline.resources.workspace import Workspace
@@ -107,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
         figures = {"load": os.getloadavg()[0]}
         try:
             figures |= bench_mcp(root / "mcp-project", args.runs)
+            # the hook service the MCP door started has this process's settings (its HOME): Claude Code's
+            # hooks, under the client's temporary HOME, would be refused by it and take the slow path
+            hook_entry.stop_service(str(workspace))
             figures |= bench_claude(root, workspace, args.runs)
         finally:
             stop_workspace_services(made, Settings.from_env().runtime_dir)
