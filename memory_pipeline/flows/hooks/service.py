@@ -3,7 +3,8 @@ that finds none (memory_pipeline/hook_entry.py), with that call's environment.
 
 It imports the hook flows once and answers each hook call over `<workspace>/state/hook.sock` (a
 user-only unix socket; the wire is in hook_entry.py) with exactly what `memory-pipeline hook`
-would print, one call at a time, in the order they come; the memory tools' calls of the MCP door
+would print, one call at a time, in the order they come (first the calls a hook answered from disk
+while no service ran, hook_entry.spool); the memory tools' calls of the MCP door
 (memory_pipeline/mcp_entry.py, op `mcp`) the same way (flows/mcp_server.py). It refuses a call made with other
 settings (the caller then handles it itself), and stops after IDLE_TIMEOUT without calls, when the
 workspace folder is gone, or when the code changed (the next call starts a fresh one).
@@ -82,8 +83,46 @@ def answer(request: bytes, key: bytes, settings: "Settings") -> tuple[bytes, boo
         now = None
     if event_name(raw) in ANSWER_FIRST:
         return b"ok 0\n", False, lambda: hook_reply(raw, settings, now)
-    out, err = (text.encode("utf-8", "surrogateescape") for text in hook_reply(raw, settings, now))
-    return f"ok {len(out)}\n".encode() + out + err, False, None
+    stdout, stderr = hook_reply(raw, settings, now)
+    out, err = (text.encode("utf-8", "surrogateescape") for text in (stdout, stderr))
+    return f"ok {len(out)}\n".encode() + out + err, False, lambda: remember_briefing(raw, stdout, key, settings)
+
+
+def remember_briefing(raw: bytes, stdout: str, key: bytes, settings: "Settings") -> None:
+    """A SessionStart's answer (not after a compaction), kept for the folder: what the next first
+    hook call there prints while no service runs (hook_entry.answer_from_disk)."""
+    fields = hook_entry.hook_fields(raw)
+    if fields is None or fields[0] != "SessionStart" or fields[1] == "compact" or not fields[2] or not stdout:
+        return
+    from memory_pipeline.resources.workspace import Workspace
+
+    root = os.path.realpath(settings.workspace)
+    try:
+        Workspace(settings.workspace).write_json(Path(hook_entry.briefing_path(root, fields[2])),
+                                                 {"key": hook_entry.digest(key), "stdout": stdout})
+    except OSError as exc:  # a briefing not kept only costs the next first call its wait
+        print(f"hook service: briefing not kept: {exc}", file=sys.stderr, flush=True)
+
+
+def drain_spool(root: Path, key: bytes, settings: "Settings") -> int:
+    """Do the work of the calls answered while no service ran (hook_entry.spool), oldest first;
+    each file is removed before its work, so a call is never done twice. How many were done."""
+    folder = root.joinpath(*hook_entry.SPOOL)
+    done = 0
+    for path in sorted(folder.glob("*.req")) if folder.is_dir() else []:
+        try:
+            request = path.read_bytes()
+            path.unlink()
+        except OSError:
+            continue
+        reply, _, later = answer(request, key, settings)
+        if reply.startswith(b"no "):
+            print(f"hook service: spooled call {path.name} refused: {reply[3:].decode(errors='replace').strip()}",
+                  file=sys.stderr, flush=True)
+        if later is not None:
+            later()
+        done += 1
+    return done
 
 
 def read_request(conn: socket.socket) -> bytes:
@@ -141,10 +180,13 @@ def serve(path: str, key: bytes, root: Path, settings: "Settings", idle_timeout:
     print(f"hook service {os.getpid()} listening on {path}", file=sys.stderr, flush=True)
     touched = checked = time.monotonic()
     try:
+        drain_spool(root, key, settings)  # calls answered before it was up come first
         while time.monotonic() - touched < idle_timeout and folder_identity(root) == identity:
             try:
                 conn, _ = server.accept()
             except TimeoutError:  # idle: the time to see whether the code changed (never on a call's path)
+                if drain_spool(root, key, settings):  # spooled while this service was coming up
+                    touched = time.monotonic()
                 if time.monotonic() - checked > CODE_CHECK_EVERY:
                     checked = time.monotonic()
                     if code_signature() != code:
