@@ -12,7 +12,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memory_pipeline.flows.brief import build_brief, fenced
+from memory_pipeline.flows.brief import build_brief
+from memory_pipeline.stages.untrusted import fenced
 from memory_pipeline.models import (
     CachedRecall,
     EventData,
