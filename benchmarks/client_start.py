@@ -1,6 +1,8 @@
 """`python -m benchmarks.client_start`: what the memory hooks and MCP server add to an agent's start.
 
-Two figures, each the median of `--runs`:
+Three figures, each the median of `--runs`:
+- a hook call that finds no hook service running (the first of the day), as `hooks install` writes
+  it: Stop (prints nothing) and SessionStart in a folder briefed before;
 - the MCP server's `initialize` (spawn to answer) and `tools/list`, measured at the MCP SDK's own
   client over stdio, started with the command `hooks install` writes into the clients' configs;
 - `claude -p "Say hi"` wall time through the real Claude Code (`.clients/`, see
@@ -56,6 +58,40 @@ def bench_mcp(cwd: Path, runs: int) -> dict:
             "tools_list_ms": median_ms([s[1] for s in samples])}
 
 
+def hook_call_seconds(payload: dict, env: dict[str, str]) -> float:
+    import subprocess
+
+    from memory_pipeline.cli.hooks.install import hook_argv
+
+    started = time.perf_counter()
+    done = subprocess.run(hook_argv(), input=json.dumps(payload).encode(), env=env, capture_output=True, timeout=120)
+    elapsed = time.perf_counter() - started
+    assert done.returncode == 0, done.stderr
+    return elapsed
+
+
+def bench_first_hook(root: Path, workspace: Path, runs: int) -> dict:
+    """A hook call that finds no hook service (the first of the day), the command `hooks install`
+    writes: Stop (prints nothing), and SessionStart in a folder a session was briefed in before."""
+    from memory_pipeline import hook_entry
+
+    env = dict(os.environ)
+    folder = root / "first-hook"
+    (folder / ".git").mkdir(parents=True)
+    start = {"session_id": "bench-first", "hook_event_name": "SessionStart", "source": "startup", "cwd": str(folder)}
+    stop = {"session_id": "bench-first", "hook_event_name": "Stop", "cwd": str(folder)}
+    hook_call_seconds(start, env)  # a briefing given there before
+    times: dict[str, list[float]] = {"Stop": [], "SessionStart": []}
+    for _ in range(runs):
+        for name, payload in (("Stop", stop), ("SessionStart", start)):
+            hook_entry.service_pid(str(workspace))  # the work handed over before is done
+            hook_entry.stop_service(str(workspace))
+            times[name].append(hook_call_seconds(payload, env))
+    hook_entry.service_pid(str(workspace))
+    hook_entry.stop_service(str(workspace))
+    return {f"first hook ({name})": median_ms(samples) for name, samples in times.items()}
+
+
 def bench_claude(root: Path, workspace: Path, runs: int) -> dict:
     from memory_pipeline_tests.support.agent_clients import ClientHome, installed_clients
     from memory_pipeline_tests.support.loopback_models import LoopbackModels
@@ -107,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         (root / "mcp-project" / ".git").mkdir(parents=True)
         figures = {"load": os.getloadavg()[0]}
         try:
+            figures |= bench_first_hook(root, workspace, args.runs)
             figures |= bench_mcp(root / "mcp-project", args.runs)
             # the hook service the MCP door started has this process's settings (its HOME): Claude Code's
             # hooks, under the client's temporary HOME, would be refused by it and take the slow path

@@ -205,12 +205,16 @@ class Server:
         self.folder_lock = threading.Lock()
         self.waiting: dict[object, list] = {}  # id of a request we sent → [event, its answer]
         self.calls: list[threading.Thread] = []
+        self.start_behind = True  # start the hook service behind the handshake (tests of the protocol: no)
 
     def send(self, message: dict) -> None:
         data = json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
         with self.write_lock:
-            self.writer.write(data)
-            self.writer.flush()
+            try:
+                self.writer.write(data)
+                self.writer.flush()
+            except (OSError, ValueError):  # the client is gone (a closed pipe): nobody to answer
+                pass
 
     def reply(self, ident: object, result: dict) -> None:
         self.send({"jsonrpc": "2.0", "id": ident, "result": result})
@@ -271,7 +275,8 @@ class Server:
         self.reply(ident, {"protocolVersion": version, "capabilities": {"tools": {"listChanged": False}},
                            "serverInfo": {"name": SERVER_NAME, "version": __version__},
                            "instructions": INSTRUCTIONS})
-        threading.Thread(target=start_service_behind, args=(self.environ,), daemon=True).start()
+        if self.start_behind:
+            threading.Thread(target=start_service_behind, args=(self.environ,), daemon=True).start()
 
     def answer_call(self, ident: object, params: dict) -> None:
         name = str(params.get("name") or "")
