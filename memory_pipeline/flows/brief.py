@@ -108,7 +108,8 @@ class Brief:
                                  share=NOTES_SHARE if self.pack else 1.0))
         if self.pack:
             pack = "\n".join(line for line in self.pack.splitlines() if not is_held(line))
-            found.append(Section("the recall pack", lines(pack), head=[PACK_HEADING, "", NOTES_LABEL, ""], fenced=True))
+            found.append(Section("the recall pack", lines(pack), head=[PACK_HEADING, "", NOTES_LABEL, ""], fenced=True,
+                                 balanced=True))
         return found
 
     def fitted(self) -> Fitted:

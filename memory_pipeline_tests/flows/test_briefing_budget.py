@@ -65,6 +65,8 @@ def test_the_session_start_context_fits_the_cap_by_construction(tmp_path):
     assert last.startswith("_Left out to fit the 10,000-character briefing: ") and "of the recall pack" in last
     assert "memory-pipeline brief" in last and "`search`" in last
     assert context.index("## Notes observed") < context.index("## Recall pack")  # the notes come before the pack
+    assert all(f"#### {name}" in context and f"{name.split()[-1].lower()} item 0:" in context
+               for name in ("🔴 P0 CONSTRAINTS", "📋 OPEN COMMITMENTS", "🧠 CONTEXT", "🔑 ACCOUNTS"))  # each part's first
 
 
 def test_a_briefing_under_the_cap_is_whole(tmp_path):

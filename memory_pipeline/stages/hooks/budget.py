@@ -5,8 +5,9 @@ additionalContext, cut from the end).
 The sections come in priority order, which is also the order they are shown in; a section may
 take only a share of the room left when it starts, so the ones after it get some too. Each is a few
 lines shown with it (a heading, a label) and its body; a fenced section's body sits inside a code
-fence longer than any backtick run in it. Body lines are kept whole, in order, as many as fit; a
-heading is kept only with the line after it; a fence is always closed. When something is left
+fence longer than any backtick run in it. Body lines are kept whole, in order, as many as fit (a
+balanced section, the recall pack: the first lines of each of its parts first); a heading is kept
+only with the line after it; a fence is always closed. When something is left
 out, the last line says what and how to get it. Everything fits `budget` by construction.
 """
 
@@ -26,6 +27,7 @@ class Section:
     head: list[str] = field(default_factory=list)  # shown before the body, only when some of it is
     fenced: bool = False
     share: float = 1.0  # the most of the room left when it starts that it may take (the rest: the sections after)
+    balanced: bool = False  # its parts (under its headings) each keep their first lines (taking_order)
 
 
 @dataclass
@@ -74,6 +76,23 @@ def size(lines: list[str]) -> int:
     return sum(len(line) + 1 for line in lines)
 
 
+def taking_order(pieces: list[list[str]], balanced: bool) -> list[int]:
+    """The order pieces are taken in: as written; or, balanced, the first piece under each heading,
+    then the second under each, and so on (each part keeps its first lines, none is dropped whole)."""
+    if not balanced:
+        return list(range(len(pieces)))
+    groups: list[list[int]] = []
+    for number, piece in enumerate(pieces):
+        if not groups or piece[0].lstrip().startswith("#"):
+            groups.append([])
+        groups[-1].append(number)
+    return [group[i] for i in range(max(map(len, groups), default=0)) for group in groups if i < len(group)]
+
+
+def joined(pieces: list[list[str]], chosen: set[int]) -> list[str]:
+    return [line for number in sorted(chosen) for line in pieces[number]]
+
+
 def fit(sections: list[Section], budget: int, left_out_line) -> Fitted:
     """The sections within `budget` characters; `left_out_line(left_out)` is the last line when
     something is left out (its length is reserved for it)."""
@@ -84,18 +103,17 @@ def fit(sections: list[Section], budget: int, left_out_line) -> Fitted:
     shown: list[str] = []
     left_out: dict[str, int] = {}
     for section in sections:
-        kept: list[str] = []
         pieces = units(section.body)
         limit = size(shown) + int((room - size(shown)) * section.share)
-        for number, piece in enumerate(pieces):
-            trial = render(section, kept + piece)
-            if size(shown) + size(trial) > limit:
-                left = sum(content_lines(p) for p in pieces[number:])
-                if left:
-                    left_out[section.name] = left_out.get(section.name, 0) + left
+        chosen: set[int] = set()
+        for number in taking_order(pieces, section.balanced):
+            if size(shown) + size(render(section, joined(pieces, chosen | {number}))) > limit:
                 break
-            kept += piece
-        shown += render(section, kept)
+            chosen.add(number)
+        left = sum(content_lines(p) for n, p in enumerate(pieces) if n not in chosen)
+        if left:
+            left_out[section.name] = left_out.get(section.name, 0) + left
+        shown += render(section, joined(pieces, chosen))
     shown.append(left_out_line(left_out))
     text = "\n".join(shown).rstrip() + "\n"
     if len(text) > budget:  # only a title longer than the budget: a cut line, never a cut fence

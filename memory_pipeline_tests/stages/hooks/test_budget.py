@@ -51,3 +51,16 @@ def test_a_heading_goes_with_the_line_it_heads():
     assert units(["# A", "", "a1", "a2", "## B", "b1"]) == [["# A", "", "a1"], ["a2"], ["## B", "b1"]]
     fitted = fit([Section("s", ["- first", "### Later", "- under later " + "z" * 80])], 100, left_out)
     assert "### Later" not in fitted.text and fitted.left_out == {"s": 1}
+
+
+def test_a_balanced_section_keeps_the_first_lines_of_each_part():
+    body = ["## Pack"] + [line for part in ("A", "B", "C") for line in
+                          [f"### {part}"] + [f"- {part}{n} " + "w" * 40 for n in range(10)]]
+    fitted = fit([Section("the pack", body, fenced=True, balanced=True)], 900, left_out)
+    shown = fitted.text.splitlines()
+    assert fences_closed(fitted.text) and len(fitted.text) <= 900
+    for part in ("A", "B", "C"):
+        kept = [line for line in shown if line.startswith(f"- {part}")]
+        assert f"### {part}" in shown and kept and kept == [line for line in body if line.startswith(f"- {part}")][:len(kept)]
+    assert shown.index("### A") < shown.index("### B") < shown.index("### C")  # shown as written
+    assert fitted.left_out["the pack"] == 30 - sum(line.startswith("- ") for line in shown)
