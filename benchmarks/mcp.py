@@ -125,5 +125,5 @@ def bench_mcp(points: int = 10_000, queries: int = 200) -> dict:
             "note": "measured at the MCP SDK client over stdio: JSON-RPC, the server, the recall service socket, "
                     "query embedding and ranking; scope = project 'bench' + user-level (half the points); recall_* = "
                     "the same kind of searches through recall() and the same service, without MCP, just after; "
-                    "search_cpu_ms = CPU per warm search of the client, the MCP server and the recall service "
+                    "search_cpu_ms = CPU per warm search of the client, the MCP door, the hook service that runs its calls and the recall service "
                     "together (what a search costs whatever the load)"}
