@@ -32,6 +32,7 @@ from memory_pipeline.resources.hook_state import HookStateStore, log_decision, r
 from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import is_held
+from memory_pipeline.stages.hooks.budget import Fitted, Section, fit, left_out_words
 from memory_pipeline.stages.hooks.context_level import (
     TailReading,
     context_percent,
@@ -40,7 +41,6 @@ from memory_pipeline.stages.hooks.context_level import (
     crossed,
     drop_partial_first_line,
 )
-from memory_pipeline.stages.hooks.budget import Fitted, Section, fit, left_out_words
 from memory_pipeline.stages.hooks.context_level import read_tail as read_tail_text
 from memory_pipeline.stages.hooks.recovery import (
     build_pointer,
