@@ -15,7 +15,7 @@ import pytest
 
 from memory_pipeline import hook_entry
 from memory_pipeline.cli.hooks.install import hook_argv
-from memory_pipeline_tests.cli.hook_helpers import first_user_turns, hook_env, payload, run_hook, telemetry
+from memory_pipeline_tests.cli.hook_helpers import first_user_turns, hook_env, payload, run_hook, telemetry, wait_for
 
 SESSION = "0b6f1c7e-5d1a-4c53-9a51-7d0e8a1f2c11"
 CONSOLE_SCRIPT = Path(sys.executable).parent / "memory-pipeline"
@@ -188,3 +188,25 @@ def test_a_first_session_start_answers_from_disk_what_the_service_gave_that_fold
     assert len(injected) == 2  # the first call's, and the one answered from disk, done by the service
     again = call(hook_argv(), start, env)
     assert "A rule reviewed since" in json.loads(again.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_service_that_answered_no_hook_gives_way_to_the_hooks_settings(ws: Path):
+    """The MCP door starts the service with its client's environment (Codex passes MCP servers only a
+    few variables): when a hook call comes with other settings, that service stops after refusing it,
+    and the hooks' next call starts one with theirs, instead of every hook taking the slow way."""
+    root = str(ws.resolve())
+    door = hook_env(ws, MEMORY_CONTEXT_WINDOW="50000")  # not the hooks' environment
+    hook_entry.start_service(root, door)
+    assert wait_for(lambda: hook_entry.service_pid(root)) is not None
+    first = hook_entry.service_pid(root)
+    env = hook_env(ws)
+    start = payload("SessionStart", None, session_id=SESSION, source="startup")
+    done = call(hook_argv(), start, env)  # refused by the door's service: the slow way, this once
+    assert done.returncode == 0 and done.stdout == run_hook(start, env).stdout
+    assert wait_for(lambda: not Path(f"/proc/{first}").exists())  # it gave way
+    again = call(hook_argv(), start, env)
+    assert again.returncode == 0 and again.stdout == done.stdout
+    second = hook_entry.service_pid(root)
+    assert second is not None and second != first
+    assert call(hook_argv(), start, door).stdout == run_hook(start, door).stdout  # refused, not given way
+    assert hook_entry.service_pid(root) == second

@@ -60,8 +60,11 @@ def event_name(raw: bytes) -> str | None:
 Later = Callable[[], object] | None
 
 
-def answer(request: bytes, key: bytes, settings: "Settings") -> tuple[bytes, bool, Later]:
-    """(the reply, whether to stop serving, the work to do once the reply is sent)."""
+def answer(request: bytes, key: bytes, settings: "Settings", give_way: bool = False) -> tuple[bytes, bool, Later]:
+    """(the reply, whether to stop serving, the work to do once the reply is sent). `give_way`: this
+    service has answered no hook call yet (the MCP door started it, with its client's environment):
+    it stops after refusing a hook call made with other settings, so the hooks' next call starts one
+    with theirs (the door's calls then run in a child, never the hooks')."""
     op, agent, at, sent_key, raw = (request.split(b"\0", 4) + [b""] * 5)[:5]
     if op == b"ping":  # answered after every earlier call's work: a barrier; stdout is the pid
         pid = str(os.getpid()).encode()
@@ -71,7 +74,7 @@ def answer(request: bytes, key: bytes, settings: "Settings") -> tuple[bytes, boo
     if not (op == b"hook" and agent == b"claude-code" or op == b"mcp"):
         return b"no unknown request\n", False, None
     if sent_key != key:
-        return b"no called with other settings\n", False, None
+        return b"no called with other settings\n", give_way and op == b"hook", None
     if op == b"mcp":  # a memory tool's call from the MCP door (memory_pipeline/mcp_entry.py)
         from memory_pipeline.flows.mcp_server import answer_call
 
@@ -115,7 +118,7 @@ def drain_spool(root: Path, key: bytes, settings: "Settings") -> int:
             path.unlink()
         except OSError:
             continue
-        reply, _, later = answer(request, key, settings)
+        reply, _, later = answer(request, key, settings)  # a spooled call was made by a hook: no giving way
         if reply.startswith(b"no "):
             print(f"hook service: spooled call {path.name} refused: {reply[3:].decode(errors='replace').strip()}",
                   file=sys.stderr, flush=True)
@@ -133,18 +136,20 @@ def read_request(conn: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
-def serve_one(conn: socket.socket, key: bytes, settings: "Settings") -> bool:
-    """Answer one connection, then do its deferred work; True when the service should stop."""
+def serve_one(conn: socket.socket, key: bytes, settings: "Settings", give_way: bool = False) -> tuple[bool, bool]:
+    """Answer one connection, then do its deferred work; (whether the service should stop, whether
+    it answered a hook call)."""
     with conn:
         conn.settimeout(10.0)
         try:
-            reply, stop, later = answer(read_request(conn), key, settings)
+            request = read_request(conn)
+            reply, stop, later = answer(request, key, settings, give_way)
             conn.sendall(reply)
         except OSError:
-            return False
+            return False, False
     if later is not None:
         later()  # the next call waits in the socket's backlog: calls keep their order
-    return stop
+    return stop, request.startswith(b"hook\0") and reply.startswith(b"ok")
 
 
 def run_lock(path: str):
@@ -180,13 +185,13 @@ def serve(path: str, key: bytes, root: Path, settings: "Settings", idle_timeout:
     print(f"hook service {os.getpid()} listening on {path}", file=sys.stderr, flush=True)
     touched = checked = time.monotonic()
     try:
-        drain_spool(root, key, settings)  # calls answered before it was up come first
+        hooks_answered = drain_spool(root, key, settings) > 0  # calls answered before it was up come first
         while time.monotonic() - touched < idle_timeout and folder_identity(root) == identity:
             try:
                 conn, _ = server.accept()
             except TimeoutError:  # idle: the time to see whether the code changed (never on a call's path)
                 if drain_spool(root, key, settings):  # spooled while this service was coming up
-                    touched = time.monotonic()
+                    touched, hooks_answered = time.monotonic(), True
                 if time.monotonic() - checked > CODE_CHECK_EVERY:
                     checked = time.monotonic()
                     if code_signature() != code:
@@ -194,7 +199,9 @@ def serve(path: str, key: bytes, root: Path, settings: "Settings", idle_timeout:
                         break
                 continue
             touched = time.monotonic()
-            if serve_one(conn, key, settings):
+            stop, hook = serve_one(conn, key, settings, give_way=not hooks_answered)
+            hooks_answered = hooks_answered or hook
+            if stop:  # asked to stop, or giving way to the hooks' settings
                 break
     finally:
         with contextlib.suppress(FileNotFoundError):
