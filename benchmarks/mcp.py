@@ -41,12 +41,15 @@ def cpu_per_search(before: list[float], after: list[float], searches: int) -> li
 
 
 def search_processes(workspace) -> list[int]:
-    """The MCP server (this process's child) and the recall service: who works for a search."""
+    """The MCP door (this process's child), the hook service that runs its calls and the recall
+    service: who works for a search."""
+    from memory_pipeline import hook_entry
     from memory_pipeline.resources import recall_service
     from memory_pipeline.resources.processes import children_of, command_line
 
     servers = [pid for pid in children_of(os.getpid()) if command_line(pid)[-2:] == ["memory_pipeline.main", "mcp"]]
-    return servers + [pid for pid in [recall_service.service_pid(workspace)] if pid]
+    services = [hook_entry.service_pid(str(workspace.root), timeout=5.0), recall_service.service_pid(workspace)]
+    return servers + [pid for pid in services if pid]
 
 
 async def drive(workspace, folder: Path, queries: list[str]) -> dict:
@@ -122,5 +125,5 @@ def bench_mcp(points: int = 10_000, queries: int = 200) -> dict:
             "note": "measured at the MCP SDK client over stdio: JSON-RPC, the server, the recall service socket, "
                     "query embedding and ranking; scope = project 'bench' + user-level (half the points); recall_* = "
                     "the same kind of searches through recall() and the same service, without MCP, just after; "
-                    "search_cpu_ms = CPU per warm search of the client, the MCP server and the recall service "
+                    "search_cpu_ms = CPU per warm search of the client, the MCP door, the hook service that runs its calls and the recall service "
                     "together (what a search costs whatever the load)"}

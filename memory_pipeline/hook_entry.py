@@ -5,10 +5,13 @@ Claude Code runs `python -S …/memory_pipeline/hook_entry.py hook claude-code` 
 writes; the older `memory-pipeline hook claude-code` reaches the same code through main.py). It
 hands the hook's stdin to the workspace's hook service (flows/hooks/service.py, a long-lived
 process with the flows already imported) and prints the service's answer. When none runs it starts
-one (detached: it outlives this call) and hands it this call once it is up; when none comes up in
-START_WAIT seconds, or the call carries other settings than the service's, the call is handled the
-slow way (`python -m memory_pipeline.cli hook …`), which prints exactly what the service would
-have. A hook never fails the client: it always exits 0.
+one (detached: it outlives this call) and does not wait for it when the answer is known without it
+(an event that prints nothing, or a SessionStart the service answered before in the same folder:
+its answer is on disk); the call is spooled for the service, which does its work in order. Else it
+hands the call to the service once it is up; when none comes up in START_WAIT seconds, or the call
+carries other settings than the service's, the call is handled the slow way (`python -m
+memory_pipeline.cli hook …`), which prints exactly what the service would have. A hook never fails
+the client: it always exits 0.
 """
 
 from __future__ import annotations
@@ -115,17 +118,19 @@ def service_starting(path: str) -> bool:
     return False
 
 
-def ask_when_up(path: str, request: bytes, started=None) -> tuple[str, str] | str | None:
+def ask_when_up(path: str, request: bytes, started=None, wait: float = START_WAIT,
+                grace: float = 0.0) -> tuple[str, str] | str | None:
     """Ask a service that is starting (`started`: the one we just started), once its socket is up;
-    None when none comes up in START_WAIT seconds or none is starting any more."""
-    deadline = time.monotonic() + START_WAIT
-    while time.monotonic() < deadline:
+    None when none comes up in `wait` seconds or none is starting any more (after `grace` seconds:
+    one started by another process may not hold its lock yet)."""
+    begun = time.monotonic()
+    while time.monotonic() - begun < wait:
         if os.path.exists(path):
             answer = ask_service(path, request)
             if answer is not None:
                 return answer
         ours_alive = started is not None and started.poll() is None
-        if not ours_alive and not service_starting(path):
+        if not ours_alive and not service_starting(path) and time.monotonic() - begun >= grace:
             return None
         time.sleep(0.02)
     return None
@@ -164,15 +169,99 @@ def handle_slowly(agent: str, raw: bytes, environ: dict[str, str]) -> tuple[str,
     return done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
 
 
+# When no service answers, a call whose answer is known without one is answered at once and left in
+# the spool (`state/hooks/spool/`) for the service started behind it, which does its work in order.
+NO_OUTPUT = ("PreCompact", "SessionEnd", "Stop", "UserPromptSubmit")  # what they print is always empty
+SPOOL = ("state", "hooks", "spool")
+BRIEFINGS = ("state", "hooks", "briefings")  # the last SessionStart answer for each folder, by the service
+
+
+def hook_fields(raw: bytes) -> tuple[str, str, str] | None:
+    """(event, source, cwd) of a hook's input; None when it is not a JSON object."""
+    import json
+
+    try:
+        document = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(document, dict):
+        return None
+    return tuple(str(document.get(name) or "") for name in ("hook_event_name", "source", "cwd"))
+
+
+def digest(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+def briefing_path(root: str, cwd: str) -> str:
+    return os.path.join(root, *BRIEFINGS, digest(cwd.encode("utf-8", "surrogateescape")) + ".json")
+
+
+def answer_from_disk(root: str, raw: bytes, key: bytes) -> str | None:
+    """What a call prints when it can be answered without the service: nothing for an event whose
+    output is always empty; for a SessionStart (not after a compaction) the answer the service last
+    gave a session in the same folder under the same settings, while MEMORY.md is not newer. None
+    when only the service can answer."""
+    import json
+
+    fields = hook_fields(raw)
+    if fields is None:
+        return None
+    event, source, cwd = fields
+    if event in NO_OUTPUT:
+        return ""
+    if event != "SessionStart" or source == "compact" or not cwd:
+        return None
+    path = briefing_path(root, cwd)
+    try:
+        with open(path, "rb") as handle:
+            cached = json.loads(handle.read())
+        made = os.stat(path).st_mtime
+    except (OSError, ValueError):
+        return None
+    try:
+        reviewed = os.stat(os.path.join(root, "MEMORY.md")).st_mtime
+    except OSError:
+        reviewed = 0.0
+    if not isinstance(cached, dict) or cached.get("key") != digest(key) or reviewed > made:
+        return None
+    return str(cached.get("stdout") or "")
+
+
+def spool(root: str, request: bytes) -> bool:
+    """Leave a call for the service (written whole, then renamed); False when it could not be."""
+    folder = os.path.join(root, *SPOOL)
+    name = os.path.join(folder, f"{time.time_ns():020d}-{os.getpid()}")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        with open(name + ".tmp", "wb") as handle:
+            handle.write(request)
+        os.replace(name + ".tmp", name + ".req")
+    except OSError:
+        return False
+    return True
+
+
 def answer_hook(agent: str, raw: bytes, environ: dict[str, str], slow=handle_slowly) -> tuple[str, str]:
-    """(stdout, stderr) for one hook call: from the service when one answers, else `slow`."""
+    """(stdout, stderr) for one hook call: from the service when one answers; when none runs, from
+    disk (the call spooled for the service started behind it) when it can be, else from the service
+    once it is up; else `slow`."""
     root = workspace_root(environ)
     path = socket_path(root)
     if path is not None:
-        request = request_bytes("hook", agent, time.time(), service_key(environ), raw)
+        key = service_key(environ)
+        request = request_bytes("hook", agent, time.time(), key, raw)
         answer = ask_service(path, request)
-        if answer is None:  # none running: start one and give this call to it once it is up
-            started = None if service_starting(path) else start_service(root, environ)
+        if answer is None:  # none running: start one; answer now when that can be done without it
+            starting = service_starting(path)
+            known = answer_from_disk(root, raw, key) if os.path.isdir(os.path.join(root, "state")) else None
+            if known is not None and spool(root, request):
+                if not starting:
+                    start_service(root, environ)
+                return known, ""
+            started = None if starting else start_service(root, environ)
             answer = ask_when_up(path, request, started)
         if isinstance(answer, tuple):
             return answer
@@ -182,8 +271,19 @@ def answer_hook(agent: str, raw: bytes, environ: dict[str, str], slow=handle_slo
 def service_pid(root: str, timeout: float = 60.0) -> int | None:
     """The pid of the workspace's hook service, once it has done the work it was given; or None."""
     path = socket_path(root)
-    answer = ask_service(path, request_bytes("ping"), timeout) if path else None
+    if path is None:
+        return None
+    answer = ask_service(path, request_bytes("ping"), timeout)
+    if answer is None and spooled(root):  # calls were answered while none ran: one is starting to do them
+        answer = ask_when_up(path, request_bytes("ping"), None, timeout, grace=min(START_WAIT, timeout))
     return int(answer[0]) if isinstance(answer, tuple) and answer[0].isdigit() else None
+
+
+def spooled(root: str) -> bool:
+    try:
+        return any(name.endswith(".req") for name in os.listdir(os.path.join(root, *SPOOL)))
+    except OSError:
+        return False
 
 
 def stop_service(root: str, timeout: float = 10.0) -> int | None:

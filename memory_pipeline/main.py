@@ -51,6 +51,10 @@ def main(argv: list[str] | None = None) -> int:
         from memory_pipeline import hook_entry
 
         return hook_entry.main(sys.argv[1:])
+    if argv is None and sys.argv[1:] == ["mcp"]:  # the MCP server: its own fast door
+        from memory_pipeline import mcp_entry
+
+        return mcp_entry.main()
     from memory_pipeline import cli
 
     return cli.main(argv, load_definitions, [register_bench])

@@ -43,9 +43,11 @@ def test_only_config_and_fault_injection_read_the_environment():
     for path in (PROJECT_ROOT / "memory_pipeline").rglob("*.py"):
         if re.search(r"os\.environ|os\.getenv", path.read_text(encoding="utf-8")):
             readers.append(path.relative_to(PROJECT_ROOT).as_posix())
-    # hook_entry.py is the hook's stdlib-only door: it finds the workspace before Settings (pydantic)
-    # could be imported, and hands the environment on to the hook service, which builds Settings
-    assert sorted(readers) == ["memory_pipeline/config.py", "memory_pipeline/faults.py", "memory_pipeline/hook_entry.py"]
+    # hook_entry.py and mcp_entry.py are the hooks' and the MCP server's stdlib-only doors: they find the
+    # workspace before Settings (pydantic) could be imported, and hand the environment on to the hook
+    # service, which builds Settings
+    assert sorted(readers) == ["memory_pipeline/config.py", "memory_pipeline/faults.py", "memory_pipeline/hook_entry.py",
+                               "memory_pipeline/mcp_entry.py"]
 
 
 def test_the_embedding_device_is_auto_unless_set():

@@ -9,7 +9,8 @@ inside functions and under TYPE_CHECKING alike (parsed with `ast`, nothing impor
 - `Settings.from_env()` is called only at the doors (SETTINGS_DOORS): below them settings are passed down;
 - only resources/workspace.py joins a workspace's top-level folder or file names onto a path;
 - each command module or package directly under cli/ is named like its command;
-- hook_entry.py (the hook's door) imports only the standard library.
+- hook_entry.py (the hook's door) imports only the standard library; mcp_entry.py (the MCP server's
+  door) only the standard library, the package's `__init__` and hook_entry.
 (Only config.py and faults.py read the environment: test_config.py.)"""
 
 from __future__ import annotations
@@ -202,6 +203,7 @@ SETTINGS_DOORS = {
     "memory_pipeline.cli": "the command line: cli.main builds it once per command (args.settings)",
     "memory_pipeline.definitions": "Dagster: once per Definitions load, handed to build_definitions",
     "memory_pipeline.flows.hooks.service": "the hook service's main (it answers only calls with its settings)",
+    "memory_pipeline.flows.mcp_server": "one MCP tool call in a process of its own (the MCP door's fallback)",
     "memory_pipeline.flows.recall.server": "the recall service's main (a process of its own)",
 }
 SETTINGS_DOOR_PACKAGES = ("benchmarks",)  # each benchmark is a harness: it points the process at its own workspace
@@ -258,3 +260,13 @@ def test_the_hook_door_imports_only_the_standard_library():
 
     taken = {i.target for i in imports() if i.source == "memory_pipeline.hook_entry"}
     assert "sys" in taken and {t for t in taken if t.lstrip("_") not in sys.stdlib_module_names} - {"__future__"} == set()
+
+
+def test_the_mcp_door_imports_only_the_standard_library_and_the_hook_door():
+    """mcp_entry.py answers `initialize` before anything heavy is imported (ARCHITECTURE.md)."""
+    import sys
+
+    taken = {i.target for i in imports() if i.source == "memory_pipeline.mcp_entry"}
+    ours = {"memory_pipeline", "memory_pipeline.hook_entry"}
+    assert "json" in taken and "memory_pipeline.hook_entry" in taken
+    assert {t for t in taken - ours if t.lstrip("_") not in sys.stdlib_module_names} - {"__future__"} == set()

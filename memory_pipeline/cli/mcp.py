@@ -12,10 +12,6 @@ def register(sub) -> None:
 
 
 def run_mcp(args) -> int:
-    from pathlib import Path
+    from memory_pipeline import mcp_entry
 
-    from memory_pipeline.cli.common import open_workspace
-    from memory_pipeline.flows.mcp_server import serve_stdio
-
-    serve_stdio(open_workspace(args.settings), args.settings, Path.cwd())
-    return 0
+    return mcp_entry.main()

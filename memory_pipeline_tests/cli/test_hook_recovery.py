@@ -191,4 +191,35 @@ def test_briefing_is_cut_to_the_client_limit(tmp_path: Path):
     done = run_hook(payload("SessionStart", None, session_id="s1", source="resume"), hook_env(workspace))
     assert done.returncode == 0, done.stderr
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert len(context) == 10_000 and context.endswith("…")
+    assert len(context) <= 10_000 and not context.endswith("…")  # built to the limit, not cut at it
+    *shown, last = context.rstrip("\n").split("\n")
+    assert shown.count("- never skip the tests") > 300 and all(not line.startswith("- ") or line == "- never skip the tests"
+                                                                for line in shown)  # whole lines
+    assert last.startswith("_Left out to fit the 10,000-character briefing: ") and " lines of MEMORY.md" in last
+
+
+def test_after_a_compaction_memory_md_comes_back_with_the_pointer(ingested: Ingested):
+    """The compaction dropped the briefing: the project's reviewed MEMORY.md lines come back with the
+    recovery pointer, within the cap (a MEMORY.md too long for it: whole lines, and a line saying so)."""
+    memory_md = ingested.workspace.root / "MEMORY.md"
+    kept = memory_md.read_text() if memory_md.exists() else None
+    rule = "- (2026-11-01) Never push to main on Fridays"
+    many = "".join(f"- (2026-11-02) Reviewed rule {n}: keep the build green before merging\n" for n in range(300))
+    try:
+        memory_md.write_text(f"# MEMORY\n\n## Hard Rules\n\n{rule} <!-- p-20261101-001 -->\n")
+        short = pointer_of(run_hook(payload("SessionStart", ingested.transcript, session_id="memory-back-1",
+                                            source="compact"), ingested.env))
+        memory_md.write_text(f"# MEMORY\n\n## Hard Rules\n\n{rule}\n{many}")
+        long = pointer_of(run_hook(payload("SessionStart", ingested.transcript, session_id="memory-back-2",
+                                           source="compact"), ingested.env))
+    finally:
+        memory_md.write_text(kept) if kept is not None else memory_md.unlink()
+    for context in (short, long):
+        assert context.startswith("## Session Recovery\n**Task:** ") and len(context) <= 10_000
+        assert "## MEMORY.md (reviewed: the standing guidance this session started with)" in context
+        assert rule in context.split("\n") and "<!--" not in context
+        assert context.count("```") % 2 == 0
+    assert "Left out" not in short
+    last = long.rstrip("\n").split("\n")[-1]
+    assert last.startswith("_Left out to fit the 10,000-character context: ") and " lines of MEMORY.md" in last
+    assert "Reviewed rule 0: keep the build green before merging" in long

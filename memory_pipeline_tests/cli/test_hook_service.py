@@ -15,7 +15,7 @@ import pytest
 
 from memory_pipeline import hook_entry
 from memory_pipeline.cli.hooks.install import hook_argv
-from memory_pipeline_tests.cli.hook_helpers import first_user_turns, hook_env, payload, run_hook, telemetry
+from memory_pipeline_tests.cli.hook_helpers import first_user_turns, hook_env, payload, run_hook, telemetry, wait_for
 
 SESSION = "0b6f1c7e-5d1a-4c53-9a51-7d0e8a1f2c11"
 CONSOLE_SCRIPT = Path(sys.executable).parent / "memory-pipeline"
@@ -138,3 +138,75 @@ def test_a_service_that_takes_a_call_but_never_answers_is_a_note_not_a_second_tr
         for conn in taken:
             conn.close()
         listener.close()
+
+
+def slow_marker(agent: str, raw: bytes, environ: dict[str, str]) -> tuple[str, str]:
+    return "answered the slow way", ""
+
+
+def held_lock(ws: Path):
+    """The service lock held here: to a hook call, a service is starting (and none is up)."""
+    import fcntl
+
+    handle = open(hook_entry.socket_path(str(ws.resolve())) + ".lock", "a")  # noqa: SIM115 — closed by the caller
+    fcntl.flock(handle, fcntl.LOCK_EX)
+    return handle
+
+
+def test_a_first_call_that_prints_nothing_does_not_wait_and_its_work_is_done_by_the_service(ws: Path, tmp_path: Path):
+    env = hook_env(ws)
+    transcript = first_user_turns("claude-code/tool_heavy.jsonl", 6, tmp_path / "session.jsonl")
+    ended = json.dumps(payload("SessionEnd", transcript, session_id=SESSION, reason="exit")).encode()
+    with held_lock(ws):  # a service is starting: the call is not held until it is up (nor done the slow way)
+        assert hook_entry.answer_hook("claude-code", ended, env, slow_marker) == ("", "")
+        assert len(list(ws.joinpath(*hook_entry.SPOOL).glob("*.req"))) == 1
+        assert not list((ws / "inbox").glob("*.json"))
+    hook_entry.start_service(str(ws.resolve()), env)
+    assert hook_entry.service_pid(str(ws.resolve())) is not None  # answers once the spooled work is done
+    assert not list(ws.joinpath(*hook_entry.SPOOL).glob("*.req"))
+    [decision] = [d for d in telemetry(ws) if d["hook"] == "SessionEnd"]
+    assert decision["decision"] == "emitted" and list((ws / "inbox").glob("*-shutdown-*.json"))
+
+
+def test_a_first_session_start_answers_from_disk_what_the_service_gave_that_folder(ws: Path):
+    env = hook_env(ws)
+    root = str(ws.resolve())
+    start = payload("SessionStart", None, session_id=SESSION, source="startup")
+    first = call(hook_argv(), start, env)  # nothing on disk yet: the service it starts answers
+    assert json.loads(first.stdout)["hookSpecificOutput"]["additionalContext"].startswith("# Session briefing")
+    hook_entry.stop_service(root)
+    raw = json.dumps(start).encode()
+    with held_lock(ws):
+        assert hook_entry.answer_hook("claude-code", raw, env, slow_marker) == (first.stdout.decode(), "")
+        other = json.dumps({**start, "cwd": "/home/USER/projects/elsewhere"}).encode()  # another folder: not known
+        assert hook_entry.answer_hook("claude-code", other, env, slow_marker)[0] == "answered the slow way"
+        (ws / "MEMORY.md").write_text("# MEMORY\n\n## Hard Rules\n\n- (2026-11-29) A rule reviewed since\n")
+        assert hook_entry.answer_hook("claude-code", raw, env, slow_marker)[0] == "answered the slow way"  # stale
+    hook_entry.start_service(root, env)
+    assert hook_entry.service_pid(root) is not None
+    injected = [d for d in telemetry(ws) if d["hook"] == "SessionStart" and d["decision"] == "inject"]
+    assert len(injected) == 2  # the first call's, and the one answered from disk, done by the service
+    again = call(hook_argv(), start, env)
+    assert "A rule reviewed since" in json.loads(again.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_service_that_answered_no_hook_gives_way_to_the_hooks_settings(ws: Path):
+    """The MCP door starts the service with its client's environment (Codex passes MCP servers only a
+    few variables): when a hook call comes with other settings, that service stops after refusing it,
+    and the hooks' next call starts one with theirs, instead of every hook taking the slow way."""
+    root = str(ws.resolve())
+    door = hook_env(ws, MEMORY_CONTEXT_WINDOW="50000")  # not the hooks' environment
+    hook_entry.start_service(root, door)
+    assert wait_for(lambda: hook_entry.service_pid(root)) is not None
+    first = hook_entry.service_pid(root)
+    env = hook_env(ws)
+    start = payload("SessionStart", None, session_id=SESSION, source="startup")
+    done = call(hook_argv(), start, env)  # refused by the door's service: the slow way, this once
+    assert done.returncode == 0 and done.stdout == run_hook(start, env).stdout
+    assert wait_for(lambda: not Path(f"/proc/{first}").exists())  # it gave way
+    again = call(hook_argv(), start, env)
+    assert again.returncode == 0 and again.stdout == done.stdout
+    second = hook_entry.service_pid(root)
+    assert second is not None and second != first
+    assert call(hook_argv(), start, door).stdout == run_hook(start, door).stdout  # refused, not given way
+    assert hook_entry.service_pid(root) == second

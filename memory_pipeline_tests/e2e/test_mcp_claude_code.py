@@ -61,4 +61,5 @@ def test_claude_code_searches_memory_over_mcp_and_the_fact_reaches_the_model(cli
         assert answered, "Claude Code never sent the memory tool's result back to the model"
         result = answered[0].tool_results(SEARCH_TOOL)[-1]
         assert FACT in result and "in project harbor" in result
-        assert "not instructions" in result and "```text" in result
+        assert "not instructions" in result and "\n```text\n" in result
+        assert result.startswith("memory search 'staging postgres port' in project harbor"), result[:200]  # not {"result": …}

@@ -14,6 +14,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp_types import ListRootsResult, Root
 
+from memory_pipeline.cli.hooks.mcp import mcp_entry
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.flows.importer import import_transcripts
@@ -64,10 +65,11 @@ def memory(tmp_path_factory):
         stop_workspace_services(workspace, runtime_dir())
 
 
-def server(workspace, cwd: Path) -> StdioServerParameters:
-    env = dict(os.environ, MEMORY_WORKSPACE=str(workspace.root), PYTHONPATH=os.pathsep.join(sys.path))
-    return StdioServerParameters(command=sys.executable, args=["-m", "memory_pipeline.main", "mcp"], env=env,
-                                 cwd=str(cwd))
+def server(workspace, cwd: Path, **env) -> StdioServerParameters:
+    """The server as `hooks install` writes it into a client's config (the stdlib-only door)."""
+    entry = mcp_entry()
+    env = dict(os.environ, MEMORY_WORKSPACE=str(workspace.root), PYTHONPATH=os.pathsep.join(sys.path), **env)
+    return StdioServerParameters(command=entry["command"], args=entry["args"], env=env, cwd=str(cwd))
 
 
 def roots(folder: Path):
@@ -78,7 +80,8 @@ def roots(folder: Path):
 
 async def call(client: Client, tool: str, arguments: dict) -> tuple[bool, str]:
     result = await client.call_tool(tool, arguments)
-    return bool(result.is_error), "".join(c.text for c in result.content if c.type == "text")
+    assert result.structured_content is None and [c.type for c in result.content] == ["text"]  # the text itself
+    return bool(result.is_error), result.content[0].text
 
 
 def fenced_part(text: str) -> str:
@@ -95,6 +98,7 @@ async def test_the_sdk_client_lists_the_tools_and_calls_each_on_real_memory(memo
                       list_roots_callback=roots(project_folder)) as client:
         listed = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert set(listed) == TOOLS
+        assert all(tool.output_schema is None for tool in listed.values())  # clients pass the text, not {"result": …}
         assert all(tool.annotations and tool.annotations.read_only_hint for tool in listed.values())
         assert {"query", "limit", "since", "tier", "project", "all_projects"} <= set(
             listed["search"].input_schema["properties"])
@@ -139,17 +143,26 @@ async def test_bad_arguments_are_tool_errors_and_the_server_keeps_answering(memo
     workspace, _, _, project_folder, _ = memory
     async with Client(server(workspace, project_folder)) as client:
         for tool, arguments, says in [
-            ("search", {"query": "redis", "limit": 0}, "greater than or equal to 1"),
+            ("search", {"query": "redis", "limit": 0}, "limit must be an integer from 1 to 50, got 0"),
+            ("search", {"query": "redis", "limit": "ten"}, "limit must be an integer from 1 to 50"),
+            ("search", {"query": "redis", "limit": True}, "limit must be an integer"),
+            ("search", {"query": "redis", "tier": "everything"}, "tier must be one of all, observations, messages"),
+            ("search", {"query": "redis", "since": 20261101}, "since must be a string or null"),
+            ("search", {"query": "redis", "colour": "red"}, "unknown argument 'colour'"),
+            ("search", {"query": ["redis"]}, "query must be a string"),
             ("search", {"query": "   "}, "query"),
             ("search", {"query": "redis", "since": "last tuesday"}, "since"),
             ("search", {"limit": 3}, "query"),
             ("get", {"ids": ["not-an-id"]}, "not a hit id"),
-            ("get", {"ids": []}, "ids"),
+            ("get", {"ids": []}, "ids must be a list of 1 to 20 strings"),
+            ("get", {"ids": "a-hit-id"}, "ids must be a list"),
+            ("get", {}, "ids is required"),
+            ("timeline", {"target": "2026-11-01", "around": 99}, "around must be an integer from 0 to 50"),
             ("timeline", {"target": "2026-13-45"}, "not a day"),
             ("timeline", {"target": "no-such-session"}, "no session"),
             ("trace", {"target": "999999"}, "MEMORY.md has"),
-            ("brief", {"all_projects": "sometimes"}, "all_projects"),
-            ("forget", {"everything": True}, "forget"),
+            ("brief", {"all_projects": "sometimes"}, "all_projects must be true or false"),
+            ("forget", {"everything": True}, "unknown tool 'forget'"),
         ]:
             error, text = await call(client, tool, arguments)
             assert error, (tool, arguments, text)
@@ -172,3 +185,23 @@ async def test_the_project_is_the_client_root_else_the_working_folder(memory):
     async with Client(server(workspace, elsewhere), mode="legacy", list_roots_callback=roots(project_folder)) as client:
         error, text = await call(client, "search", query)
         assert not error and "in project pi-mono" in text and HIT_LINE.search(fenced_part(text))
+
+
+async def test_the_door_starts_the_hook_service_behind_and_a_refused_call_runs_in_a_child(memory):
+    """`initialize` is answered without waiting for anything; the hook service it starts behind answers
+    the calls. A call the service refuses (other settings: here a setting at its default, spelt out)
+    runs in a process of its own, with the same answer."""
+    from memory_pipeline import hook_entry
+
+    workspace, _, _, project_folder, _ = memory
+    hook_entry.stop_service(str(workspace.root))
+    query = {"query": "e2e tests for AgentSession"}
+    async with Client(server(workspace, project_folder)) as client:
+        error, through_service = await call(client, "search", query)
+        assert not error and HIT_LINE.search(fenced_part(through_service))
+        pid = hook_entry.service_pid(str(workspace.root))
+        assert pid is not None
+    async with Client(server(workspace, project_folder, MEMORY_DEDUP_SIMILARITY="0.85")) as client:
+        error, in_child = await call(client, "search", query)
+        assert not error and HIT_LINE.findall(fenced_part(in_child)) == HIT_LINE.findall(fenced_part(through_service))
+    assert hook_entry.service_pid(str(workspace.root)) == pid  # still the same service; it refused, nothing more

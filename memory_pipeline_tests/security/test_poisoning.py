@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memory_pipeline.flows.brief import build_brief, fenced
+from memory_pipeline.flows.brief import build_brief
 from memory_pipeline.models import (
     CachedRecall,
     EventData,
@@ -26,11 +26,12 @@ from memory_pipeline.models import (
 from memory_pipeline.resources.observation_files import load_observations, observation_path
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import danger_reasons, hold_reasons
-from memory_pipeline.stages.provenance import from_tool_output
 from memory_pipeline.stages.hooks.recovery import related_memories
 from memory_pipeline.stages.observe.observer import observation_from_output
+from memory_pipeline.stages.provenance import from_tool_output
 from memory_pipeline.stages.reflect.input import render_observations
 from memory_pipeline.stages.review.review_md import parse_review_md, render_review_md
+from memory_pipeline.stages.untrusted import fenced
 from memory_pipeline_tests.support.review_fixtures import fact, observation
 
 TODAY = "2026-11-21"

@@ -12,8 +12,9 @@ own (titles, quota probes, compaction summaries) in an order the test does not c
         assert any("briefing" in r.text for r in models.model_requests())
 
 A request whose last user text contains a rule's phrase gets that rule's text; any other request
-gets `default_text`. `answer_with_tool(phrase, name, input)` answers (Anthropic Messages only) with a
-`tool_use` of `name` instead, once per conversation: when a user turn holds the phrase, the request
+gets `default_text`. `answer_with_tool(phrase, name, input)` answers with a `tool_use` of `name`
+instead (the Responses API: a `function_call`; `mcp__memory__search` is Codex's namespace
+`mcp__memory`, tool `search`), once per conversation: when a user turn holds the phrase, the request
 offers the tool and no earlier turn used it. Rules chain: a `ToolSearch` rule, then one for the
 tool it loads (Claude Code defers MCP tools behind its ToolSearch tool). Every request is recorded (`requests`), with the whole request text
 (`RecordedCall.text`: system prompt and every message) for assertions.
@@ -68,7 +69,15 @@ class RecordedCall:
 
     @property
     def tool_names(self) -> set[str]:
-        return {str(tool.get("name")) for tool in self.body.get("tools") or [] if isinstance(tool, dict)}
+        """Every tool offered; a Responses `namespace` tool's own tools as `NAMESPACE__NAME` (Codex
+        offers an MCP server's tools as the namespace `mcp__SERVER`)."""
+        names = set()
+        for tool in self.body.get("tools") or []:
+            if isinstance(tool, dict):
+                names.add(str(tool.get("name")))
+                names |= {f"{tool.get('name')}__{inner.get('name')}" for inner in tool.get("tools") or []
+                          if tool.get("type") == "namespace" and isinstance(inner, dict)}
+        return names
 
     def blocks(self, kind: str, role: str | None = None) -> list[dict]:
         """Every content block of `kind` ("tool_use", "tool_result", "text") in the messages."""
@@ -77,9 +86,28 @@ class RecordedCall:
                 and isinstance(turn.get("content"), list)
                 for block in turn["content"] if isinstance(block, dict) and block.get("type") == kind]
 
+    def function_calls(self) -> list[dict]:
+        """The Responses API's `function_call` items in the input (Codex's earlier tool calls)."""
+        items = self.body.get("input")
+        return [item for item in items if isinstance(item, dict) and item.get("type") == "function_call"] \
+            if isinstance(items, list) else []
+
+    @staticmethod
+    def call_name(item: dict) -> str:
+        return f"{item['namespace']}__{item.get('name')}" if item.get("namespace") else str(item.get("name"))
+
     @property
     def used_tools(self) -> set[str]:
-        return {str(block.get("name")) for block in self.blocks("tool_use")}
+        return {str(block.get("name")) for block in self.blocks("tool_use")} | \
+            {self.call_name(item) for item in self.function_calls()}
+
+    def function_outputs(self, name: str | None = None) -> list[str]:
+        """The text of each Responses `function_call_output` item (of the tool `name`), in order."""
+        names = {item.get("call_id"): self.call_name(item) for item in self.function_calls()}
+        items = self.body.get("input") if isinstance(self.body.get("input"), list) else []
+        return ["\n".join(_texts(item.get("output"))) for item in items
+                if isinstance(item, dict) and item.get("type") == "function_call_output"
+                and (name is None or names.get(item.get("call_id")) == name)]
 
     def tool_results(self, name: str | None = None) -> list[str]:
         """The text of each tool_result block (of the tool `name`, when given), in order."""
@@ -90,7 +118,9 @@ class RecordedCall:
     @property
     def user_text(self) -> str:
         """What the user typed, every turn (tool results left out)."""
-        turns = [t for t in self.body.get("messages") or [] if isinstance(t, dict) and t.get("role") == "user"]
+        turns = self.body.get("messages") or self.body.get("input") or []
+        turns = [t for t in turns if isinstance(t, dict) and t.get("role") == "user"] if isinstance(turns, list) else \
+            [{"content": turns}]
         return "\n".join(t["content"] if isinstance(t.get("content"), str) else
                          "\n".join(_texts([b for b in t.get("content") or []
                                             if isinstance(b, dict) and b.get("type") != "tool_result"]))
@@ -241,6 +271,28 @@ def openai_events(text: str, model: str, number: int) -> list[tuple[str, dict]]:
     ]
 
 
+def openai_function_call_events(reply: ToolUse, model: str, number: int) -> list[tuple[str, dict]]:
+    """A Responses API answer that calls a tool: `NAMESPACE__NAME` (an MCP tool as Codex offers it)
+    becomes a `function_call` in that namespace."""
+    namespace, _, name = reply.name.rpartition("__")
+    item = {"type": "function_call", "id": f"fc_loopback_{number}", "call_id": f"call_loopback_{number}",
+            "name": name, "arguments": json.dumps(reply.input), "status": "completed",
+            **({"namespace": namespace} if namespace else {})}
+    response = openai_response("", model, number) | {"output": [item]}
+    pending = {**response, "status": "in_progress", "output": [], "usage": None}
+    return [
+        ("response.created", {"type": "response.created", "response": pending}),
+        ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0,
+                                        "item": {**item, "arguments": "", "status": "in_progress"}}),
+        ("response.function_call_arguments.delta", {"type": "response.function_call_arguments.delta",
+                                                    "item_id": item["id"], "output_index": 0, "delta": item["arguments"]}),
+        ("response.function_call_arguments.done", {"type": "response.function_call_arguments.done",
+                                                   "item_id": item["id"], "output_index": 0, "arguments": item["arguments"]}),
+        ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
+        ("response.completed", {"type": "response.completed", "response": response}),
+    ]
+
+
 def _handler_for(server: LoopbackModels) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -274,11 +326,12 @@ def _handler_for(server: LoopbackModels) -> type[BaseHTTPRequestHandler]:
                 self._send_json(200, openai_chat(server.reply_for(call), model, number))
             elif path.endswith("/responses"):
                 reply = server.reply_for(call)
-                text = reply if isinstance(reply, str) else server.default_text  # tool answers: Anthropic only
-                if call.body.get("stream", True):
-                    self._send_events(openai_events(text, model, number))
+                if isinstance(reply, ToolUse):  # streamed, as Codex asks
+                    self._send_events(openai_function_call_events(reply, model, number))
+                elif call.body.get("stream", True):
+                    self._send_events(openai_events(reply, model, number))
                 else:
-                    self._send_json(200, openai_response(text, model, number))
+                    self._send_json(200, openai_response(reply, model, number))
             else:
                 self._send_json(404, {"error": {"type": "not_found_error", "message": f"no route {path}"}})
 

@@ -3,7 +3,6 @@ goes: flows/hooks/install.py)."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -12,10 +11,11 @@ from memory_pipeline.stages.hooks.mcp_config import server_entry
 
 
 def mcp_command() -> list[str]:
-    """The installed console script, else this Python running the package."""
-    beside = Path(sys.executable).parent / "memory-pipeline"
-    found = str(beside) if beside.is_file() else shutil.which("memory-pipeline")
-    return [found] if found else [sys.executable, "-m", "memory_pipeline.main"]
+    """This Python without site (`-S`) running the stdlib-only MCP door, memory_pipeline/mcp_entry.py,
+    by its absolute path: it answers `initialize` in the time of a Python start (docs/mcp.md)."""
+    from memory_pipeline import mcp_entry
+
+    return [sys.executable, "-S", str(Path(mcp_entry.__file__).resolve())]
 
 
 def mcp_entry() -> dict:

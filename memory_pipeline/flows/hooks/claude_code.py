@@ -17,7 +17,13 @@ from datetime import datetime
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.emit import EmitResult
-from memory_pipeline.flows.hooks.transcript import HookResult, parse_session, session_start_output, transcript_file
+from memory_pipeline.flows.hooks.transcript import (
+    MAX_CONTEXT_CHARS,
+    HookResult,
+    parse_session,
+    session_start_output,
+    transcript_file,
+)
 from memory_pipeline.flows.windows import send_window
 from memory_pipeline.models import HookPayload, PendingCompaction, TaskCheckpoint, Transcript
 from memory_pipeline.resources.feedback import FeedbackFiles, record_injected
@@ -142,7 +148,7 @@ def session_started(workspace: Workspace, payload: HookPayload, now: datetime, s
 
     looked = hook_scope(workspace, payload.cwd, settings)
     project = looked.project
-    briefing = session_briefing(workspace, project=project, scope=looked.why)
+    briefing = session_briefing(workspace, project=project, scope=looked.why, max_chars=MAX_CONTEXT_CHARS)
     log = dict(at=now, session_id=payload.session_id, hook="SessionStart", source=payload.source)
     if briefing.text is None:
         log_decision(workspace, "inject_skipped", reason="no-briefing", detail=briefing.note, **log)

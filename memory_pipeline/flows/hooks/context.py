@@ -4,7 +4,9 @@ UserPromptSubmit reads only the tail of the transcript, finds the latest assista
 places it against the model's window. Entering the warm zone (40 %) starts caching recall results
 for the current task: a detached `memory-pipeline hook claude-code --refresh-recall SESSION`
 process runs the queries, so the prompt is never held up. The hot zone (60 %) writes the task
-checkpoint. SessionStart(compact) turns the checkpoint and the cache into the recovery pointer.
+checkpoint. SessionStart(compact) turns the checkpoint and the cache into the recovery pointer, and
+gives back the project's reviewed MEMORY.md lines (the compaction dropped the briefing), together
+within the client's cap.
 """
 
 from __future__ import annotations
@@ -17,12 +19,20 @@ from pathlib import Path
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.hooks.memory import find_memories, hook_project
-from memory_pipeline.flows.hooks.transcript import HookResult, parse_session, session_start_output, transcript_file
+from memory_pipeline.flows.hooks.transcript import (
+    MAX_CONTEXT_CHARS,
+    HookResult,
+    parse_session,
+    session_start_output,
+    transcript_file,
+)
 from memory_pipeline.models import CachedRecall, HookPayload, HookSessionState, TaskCheckpoint
 from memory_pipeline.resources.feedback import record_injected
 from memory_pipeline.resources.hook_state import HookStateStore, log_decision, read_tail
+from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import is_held
+from memory_pipeline.stages.hooks.budget import Fitted, Section, fit, left_out_words
 from memory_pipeline.stages.hooks.context_level import (
     TailReading,
     context_percent,
@@ -43,12 +53,15 @@ from memory_pipeline.stages.hooks.recovery import (
     user_intents,
     validated_queries,
 )
+from memory_pipeline.stages.redact import redact
+from memory_pipeline.stages.review.memory_md import for_project, memory_items, without_marker
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline.stages.transcripts import files_touched
 
 WINDOW_ENV = "MEMORY_CONTEXT_WINDOW"
 CACHE_ENTRIES = 6
 REFRESH_STALE = timedelta(seconds=120)
+MEMORY_AGAIN = "## MEMORY.md (reviewed: the standing guidance this session started with)"
 
 
 def configured_window(settings: Settings) -> int | None:
@@ -206,19 +219,39 @@ def recover_after_compaction(workspace: Workspace, payload: HookPayload, now: da
         return HookResult(note=f"recovery pointer skipped: {decision.reason} "
                                f"({decision.seconds_since_last:.0f}s after the previous compaction)")
     task, files, intents = _task_and_files(payload, state.checkpoint)
+    project = hook_project(workspace, payload.cwd, settings)
     cache, notes, fallback = state.recall_cache, [], False
     if not validated_queries(cache):  # the warm zone cached nothing useful: ask with the task itself
-        project = hook_project(workspace, payload.cwd, settings)
         entries, notes = _cache_entries(workspace, settings, task_queries(intents), now, project)
         fallback, cache = True, cache + entries
         store.update(payload.session_id, lambda s: setattr(s, "recall_cache", (s.recall_cache + entries)[-CACHE_ENTRIES:]), now)
     memories, queries = related_memories(cache), validated_queries(cache)
-    if not (task or files or memories):
+    pointer = build_pointer(task, files, memories, queries, cwd=payload.cwd) if task or files or memories else None
+    context = after_compaction(workspace, project, pointer)
+    if context is None:
         log_decision(workspace, "inject_skipped", reason="nothing-to-recover", compaction=state.compaction_count, **log)
         return HookResult(note=notes[0] if notes else "recovery pointer skipped: no task, files or memories found")
-    pointer = build_pointer(task, files, memories, queries, cwd=payload.cwd)
-    record_injected(workspace, payload.session_id, [(h.id, h.text) for h in memories], "pointer", now)
-    log_decision(workspace, "inject", kind="pointer", tokens=estimate_tokens(pointer), files=min(len(files), 5),
-                 memories=len(memories), queries=len(queries), fallback=fallback,
-                 compaction=state.compaction_count, **log)
-    return HookResult(output=session_start_output(pointer), note=notes[0] if notes else None)
+    if pointer is not None:
+        record_injected(workspace, payload.session_id, [(h.id, h.text) for h in memories], "pointer", now)
+    log_decision(workspace, "inject", kind="pointer" if pointer else "memory_md",
+                 tokens=estimate_tokens(pointer or ""), chars=len(context.text), memory_md_left_out=
+                 context.left_out.get("MEMORY.md", 0), files=min(len(files), 5), memories=len(memories),
+                 queries=len(queries), fallback=fallback, compaction=state.compaction_count, **log)
+    return HookResult(output=session_start_output(context.text), note=notes[0] if notes else None)
+
+
+def after_compaction(workspace: Workspace, project: str | None, pointer: str | None) -> Fitted | None:
+    """What a session gets back after a compaction, within the client's cap: the recovery pointer,
+    then the reviewed MEMORY.md lines of its project (what it started with); None when neither has any."""
+    memory = without_marker(for_project(MemoryFiles(workspace).read_memory(), project)).strip()
+    sections = [Section("the recovery pointer", pointer.splitlines())] if pointer else []
+    if memory_items(memory):
+        sections.append(Section("MEMORY.md", redact(memory).splitlines(), head=[MEMORY_AGAIN, ""]))
+    if not sections:
+        return None
+    return fit(sections, MAX_CONTEXT_CHARS, after_compaction_left_out)
+
+
+def after_compaction_left_out(left_out: dict[str, int]) -> str:
+    return (f"_Left out to fit the {MAX_CONTEXT_CHARS:,}-character context: {left_out_words(left_out)}. All of "
+            "MEMORY.md: `memory-pipeline brief` or the memory MCP tool `brief`._")

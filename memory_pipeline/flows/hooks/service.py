@@ -3,7 +3,9 @@ that finds none (memory_pipeline/hook_entry.py), with that call's environment.
 
 It imports the hook flows once and answers each hook call over `<workspace>/state/hook.sock` (a
 user-only unix socket; the wire is in hook_entry.py) with exactly what `memory-pipeline hook`
-would print, one call at a time, in the order they come. It refuses a call made with other
+would print, one call at a time, in the order they come (first the calls a hook answered from disk
+while no service ran, hook_entry.spool); the memory tools' calls of the MCP door
+(memory_pipeline/mcp_entry.py, op `mcp`) the same way (flows/mcp_server.py). It refuses a call made with other
 settings (the caller then handles it itself), and stops after IDLE_TIMEOUT without calls, when the
 workspace folder is gone, or when the code changed (the next call starts a fresh one).
 """
@@ -58,26 +60,72 @@ def event_name(raw: bytes) -> str | None:
 Later = Callable[[], object] | None
 
 
-def answer(request: bytes, key: bytes, settings: "Settings") -> tuple[bytes, bool, Later]:
-    """(the reply, whether to stop serving, the work to do once the reply is sent)."""
+def answer(request: bytes, key: bytes, settings: "Settings", give_way: bool = False) -> tuple[bytes, bool, Later]:
+    """(the reply, whether to stop serving, the work to do once the reply is sent). `give_way`: this
+    service has answered no hook call yet (the MCP door started it, with its client's environment):
+    it stops after refusing a hook call made with other settings, so the hooks' next call starts one
+    with theirs (the door's calls then run in a child, never the hooks')."""
     op, agent, at, sent_key, raw = (request.split(b"\0", 4) + [b""] * 5)[:5]
     if op == b"ping":  # answered after every earlier call's work: a barrier; stdout is the pid
         pid = str(os.getpid()).encode()
         return f"ok {len(pid)}\n".encode() + pid, False, None
     if op == b"stop":
         return b"ok 0\nstopping", True, None
-    if op != b"hook" or agent != b"claude-code":
+    if not (op == b"hook" and agent == b"claude-code" or op == b"mcp"):
         return b"no unknown request\n", False, None
     if sent_key != key:
-        return b"no called with other settings\n", False, None
+        return b"no called with other settings\n", give_way and op == b"hook", None
+    if op == b"mcp":  # a memory tool's call from the MCP door (memory_pipeline/mcp_entry.py)
+        from memory_pipeline.flows.mcp_server import answer_call
+
+        out = answer_call(raw, settings).encode("utf-8", "surrogateescape")
+        return f"ok {len(out)}\n".encode() + out, False, None
     try:
         now = datetime.fromtimestamp(float(at)).astimezone()
     except ValueError:
         now = None
     if event_name(raw) in ANSWER_FIRST:
         return b"ok 0\n", False, lambda: hook_reply(raw, settings, now)
-    out, err = (text.encode("utf-8", "surrogateescape") for text in hook_reply(raw, settings, now))
-    return f"ok {len(out)}\n".encode() + out + err, False, None
+    stdout, stderr = hook_reply(raw, settings, now)
+    out, err = (text.encode("utf-8", "surrogateescape") for text in (stdout, stderr))
+    return f"ok {len(out)}\n".encode() + out + err, False, lambda: remember_briefing(raw, stdout, key, settings)
+
+
+def remember_briefing(raw: bytes, stdout: str, key: bytes, settings: "Settings") -> None:
+    """A SessionStart's answer (not after a compaction), kept for the folder: what the next first
+    hook call there prints while no service runs (hook_entry.answer_from_disk)."""
+    fields = hook_entry.hook_fields(raw)
+    if fields is None or fields[0] != "SessionStart" or fields[1] == "compact" or not fields[2] or not stdout:
+        return
+    from memory_pipeline.resources.workspace import Workspace
+
+    root = os.path.realpath(settings.workspace)
+    try:
+        Workspace(settings.workspace).write_json(Path(hook_entry.briefing_path(root, fields[2])),
+                                                 {"key": hook_entry.digest(key), "stdout": stdout})
+    except OSError as exc:  # a briefing not kept only costs the next first call its wait
+        print(f"hook service: briefing not kept: {exc}", file=sys.stderr, flush=True)
+
+
+def drain_spool(root: Path, key: bytes, settings: "Settings") -> int:
+    """Do the work of the calls answered while no service ran (hook_entry.spool), oldest first;
+    each file is removed before its work, so a call is never done twice. How many were done."""
+    folder = root.joinpath(*hook_entry.SPOOL)
+    done = 0
+    for path in sorted(folder.glob("*.req")) if folder.is_dir() else []:
+        try:
+            request = path.read_bytes()
+            path.unlink()
+        except OSError:
+            continue
+        reply, _, later = answer(request, key, settings)  # a spooled call was made by a hook: no giving way
+        if reply.startswith(b"no "):
+            print(f"hook service: spooled call {path.name} refused: {reply[3:].decode(errors='replace').strip()}",
+                  file=sys.stderr, flush=True)
+        if later is not None:
+            later()
+        done += 1
+    return done
 
 
 def read_request(conn: socket.socket) -> bytes:
@@ -88,18 +136,20 @@ def read_request(conn: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
-def serve_one(conn: socket.socket, key: bytes, settings: "Settings") -> bool:
-    """Answer one connection, then do its deferred work; True when the service should stop."""
+def serve_one(conn: socket.socket, key: bytes, settings: "Settings", give_way: bool = False) -> tuple[bool, bool]:
+    """Answer one connection, then do its deferred work; (whether the service should stop, whether
+    it answered a hook call)."""
     with conn:
         conn.settimeout(10.0)
         try:
-            reply, stop, later = answer(read_request(conn), key, settings)
+            request = read_request(conn)
+            reply, stop, later = answer(request, key, settings, give_way)
             conn.sendall(reply)
         except OSError:
-            return False
+            return False, False
     if later is not None:
         later()  # the next call waits in the socket's backlog: calls keep their order
-    return stop
+    return stop, request.startswith(b"hook\0") and reply.startswith(b"ok")
 
 
 def run_lock(path: str):
@@ -135,10 +185,13 @@ def serve(path: str, key: bytes, root: Path, settings: "Settings", idle_timeout:
     print(f"hook service {os.getpid()} listening on {path}", file=sys.stderr, flush=True)
     touched = checked = time.monotonic()
     try:
+        hooks_answered = drain_spool(root, key, settings) > 0  # calls answered before it was up come first
         while time.monotonic() - touched < idle_timeout and folder_identity(root) == identity:
             try:
                 conn, _ = server.accept()
             except TimeoutError:  # idle: the time to see whether the code changed (never on a call's path)
+                if drain_spool(root, key, settings):  # spooled while this service was coming up
+                    touched, hooks_answered = time.monotonic(), True
                 if time.monotonic() - checked > CODE_CHECK_EVERY:
                     checked = time.monotonic()
                     if code_signature() != code:
@@ -146,7 +199,9 @@ def serve(path: str, key: bytes, root: Path, settings: "Settings", idle_timeout:
                         break
                 continue
             touched = time.monotonic()
-            if serve_one(conn, key, settings):
+            stop, hook = serve_one(conn, key, settings, give_way=not hooks_answered)
+            hooks_answered = hooks_answered or hook
+            if stop:  # asked to stop, or giving way to the hooks' settings
                 break
     finally:
         with contextlib.suppress(FileNotFoundError):
