@@ -16,7 +16,7 @@ from pathlib import Path
 from memory_pipeline.config import child_environment
 from memory_pipeline.errors import LLMError
 from memory_pipeline.resources.llm.agent_cli import empty_folder, failure, run_cli
-from memory_pipeline.resources.llm.base import LLMResponse
+from memory_pipeline.resources.llm.base import LLMResponse, counted_tokens
 
 # Each is `-c features.NAME=false`: a name an older or newer Codex does not know is ignored (where
 # `--disable NAME` would refuse to run).
@@ -63,8 +63,9 @@ class CodexProvider:
         if not text:
             raise LLMError(f"{where}: Codex wrote no answer")
         usage = next((e.get("usage") or {} for e in reversed(events) if e.get("type") == "turn.completed"), {})
-        return LLMResponse(text=text, input_tokens=int(usage.get("input_tokens") or 0),
-                           output_tokens=int(usage.get("output_tokens") or 0), model=model, provider=self.name)
+        return LLMResponse(text=text, input_tokens=counted_tokens(usage.get("input_tokens"), system, prompt),
+                           output_tokens=counted_tokens(usage.get("output_tokens"), text), model=model,
+                           provider=self.name)
 
 
 def user_model_settings() -> dict:
