@@ -163,6 +163,9 @@ def main() -> int:
     path = hook_entry.socket_path(root)
     if path is None or not os.path.isdir(os.path.dirname(path)):
         return 1
+    if refused := hook_entry.socket_refusal(path):  # another user could answer in our place there
+        print(f"hook service: not serving: {refused}", file=sys.stderr, flush=True)
+        return 1
     lock = run_lock(path)  # taken before the imports: callers see a service starting and wait for it
     if lock is None:
         return 3
