@@ -212,14 +212,23 @@ def service_pid(root: str, timeout: float = 60.0) -> int | None:
     return int(answer[0]) if isinstance(answer, tuple) and answer[0].isdigit() else None
 
 
-def stop_service(root: str, timeout: float = 10.0) -> int | None:
+def stop_service(root: str, timeout: float = 10.0, environ: dict[str, str] | None = None) -> int | None:
     """Stop the workspace's hook service after its pending work and wait for its process to exit;
-    the pid it stopped, or None when none was running."""
+    the pid it stopped, or None when none was running. The stop carries the service key of
+    `environ` (this process's environment by default); a service started with other settings
+    refuses it and is sent SIGTERM instead (which only this user may send), ending after its call."""
     pid = service_pid(root, timeout)
     path = socket_path(root)
     if pid is None or path is None:
         return None
-    ask_service(path, request_bytes("stop"), timeout)
+    key = service_key(dict(os.environ) if environ is None else environ)
+    if isinstance(ask_service(path, request_bytes("stop", key=key), timeout), str):
+        import signal
+
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            return None
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and _alive(pid):
         time.sleep(0.05)

@@ -14,8 +14,10 @@ import contextlib
 import fcntl
 import json
 import os
+import signal
 import socket
 import sys
+import threading
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -35,6 +37,7 @@ IDLE_TIMEOUT = 30 * 60.0
 # next call is taken. Their notes go to state/hooks/telemetry.jsonl, as every decision does.
 ANSWER_FIRST = ("PreCompact", "SessionEnd", "Stop")
 TICK = 1.0
+CLIENT_DEADLINE = 2.0  # to send a whole request (callers send it at once) and to take the reply
 CODE_CHECK_EVERY = 5.0
 LIMIT = hook_entry.MAX_STDIN_BYTES + 4096
 CODE_DIRS = (Path(hook_entry.PACKAGE_DIR), Path(hook_entry.PACKAGE_DIR).parent / "prompts")
@@ -50,7 +53,7 @@ def code_signature() -> tuple[int, float]:
 def event_name(raw: bytes) -> str | None:
     try:
         document = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # hook_reply says what is wrong with it
         return None
     return document.get("hook_event_name") if isinstance(document, dict) else None
 
@@ -64,42 +67,80 @@ def answer(request: bytes, key: bytes, settings: "Settings") -> tuple[bytes, boo
     if op == b"ping":  # answered after every earlier call's work: a barrier; stdout is the pid
         pid = str(os.getpid()).encode()
         return f"ok {len(pid)}\n".encode() + pid, False, None
+    if op not in (b"stop", b"hook") or (op == b"hook" and agent != b"claude-code"):
+        return b"no unknown request\n", False, None
+    if sent_key != key:  # a stop too: only a caller with these settings (stop_service falls back to a signal)
+        return b"no called with other settings\n", False, None
     if op == b"stop":
         return b"ok 0\nstopping", True, None
-    if op != b"hook" or agent != b"claude-code":
-        return b"no unknown request\n", False, None
-    if sent_key != key:
-        return b"no called with other settings\n", False, None
-    try:
-        now = datetime.fromtimestamp(float(at)).astimezone()
-    except ValueError:
-        now = None
+    now = call_time(at)
     if event_name(raw) in ANSWER_FIRST:
         return b"ok 0\n", False, lambda: hook_reply(raw, settings, now)
     out, err = (text.encode("utf-8", "surrogateescape") for text in hook_reply(raw, settings, now))
     return f"ok {len(out)}\n".encode() + out + err, False, None
 
 
-def read_request(conn: socket.socket) -> bytes:
+def call_time(at: bytes) -> datetime | None:
+    """When the caller made the call (seconds since the epoch), or None for a time that is none
+    (`nan`, `1e300`, a year past 9999, not a number): the call is then dated now."""
+    try:
+        return datetime.fromtimestamp(float(at)).astimezone()
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+def read_request(conn: socket.socket, deadline: float) -> bytes | None:
+    """The whole request, or None when it did not all come before `deadline` (monotonic): a caller
+    writes it at once, so a slow one is cut off rather than holding up the calls behind it."""
     chunks, size = [], 0
-    while size <= LIMIT and (chunk := conn.recv(1 << 16)):
+    while size <= LIMIT:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        conn.settimeout(left)
+        try:
+            chunk = conn.recv(1 << 16)
+        except TimeoutError:
+            return None
+        if not chunk:
+            break
         chunks.append(chunk)
         size += len(chunk)
     return b"".join(chunks)
 
 
 def serve_one(conn: socket.socket, key: bytes, settings: "Settings") -> bool:
-    """Answer one connection, then do its deferred work; True when the service should stop."""
+    """Answer one connection, then do its deferred work; True when the service should stop. No input
+    stops the service: a request that cannot be answered gets a `no …` reply (the caller then
+    handles the call itself), and a caller gets CLIENT_DEADLINE seconds to send its request."""
+    later = None
     with conn:
-        conn.settimeout(10.0)
         try:
-            reply, stop, later = answer(read_request(conn), key, settings)
+            request = read_request(conn, time.monotonic() + CLIENT_DEADLINE)
+            if request is None:
+                reply, stop = f"no request not received within {CLIENT_DEADLINE:g} s\n".encode(), False
+            else:
+                reply, stop, later = answered(request, key, settings)
+            conn.settimeout(CLIENT_DEADLINE)
             conn.sendall(reply)
         except OSError:
             return False
     if later is not None:
-        later()  # the next call waits in the socket's backlog: calls keep their order
+        try:
+            later()  # the next call waits in the socket's backlog: calls keep their order
+        except Exception as exc:  # noqa: BLE001 — the service outlives one call's failure; say what it was
+            print(f"hook service: deferred work failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
     return stop
+
+
+def answered(request: bytes, key: bytes, settings: "Settings") -> tuple[bytes, bool, Later]:
+    """`answer`, with anything it raises turned into a `no …` reply instead of the service's end."""
+    try:
+        return answer(request, key, settings)
+    except Exception as exc:  # noqa: BLE001
+        why = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+        print(f"hook service: could not answer a call: {why}", file=sys.stderr, flush=True)
+        return f"no internal error: {why}\n".encode("utf-8", "replace"), False, None
 
 
 def run_lock(path: str):
@@ -134,8 +175,12 @@ def serve(path: str, key: bytes, root: Path, settings: "Settings", idle_timeout:
     server = listen(path)
     print(f"hook service {os.getpid()} listening on {path}", file=sys.stderr, flush=True)
     touched = checked = time.monotonic()
+    terminated: list[int] = []
+    if threading.current_thread() is threading.main_thread():  # SIGTERM (`stop` by another's settings):
+        signal.signal(signal.SIGTERM, lambda number, _: terminated.append(number))  # after the call at hand
     try:
-        while time.monotonic() - touched < idle_timeout and folder_identity(root) == identity:
+        while (not terminated and time.monotonic() - touched < idle_timeout
+               and folder_identity(root) == identity):
             try:
                 conn, _ = server.accept()
             except TimeoutError:  # idle: the time to see whether the code changed (never on a call's path)
