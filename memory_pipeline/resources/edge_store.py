@@ -298,6 +298,8 @@ class EdgeStore:
                 self._fill_table(shard)
             elif not self.table.complete("vectors"):  # or before the table kept the vectors' copies
                 self._fill_vectors(shard)
+            if not self.table.complete("keywords"):  # or before it kept each point's keyword length
+                self._fill_keywords()
             if not self.keyword_stats.current():  # none yet, or values made by another `tokenize`
                 self.keyword_stats.path.unlink(missing_ok=True)  # cut short, the re-key is done again
                 self._rekey(shard)
@@ -315,8 +317,9 @@ class EdgeStore:
         check_free_space(self.path)
         for page in scroll_pages(shard, limit=BATCH, with_payload=True, with_vector=[DENSE]):
             self.table.put((str(record.id), dict(record.payload or {}),
-                            record.vector.get(DENSE) if isinstance(record.vector, dict) else None) for record in page)
-        self.table.mark_complete()
+                            record.vector.get(DENSE) if isinstance(record.vector, dict) else None, None)
+                           for record in page)
+        self.table.mark_complete(("complete", "vectors"))  # the keyword lengths next (`_fill_keywords`)
 
     def _fill_vectors(self, shard) -> None:
         """Every point's dense vector, as the shard holds it, into the payload table's float16 copies."""
@@ -325,6 +328,15 @@ class EdgeStore:
             self.table.put_vectors((str(record.id), record.vector.get(DENSE)) for record in page
                                    if isinstance(record.vector, dict))
         self.table.mark_complete(("vectors",))
+
+    def _fill_keywords(self) -> None:
+        """Every row's keyword length, from its payload, and the totals counted afresh (`KeywordStats`)."""
+        check_free_space(self.path)
+        for page in self.table.each(BATCH):
+            self.table.set_keywords((point_id, keyword_length(payload)) for point_id, payload in page)
+        self.table.recount_keywords()
+        self.table.mark_complete(("keywords",))
+        self.keyword_stats.record(*self.table.keyword_totals())
 
     def _rekey(self, shard, build_every: int | None = None) -> None:
         """A shard written before its sparse values were BM25's (no `vectors.bm25.json`), or keyed by
@@ -340,10 +352,12 @@ class EdgeStore:
             return (r for page in scroll_pages(shard, limit=BATCH, with_payload=False, with_vector=[SPARSE])
                     for r in self._joined(shard, page, True) if isinstance(r.vector, dict) and SPARSE in r.vector)
 
-        lengths = [keyword_counts(r.payload or {})[1] for r in records()]
-        if lengths:
+        self.table.set_keywords((r.id, keyword_length(r.payload or {})) for r in records())  # as `tokenize` counts
+        self.table.recount_keywords()
+        documents, total = self.table.keyword_totals()
+        if documents:
             check_free_space(self.path)
-            average = sum(lengths) / len(lengths)
+            average = total / documents
             batch: list = []
             unbuilt, every = 0, build_every or OPTIMIZE_EVERY
             for record in records():
@@ -361,7 +375,7 @@ class EdgeStore:
             if batch:
                 shard.update(UpdateOperation.update_vectors(batch))
             shard.flush()
-        self.keyword_stats.add(lengths)
+        self.keyword_stats.record(*self.table.keyword_totals())
 
     def _open(self):
         from qdrant_edge import EdgeShard
@@ -437,10 +451,10 @@ class EdgeStore:
             for start in range(0, len(points), BATCH):
                 batch = points[start:start + BATCH]
                 counted = [keyword_counts({**p.payload, "text": p.text}) for p in batch]
-                average = self.keyword_stats.add([length for p, (_, length) in zip(batch, counted, strict=True)
-                                                  if has_keywords(p.payload)])  # a passage is no keyword document
                 payloads = [_whole_payload(p) for p in batch]
-                self.table.put((_norm(p.id), payload, p.dense) for p, payload in zip(batch, payloads, strict=True))
+                self.table.put((_norm(p.id), payload, p.dense, length if has_keywords(p.payload) else None)
+                               for p, payload, (_, length) in zip(batch, payloads, counted, strict=True))
+                average = self.keyword_stats.record(*self.table.keyword_totals())  # a passage is no document
                 self._update(UpdateOperation.upsert_points(
                     [_edge_point(p, payload, keyword_vector(counts, length, average))
                      for p, payload, (counts, length) in zip(batch, payloads, counted, strict=True)]))
@@ -470,6 +484,7 @@ class EdgeStore:
             with self.session():
                 self._update(UpdateOperation.delete_points(keys))
                 self.table.delete(keys)
+                self.keyword_stats.record(*self.table.keyword_totals())
 
     def delete_vectors(self, ids: list[str]) -> None:
         """Drop the dense and sparse vectors of these points and keep their payloads."""
@@ -661,10 +676,13 @@ def _norm(point_id: str) -> str:
 
 class KeywordStats:
     """The shard's keyword documents and their total length (`<shard>.bm25.json`): the average BM25
-    normalizes a point's length by, which Edge's IDF modifier does not keep. Every write batch adds
-    its points' lengths (a point written again counts again) and its values use the average with the
-    batch included: a shard written at once gets the exact average, one that grows a day at a time
-    the average as it stood at each write (docs/vector-engine.md, "Keyword search in the shard")."""
+    normalizes a point's length by, which Edge's IDF modifier does not keep. The counts are the payload
+    table's (each row keeps its point's keyword length; a row written again replaces its length), so
+    they are those of the points held, however often or by how many writers at once a point is written;
+    this file records them after each write and the `tokenize` version the values were made with. A
+    write batch's values use the average with the batch included: a shard written at once gets the
+    exact average, one that grows a day at a time the average as it stood at each write
+    (docs/vector-engine.md, "Keyword search in the shard")."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -688,14 +706,17 @@ class KeywordStats:
         except (OSError, ValueError, TypeError, AttributeError):
             return False
 
-    def add(self, lengths: list[float]) -> float:
-        """Count these documents in and return the average length (the caller holds the shard's lock)."""
+    def record(self, documents: int, length: float) -> float:
+        """Write the payload table's counts and return the average length (the caller holds the shard's lock)."""
         from memory_pipeline.resources.workspace import atomic_write_json
 
-        documents, length = self.read()
-        documents, length = documents + len(lengths), length + float(sum(lengths))
         atomic_write_json(self.path, {"documents": documents, "length": length, "keys": KEYS_VERSION})
         return length / documents if documents else 1.0
+
+
+def keyword_length(payload: dict[str, Any]) -> float | None:
+    """A stored point's keyword length (its whole payload, text included), None when it is no keyword document."""
+    return keyword_counts(payload)[1] if has_keywords(payload) else None
 
 
 @dataclass
