@@ -254,6 +254,15 @@ class PayloadTable:
                 db.execute(f"DELETE FROM payloads WHERE id IN ({marks})", chunk)
             self._add_keywords(db, -len(old), -sum(old))
 
+    def damage(self) -> str | None:
+        """What SQLite finds wrong with the file (`PRAGMA quick_check`: every page read), or None."""
+        try:
+            with self._lock:
+                found = [str(row[0]) for row in self._connection().execute("PRAGMA quick_check").fetchall()]
+        except sqlite3.DatabaseError as exc:
+            return f"{self.path.name}: {exc}"
+        return None if found == ["ok"] else f"{self.path.name}: {'; '.join(found[:3])}"
+
     def count(self) -> int:
         with self._lock:
             return int(self._connection().execute("SELECT count(*) FROM payloads").fetchone()[0])

@@ -32,10 +32,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memory_pipeline.errors import BadInputError, DiskFullError, MemoryPipelineError, ServiceError
+from memory_pipeline.errors import BadInputError, DiskFullError, MemoryPipelineError, ServiceError, StoreLockedError
 from memory_pipeline.models import content_hash
 from memory_pipeline.resources.edge_payloads import PayloadTable, cite_key, table_path
-from memory_pipeline.resources.edge_shard import register_holder, scroll_pages, shard_lock, unregister_holder, wanted_by
+from memory_pipeline.resources.edge_shard import (
+    register_holder, scroll_pages, shard_lock, unregister_holder, wanted_by,
+)
 from memory_pipeline.resources.vector_points import StorePoint, filter_conditions, filter_field
 from memory_pipeline.stages.index.message_docs import has_keywords, keyword_counts
 from memory_pipeline.stages.index.sparse import KEYS_VERSION, keyword_vector
@@ -316,6 +318,10 @@ class EdgeStore:
         is done again at the next open, as `complete` is set last."""
         check_free_space(self.path)
         for page in scroll_pages(shard, limit=BATCH, with_payload=True, with_vector=[DENSE]):
+            if any("text" not in (record.payload or {}) for record in page):  # SHARD_FIELDS only: written with a table
+                self.table.reset()
+                raise ServiceError(f"the payload table beside the vector shard {self.path} is missing, and the shard "
+                                   "keeps only its filter fields: the index must be rebuilt (`ingest` does)")
             self.table.put((str(record.id), dict(record.payload or {}),
                             record.vector.get(DENSE) if isinstance(record.vector, dict) else None, None)
                            for record in page)
@@ -408,13 +414,44 @@ class EdgeStore:
                 if "WouldBlock" not in text:  # another process outside our lock has the shard open
                     raise ServiceError(f"cannot open the vector shard {self.path}: {text}") from exc
                 if time.monotonic() + delay > deadline:
-                    from memory_pipeline.errors import StoreLockedError
-
                     raise StoreLockedError(
                         f"vector shard {self.path} is held open by another process "
                         f"(not through memory-pipeline's lock) for {self.lock_timeout:.0f}s") from exc
                 time.sleep(delay)
                 delay = min(delay * 2, 1.0)
+
+    def damage(self) -> str | None:
+        """What is wrong with the shard or its payload table, read as an open reads them, or None: a shard the
+        engine cannot load, a payload table SQLite finds damaged or that is missing. A shard held by another
+        process, or built for another embedding model, is no damage: that error is raised."""
+        import sqlite3
+
+        if not self.path.is_dir():
+            return None
+        try:
+            with self.session():
+                return self.table.damage()
+        except StoreLockedError:
+            raise
+        except ServiceError as exc:
+            if "another embedding model" in str(exc):
+                raise
+            return str(exc)
+        except sqlite3.DatabaseError as exc:
+            return f"{self.table.path.name}: {exc}"
+
+    def set_aside(self) -> Path:
+        """Move the shard, its payload table and its keyword statistics into `<shard>.damaged-<time>/`
+        beside it (under the shard's lock), so the next open starts an empty shard; where they went."""
+        aside = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+        with shard_lock(self.path, self.lock_timeout):
+            self.table.close()
+            aside.mkdir(parents=True)
+            for part in (self.path, self.keyword_stats.path,
+                         *(Path(f"{self.table.path}{suffix}") for suffix in ("", "-wal", "-shm"))):
+                if part.exists():
+                    part.replace(aside / part.name)
+        return aside
 
     @property
     def shard(self):
