@@ -319,7 +319,6 @@ class EdgeStore:
         check_free_space(self.path)
         for page in scroll_pages(shard, limit=BATCH, with_payload=True, with_vector=[DENSE]):
             if any("text" not in (record.payload or {}) for record in page):  # SHARD_FIELDS only: written with a table
-                self.table.reset()
                 raise ServiceError(f"the payload table beside the vector shard {self.path} is missing, and the shard "
                                    "keeps only its filter fields: the index must be rebuilt (`ingest` does)")
             self.table.put((str(record.id), dict(record.payload or {}),
