@@ -6,8 +6,8 @@ indexes, a write-ahead log). The shard's configuration is `shard_config` (docs/v
 shard (`vectors.payloads.sqlite`, resources/edge_payloads.py) and read from there; the shard's own
 payload holds only the fields its filters use (SHARD_FIELDS). The sparse
 vector is the store's own: each point's keyword terms (`message_docs.keyword_counts`) at their BM25
-saturation (`sparse.keyword_vector`), against the average keyword length of the points written so
-far, kept beside the shard (`vectors.bm25.json`: documents and their total length); the engine's
+saturation (`sparse.keyword_vector`), against the average keyword length of the points held (each
+point's length in its payload-table row, the totals recorded in `vectors.bm25.json`); the engine's
 IDF completes BM25 at query time (docs/vector-engine.md, "Keyword search in the shard").
 
 Edge lets one process open a shard folder at a time, so every opener takes the shard's file lock

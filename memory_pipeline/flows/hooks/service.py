@@ -3,9 +3,12 @@ that finds none (memory_pipeline/hook_entry.py), with that call's environment.
 
 It imports the hook flows once and answers each hook call over `<workspace>/state/hook.sock` (a
 user-only unix socket; the wire is in hook_entry.py) with exactly what `memory-pipeline hook`
-would print, one call at a time, in the order they come. It refuses a call made with other
-settings (the caller then handles it itself), and stops after IDLE_TIMEOUT without calls, when the
-workspace folder is gone, or when the code changed (the next call starts a fresh one).
+would print, one call at a time, in the order they come; a caller has CLIENT_DEADLINE seconds to
+send its request, and no request, however malformed, stops the service. It refuses a call (or a
+`stop`) made with other settings (the caller then handles it itself), refuses to serve from a
+`state/` others can write (hook_entry.socket_refusal), and stops after IDLE_TIMEOUT without calls,
+when the workspace folder is gone, when the code changed (the next call starts a fresh one), or on
+SIGTERM (after the call at hand).
 """
 
 from __future__ import annotations
