@@ -23,6 +23,7 @@ if __name__ == "__main__":  # run as a script: our package folder must not shado
 
 import _socket  # socket's C core: `import socket` builds its enums, 25-35 ms on a busy machine
 import os
+import stat  # already imported by os
 import time
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -43,6 +44,27 @@ def socket_path(root: str) -> str | None:
     """`<workspace>/state/hook.sock`, or None when that is too long for a unix socket (no service)."""
     path = os.path.join(root, "state", SOCKET_NAME)
     return path if len(os.fsencode(path)) <= SOCKET_PATH_MAX else None
+
+
+def socket_refusal(path: str) -> str | None:
+    """Why the socket at `path` is not to be trusted, or None. Its folder (`state/`) must be a real
+    folder of this user that no one else can write (or another user could put a socket of theirs
+    there, or swap ours), and the socket, when there is one, a socket of this user: otherwise a
+    caller would hand that user its hook payloads and print what they answer into the agent."""
+    folder = os.path.dirname(path)
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return None  # no folder: nothing listens there (the slow path makes the workspace)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        return f"{folder} is not a folder only you can write (chmod go-w it)"
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISSOCK(found.st_mode) or found.st_uid != os.getuid():
+        return f"{path} is not a socket of yours"
+    return None
 
 
 def service_key(environ: dict[str, str]) -> bytes:
@@ -250,6 +272,10 @@ def answer_hook(agent: str, raw: bytes, environ: dict[str, str], slow=handle_slo
     once it is up; else `slow`."""
     root = workspace_root(environ)
     path = socket_path(root)
+    refused = socket_refusal(path) if path is not None else None
+    if refused is not None:
+        out, err = slow(agent, raw, environ)
+        return out, f"memory-pipeline hook: not using the hook service: {refused}\n" + err
     if path is not None:
         key = service_key(environ)
         request = request_bytes("hook", agent, time.time(), key, raw)
@@ -271,7 +297,7 @@ def answer_hook(agent: str, raw: bytes, environ: dict[str, str], slow=handle_slo
 def service_pid(root: str, timeout: float = 60.0) -> int | None:
     """The pid of the workspace's hook service, once it has done the work it was given; or None."""
     path = socket_path(root)
-    if path is None:
+    if path is None or socket_refusal(path):
         return None
     answer = ask_service(path, request_bytes("ping"), timeout)
     if answer is None and spooled(root):  # calls were answered while none ran: one is starting to do them
@@ -286,14 +312,23 @@ def spooled(root: str) -> bool:
         return False
 
 
-def stop_service(root: str, timeout: float = 10.0) -> int | None:
+def stop_service(root: str, timeout: float = 10.0, environ: dict[str, str] | None = None) -> int | None:
     """Stop the workspace's hook service after its pending work and wait for its process to exit;
-    the pid it stopped, or None when none was running."""
+    the pid it stopped, or None when none was running. The stop carries the service key of
+    `environ` (this process's environment by default); a service started with other settings
+    refuses it and is sent SIGTERM instead (which only this user may send), ending after its call."""
     pid = service_pid(root, timeout)
     path = socket_path(root)
     if pid is None or path is None:
         return None
-    ask_service(path, request_bytes("stop"), timeout)
+    key = service_key(dict(os.environ) if environ is None else environ)
+    if isinstance(ask_service(path, request_bytes("stop", key=key), timeout), str):
+        import signal
+
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            return None
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and _alive(pid):
         time.sleep(0.05)

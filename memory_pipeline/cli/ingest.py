@@ -13,10 +13,13 @@ def register(sub) -> None:
 
 
 def print_report(report, out) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     out.print(f"inbox: {report.accepted} accepted, {report.duplicates} duplicate, "
               f"{len(report.quarantined)} quarantined, {report.waiting} still being written")
+    if report.store:
+        out.print(f"[yellow]{escape(report.store)}[/]")
     for name, reason in report.quarantined:
         out.print(f"  [yellow]quarantined[/] {name}: {reason}")
     if not report.days:

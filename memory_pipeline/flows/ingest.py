@@ -40,6 +40,7 @@ class IngestReport:
     quarantined: list[tuple[str, str]] = field(default_factory=list)
     waiting: int = 0
     days: list[DayReport] = field(default_factory=list)
+    store: str | None = None  # what the check of the vector store found and rebuilt (flows/store_check)
 
     @property
     def success(self) -> bool:
@@ -52,6 +53,7 @@ class IngestReport:
             "waiting": self.waiting,
             "quarantined": [{"file": f, "reason": r} for f, r in self.quarantined],
             "days": [d.__dict__ for d in self.days],
+            "store": self.store,
             "success": self.success,
         }
 
@@ -72,6 +74,7 @@ def ingest(workspace: Workspace, definitions: "dg.Definitions", settings: Settin
             report.quarantined.append((outcome.path.name, outcome.reason or ""))
         else:
             report.waiting += 1
+    report.store = store_checked(workspace, settings)
     instance = get_instance(workspace, settings)
     days = [day] if day else pending_days(workspace, pipeline.code_version("observe", settings), instance)
     record_transcripts(instance, [event for d in days for event in Inbox(workspace).accepted(d)])
@@ -92,3 +95,22 @@ def ingest(workspace: Workspace, definitions: "dg.Definitions", settings: Settin
         facts = Counter(f.priority for o in found for f in o.facts)
         report.days.append(DayReport(run.day, run.success, len(found), dict(facts), run.error, run.run_id, run.output))
     return report
+
+
+def store_checked(workspace: Workspace, settings: Settings) -> str | None:
+    """The vector store checked, and what was missing rebuilt (flows/store_check): the line that says so,
+    also appended to the workspace's run log (`state/dagster-output.log`); None when it was whole."""
+    import sys
+
+    from memory_pipeline.flows.store_check import check_store
+    from memory_pipeline.resources.run_output import captured_output
+
+    try:
+        repair = check_store(workspace, settings)
+        line = repair.line() if repair else None
+    except MemoryPipelineError as exc:  # held by another process, another model: each run's step says it too
+        line = f"vector store not checked: {exc}"
+    if line:
+        with captured_output(workspace.state_path("dagster_output"), "ingest: vector store check"):
+            print(line, file=sys.stderr)
+    return line

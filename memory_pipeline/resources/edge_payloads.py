@@ -11,7 +11,9 @@ Each write is one SQLite transaction (write-ahead log, `synchronous=NORMAL`: a k
 committed write). The store writes here before the shard and deletes here after it, so a point the shard
 holds always has its row; a kill between the two leaves at most a row of no point, which nothing reads
 by itself (reads start from the shard's ids). `complete` is set once the table holds every point of the
-shard: a shard written before the table existed is read into it at its first open (`EdgeStore`)."""
+shard: a shard written before the table existed is read into it at its first open (`EdgeStore`). Each row
+also keeps its point's keyword length, and `meta` their totals, changed in the same transaction as the
+rows (BM25's average length: `keyword_totals`)."""
 
 from __future__ import annotations
 
@@ -25,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 CHUNK = 500  # ids per SELECT / DELETE (SQLite's bound parameters)
-SCHEMA = ("CREATE TABLE IF NOT EXISTS payloads (id TEXT NOT NULL UNIQUE, payload BLOB NOT NULL, cites TEXT, dense BLOB)",
+SCHEMA = ("CREATE TABLE IF NOT EXISTS payloads (id TEXT NOT NULL UNIQUE, payload BLOB NOT NULL, cites TEXT, dense BLOB, "
+          "keywords REAL)",
           "CREATE INDEX IF NOT EXISTS payloads_cites ON payloads (cites) WHERE cites IS NOT NULL",
           "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 MESSAGES = "messages"  # the tier whose points carry the message they index (its session and first source id)
@@ -91,8 +94,11 @@ class PayloadTable:
             db.execute("PRAGMA synchronous=NORMAL")
             for statement in SCHEMA:
                 db.execute(statement)
-            if "dense" not in {row[1] for row in db.execute("PRAGMA table_info(payloads)")}:  # a table of before
-                db.execute("ALTER TABLE payloads ADD COLUMN dense BLOB")  # the vectors' copies: filled at the open
+            columns = {row[1] for row in db.execute("PRAGMA table_info(payloads)")}
+            if "dense" not in columns:  # a table of before the vectors' copies: filled at the open
+                db.execute("ALTER TABLE payloads ADD COLUMN dense BLOB")
+            if "keywords" not in columns:  # or before the keyword lengths: filled at the open (`keywords`)
+                db.execute("ALTER TABLE payloads ADD COLUMN keywords REAL")
             self._db = db
         return self._db
 
@@ -131,14 +137,15 @@ class PayloadTable:
 
     def complete(self, key: str = "complete") -> bool:
         """Whether the table holds every point of the shard (`complete`), or every dense vector's copy
-        (`vectors`: a table made before it kept them has its payloads but not their vectors)."""
+        (`vectors`: a table made before it kept them has its payloads but not their vectors), or every
+        point's keyword length (`keywords`)."""
         if not self.path.exists():
             return False
         with self._lock:
             row = self._connection().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row is not None and row[0] == "1"
 
-    def mark_complete(self, keys: tuple[str, ...] = ("complete", "vectors")) -> None:
+    def mark_complete(self, keys: tuple[str, ...] = ("complete", "vectors", "keywords")) -> None:
         with self._transaction() as db:
             db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", [(key,) for key in keys])
 
@@ -149,13 +156,62 @@ class PayloadTable:
             with self._transaction() as db:
                 db.executemany("UPDATE payloads SET dense = ? WHERE id = ?", encoded)
 
-    def put(self, rows: Iterable[tuple[str, dict[str, Any], Any]]) -> None:
-        """Write these (id, payload, dense vector or None) rows, replacing any of the same id, in one transaction."""
-        encoded = [(point_id, encode(payload), cites(payload), dense_bytes(dense)) for point_id, payload, dense in rows]
+    def put(self, rows: Iterable[tuple[str, dict[str, Any], Any, float | None]]) -> None:
+        """Write these (id, payload, dense vector or None, keyword length or None: no keyword document) rows,
+        replacing any of the same id, in one transaction; the keyword totals follow (a row replaced leaves
+        them with its old length, so a point written again, or by two writers, counts once)."""
+        latest = {point_id: (payload, dense, keywords) for point_id, payload, dense, keywords in rows}
+        encoded = [(point_id, encode(payload), cites(payload), dense_bytes(dense), keywords)
+                   for point_id, (payload, dense, keywords) in latest.items()]
         if encoded:
             with self._transaction() as db:
-                db.executemany("INSERT OR REPLACE INTO payloads (id, payload, cites, dense) VALUES (?, ?, ?, ?)",
-                               encoded)
+                old = [length for (length,) in self._rows(db, "keywords", "id", list(latest)) if length is not None]
+                new = [length for *_, length in encoded if length is not None]
+                db.executemany("INSERT OR REPLACE INTO payloads (id, payload, cites, dense, keywords) "
+                               "VALUES (?, ?, ?, ?, ?)", encoded)
+                self._add_keywords(db, len(new) - len(old), sum(new) - sum(old))
+
+    def _add_keywords(self, db: sqlite3.Connection, documents: int, length: float) -> None:
+        if documents or length:
+            now_documents, now_length = self._keywords(db)
+            db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                           [("keyword_documents", str(max(0, now_documents + documents))),
+                            ("keyword_length", repr(max(0.0, now_length + length)))])
+
+    @staticmethod
+    def _keywords(db: sqlite3.Connection) -> tuple[int, float]:
+        found = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('keyword_documents', 'keyword_length')"))
+        return int(found.get("keyword_documents", 0)), float(found.get("keyword_length", 0.0))
+
+    def keyword_totals(self) -> tuple[int, float]:
+        """The keyword documents among the rows and their total length (BM25's average is their ratio)."""
+        with self._lock:
+            return self._keywords(self._connection())
+
+    def set_keywords(self, rows: Iterable[tuple[str, float | None]]) -> None:
+        """Set the keyword length of these (id, length or None) rows (a re-key, or a table of before the
+        lengths), in one transaction; `recount_keywords` then counts the totals afresh."""
+        with self._transaction() as db:
+            db.executemany("UPDATE payloads SET keywords = ? WHERE id = ?", ((length, i) for i, length in rows))
+
+    def recount_keywords(self) -> None:
+        """The keyword totals counted afresh from every row."""
+        with self._transaction() as db:
+            documents, length = db.execute("SELECT count(keywords), total(keywords) FROM payloads").fetchone()
+            db.execute("DELETE FROM meta WHERE key IN ('keyword_documents', 'keyword_length')")
+            self._add_keywords(db, int(documents), float(length))
+
+    def each(self, batch: int = 2048) -> Iterator[list[tuple[str, dict[str, Any]]]]:
+        """Every row's (id, payload), `batch` rows a page, in the table's own order."""
+        last = 0
+        while True:
+            with self._lock:
+                page = self._connection().execute("SELECT rowid, id, payload FROM payloads WHERE rowid > ? "
+                                                  "ORDER BY rowid LIMIT ?", (last, batch)).fetchall()
+            if not page:
+                return
+            last = page[-1][0]
+            yield [(point_id, decode(payload)) for _, point_id, payload in page]
 
     def _rows(self, db: sqlite3.Connection, columns: str, key: str, values: list[str]) -> Iterator[tuple]:
         """`columns` of the rows whose `key` is among `values`, CHUNK values a SELECT."""
@@ -192,8 +248,20 @@ class PayloadTable:
 
     def delete(self, ids: list[str]) -> None:
         with self._transaction() as db:
+            old = [length for (length,) in self._rows(db, "keywords", "id", list(dict.fromkeys(ids)))
+                   if length is not None]
             for chunk, marks in _chunks(ids):
                 db.execute(f"DELETE FROM payloads WHERE id IN ({marks})", chunk)
+            self._add_keywords(db, -len(old), -sum(old))
+
+    def damage(self) -> str | None:
+        """What SQLite finds wrong with the file (`PRAGMA quick_check`: every page read), or None."""
+        try:
+            with self._lock:
+                found = [str(row[0]) for row in self._connection().execute("PRAGMA quick_check").fetchall()]
+        except sqlite3.DatabaseError as exc:
+            return f"{self.path.name}: {exc}"
+        return None if found == ["ok"] else f"{self.path.name}: {'; '.join(found[:3])}"
 
     def count(self) -> int:
         with self._lock:

@@ -6,8 +6,8 @@ indexes, a write-ahead log). The shard's configuration is `shard_config` (docs/v
 shard (`vectors.payloads.sqlite`, resources/edge_payloads.py) and read from there; the shard's own
 payload holds only the fields its filters use (SHARD_FIELDS). The sparse
 vector is the store's own: each point's keyword terms (`message_docs.keyword_counts`) at their BM25
-saturation (`sparse.keyword_vector`), against the average keyword length of the points written so
-far, kept beside the shard (`vectors.bm25.json`: documents and their total length); the engine's
+saturation (`sparse.keyword_vector`), against the average keyword length of the points held (each
+point's length in its payload-table row, the totals recorded in `vectors.bm25.json`); the engine's
 IDF completes BM25 at query time (docs/vector-engine.md, "Keyword search in the shard").
 
 Edge lets one process open a shard folder at a time, so every opener takes the shard's file lock
@@ -32,10 +32,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memory_pipeline.errors import BadInputError, DiskFullError, MemoryPipelineError, ServiceError
+from memory_pipeline.errors import BadInputError, DiskFullError, MemoryPipelineError, ServiceError, StoreLockedError
 from memory_pipeline.models import content_hash
 from memory_pipeline.resources.edge_payloads import PayloadTable, cite_key, table_path
-from memory_pipeline.resources.edge_shard import register_holder, scroll_pages, shard_lock, unregister_holder, wanted_by
+from memory_pipeline.resources.edge_shard import (
+    register_holder, scroll_pages, shard_lock, unregister_holder, wanted_by,
+)
 from memory_pipeline.resources.vector_points import StorePoint, filter_conditions, filter_field
 from memory_pipeline.stages.index.message_docs import has_keywords, keyword_counts
 from memory_pipeline.stages.index.sparse import KEYS_VERSION, keyword_vector
@@ -298,6 +300,8 @@ class EdgeStore:
                 self._fill_table(shard)
             elif not self.table.complete("vectors"):  # or before the table kept the vectors' copies
                 self._fill_vectors(shard)
+            if not self.table.complete("keywords"):  # or before it kept each point's keyword length
+                self._fill_keywords()
             if not self.keyword_stats.current():  # none yet, or values made by another `tokenize`
                 self.keyword_stats.path.unlink(missing_ok=True)  # cut short, the re-key is done again
                 self._rekey(shard)
@@ -314,9 +318,13 @@ class EdgeStore:
         is done again at the next open, as `complete` is set last."""
         check_free_space(self.path)
         for page in scroll_pages(shard, limit=BATCH, with_payload=True, with_vector=[DENSE]):
+            if any("text" not in (record.payload or {}) for record in page):  # SHARD_FIELDS only: written with a table
+                raise ServiceError(f"the payload table beside the vector shard {self.path} is missing, and the shard "
+                                   "keeps only its filter fields: the index must be rebuilt (`ingest` does)")
             self.table.put((str(record.id), dict(record.payload or {}),
-                            record.vector.get(DENSE) if isinstance(record.vector, dict) else None) for record in page)
-        self.table.mark_complete()
+                            record.vector.get(DENSE) if isinstance(record.vector, dict) else None, None)
+                           for record in page)
+        self.table.mark_complete(("complete", "vectors"))  # the keyword lengths next (`_fill_keywords`)
 
     def _fill_vectors(self, shard) -> None:
         """Every point's dense vector, as the shard holds it, into the payload table's float16 copies."""
@@ -325,6 +333,15 @@ class EdgeStore:
             self.table.put_vectors((str(record.id), record.vector.get(DENSE)) for record in page
                                    if isinstance(record.vector, dict))
         self.table.mark_complete(("vectors",))
+
+    def _fill_keywords(self) -> None:
+        """Every row's keyword length, from its payload, and the totals counted afresh (`KeywordStats`)."""
+        check_free_space(self.path)
+        for page in self.table.each(BATCH):
+            self.table.set_keywords((point_id, keyword_length(payload)) for point_id, payload in page)
+        self.table.recount_keywords()
+        self.table.mark_complete(("keywords",))
+        self.keyword_stats.record(*self.table.keyword_totals())
 
     def _rekey(self, shard, build_every: int | None = None) -> None:
         """A shard written before its sparse values were BM25's (no `vectors.bm25.json`), or keyed by
@@ -340,10 +357,12 @@ class EdgeStore:
             return (r for page in scroll_pages(shard, limit=BATCH, with_payload=False, with_vector=[SPARSE])
                     for r in self._joined(shard, page, True) if isinstance(r.vector, dict) and SPARSE in r.vector)
 
-        lengths = [keyword_counts(r.payload or {})[1] for r in records()]
-        if lengths:
+        self.table.set_keywords((r.id, keyword_length(r.payload or {})) for r in records())  # as `tokenize` counts
+        self.table.recount_keywords()
+        documents, total = self.table.keyword_totals()
+        if documents:
             check_free_space(self.path)
-            average = sum(lengths) / len(lengths)
+            average = total / documents
             batch: list = []
             unbuilt, every = 0, build_every or OPTIMIZE_EVERY
             for record in records():
@@ -361,7 +380,7 @@ class EdgeStore:
             if batch:
                 shard.update(UpdateOperation.update_vectors(batch))
             shard.flush()
-        self.keyword_stats.add(lengths)
+        self.keyword_stats.record(*self.table.keyword_totals())
 
     def _open(self):
         from qdrant_edge import EdgeShard
@@ -394,13 +413,44 @@ class EdgeStore:
                 if "WouldBlock" not in text:  # another process outside our lock has the shard open
                     raise ServiceError(f"cannot open the vector shard {self.path}: {text}") from exc
                 if time.monotonic() + delay > deadline:
-                    from memory_pipeline.errors import StoreLockedError
-
                     raise StoreLockedError(
                         f"vector shard {self.path} is held open by another process "
                         f"(not through memory-pipeline's lock) for {self.lock_timeout:.0f}s") from exc
                 time.sleep(delay)
                 delay = min(delay * 2, 1.0)
+
+    def damage(self) -> str | None:
+        """What is wrong with the shard or its payload table, read as an open reads them, or None: a shard the
+        engine cannot load, a payload table SQLite finds damaged or that is missing. A shard held by another
+        process, or built for another embedding model, is no damage: that error is raised."""
+        import sqlite3
+
+        if not self.path.is_dir():
+            return None
+        try:
+            with self.session():
+                return self.table.damage()
+        except StoreLockedError:
+            raise
+        except ServiceError as exc:
+            if "another embedding model" in str(exc):
+                raise
+            return str(exc)
+        except sqlite3.DatabaseError as exc:
+            return f"{self.table.path.name}: {exc}"
+
+    def set_aside(self) -> Path:
+        """Move the shard, its payload table and its keyword statistics into `<shard>.damaged-<time>/`
+        beside it (under the shard's lock), so the next open starts an empty shard; where they went."""
+        aside = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+        with shard_lock(self.path, self.lock_timeout):
+            self.table.close()
+            aside.mkdir(parents=True)
+            for part in (self.path, self.keyword_stats.path,
+                         *(Path(f"{self.table.path}{suffix}") for suffix in ("", "-wal", "-shm"))):
+                if part.exists():
+                    part.replace(aside / part.name)
+        return aside
 
     @property
     def shard(self):
@@ -437,10 +487,10 @@ class EdgeStore:
             for start in range(0, len(points), BATCH):
                 batch = points[start:start + BATCH]
                 counted = [keyword_counts({**p.payload, "text": p.text}) for p in batch]
-                average = self.keyword_stats.add([length for p, (_, length) in zip(batch, counted, strict=True)
-                                                  if has_keywords(p.payload)])  # a passage is no keyword document
                 payloads = [_whole_payload(p) for p in batch]
-                self.table.put((_norm(p.id), payload, p.dense) for p, payload in zip(batch, payloads, strict=True))
+                self.table.put((_norm(p.id), payload, p.dense, length if has_keywords(p.payload) else None)
+                               for p, payload, (_, length) in zip(batch, payloads, counted, strict=True))
+                average = self.keyword_stats.record(*self.table.keyword_totals())  # a passage is no document
                 self._update(UpdateOperation.upsert_points(
                     [_edge_point(p, payload, keyword_vector(counts, length, average))
                      for p, payload, (counts, length) in zip(batch, payloads, counted, strict=True)]))
@@ -470,6 +520,7 @@ class EdgeStore:
             with self.session():
                 self._update(UpdateOperation.delete_points(keys))
                 self.table.delete(keys)
+                self.keyword_stats.record(*self.table.keyword_totals())
 
     def delete_vectors(self, ids: list[str]) -> None:
         """Drop the dense and sparse vectors of these points and keep their payloads."""
@@ -661,10 +712,13 @@ def _norm(point_id: str) -> str:
 
 class KeywordStats:
     """The shard's keyword documents and their total length (`<shard>.bm25.json`): the average BM25
-    normalizes a point's length by, which Edge's IDF modifier does not keep. Every write batch adds
-    its points' lengths (a point written again counts again) and its values use the average with the
-    batch included: a shard written at once gets the exact average, one that grows a day at a time
-    the average as it stood at each write (docs/vector-engine.md, "Keyword search in the shard")."""
+    normalizes a point's length by, which Edge's IDF modifier does not keep. The counts are the payload
+    table's (each row keeps its point's keyword length; a row written again replaces its length), so
+    they are those of the points held, however often or by how many writers at once a point is written;
+    this file records them after each write and the `tokenize` version the values were made with. A
+    write batch's values use the average with the batch included: a shard written at once gets the
+    exact average, one that grows a day at a time the average as it stood at each write
+    (docs/vector-engine.md, "Keyword search in the shard")."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -688,14 +742,17 @@ class KeywordStats:
         except (OSError, ValueError, TypeError, AttributeError):
             return False
 
-    def add(self, lengths: list[float]) -> float:
-        """Count these documents in and return the average length (the caller holds the shard's lock)."""
+    def record(self, documents: int, length: float) -> float:
+        """Write the payload table's counts and return the average length (the caller holds the shard's lock)."""
         from memory_pipeline.resources.workspace import atomic_write_json
 
-        documents, length = self.read()
-        documents, length = documents + len(lengths), length + float(sum(lengths))
         atomic_write_json(self.path, {"documents": documents, "length": length, "keys": KEYS_VERSION})
         return length / documents if documents else 1.0
+
+
+def keyword_length(payload: dict[str, Any]) -> float | None:
+    """A stored point's keyword length (its whole payload, text included), None when it is no keyword document."""
+    return keyword_counts(payload)[1] if has_keywords(payload) else None
 
 
 @dataclass

@@ -128,3 +128,24 @@ def test_a_missing_cli_is_a_clear_error_not_retried(provider, tmp_path):
     with pytest.raises(LLMError, match="not found; install it") as raised:
         runner.observe(parse_transcript(TRANSCRIPT, format="claude-code"), "s-missing")
     assert "gave up after" not in str(raised.value)
+
+
+def test_an_endpoint_that_reports_no_usage_still_spends_the_budget(scripted, tmp_path):
+    """Before: a server without `usage` counted 0 tokens a call, so the daily budget never stopped it."""
+    environment = {"MEMORY_LLM_PROVIDER": "openai-compatible", "MEMORY_OPENAI_BASE_URL": f"{scripted.url}/v1",
+                   "OBSERVER_MODEL": "local", "REFLECTOR_MODEL": "local", "MEMORY_WORKSPACE": str(tmp_path / "ws"),
+                   "MEMORY_LLM_DAILY_TOKENS": "6000"}
+    scripted.report_usage = False
+    try:
+        runner = BenchRunner(Settings.from_env(environment))
+        runner.observe(parse_transcript(TRANSCRIPT, format="claude-code"), "s-silent")
+        spent = TokenBudget(tmp_path / "ws" / "state" / "llm-budget.json", 0).spent("openai-compatible")
+        sent = sum(len(json.dumps(c.body["messages"])) for c in scripted.model_requests("openai-chat"))
+        assert spent >= sent // 5  # about one token per four characters sent, and the answer besides
+        assert spent == runner.llm.total_usage.input_tokens + runner.llm.total_usage.output_tokens
+        calls = len(scripted.requests)
+        with pytest.raises(BudgetExceededError, match="MEMORY_LLM_DAILY_TOKENS"):
+            runner.observe(parse_transcript(TRANSCRIPT.replace("twice", "three times"), format="claude-code"), "s-2")
+        assert len(scripted.requests) == calls
+    finally:
+        scripted.report_usage = True

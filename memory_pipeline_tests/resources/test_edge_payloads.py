@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.errors import BadInputError
+from memory_pipeline.errors import BadInputError, ServiceError
 from memory_pipeline.models import content_hash
 from memory_pipeline.resources.edge_payloads import decode, table_path
 from memory_pipeline.resources.edge_store import SHARD_FIELDS, EdgeStore
@@ -90,13 +90,20 @@ def test_a_shard_written_before_the_table_fills_it_at_its_next_open(tmp_path: Pa
 
 
 def test_a_table_cut_short_is_filled_again_and_a_new_shard_starts_an_empty_one(tmp_path: Path):
+    from qdrant_edge import UpdateOperation
+
     store = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
     store.upsert(turns())
+    whole = {p.id: p.payload for p in store.retrieve([p.id for p in turns()])}
+    with store.session():  # a shard of before the table: every payload whole in the shard
+        for pid, payload in whole.items():
+            store._update(UpdateOperation.overwrite_payload([pid], payload))
     with sqlite3.connect(table_path(store.path)) as db:  # a fill killed before its end: not marked complete
         db.execute("DELETE FROM meta")
         db.execute("DELETE FROM payloads WHERE id IN (SELECT id FROM payloads LIMIT 3)")
     reopened = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
     assert reopened.count() == 6 and reopened.table.complete() and len(rows(table_path(store.path))) == 6
+    assert rows(table_path(store.path)) == whole
 
     import shutil
 
@@ -162,3 +169,14 @@ def test_a_table_made_before_it_kept_the_vectors_gets_them_at_the_next_open(tmp_
     assert len(scores) == len(points) and scores[points[0].id] == pytest.approx(1.0, abs=1e-3)
     assert reopened.table.complete("vectors") and rows(table_path(store.path)) == {
         p.id: p.payload for p in reopened.retrieve([p.id for p in points])}
+
+
+def test_a_shard_written_with_a_table_is_not_filled_from_its_filter_fields_when_the_table_is_gone(tmp_path: Path):
+    """The shard keeps only SHARD_FIELDS: filled from it, every text would be empty (before: silently so)."""
+    store = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    store.upsert(turns())
+    store.table.reset()
+    reopened = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
+    with pytest.raises(ServiceError, match="payload table beside the vector shard .* is missing.*rebuilt"):
+        reopened.count()
+    assert "missing" in reopened.damage()  # what `ingest`'s store check finds, and rebuilds

@@ -141,6 +141,7 @@ class LoopbackModels:
     def __init__(self, default_text: str = "Done.", model: str = "loopback-model"):
         self.default_text = default_text
         self.model = model
+        self.report_usage = True  # False: answers carry no `usage` (as some local servers send)
         self.rules: list[tuple[str, str | ToolUse]] = []
         self.requests: list[RecordedCall] = []
         self._lock = threading.Lock()
@@ -323,7 +324,10 @@ def _handler_for(server: LoopbackModels) -> type[BaseHTTPRequestHandler]:
                 else:
                     self._send_json(200, anthropic_message(text, model, number))
             elif path.endswith("/chat/completions"):
-                self._send_json(200, openai_chat(server.reply_for(call), model, number))
+                answer = openai_chat(server.reply_for(call), model, number)
+                if not server.report_usage:
+                    del answer["usage"]
+                self._send_json(200, answer)
             elif path.endswith("/responses"):
                 reply = server.reply_for(call)
                 if isinstance(reply, ToolUse):  # streamed, as Codex asks

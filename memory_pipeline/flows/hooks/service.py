@@ -5,9 +5,12 @@ It imports the hook flows once and answers each hook call over `<workspace>/stat
 user-only unix socket; the wire is in hook_entry.py) with exactly what `memory-pipeline hook`
 would print, one call at a time, in the order they come (first the calls a hook answered from disk
 while no service ran, hook_entry.spool); the memory tools' calls of the MCP door
-(memory_pipeline/mcp_entry.py, op `mcp`) the same way (flows/mcp_server.py). It refuses a call made with other
-settings (the caller then handles it itself), and stops after IDLE_TIMEOUT without calls, when the
-workspace folder is gone, or when the code changed (the next call starts a fresh one).
+(memory_pipeline/mcp_entry.py, op `mcp`) the same way (flows/mcp_server.py). A caller has
+CLIENT_DEADLINE seconds to send its request, and no request, however malformed, stops the service. It
+refuses a call (or a `stop`) made with other settings (the caller then handles it itself), refuses to
+serve from a `state/` others can write (hook_entry.socket_refusal), and stops after IDLE_TIMEOUT without
+calls, when the workspace folder is gone, when the code changed (the next call starts a fresh one), or
+on SIGTERM (after the call at hand).
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ import contextlib
 import fcntl
 import json
 import os
+import signal
 import socket
 import sys
+import threading
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -37,6 +42,7 @@ IDLE_TIMEOUT = 30 * 60.0
 # next call is taken. Their notes go to state/hooks/telemetry.jsonl, as every decision does.
 ANSWER_FIRST = ("PreCompact", "SessionEnd", "Stop")
 TICK = 1.0
+CLIENT_DEADLINE = 2.0  # to send a whole request (callers send it at once) and to take the reply
 CODE_CHECK_EVERY = 5.0
 LIMIT = hook_entry.MAX_STDIN_BYTES + 4096
 CODE_DIRS = (Path(hook_entry.PACKAGE_DIR), Path(hook_entry.PACKAGE_DIR).parent / "prompts")
@@ -52,7 +58,7 @@ def code_signature() -> tuple[int, float]:
 def event_name(raw: bytes) -> str | None:
     try:
         document = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # hook_reply says what is wrong with it
         return None
     return document.get("hook_event_name") if isinstance(document, dict) else None
 
@@ -69,21 +75,18 @@ def answer(request: bytes, key: bytes, settings: "Settings", give_way: bool = Fa
     if op == b"ping":  # answered after every earlier call's work: a barrier; stdout is the pid
         pid = str(os.getpid()).encode()
         return f"ok {len(pid)}\n".encode() + pid, False, None
+    if not (op in (b"stop", b"mcp") or op == b"hook" and agent == b"claude-code"):
+        return b"no unknown request\n", False, None
+    if sent_key != key:  # a stop too: only a caller with these settings (stop_service falls back to a signal)
+        return b"no called with other settings\n", give_way and op == b"hook", None
     if op == b"stop":
         return b"ok 0\nstopping", True, None
-    if not (op == b"hook" and agent == b"claude-code" or op == b"mcp"):
-        return b"no unknown request\n", False, None
-    if sent_key != key:
-        return b"no called with other settings\n", give_way and op == b"hook", None
     if op == b"mcp":  # a memory tool's call from the MCP door (memory_pipeline/mcp_entry.py)
         from memory_pipeline.flows.mcp_server import answer_call
 
         out = answer_call(raw, settings).encode("utf-8", "surrogateescape")
         return f"ok {len(out)}\n".encode() + out, False, None
-    try:
-        now = datetime.fromtimestamp(float(at)).astimezone()
-    except ValueError:
-        now = None
+    now = call_time(at)
     if event_name(raw) in ANSWER_FIRST:
         return b"ok 0\n", False, lambda: hook_reply(raw, settings, now)
     stdout, stderr = hook_reply(raw, settings, now)
@@ -118,19 +121,44 @@ def drain_spool(root: Path, key: bytes, settings: "Settings") -> int:
             path.unlink()
         except OSError:
             continue
-        reply, _, later = answer(request, key, settings)  # a spooled call was made by a hook: no giving way
+        reply, _, later = answered(request, key, settings)  # a spooled call was made by a hook: no giving way
         if reply.startswith(b"no "):
             print(f"hook service: spooled call {path.name} refused: {reply[3:].decode(errors='replace').strip()}",
                   file=sys.stderr, flush=True)
         if later is not None:
-            later()
+            try:
+                later()
+            except Exception as exc:  # noqa: BLE001 — one spooled call's failure never ends the service
+                print(f"hook service: spooled call {path.name} failed: {type(exc).__name__}: {exc}",
+                      file=sys.stderr, flush=True)
         done += 1
     return done
 
 
-def read_request(conn: socket.socket) -> bytes:
+def call_time(at: bytes) -> datetime | None:
+    """When the caller made the call (seconds since the epoch), or None for a time that is none
+    (`nan`, `1e300`, a year past 9999, not a number): the call is then dated now."""
+    try:
+        return datetime.fromtimestamp(float(at)).astimezone()
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+def read_request(conn: socket.socket, deadline: float) -> bytes | None:
+    """The whole request, or None when it did not all come before `deadline` (monotonic): a caller
+    writes it at once, so a slow one is cut off rather than holding up the calls behind it."""
     chunks, size = [], 0
-    while size <= LIMIT and (chunk := conn.recv(1 << 16)):
+    while size <= LIMIT:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        conn.settimeout(left)
+        try:
+            chunk = conn.recv(1 << 16)
+        except TimeoutError:
+            return None
+        if not chunk:
+            break
         chunks.append(chunk)
         size += len(chunk)
     return b"".join(chunks)
@@ -138,18 +166,37 @@ def read_request(conn: socket.socket) -> bytes:
 
 def serve_one(conn: socket.socket, key: bytes, settings: "Settings", give_way: bool = False) -> tuple[bool, bool]:
     """Answer one connection, then do its deferred work; (whether the service should stop, whether
-    it answered a hook call)."""
+    it answered a hook call). No input stops the service: a request that cannot be answered gets a
+    `no …` reply (the caller then handles the call itself), and a caller gets CLIENT_DEADLINE seconds
+    to send its request."""
+    later, request, reply = None, b"", b""
     with conn:
-        conn.settimeout(10.0)
         try:
-            request = read_request(conn)
-            reply, stop, later = answer(request, key, settings, give_way)
+            request = read_request(conn, time.monotonic() + CLIENT_DEADLINE)
+            if request is None:
+                request, reply, stop = b"", f"no request not received within {CLIENT_DEADLINE:g} s\n".encode(), False
+            else:
+                reply, stop, later = answered(request, key, settings, give_way)
+            conn.settimeout(CLIENT_DEADLINE)
             conn.sendall(reply)
         except OSError:
             return False, False
     if later is not None:
-        later()  # the next call waits in the socket's backlog: calls keep their order
+        try:
+            later()  # the next call waits in the socket's backlog: calls keep their order
+        except Exception as exc:  # noqa: BLE001 — the service outlives one call's failure; say what it was
+            print(f"hook service: deferred work failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
     return stop, request.startswith(b"hook\0") and reply.startswith(b"ok")
+
+
+def answered(request: bytes, key: bytes, settings: "Settings", give_way: bool = False) -> tuple[bytes, bool, Later]:
+    """`answer`, with anything it raises turned into a `no …` reply instead of the service's end."""
+    try:
+        return answer(request, key, settings, give_way)
+    except Exception as exc:  # noqa: BLE001
+        why = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+        print(f"hook service: could not answer a call: {why}", file=sys.stderr, flush=True)
+        return f"no internal error: {why}\n".encode("utf-8", "replace"), False, None
 
 
 def run_lock(path: str):
@@ -184,9 +231,13 @@ def serve(path: str, key: bytes, root: Path, settings: "Settings", idle_timeout:
     server = listen(path)
     print(f"hook service {os.getpid()} listening on {path}", file=sys.stderr, flush=True)
     touched = checked = time.monotonic()
+    terminated: list[int] = []
+    if threading.current_thread() is threading.main_thread():  # SIGTERM (`stop` by another's settings):
+        signal.signal(signal.SIGTERM, lambda number, _: terminated.append(number))  # after the call at hand
     try:
         hooks_answered = drain_spool(root, key, settings) > 0  # calls answered before it was up come first
-        while time.monotonic() - touched < idle_timeout and folder_identity(root) == identity:
+        while (not terminated and time.monotonic() - touched < idle_timeout
+               and folder_identity(root) == identity):
             try:
                 conn, _ = server.accept()
             except TimeoutError:  # idle: the time to see whether the code changed (never on a call's path)
@@ -217,6 +268,9 @@ def main() -> int:
     root = hook_entry.workspace_root(environ)
     path = hook_entry.socket_path(root)
     if path is None or not os.path.isdir(os.path.dirname(path)):
+        return 1
+    if refused := hook_entry.socket_refusal(path):  # another user could answer in our place there
+        print(f"hook service: not serving: {refused}", file=sys.stderr, flush=True)
         return 1
     lock = run_lock(path)  # taken before the imports: callers see a service starting and wait for it
     if lock is None:

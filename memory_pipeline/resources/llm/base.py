@@ -7,6 +7,7 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from memory_pipeline.errors import LLMError
+from memory_pipeline.stages.tokens import estimate_tokens
 
 
 class LLMTransientError(LLMError):
@@ -32,3 +33,13 @@ class LLMProvider(Protocol):
     name: str
 
     def complete(self, *, task: str, model: str, system: str, prompt: str, max_tokens: int) -> LLMResponse: ...
+
+
+def counted_tokens(reported: object, *texts: str) -> int:
+    """The tokens a server reported, or, when it reported none, an estimate from the characters
+    sent or received: a server that says nothing still spends the daily budget."""
+    try:
+        tokens = int(reported or 0)
+    except (TypeError, ValueError):
+        tokens = 0
+    return tokens if tokens > 0 else sum(estimate_tokens(text) for text in texts)

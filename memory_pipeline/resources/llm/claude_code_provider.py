@@ -10,7 +10,7 @@ from pathlib import Path
 
 from memory_pipeline.errors import LLMError
 from memory_pipeline.resources.llm.agent_cli import empty_folder, failure, run_cli
-from memory_pipeline.resources.llm.base import LLMResponse
+from memory_pipeline.resources.llm.base import LLMResponse, counted_tokens
 
 NO_HOOKS = json.dumps({"disableAllHooks": True})
 
@@ -37,8 +37,10 @@ class ClaudeCodeProvider:
         usage = result.get("usage") or {}
         spent_in = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens",
                                                         "cache_read_input_tokens"))
-        return LLMResponse(text=str(result.get("result") or ""), input_tokens=spent_in,
-                           output_tokens=int(usage.get("output_tokens") or 0), model=model, provider=self.name)
+        text = str(result.get("result") or "")
+        return LLMResponse(text=text, input_tokens=counted_tokens(spent_in, system, prompt),
+                           output_tokens=counted_tokens(usage.get("output_tokens"), text), model=model,
+                           provider=self.name)
 
 
 def _result_line(stdout: str, where: str) -> dict:

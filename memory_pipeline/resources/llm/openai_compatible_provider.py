@@ -1,12 +1,13 @@
 """Any OpenAI-compatible endpoint (Ollama, llama.cpp's server, vLLM): `POST {base_url}/chat/completions`,
-with a bearer key when one is set. One request per `complete`; retries belong to LLMClient."""
+with a bearer key when one is set. One request per `complete`; retries belong to LLMClient. A server
+that reports no token usage is counted by characters (`counted_tokens`), so the budget still holds."""
 
 from __future__ import annotations
 
 import httpx
 
 from memory_pipeline.errors import LLMError
-from memory_pipeline.resources.llm.base import LLMResponse, LLMTransientError
+from memory_pipeline.resources.llm.base import LLMResponse, LLMTransientError, counted_tokens
 from memory_pipeline.resources.llm.anthropic_provider import RETRYABLE_STATUS
 
 
@@ -37,7 +38,7 @@ class OpenAICompatibleProvider:
             text = answer["choices"][0]["message"]["content"] or ""
         except (ValueError, KeyError, IndexError, TypeError) as error:
             raise LLMError(f"{where}: not a Chat Completions answer: {reply.text[:300]!r}") from error
-        usage = answer.get("usage") or {}
-        return LLMResponse(text=text, input_tokens=int(usage.get("prompt_tokens") or 0),
-                           output_tokens=int(usage.get("completion_tokens") or 0),
+        usage = answer.get("usage") if isinstance(answer.get("usage"), dict) else {}
+        return LLMResponse(text=text, input_tokens=counted_tokens(usage.get("prompt_tokens"), system, prompt),
+                           output_tokens=counted_tokens(usage.get("completion_tokens"), text),
                            model=str(answer.get("model") or model), provider=self.name)
