@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from memory_pipeline.stages.offline import distil as shape
 from memory_pipeline.stages.offline import observer_cues as cues
 from memory_pipeline.stages.offline import observer_rules as rules
 from memory_pipeline.stages.offline.observer_people import personal_fact
@@ -62,17 +63,25 @@ def _user_candidates(block: Block) -> list[Candidate]:
 
 def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
     """(priority, text) of the fact a user sentence states, or None; a bare correction ("No, don't use
-    pip here.") takes the sentence after it, which says what to do instead."""
+    pip here.") takes the sentence after it, which says what to do instead. The words are the
+    user's, without the chat around them (stages/offline/distil)."""
+    raw, sentence = sentence, shape.distil(sentence)
+    if shape.POINTER.search(sentence):
+        return None  # "move those files": what it is about is in another turn
     quoted = f'"{rules.clip(sentence)}"'
     if cues.CORRECTION.search(sentence):
         if cues.is_self_contained(cues.CORRECTION.sub("", sentence).strip(" ,.;:")):
             return "high", f"User corrected the agent: {quoted}"
         if following and not cues.is_question(following) and len(rules.content_words(following)) >= 2:
-            return "high", f'User corrected the agent: "{rules.clip(sentence + " " + following)}"'
-    if cues.RULE.search(sentence) or cues.PREFERENCE.search(sentence):
+            return "high", f'User corrected the agent: "{rules.clip(sentence + " " + shape.distil(following))}"'
+    if (shape.EXPLICIT.match(raw) and cues.is_self_contained(sentence) and not shape.is_task_request(sentence)) or (
+            cues.RULE.search(sentence) and shape.is_rule(sentence)) or cues.PREFERENCE.search(sentence) or (
+            shape.is_stated_rule(sentence)):
         return "high", f"User stated: {quoted}"
-    if cues.is_request(sentence):
+    if cues.is_request(sentence) or shape.is_task_request(sentence):
         return None
+    if shape.is_correction_of_fact(sentence) and cues.is_self_contained(sentence):
+        return "high", f"User stated: {quoted}"
     if cues.DECISION.search(sentence) and cues.is_self_contained(sentence):
         return "high", f"User decided: {quoted}"
     if cues.USER_CONTEXT.search(sentence) and cues.is_self_contained(sentence):
@@ -93,6 +102,8 @@ def _assistant_candidates(block: Block) -> list[Candidate]:
             continue
         if not cues.is_self_contained(sentence) or cues.TASK_STATUS.match(sentence) or cues.CHANGE_LOG.match(sentence):
             continue
+        if _not_a_finding(sentence):
+            continue
         text = rules.clip(sentence)
         if cues.ROOT_CAUSE.search(sentence):
             found.append(Candidate("high", block.time, text, [block.ref]))
@@ -110,6 +121,16 @@ def _assistant_candidates(block: Block) -> list[Candidate]:
         elif cues.INVARIANT.search(sentence) and not cues.FUTURE.search(cues.CAN_NEVER.sub("", sentence)):
             found.append(Candidate("medium", block.time, text, [block.ref]))
     return found
+
+
+def _not_a_finding(sentence: str) -> bool:
+    """A plan step ("Use X instead of Y"), an outline label ("Naming clarity: …"), a pointer to
+    something only the session shows ("that branch"), the agent's own tool failing, or a reason
+    that names a passing state ("…because the code still uses…"): none is what the project is."""
+    return (shape.is_plan_step(sentence) or shape.is_outline_label(sentence) or bool(shape.POINTER.search(sentence))
+            or shape.is_own_tool_failure(sentence)
+            or (bool(cues.REASON.search(sentence)) and bool(shape.PASSING.search(sentence))
+                and not cues.ROOT_CAUSE.search(sentence)))
 
 
 def claim_of(sentence: str) -> str:

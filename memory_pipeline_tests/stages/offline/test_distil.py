@@ -1,0 +1,96 @@
+"""Distil, don't quote (issue 52): the offline Observer keeps a durable statement in the user's words
+without the chat around them, and leaves out what is transient, one-off or only meaningful in the
+session; the shapes are judged on the wording alone (stages/offline/distil)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_pipeline.stages.offline.distil import (distil, is_outline_label, is_plan_step, is_rule,
+                                                     is_stated_rule, is_task_request)
+from memory_pipeline_tests.stages.offline.test_observer_keep import facts_of, one_turn
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("omfg use fucking rgb values in the themes, no rgb indices!", "Use rgb values in the themes, no rgb indices!"),
+    ("Hm, the cache lives in redis.", "The cache lives in redis."),
+    ("Also: the billing service now uses Redis 7.", "The billing service now uses Redis 7."),
+    ("FYI: we moved to Postgres 17 last week.", "We moved to Postgres 17 last week."),
+    ("Remember: never push to main directly.", "Never push to main directly."),
+    ("Remember that staging uses the eu-west-1 region.", "Staging uses the eu-west-1 region."),
+    ("you haven't read the renderer in full i suppose", "You haven't read the renderer in full"),
+])
+def test_the_chat_around_a_statement_is_dropped(said, kept):
+    assert distil(said) == kept
+
+
+@pytest.mark.parametrize("text", [
+    "Never push to main directly, because CI deploys main to production.",
+    "Use uv, not pip.",
+    "Always run the linter before committing.",
+    "You must not edit generated files.",
+    "Use hex RGB values in the themes, no 256-colour indices!",
+])
+def test_rules(text):
+    assert is_rule(text) and is_stated_rule(text)
+
+
+@pytest.mark.parametrize("text", [
+    "I've always been interested in ancient civilizations.",  # a habit described
+    "Hm, i selected the theme while you were working and got a crash, that should never happen.",  # a remark
+    "Should be dimmer, don't modify the theme, look into the footer sources",  # the task at hand
+    "Why do we never cache this?",
+    "It has always worked on Linux.",
+])
+def test_not_rules(text):
+    assert not is_rule(text)
+
+
+def test_a_request_is_no_standing_rule_without_a_contrast_reason_or_mark():
+    assert is_rule("Use the new parser in main.py") and not is_stated_rule("Use the new parser in main.py")
+    assert is_task_request("Should be dimmer, don't modify the theme, look into the footer sources")
+
+
+@pytest.mark.parametrize("text", [
+    "Use InteractiveMode instead of TuiRenderer",
+    "In `executeBash`, if `isStreaming`, queue the message instead of appending immediately",
+    "Remove `agent_end` flush - flush on `prompt()` instead",
+])
+def test_plan_steps(text):
+    assert is_plan_step(text)
+
+
+def test_outline_labels_but_not_causes():
+    assert is_outline_label("Naming clarity: `InteractiveMode` instead of `TuiRenderer`")
+    assert not is_outline_label("Root cause: the pool was never closed.")
+    assert not is_outline_label("The pattern is: getters are cheap reads.")
+
+
+@pytest.mark.parametrize(("role", "text"), [
+    ("User", "I've always been interested in ancient civilizations."),
+    ("User", "Hm, i selected the theme while you were working and got a crash, that should never happen."),
+    ("User", "Should be dimmer, don't modify the theme, look into the footer sources"),
+    ("User", "i actually want to move those files to their final location."),  # "those files": another turn's
+    ("Assistant", "The aliases are unused because the code still uses the full module paths."),  # a passing state
+    ("Assistant", "Use InteractiveMode instead of TuiRenderer"),  # a plan step
+    ("Assistant", "Naming clarity: `InteractiveMode` instead of `TuiRenderer`"),  # an outline label
+    ("Assistant", "The sed command didn't work because of the multiline format."),  # its own tool failing
+    ("Assistant", "But `mount_computers` is never called for that branch which means the assign doesn't exist."),
+])
+def test_transient_and_session_bound_sentences_are_not_facts(role, text):
+    assert facts_of(one_turn(role, text)) == []
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("omfg use fucking rgb values in the themes, no rgb indices!",
+     'User stated: "Use rgb values in the themes, no rgb indices!"'),
+    ("Update: we upgraded the orders service from Postgres 15 to Postgres 16 last night; 15 is gone.",
+     'User stated: "We upgraded the orders service from Postgres 15 to Postgres 16 last night; 15 is gone."'),
+    ("FYI: we moved to Postgres 17 last week.", 'User stated: "We moved to Postgres 17 last week."'),
+    ("Also: the billing service now uses Redis 7 for its queue.",
+     'User stated: "The billing service now uses Redis 7 for its queue."'),
+])
+def test_rules_and_corrections_in_ordinary_words_become_distilled_facts(said, fact):
+    facts = facts_of(one_turn("User", said) + "\n[10:01] [Assistant] (m2): Understood.\n"
+                     "→ Bash(command=git status)")
+    assert [f.text for f in facts] == [fact] and facts[0].priority == "high"
