@@ -177,3 +177,39 @@ def is_stated_rule(text: str) -> bool:
     """A user's sentence that states how to work from now on: rule-shaped and marked as standing,
     contrasted with what not to do, or given with its reason."""
     return is_rule(text) and bool(STANDING.search(text) or _CONTRAST.search(text) or _REASON.search(text))
+
+
+# what a checker or tool said: "Dialyzer knows X is always…", "TypeScript complains that…"
+_TOOL_REPORT = re.compile(r"^(?:the )?[\w.\-`]+ (?:knows|complains|says|warns|reports|thinks|infers|flags|"
+                          r"is complaining|is warning)\b", re.IGNORECASE)
+# a change of this session in the passive: "The `X` alias was removed since …"
+_PASSIVE_CHANGE = re.compile(r"\b(?:was|were|has been|have been|got)\s+(?:\w+ly\s+)?(?:removed|added|replaced|moved|"
+                             r"renamed|extracted|updated|deleted|refactored|cleaned up|simplified|inlined|dropped)\b",
+                             re.IGNORECASE)
+# "The fix is simple: use X": a fix proposed before it is made
+_PROPOSED_FIX = re.compile(r"^(?:so,? )?the (?:fix|solution|plan|approach) (?:is|would be)(?: \w+)?:\s*(?P<rest>.+)$",
+                           re.IGNORECASE)
+
+
+def is_tool_report(sentence: str) -> bool:
+    return bool(_TOOL_REPORT.match(sentence.strip()))
+
+
+def is_session_change(sentence: str) -> bool:
+    return bool(_PASSIVE_CHANGE.search(sentence))
+
+
+def is_proposed_fix(sentence: str) -> bool:
+    found = _PROPOSED_FIX.match(sentence.strip())
+    return bool(found) and is_plan_step(found.group("rest"))
+
+
+# "Run `bd show <id>` to see the details": how to do something with a named command (a procedure)
+_HOW_TO = re.compile(r"^(?:please\s+)?(?:run|use|call|invoke|type)\s+(?!(?:the|a|an|this|that|these|those|all|my|your|"
+                     r"our|it|them|some|any)\b)(?P<command>\S.{1,60}?)\s+to\s+(?:see|find|get|check|list|build|start|"
+                     r"run|deploy|test|view|show|look up|install|update|sync|format|lint|open|claim|close|release|"
+                     r"create|reset|regenerate)\b", re.IGNORECASE)
+
+
+def is_how_to(sentence: str) -> bool:
+    return bool(_HOW_TO.match(sentence.strip()))

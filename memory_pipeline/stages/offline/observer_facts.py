@@ -78,6 +78,8 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
             cues.RULE.search(sentence) and shape.is_rule(sentence)) or cues.PREFERENCE.search(sentence) or (
             shape.is_stated_rule(sentence)):
         return "high", f"User stated: {quoted}"
+    if shape.is_how_to(sentence):
+        return "high", f"User stated: {quoted}"
     if cues.is_request(sentence) or shape.is_task_request(sentence):
         return None
     if shape.is_correction_of_fact(sentence) and cues.is_self_contained(sentence):
@@ -128,7 +130,8 @@ def _not_a_finding(sentence: str) -> bool:
     something only the session shows ("that branch"), the agent's own tool failing, or a reason
     that names a passing state ("…because the code still uses…"): none is what the project is."""
     return (shape.is_plan_step(sentence) or shape.is_outline_label(sentence) or bool(shape.POINTER.search(sentence))
-            or shape.is_own_tool_failure(sentence)
+            or shape.is_own_tool_failure(sentence) or shape.is_tool_report(sentence)
+            or shape.is_session_change(sentence) or shape.is_proposed_fix(sentence)
             or (bool(cues.REASON.search(sentence)) and bool(shape.PASSING.search(sentence))
                 and not cues.ROOT_CAUSE.search(sentence)))
 

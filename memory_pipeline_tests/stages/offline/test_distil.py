@@ -94,3 +94,20 @@ def test_rules_and_corrections_in_ordinary_words_become_distilled_facts(said, fa
     facts = facts_of(one_turn("User", said) + "\n[10:01] [Assistant] (m2): Understood.\n"
                      "→ Bash(command=git status)")
     assert [f.text for f in facts] == [fact] and facts[0].priority == "high"
+
+
+@pytest.mark.parametrize("text", [
+    "Dialyzer knows `session_record` is always a `%Session{}` because of the `with` clause.",  # a checker's report
+    "The `TranscriptRenderer` alias was removed since it came from the old alias group.",  # this session's change
+    "The fix is simple: use `queueMessage` instead of `appendMessage` when streaming.",  # a fix proposed, not made
+])
+def test_reports_changes_and_proposed_fixes_of_the_agent_are_not_facts(text):
+    assert facts_of(one_turn("Assistant", text)) == []
+
+
+def test_how_to_run_a_named_command_is_kept_and_a_plain_request_is_not():
+    kept = facts_of(one_turn("User", "Work on the epic. Run bd show EPIC-1 to see the details and bd ready to find "
+                                     "open tasks.") + "\n[10:01] [Assistant] (m2): Sure.\n→ Bash(command=bd ready)")
+    assert [f.text for f in kept] == ['User stated: "Run bd show EPIC-1 to see the details and bd ready to find open '
+                                      'tasks."']
+    assert facts_of(one_turn("User", "Run the tests to check it works.") + "\n[10:01] [Assistant] (m2): Sure.") == []
