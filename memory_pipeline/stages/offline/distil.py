@@ -213,3 +213,36 @@ _HOW_TO = re.compile(r"^(?:please\s+)?(?:run|use|call|invoke|type)\s+(?!(?:the|a
 
 def is_how_to(sentence: str) -> bool:
     return bool(_HOW_TO.match(sentence.strip()))
+
+
+# "you haven't read X in full", "you didn't run the tests": what the agent failed to do, a correction
+MISSED = re.compile(r"^(?:but |and |so )?you (?:still )?(?:hav(?:en|ne|n)'?t|have not|did\s?n'?t|did not|never|"
+                    r"forgot to)\b", re.IGNORECASE)
+# "the rest needs to be moved", "X will be switched": a change still to make, not one made
+PENDING_CHANGE = re.compile(r"\b(?:needs? to be|has to be|have to be|will be|should be|to be|could be|would be)\s+"
+                            r"(?:\w+\s+){0,4}?(?:moved|duplicated|migrated|switched|changed|replaced|upgraded|removed)\b",
+                            re.IGNORECASE)
+# "yes need to be fully clean": an answer with content, to a question the agent just asked
+_ANSWER = re.compile(r"^(?:yes|yeah|yep|yup|sure|ok(?:ay)?|correct|exactly|right|please do)\b[,.!:;\s-]*(?P<rest>.+)$",
+                     re.IGNORECASE)
+
+# "Want me to clean that up too?": the agent offers to do something; the answer says how work is done.
+# Not "…continue with WP15, or would you prefer…?" (a choice of what to do next)
+_OFFER = re.compile(r"\b(?:want me to|should i|shall i|do you want me to|would you like me to|i can also|"
+                    r"(?:want|like) (?:it|them|these|that)|ok(?:ay)? (?:to|if))\b", re.IGNORECASE)
+_NEXT_STEP = re.compile(r"\bor\b|\b(?:continue|proceed|go ahead|move on|start|next|commit|push|merge|ready)\b",
+                        re.IGNORECASE)
+_CHAT_ANSWER = re.compile(r"^(?:i (?:hope|think|guess|feel|wonder)|lol|haha|thanks|thank you|cool|nice|great)\b",
+                          re.IGNORECASE)
+
+
+def is_offer(question: str) -> bool:
+    """The agent's question offers one more thing to do (not a choice of what comes next)."""
+    return bool(_OFFER.search(question)) and not _NEXT_STEP.search(question)
+
+
+def answer_rest(text: str) -> str | None:
+    """What a "yes, …" reply adds beyond the yes (three words at least, not chat), or None."""
+    found = _ANSWER.match(" ".join(text.split()))
+    rest = found.group("rest").strip() if found else ""
+    return rest if len(rest.split()) >= 3 and not _CHAT_ANSWER.match(rest) else None

@@ -69,6 +69,10 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
     if shape.POINTER.search(sentence):
         return None  # "move those files": what it is about is in another turn
     quoted = f'"{rules.clip(sentence)}"'
+    if shape.MISSED.match(sentence) and cues.is_self_contained(sentence):
+        return "high", f"User corrected the agent: {quoted}"
+    if shape.PENDING_CHANGE.search(sentence):
+        return None  # a change still to make, which a later turn may well change
     if cues.CORRECTION.search(sentence):
         if cues.is_self_contained(cues.CORRECTION.sub("", sentence).strip(" ,.;:")):
             return "high", f"User corrected the agent: {quoted}"
@@ -173,13 +177,31 @@ def _select(candidates: list[Candidate]) -> list[Candidate]:
     return ordered
 
 
-def facts_for(segment: list[Block], chat_log: bool = False) -> list[Candidate]:
+def _answer(block: Block, asked: Block | None) -> list[Candidate]:
+    """"yes need to be fully clean" after the agent asked "There's an unused import warning … Want me
+    to clean that up too?": the answer with what it answers, so its subject is named."""
+    said = rules.sentences(asked.text) if asked is not None else []
+    offered = bool(said) and said[-1].rstrip().endswith("?") and shape.is_offer(said[-1])
+    rest = shape.answer_rest(block.text) if offered else None
+    if not rest or cues.is_request(rest) or shape.is_task_request(rest) or cues.is_question(rest):
+        return []
+    question = rules.clip(" ".join(said[-2:]), 160)
+    return [Candidate("high", block.time, f'User answered "{question}": "{rules.clip(shape.distil(rest), 120)}"',
+                      [asked.ref, block.ref])]
+
+
+def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None = None) -> list[Candidate]:
+    """The facts of one segment; `before` is the block just before it (a question the first turn answers)."""
     if chat_log:
         return _personal_candidates(segment)
     candidates: list[Candidate] = []
+    previous = before
     for block in segment:
         if block.role == "User" and not rules.is_meta_user_text(block.text):
-            candidates += _user_candidates(block)
+            asked = previous if previous is not None and previous.role == "Assistant" else None
+            candidates += _answer(block, asked) or _user_candidates(block)
         elif block.role == "Assistant":
             candidates += _assistant_candidates(block)
+        if block.role in ("User", "Assistant") and (block.text or block.role == "User"):
+            previous = block
     return _select(candidates)  # edits and commands are the narrative's, not facts

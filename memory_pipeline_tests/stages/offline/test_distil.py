@@ -111,3 +111,33 @@ def test_how_to_run_a_named_command_is_kept_and_a_plain_request_is_not():
     assert [f.text for f in kept] == ['User stated: "Run bd show EPIC-1 to see the details and bd ready to find open '
                                       'tasks."']
     assert facts_of(one_turn("User", "Run the tests to check it works.") + "\n[10:01] [Assistant] (m2): Sure.") == []
+
+
+def test_an_answer_to_the_agents_question_names_what_it_answers():
+    transcript = ("[10:00] [Assistant] (m1): All committed. There's an unused import warning (BashExecutionMessage "
+                  "type) but it passes. Want me to clean that up too?\n"
+                  "[10:01] [User] (m2): yes need to be fully clean\n"
+                  "[10:02] [Assistant] (m3): Done.\n→ Bash(command=npm run check)")
+    [fact] = facts_of(transcript)
+    assert fact.text == ('User answered "There\'s an unused import warning (BashExecutionMessage type) but it '
+                         'passes. Want me to clean that up too?": "Need to be fully clean"')
+    assert fact.priority == "high" and fact.source_message_ids == ["id-1", "id-2"]
+    plain_yes = transcript.replace("yes need to be fully clean", "yes")
+    assert facts_of(plain_yes) == []
+
+
+def test_what_the_agent_failed_to_do_is_a_correction_and_a_change_still_to_make_is_no_fact():
+    [fact] = facts_of(one_turn("User", "you havne't read @src/tui/renderer.ts in full i suppose")
+                      + "\n[10:01] [Assistant] (m2): Reading it now.\n→ Read(file_path=src/tui/renderer.ts)")
+    assert fact.text == 'User corrected the agent: "You havne\'t read @src/tui/renderer.ts in full"'
+    assert facts_of(one_turn("User", "i can live with main-new.ts in src/, but the rest needs to be duplicated or "
+                                     "moved to dirs we can keep later")
+                    + "\n[10:01] [Assistant] (m2): OK.\n→ Bash(command=ls)") == []
+
+
+def test_an_answer_about_what_comes_next_is_no_fact():
+    transcript = ("[10:00] [Assistant] (m1): This is the largest remaining work package. Would you like me to "
+                  "continue with WP15, or would you prefer to test the current changes first?\n"
+                  "[10:01] [User] (m2): yes, and then we test print mode and rpc mode together\n"
+                  "[10:02] [Assistant] (m3): Done.\n→ Bash(command=ls)")
+    assert not [f for f in facts_of(transcript) if f.text.startswith("User answered")]
