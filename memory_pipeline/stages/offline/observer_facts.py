@@ -3,6 +3,7 @@ root causes, fixes and decisions the agent stated. Edited files and commands go 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from memory_pipeline.stages.offline import distil as shape
@@ -190,16 +191,32 @@ def _answer(block: Block, asked: Block | None) -> list[Candidate]:
                       [asked.ref, block.ref])]
 
 
+_PRONOUN_OBJECT = re.compile(r"\b(?:put|move|show|keep|add|use|make|send|do|store|run|call|flush|queue) (?:it|them)\b",
+                             re.IGNORECASE)
+
+
+def _about(candidate: Candidate, topic: str) -> Candidate:
+    """A correction that names its subject only as "it" ("no, we want to put it in the pending area")
+    carries what the user was talking about in that stretch of work."""
+    if not topic or not candidate.text.startswith("User corrected the agent:") or not _PRONOUN_OBJECT.search(
+            candidate.text) or rules.similar(topic, candidate.text):
+        return candidate
+    return Candidate(candidate.priority, candidate.time, f'{candidate.text} (about: "{rules.clip(topic, 100)}")',
+                     candidate.refs)
+
+
 def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None = None) -> list[Candidate]:
     """The facts of one segment; `before` is the block just before it (a question the first turn answers)."""
     if chat_log:
         return _personal_candidates(segment)
     candidates: list[Candidate] = []
-    previous = before
+    previous, topic = before, ""
     for block in segment:
         if block.role == "User" and not rules.is_meta_user_text(block.text):
             asked = previous if previous is not None and previous.role == "Assistant" else None
-            candidates += _answer(block, asked) or _user_candidates(block)
+            candidates += [_about(c, topic) for c in _answer(block, asked) or _user_candidates(block)]
+            ask = rules.intent(block.text)
+            topic = ask if len(rules.content_words(ask)) >= 4 else topic
         elif block.role == "Assistant":
             candidates += _assistant_candidates(block)
         if block.role in ("User", "Assistant") and (block.text or block.role == "User"):

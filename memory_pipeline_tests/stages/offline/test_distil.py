@@ -141,3 +141,14 @@ def test_an_answer_about_what_comes_next_is_no_fact():
                   "[10:01] [User] (m2): yes, and then we test print mode and rpc mode together\n"
                   "[10:02] [Assistant] (m3): Done.\n→ Bash(command=ls)")
     assert not [f for f in facts_of(transcript) if f.text.startswith("User answered")]
+
+
+def test_a_correction_that_says_it_carries_what_it_is_about():
+    transcript = ("[10:00] [User] (m1): so if the user runs bash commands while streaming, they are queued until "
+                  "the next prompt, right?\n"
+                  "[10:01] [Assistant] (m2): Yes. Want me to show them in the chat at agent_end?\n"
+                  "[10:02] [User] (m3): no, we want to put it in the pending area, and on next submit move it to "
+                  "the chat.\n[10:03] [Assistant] (m4): Done.\n→ Bash(command=ls)")
+    [fact] = [f for f in facts_of(transcript) if f.text.startswith("User corrected")]
+    assert fact.text.endswith('(about: "If the user runs bash commands while streaming, they are queued until the '
+                              'next prompt, right?")'), fact.text
