@@ -73,10 +73,21 @@ class Classified:
     change: bool = False  # the text states that something changed (a supersession cue)
 
 
+# 'User answered "Q": "A"' and '"A" (about: "T")': the user's words with what they answer or are about
+_ANSWERED = re.compile(r'^User answered "(?P<question>.+?)": "(?P<answer>.+)"$')
+_ABOUT = re.compile(r'^"(?P<said>.+)"\s*\(about: "(?P<topic>.+)"\)$')
+
+
 def plain_text(text: str) -> str:
     """The fact without the Observer's "User stated:" prefix, its quotes and the chat around it
     ("FYI:", "Update:", "Hm,": stages/offline/distil)."""
-    stripped = _PREFIX.sub("", text.strip()).strip().strip('"“”').strip()
+    body = text.strip()
+    if answered := _ANSWERED.match(body):
+        return f"{distil(answered['answer']).rstrip('.')} (the user's answer to: {answered['question']})"
+    body = _PREFIX.sub("", body).strip()
+    if about := _ABOUT.match(body):
+        return f"{distil(about['said']).rstrip('.')} (about: {about['topic']})"
+    stripped = body.strip('"“”').strip()
     return distil(stripped) if stripped else stripped
 
 
@@ -87,6 +98,8 @@ def event_type(text: str) -> str:
     body = plain_text(text)
     if body.startswith("Modified `") or RAN.match(body):
         return "fact"  # the Observer's record of an edited file or of a command it ran
+    if _ANSWERED.match(text.strip()):
+        return "decision"  # the user settled how to do something the agent asked about
     if is_rule(body) and (TYPE_RULES[0][1].search(body) or is_stated_rule(body)):
         return "constraint"
     return next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body)), "fact")

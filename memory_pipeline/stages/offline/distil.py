@@ -246,3 +246,19 @@ def answer_rest(text: str) -> str | None:
     found = _ANSWER.match(" ".join(text.split()))
     rest = found.group("rest").strip() if found else ""
     return rest if len(rest.split()) >= 3 and not _CHAT_ANSWER.match(rest) else None
+
+
+_MISSED_VERB = re.compile(r"^(?:but |and |so )?you (?:still )?(?:hav(?:en|ne|n)'?t|have not|did\s?n'?t|did not|never|"
+                          r"forgot to)\s+(?P<rest>\w.+)$", re.IGNORECASE)
+_PAST = {"read": "read", "run": "run", "ran": "run", "done": "do", "did": "do", "written": "write", "wrote": "write",
+         "checked": "check", "tested": "test", "looked": "look", "asked": "ask", "updated": "update", "used": "use"}
+
+
+def missed_as_rule(sentence: str) -> str | None:
+    """"you haven't read X in full" → "Read X in full": what the agent failed to do, as the rule."""
+    found = _MISSED_VERB.match(sentence.strip().rstrip("."))
+    if not found:
+        return None
+    verb, _, rest = found.group("rest").partition(" ")
+    verb = _PAST.get(verb.lower(), verb.lower())
+    return f"{verb[:1].upper()}{verb[1:]} {rest}".strip() + "."

@@ -71,7 +71,8 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
         return None  # "move those files": what it is about is in another turn
     quoted = f'"{rules.clip(sentence)}"'
     if shape.MISSED.match(sentence) and cues.is_self_contained(sentence):
-        return "high", f"User corrected the agent: {quoted}"
+        rule = shape.missed_as_rule(sentence)
+        return "high", f'User corrected the agent: "{rules.clip(rule)}"' if rule else f"User corrected the agent: {quoted}"
     if shape.PENDING_CHANGE.search(sentence):
         return None  # a change still to make, which a later turn may well change
     if cues.CORRECTION.search(sentence):

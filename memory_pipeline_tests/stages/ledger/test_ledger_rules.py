@@ -146,3 +146,15 @@ def test_corrections_in_ordinary_words_supersede_what_they_replace():
     assert events[1].supersedes == events[0].id and events[2].supersedes == events[1].id
     assert events[2].content == "We moved the orders service to Postgres 17 last week."
     assert [e.id for e in state.active()] == [events[2].id]
+
+
+def test_an_answer_is_a_decision_with_its_question_and_a_correction_keeps_its_subject():
+    from memory_pipeline.stages.ledger.classify import plain_text
+
+    answered = ('User answered "There\'s an unused import warning but it passes. Want me to clean that up too?": '
+                '"Need to be fully clean"')
+    assert classify_fact(answered, "high").type == "decision"  # not an open commitment ("need to")
+    assert plain_text(answered) == ("Need to be fully clean (the user's answer to: There's an unused import warning "
+                                    "but it passes. Want me to clean that up too?)")
+    about = 'User corrected the agent: "No, we want to put it in the pending area." (about: "bash results")'
+    assert plain_text(about) == "No, we want to put it in the pending area (about: bash results)"

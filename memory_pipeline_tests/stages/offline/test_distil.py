@@ -129,7 +129,7 @@ def test_an_answer_to_the_agents_question_names_what_it_answers():
 def test_what_the_agent_failed_to_do_is_a_correction_and_a_change_still_to_make_is_no_fact():
     [fact] = facts_of(one_turn("User", "you havne't read @src/tui/renderer.ts in full i suppose")
                       + "\n[10:01] [Assistant] (m2): Reading it now.\n→ Read(file_path=src/tui/renderer.ts)")
-    assert fact.text == 'User corrected the agent: "You havne\'t read @src/tui/renderer.ts in full"'
+    assert fact.text == 'User corrected the agent: "Read @src/tui/renderer.ts in full."'
     assert facts_of(one_turn("User", "i can live with main-new.ts in src/, but the rest needs to be duplicated or "
                                      "moved to dirs we can keep later")
                     + "\n[10:01] [Assistant] (m2): OK.\n→ Bash(command=ls)") == []
