@@ -19,10 +19,10 @@ import re
 
 # chat before the statement: interjections, discourse markers, labels ("Update:", "FYI:", "Remember:")
 _LEAD = re.compile(
-    r"^(?:(?:omfg|omg|wtf|ugh+|argh+|hm+|hmm+|uh+|um+|oh+|ah+|well|ok(?:ay)?|alright|so+|also|btw|by the way|fyi|"
-    r"update|quick update|heads[- ]up|(?:please )?remember(?: that)?|note(?: that)?|keep in mind(?: that)?|"
-    r"don'?t forget(?: that)?|for the record|nb|ps|p\.s\.|anyway|yeah|yep|yes|sure|right|look|listen|"
-    r"dude|man|jeez|geez|sigh|lol|haha)\b[\s,.!:;—–-]*)+",
+    r"^(?:(?:(?:omfg|omg|wtf|ugh+|argh+|hm+|hmm+|uh+|um+|oh+|ah+|well|ok(?:ay)?|alright|so+|also|btw|by the way|"
+    r"anyway|yeah|yep|yes|sure|right|look|listen|dude|man|jeez|geez|sigh|lol|haha)\b[\s,.!:;—–-]*)|"
+    r"(?:(?:fyi|update|quick update|heads[- ]up|note|nb|ps|p\.s\.|remember|correction|reminder)\s*[:—–-]+\s*)|"
+    r"(?:(?:please )?(?:remember|note|keep in mind|don'?t forget) that\s+)|(?:fyi|for the record),?\s+)+",
     re.IGNORECASE,
 )
 # swearing used for emphasis, dropped with the space after it
@@ -34,8 +34,8 @@ _TAIL = re.compile(r"[\s,;]*\b(?:i suppose|i guess|imo|imho|btw|lol|please|pls|t
 
 
 # the user asks for it to be kept: "Remember that staging uses eu-west-1", "Note: …", "FYI: …"
-EXPLICIT = re.compile(r"^\W*(?:please\s+)?(?:remember|note|keep in mind|don'?t forget|for the record|fyi|heads[- ]up|"
-                      r"update|correction)\b", re.IGNORECASE)
+EXPLICIT = re.compile(r"^\W*(?:(?:please\s+)?(?:remember|note|keep in mind|don'?t forget)\b|"
+                      r"(?:for the record|fyi|heads[- ]up|update|correction)\s*[:,—–-])", re.IGNORECASE)
 
 
 def distil(sentence: str) -> str:
@@ -52,10 +52,13 @@ def distil(sentence: str) -> str:
 _DESCRIBED = re.compile(r"\b(?:i|i'?ve|i have|i'?d|we'?ve|we have|you'?ve|has|have|had|was|were|been|is|are|"
                         r"it'?s|it has|they'?ve)\s+(?:always|never)\b|\b(?:always|never) (?:been|had|was|were)\b",
                         re.IGNORECASE)
-# the imperative or modal head of a rule clause ("never push to main", "use hex RGB", "you must …")
+# the imperative or modal head of a rule clause ("never push to main", "use hex RGB", "you must …",
+# "tests should never call the real API", "from now on, …")
 _RULE_HEAD = re.compile(
-    r"^(?:please\s+)?(?:always|never|don'?t|do not|no more|stop|avoid|only|use|prefer|make sure|ensure|keep|"
-    r"must|put|write|run|read|fix|test|call)\b|"
+    r"^(?:(?:so|and|but|then|thus|hence),?\s+)?(?:please\s+)?(?:always|never|don'?t|do not|no more|stop|avoid|"
+    r"only|use|prefer|make sure|ensure|keep|must|put|write|run|read|fix|test|call|let'?s not|from now on|"
+    r"going forward|in (?:the )?future)\b|"
+    r"^(?!(?:that|this|it|which)\b)[\w\s`'./-]{0,60}?\b(?:should|must|shall)\s+(?:never|always|not|only)\b|"
     r"^(?:you|we|agents?|everyone|the agent)\s+(?:must|should|need to|have to|always|never|may not|can'?t|cannot)\b|"
     r"^no\s+\w+",
     re.IGNORECASE,
@@ -66,7 +69,7 @@ STANDING = re.compile(r"\b(?:always|never|must(?:n'?t| not)?|from now on|going f
 # a clause asking for the task at hand: "look into the footer sources", "check X", "can you …"
 _TASK_CLAUSE = re.compile(
     r"^(?:please\s+)?(?:look (?:into|at)|check|investigate|try|see (?:if|whether|why)|find|figure out|debug|"
-    r"can you|could you|would you|let'?s|go ahead|continue|start|now)\b|^should be \w+(?:er)?$",
+    r"can you|could you|would you|let'?s(?! not)|go ahead|continue|start|now)\b|^should be \w+(?:er)?$",
     re.IGNORECASE,
 )
 # a remark about what just happened, pointed at with a pronoun: "that should never happen"

@@ -152,3 +152,24 @@ def test_a_correction_that_says_it_carries_what_it_is_about():
     [fact] = [f for f in facts_of(transcript) if f.text.startswith("User corrected")]
     assert fact.text.endswith('(about: "If the user runs bash commands while streaming, they are queued until the '
                               'next prompt, right?")'), fact.text
+
+
+@pytest.mark.parametrize("text", [
+    "Tests should never call the real billing API.",
+    "Let's not retry on 503 any more, billing returns 503 during deploys and retries make the pile-up worse.",
+    "Production runs behind the nginx ingress on port 443, so never hard-code 8471 in the app.",
+    "From now on, every CI job that needs Postgres waits on pg_isready first.",
+])
+def test_rules_with_a_subject_a_lets_not_or_a_from_now_on(text):
+    assert is_rule(text) and is_stated_rule(text)
+
+
+def test_an_imperative_update_or_remember_is_not_chat():
+    assert distil("Please update the local setup to match.") == "Please update the local setup to match."
+    assert distil("Update the local setup to match.") == "Update the local setup to match."
+    assert distil("Remember to run the tests first.") == "Remember to run the tests first."
+
+
+def test_a_request_to_update_something_is_no_fact():
+    assert facts_of(one_turn("User", "Please update the local setup to match.")
+                    + "\n[10:01] [Assistant] (m2): Done.\n→ Bash(command=ls)") == []
