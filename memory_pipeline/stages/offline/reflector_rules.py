@@ -18,6 +18,7 @@ _SPECIFIC = re.compile(r"`[^`]+`|(?:~|\.{0,2})/[\w.\-/]+|\b[\w\-]+\.(?:py|ts|js|
                        r"|\b\d+(?:\.\d+)*\b|\b[A-Z][A-Za-z]+\([^)]*\)")
 _SPEAKER = re.compile(r"^(?:the\s+)?(?:user|developer)\s+(?:stated|decided|said|reported|wrote|noted|confirmed|"
                       r"corrected the agent|explained|asked)\s*:\s*", re.IGNORECASE)
+CORRECTED = re.compile(r"^(?:the\s+)?user\s+corrected the agent\s*:", re.IGNORECASE)
 _OUTER_QUOTES = re.compile(r'^["“](?P<inner>.+)["”]\.?$')
 _CORRECTION_LEAD = re.compile(r"^(?:no+|nope|actually)\s*[,.!:;—-]\s*", re.IGNORECASE)
 _ROUTINE = re.compile(r"^(?:modified|edited|read|ran|opened|viewed|listed|pushed|committed|created branch)\b", re.IGNORECASE)
@@ -89,6 +90,7 @@ class Item:
     distilled: bool
     when: str = ""  # "YYYY-MM-DD HH:MM" (time may be empty)
     quoted: bool = False
+    correction: bool = False  # the user corrected the agent: what to do, even when worded as a request
     section: str = "Patterns"
     refs: list[str] = field(default_factory=list)
     parts: list[str] = field(default_factory=list)
@@ -135,7 +137,7 @@ def rejection(item: "Item") -> str | None:
     text = item.text
     if item.priority != "high" and not text.lower().startswith("failed approach"):
         return "not a high-priority fact"
-    if is_routine(text) or TASK_STATUS.match(text):
+    if (is_routine(text) and not item.correction) or TASK_STATUS.match(text):
         return "activity or task status"
     if STATUS.search(text) and not LESSON.search(text):
         return "status line"
@@ -154,7 +156,8 @@ def rejection(item: "Item") -> str | None:
         return "a change log of that session (its narrative keeps it)"
     if REPORT.match(text) and not REASON.search(text) and not (item.quoted and STRUCTURE.search(text)):
         return "a report of that session's work"
-    if REQUEST.match(text) and not (HARD_RULE.search(text) or PREFERENCE.search(text) or shape.is_how_to(text)):
+    if REQUEST.match(text) and not (HARD_RULE.search(text) or PREFERENCE.search(text) or shape.is_how_to(text)
+                                    or item.correction):
         return "a request for that session's work"
     if not item.quoted and (shape.is_plan_step(text) or shape.is_proposed_fix(text) or shape.is_outline_label(text)
                             or shape.is_tool_report(text) or shape.is_own_tool_failure(text)):
