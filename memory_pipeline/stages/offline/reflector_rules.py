@@ -147,7 +147,7 @@ def rejection(item: "Item") -> str | None:
     clipped = text.rstrip(".").endswith("…")
     if DEICTIC.match(text) or POINTER.search(text) or text.rstrip(".").endswith(":") or clipped or len(main_clause) < 4:
         return "not self-contained"
-    stated_rule = item.quoted and (HARD_RULE.search(text) or PREFERENCE.search(text))
+    stated_rule = item.quoted and (HARD_RULE.search(text) or PREFERENCE.search(text) or item.correction)
     if len(text.split()) < (4 if stated_rule else MIN_WORDS if item.quoted or "`" in text else MIN_AGENT_WORDS):
         return "too short to stand alone"
     if CHANGE_REPORT.match(text) and "`" not in text and "/" not in text:

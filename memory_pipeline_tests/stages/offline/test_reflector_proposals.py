@@ -75,6 +75,8 @@ def test_a_correction_worded_as_what_to_do_is_proposed_and_a_plain_request_is_no
     [proposal] = proposals_for(("s1", ['User corrected the agent: "Read `src/tui/renderer.ts` in full before '
                                        'rewriting it."']))
     assert proposal.text.startswith("Read `src/tui/renderer.ts` in full")
+    [short] = proposals_for(("s1", ['User corrected the agent: "Read @src/tui/renderer.ts in full."']))
+    assert short.text == "Read @src/tui/renderer.ts in full."
     assert proposals_for(("s1", ['User stated: "Read `src/tui/renderer.ts` in full before rewriting it."'])) == []
 
 
