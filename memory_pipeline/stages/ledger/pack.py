@@ -233,8 +233,10 @@ def durable_value(event: LedgerEvent) -> int:
 
 def is_work(event: LedgerEvent) -> bool:
     """What may be the day's focus: what the user asked, decided or stated, or a person added; not
-    the agent's own findings (a diagnosis, a symptom, a change it made)."""
-    return not event.said_by or "user" in event.said_by
+    the agent's own findings (a diagnosis, a symptom, a change it made), nor standing guidance (a
+    rule, a preference, a way of doing something: their own sections and CONTEXT hold them)."""
+    return (not event.said_by or "user" in event.said_by) and event.type not in ("procedure", "preference",
+                                                                                 "constraint")
 
 
 def _render(w: _Writer, day: str, project: str | None) -> str:
