@@ -85,7 +85,7 @@ def select(items: list[Item], level: int, memory: str) -> list[Item]:
             continue
         if _known(item.text, memory, memory_lines):
             continue
-        item.section = rules.categorize(item.text, item.quoted)
+        item.section = rules.categorize(item.text, item.quoted, item.correction)
         chosen.append(item)
     if level >= 3:
         chosen = [i for i in chosen if i.section != "Patterns" and i.priority == "high"]

@@ -172,12 +172,12 @@ def is_notable(text: str) -> bool:
                 or PREFERENCE.search(text))
 
 
-def categorize(text: str, quoted: bool = False) -> str:
+def categorize(text: str, quoted: bool = False, correction: bool = False) -> str:
     """The MEMORY.md section: the user's own rules, then preferences, then lessons, then setup.
 
     Only words the user said make a Hard Rule; an agent's "never" describes code, not a rule.
     """
-    if quoted and (HARD_RULE.search(text) or shape.is_stated_rule(text)) and shape.is_rule(text):
+    if quoted and (HARD_RULE.search(text) or shape.is_stated_rule(text) or correction) and shape.is_rule(text):
         return "Hard Rules"
     if PREFERENCE.search(text):
         return "User"

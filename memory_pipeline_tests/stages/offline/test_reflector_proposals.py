@@ -76,7 +76,7 @@ def test_a_correction_worded_as_what_to_do_is_proposed_and_a_plain_request_is_no
                                        'rewriting it."']))
     assert proposal.text.startswith("Read `src/tui/renderer.ts` in full")
     [short] = proposals_for(("s1", ['User corrected the agent: "Read @src/tui/renderer.ts in full."']))
-    assert short.text == "Read @src/tui/renderer.ts in full."
+    assert short.text == "Read @src/tui/renderer.ts in full." and short.section == "Hard Rules"
     assert proposals_for(("s1", ['User stated: "Read `src/tui/renderer.ts` in full before rewriting it."'])) == []
 
 
