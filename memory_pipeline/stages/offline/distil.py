@@ -19,8 +19,9 @@ import re
 
 # chat before the statement: interjections, discourse markers, labels ("Update:", "FYI:", "Remember:")
 _LEAD = re.compile(
-    r"^(?:(?:(?:omfg|omg|wtf|ugh+|argh+|hm+|hmm+|uh+|um+|oh+|ah+|well|ok(?:ay)?|alright|so+|also|btw|by the way|"
-    r"anyway|yeah|yep|yes|sure|right|look|listen|dude|man|jeez|geez|sigh|lol|haha)\b[\s,.!:;—–-]*)|"
+    r"^(?:(?:(?:omfg|omg|wtf|ugh+|argh+|hm+|hmm+|uh+|um+|oh+|ah+|ok(?:ay)?|alright|so+|also|btw|by the way|"
+    r"anyway|yeah|yep|yes|jeez|geez|sigh|lol|haha)\b[\s,.!:;—–-]*)|"
+    r"(?:(?:well|sure|right|look|listen|dude|man)\s*[,!:;—–]+\s*)|"
     r"(?:(?:fyi|update|quick update|heads[- ]up|note|nb|ps|p\.s\.|remember|correction|reminder)\s*[:—–-]+\s*)|"
     r"(?:(?:please )?(?:remember|note|keep in mind|don'?t forget) that\s+)|(?:fyi|for the record),?\s+)+",
     re.IGNORECASE,

@@ -173,3 +173,10 @@ def test_an_imperative_update_or_remember_is_not_chat():
 def test_a_request_to_update_something_is_no_fact():
     assert facts_of(one_turn("User", "Please update the local setup to match.")
                     + "\n[10:01] [Assistant] (m2): Done.\n→ Bash(command=ls)") == []
+
+
+@pytest.mark.parametrize("text", ["Look into the footer sources.", "Well-known ports stay closed.",
+                                  "Right now the export runs at 02:00."])
+def test_words_that_open_a_statement_are_kept_without_the_comma_of_an_interjection(text):
+    assert distil(text) == text
+    assert distil("Look, " + text[:1].lower() + text[1:]) == text
