@@ -79,6 +79,27 @@ def worth(body: str, quoted: bool) -> str:
     return "a durable rule, preference or decision"
 
 
+def users_words(body: str) -> str:
+    """Why a line in the user's own words is worth a look, by its shape; a person approves it."""
+    if shape.is_stated_rule(body):
+        return "a rule the user stated, in their words: approve it to make it standing"
+    if body.startswith("User answered"):
+        return "the user's answer to the agent's question: approve it if it is how work is done here"
+    if shape.is_how_to(body):
+        return "how to use a named command, in the user's words"
+    if re.match(r'^"?(?:no|nope|actually)\b', body, re.I):
+        return "a correction the user made: check it still holds"
+    if shape.is_rule(body):
+        return "an instruction the user gave: approve it if it holds beyond that task"
+    if re.search(r"\b(?:i (?:would )?(?:only )?(?:want|prefer|like|assume)|i'?d rather)\b", body, re.I):
+        return "what the user wants or expects: approve it if it holds beyond that session"
+    if re.search(r"\b(?:reason being|because|the (?:issue|problem|cause) (?:is|was))\b", body, re.I):
+        return "a cause the user gave: keep it if it explains something that can happen again"
+    if re.search(r"(?:->|→)", body):
+        return "where things go, as the user laid it out: check it is still the layout"
+    return "the user's words: check they say something that stays true"
+
+
 @dataclass(frozen=True)
 class Triage:
     verdict: str
@@ -98,9 +119,7 @@ def triage(text: str, *, quotes_transcript: bool = False) -> Triage:
     if len(words) >= 3 and (why := transient(body, quotes_transcript)):
         return Triage(REJECT, why)
     if quotes_transcript and len(words) >= 3:  # a person judges what the transcript tried to have remembered
-        if shape.is_stated_rule(body):
-            return Triage(NEEDS_REVIEW, "a rule the user stated, in their words: approve it to make it standing")
-        return Triage(NEEDS_REVIEW, "the user's words: check they say something that stays true")
+        return Triage(NEEDS_REVIEW, users_words(body))
     if len(words) < 3 or (len(words) < 5 and not DURABLE.search(body)):  # "Prefers small commits" stays
         return Triage(REJECT, "a fragment, not a statement")
     if body.endswith("?"):

@@ -59,3 +59,14 @@ def test_a_kept_line_says_why_it_is_worth_a_look():
     assert triage("Root cause: the pool was never closed; fixed by closing it in teardown.").reason == (
         "a lesson: a cause and its fix")
     assert triage("We chose SQLite because it needs no server.").reason == "a statement with its reason"
+
+
+def test_a_quoted_line_says_what_kind_of_statement_it_is():
+    reasons = {"Read the renderer in full before rewriting it.": "an instruction the user gave",
+               "Run bd show EPIC-1 to see the details.": "how to use a named command",
+               "I would only want e2e tests for the session API.": "what the user wants or expects",
+               '"No, we want to put it in the pending area." (about: "bash results")': "a correction the user made",
+               "tools -> core/tools; tui -> modes/interactive": "where things go"}
+    for text, reason in reasons.items():
+        verdict = triage(text, quotes_transcript=True)
+        assert verdict.verdict == NEEDS_REVIEW and verdict.reason.startswith(reason), (text, verdict)
