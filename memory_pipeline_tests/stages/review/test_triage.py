@@ -70,3 +70,8 @@ def test_a_quoted_line_says_what_kind_of_statement_it_is():
     for text, reason in reasons.items():
         verdict = triage(text, quotes_transcript=True)
         assert verdict.verdict == NEEDS_REVIEW and verdict.reason.startswith(reason), (text, verdict)
+
+
+def test_a_cause_without_its_fix_is_held_with_that_reason():
+    verdict = triage("The issue is that `__dirname` is now `utils/`, so `dirname(__dirname)` goes to `src/`.")
+    assert verdict.verdict == NEEDS_REVIEW and verdict.reason.startswith("a cause found in that work")
