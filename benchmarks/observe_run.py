@@ -13,7 +13,6 @@ from datetime import datetime, timezone
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.models import EventData, Observation, ProposalDraft, SessionEvent, Transcript
-from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.llm import build_llm_client
 from memory_pipeline.stages.observe.session import observe_session
 from memory_pipeline.stages.redact import redact_transcript
@@ -39,8 +38,8 @@ class BenchRunner:
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings.from_env()
         self.llm = build_llm_client(self.settings, None)
-        self.observer_prompt = load_prompt("observer")
-        self.reflector_prompt = load_prompt("reflector")
+        self.observer_prompt = pipeline.stage_prompt("observer", self.settings)
+        self.reflector_prompt = pipeline.stage_prompt("reflector", self.settings)
 
     @property
     def provider(self) -> str:
@@ -75,7 +74,7 @@ class BenchRunner:
             facts = fact_inputs(day, [o for o in observations if o.date == day])
             if not facts:
                 continue
-            kinds, _ = type_facts(facts, self.llm, load_prompt("ledger"), pipeline.model_for(self.settings, "ledger"))
+            kinds, _ = type_facts(facts, self.llm, pipeline.stage_prompt("ledger", self.settings), pipeline.model_for(self.settings, "ledger"))
             kinds = [by_provenance(kind, fact.roles) for kind, fact in zip(kinds, facts)]
             events += derive_events(facts, kinds, state, similarity, numbers)
         return events

@@ -32,6 +32,8 @@ class Prompt:
     system: str
     user: str
     sha256: str
+    # what produces the answer when that is not the prompt: the offline provider's rules (pipeline.stage_prompt)
+    rules_sha: str = ""
 
     @property
     def variables(self) -> set[str]:
@@ -52,8 +54,8 @@ class Prompt:
         return fill(self.system), fill(self.user)
 
     def code_version(self, model: str) -> str:
-        """Changes when the prompt file or the model changes: Dagster's code_version."""
-        return hashlib.sha256(f"{self.sha256}:{model}".encode()).hexdigest()[:12]
+        """Changes when what answers changes: the prompt file and the model, or (offline) the rules' source."""
+        return hashlib.sha256(f"{self.rules_sha or self.sha256}:{model}".encode()).hexdigest()[:12]
 
 
 def parse_prompt(name: str, text: str) -> Prompt:

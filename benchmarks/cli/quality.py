@@ -27,6 +27,15 @@ def register_quality(kinds) -> None:
     reflect.add_argument("--transcripts", help="shared transcripts folder (default ../shared/fixtures/transcripts)")
     add_json_flag(reflect)
     reflect.set_defaults(handler=run_bench_reflect)
+    worth = kinds.add_parser("worth", help="is memory worth reading: the default path (import, ingest, reflect "
+                             "--backfill, offline) on the shared transcripts, scored by the durable-dev labels")
+    worth.add_argument("--transcripts", help="shared transcripts folder (default ../shared/fixtures/transcripts)")
+    worth.add_argument("--labels", help="durable-dev folder with labels.json and score.py "
+                       "(default ../shared/bench/durable-dev)")
+    worth.add_argument("--keep", help="build the workspace and briefings in this folder and keep them")
+    worth.add_argument("-v", "--verbose", action="store_true", help="also print each entry's verdict")
+    add_json_flag(worth)
+    worth.set_defaults(handler=run_bench_worth)
 
 
 def _transcripts(args) -> Path:
@@ -114,6 +123,31 @@ def run_bench_reflect(args) -> int:
               highlight=False)
     print_listed(out, (("good", figures["good_lines"]), ("bad", figures["bad"]),
                        ("unlabelled (label them in bench/labels)", figures["unlabelled"])))
+    return 0
+
+
+def run_bench_worth(args) -> int:
+    from benchmarks.worth import DURABLE_DEV, TRANSCRIPTS, bench_worth, table
+
+    transcripts = Path(args.transcripts).expanduser() if args.transcripts else TRANSCRIPTS
+    labels = Path(args.labels).expanduser() if args.labels else DURABLE_DEV
+    if not transcripts.is_dir():
+        raise BadInputError(f"shared transcripts not found: {transcripts}")
+    if not (labels / "labels.json").is_file() or not (labels / "score.py").is_file():
+        raise BadInputError(f"durable-dev labels not found: {labels}")
+    figures = bench_worth(transcripts, labels, Path(args.keep).expanduser() if args.keep else None, args.verbose)
+    if args.json:
+        print_json(figures)
+        return 0
+    out = console()
+    out.print(f"Default path (import → ingest → reflect --backfill, offline) on {len(figures['transcripts'])} "
+              f"labelled transcripts; briefings the day after each project's last session", highlight=False)
+    for line in table(figures):
+        out.print(line, highlight=False, soft_wrap=True)
+    if args.verbose:
+        out.print(figures["scorer"], highlight=False, soft_wrap=True)
+    if figures["kept"]:
+        out.print(f"workspace and briefings kept in {figures['kept']}", highlight=False)
     return 0
 
 

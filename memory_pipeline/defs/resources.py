@@ -12,7 +12,7 @@ import dagster as dg
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
-from memory_pipeline.prompts import Prompt, load_prompt
+from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ class LLMResource(dg.ConfigurableResource):
         return pipeline.model_for(self.settings(), task)
 
     def prompt(self, name: str) -> Prompt:
-        return load_prompt(name, self.settings().prompts_dir)
+        return pipeline.stage_prompt(name, self.settings())
 
     def get_client(self) -> "LLMClient":
         from memory_pipeline.resources.llm import build_llm_client

@@ -147,9 +147,10 @@ def observer_lineage(observation: Observation, settings: Settings) -> tuple[str,
     """(prompt sha, model) as recorded, or inferred when the current prompt gives its code version."""
     if observation.prompt_sha:
         return observation.prompt_sha, observation.model
-    prompt = load_prompt("observer", settings.prompts_dir)
-    for model in dict.fromkeys([pipeline.model_for(settings, "observe"), pipeline.OFFLINE_MODEL,
-                                settings.observer_model]):
+    offline = settings.replace(llm_provider="offline")
+    for prompt, model in ((pipeline.stage_prompt("observer", settings), pipeline.model_for(settings, "observe")),
+                          (pipeline.stage_prompt("observer", offline), pipeline.OFFLINE_MODEL),
+                          (load_prompt("observer", settings.prompts_dir), settings.observer_model)):
         if prompt.code_version(model) == observation.code_version:
             return f"{prompt.sha256[:12]} (inferred: the current prompt)", model
     return "", ""

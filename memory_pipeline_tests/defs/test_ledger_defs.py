@@ -12,7 +12,6 @@ from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.ledger import LEDGER_CHECKS, PACK_CHECKS
 from memory_pipeline.defs.review import TODAY_TAG
-from memory_pipeline.prompts import load_prompt
 from memory_pipeline_tests.support.dagster_defs import assets, definitions, schedule
 
 pytestmark = pytest.mark.slow  # every test builds or runs the Dagster definitions
@@ -25,7 +24,7 @@ def test_ledger_assets_checks_and_code_version(workspace):
     assert {dep.asset_key.to_user_string() for dep in next(iter(pack.specs)).deps} == {"ledger"}
     assert {dep.asset_key.to_user_string() for dep in next(iter(ledger.specs)).deps} == {"observations"}
     settings = Settings.from_env()
-    version = load_prompt("ledger").code_version(pipeline.model_for(settings, "ledger"))
+    version = pipeline.stage_prompt("ledger", settings).code_version(pipeline.model_for(settings, "ledger"))
     assert next(iter(ledger.specs)).code_version == version == pipeline.code_version("ledger", settings)
 
 

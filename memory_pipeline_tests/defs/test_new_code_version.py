@@ -1,4 +1,5 @@
-"""A prompt edit changes the code versions of observations, the observation index and reflections;
+"""A change of what answers the Observer (for the offline provider its rules, not the prompt file it
+does not read) changes the code versions of observations, the observation index and reflections;
 the automation sensor's condition (evaluated against the workspace's real Dagster instance) sees it
 and requests those assets again for the recent days that were materialized, once."""
 
@@ -26,7 +27,9 @@ def requested(result: dg.EvaluateAutomationConditionsResult, name: str) -> set[s
     return set(result.get_requested_partitions(dg.AssetKey(name)))
 
 
-def test_a_prompt_edit_reruns_the_recent_days_of_the_stages_it_changes(workspace, tmp_path, monkeypatch):
+def test_a_rules_change_reruns_the_recent_days_of_the_stages_it_changes(workspace, tmp_path, monkeypatch):
+    from memory_pipeline import pipeline
+
     prompts = tmp_path / "prompts"
     shutil.copytree(PROJECT_ROOT / "prompts", prompts)
     monkeypatch.setenv("MEMORY_PROMPTS_DIR", str(prompts))
@@ -48,10 +51,17 @@ def test_a_prompt_edit_reruns_the_recent_days_of_the_stages_it_changes(workspace
     unchanged = dg.evaluate_automation_conditions(before, instance, cursor=first.cursor)
     assert not any(requested(unchanged, name) for name in RERUN)
 
-    observer = prompts / "observer.md"
+    observer = prompts / "observer.md"  # the offline Observer does not read its instructions: nothing to redo
     observer.write_text(observer.read_text(encoding="utf-8") + "\nKeep every fact under 30 words.\n")
-    after = definitions()
     old = before.resolve_assets_def("observations").code_versions_by_key[dg.AssetKey("observations")]
+    prompt_edit = definitions()
+    assert prompt_edit.resolve_assets_def("observations").code_versions_by_key[dg.AssetKey("observations")] == old
+    unchanged = dg.evaluate_automation_conditions(prompt_edit, instance, cursor=unchanged.cursor)
+    assert not any(requested(unchanged, name) for name in RERUN)
+
+    rules = pipeline.offline_rules_sha  # the offline Observer's rules change (their source's hash)
+    monkeypatch.setattr(pipeline, "offline_rules_sha", lambda name: rules(name) + ("+1" if name == "observer" else ""))
+    after = definitions()
     assert after.resolve_assets_def("observations").code_versions_by_key[dg.AssetKey("observations")] != old
     edited = dg.evaluate_automation_conditions(after, instance, cursor=unchanged.cursor)
     assert {name: requested(edited, name) for name in RERUN} == {name: {day} for name in RERUN}

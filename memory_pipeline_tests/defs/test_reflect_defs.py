@@ -11,7 +11,6 @@ from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import LLMResource, RedisResource, WorkspaceResource
 from memory_pipeline.flows.review import render_review
-from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.support.dagster_defs import assets, definitions, schedule, sensor
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
@@ -30,8 +29,11 @@ def test_definitions_hold_the_assets_jobs_schedule_and_sensors():
     spec = next(iter(reflections.specs))
     model = LLMResource(workspace=WorkspaceResource(settings=Settings.from_env())).model_for("reflect")
     version = pipeline.code_version("reflect", Settings.from_env())
-    observer = load_prompt("observer").code_version(LLMResource(workspace=WorkspaceResource(settings=Settings.from_env())).model_for("observe"))
-    assert spec.code_version == version == f"{load_prompt('reflector').code_version(model)}+observe-{observer}"
+    settings = Settings.from_env()
+    observer = pipeline.stage_prompt("observer", settings).code_version(
+        LLMResource(workspace=WorkspaceResource(settings=settings)).model_for("observe"))
+    reflector = pipeline.stage_prompt("reflector", settings).code_version(model)
+    assert spec.code_version == version == f"{reflector}+observe-{observer}"
 
 
 def test_schedule_reflects_the_previous_day():

@@ -144,10 +144,13 @@ def draft_fix(finding: Finding) -> tuple[str, str]:
             f"Recurring failure in {n} sessions: {finding.pattern.rstrip('.')}. Check for this cause first.")
 
 
-def lesson_draft(finding: Finding, corrected: int) -> tuple[str, str]:
-    """(title, change) of a correction tied to a failed command: its lesson, then why."""
+def lesson_draft(finding: Finding, corrected: int, ran_only: bool = False) -> tuple[str, str]:
+    """(title, change) of a correction tied to a command the agent ran: its lesson, then why."""
     said = f"the user had to correct the agent in {_sessions(corrected)}"
-    failed = f"`{finding.command}` failed here and {said}" if finding.command else said
+    if ran_only and finding.command:
+        failed = f"the agent ran `{finding.command}` and the user had to correct it in {_sessions(corrected)}"
+    else:
+        failed = f"`{finding.command}` failed here and {said}" if finding.command else said
     return clip(f"Lesson: {finding.lesson[:1].lower()}{finding.lesson[1:]}", 70), f"{finding.lesson} ({failed})."
 
 
@@ -167,12 +170,14 @@ def build_finding(members: list[Signal]) -> Finding:
                       then=thens.most_common(1)[0][0] if thens else "", target=target, section=section,
                       target_dir=folder, lesson=lesson)
     corrected = len({s.session_id for s in members if s.kind == "correction"})
-    title, change = lesson_draft(finding, corrected) if lesson else draft_fix(finding)
+    ran_only = all(s.ran for s in members if s.command)
+    title, change = lesson_draft(finding, corrected, ran_only) if lesson else draft_fix(finding)
     return finding.model_copy(update={"title": title, "draft": change})
 
 
 def tied_groups(signals: list[Signal], groups: list[list[int]]) -> list[list[int]]:
-    """Clusters with each program's failures moved into the cluster of corrections tied to it."""
+    """Clusters with each program's failures, and the other clusters of corrections of that program
+    (the same correction in other words), moved into the first cluster of corrections tied to it."""
     corrected = {}
     for number, group in enumerate(groups):
         for i in group:
@@ -181,7 +186,8 @@ def tied_groups(signals: list[Signal], groups: list[list[int]]) -> list[list[int
     merged = [list(group) for group in groups]
     for number, group in enumerate(groups):
         first = signals[group[0]]
-        home = corrected.get(program(first.command_line)) if first.kind == "command-failure" else None
+        tied = first.kind == "command-failure" or (first.kind == "correction" and bool(first.command_line))
+        home = corrected.get(program(first.command_line)) if tied else None
         if home is not None and home != number:
             merged[home] += group
             merged[number] = []

@@ -68,6 +68,7 @@ class Signal:
     identifiers: frozenset[str] = field(default_factory=frozenset)
     quote: str = ""  # the message's own words, when they differ from `text`
     lesson: str = ""  # corrections tied to a failed command: "Use uv (`uv sync`), not pip"
+    ran: bool = False  # a correction of a command that ran without failing ("use uv, not pip" after a pip install)
 
 
 def clip(text: str, limit: int = QUOTE_CHARS) -> str:
@@ -180,6 +181,7 @@ def session_signals(transcript: Transcript, observation: Observation) -> list[Si
     found: list[Signal] = []
     open_failures: list[int] = []  # failures (and tied corrections) waiting for the command that worked after them
     since_user: list[int] = []  # failures since the user's last message: what a correction may be about
+    ran_since_user: list[tuple[str, str, tuple[str, ...]]] = []  # (command, head, message ids) that worked
     absorbed: set[int] = set()  # failures a correction is tied to
     for message in transcript.messages:
         if message.role == "user" and not message.is_compaction_summary:
@@ -190,12 +192,16 @@ def session_signals(transcript: Transcript, observation: Observation) -> list[Si
                 signal = Signal(kind="correction", text=rule, message_ids=(message.id,), time=_time(message),
                                 day=_day(message, observation), identifiers=identifiers(rule),
                                 quote=clip(message.text), **base)
+                ran = next((r for r in reversed(ran_since_user) if names_program(message.text, program(r[0]))), None)
                 if failed is not None:
                     signal = tie_correction(signal, found[failed], message.text)
                     absorbed.add(failed)
                     open_failures.append(len(found))
+                elif ran is not None:  # the agent ran the program the user corrects; it did not fail
+                    signal = tie_ran(signal, *ran, message.text)
+                    open_failures.append(len(found))
                 found.append(signal)
-            since_user = []
+            since_user, ran_since_user = [], []
         for call in message.tool_calls:
             calls[call.id] = (command_of(call.name, call.input), message, is_shell(call.name))
         for result in message.tool_results:
@@ -205,6 +211,8 @@ def session_signals(transcript: Transcript, observation: Observation) -> list[Si
             if not result.is_error:
                 if not shell:  # reading or editing a file is not what "worked instead"
                     continue
+                ran_since_user.append((command, command_head(command),
+                                       tuple(dict.fromkeys((call_message.id, message.id)))))
                 for index in open_failures:
                     if is_alternative(found[index].command_line, command) or (
                             found[index].kind == "correction" and program(command) != program(found[index].command_line)):
@@ -230,6 +238,15 @@ def tie_correction(correction: Signal, failure: Signal, text: str) -> Signal:
     return replace(correction, key=f"corrects {name.lower()}", command=failure.command,
                    command_line=failure.command_line, lesson=lesson_of(text, failure.command_line),
                    message_ids=tuple(dict.fromkeys(failure.message_ids + correction.message_ids)),
+                   identifiers=correction.identifiers | {name.lower()})
+
+
+def tie_ran(correction: Signal, command: str, head: str, message_ids: tuple[str, ...], text: str) -> Signal:
+    """The correction of a command the agent ran (it did not fail): keyed by the program it corrects,
+    so the same correction on several days is one finding, whatever its words."""
+    name = program(command)
+    return replace(correction, key=f"corrects {name.lower()}", command=head, command_line=command, ran=True,
+                   lesson=lesson_of(text, command), message_ids=tuple(dict.fromkeys(message_ids + correction.message_ids)),
                    identifiers=correction.identifiers | {name.lower()})
 
 

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from memory_pipeline.stages.ledger.model import snake_entity
+from memory_pipeline.stages.offline.distil import distil, is_correction_of_fact, is_rule, is_stated_rule
 from memory_pipeline.stages.provenance import user_typed
 
 _PREFIX = re.compile(r"^(?:User (?:stated|decided|corrected the agent|reported|asked)|Failed approach|Decision|Fact)"
@@ -54,7 +55,8 @@ _STOP = {"user", "assistant", "the", "we", "i", "it", "this", "that", "a", "an",
          "here", "what", "which", "who", "how", "why", "all", "every", "each", "some", "any", "one", "two",
          "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
          "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-         "context", "today", "tomorrow", "yesterday", "note"}
+         "context", "today", "tomorrow", "yesterday", "note", "fyi", "update", "btw", "heads", "correction", "we're",
+         "we've", "need", "needs", "last", "night", "week", "month", "year", "now", "gone", "upgraded", "migrated", "uses"}
 _CANDIDATE = re.compile(r"`([^`]{2,80})`|([A-Za-z][A-Za-z0-9.+#/_-]*[A-Za-z0-9+#])")
 _VERSION = re.compile(r"[\s_-]*v?\d+(?:\.\d+)*$")
 RAN = re.compile(r"^(?:ran|running|executed|\$ )", re.I)
@@ -71,17 +73,36 @@ class Classified:
     change: bool = False  # the text states that something changed (a supersession cue)
 
 
+# 'User answered "Q": "A"' and '"A" (about: "T")': the user's words with what they answer or are about
+_ANSWERED = re.compile(r'^User answered "(?P<question>.+?)": "(?P<answer>.+)"$')
+_ABOUT = re.compile(r'^"(?P<said>.+)"\s*\(about: "(?P<topic>.+)"\)$')
+
+
 def plain_text(text: str) -> str:
-    """The fact without the Observer's "User stated:" prefix and its quotes."""
-    stripped = _PREFIX.sub("", text.strip())
-    return stripped.strip().strip('"“”').strip()
+    """The fact without the Observer's "User stated:" prefix, its quotes and the chat around it
+    ("FYI:", "Update:", "Hm,": stages/offline/distil)."""
+    body = text.strip()
+    if answered := _ANSWERED.match(body):
+        return f"{distil(answered['answer']).rstrip('.')} (the user's answer to: {answered['question']})"
+    body = _PREFIX.sub("", body).strip()
+    if about := _ABOUT.match(body):
+        return f"{distil(about['said']).rstrip('.')} (about: {about['topic']})"
+    stripped = body.strip('"“”').strip()
+    return distil(stripped) if stripped else stripped
 
 
 def event_type(text: str) -> str:
+    """The first type whose words the text has; a constraint only when it is shaped like a rule
+    (an imperative or must/never about how to work, not "I've always been…" or a request for the
+    task at hand with a "don't" in it)."""
     body = plain_text(text)
     if body.startswith("Modified `") or RAN.match(body):
         return "fact"  # the Observer's record of an edited file or of a command it ran
-    return next((name for name, pattern in TYPE_RULES if pattern.search(body)), "fact")
+    if _ANSWERED.match(text.strip()):
+        return "decision"  # the user settled how to do something the agent asked about
+    if is_rule(body) and (TYPE_RULES[0][1].search(body) or is_stated_rule(body)):
+        return "constraint"
+    return next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body)), "fact")
 
 
 def priority_for(observer_priority: str, kind: str, text: str) -> str:
@@ -122,7 +143,7 @@ def classify_fact(text: str, observer_priority: str) -> Classified:
     body = plain_text(text)
     return Classified(type=kind, priority=priority_for(observer_priority, kind, body), entity=entity_of(text),
                       tags=tags_for(body), status="open" if kind == "commitment" else None,
-                      change=bool(CHANGE.search(body)))
+                      change=bool(CHANGE.search(body)) or is_correction_of_fact(body))
 
 
 def closes_commitment(text: str) -> bool:

@@ -22,7 +22,7 @@ from memory_pipeline.stages.ledger.conflicts import find_conflicts
 from memory_pipeline.stages.ledger.decay import age_days, freshness
 from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT, LedgerEvent
 from memory_pipeline.stages.ledger.state import LedgerState
-from memory_pipeline.stages.provenance import from_tool_output, said_by
+from memory_pipeline.stages.provenance import from_tool_output, said_by, user_typed
 from memory_pipeline.stages.untrusted import inline
 
 TOTAL_WORDS = 3000
@@ -181,8 +181,8 @@ def _fill(w: _Writer, budgets, buffer: int, live, loops, today: date, conflicted
         w.add("waiting", f"- {event.entity or 'external'}: {shown(event.content, 20)}{said(event)}", budgets["waiting"])
     recent = today - timedelta(days=1)
     focus = sorted((e for e in live if e.id not in w.shown and e.id not in conflicted and e.type != "commitment"
-                    and e.ts.date() >= recent
-                    and e.priority in ("P0", "P1")), key=lambda e: (e.ts, e.id), reverse=True)[:FOCUS_ITEMS]
+                    and e.ts.date() >= recent and e.priority in ("P0", "P1") and is_work(e)),
+                   key=lambda e: (durable_value(e), -e.ts.timestamp(), e.id))[:FOCUS_ITEMS]
     _spend(w, "focus", budgets, buffer, focus, today)
     procedures = sorted((e for e in live if e.type == "procedure" and e.id not in w.shown and not ran(e)),
                         key=lambda e: (PRIORITY_RANK[e.priority], -e.ts.timestamp(), e.id))
@@ -210,8 +210,33 @@ def _context(w: _Writer, budgets, live, today: date, warnings, conflicts) -> Non
 
 
 def _by_relevance(events: list[LedgerEvent], today: date) -> list[LedgerEvent]:
-    """Last 48 h before last week before last month before older; then priority; newest first."""
-    return sorted(events, key=lambda e: (_recency(e, today), PRIORITY_RANK[e.priority], -e.ts.timestamp(), e.id))
+    """Last 48 h before last week before last month before older; then durable value; then priority;
+    newest first."""
+    return sorted(events, key=lambda e: (_recency(e, today), durable_value(e), PRIORITY_RANK[e.priority],
+                                         -e.ts.timestamp(), e.id))
+
+
+# what a later session would most regret not knowing, best first
+_VALUE_OF_TYPE = {"constraint": 0, "preference": 0, "decision": 1, "procedure": 1, "relationship": 2, "fact": 2}
+
+
+def durable_value(event: LedgerEvent) -> int:
+    """0 (best) to 5: the user's own rules and preferences, then their decisions and ways of doing
+    things, then lessons (a root cause, what turned out), then other facts the user stated, then what
+    only the agent said; a person's own entry (no transcript) counts as the user's."""
+    typed = not event.said_by or user_typed(event.said_by)
+    base = _VALUE_OF_TYPE.get(event.type, 2)
+    if "insight" in event.tags:
+        base = min(base, 1)
+    return base + (0 if typed else 3)
+
+
+def is_work(event: LedgerEvent) -> bool:
+    """What may be the day's focus: what the user asked, decided or stated, or a person added; not
+    the agent's own findings (a diagnosis, a symptom, a change it made), nor standing guidance (a
+    rule, a preference, a way of doing something: their own sections and CONTEXT hold them)."""
+    return (not event.said_by or "user" in event.said_by) and event.type not in ("procedure", "preference",
+                                                                                 "constraint")
 
 
 def _render(w: _Writer, day: str, project: str | None) -> str:

@@ -189,6 +189,12 @@ def _cited(text: str, blocks: list[Block]) -> str:
     return f"{text} [{ref}]" if ref else text
 
 
+def _before(blocks: list[Block], segment: list[Block]) -> Block | None:
+    """The last block with words before the segment (the question its first turn may answer)."""
+    start = next((i for i, b in enumerate(blocks) if b is segment[0]), 0)
+    return next((b for b in reversed(blocks[:start]) if b.role in ("User", "Assistant") and b.text), None)
+
+
 def _render_fact(fact: Candidate) -> str:
     time = f"({fact.time}) " if fact.time else ""
     refs = ", ".join(list(dict.fromkeys(fact.refs))[:MAX_REFS])
@@ -206,7 +212,7 @@ def observe_offline(system: str, prompt: str) -> str:
     for segment in segments:
         if segment[0].role == "Summary" and len(segment) == 1:
             continue
-        facts = facts_for(segment, chat_log)
+        facts = facts_for(segment, chat_log, before=_before(blocks, segment))
         out += ["<segment>", f"<title>{title_for(segment)}</title>", f"<narrative>{narrative_for(segment)}</narrative>"]
         out += ["<facts>", *[_render_fact(f) for f in facts], "</facts>", "</segment>", ""]
     out.append("</observations>")

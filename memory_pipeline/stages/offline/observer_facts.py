@@ -3,8 +3,10 @@ root causes, fixes and decisions the agent stated. Edited files and commands go 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
+from memory_pipeline.stages.offline import distil as shape
 from memory_pipeline.stages.offline import observer_cues as cues
 from memory_pipeline.stages.offline import observer_rules as rules
 from memory_pipeline.stages.offline.observer_people import personal_fact
@@ -62,17 +64,32 @@ def _user_candidates(block: Block) -> list[Candidate]:
 
 def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
     """(priority, text) of the fact a user sentence states, or None; a bare correction ("No, don't use
-    pip here.") takes the sentence after it, which says what to do instead."""
+    pip here.") takes the sentence after it, which says what to do instead. The words are the
+    user's, without the chat around them (stages/offline/distil)."""
+    raw, sentence = sentence, shape.distil(sentence)
+    if shape.POINTER.search(sentence):
+        return None  # "move those files": what it is about is in another turn
     quoted = f'"{rules.clip(sentence)}"'
+    if shape.MISSED.match(sentence) and cues.is_self_contained(sentence):
+        rule = shape.missed_as_rule(sentence)
+        return "high", f'User corrected the agent: "{rules.clip(rule)}"' if rule else f"User corrected the agent: {quoted}"
+    if shape.PENDING_CHANGE.search(sentence):
+        return None  # a change still to make, which a later turn may well change
     if cues.CORRECTION.search(sentence):
         if cues.is_self_contained(cues.CORRECTION.sub("", sentence).strip(" ,.;:")):
             return "high", f"User corrected the agent: {quoted}"
         if following and not cues.is_question(following) and len(rules.content_words(following)) >= 2:
-            return "high", f'User corrected the agent: "{rules.clip(sentence + " " + following)}"'
-    if cues.RULE.search(sentence) or cues.PREFERENCE.search(sentence):
+            return "high", f'User corrected the agent: "{rules.clip(sentence + " " + shape.distil(following))}"'
+    if (shape.EXPLICIT.match(raw) and cues.is_self_contained(sentence) and not shape.is_task_request(sentence)) or (
+            cues.RULE.search(sentence) and shape.is_rule(sentence)) or cues.PREFERENCE.search(sentence) or (
+            shape.is_stated_rule(sentence)):
         return "high", f"User stated: {quoted}"
-    if cues.is_request(sentence):
+    if shape.is_how_to(sentence):
+        return "high", f"User stated: {quoted}"
+    if cues.is_request(sentence) or shape.is_task_request(sentence):
         return None
+    if shape.is_correction_of_fact(sentence) and cues.is_self_contained(sentence):
+        return "high", f"User stated: {quoted}"
     if cues.DECISION.search(sentence) and cues.is_self_contained(sentence):
         return "high", f"User decided: {quoted}"
     if cues.USER_CONTEXT.search(sentence) and cues.is_self_contained(sentence):
@@ -93,6 +110,8 @@ def _assistant_candidates(block: Block) -> list[Candidate]:
             continue
         if not cues.is_self_contained(sentence) or cues.TASK_STATUS.match(sentence) or cues.CHANGE_LOG.match(sentence):
             continue
+        if _not_a_finding(sentence):
+            continue
         text = rules.clip(sentence)
         if cues.ROOT_CAUSE.search(sentence):
             found.append(Candidate("high", block.time, text, [block.ref]))
@@ -110,6 +129,17 @@ def _assistant_candidates(block: Block) -> list[Candidate]:
         elif cues.INVARIANT.search(sentence) and not cues.FUTURE.search(cues.CAN_NEVER.sub("", sentence)):
             found.append(Candidate("medium", block.time, text, [block.ref]))
     return found
+
+
+def _not_a_finding(sentence: str) -> bool:
+    """A plan step ("Use X instead of Y"), an outline label ("Naming clarity: …"), a pointer to
+    something only the session shows ("that branch"), the agent's own tool failing, or a reason
+    that names a passing state ("…because the code still uses…"): none is what the project is."""
+    return (shape.is_plan_step(sentence) or shape.is_outline_label(sentence) or bool(shape.POINTER.search(sentence))
+            or shape.is_own_tool_failure(sentence) or shape.is_tool_report(sentence)
+            or shape.is_session_change(sentence) or shape.is_proposed_fix(sentence)
+            or (bool(cues.REASON.search(sentence)) and bool(shape.PASSING.search(sentence))
+                and not cues.ROOT_CAUSE.search(sentence)))
 
 
 def claim_of(sentence: str) -> str:
@@ -149,13 +179,47 @@ def _select(candidates: list[Candidate]) -> list[Candidate]:
     return ordered
 
 
-def facts_for(segment: list[Block], chat_log: bool = False) -> list[Candidate]:
+def _answer(block: Block, asked: Block | None) -> list[Candidate]:
+    """"yes need to be fully clean" after the agent asked "There's an unused import warning … Want me
+    to clean that up too?": the answer with what it answers, so its subject is named."""
+    said = rules.sentences(asked.text) if asked is not None else []
+    offered = bool(said) and said[-1].rstrip().endswith("?") and shape.is_offer(said[-1])
+    rest = shape.answer_rest(block.text) if offered else None
+    if not rest or cues.is_request(rest) or shape.is_task_request(rest) or cues.is_question(rest):
+        return []
+    question = rules.clip(" ".join(said[-2:]), 160)
+    return [Candidate("high", block.time, f'User answered "{question}": "{rules.clip(shape.distil(rest), 120)}"',
+                      [asked.ref, block.ref])]
+
+
+_PRONOUN_OBJECT = re.compile(r"\b(?:put|move|show|keep|add|use|make|send|do|store|run|call|flush|queue) (?:it|them)\b",
+                             re.IGNORECASE)
+
+
+def _about(candidate: Candidate, topic: str) -> Candidate:
+    """A correction that names its subject only as "it" ("no, we want to put it in the pending area")
+    carries what the user was talking about in that stretch of work."""
+    if not topic or not candidate.text.startswith("User corrected the agent:") or not _PRONOUN_OBJECT.search(
+            candidate.text) or rules.similar(topic, candidate.text):
+        return candidate
+    return Candidate(candidate.priority, candidate.time, f'{candidate.text} (about: "{rules.clip(topic, 100)}")',
+                     candidate.refs)
+
+
+def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None = None) -> list[Candidate]:
+    """The facts of one segment; `before` is the block just before it (a question the first turn answers)."""
     if chat_log:
         return _personal_candidates(segment)
     candidates: list[Candidate] = []
+    previous, topic = before, ""
     for block in segment:
         if block.role == "User" and not rules.is_meta_user_text(block.text):
-            candidates += _user_candidates(block)
+            asked = previous if previous is not None and previous.role == "Assistant" else None
+            candidates += [_about(c, topic) for c in _answer(block, asked) or _user_candidates(block)]
+            ask = rules.intent(block.text)
+            topic = ask if len(rules.content_words(ask)) >= 4 else topic
         elif block.role == "Assistant":
             candidates += _assistant_candidates(block)
+        if block.role in ("User", "Assistant") and (block.text or block.role == "User"):
+            previous = block
     return _select(candidates)  # edits and commands are the narrative's, not facts

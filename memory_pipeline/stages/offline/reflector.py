@@ -56,7 +56,8 @@ def read_items(observations: str) -> list[Item]:
             items.append(Item(ref=fact.group("ref"), order=len(items), priority=_PRIORITY[fact.group("emoji")],
                               text=text, observation=match.group("ref"), segment=segment,
                               session=match.group("session"), distilled=match.group("distilled") == "yes",
-                              when=when, quoted=quoted, refs=[fact.group("ref")], parts=[text]))
+                              when=when, quoted=quoted, refs=[fact.group("ref")], parts=[text],
+                              correction=rules.CORRECTED.match(fact.group("text")) is not None))
     return items
 
 
@@ -84,7 +85,7 @@ def select(items: list[Item], level: int, memory: str) -> list[Item]:
             continue
         if _known(item.text, memory, memory_lines):
             continue
-        item.section = rules.categorize(item.text, item.quoted)
+        item.section = rules.categorize(item.text, item.quoted, item.correction)
         chosen.append(item)
     if level >= 3:
         chosen = [i for i in chosen if i.section != "Patterns" and i.priority == "high"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from memory_pipeline.stages.offline import distil as shape
+
 STOPWORDS = frozenset(
     "the a an and or but if then than that this these those with without from into onto for of on in at to by "
     "is are was were be been being it its as so not no can could should would will just also now only all any "
@@ -16,6 +18,7 @@ _SPECIFIC = re.compile(r"`[^`]+`|(?:~|\.{0,2})/[\w.\-/]+|\b[\w\-]+\.(?:py|ts|js|
                        r"|\b\d+(?:\.\d+)*\b|\b[A-Z][A-Za-z]+\([^)]*\)")
 _SPEAKER = re.compile(r"^(?:the\s+)?(?:user|developer)\s+(?:stated|decided|said|reported|wrote|noted|confirmed|"
                       r"corrected the agent|explained|asked)\s*:\s*", re.IGNORECASE)
+CORRECTED = re.compile(r"^(?:the\s+)?user\s+corrected the agent\s*:", re.IGNORECASE)
 _OUTER_QUOTES = re.compile(r'^["“](?P<inner>.+)["”]\.?$')
 _CORRECTION_LEAD = re.compile(r"^(?:no+|nope|actually)\s*[,.!:;—-]\s*", re.IGNORECASE)
 _ROUTINE = re.compile(r"^(?:modified|edited|read|ran|opened|viewed|listed|pushed|committed|created branch)\b", re.IGNORECASE)
@@ -87,6 +90,7 @@ class Item:
     distilled: bool
     when: str = ""  # "YYYY-MM-DD HH:MM" (time may be empty)
     quoted: bool = False
+    correction: bool = False  # the user corrected the agent: what to do, even when worded as a request
     section: str = "Patterns"
     refs: list[str] = field(default_factory=list)
     parts: list[str] = field(default_factory=list)
@@ -133,7 +137,7 @@ def rejection(item: "Item") -> str | None:
     text = item.text
     if item.priority != "high" and not text.lower().startswith("failed approach"):
         return "not a high-priority fact"
-    if is_routine(text) or TASK_STATUS.match(text):
+    if (is_routine(text) and not item.correction) or TASK_STATUS.match(text):
         return "activity or task status"
     if STATUS.search(text) and not LESSON.search(text):
         return "status line"
@@ -143,7 +147,7 @@ def rejection(item: "Item") -> str | None:
     clipped = text.rstrip(".").endswith("…")
     if DEICTIC.match(text) or POINTER.search(text) or text.rstrip(".").endswith(":") or clipped or len(main_clause) < 4:
         return "not self-contained"
-    stated_rule = item.quoted and (HARD_RULE.search(text) or PREFERENCE.search(text))
+    stated_rule = item.quoted and (HARD_RULE.search(text) or PREFERENCE.search(text) or item.correction)
     if len(text.split()) < (4 if stated_rule else MIN_WORDS if item.quoted or "`" in text else MIN_AGENT_WORDS):
         return "too short to stand alone"
     if CHANGE_REPORT.match(text) and "`" not in text and "/" not in text:
@@ -152,7 +156,13 @@ def rejection(item: "Item") -> str | None:
         return "a change log of that session (its narrative keeps it)"
     if REPORT.match(text) and not REASON.search(text) and not (item.quoted and STRUCTURE.search(text)):
         return "a report of that session's work"
-    if REQUEST.match(text) and not (HARD_RULE.search(text) or PREFERENCE.search(text)):
+    if REQUEST.match(text) and not (HARD_RULE.search(text) or PREFERENCE.search(text) or shape.is_how_to(text)
+                                    or item.correction):
+        return "a request for that session's work"
+    if not item.quoted and (shape.is_plan_step(text) or shape.is_proposed_fix(text) or shape.is_outline_label(text)
+                            or shape.is_tool_report(text) or shape.is_own_tool_failure(text)):
+        return "a plan step, outline or report of that session"
+    if item.quoted and shape.is_task_request(text) and not shape.is_stated_rule(text):
         return "a request for that session's work"
     return None
 
@@ -162,12 +172,12 @@ def is_notable(text: str) -> bool:
                 or PREFERENCE.search(text))
 
 
-def categorize(text: str, quoted: bool = False) -> str:
+def categorize(text: str, quoted: bool = False, correction: bool = False) -> str:
     """The MEMORY.md section: the user's own rules, then preferences, then lessons, then setup.
 
     Only words the user said make a Hard Rule; an agent's "never" describes code, not a rule.
     """
-    if quoted and HARD_RULE.search(text):
+    if quoted and (HARD_RULE.search(text) or shape.is_stated_rule(text) or correction) and shape.is_rule(text):
         return "Hard Rules"
     if PREFERENCE.search(text):
         return "User"
@@ -218,8 +228,25 @@ def _anchors(text: str) -> set[str]:
     return {s for s in specifics(text) if not s.endswith("/") and not s.replace(".", "").isdigit() and len(s) >= 5}
 
 
+# a cause ("the issue is …", "reason being …", "X bypasses Y") and a fix ("the fix was …", "fixed by …")
+CAUSE = re.compile(r"\b(?:root cause|the (?:issue|problem|bug|culprit) (?:is|was)|caused by|reason being|because of|"
+                   r"bypass(?:es|ed)?|turn(?:s|ed) out)\b", re.IGNORECASE)
+FIX = re.compile(r"\b(?:the fix|fixed (?:it |this )?by|fix(?:ed)? (?:it|this)|solved by|resolved by|now (?:walks|uses|"
+                 r"reads|resolves|finds|waits|flushes|defers)|instead)\b", re.IGNORECASE)
+
+
+def is_lesson_pair(a: Item, b: Item) -> bool:
+    """A cause and a fix from the same stretch of work (one observation's segment): one lesson."""
+    if a.observation != b.observation or a.segment != b.segment or not a.segment:
+        return False
+    return bool((CAUSE.search(a.text) and FIX.search(b.text)) or (CAUSE.search(b.text) and FIX.search(a.text)))
+
+
 def related(a: Item, b: Item) -> bool:
-    """Same section and about the same thing: a shared file or name, or most words shared."""
+    """Same section and about the same thing: a shared file or name, or most words shared; or a cause
+    and its fix from the same stretch of work."""
+    if is_lesson_pair(a, b):
+        return True
     if a.section != b.section:
         return False
     return bool(_anchors(a.text) & _anchors(b.text)) or overlap(a.text, b.text) >= 0.5

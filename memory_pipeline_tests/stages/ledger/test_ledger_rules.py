@@ -106,3 +106,55 @@ def test_knowledge_pages_keep_hand_written_text():
     again = merge_generated(edited, page.replace("16", "17"))
     assert "Ask Dana" in again and "A line written after the block." in again and "Postgres 17" in again
     assert "Postgres 16" not in again.split(START, 1)[1]
+
+
+@pytest.mark.parametrize("text, kind, priority", [
+    ('User stated: "Use rgb values in the themes, no rgb indices!"', "constraint", "P0"),  # the user's real rule
+    ('User stated: "I\'ve always been interested in ancient civilizations."', "fact", "P1"),
+    ('User stated: "Should be dimmer, don\'t modify the theme, look into the footer sources"', "fact", "P1"),
+    ('User stated: "Hm, i selected the theme and got a crash, that should never happen."', "fact", "P1"),
+])
+def test_p0_is_for_rules_shaped_like_rules(text, kind, priority):
+    found = classify_fact(text, "high")
+    assert (found.type, found.priority) == (kind, priority)
+
+
+def test_corrections_in_ordinary_words_supersede_what_they_replace():
+    from datetime import datetime, timezone
+
+    from memory_pipeline.resources.embedder import get_embedder
+    from memory_pipeline.stages.ledger.derive import FactInput, derive_events
+    from memory_pipeline.stages.ledger.state import LedgerState
+    from memory_pipeline.stages.vectors import cosine
+
+    embed = get_embedder().encode
+
+    def similarity(text, others):
+        first, *rest = embed([text, *others])
+        return [max(0.0, cosine(first, other)) for other in rest]
+
+    said = ['User stated: "The orders service runs on Postgres 15."',
+            'User stated: "Update: we upgraded the orders service from Postgres 15 to Postgres 16 last night; '
+            '15 is gone."',
+            'User stated: "FYI: we moved the orders service to Postgres 17 last week."']
+    facts = [FactInput(fact_id=f"f{n}", text=text, observer_priority="high", day=f"2026-11-2{n}",
+                       ts=datetime(2026, 11, 20 + n, 9, tzinfo=timezone.utc), source="memory/x.md", roles=("user",))
+             for n, text in enumerate(said)]
+    state = LedgerState.of([])
+    events = derive_events(facts, [classify_fact(f.text, "high") for f in facts], state, similarity, {})
+    assert [e.entity for e in events] == ["postgres"] * 3  # not "update" or "fyi"
+    assert events[1].supersedes == events[0].id and events[2].supersedes == events[1].id
+    assert events[2].content == "We moved the orders service to Postgres 17 last week."
+    assert [e.id for e in state.active()] == [events[2].id]
+
+
+def test_an_answer_is_a_decision_with_its_question_and_a_correction_keeps_its_subject():
+    from memory_pipeline.stages.ledger.classify import plain_text
+
+    answered = ('User answered "There\'s an unused import warning but it passes. Want me to clean that up too?": '
+                '"Need to be fully clean"')
+    assert classify_fact(answered, "high").type == "decision"  # not an open commitment ("need to")
+    assert plain_text(answered) == ("Need to be fully clean (the user's answer to: There's an unused import warning "
+                                    "but it passes. Want me to clean that up too?)")
+    about = 'User corrected the agent: "No, we want to put it in the pending area." (about: "bash results")'
+    assert plain_text(about) == "No, we want to put it in the pending area (about: bash results)"

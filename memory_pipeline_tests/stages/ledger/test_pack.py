@@ -125,3 +125,22 @@ def test_each_project_gets_its_own_pack():
     default, other = build_pack(log.events, TODAY), build_pack(log.events, TODAY, project="stream-app")
     assert "Kafka" in default.text and "Flink" not in default.text
     assert "Flink" in other.text and other.text.startswith("# Recall Pack — 2026-11-23 · stream-app")
+
+
+def test_context_ranks_by_durable_value_and_focus_holds_no_agent_finding():
+    e = Events()
+    agent = e.add("The build failed with a missing module error in the parser.", priority="P1", said_by=["assistant"])
+    lesson = e.add("Root cause: the parser cached a stale module map.", priority="P1", said_by=["assistant"],
+                   tags=["insight"])
+    rule = e.add("Use uv, not pip.", type="constraint", priority="P1", said_by=["user"])
+    how = e.add("Run `bd ready` to find the open tasks.", type="procedure", priority="P1", said_by=["user"])
+    decision = e.add("We chose SQLite for the cache because it needs no server.", type="decision", priority="P2",
+                     said_by=["user"])
+    todo = e.add("The exporter is switched to the new API next.", type="decision", priority="P1", said_by=["user"])
+    text = build_pack(e.events, TODAY).text
+    assert agent.id not in section(text, "focus") and lesson.id not in section(text, "focus")
+    assert todo.id in section(text, "focus") and how.id in section(text, "procedures")
+    assert rule.id not in section(text, "focus") and rule.id in section(text, "context")
+    context = section(text, "context")
+    order = [context.index(x.id) for x in (decision, lesson, agent)]
+    assert order == sorted(order)

@@ -73,12 +73,9 @@ def test_a_failing_run_is_not_a_failed_approach_unless_it_was_abandoned():
     ("User", "The staging server for orders-api listens on port 8471.", "port 8471"),
     ("User", "The nightly billing cron for orders-api runs at 04:15 UTC.", "04:15 UTC"),
     ("User", "The feature flag for the new checkout is called orders_v2_rollout.", "orders_v2_rollout"),
-    # a correction without "no": a changed mind
-    ("User", "i actually want to move those files to their final location.", "final location"),
     # a relative clause is no embedded question: a design statement
     ("User", "the renderer (which is a misnomer imo, should be interactive-mode) needs untangling.", "misnomer"),
-    # a reason naming a passing state, an invariant of the code
-    ("Assistant", "The aliases are unused because the code still uses the full module paths.", "aliases are unused"),
+    # an invariant of the code
     ("Assistant", "The `if session_record` guard can never be false.", "can never be false"),
     # a recurring schedule of the environment; a prohibition with what to do instead
     ("User", "The payments gateway restarts every night at 04:15 UTC for maintenance.", "every night"),

@@ -69,3 +69,29 @@ def test_facts_from_unrelated_sessions_sharing_only_a_folder_stay_apart():
     )
     assert len(proposals) == 2
     assert all(len(p.sessions) == 1 for p in proposals)
+
+
+def test_a_correction_worded_as_what_to_do_is_proposed_and_a_plain_request_is_not():
+    [proposal] = proposals_for(("s1", ['User corrected the agent: "Read `src/tui/renderer.ts` in full before '
+                                       'rewriting it."']))
+    assert proposal.text.startswith("Read `src/tui/renderer.ts` in full")
+    [short] = proposals_for(("s1", ['User corrected the agent: "Read @src/tui/renderer.ts in full."']))
+    assert short.text == "Read @src/tui/renderer.ts in full." and short.section == "Hard Rules"
+    assert proposals_for(("s1", ['User stated: "Read `src/tui/renderer.ts` in full before rewriting it."'])) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Use `InteractiveMode` instead of `TuiRenderer`.",  # a plan step
+    "Naming clarity: `InteractiveMode` instead of `TuiRenderer`.",  # an outline label
+    "The fix is simple: use `queueMessage` instead of `appendMessage` when streaming.",  # proposed, not made
+    "Dialyzer knows `session_record` is never nil because of the `with` clause.",  # a checker's report
+])
+def test_the_agents_plans_and_reports_are_not_proposed(text):
+    assert proposals_for(("s1", [text])) == []
+
+
+def test_a_cause_and_its_fix_from_the_same_stretch_of_work_are_one_proposal():
+    proposals = proposals_for(("s1", ["The issue is that `__dirname` is now `utils/`, so `dirname(__dirname)` misses "
+                                      "the package root.",
+                                      "Fixed by making `getPackageDir()` walk up to the nearest `package.json` instead."]))
+    assert len(proposals) == 1 and "__dirname" in proposals[0].text and "getPackageDir" in proposals[0].text

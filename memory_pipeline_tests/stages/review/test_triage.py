@@ -38,3 +38,40 @@ def test_variants_of_the_dangerous_classes_are_held():
 def test_a_quote_of_the_transcript_goes_to_a_person_unless_it_is_junk():
     assert triage("Always pin the Node version in CI", quotes_transcript=True).verdict == NEEDS_REVIEW
     assert triage("ok", quotes_transcript=True).verdict == REJECT
+
+
+def test_the_transient_is_rejected_with_its_reason():
+    cases = {"Let me check the config loader first.": "narration",
+             "All 410 tests pass (14 doctests, 0 failures).": "status",
+             "Added 10 new SubagentLive tests and 13 new TranscriptRenderer tests.": "test count",
+             "The `if` guard in that branch is dead code.": "only that session",
+             "The aliases are unused because the code still uses the full module paths.": "passing state",
+             "The fix is simple: use `queueMessage` instead of `appendMessage`.": "proposed",
+             "Dialyzer knows `session_record` is never nil because of the `with` clause.": "checker"}
+    for text, why in cases.items():
+        verdict = triage(text)
+        assert verdict.verdict == REJECT and why in verdict.reason, (text, verdict)
+
+
+def test_a_kept_line_says_why_it_is_worth_a_look():
+    assert triage("Use uv, not pip, because the lock file is uv's.", quotes_transcript=True).reason.startswith(
+        "a rule the user stated")
+    assert triage("Root cause: the pool was never closed; fixed by closing it in teardown.").reason == (
+        "a lesson: a cause and its fix")
+    assert triage("We chose SQLite because it needs no server.").reason == "a statement with its reason"
+
+
+def test_a_quoted_line_says_what_kind_of_statement_it_is():
+    reasons = {"Read the renderer in full before rewriting it.": "an instruction the user gave",
+               "Run bd show EPIC-1 to see the details.": "how to use a named command",
+               "I would only want e2e tests for the session API.": "what the user wants or expects",
+               '"No, we want to put it in the pending area." (about: "bash results")': "a correction the user made",
+               "tools -> core/tools; tui -> modes/interactive": "where things go"}
+    for text, reason in reasons.items():
+        verdict = triage(text, quotes_transcript=True)
+        assert verdict.verdict == NEEDS_REVIEW and verdict.reason.startswith(reason), (text, verdict)
+
+
+def test_a_cause_without_its_fix_is_held_with_that_reason():
+    verdict = triage("The issue is that `__dirname` is now `utils/`, so `dirname(__dirname)` goes to `src/`.")
+    assert verdict.verdict == NEEDS_REVIEW and verdict.reason.startswith("a cause found in that work")

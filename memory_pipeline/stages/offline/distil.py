@@ -1,0 +1,268 @@
+"""Distil, don't quote: what a durable statement keeps of a sentence, and the shapes that make one.
+
+Pure rules on the wording alone (no transcript-specific words): the chat around a statement
+(interjections, "Hm,", "Also:", "FYI:", "Remember:", swearing used for emphasis, "i suppose") is
+dropped; a rule is a sentence shaped like one (an imperative or a must/never/always about how to
+work), not any sentence holding "always"; a habit described ("I've always been…"), a remark about
+what just happened ("that should never happen") and an instruction for the task at hand ("…, look
+into the footer sources") are not rules; an agent's plan step ("Use X instead of Y", "In `f`, queue
+it"), outline label ("Naming clarity: …"), passing state ("…because the code still uses…") and
+report of its own tool failing ("The sed command didn't work…") are not facts.
+
+Used by the offline Observer (what becomes a fact, and its words), the offline Reflector (what
+becomes a proposal) and the ledger's typing (what may be a P0 constraint).
+"""
+
+from __future__ import annotations
+
+import re
+
+# chat before the statement: interjections, discourse markers, labels ("Update:", "FYI:", "Remember:")
+_LEAD = re.compile(
+    r"^(?:(?:(?:omfg|omg|wtf|ugh+|argh+|hm+|hmm+|uh+|um+|oh+|ah+|ok(?:ay)?|alright|so+|also|btw|by the way|"
+    r"anyway|yeah|yep|yes|jeez|geez|sigh|lol|haha)\b[\s,.!:;—–-]*)|"
+    r"(?:(?:well|sure|right|look|listen|dude|man)\s*[,!:;—–]+\s*)|"
+    r"(?:(?:fyi|update|quick update|heads[- ]up|note|nb|ps|p\.s\.|remember|correction|reminder)\s*[:—–-]+\s*)|"
+    r"(?:(?:please )?(?:remember|note|keep in mind|don'?t forget) that\s+)|(?:fyi|for the record),?\s+)+",
+    re.IGNORECASE,
+)
+# swearing used for emphasis, dropped with the space after it
+_INTENSIFIER = re.compile(r"\b(?:fucking|fuckin'?|freaking|friggin'?|frigging|goddamn|damn|bloody|effing)\s+",
+                          re.IGNORECASE)
+# a hedge or sign-off after the statement
+_TAIL = re.compile(r"[\s,;]*\b(?:i suppose|i guess|imo|imho|btw|lol|please|pls|thanks|thx|ok\??)\s*(?=[.!?]*$)",
+                   re.IGNORECASE)
+
+
+# the user asks for it to be kept: "Remember that staging uses eu-west-1", "Note: …", "FYI: …"
+EXPLICIT = re.compile(r"^\W*(?:(?:please\s+)?(?:remember|note|keep in mind|don'?t forget)\b|"
+                      r"(?:for the record|fyi|heads[- ]up|update|correction)\s*[:,—–-])", re.IGNORECASE)
+
+
+def distil(sentence: str) -> str:
+    """The statement without the chat around it; first letter capitalised, end punctuation kept."""
+    text = " ".join(sentence.split())
+    text = _INTENSIFIER.sub("", _LEAD.sub("", text))
+    text = _TAIL.sub("", text).strip(" ,;:—–-")
+    if not text:
+        return sentence.strip()
+    return text[:1].upper() + text[1:]
+
+
+# "I've always been interested", "it has never worked": a habit or history described, not a rule
+_DESCRIBED = re.compile(r"\b(?:i|i'?ve|i have|i'?d|we'?ve|we have|you'?ve|has|have|had|was|were|been|is|are|"
+                        r"it'?s|it has|they'?ve)\s+(?:always|never)\b|\b(?:always|never) (?:been|had|was|were)\b",
+                        re.IGNORECASE)
+# the imperative or modal head of a rule clause ("never push to main", "use hex RGB", "you must …",
+# "tests should never call the real API", "from now on, …")
+_RULE_HEAD = re.compile(
+    r"^(?:(?:so|and|but|then|thus|hence),?\s+)?(?:please\s+)?(?:always|never|don'?t|do not|no more|stop|avoid|"
+    r"only|use|prefer|make sure|ensure|keep|must|put|write|run|read|fix|test|call|let'?s not|from now on|"
+    r"going forward|in (?:the )?future)\b|"
+    r"^(?!(?:that|this|it|which)\b)[\w\s`'./-]{0,60}?\b(?:should|must|shall)\s+(?:never|always|not|only)\b|"
+    r"^(?:you|we|agents?|everyone|the agent)\s+(?:must|should|need to|have to|always|never|may not|can'?t|cannot)\b|"
+    r"^no\s+\w+",
+    re.IGNORECASE,
+)
+# what makes a rule standing rather than one-off
+STANDING = re.compile(r"\b(?:always|never|must(?:n'?t| not)?|from now on|going forward|in future|in the future|no exceptions|"
+                      r"every time|each time|ever|any ?more|whenever|by default|in general)\b", re.IGNORECASE)
+# a clause asking for the task at hand: "look into the footer sources", "check X", "can you …"
+_TASK_CLAUSE = re.compile(
+    r"^(?:please\s+)?(?:look (?:into|at)|check|investigate|try|see (?:if|whether|why)|find|figure out|debug|"
+    r"can you|could you|would you|let'?s(?! not)|go ahead|continue|start|now)\b|^should be \w+(?:er)?$",
+    re.IGNORECASE,
+)
+# a remark about what just happened, pointed at with a pronoun: "that should never happen"
+_DEICTIC_HEAD = re.compile(r"^(?:that|this|it|which)\b", re.IGNORECASE)
+_CLAUSES = re.compile(r"\s*(?:[,;:]|—|–|\s-\s|\bbut\b|\band\b(?= (?:always|never|don'?t|do not)))\s*", re.IGNORECASE)
+
+
+def clauses(text: str) -> list[str]:
+    return [c for c in (c.strip(" .!?\"'“”") for c in _CLAUSES.split(distil(text))) if c]
+
+
+def is_rule(text: str) -> bool:
+    """Shaped like a rule of how to work: one clause opens with an imperative or a must/should/never
+    about what to do, no clause asks for the task at hand, and it is no habit described or remark
+    about what just happened. "Never push to main, CI deploys it" is one; "I've always been
+    interested in X", "that should never happen" and "Should be dimmer, don't modify the theme,
+    look into the footer sources" are not."""
+    parts = clauses(text)
+    if not parts or text.rstrip().endswith("?") or _DESCRIBED.search(text):
+        return False
+    if any(_TASK_CLAUSE.match(part) for part in parts):
+        return False
+    heads = [part for part in parts if _RULE_HEAD.match(part)]
+    return bool(heads) and not all(_DEICTIC_HEAD.match(part) for part in heads)
+
+
+def is_task_request(text: str) -> bool:
+    """One of its clauses asks for the task at hand ("…, look into the footer sources")."""
+    return any(_TASK_CLAUSE.match(part) for part in clauses(text))
+
+
+def is_standing_rule(text: str) -> bool:
+    """A rule with a mark that it holds beyond the task at hand ("never", "always", "from now on")."""
+    return is_rule(text) and bool(STANDING.search(text))
+
+
+# an agent's plan step: an imperative, after any "In `f`," / "If X," / "When X," lead
+_LEAD_CLAUSE = re.compile(r"^(?:(?:in|if|when|for|on|after|before|once|then|otherwise|else)\b[^,]{0,80},\s*)+",
+                          re.IGNORECASE)
+_PLAN_VERB = re.compile(
+    r"^(?:use|take|remove|add|queue|move|keep|call|make|create|replace|rename|extract|pass|return|store|put|set|"
+    r"wrap|switch|change|update|delete|drop|flush|split|merge|run|check|avoid|ensure|handle|emit|skip|implement|"
+    r"write|introduce|convert|expose|inject|register|subscribe|unsubscribe|save|load|append|insert|export|import|"
+    r"wire|hook|route|render|show|hide|display|pull|push|fetch|send|defer|delay|refactor|simplify|inline)\b",
+    re.IGNORECASE,
+)
+
+
+def is_plan_step(sentence: str) -> bool:
+    """"Use X instead of Y", "In `executeBash`, if streaming, queue the message": what the agent is
+    about to do, an outline of its plan; the user's words or the outcome say what was decided."""
+    return bool(_PLAN_VERB.match(_LEAD_CLAUSE.sub("", sentence.strip())))
+
+
+# "Naming clarity: `A` instead of `B`": a label and a fragment, an outline's bullet
+_LABEL = re.compile(r"^(?P<head>[A-Z][\w-]*(?: [\w-]+){0,2}):\s+\S")
+_LABEL_KEEP = re.compile(r"\b(?:is|are|was|were|cause|fix|issue|problem|bug|lesson|gotcha|rule|decision|note|why|"
+                         r"reason|because)\b", re.IGNORECASE)
+
+
+def is_outline_label(sentence: str) -> bool:
+    found = _LABEL.match(sentence.strip())
+    return bool(found) and not _LABEL_KEEP.search(found.group("head"))
+
+
+# the state of this moment: "still", "currently", "for now", "yet"
+PASSING = re.compile(r"\b(?:still|currently|for now|right now|at the moment|yet|so far|temporarily)\b", re.IGNORECASE)
+# the agent's own tool or edit failing: the session's detail, not the project's
+_OWN_TOOL = re.compile(r"\b(?:the|my|that|this|previous|last) (?:sed|grep|awk|edit|command|replacement|patch|search|"
+                       r"tool call|heredoc|regex|str_replace|write|find)\b[^.]{0,60}\b(?:didn'?t|did not|failed|"
+                       r"doesn'?t|does not|won'?t)\b", re.IGNORECASE)
+
+
+def is_own_tool_failure(sentence: str) -> bool:
+    return bool(_OWN_TOOL.search(sentence))
+
+
+# a correction in the words people use: "we moved to X", "X is gone", "now uses", "no longer", "switched from A to B"
+CHANGE = re.compile(
+    r"\b(?:(?:moved|switched|migrated|upgraded|downgraded|changed|went) (?:[\w.\-]+ ){0,5}(?:from|to|over to)|"
+    r"now (?:uses?|runs?|lives?|is|are|points?|reads?|goes|calls?|depends)|no longer|not \w+ any ?more|"
+    r"(?:is|are|was|were) (?:gone|retired|decommissioned|dropped|removed|replaced|deprecated)|replaced (?:by|with)|"
+    r"instead of|in place of)\b",
+    re.IGNORECASE,
+)
+# what opens a correction: "Update:", "FYI:", "Heads up:", "Correction:"
+CORRECTION_LEAD = re.compile(r"^\W*(?:update|quick update|fyi|heads[- ]up|correction|note|btw|by the way|psa)\b\s*[:,—–-]",
+                             re.IGNORECASE)
+
+
+def is_correction_of_fact(sentence: str) -> bool:
+    """A statement that something changed ("Update: we upgraded X from A to B; A is gone")."""
+    return bool(CHANGE.search(sentence)) and not sentence.rstrip().endswith("?")
+
+
+# points at something only the session shows: "those files", "that branch", "this one"
+POINTER = re.compile(r"\b(?:that|this|these|those) (?:branch|file|folder|dir|directory|module|class|component|function|"
+                     r"method|test|error|issue|one|case|change|approach|code|line|call|thing|stuff|part|bit|way|"
+                     r"command|message|step|fix|bug|option)s?\b", re.IGNORECASE)
+# what tells a standing rule from a one-off request: a contrast ("use uv, not pip"; "rgb values, no
+# indices"), a reason, or a mark that it holds beyond the task
+_CONTRAST = re.compile(r"(?:,|;|—|–|\s-)\s*(?:not|no|never)\b|\b(?:instead of|rather than|not \w+ but)\b",
+                       re.IGNORECASE)
+_REASON = re.compile(r"\b(?:because|since|so that|otherwise|or else)\b", re.IGNORECASE)
+
+
+def is_stated_rule(text: str) -> bool:
+    """A user's sentence that states how to work from now on: rule-shaped and marked as standing,
+    contrasted with what not to do, or given with its reason."""
+    return is_rule(text) and bool(STANDING.search(text) or _CONTRAST.search(text) or _REASON.search(text))
+
+
+# what a checker or tool said: "Dialyzer knows X is always…", "TypeScript complains that…"
+_TOOL_REPORT = re.compile(r"^(?:the )?[\w.\-`]+ (?:knows|complains|says|warns|reports|thinks|infers|flags|"
+                          r"is complaining|is warning)\b", re.IGNORECASE)
+# a change of this session in the passive: "The `X` alias was removed since …"
+_PASSIVE_CHANGE = re.compile(r"\b(?:was|were|has been|have been|got)\s+(?:\w+ly\s+)?(?:removed|added|replaced|moved|"
+                             r"renamed|extracted|updated|deleted|refactored|cleaned up|simplified|inlined|dropped)\b",
+                             re.IGNORECASE)
+# "The fix is simple: use X": a fix proposed before it is made
+_PROPOSED_FIX = re.compile(r"^(?:so,? )?the (?:fix|solution|plan|approach) (?:is|would be)(?: \w+)?:\s*(?P<rest>.+)$",
+                           re.IGNORECASE)
+
+
+def is_tool_report(sentence: str) -> bool:
+    return bool(_TOOL_REPORT.match(sentence.strip()))
+
+
+def is_session_change(sentence: str) -> bool:
+    return bool(_PASSIVE_CHANGE.search(sentence))
+
+
+def is_proposed_fix(sentence: str) -> bool:
+    found = _PROPOSED_FIX.match(sentence.strip())
+    return bool(found) and is_plan_step(found.group("rest"))
+
+
+# "Run `bd show <id>` to see the details": how to do something with a named command (a procedure)
+_HOW_TO = re.compile(r"^(?:please\s+)?(?:run|use|call|invoke|type)\s+(?!(?:the|a|an|this|that|these|those|all|my|your|"
+                     r"our|it|them|some|any)\b)(?P<command>\S.{1,60}?)\s+to\s+(?:see|find|get|check|list|build|start|"
+                     r"run|deploy|test|view|show|look up|install|update|sync|format|lint|open|claim|close|release|"
+                     r"create|reset|regenerate)\b", re.IGNORECASE)
+
+
+def is_how_to(sentence: str) -> bool:
+    return bool(_HOW_TO.match(sentence.strip()))
+
+
+# "you haven't read X in full", "you didn't run the tests": what the agent failed to do, a correction
+MISSED = re.compile(r"^(?:but |and |so )?you (?:still )?(?:hav(?:en|ne|n)'?t|have not|did\s?n'?t|did not|never|"
+                    r"forgot to)\b", re.IGNORECASE)
+# "the rest needs to be moved", "X will be switched": a change still to make, not one made
+PENDING_CHANGE = re.compile(r"\b(?:needs? to be|has to be|have to be|will be|should be|to be|could be|would be)\s+"
+                            r"(?:\w+\s+){0,4}?(?:moved|duplicated|migrated|switched|changed|replaced|upgraded|removed)\b",
+                            re.IGNORECASE)
+# "yes need to be fully clean": an answer with content, to a question the agent just asked
+_ANSWER = re.compile(r"^(?:yes|yeah|yep|yup|sure|ok(?:ay)?|correct|exactly|right|please do)\b[,.!:;\s-]*(?P<rest>.+)$",
+                     re.IGNORECASE)
+
+# "Want me to clean that up too?": the agent offers to do something; the answer says how work is done.
+# Not "…continue with WP15, or would you prefer…?" (a choice of what to do next)
+_OFFER = re.compile(r"\b(?:want me to|should i|shall i|do you want me to|would you like me to|i can also|"
+                    r"(?:want|like) (?:it|them|these|that)|ok(?:ay)? (?:to|if))\b", re.IGNORECASE)
+_NEXT_STEP = re.compile(r"\bor\b|\b(?:continue|proceed|go ahead|move on|start|next|commit|push|merge|ready)\b",
+                        re.IGNORECASE)
+_CHAT_ANSWER = re.compile(r"^(?:i (?:hope|think|guess|feel|wonder)|lol|haha|thanks|thank you|cool|nice|great)\b",
+                          re.IGNORECASE)
+
+
+def is_offer(question: str) -> bool:
+    """The agent's question offers one more thing to do (not a choice of what comes next)."""
+    return bool(_OFFER.search(question)) and not _NEXT_STEP.search(question)
+
+
+def answer_rest(text: str) -> str | None:
+    """What a "yes, …" reply adds beyond the yes (three words at least, not chat), or None."""
+    found = _ANSWER.match(" ".join(text.split()))
+    rest = found.group("rest").strip() if found else ""
+    return rest if len(rest.split()) >= 3 and not _CHAT_ANSWER.match(rest) else None
+
+
+_MISSED_VERB = re.compile(r"^(?:but |and |so )?you (?:still )?(?:hav(?:en|ne|n)'?t|have not|did\s?n'?t|did not|never|"
+                          r"forgot to)\s+(?P<rest>\w.+)$", re.IGNORECASE)
+_PAST = {"read": "read", "run": "run", "ran": "run", "done": "do", "did": "do", "written": "write", "wrote": "write",
+         "checked": "check", "tested": "test", "looked": "look", "asked": "ask", "updated": "update", "used": "use"}
+
+
+def missed_as_rule(sentence: str) -> str | None:
+    """"you haven't read X in full" → "Read X in full": what the agent failed to do, as the rule."""
+    found = _MISSED_VERB.match(sentence.strip().rstrip("."))
+    if not found:
+        return None
+    verb, _, rest = found.group("rest").partition(" ")
+    verb = _PAST.get(verb.lower(), verb.lower())
+    return f"{verb[:1].upper()}{verb[1:]} {rest}".strip() + "."
