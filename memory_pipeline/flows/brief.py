@@ -24,10 +24,11 @@ from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import is_held
 from memory_pipeline.stages.provenance import from_tool_output
 from memory_pipeline.stages.observe.observer import optimize_for_context
+from memory_pipeline.stages.ledger.model import USER_PACK
 from memory_pipeline.stages.projects import USER, ProjectScope
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.review.memory_md import for_project, without_marker
-from memory_pipeline.stages.review.review_md import parse_review_md
+from memory_pipeline.stages.review.review_md import pending_for
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline.stages.untrusted import fenced, inline, one_line, project_name
 
@@ -115,11 +116,18 @@ def briefing_view(observation: Observation) -> tuple[Observation, int]:
     return observation.model_copy(update={"segments": segments}), withheld
 
 
-def pending_in_review(review_text: str | None) -> int:
-    """Open (unticked) proposal lines in REVIEW.md, each id counted once."""
-    if not review_text:
-        return 0
-    return len({line.pid for line in parse_review_md(review_text).lines if line.mark == "open"})
+def pending_in_review(review_text: str | None, project: str | None = None) -> int:
+    """Open (unticked) proposal lines in REVIEW.md for a session in `project` (its own and the
+    plain sections'; None: every project's), each id counted once."""
+    return pending_for(review_text, project)
+
+
+def pack_for(workspace: Workspace, project: str | None) -> str | None:
+    """The recall pack a session in `project` reads: its own; for a project with none yet (a new
+    repository), the pack of user-level memories only, never another project's."""
+    files = LedgerFiles(workspace)
+    own = files.read_pack(project)
+    return own if own is not None or project is None else files.read_pack(USER_PACK)
 
 
 def _flat(text: str | None, max_tokens: int) -> str | None:
@@ -166,9 +174,9 @@ def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str |
     what was looked at and why, on the briefing's second line."""
     today = today or date.today().isoformat()
     files = MemoryFiles(workspace)
-    pack = LedgerFiles(workspace).read_pack(project)
+    pack = pack_for(workspace, project)
     brief = Brief(date=today, memory_md=without_marker(for_project(files.read_memory(), project)),
-                  pending_proposals=pending_in_review(files.read_review()), budget_tokens=budget_tokens,
+                  pending_proposals=pending_in_review(files.read_review(), project), budget_tokens=budget_tokens,
                   pack=nested_pack(pack), project=project, scope=scope)
     brief.notes_on_files = [n for n in (bad_bytes(workspace.memory_md), bad_bytes(workspace.review_md)) if n]
     start = date.fromisoformat(today)

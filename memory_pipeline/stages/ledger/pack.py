@@ -116,7 +116,8 @@ class _Writer:
 
 
 def pack_header(day: str, project: str | None) -> str:
-    suffix = "" if project == DEFAULT_PROJECT else " · all projects" if project is None else f" · {project}"
+    suffix = ("" if project == DEFAULT_PROJECT else " · all projects" if project is None
+              else " · user-level only" if not project else f" · {project}")
     return f"# Recall Pack — {day}{suffix}"
 
 

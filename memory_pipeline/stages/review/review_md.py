@@ -18,7 +18,7 @@ from memory_pipeline.models import MEMORY_SECTIONS, Proposal
 from memory_pipeline.stages.friction.review_section import DETAIL_MARK, render_fix_section
 from memory_pipeline.stages.guard import held_note
 from memory_pipeline.stages.proposal_ids import ANY_ID, ID_TEXT
-from memory_pipeline.stages.review.memory_md import section_heading
+from memory_pipeline.stages.review.memory_md import heading_project, section_heading
 from memory_pipeline.stages.untrusted import inline
 
 REVIEW_HEADING = "# Pending Memory Proposals"
@@ -226,3 +226,24 @@ def decide(parsed: ParsedReview, rendered: dict[str, str], proposals: dict[str, 
     elif missing:
         out.reject += missing
     return out
+
+
+_PROPOSED_FOR = re.compile(r"^##\s+Proposed for:\s*(?P<heading>.+?)\s*$")
+
+
+def pending_for(text: str | None, project: str | None) -> int:
+    """Open (unticked) lines of REVIEW.md a session in `project` is asked about, each id once:
+    those under a plain `## Proposed for: Section` or one of `project` (None: every project).
+    Another project's proposals are that project's to review."""
+    if not text:
+        return 0
+    owner_of: dict[int, str] = {}
+    owner = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if match := _PROPOSED_FOR.match(line):
+            owner = heading_project(match.group("heading"))
+        elif line.startswith("## "):
+            owner = ""  # `## Friction Fixes` and any other section: not one project's
+        owner_of[number] = owner
+    return len({line.pid for line in parse_review_md(text).lines
+                if line.mark == "open" and (project is None or owner_of.get(line.number, "") in ("", project))})

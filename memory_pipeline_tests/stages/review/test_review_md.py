@@ -119,3 +119,19 @@ def test_checks_find_lost_lines_and_untraceable_promotions():
     assert lines_lost(before, "# M\n- b\n- a\n") == ["- b"]
     now = before + "- (2026-11-21) x <!-- p-20261121-001 -->\n- (2026-11-21) y <!-- p-20261121-009 -->\n"
     assert untraceable_ids(now, before, {"p-20261121-001"}) == ["p-20261121-009"]
+
+
+def test_the_pending_count_a_session_is_told_is_its_projects_own():
+    from memory_pipeline.stages.review.review_md import pending_for
+
+    shop = proposal("p-20261121-001").model_copy(update={"project": "shop", "section": "Hard Rules"})
+    api = proposal("p-20261121-002").model_copy(update={"project": "api", "section": "Hard Rules"})
+    api_too = proposal("p-20261121-003").model_copy(update={"project": "api", "section": "Patterns"})
+    everywhere = proposal("p-20261121-004").model_copy(update={"project": "", "section": "User"})
+    text = render_review_md([shop, api, api_too, everywhere], datetime(2026, 11, 21, tzinfo=timezone.utc))
+    assert pending_for(text, None) == 4
+    assert pending_for(text, "shop") == 2  # its own and the plain section's
+    assert pending_for(text, "api") == 3
+    assert pending_for(text, "newrepo") == 1  # a new repository: only what applies everywhere
+    assert pending_for(text.replace("- [ ] `p-20261121-002`", "- [x] `p-20261121-002`"), "api") == 2
+    assert pending_for(None, "shop") == 0
