@@ -352,6 +352,7 @@ class Proposal(BaseModel):
     triage: str = ""  # promote | reject | needs-review (stages/review/triage.py)
     triage_reason: str = ""
     project: str = ""  # the project's MEMORY.md it is promoted into; "" = MEMORY.md (the user, every project)
+    replaces: str = ""  # the MEMORY.md line an approval with --replace swaps for this one (as written)
     # friction fixes only
     target: FixTarget = "MEMORY.md"
     target_dir: str = ""  # the project folder holding CLAUDE.md / AGENTS.md

@@ -108,7 +108,7 @@ def print_table(hits, scope: str, indexed: bool = True) -> None:
         ranks = f"d{why.get('dense_rank') or '-'} s{why.get('sparse_rank') or '-'}"
         text = hit.text if len(hit.text) <= 240 else hit.text[:237] + "…"
         if hit.replaced_by:
-            text += f"\n↳ superseded by {hit.replaced_by}"
+            text += f"\n↳ replaced by {hit.replaced_by}"
         sources = ",".join(hit.source_message_ids[:3]) + ("…" if len(hit.source_message_ids) > 3 else "")
         where = "(user)" if hit.scope == "user" else (hit.project or "-")
         table.add_row(str(n), f"{hit.score:.3g}", hit.tier[:3], hit.date, ranks, text,

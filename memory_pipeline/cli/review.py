@@ -19,6 +19,9 @@ def register(sub) -> None:
     show.add_argument("id")
     approve = actions.add_parser("approve", help="approve proposals and promote them into MEMORY.md")
     approve.add_argument("ids", nargs="+", metavar="ID")
+    approve.add_argument("--replace", action="store_true",
+                         help="put each approved line in the place of the MEMORY.md line it contradicts "
+                              "(REVIEW.md names that line) instead of beside it")
     reject = actions.add_parser("reject", help="reject proposals")
     reject.add_argument("ids", nargs="+", metavar="ID")
     edit = actions.add_parser("edit", help="change a pending proposal's text")
@@ -75,7 +78,7 @@ def run_review(args) -> int:
     store = open_proposals(workspace, args.settings)
     report = run_review_action(workspace, store, args.settings, args.action, ids=getattr(args, "ids", []),
                                pid=getattr(args, "id", None), text=" ".join(getattr(args, "text", [])),
-                               now=review_now(args.settings))
+                               now=review_now(args.settings), replace=getattr(args, "replace", False))
     out = console()
     if args.action == "show":
         found = store.get(args.id)

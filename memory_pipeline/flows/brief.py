@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from memory_pipeline.models import Observation, Segment
-from memory_pipeline.resources.ledger_files import LedgerFiles
+from memory_pipeline.resources.ledger_files import LedgerFiles, read_superseded
 from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes
 from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.resources.workspace import Workspace
@@ -26,6 +26,7 @@ from memory_pipeline.stages.provenance import from_tool_output
 from memory_pipeline.stages.observe.observer import optimize_for_context
 from memory_pipeline.stages.ledger.model import USER_PACK
 from memory_pipeline.stages.projects import USER, ProjectScope
+from memory_pipeline.stages.recall.supersession import with_supersession
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.review.memory_md import for_project, without_marker
 from memory_pipeline.stages.review.review_md import pending_for
@@ -167,6 +168,21 @@ def in_scope(observation: Observation, scope: ProjectScope) -> Observation | Non
     return observation.model_copy(update={"segments": segments, "current_task": None}) if segments else None
 
 
+def current_only(observation: Observation, superseded: dict[str, dict]) -> Observation:
+    """The observation without the facts the ledger superseded or that restate a replaced value
+    (stages/recall/supersession): a briefing states the current value only."""
+    if not superseded:
+        return observation
+    at = observation.captured_at.timestamp() if observation.captured_at else None
+    payloads = {f.id or str(n): {"tier": "observations", "text": f.text, "project": observation.project,
+                                  "created_ts": at} for n, f in enumerate(observation.facts)}
+    gone = {pid for pid, p in with_supersession(payloads, superseded).items() if p.get("superseded_by")}
+    if not gone:
+        return observation
+    segments = [s.model_copy(update={"facts": [f for f in s.facts if f.id not in gone]}) for s in observation.segments]
+    return observation.model_copy(update={"segments": segments})
+
+
 def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str | None = None,
                 project: str | None = None, scope: str | None = None) -> Brief:
     """The briefing for a session starting on `today` (default: the local date) in `project`: its
@@ -181,8 +197,9 @@ def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str |
     brief.notes_on_files = [n for n in (bad_bytes(workspace.memory_md), bad_bytes(workspace.review_md)) if n]
     start = date.fromisoformat(today)
     days = [(start - timedelta(days=n)).isoformat() for n in range(CURRENT_TASK_LOOKBACK_DAYS)]
+    superseded = read_superseded(workspace)[1]
     seen = (in_scope(o, ProjectScope(project)) for d in days for o in load_observations(workspace, d))
-    recent: list[Observation] = sorted((o for o in seen if o is not None),
+    recent: list[Observation] = sorted((current_only(o, superseded) for o in seen if o is not None),
                                        key=lambda o: (o.captured_at, o.id), reverse=True)
     latest = next((o for o in recent if o.current_task), None)
     left = budget_tokens

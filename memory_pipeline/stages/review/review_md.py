@@ -18,7 +18,7 @@ from memory_pipeline.models import MEMORY_SECTIONS, Proposal
 from memory_pipeline.stages.friction.review_section import DETAIL_MARK, render_fix_section
 from memory_pipeline.stages.guard import held_note
 from memory_pipeline.stages.proposal_ids import ANY_ID, ID_TEXT
-from memory_pipeline.stages.review.memory_md import heading_project, section_heading
+from memory_pipeline.stages.review.memory_md import heading_project, section_heading, without_marker
 from memory_pipeline.stages.untrusted import inline
 
 REVIEW_HEADING = "# Pending Memory Proposals"
@@ -56,9 +56,18 @@ def is_expired(proposal: Proposal, today: str, days: int = EXPIRE_AFTER_DAYS) ->
     return proposal.status == "pending" and start + timedelta(days=days) <= date.fromisoformat(today)
 
 
-def render_review_md(pending: list[Proposal], now: datetime) -> str:
+def changes_note(pid: str, old_line: str) -> str:
+    """The line under a proposal that contradicts a MEMORY.md line: both, and the choice."""
+    old = inline(without_marker(old_line).strip().removeprefix("- ").removeprefix("* "))
+    return (f"  {DETAIL_MARK} changes MEMORY.md's \"{old}\": `memory-pipeline review approve {pid} --replace` "
+            "puts it in that line's place; [x] adds it beside the old line")
+
+
+def render_review_md(pending: list[Proposal], now: datetime, changes: dict[str, str] | None = None) -> str:
     """REVIEW.md for the pending proposals, grouped by section in MEMORY.md order, then the
-    pending friction fixes under `## Friction Fixes`."""
+    pending friction fixes under `## Friction Fixes`. `changes`: proposal id -> the MEMORY.md line
+    it contradicts (memory_md.contradicted_line), shown under it with how to replace that line."""
+    changes = changes or {}
     fixes = [p for p in pending if p.is_fix]
     pending = [p for p in pending if not p.is_fix]
     reviewed = max((p.created for p in pending), default=now.date().isoformat())
@@ -76,6 +85,8 @@ def render_review_md(pending: list[Proposal], now: datetime) -> str:
             note = (f" {QUOTE_NOTE}" if p.quotes_transcript else "") + held_note(p.text)
             verdict = f" _(triage: {p.triage} — {inline(p.triage_reason)})_" if p.triage else ""
             lines.append(f"- [ ] `{p.id}` {inline(p.text)}{note}{verdict}")
+            if p.id in changes:
+                lines.append(changes_note(p.id, changes[p.id]))
         lines.append("")
     if not pending:
         lines += ["_No proposals pending._", ""]

@@ -135,3 +135,25 @@ def test_the_pending_count_a_session_is_told_is_its_projects_own():
     assert pending_for(text, "newrepo") == 1  # a new repository: only what applies everywhere
     assert pending_for(text.replace("- [ ] `p-20261121-002`", "- [x] `p-20261121-002`"), "api") == 2
     assert pending_for(None, "shop") == 0
+
+
+def test_a_proposal_that_changes_a_lines_value_is_found_and_can_replace_it():
+    from memory_pipeline.stages.review.memory_md import changes_value, contradicted_line, replace_line
+
+    memory = ("# MEMORY\n\n## System Architecture — orders\n\n"
+              "- (2026-11-01) The orders service runs on Postgres 16 <!-- p-20261101-001-aaaa -->\n"
+              "- (2026-11-01) Billing calls time out after 10 seconds <!-- p-20261101-002-bbbb -->\n\n"
+              "## System Architecture — shop\n\n- (2026-11-01) The shop runs on Postgres 14\n")
+    old = "- (2026-11-01) The orders service runs on Postgres 16 <!-- p-20261101-001-aaaa -->"
+    assert contradicted_line(memory, "We moved the orders service to Postgres 17", "orders") == old
+    assert contradicted_line(memory, "We moved to Postgres 17 last week", "orders") == old
+    assert contradicted_line(memory, "Billing calls time out after 30 seconds", "orders").startswith("- (2026-11-01) Billing")
+    assert contradicted_line(memory, "Use uv for every install", "orders") is None
+    assert contradicted_line(memory, "The shop runs on Postgres 15", "shop") == "- (2026-11-01) The shop runs on Postgres 14"
+    assert contradicted_line(memory, "The reports replica runs on Postgres 15", "orders") is None  # another thing
+    assert not changes_value("Keep 2 of 5 replicas warm", "Retry 3 of 10 calls")
+    new = promoted_line("2026-11-28", "We moved the orders service to Postgres 17", "p-20261128-001-cccc")
+    replaced = replace_line(memory, old, new)
+    assert replaced is not None and "Postgres 16" not in replaced and new in replaced
+    assert replaced.count("\n") == memory.count("\n")  # one line swapped, nothing else moved
+    assert replace_line(memory, "- a line the user removed", new) is None
