@@ -149,7 +149,8 @@ def superseded_map(state: LedgerState) -> dict[str, dict]:
         # what recall needs to mark the old fact, the messages it cites and what restates it
         found[old.fact_id] = {"event": old.id, "by": newest, "text": new.content, "old": old.content,
                               "entity": old.entity, "project": old.project, "session": old.session,
-                              "messages": old.message_ids, "at_ts": new.ts.timestamp()}
+                              "messages": old.message_ids, "at_ts": (new.valid_from or new.ts).timestamp(),
+                              "by_fact": new.fact_id, "by_session": new.session, "by_messages": new.message_ids}
     return found
 
 

@@ -68,6 +68,14 @@ def _applies(entry: dict, payload: dict) -> bool:
     return before is None or created is None or float(created) <= float(before)
 
 
+def _replacing_message(payload: dict, replacing: dict) -> str | None:
+    if payload.get("tier") != "messages":
+        return None
+    session = str(payload.get("session_id") or "")
+    return next((replacing[(session, m)] for m in payload.get("source_message_ids") or [] if (session, m) in replacing),
+                None)
+
+
 def with_supersession(payloads: dict[str, dict], superseded: dict[str, dict]) -> dict[str, dict]:
     """Payloads of facts the ledger superseded, the messages they cite, and messages or facts that
     restate the replaced value get `superseded_by` ("EVT-…: the replacement")."""
@@ -75,6 +83,9 @@ def with_supersession(payloads: dict[str, dict], superseded: dict[str, dict]) ->
         return payloads
     cited = {(str(entry.get("session") or ""), mid): fid
              for fid, entry in superseded.items() for mid in entry.get("messages") or []}
+    replacing = {(str(entry.get("by_session") or ""), mid): entry["by"]
+                 for entry in superseded.values() for mid in entry.get("by_messages") or []}
+    replacing |= {entry["by_fact"]: entry["by"] for entry in superseded.values() if entry.get("by_fact")}
     replaced = [Replaced.of(entry) for entry in superseded.values()]
     replaced = [r for r in replaced if r.gone]
     marked = {}
@@ -88,5 +99,10 @@ def with_supersession(payloads: dict[str, dict], superseded: dict[str, dict]) ->
         if entry is None:
             text = str(payload.get("message") or payload.get("text") or "")
             entry = next((r.entry for r in replaced if _applies(r.entry, payload) and restates(r, text)), None)
-        marked[pid] = payload | {"superseded_by": f"{entry['by']}: {entry['text']}"} if entry is not None else payload
+        if entry is not None:
+            marked[pid] = payload | {"superseded_by": f"{entry['by']}: {entry['text']}", "superseded_event": entry["by"]}
+        elif (event := replacing.get(pid) or _replacing_message(payload, replacing)) is not None:
+            marked[pid] = payload | {"replaces_event": event}  # the current statement
+        else:
+            marked[pid] = payload
     return marked
