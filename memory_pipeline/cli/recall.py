@@ -88,6 +88,7 @@ def workspace_points(workspace) -> int:
 
 def print_table(hits, scope: str, indexed: bool = True) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     from memory_pipeline.stages.provenance import said_by
     from memory_pipeline.stages.recall.sources import seen_in
@@ -98,21 +99,23 @@ def print_table(hits, scope: str, indexed: bool = True) -> None:
         out.print("no hits" if indexed else "no hits: nothing is indexed yet (run `memory-pipeline import` or "
                                             "`memory-pipeline ingest` first)", highlight=False)
         return
-    table = Table(expand=True)
-    for name in ("#", "score", "tier", "date", "why"):
-        table.add_column(name, no_wrap=True)
-    table.add_column("text", ratio=1)
-    table.add_column("said by / project / session / sources", max_width=24)
+    # two narrow columns and one for the hit: its facts on a first line, its text below, so the text
+    # keeps most of an 80-column terminal
+    table = Table(expand=True, show_lines=True)
+    table.add_column("#", no_wrap=True)
+    table.add_column("score", no_wrap=True)
+    table.add_column("hit (tier · date · project · who said it · ranks · session · sources)", ratio=1)
     for n, hit in enumerate(hits, start=1):
         why = hit.why
         ranks = f"d{why.get('dense_rank') or '-'} s{why.get('sparse_rank') or '-'}"
-        text = hit.text if len(hit.text) <= 240 else hit.text[:237] + "…"
-        if hit.replaced_by:
-            text += f"\n↳ replaced by {hit.replaced_by}"
         sources = ",".join(hit.source_message_ids[:3]) + ("…" if len(hit.source_message_ids) > 3 else "")
         where = "(user)" if hit.scope == "user" else (hit.project or "-")
-        table.add_row(str(n), f"{hit.score:.3g}", hit.tier[:3], hit.date, ranks, text,
-                      f"said by {said_by(hit.provenance)}\n{where}\n{hit.session_id[:24]}\n{sources}")
+        head = " · ".join([hit.tier[:3], hit.date, where, f"said by {said_by(hit.provenance)}", ranks,
+                           hit.session_id[:24], sources])
+        text = hit.text if len(hit.text) <= 400 else hit.text[:397] + "…"
+        if hit.replaced_by:
+            text += f"\n↳ replaced by {hit.replaced_by}"
+        table.add_row(str(n), f"{hit.score:.3g}", Text(head, style="dim") + Text("\n" + text))
     out.print(table)
     for n, hit in enumerate(hits, start=1):  # a merged memory's sessions, whole at any terminal width
         if seen := seen_in(hit.sources, hit.why.get("mentions")):
