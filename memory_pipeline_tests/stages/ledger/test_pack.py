@@ -125,3 +125,14 @@ def test_each_project_gets_its_own_pack():
     default, other = build_pack(log.events, TODAY), build_pack(log.events, TODAY, project="stream-app")
     assert "Kafka" in default.text and "Flink" not in default.text
     assert "Flink" in other.text and other.text.startswith("# Recall Pack — 2026-11-23 · stream-app")
+
+
+def test_the_three_oldest_open_commitments_are_always_in_the_pack():
+    log = Events()
+    oldest = [log.add(f"Need to migrate the September report number {n} to the new warehouse schema", type="commitment",
+                      priority="P2", entity=f"report_{n}", days_ago=80 - n) for n in range(3)]
+    newer = [log.add(f"Need to review pull request {n} about the checkout flow and its many edge cases", type="commitment",
+                     priority="P1", entity=f"pr_{n}", days_ago=20 - n % 20) for n in range(40)]
+    commitments = section(build_pack(log.events, TODAY).text, "commitments")
+    assert all(e.id in commitments for e in oldest), commitments
+    assert "more not shown" in commitments and sum(e.id in commitments for e in newer) < 40  # the budget held
