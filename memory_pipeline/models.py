@@ -235,6 +235,7 @@ class Observation(BaseModel):
     token_count: int = 0
     usage: LLMUsage = Field(default_factory=LLMUsage)
     code_version: str = ""
+    unread_chars: int = 0  # the window's oldest characters the Observer did not read (over its input limit)
     prompt_sha: str = ""  # the Observer prompt's sha256 (first 12) and the model: lineage for `trace`
     model: str = ""
     schema_version: int = SCHEMA_VERSION

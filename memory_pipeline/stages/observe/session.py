@@ -30,8 +30,10 @@ def _validator(refs: dict[str, str]):
 def observe_session(transcript: Transcript, event: SessionEvent, *, llm: Completer, prompt: Prompt, model: str) -> Observation:
     """Run the Observer over one redacted transcript window. `llm` is an LLMClient."""
     serialized = serialize_transcript(transcript.messages)
+    unread = 0
     if len(serialized.text) > MAX_TRANSCRIPT_CHARS:  # keep the most recent part: it is what compaction loses
         serialized = serialize_transcript(transcript.messages, max_tool_chars=120)
+        unread = max(0, len(serialized.text) - MAX_TRANSCRIPT_CHARS)  # said: the observation and the asset's log
         serialized = serialized.model_copy(update={"text": serialized.text[-MAX_TRANSCRIPT_CHARS:]})
     system, user = build_observer_messages(
         prompt, serialized, trigger=event.data.trigger, session_name=event.data.session_name, day=event.day
@@ -42,4 +44,4 @@ def observe_session(transcript: Transcript, event: SessionEvent, *, llm: Complet
     roles = labels_of(transcript.messages)
     observation = observation_from_output(output, event=event, code_version=prompt.code_version(model), usage=usage,
                                           roles=roles)
-    return observation.model_copy(update={"prompt_sha": prompt.sha256[:12], "model": model})
+    return observation.model_copy(update={"prompt_sha": prompt.sha256[:12], "model": model, "unread_chars": unread})
