@@ -18,7 +18,7 @@ from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes, sha25
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.memory_md import contradicted_line
-from memory_pipeline.stages.review.review_md import decide, is_expired, parse_review_md, render_review_md, review_start
+from memory_pipeline.stages.review.review_md import decide, expiry_note, is_expired, parse_review_md, render_review_md, review_start
 
 REVIEW_LOCK = "review"
 
@@ -91,6 +91,8 @@ def _reject(proposals: ProposalStore, report: ReviewReport, pid: str, today: str
 
 def _expire(proposals: ProposalStore, report: ReviewReport, today: str) -> None:
     for proposal in proposals.pending():
+        if not is_expired(proposal, today) and (note := expiry_note(proposal, today)):
+            report.messages.append(f"{proposal.id} {note.strip().removeprefix('_(').removesuffix(')_')}")
         if is_expired(proposal, today) and proposals.transition(proposal.id, "pending", "expired", decided=today):
             proposals.release_text(proposal.model_copy(update={"status": "expired"}))  # it may be proposed again
             start = review_start(proposal)

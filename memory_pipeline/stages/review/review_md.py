@@ -25,7 +25,9 @@ REVIEW_HEADING = "# Pending Memory Proposals"
 QUOTE_NOTE = "_(quotes transcript)_"
 _HELD = re.compile(r"\s*_\(⚠ held for review:[^)]*\)_\s*$")
 _TRIAGE_NOTE = re.compile(r"\s*_\(triage: [^\n]*\)_$")
+_EXPIRY_NOTE = re.compile(r"\s*_\(⏳ expires [^)\n]*\)_")
 EXPIRE_AFTER_DAYS = 7
+WARN_AFTER_DAYS = 5  # a proposal pending longer is flagged in REVIEW.md and by `review`: it expires soon
 _LINE = re.compile(r"^\s*[-*+]\s*\[(?P<mark>[^\]\n]{0,4})\]\s*(?P<rest>.*)$")
 APPROVE_MARKS = {"x", "✓", "✔", "☑", "✅", "y", "yes", "ok", "+", "*"}  # compared lower-case, spaces removed
 REJECT_MARKS = {"-", "~", "✗", "✘", "❌", "n", "no", "–", "—"}
@@ -63,6 +65,21 @@ def changes_note(pid: str, old_line: str) -> str:
             "puts it in that line's place; [x] adds it beside the old line")
 
 
+def days_left(proposal: Proposal, today: str, days: int = EXPIRE_AFTER_DAYS) -> int:
+    """Days until a pending proposal expires (0: it expires today, at the next review run)."""
+    start = date.fromisoformat(review_start(proposal))
+    return (start + timedelta(days=days) - date.fromisoformat(today)).days
+
+
+def expiry_note(proposal: Proposal, today: str) -> str:
+    """" _(⏳ expires in 1 day: …)_" for a proposal pending more than WARN_AFTER_DAYS, else ""."""
+    left = days_left(proposal, today)
+    if proposal.status != "pending" or EXPIRE_AFTER_DAYS - left <= WARN_AFTER_DAYS:
+        return ""
+    when = "today" if left <= 0 else f"in {left} day{'s' if left != 1 else ''}"
+    return f" _(⏳ expires {when}: approve, edit or reject it, or it is dropped)_"
+
+
 def render_review_md(pending: list[Proposal], now: datetime, changes: dict[str, str] | None = None) -> str:
     """REVIEW.md for the pending proposals, grouped by section in MEMORY.md order, then the
     pending friction fixes under `## Friction Fixes`. `changes`: proposal id -> the MEMORY.md line
@@ -84,7 +101,8 @@ def render_review_md(pending: list[Proposal], now: datetime, changes: dict[str, 
         for p in group:
             note = (f" {QUOTE_NOTE}" if p.quotes_transcript else "") + held_note(p.text)
             verdict = f" _(triage: {p.triage} — {inline(p.triage_reason)})_" if p.triage else ""
-            lines.append(f"- [ ] `{p.id}` {inline(p.text)}{note}{verdict}")
+            expiry = expiry_note(p, now.date().isoformat())
+            lines.append(f"- [ ] `{p.id}` {inline(p.text)}{note}{expiry}{verdict}")
             if p.id in changes:
                 lines.append(changes_note(p.id, changes[p.id]))
         lines.append("")
@@ -148,7 +166,7 @@ def parse_review_md(text: str) -> ParsedReview:
 
 
 def _clean(text: str) -> str:
-    text = _HELD.sub("", _TRIAGE_NOTE.sub("", text.strip())).strip().strip("`").strip()
+    text = _HELD.sub("", _EXPIRY_NOTE.sub("", _TRIAGE_NOTE.sub("", text.strip()))).strip().strip("`").strip()
     if text.endswith(QUOTE_NOTE):
         text = text[: -len(QUOTE_NOTE)]
     return " ".join(text.split())

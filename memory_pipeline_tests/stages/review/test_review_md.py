@@ -157,3 +157,16 @@ def test_a_proposal_that_changes_a_lines_value_is_found_and_can_replace_it():
     assert replaced is not None and "Postgres 16" not in replaced and new in replaced
     assert replaced.count("\n") == memory.count("\n")  # one line swapped, nothing else moved
     assert replace_line(memory, "- a line the user removed", new) is None
+
+
+def test_a_proposal_pending_more_than_five_days_warns_that_it_expires_and_parses_back_clean():
+    from memory_pipeline.stages.review.review_md import expiry_note
+
+    young, old = proposal("p-20261121-001", staged="2026-11-21"), proposal("p-20261115-002", staged="2026-11-15")
+    assert expiry_note(young, "2026-11-26") == ""  # 5 days: no warning yet
+    assert "expires in 1 day" in expiry_note(young, "2026-11-27")  # 6 days
+    text = render_review_md([young, old], datetime(2026, 11, 21, 18, 0, tzinfo=timezone.utc))
+    line = next(line for line in text.splitlines() if "p-20261115-002" in line)
+    assert "⏳ expires in 1 day" in line
+    parsed = {line.pid: line.text for line in parse_review_md(text).lines}
+    assert parsed["p-20261115-002"] == parsed["p-20261121-001"] == "Share one Redis pool per process"
