@@ -72,8 +72,14 @@ def run_recall(args) -> int:
         if args.json:
             print_json({"query": query, "hits": [], "error": str(exc)})
         return 2
+    from memory_pipeline.stages.recall.confidence import SHOWN_WHEN_NOTHING, confidence
+
+    found = confidence(hits)
     if args.json:
-        print_json({"query": query, "scope": looked.as_dict(), "hits": _hits_json(hits)})
+        print_json({"query": query, "scope": looked.as_dict(), "confidence": found.as_dict(), "hits": _hits_json(hits)})
+        return 0
+    if hits and not found.answered:
+        print_table(hits[:SHOWN_WHEN_NOTHING], f"{looked.why}\n{found.line()}")
         return 0
     print_table(hits, looked.why, indexed=bool(workspace_points(workspace)))
     return 0
@@ -148,6 +154,7 @@ def _read_queries(path: str) -> list[tuple[object, str | None, str | None]]:
 def run_queries(args) -> int:
     """One JSON line out per query line in; exit 2 when any line was bad input."""
     from memory_pipeline.flows.recall.client import recall
+    from memory_pipeline.stages.recall.confidence import confidence
 
     try:
         rows = _read_queries(args.queries)
@@ -161,7 +168,8 @@ def run_queries(args) -> int:
         if error is None:
             try:
                 hits = recall(workspace, query, **_options(args, looked.project))
-                print_json({"id": qid, "query": query, "scope": looked.as_dict(), "hits": _hits_json(hits)})
+                print_json({"id": qid, "query": query, "scope": looked.as_dict(),
+                            "confidence": confidence(hits).as_dict(), "hits": _hits_json(hits)})
                 continue
             except BadInputError as exc:
                 error = str(exc)

@@ -61,6 +61,10 @@ def find_memories(workspace: Workspace, settings: Settings, query: str, *, limit
         hits = recall(workspace, query, settings=settings, limit=limit, record=False, use_service=True, project=project)
     except MemoryPipelineError as exc:
         return Memories(note=f"recall failed: {exc}")
+    from memory_pipeline.stages.recall.confidence import confidence
+
+    if hits and not confidence(hits).answered:  # nothing close in meaning: give the agent nothing, not noise
+        return Memories(note=f"no related memories for {query[:60]!r}: nothing in memory answers it")
     return Memories(hits=[RecallHit.model_validate(h.model_dump()) for h in hits])
 
 
