@@ -173,13 +173,18 @@ def current_only(observation: Observation, superseded: dict[str, dict]) -> Obser
     (stages/recall/supersession): a briefing states the current value only."""
     if not superseded:
         return observation
-    at = observation.captured_at.timestamp() if observation.captured_at else None
-    payloads = {f.id or str(n): {"tier": "observations", "text": f.text, "project": observation.project,
-                                  "created_ts": at} for n, f in enumerate(observation.facts)}
-    gone = {pid for pid, p in with_supersession(payloads, superseded).items() if p.get("superseded_by")}
+    # no time: an observation is captured at its session's end, after a correction said in that session
+    texts = {f"fact:{f.id or n}": f.text for n, f in enumerate(observation.facts)}
+    for n, segment in enumerate(observation.segments):  # a title or narrative may say the old value too
+        texts |= {f"title:{n}": segment.title, f"narrative:{n}": segment.narrative}
+    payloads = {key: {"tier": "observations", "text": text, "project": observation.project}
+                for key, text in texts.items() if text}
+    gone = {key for key, p in with_supersession(payloads, superseded).items() if p.get("superseded_by")}
     if not gone:
         return observation
-    segments = [s.model_copy(update={"facts": [f for f in s.facts if f.id not in gone]}) for s in observation.segments]
+    segments = [s.model_copy(update={
+        "title": "" if f"title:{n}" in gone else s.title, "narrative": "" if f"narrative:{n}" in gone else s.narrative,
+        "facts": [f for f in s.facts if f"fact:{f.id}" not in gone]}) for n, s in enumerate(observation.segments)]
     return observation.model_copy(update={"segments": segments})
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+MINUTE = 60.0
 _VALUE = re.compile(r"\b(?:v?\d+(?:\.\d+)*[a-z]{0,2})\b", re.IGNORECASE)  # 16, 3.12, v2, 8443, 10s
 _WORD = re.compile(r"[a-z][a-z0-9_]+")
 _PLAIN = frozenset("""the a an and or of to in on at for from with by is are was were be been it this that
@@ -65,7 +66,8 @@ def _applies(entry: dict, payload: dict) -> bool:
         return False
     before = entry.get("at_ts")
     created = payload.get("created_ts")
-    return before is None or created is None or float(created) <= float(before)
+    # the replacement's time is its minute (a transcript's HH:MM): a turn of that minute counts as before it
+    return before is None or created is None or float(created) < float(before) + MINUTE
 
 
 def _replacing_message(payload: dict, replacing: dict) -> str | None:
