@@ -237,6 +237,7 @@ class Observation(BaseModel):
     token_count: int = 0
     usage: LLMUsage = Field(default_factory=LLMUsage)
     code_version: str = ""
+    unread_chars: int = 0  # the window's oldest characters the Observer did not read (over its input limit)
     prompt_sha: str = ""  # the Observer prompt's sha256 (first 12) and the model: lineage for `trace`
     model: str = ""
     schema_version: int = SCHEMA_VERSION
@@ -354,6 +355,7 @@ class Proposal(BaseModel):
     triage: str = ""  # promote | reject | needs-review (stages/review/triage.py)
     triage_reason: str = ""
     project: str = ""  # the project's MEMORY.md it is promoted into; "" = MEMORY.md (the user, every project)
+    replaces: str = ""  # the MEMORY.md line an approval with --replace swaps for this one (as written)
     # friction fixes only
     target: FixTarget = "MEMORY.md"
     target_dir: str = ""  # the project folder holding CLAUDE.md / AGENTS.md

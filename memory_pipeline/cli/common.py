@@ -82,13 +82,11 @@ def asked_project(args) -> tuple[str | None, str]:
 
 
 def looked_at(args, workspace):
-    """The scope a read command uses (stages.projects.LookedAt): the folder's project when it has
-    memories, every project otherwise, a named project always."""
-    from memory_pipeline.resources.project_tally import has_memories
-    from memory_pipeline.stages.projects import ASKED_BY_FOLDER, choose_scope
+    """The scope a read command uses (stages.projects.LookedAt, the rule every door shares): the
+    folder's or named project plus the user's own memories, every project with `--all-projects`."""
+    from memory_pipeline.resources.project_tally import scope_for
 
-    asked, how = asked_project(args)
-    return choose_scope(asked, how, how == ASKED_BY_FOLDER and bool(asked) and has_memories(workspace, asked))
+    return scope_for(workspace, *asked_project(args))
 
 
 def add_alias(sub, old_name: str, new_name: str, add_arguments) -> None:

@@ -72,8 +72,14 @@ def run_recall(args) -> int:
         if args.json:
             print_json({"query": query, "hits": [], "error": str(exc)})
         return 2
+    from memory_pipeline.stages.recall.confidence import SHOWN_WHEN_NOTHING, confidence
+
+    found = confidence(hits)
     if args.json:
-        print_json({"query": query, "scope": looked.as_dict(), "hits": _hits_json(hits)})
+        print_json({"query": query, "scope": looked.as_dict(), "confidence": found.as_dict(), "hits": _hits_json(hits)})
+        return 0
+    if hits and not found.answered:
+        print_table(hits[:SHOWN_WHEN_NOTHING], f"{looked.why}\n{found.line()}")
         return 0
     print_table(hits, looked.why, indexed=bool(workspace_points(workspace)))
     return 0
@@ -88,6 +94,7 @@ def workspace_points(workspace) -> int:
 
 def print_table(hits, scope: str, indexed: bool = True) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     from memory_pipeline.stages.provenance import said_by
     from memory_pipeline.stages.recall.sources import seen_in
@@ -98,21 +105,23 @@ def print_table(hits, scope: str, indexed: bool = True) -> None:
         out.print("no hits" if indexed else "no hits: nothing is indexed yet (run `memory-pipeline import` or "
                                             "`memory-pipeline ingest` first)", highlight=False)
         return
-    table = Table(expand=True)
-    for name in ("#", "score", "tier", "date", "why"):
-        table.add_column(name, no_wrap=True)
-    table.add_column("text", ratio=1)
-    table.add_column("said by / project / session / sources", max_width=24)
+    # two narrow columns and one for the hit: its facts on a first line, its text below, so the text
+    # keeps most of an 80-column terminal
+    table = Table(expand=True, show_lines=True)
+    table.add_column("#", no_wrap=True)
+    table.add_column("score", no_wrap=True)
+    table.add_column("hit (tier · date · project · who said it · ranks · session · sources)", ratio=1)
     for n, hit in enumerate(hits, start=1):
         why = hit.why
         ranks = f"d{why.get('dense_rank') or '-'} s{why.get('sparse_rank') or '-'}"
-        text = hit.text if len(hit.text) <= 240 else hit.text[:237] + "…"
-        if hit.replaced_by:
-            text += f"\n↳ superseded by {hit.replaced_by}"
         sources = ",".join(hit.source_message_ids[:3]) + ("…" if len(hit.source_message_ids) > 3 else "")
         where = "(user)" if hit.scope == "user" else (hit.project or "-")
-        table.add_row(str(n), f"{hit.score:.3g}", hit.tier[:3], hit.date, ranks, text,
-                      f"said by {said_by(hit.provenance)}\n{where}\n{hit.session_id[:24]}\n{sources}")
+        head = " · ".join([hit.tier[:3], hit.date, where, f"said by {said_by(hit.provenance)}", ranks,
+                           hit.session_id[:24], sources])
+        text = hit.text if len(hit.text) <= 400 else hit.text[:397] + "…"
+        if hit.replaced_by:
+            text += f"\n↳ replaced by {hit.replaced_by}"
+        table.add_row(str(n), f"{hit.score:.3g}", Text(head, style="dim") + Text("\n" + text))
     out.print(table)
     for n, hit in enumerate(hits, start=1):  # a merged memory's sessions, whole at any terminal width
         if seen := seen_in(hit.sources, hit.why.get("mentions")):
@@ -145,6 +154,7 @@ def _read_queries(path: str) -> list[tuple[object, str | None, str | None]]:
 def run_queries(args) -> int:
     """One JSON line out per query line in; exit 2 when any line was bad input."""
     from memory_pipeline.flows.recall.client import recall
+    from memory_pipeline.stages.recall.confidence import confidence
 
     try:
         rows = _read_queries(args.queries)
@@ -158,7 +168,8 @@ def run_queries(args) -> int:
         if error is None:
             try:
                 hits = recall(workspace, query, **_options(args, looked.project))
-                print_json({"id": qid, "query": query, "scope": looked.as_dict(), "hits": _hits_json(hits)})
+                print_json({"id": qid, "query": query, "scope": looked.as_dict(),
+                            "confidence": confidence(hits).as_dict(), "hits": _hits_json(hits)})
                 continue
             except BadInputError as exc:
                 error = str(exc)

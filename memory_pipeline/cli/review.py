@@ -22,6 +22,9 @@ def register(sub) -> None:
     approve.add_argument("--held", action="store_true",
                          help="also approve the named proposals held for review (network code, privileges, disabled "
                               "checks, words to the agent); a plain approve only shows why they are held")
+    approve.add_argument("--replace", action="store_true",
+                         help="put each approved line in the place of the MEMORY.md line it contradicts "
+                              "(REVIEW.md names that line) instead of beside it")
     reject = actions.add_parser("reject", help="reject proposals")
     reject.add_argument("ids", nargs="+", metavar="ID")
     edit = actions.add_parser("edit", help="change a pending proposal's text")
@@ -80,7 +83,8 @@ def run_review(args) -> int:
     store = open_proposals(workspace, args.settings)
     report = run_review_action(workspace, store, args.settings, args.action, ids=getattr(args, "ids", []),
                                pid=getattr(args, "id", None), text=" ".join(getattr(args, "text", [])),
-                               now=review_now(args.settings), held=getattr(args, "held", False))
+                               now=review_now(args.settings), held=getattr(args, "held", False),
+                               replace=getattr(args, "replace", False))
     out = console()
     if args.action == "show":
         found = store.get(args.id)

@@ -15,6 +15,7 @@ from memory_pipeline.flows.observe import collect_sessions, observe_day
 from memory_pipeline.models import content_hash
 from memory_pipeline.resources.daily_log import DailyLog
 from memory_pipeline.stages.events import observe_skip_reason
+from memory_pipeline.stages.observe.session import MAX_TRANSCRIPT_CHARS
 from memory_pipeline.stages.invariants import duplicate_ids, facts_without_source
 
 GROUP = "ingest"
@@ -108,6 +109,9 @@ def observations(
                             metadata={"unsourced_facts": len(unsourced)}),
     ]
     version = observed_data_version(result.observations)
+    for key, unread in result.unread.items():  # the Observer reads a window's last MAX_TRANSCRIPT_CHARS only
+        context.log.warning(f"{key}: the Observer read the last {MAX_TRANSCRIPT_CHARS:,} characters of the window; "
+                            f"the {unread:,} before them were not observed (they stay indexed for recall)")
     return dg.MaterializeResult(check_results=checks, data_version=version, metadata={
         "observations": len(result.observations),
         "observed_now": result.observed,
@@ -124,6 +128,7 @@ def observations(
         "llm_calls": result.usage.calls,
         "cache_hits": result.usage.cache_hits,
         "failed": md_list(result.failed),
+        "not_read_by_observer": md_list(result.unread),  # window characters over the Observer's input limit
         "prompt_sha": prompt.sha256[:12],
         "model": model,
         "daily_log": dg.MetadataValue.path(str(ws.daily_log(day))),

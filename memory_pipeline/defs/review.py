@@ -98,7 +98,8 @@ def memory_md(context: dg.AssetExecutionContext, config: MemoryMdConfig, workspa
         context.log.warning(message)
     files = MemoryFiles(ws)
     text, previous = files.read_memory(), files.previous_snapshot(day)
-    lost = lines_lost(previous[1], text) if previous else []
+    replaced = {p.replaces.rstrip() for p in store.all().values() if p.replaces}  # swapped with the user's --replace
+    lost = [line for line in lines_lost(previous[1], text) if line not in replaced] if previous else []
     approved = {p.id for p in store.all().values() if p.status == "approved"}
     untraced = untraceable_ids(text, previous[1] if previous else "", approved)
     tokens = estimate_tokens(text)

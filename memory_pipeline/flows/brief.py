@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from memory_pipeline.models import Observation, Segment
-from memory_pipeline.resources.ledger_files import LedgerFiles
+from memory_pipeline.resources.ledger_files import LedgerFiles, read_superseded
 from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes
 from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.resources.workspace import Workspace
@@ -25,10 +25,12 @@ from memory_pipeline.stages.guard import is_held
 from memory_pipeline.stages.hooks.budget import Fitted, Section, fit, left_out_words
 from memory_pipeline.stages.provenance import from_tool_output
 from memory_pipeline.stages.observe.observer import optimize_for_context
+from memory_pipeline.stages.ledger.model import USER_PACK
 from memory_pipeline.stages.projects import USER, ProjectScope
+from memory_pipeline.stages.recall.supersession import with_supersession
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.review.memory_md import for_project, without_marker
-from memory_pipeline.stages.review.review_md import parse_review_md
+from memory_pipeline.stages.review.review_md import pending_for
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline.stages.untrusted import inline, one_line, project_name
 
@@ -145,11 +147,18 @@ def briefing_view(observation: Observation) -> tuple[Observation, int]:
     return observation.model_copy(update={"segments": segments}), withheld
 
 
-def pending_in_review(review_text: str | None) -> int:
-    """Open (unticked) proposal lines in REVIEW.md, each id counted once."""
-    if not review_text:
-        return 0
-    return len({line.pid for line in parse_review_md(review_text).lines if line.mark == "open"})
+def pending_in_review(review_text: str | None, project: str | None = None) -> int:
+    """Open (unticked) proposal lines in REVIEW.md for a session in `project` (its own and the
+    plain sections'; None: every project's), each id counted once."""
+    return pending_for(review_text, project)
+
+
+def pack_for(workspace: Workspace, project: str | None) -> str | None:
+    """The recall pack a session in `project` reads: its own; for a project with none yet (a new
+    repository), the pack of user-level memories only, never another project's."""
+    files = LedgerFiles(workspace)
+    own = files.read_pack(project)
+    return own if own is not None or project is None else files.read_pack(USER_PACK)
 
 
 def _flat(text: str | None, max_tokens: int) -> str | None:
@@ -189,6 +198,26 @@ def in_scope(observation: Observation, scope: ProjectScope) -> Observation | Non
     return observation.model_copy(update={"segments": segments, "current_task": None}) if segments else None
 
 
+def current_only(observation: Observation, superseded: dict[str, dict]) -> Observation:
+    """The observation without the facts the ledger superseded or that restate a replaced value
+    (stages/recall/supersession): a briefing states the current value only."""
+    if not superseded:
+        return observation
+    # no time: an observation is captured at its session's end, after a correction said in that session
+    texts = {f"fact:{f.id or n}": f.text for n, f in enumerate(observation.facts)}
+    for n, segment in enumerate(observation.segments):  # a title or narrative may say the old value too
+        texts |= {f"title:{n}": segment.title, f"narrative:{n}": segment.narrative}
+    payloads = {key: {"tier": "observations", "text": text, "project": observation.project}
+                for key, text in texts.items() if text}
+    gone = {key for key, p in with_supersession(payloads, superseded).items() if p.get("superseded_by")}
+    if not gone:
+        return observation
+    segments = [s.model_copy(update={
+        "title": "" if f"title:{n}" in gone else s.title, "narrative": "" if f"narrative:{n}" in gone else s.narrative,
+        "facts": [f for f in s.facts if f"fact:{f.id}" not in gone]}) for n, s in enumerate(observation.segments)]
+    return observation.model_copy(update={"segments": segments})
+
+
 def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str | None = None,
                 project: str | None = None, scope: str | None = None, max_chars: int | None = None) -> Brief:
     """The briefing for a session starting on `today` (default: the local date) in `project`: its
@@ -196,15 +225,16 @@ def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str |
     what was looked at and why, on the briefing's second line."""
     today = today or date.today().isoformat()
     files = MemoryFiles(workspace)
-    pack = LedgerFiles(workspace).read_pack(project)
+    pack = pack_for(workspace, project)
     brief = Brief(date=today, memory_md=without_marker(for_project(files.read_memory(), project)),
-                  pending_proposals=pending_in_review(files.read_review()), budget_tokens=budget_tokens,
+                  pending_proposals=pending_in_review(files.read_review(), project), budget_tokens=budget_tokens,
                   pack=nested_pack(pack), project=project, scope=scope, max_chars=max_chars)
     brief.notes_on_files = [n for n in (bad_bytes(workspace.memory_md), bad_bytes(workspace.review_md)) if n]
     start = date.fromisoformat(today)
     days = [(start - timedelta(days=n)).isoformat() for n in range(CURRENT_TASK_LOOKBACK_DAYS)]
+    superseded = read_superseded(workspace)[1]
     seen = (in_scope(o, ProjectScope(project)) for d in days for o in load_observations(workspace, d))
-    recent: list[Observation] = sorted((o for o in seen if o is not None),
+    recent: list[Observation] = sorted((current_only(o, superseded) for o in seen if o is not None),
                                        key=lambda o: (o.captured_at, o.id), reverse=True)
     latest = next((o for o in recent if o.current_task), None)
     left = budget_tokens

@@ -138,13 +138,19 @@ def after_write(files: LedgerFiles, now: datetime | None = None) -> IntegrityRep
 
 
 def superseded_map(state: LedgerState) -> dict[str, dict]:
-    """Observation fact id -> the event that replaced its event (recall names the replacement)."""
+    """Observation fact id -> the event that replaced its event (recall names the replacement and
+    marks the messages the old fact cites and those restating its value: stages/recall/supersession)."""
     found = {}
     for old_id in state.superseded_by:
         old, newest = state.events.get(old_id), state.replacement(old_id)
         if old is None or old.fact_id is None or newest not in state.events:
             continue
-        found[old.fact_id] = {"event": old.id, "by": newest, "text": state.events[newest].content}
+        new = state.events[newest]
+        # what recall needs to mark the old fact, the messages it cites and what restates it
+        found[old.fact_id] = {"event": old.id, "by": newest, "text": new.content, "old": old.content,
+                              "entity": old.entity, "project": old.project, "session": old.session,
+                              "messages": old.message_ids, "at_ts": (new.valid_from or new.ts).timestamp(),
+                              "by_fact": new.fact_id, "by_session": new.session, "by_messages": new.message_ids}
     return found
 
 

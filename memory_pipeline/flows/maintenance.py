@@ -18,6 +18,7 @@ from datetime import date, timedelta
 from memory_pipeline.config import Settings
 from memory_pipeline.faults import pause_point
 from memory_pipeline.ports import ShardedIndex
+from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.redis_store import RedisStore
 from memory_pipeline.resources.vector_compaction import compact_store
 from memory_pipeline.resources.vector_points import StorePoint
@@ -113,8 +114,9 @@ def tag_stale(store: ShardedIndex, stored: Mapping[str, dict], redis: RedisStore
     """`stored`: every memory's id → its STALENESS_FIELDS."""
     live = sorted(pid for pid, p in stored.items() if p.get("date") and not p.get("merged_into"))
     recalls, echoes, since = redis.recall_hits(), redis.echoes(), redis.first_seen(live, today)
+    reviewed = {fid for p in ProposalStore(redis).all().values() if p.status == "approved" for fid in p.source_fact_ids}
     memories = [Memory(pid, str(stored[pid].get("date")), bool(stored[pid].get("stale")),
-                       recalls.get(pid, 0), echoes.get(pid, 0), since[pid]) for pid in live]
+                       recalls.get(pid, 0), echoes.get(pid, 0), since[pid], pid in reviewed) for pid in live]
     changes = stale_changes(memories, today, stale_after_days)
     _set_payloads(store, stored, {pid: {"stale": True} for pid in changes.tag}
                   | {pid: {"stale": False} for pid in changes.untag})

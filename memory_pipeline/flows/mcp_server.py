@@ -20,24 +20,35 @@ from typing import TYPE_CHECKING
 
 from memory_pipeline.errors import MemoryPipelineError
 from memory_pipeline.flows import memory_tools
+from memory_pipeline.resources.project_tally import scope_for
 from memory_pipeline.resources.projects import named_project, resolve_project
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.projects import ProjectScope
+from memory_pipeline.stages.projects import ASKED_ALL, ASKED_BY_FOLDER, ASKED_BY_NAME, ProjectScope
 
 if TYPE_CHECKING:
     from memory_pipeline.config import Settings
 
 
-def scope_of(folder: str, settings: "Settings", project: str | None = None, all_projects: bool = False) -> ProjectScope:
+WIDEN = "all_projects=true"  # how an agent looks at every project
+
+
+def scope_of(workspace: Workspace, folder: str, settings: "Settings", project: str | None = None,
+             all_projects: bool = False) -> ProjectScope:
+    """The scope by the rule every door shares (resources.project_tally.scope_for)."""
     if all_projects:
-        return ProjectScope(None)
-    return ProjectScope(named_project(project, settings) if project else resolve_project(Path(folder), settings))
+        asked, how = None, ASKED_ALL
+    elif project:
+        asked, how = named_project(project, settings), ASKED_BY_NAME
+    else:
+        asked, how = resolve_project(Path(folder), settings), ASKED_BY_FOLDER
+    looked = scope_for(workspace, asked, how, widen=WIDEN)
+    return ProjectScope(looked.project, looked.note)
 
 
 def run_tool(workspace: Workspace, settings: "Settings", name: str, arguments: dict, folder: str) -> str:
     """The tool's answer (plain text). Raises MemoryPipelineError for what the agent must change."""
     given = dict(arguments)
-    scope = scope_of(folder, settings, given.pop("project", None), given.pop("all_projects", False))
+    scope = scope_of(workspace, folder, settings, given.pop("project", None), given.pop("all_projects", False))
     if name == "trace":
         return memory_tools.trace_memory(workspace, settings, scope, given["target"])
     if name == "search":

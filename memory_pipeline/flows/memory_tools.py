@@ -33,6 +33,7 @@ from memory_pipeline.stages.memory_tools import (
     render_trace_answer,
 )
 from memory_pipeline.stages.projects import ProjectScope
+from memory_pipeline.stages.recall.confidence import SHOWN_WHEN_NOTHING, confidence
 from memory_pipeline.stages.provenance import label_of
 from memory_pipeline.stages.recall.sources import point_sources
 from memory_pipeline.stages.trace import UUID, render_trace
@@ -48,6 +49,9 @@ DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 def search_memory(workspace: Workspace, settings: Settings, scope: ProjectScope, query: str, *, limit: int = 10,
                   since: str | None = None, tier: str = "all") -> str:
     hits = recall(workspace, query, settings=settings, limit=limit, tier=tier, since=since, project=scope.project)
+    found = confidence(hits)
+    if hits and not found.answered:  # a short answer: the few nearest, said not to be answers
+        return render_search(query, hits[:SHOWN_WHEN_NOTHING], f"{scope.describe()}; {found.line()}")
     return render_search(query, hits, scope.describe())
 
 

@@ -51,6 +51,7 @@ class DayObservations:
     failed: dict[str, str] = field(default_factory=dict)
     not_observed: dict[str, str] = field(default_factory=dict)  # dedupe key -> why (indexed only)
     migrated: int = 0  # reused observations filed under their project now
+    unread: dict[str, int] = field(default_factory=dict)  # dedupe key -> characters the Observer did not read
     usage: LLMUsage = field(default_factory=LLMUsage)
     redis_error: str | None = None
 
@@ -176,6 +177,8 @@ def observe_day(
             pause_point("observe:after-write")
             result.observed += 1
             result.usage = result.usage + observation.usage
+            if observation.unread_chars:
+                result.unread[key] = observation.unread_chars
         else:
             result.reused += 1
             filed = scoped(observation, session_project(workspace, day, event, settings))

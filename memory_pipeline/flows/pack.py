@@ -14,7 +14,7 @@ from memory_pipeline.resources.ledger_files import LedgerFiles
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.ledger.integrity import IntegrityReport, check_ledger, structural_checks
 from memory_pipeline.stages.ledger.knowledge import knowledge_pages
-from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT
+from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT, USER_PACK
 from memory_pipeline.stages.ledger.pack import PackResult, build_pack
 
 
@@ -23,14 +23,16 @@ class PackBuild:
     day: str
     packs: list[PackResult]
     report: IntegrityReport
-    all_projects: PackResult | None = None  # every project's events in one pack (a folder with none of its own)
+    all_projects: PackResult | None = None  # every project's events in one pack (`--all-projects`)
+    user_only: PackResult | None = None  # the user-level events alone (a project with no pack of its own)
     written: list[str] = field(default_factory=list)  # pack files replaced
     knowledge_changed: list[str] = field(default_factory=list)
 
     def pack(self, project: str | None = DEFAULT_PROJECT) -> PackResult:
         if project is None and self.all_projects is not None:
             return self.all_projects
-        return next(p for p in self.packs if p.project == project)
+        found = next((p for p in self.packs if p.project == project), None)
+        return found if found is not None or self.user_only is None else self.user_only
 
 
 def build_packs(workspace: Workspace, day: str, *, write: bool = True, knowledge: bool = True,
@@ -48,12 +50,13 @@ def build_packs(workspace: Workspace, day: str, *, write: bool = True, knowledge
     packs = [build_pack(parsed.events, today, project=p, warnings=warnings) for p in projects]
     report = check_ledger(structural, packs)
     build = PackBuild(day=day, packs=packs, report=report,
-                      all_projects=build_pack(parsed.events, today, project=None, warnings=warnings))
+                      all_projects=build_pack(parsed.events, today, project=None, warnings=warnings),
+                      user_only=build_pack(parsed.events, today, project=USER_PACK, warnings=warnings))
     if not write:
         return build
     stamp = (now or datetime.now(timezone.utc)).isoformat()
     files.write_json("integrity-report.json", report.as_dict(stamp) | {"day": day})
-    for pack in [*packs, build.all_projects]:
+    for pack in [*packs, build.all_projects, build.user_only]:
         current = files.pack_day(pack.project)
         if current is None or current <= day:
             build.written.append(str(files.write_pack(pack.project, pack.text)))

@@ -17,7 +17,13 @@ from memory_pipeline.resources.memory_files import MemoryFiles
 from memory_pipeline.resources.project_files import apply_fix_to_project
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.review.memory_md import append_to_sections, promoted_ids, promoted_line, section_heading
+from memory_pipeline.stages.review.memory_md import (
+    append_to_sections,
+    promoted_ids,
+    promoted_line,
+    replace_line,
+    section_heading,
+)
 from memory_pipeline.stages.untrusted import inline
 
 OUTCOME_ICONS = {"approved": "✅", "rejected": "❌", "expired": "⌛", "edited": "✏️", "promoted": "📌", "restored": "↩️"}
@@ -85,17 +91,31 @@ def promote_approved(workspace: Workspace, proposals: ProposalStore, snapshot_da
         key=lambda p: (p.project, MEMORY_SECTIONS.index(p.section), p.id),  # plain sections first
     )
     if waiting:
-        def change(before: str) -> str:
-            present = promoted_ids(before)
-            additions = [(section_heading(p.section, p.project), promoted_line(p.created, p.text, p.id))
-                         for p in waiting if p.id not in present]
-            return append_to_sections(before, additions) if additions else before
+        swapped_ids: set[str] = set()  # approved with --replace, and their old line found
+        bases: list[str] = []  # each text `change` was applied to (a swap re-applies it to what it wrote)
 
-        before, _ = files.update_memory(change)
+        def change(before: str) -> str:
+            bases.append(before)
+            present, text, additions = promoted_ids(before), before, []
+            for p in (p for p in waiting if p.id not in present):
+                line = promoted_line(p.decided or p.created, p.text, p.id)  # dated the day it was approved
+                swapped = replace_line(text, p.replaces, line) if p.replaces else None
+                if swapped is None:
+                    additions.append((section_heading(p.section, p.project), line))
+                else:
+                    text = swapped
+                    swapped_ids.add(p.id)
+            return append_to_sections(text, additions) if additions else text
+
+        files.update_memory(change)
         pause_point("promote:after-memory-write")
-        present = promoted_ids(before)
+        present = promoted_ids(bases[0])  # a replaced line makes the write retry on the text it wrote
         for proposal in waiting:
             (result.already_present if proposal.id in present else result.promoted).append(proposal.id)
+            if proposal.replaces and proposal.id not in present:
+                result.messages.append(f"{proposal.id} replaced the MEMORY.md line {proposal.replaces.strip()!r}"
+                                       if proposal.id in swapped_ids else
+                                       f"{proposal.id}: the line it was to replace is gone; added as a new line")
             if proposal.is_fix:
                 result.applied[proposal.id] = str(workspace.memory_md)
                 proposals.update(proposal.id, promoted=True, applied_to=str(workspace.memory_md))

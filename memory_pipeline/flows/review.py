@@ -18,7 +18,9 @@ from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes, sha25
 from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import hold_reasons
-from memory_pipeline.stages.review.review_md import decide, is_expired, parse_review_md, render_review_md, review_start
+from memory_pipeline.stages.review.memory_md import contradicted_line
+from memory_pipeline.stages.review.review_md import (decide, expiry_note, is_expired, parse_review_md, render_review_md,
+                                                     review_start)
 
 REVIEW_LOCK = "review"
 
@@ -109,6 +111,8 @@ def _reject(proposals: ProposalStore, report: ReviewReport, pid: str, today: str
 
 def _expire(proposals: ProposalStore, report: ReviewReport, today: str) -> None:
     for proposal in proposals.pending():
+        if not is_expired(proposal, today) and (note := expiry_note(proposal, today)):
+            report.messages.append(f"{proposal.id} {note.strip().removeprefix('_(').removesuffix(')_')}")
         if is_expired(proposal, today) and proposals.transition(proposal.id, "pending", "expired", decided=today):
             proposals.release_text(proposal.model_copy(update={"status": "expired"}))  # it may be proposed again
             start = review_start(proposal)
@@ -119,8 +123,12 @@ def _expire(proposals: ProposalStore, report: ReviewReport, today: str) -> None:
 def render_review(workspace: Workspace, proposals: ProposalStore, now: datetime, expected: str | None = None) -> bool:
     """Write REVIEW.md for the pending proposals; False when the user saved it meanwhile."""
     pending = proposals.pending()
-    return MemoryFiles(workspace).write_review(render_review_md(pending, now), {p.id: p.text for p in pending},
-                                               expected=expected)
+    files = MemoryFiles(workspace)
+    memory = files.read_memory()
+    changes = {p.id: line for p in pending
+               if not p.is_fix and (line := contradicted_line(memory, p.text, p.project)) is not None}
+    return files.write_review(render_review_md(pending, now, changes), {p.id: p.text for p in pending},
+                              expected=expected)
 
 
 def sync_review_edits(workspace: Workspace, proposals: ProposalStore, report: ReviewReport, today: str,
@@ -174,17 +182,30 @@ def apply_review(workspace: Workspace, proposals: ProposalStore, *, today: str, 
         return _finish(workspace, proposals, report, today, now, expected=read, snapshot_day=snapshot_day)
 
 
+def mark_replacement(workspace: Workspace, proposals: ProposalStore, report: ReviewReport, pid: str) -> None:
+    """Record on an approved proposal the MEMORY.md line it replaces (promotion swaps them)."""
+    proposal = proposals.get(pid)
+    line = contradicted_line(MemoryFiles(workspace).read_memory(), proposal.text, proposal.project) if proposal else None
+    if line is None:
+        report.messages.append(f"{pid}: no MEMORY.md line states another value of it; added as a new line")
+        return
+    proposals.update(pid, replaces=line)
+
+
 def decide_ids(workspace: Workspace, proposals: ProposalStore, *, approve: list[str] = (), reject: list[str] = (),
-               today: str, now: datetime, approve_held: bool = False) -> ReviewReport:
+               today: str, now: datetime, approve_held: bool = False, replace: bool = False) -> ReviewReport:
     """`review approve|reject ID…`: REVIEW.md edits are applied first, so both surfaces agree.
     A held proposal is approved only with `approve_held` (`--held`) and named alone: clearing a
-    list never approves held text."""
+    list never approves held text. `replace`: each approved line takes the place of the MEMORY.md
+    line it contradicts."""
     report = ReviewReport()
     with workspace.locked(REVIEW_LOCK):
         read = sync_review_edits(workspace, proposals, report, today, now)
         _expire(proposals, report, today)
         for pid in approve:
             _approve(proposals, report, pid, today, None, "review command", held_ok=approve_held and len(approve) == 1)
+            if replace and pid in report.ids("approved"):
+                mark_replacement(workspace, proposals, report, pid)
         for pid in reject:
             _reject(proposals, report, pid, today, "review command")
         return _finish(workspace, proposals, report, today, now, expected=read)

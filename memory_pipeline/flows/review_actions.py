@@ -29,14 +29,15 @@ def review_now(settings: Settings) -> datetime:
 
 def run_review_action(workspace: Workspace, store: ProposalStore, settings: Settings, action: str, *,
                       ids: list[str] = (), pid: str | None = None, text: str = "",
-                      now: datetime, held: bool = False) -> ReviewReport:
+                      now: datetime, held: bool = False, replace: bool = False) -> ReviewReport:
     """One review action; every one first takes in REVIEW.md's edits and expires old proposals
     (`list`, `show` and `sync` do only that). Approvals are promoted into MEMORY.md right away;
     a held proposal only with `held` (`approve --held`), else it is reported with its reasons."""
     today = now.date().isoformat()
     before = MemoryFiles(workspace).read_memory()
     if action == "approve":
-        report = decide_ids(workspace, store, approve=ids, today=today, now=now, approve_held=held)
+        report = decide_ids(workspace, store, approve=ids, today=today, now=now, approve_held=held,
+                            replace=replace)
     elif action == "reject":
         report = decide_ids(workspace, store, reject=ids, today=today, now=now)
     elif action == "restore":

@@ -308,6 +308,7 @@ def recall_filter(filters: RecallFilters, window=None):
     if filters.project is not None:
         must.append(Filter(should=[FieldCondition(key="project", match=MatchValue(value=filters.project)),
                                    FieldCondition(key="project", match=MatchValue(value="")),
+                                   IsEmptyCondition("project"),  # a point written without one: no known project
                                    FieldCondition(key="scope", match=MatchValue(value="user"))]))
     return Filter(must=must)
 

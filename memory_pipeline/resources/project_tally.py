@@ -12,6 +12,7 @@ from collections import Counter
 
 from memory_pipeline.models import Observation
 from memory_pipeline.resources.workspace import DAY_NAME, Workspace
+from memory_pipeline.stages.projects import ASKED_ALL, LookedAt, choose_scope
 
 
 class ProjectTally:
@@ -71,3 +72,15 @@ def has_memories(workspace: Workspace, project: str) -> bool:
     """`project` has sessions remembered or a recall pack of its own: the one test every reader
     (recall, brief, pack, the hooks) uses before scoping to a folder's project."""
     return ProjectTally(workspace).has_memories(project) or workspace.pack_path(project).is_file()
+
+
+def scope_for(workspace: Workspace, asked: str | None, how: str, widen: str = "--all-projects") -> LookedAt:
+    """What a reader in `asked` (asked `how`: stages.projects.ASKED_*) looks at: the one scope rule
+    (stages.projects.choose_scope) with this workspace's projects. Every door calls it: the CLI's
+    recall, brief and pack, the hooks, the MCP tools."""
+    if how == ASKED_ALL or asked is None:
+        return choose_scope(None, ASKED_ALL, False, widen=widen)
+    totals = ProjectTally(workspace).totals()
+    mine = totals.get(asked, 0) > 0 or bool(asked) and workspace.pack_path(asked).is_file()
+    others = [name for name, n in totals.items() if n and name and name != asked]
+    return choose_scope(asked, how, mine, others, widen)

@@ -234,11 +234,13 @@ class Workspace:
 
     def pack_path(self, project: str | None = "default") -> Path:
         """recall/pack.md (the default project), recall/all-projects/pack.md (None: every project),
-        else recall/projects/<name>/pack.md."""
+        recall/user/pack.md ("": the user-level events alone), else recall/projects/<name>/pack.md."""
         if project == "default":
             return self.recall_dir / "pack.md"
         if project is None:
             return self.recall_dir / "all-projects" / "pack.md"
+        if project == "":
+            return self.recall_dir / "user" / "pack.md"
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in project).strip(".") or "_"
         return self.recall_dir / "projects" / safe / "pack.md"
 

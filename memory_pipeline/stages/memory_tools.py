@@ -70,7 +70,7 @@ def where_of(project: str, scope: str) -> str:
 
 def compact_hit(hit: RecallHit) -> str:
     """id · date · project · kind/priority · said by · score · one line."""
-    text = one_line(hit.text) + (f" [superseded by {one_line(hit.replaced_by, 60)}]" if hit.replaced_by else "")
+    text = one_line(hit.text) + (f" [replaced by {one_line(hit.replaced_by, 100)}]" if hit.replaced_by else "")
     seen = seen_in(hit.sources, hit.why.get("mentions"))
     return (f"{hit.id} · {hit.date} · {where_of(hit.project, hit.scope)} · {kind_of(hit.tier, hit.priority)} · "
             f"said by {said_by(hit.provenance)} · {hit.score:.3f} · {text}" + (f" [{seen}]" if seen else ""))

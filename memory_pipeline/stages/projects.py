@@ -34,9 +34,11 @@ _SAFE_NAME = re.compile(r"^[\w][\w.\-+@ ]{0,99}$")
 
 @dataclass(frozen=True)
 class ProjectScope:
-    """What a reader may see: `project` (None = every project) plus the user's own memories."""
+    """What a reader may see: `project` (None = every project) plus the user's own memories;
+    `note` a line to say with it (a folder's project with no memories yet: LookedAt.note)."""
 
     project: str | None = None
+    note: str | None = None
 
     @property
     def everything(self) -> bool:
@@ -48,7 +50,8 @@ class ProjectScope:
         return project == self.project
 
     def describe(self) -> str:
-        return "all projects" if self.project is None else f"project {self.project} + user-level memories"
+        base = "all projects" if self.project is None else f"project {self.project} + user-level memories"
+        return f"{base} ({self.note})" if self.note else base
 
 
 ALL_PROJECTS = ProjectScope(None)
@@ -66,6 +69,7 @@ class LookedAt:
     asked: str | None
     why: str
     other_hits: int | None = None  # hits in other projects, when the project had none
+    note: str | None = None  # the folder's project has no memories yet: what is shown instead, and how to look wider
 
     def as_dict(self) -> dict:
         return {"project": self.project, "asked": self.asked, "why": self.why, "other_hits": self.other_hits}
@@ -75,16 +79,33 @@ def _named(project: str) -> str:
     return f"project {project}" if project else "no project"
 
 
-def choose_scope(asked: str | None, how: str, has_memories: bool) -> LookedAt:
-    """The scope a read command uses. A folder whose project has no memories (a home or scratch
-    folder, a new repository) looks at every project and says so; a named project stays itself."""
+def choose_scope(asked: str | None, how: str, has_memories: bool, others: tuple[str, ...] | list[str] = (),
+                 widen: str = "--all-projects") -> LookedAt:
+    """The scope every read door uses (recall, brief, pack, the hooks, the MCP tools): the one rule.
+
+    `asked` is the project the folder or `--project` named (None with `--all-projects`), `how` how
+    it was asked, `has_memories` whether that project has any, `others` the other projects that
+    do, `widen` how the reader looks at every project (`--all-projects`, MCP `all_projects=true`).
+    A folder's project stays itself even with no memories (a new repository): it is shown the
+    user's own memories only, and told which other projects exist and how to look; another
+    project's facts, MEMORY.md sections and rules are never shown as this one's."""
     if how == ASKED_ALL or asked is None:
-        return LookedAt(None, None, "looked at all projects (--all-projects)")
+        return LookedAt(None, None, f"looked at all projects ({widen})")
     if how == ASKED_BY_FOLDER and (not asked or not has_memories):
-        whose = f"this folder's project {asked} has no memories" if asked else "this folder is in no project"
-        return LookedAt(None, asked, f"{whose}: looked at all projects")
+        whose = f"this folder's project {asked} has no memories yet" if asked else "this folder is in no project"
+        why = f"{whose}: showing your user-level memories only{_others(others, widen)}"
+        return LookedAt(asked, asked, why, note=why)
     origin = "this folder's project" if how == ASKED_BY_FOLDER else "project"
     return LookedAt(asked, asked, f"looked at {origin} {asked or '(none)'} + your user-level memories")
+
+
+def _others(others: tuple[str, ...] | list[str], widen: str) -> str:
+    names = sorted(o for o in others if o)
+    if not names:
+        return ""
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    plural = "s" if len(names) != 1 else ""
+    return f"; {len(names)} other project{plural} ha{'ve' if plural else 's'} memories ({shown}): {widen} to look"
 
 
 def with_other_hits(looked: LookedAt, other_hits: int, limit: int) -> LookedAt:
@@ -92,7 +113,8 @@ def with_other_hits(looked: LookedAt, other_hits: int, limit: int) -> LookedAt:
     count = f"{other_hits}+" if other_hits >= limit else str(other_hits)
     found = (f"{count} hit{'s' if other_hits != 1 else ''} in other projects: add --all-projects to see them"
              if other_hits else "none in other projects either")
-    return LookedAt(looked.project, looked.asked, f"no hits in {_named(looked.project or '')}; {found}", other_hits)
+    return LookedAt(looked.project, looked.asked, f"no hits in {_named(looked.project or '')}{' (no memories yet)' if looked.note else ''}; {found}", other_hits,
+                    looked.note)
 
 
 def check_project(name: str) -> str:

@@ -32,7 +32,10 @@ def test_add_show_and_pack_keep_superseded_history_out_of_the_pack(workspace, ca
     assert code == 0, err
     assert new["id"] in out and old["id"] not in out and out.startswith(f"# Recall Pack — {date.today()}\n")
     assert workspace.pack_path().read_text() == out
-    code, out, err = cli(capsys, "pack")  # from a folder whose project has no memories: every project's
+    code, out, err = cli(capsys, "pack")  # from a folder whose project has no memories: the user-level events only
+    assert "has no memories yet: showing your user-level memories only" in err
+    assert out.startswith(f"# Recall Pack — {date.today()} · user-level only") and new["id"] not in out
+    code, out, err = cli(capsys, "pack", "--all-projects")
     assert "looked at all projects" in err and out.startswith(f"# Recall Pack — {date.today()} · all projects")
     assert new["id"] in out and workspace.pack_path(None).read_text() == out
     brief = build_brief(workspace)
@@ -54,6 +57,6 @@ def test_a_corrupted_line_fails_check_and_pack_loudly(workspace, capsys):
         handle.write('{"id": "EVT-1", "broken\n')
     code, out, _ = cli(capsys, "ledger", "check")
     assert code == 1 and "FAILED   valid_json: 1 (line 2:" in out
-    code, out, err = cli(capsys, "pack")
+    code, out, err = cli(capsys, "pack", "--project", "default")
     assert code == 1 and "integrity check failed: valid_json: 1 (line 2:" in err
     assert "Never commit secrets" in out and "⚠️ integrity: valid_json failed" in out

@@ -1,5 +1,6 @@
 """Every recall, brief and pack says which project it looked at; a folder whose project has no
-memories looks at every project; a project with memories but no hit says what other projects hold;
+memories is shown the user's own memories only, and told the other projects exist; a project with
+memories but no hit says what other projects hold;
 a folder names one project whether or not it still exists."""
 
 from __future__ import annotations
@@ -40,30 +41,73 @@ def cli_json(capsys, *args: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+SHOP_SECTION = "## Hard Rules — shop\n\n- (2026-11-10) Never deploy the shop storefront to Heroku <!-- p-20261110-001-aaaa -->\n"
+USER_SECTION = "## User\n\n- (2026-11-10) Answer in short paragraphs <!-- p-20261110-002-bbbb -->\n"
+
+
+async def mcp_search(workspace, folder, query: str) -> str:
+    """The MCP server's `search`, by the SDK's own client over stdio, its root `folder`."""
+    import os
+    import sys
+
+    from mcp import Client, StdioServerParameters
+    from mcp_types import ListRootsResult, Root
+
+    async def list_roots(context) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=folder.as_uri(), name=folder.name)])
+
+    env = dict(os.environ, MEMORY_WORKSPACE=str(workspace.root), PYTHONPATH=os.pathsep.join(sys.path))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "memory_pipeline.main", "mcp"], env=env,
+                                   cwd=str(folder))
+    async with Client(params, mode="legacy", list_roots_callback=list_roots) as client:
+        result = await client.call_tool("search", {"query": query, "limit": 10})
+        assert not result.is_error
+        return "".join(c.text for c in result.content if c.type == "text")
+
+
 @pytest.mark.slow
-def test_a_folder_without_memories_looks_at_every_project_and_says_so(two_projects, monkeypatch, capsys, workspace):
-    _, _, scratch = two_projects
-    monkeypatch.chdir(scratch)
-    found = cli_json(capsys, "recall", "how do we deploy Fly.io alembic", "--no-service")
-    assert found["scope"]["project"] is None and found["scope"]["asked"] == "scratch"
-    assert found["scope"]["why"] == "this folder's project scratch has no memories: looked at all projects"
-    assert {"shop", "api"} <= {h["project"] for h in found["hits"]}
-    assert main(["recall", "deploy Fly.io", "--no-service"]) == 0
-    assert "scope: this folder's project scratch has no memories: looked at all projects" in capsys.readouterr().out
+def test_a_first_session_in_a_new_repository_gets_the_users_memories_only_at_every_door(
+        two_projects, monkeypatch, capsys, workspace, tmp_path):
+    """Briefing (the SessionStart hook), CLI recall and MCP search side by side, in a new repository
+    beside two remembered ones: one scope, the user's own memories, a line saying where the others are."""
+    import anyio
+
+    from memory_pipeline_tests.flows.test_projects import API_RULE, SHOP_RULE
+
+    workspace.memory_md.write_text("# MEMORY.md\n\n" + SHOP_SECTION + "\n" + USER_SECTION)
+    new = tmp_path / "src" / "newrepo"
+    (new / ".git").mkdir(parents=True)
+    monkeypatch.chdir(new)
+    said = ("this folder's project newrepo has no memories yet: showing your user-level memories only; "
+            "2 other projects have memories (api, shop)")
+
+    started = run_claude_code_hook(workspace, HookPayload(session_id="first", hook_event_name="SessionStart",
+                                                          source="startup", cwd=str(new)),
+                                   now=datetime(2026, 11, 10, 18, 0, tzinfo=timezone.utc))
+    briefing = started.output["hookSpecificOutput"]["additionalContext"]
+    found = cli_json(capsys, "recall", "how do we deploy Fly.io alembic short answers", "--no-service")
+    with capsys.disabled():  # the server's stderr needs a real file
+        searched = anyio.run(mcp_search, workspace, new, "how do we deploy Fly.io alembic short answers")
+        print("--- briefing ---", briefing, "--- recall ---", json.dumps(found, indent=1)[:3000],
+              "--- MCP search ---", searched, sep="\n")  # side by side, with `pytest -s`
+
+    assert f"{said}: --all-projects to look" in briefing and "· project newrepo" in briefing
+    assert "Answer in short paragraphs" in briefing and "short answers" in briefing  # the user's own, everywhere
+    for other in ("Heroku", "Fly.io", "alembic", SHOP_RULE, API_RULE):
+        assert other not in briefing
+    assert found["scope"]["project"] == "newrepo" and found["scope"]["why"] == f"{said}: --all-projects to look"
+    assert found["hits"] and all(h["scope"] == "user" for h in found["hits"])
+    assert any("short answers" in h["text"] for h in found["hits"])
+    assert f"{said}: all_projects=true to look" in searched and "short answers" in searched
+    hits_shown = searched.split("```text", 1)[1]  # the hits, after the heading that repeats the query
+    assert "short answers" in hits_shown and "Fly.io" not in hits_shown and "alembic" not in hits_shown
 
     brief = cli_json(capsys, "brief", "--date", DAY)
-    assert brief["project"] is None and "looked at all projects" in brief["scope"]
-    assert "Fly.io" in brief["text"] and "alembic" in brief["text"] and "· all projects" in brief["text"]
-
+    assert brief["project"] == "newrepo" and brief["scope"] == found["scope"]["why"]
     pack = cli_json(capsys, "pack", "--date", DAY)
-    assert pack["project"] is None and pack["text"].startswith(f"# Recall Pack — {DAY} · all projects")
-    assert "looked at all projects" in pack["scope"]["why"]
-
-    started = run_claude_code_hook(workspace, HookPayload(session_id="new", hook_event_name="SessionStart",
-                                                          source="startup", cwd=str(scratch)),
-                                   now=datetime(2026, 11, 10, 18, 0, tzinfo=timezone.utc))
-    context = started.output["hookSpecificOutput"]["additionalContext"]
-    assert "looked at all projects" in context and "Fly.io" in context and "alembic" in context
+    assert pack["text"].startswith(f"# Recall Pack — {DAY} · user-level only") and "Fly.io" not in pack["text"]
+    wide = cli_json(capsys, "recall", "how do we deploy Fly.io alembic", "--no-service", "--all-projects")
+    assert {"shop", "api"} <= {h["project"] for h in wide["hits"]}  # the others, when asked
 
 
 @pytest.mark.slow

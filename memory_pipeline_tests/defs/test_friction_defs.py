@@ -75,7 +75,7 @@ def test_friction_finds_the_planted_patterns_and_the_behaviour_loop_closes(works
                          now=datetime(2026, 11, 22, 9, 0, tzinfo=timezone.utc))
     assert sorted(decided.promoted) == sorted(p.id for p in fixes.values())
     memory = workspace.memory_md.read_text()
-    assert f"## Lessons\n\n- (2026-11-21) {fixes['MEMORY.md'].text} <!-- {fixes['MEMORY.md'].id} -->" in memory
+    assert f"## Lessons\n\n- (2026-11-22) {fixes['MEMORY.md'].text} <!-- {fixes['MEMORY.md'].id} -->" in memory
     claude = (project / "CLAUDE.md").read_text()
     assert claude.startswith("# Web app\n\nRun `make dev` to start.\n") and f"<!-- {fixes['CLAUDE.md'].id} -->" in claude
     assert "pnpm run build" in claude and proposal_store.get(fixes["CLAUDE.md"].id).applied_to == str(project / "CLAUDE.md")

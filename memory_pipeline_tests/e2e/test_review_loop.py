@@ -95,8 +95,9 @@ def test_review_loop_end_to_end(workspace_dir, proposal_store, tmp_path, monkeyp
     final = workspace.memory_md.read_text()
     assert promoted_ids(final) == {by_command.id, by_tick.id}
     assert lines_lost(hand_edited, final) == [] and "- Rebase before merging." in final
-    assert f"({DAY}) {by_tick.text.rstrip('.')} (checked by hand). <!-- {by_tick.id} -->" in final
-    assert f"({DAY}) {by_command.text} <!-- {by_command.id} -->" in final
+    approved = "2026-11-22"  # a promoted line carries the day it was approved, not the day it is about
+    assert f"({approved}) {by_tick.text.rstrip('.')} (checked by hand). <!-- {by_tick.id} -->" in final
+    assert f"({approved}) {by_command.text} <!-- {by_command.id} -->" in final
     assert "Fridays" not in final
     added = [line for line in final.splitlines() if line not in EARLIER.splitlines() and line.strip()]
     assert len([line for line in added if line.startswith("- (")]) == 2

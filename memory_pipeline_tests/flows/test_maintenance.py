@@ -221,3 +221,28 @@ def test_a_fact_said_again_the_next_day_is_merged_when_its_day_is_indexed(worksp
     assert first.merged == 0 and second.merged == 1
     kept = [p for p in payloads(workspace).values() if p.get("mentions") == 2]
     assert len(kept) == 1 and kept[0]["text"] == INSIGHT[1]
+
+
+def test_a_fact_used_through_its_message_or_kept_by_a_reviewed_line_does_not_turn_stale(workspace):
+    from memory_pipeline.flows.recall.engine import used_ids
+    from memory_pipeline.models import MemorySource, Proposal, RecallHit
+    from memory_pipeline.resources.proposals import ProposalStore
+
+    observations = seed(workspace, ["2026-07-01", "2026-07-02", "2026-07-03"],
+                        [["Redis pool size is 128 clients on staging"], ["Redis pool timeout is five seconds"],
+                         ["The nightly export runs at two in the morning"]])
+    through_message, cited, unused = (o.facts[0].id for o in observations)
+    redis = RedisStore(connect_redis(None, workspace.state, *redis_limits()))
+    # a recall showed the message the first fact cites: the hit is the message, the fact among its sources
+    shown = RecallHit(id="message-point", tier="messages", text="User: Redis pool size is 128 clients", score=1.0,
+                      date="2026-07-01", session_id="s0", sources=[MemorySource(
+                          fact_id=through_message, session_id="s0", date="2026-07-01", message_ids=["m0-0"])])
+    redis.record_recall_hits(used_ids([shown]))
+    ProposalStore(redis).save(Proposal(id="p-20260703-001-test", section="Patterns", status="approved",
+                                        text="Export at 02:00", created="2026-07-03", source_fact_ids=[cited]))
+    store = workspace_store(workspace.state, None, dimension=get_embedder().dimension)
+    maintain_day(workspace, store, redis, "2026-07-03", today="2026-07-03", settings=Settings.from_env())
+    report = maintain_day(workspace, store, redis, "2026-11-23", today="2026-11-23", settings=Settings.from_env())
+    found = payloads(workspace)
+    assert report.tagged_stale == 1 and found[unused]["stale"] is True
+    assert not found[through_message].get("stale") and not found[cited].get("stale")

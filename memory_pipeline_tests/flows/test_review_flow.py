@@ -79,8 +79,9 @@ def test_cli_path_approves_rejects_and_promotes_once(workspace, proposal_store):
                         reject=["p-20261121-002-test"], today="2026-11-22", now=NOW)
     assert report.ids("approved") == ["p-20261121-001-test", "p-20261121-003-test"] and report.ids("rejected") == ["p-20261121-002-test"]
     memory = workspace.memory_md.read_text()
-    assert "- Never force-push main.\n- (2026-11-21) In the orders repo always use uv and never pip. <!-- p-20261121-001-test -->" in memory
-    assert "## Patterns\n\n- (2026-11-21) Share one BlockingConnectionPool" in memory
+    # dated the day it was approved (2026-11-22), not the day it is about
+    assert "- Never force-push main.\n- (2026-11-22) In the orders repo always use uv and never pip. <!-- p-20261121-001-test -->" in memory
+    assert "## Patterns\n\n- (2026-11-22) Share one BlockingConnectionPool" in memory
     assert "Staging Redis" not in memory
     repeat = decide_ids(workspace, proposal_store, approve=["p-20261121-001-test"], reject=["p-20261121-001-test"],
                         today="2026-11-22", now=NOW)
@@ -103,7 +104,7 @@ def test_review_md_ticks_deletions_and_edits_are_applied(workspace, proposal_sto
     report = apply_review(workspace, proposal_store, today="2026-11-22", now=NOW)
     assert report.ids("approved") == ["p-20261121-003-test"] and report.ids("rejected") == ["p-20261121-002-test"]
     assert sorted(report.ids("edited")) == ["p-20261121-003-test", "p-20261121-004-test"]
-    assert "- (2026-11-21) Always share one BlockingConnectionPool" in workspace.memory_md.read_text()
+    assert "- (2026-11-22) Always share one BlockingConnectionPool" in workspace.memory_md.read_text()
     assert proposal_store.get("p-20261121-004-test").text == "Prefers small, focused commits, one concern each."
     assert proposal_store.get("p-20261121-003-test").original_text.startswith("Share one")
     review = workspace.review_md.read_text()
@@ -265,3 +266,27 @@ def test_an_index_written_before_expiry_released_texts_heals(workspace, proposal
         proposal_store.store.client.hkeys("memory:review:texts")))) == expired.id
     again = stage(workspace, proposal_store, drafts=DRAFTS[:1], day="2026-11-29")
     assert [p.text for p in again.staged] == [expired.text] and again.skipped == {}
+
+
+def test_a_proposal_that_changes_a_memory_line_shows_both_and_replace_swaps_them(workspace, proposal_store):
+    from memory_pipeline.main import main
+
+    old = "- (2026-11-02) The orders service runs on Postgres 16 <!-- p-20261102-001-test -->"
+    workspace.memory_md.write_text(f"# MEMORY\n\n## Hard Rules\n\n- Never force-push main.\n\n"
+                                   f"## System Architecture\n\n{old}\n")
+    stage(workspace, proposal_store, [draft("System Architecture", "We moved the orders service to Postgres 17."),
+                                      draft("Patterns", "Keep one migration per change.")])
+    review = workspace.review_md.read_text()
+    moved, plain = "p-20261121-001-test", "p-20261121-002-test"
+    assert f"`{moved}` We moved the orders service to Postgres 17." in review
+    note = review.split(moved, 1)[1].splitlines()[1]
+    assert "changes MEMORY.md's \"(2026-11-02) The orders service runs on Postgres 16\"" in note
+    assert f"review approve {moved} --replace" in note and review.count("changes MEMORY.md") == 1
+    report = decide_ids(workspace, proposal_store, approve=[moved, plain], today="2026-11-23", now=NOW, replace=True)
+    memory = workspace.memory_md.read_text()
+    assert old not in memory and "Postgres 16" not in memory
+    assert f"## System Architecture\n\n- (2026-11-23) We moved the orders service to Postgres 17. <!-- {moved} -->" in memory
+    assert "- Never force-push main." in memory and "Keep one migration per change." in memory
+    assert any("replaced the MEMORY.md line" in m for m in report.messages), report.messages
+    assert any(plain in m and "added as a new line" in m for m in report.messages)
+    assert proposal_store.get(moved).replaces == old

@@ -86,9 +86,17 @@ def test_the_scope_a_read_command_uses_and_says():
     from memory_pipeline.stages.projects import ASKED_ALL, ASKED_BY_FOLDER, ASKED_BY_NAME, choose_scope, with_other_hits
 
     assert choose_scope("shop", ASKED_BY_FOLDER, True).project == "shop"
-    home = choose_scope("root", ASKED_BY_FOLDER, False)
-    assert (home.project, home.why) == (None, "this folder's project root has no memories: looked at all projects")
-    assert choose_scope("", ASKED_BY_FOLDER, True).why == "this folder is in no project: looked at all projects"
+    # a new repository stays itself: the user's own memories only, and where the others are
+    home = choose_scope("root", ASKED_BY_FOLDER, False, ["shop", "api"])
+    assert home.project == "root" and home.note == home.why
+    assert home.why == ("this folder's project root has no memories yet: showing your user-level memories only; "
+                        "2 other projects have memories (api, shop): --all-projects to look")
+    assert choose_scope("root", ASKED_BY_FOLDER, False).why.endswith("user-level memories only")
+    one = choose_scope("root", ASKED_BY_FOLDER, False, ["shop"], widen="all_projects=true")
+    assert one.why.endswith("1 other project has memories (shop): all_projects=true to look")
+    nowhere_folder = choose_scope("", ASKED_BY_FOLDER, True)
+    assert nowhere_folder.project == "" and nowhere_folder.why.startswith("this folder is in no project: showing")
+    assert choose_scope("shop", ASKED_BY_FOLDER, True).note is None
     assert choose_scope("shop", ASKED_BY_NAME, False).project == "shop"  # a named project stays itself
     assert choose_scope(None, ASKED_ALL, False).why == "looked at all projects (--all-projects)"
     missed = with_other_hits(choose_scope("api", ASKED_BY_FOLDER, True), 10, 10)

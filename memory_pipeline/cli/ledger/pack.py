@@ -32,9 +32,7 @@ def run_pack(args) -> int:
     workspace = open_workspace(args.settings)
     looked = looked_at(args, workspace)
     build = build_packs(workspace, day)
-    pack = next((p for p in [*build.packs, build.all_projects] if p.project == looked.project), None)
-    if pack is None:
-        raise BadInputError(f"no events for project {looked.project!r}")
+    pack = build.pack(looked.project)  # a project with no events of its own: the user-level pack
     if args.json:
         print_json({"day": day, "project": pack.project, "scope": looked.as_dict(), "words": pack.words,
                     "text": pack.text, "integrity": build.report.as_dict(day), "written": build.written})

@@ -29,12 +29,12 @@ class Briefing:
 
 
 def hook_scope(workspace: Workspace, cwd: str | None, settings: Settings):
-    """What a hook's session looks at (stages.projects.LookedAt), scoped as `brief` from that folder:
-    the folder's project when it has memories, else every project; every project when the payload
+    """What a hook's session looks at (stages.projects.LookedAt), scoped as `brief` from that folder
+    (the rule every door shares: resources.project_tally.scope_for); every project when the payload
     names no folder."""
-    from memory_pipeline.resources.project_tally import has_memories
+    from memory_pipeline.resources.project_tally import scope_for
     from memory_pipeline.resources.projects import resolve_project
-    from memory_pipeline.stages.projects import ASKED_BY_FOLDER, LookedAt, choose_scope
+    from memory_pipeline.stages.projects import ASKED_BY_FOLDER, LookedAt
 
     if not cwd:
         return LookedAt(None, None, "the session named no folder: looked at all projects")
@@ -42,7 +42,7 @@ def hook_scope(workspace: Workspace, cwd: str | None, settings: Settings):
     if not folder:
         return LookedAt("", "", "the session's folder is not a plain absolute path: looked at no project")
     asked = resolve_project(folder, settings)
-    return choose_scope(asked, ASKED_BY_FOLDER, bool(asked) and has_memories(workspace, asked))
+    return scope_for(workspace, asked, ASKED_BY_FOLDER)
 
 
 def hook_project(workspace: Workspace, cwd: str | None, settings: Settings) -> str | None:
@@ -61,6 +61,10 @@ def find_memories(workspace: Workspace, settings: Settings, query: str, *, limit
         hits = recall(workspace, query, settings=settings, limit=limit, record=False, use_service=True, project=project)
     except MemoryPipelineError as exc:
         return Memories(note=f"recall failed: {exc}")
+    from memory_pipeline.stages.recall.confidence import confidence
+
+    if hits and not confidence(hits).answered:  # nothing close in meaning: give the agent nothing, not noise
+        return Memories(note=f"no related memories for {query[:60]!r}: nothing in memory answers it")
     return Memories(hits=[RecallHit.model_validate(h.model_dump()) for h in hits])
 
 

@@ -100,6 +100,12 @@ def default_rank_options(settings: Settings) -> RankOptions:
     return RankOptions(recency_weight=weight)
 
 
+def used_ids(hits: list[RecallHit]) -> list[str]:
+    """What a recall used: each hit and the observation facts ranked with it (a message hit stands
+    for the facts citing it: their use keeps them from turning stale, stages/maintenance/staleness)."""
+    return list(dict.fromkeys([h.id for h in hits] + [s.fact_id for h in hits for s in h.sources if s.fact_id]))
+
+
 class RecallEngine:
     def __init__(self, workspace: Workspace, settings: Settings, options: RankOptions | None = None,
                  prefetch: int = 100, store=None, embedder=None, service: bool = False) -> None:
@@ -324,7 +330,7 @@ class RecallEngine:
                 if self._redis is None:
                     self._redis = RedisStore(connect_redis(self.settings.redis_url, self.workspace.state,
                                                              self.settings.redis_idle_timeout, self.settings.runtime_dir))
-                self._redis.record_recall_hits([h.id for h in hits])
+                self._redis.record_recall_hits(used_ids(hits))
                 return
             except MemoryPipelineError as exc:
                 self._redis = None

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from memory_pipeline.models import Message, Transcript, content_hash, stable_id
 from memory_pipeline.stages.index.passages import TIER as PASSAGES
 from memory_pipeline.stages.index.sparse import weighted_counts
+from memory_pipeline.stages.index.echoes import EchoTracker
 from memory_pipeline.stages.provenance import label_of
 
 ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
@@ -136,16 +137,21 @@ def stream_message_documents(
 ) -> Iterator[MessageDoc]:
     """`message_documents`, made as `messages` is read (one message ahead): a caller that hands out
     each message once holds a few of them at a time, not a session of 100k."""
-    kept = (m for m in messages if not m.is_compaction_summary and m.role in ROLE_LABELS and m.text.strip())
+    tracker = EchoTracker()  # sees every message: a memory tool call has no text of its own
+    kept = ((m, tracker.echoes(m)) for m in messages)
+    kept = ((m, echo) for m, echo in kept if not m.is_compaction_summary and m.role in ROLE_LABELS and m.text.strip())
     previous = ""
-    message = next(kept, None)
-    while message is not None:
+    current = next(kept, None)
+    while current is not None:
+        message, echo = current
         following = next(kept, None)
         text = document_text(message.text, message.role, message.timestamp, previous, options,
-                             following.text if following is not None else "")
-        yield MessageDoc(id=stable_id(session_id, message.id, content_hash(text)), text=text,
-                         payload=_payload(message, day, session_id, project))
-        previous, message = message.text, following
+                             following[0].text if following is not None else "")
+        payload = _payload(message, day, session_id, project)
+        if echo:  # the agent repeating what memory gave it: not new evidence (stages/index/echoes.py)
+            payload["echo"] = True
+        yield MessageDoc(id=stable_id(session_id, message.id, content_hash(text)), text=text, payload=payload)
+        previous, current = message.text, following
 
 
 def _payload(message: Message, day: str, session_id: str, project: str) -> dict:

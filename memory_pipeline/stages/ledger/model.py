@@ -23,6 +23,7 @@ LedgerPriority = Literal["P0", "P1", "P2", "P3"]
 PRIORITIES: tuple[str, ...] = ("P0", "P1", "P2", "P3")
 BINDING_TYPES = frozenset({"commitment", "constraint", "procedure", "decision"})  # never decay out of the pack
 DEFAULT_PROJECT = "default"
+USER_PACK = ""  # the pack of the user-level events alone: what a project with no pack of its own reads
 EVENT_ID = re.compile(r"^EVT-(\d{8})-(\d{3,})$")
 _ENTITY = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 

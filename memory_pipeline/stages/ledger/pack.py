@@ -6,11 +6,14 @@ output, a file or a web page); each line derived from a transcript says who said
 binding types never decay out; stale facts carry ⚠️ STALE; two active events about one entity that
 disagree are both shown under a ⚠️ CONFLICT line.
 A commitment open longer than STALE_COMMITMENT_DAYS with no news is listed after the live ones,
-marked ⚠️ STALE (close or confirm it); PROCEDURES holds no record of a command that ran ("Ran `git
+marked ⚠️ STALE (close or confirm it); the three oldest open ones are always listed, newer ones
+giving way when the budget is short; PROCEDURES holds no record of a command that ran ("Ran `git
 commit …`"), only ways of doing something. Total ≤ 3,000 words.
 """
 
 from __future__ import annotations
+
+import copy
 
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -44,6 +47,7 @@ CONFLICT_SCOPE = 500  # conflicts are looked for among the most relevant context
 RESERVE = 12  # words kept for the "… N more not shown" line
 PRIORITY_RANK = {"P0": 0, "P1": 1, "P2": 2, "P3": 3}
 STALE_COMMITMENT_DAYS = 30
+OLDEST_COMMITMENTS = 3  # the oldest open commitments are always in the pack, however many newer ones wait
 
 
 @dataclass
@@ -116,7 +120,8 @@ class _Writer:
 
 
 def pack_header(day: str, project: str | None) -> str:
-    suffix = "" if project == DEFAULT_PROJECT else " · all projects" if project is None else f" · {project}"
+    suffix = ("" if project == DEFAULT_PROJECT else " · all projects" if project is None
+              else " · user-level only" if not project else f" · {project}")
     return f"# Recall Pack — {day}{suffix}"
 
 
@@ -173,9 +178,11 @@ def _fill(w: _Writer, budgets, buffer: int, live, loops, today: date, conflicted
           shown(mantra.content, 18) + said(mantra) if mantra else "_No mantra recorded (tag an event `mantra`)._",
           budgets["mantra"], (mantra.id,) if mantra else ())
     stale = {e.id for e in loops if age_days(e, today) > STALE_COMMITMENT_DAYS}
-    _spend(w, "commitments", budgets, buffer, sorted(loops, key=lambda e: e.id in stale), today,
-           note=lambda e: f" — open, {age_days(e, today)} days ({e.priority})" + (
-               " ⚠️ STALE: no news since; close or confirm it" if e.id in stale else ""))
+    note = lambda e: f" — open, {age_days(e, today)} days ({e.priority})" + (  # noqa: E731
+        " ⚠️ STALE: no news since; close or confirm it" if e.id in stale else "")
+    ordered = sorted(loops, key=lambda e: e.id in stale)  # live ones first, the stale after them
+    _spend(w, "commitments", budgets, buffer, with_oldest(w, budgets, buffer, ordered, loops, today, note), today,
+           note=note)
     waiting = [e for e in loops if "waiting" in e.tags]
     for event in waiting:
         w.add("waiting", f"- {event.entity or 'external'}: {shown(event.content, 20)}{said(event)}", budgets["waiting"])
@@ -190,6 +197,26 @@ def _fill(w: _Writer, budgets, buffer: int, live, loops, today: date, conflicted
     accounts = sorted((e for e in live if "account" in e.tags and e.id not in w.shown), key=lambda e: (e.ts, e.id))
     for event in accounts:
         w.add("accounts", f"- {shown(event.content, 25)}{said(event)}", budgets["accounts"], (event.id,))
+
+
+def with_oldest(w: _Writer, budgets, buffer: int, ordered: list[LedgerEvent], loops: list[LedgerEvent],
+                today: date, note) -> list[LedgerEvent]:
+    """`ordered` with the newest commitments it takes to fit the OLDEST_COMMITMENTS oldest open ones
+    moved to its end (counted on the "… more not shown" line): what waits longest is what gets
+    forgotten, so they are always in the pack (the seed rule)."""
+    oldest = {e.id for e in loops[:OLDEST_COMMITMENTS]}
+    kept = list(ordered)
+    while True:
+        trial = copy.deepcopy(w)
+        _spend(trial, "commitments", budgets, buffer, kept, today, note=note)
+        if oldest <= trial.shown:
+            return kept
+        others = [e for e in kept if e.id not in oldest and e.id in trial.shown]
+        if not others:
+            return kept
+        newest = max(others, key=lambda e: (e.ts, e.id))
+        kept.remove(newest)
+        kept.append(newest)
 
 
 def ran(event: LedgerEvent) -> bool:

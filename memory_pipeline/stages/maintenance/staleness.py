@@ -1,5 +1,7 @@
 """Staleness (seed 003, Increment 3): a memory nobody has recalled or echoed for long is tagged
-`stale` so recall de-ranks it; one that is recalled again loses the tag.
+`stale` so recall de-ranks it; one that is recalled again loses the tag. A recall uses every fact
+ranked into a hit (a message hit stands for the facts citing it), and a fact cited by an approved
+MEMORY.md line is in use for as long as the line is.
 
 "For long" counts from when the memory could first be recalled, not from the day it is about: a
 history imported today holds memories of last year that nobody has had a chance to recall yet, and
@@ -20,6 +22,7 @@ class Memory:
     recalls: int = 0
     echoes: int = 0
     since: str | None = None  # YYYY-MM-DD maintenance first saw it (None: its own day)
+    reviewed: bool = False  # a line of MEMORY.md cites it: a person kept it, it is in use
 
 
 @dataclass(frozen=True)
@@ -33,10 +36,11 @@ def age_days(day: str, today: str) -> int:
 
 
 def stale_changes(memories: list[Memory], today: str, stale_after_days: int) -> StaleChanges:
-    """Recallable for more than `stale_after_days` with no recall and no echo → stale; any use → not stale."""
+    """Recallable for more than `stale_after_days` with no recall, no echo and no reviewed line citing
+    it → stale; any use → not stale."""
     tag, untag = [], []
     for memory in memories:
-        used = memory.recalls > 0 or memory.echoes > 0
+        used = memory.recalls > 0 or memory.echoes > 0 or memory.reviewed
         if memory.stale and used:
             untag.append(memory.id)
         elif not memory.stale and not used and age_days(max(memory.day, memory.since or ""), today) > stale_after_days:

@@ -42,8 +42,10 @@ def recent_part(text: str, limit: int) -> str:
 def observe_session(transcript: Transcript, event: SessionEvent, *, llm: Completer, prompt: Prompt, model: str) -> Observation:
     """Run the Observer over one redacted transcript window. `llm` is an LLMClient."""
     serialized = serialize_transcript(transcript.messages)
+    unread = 0
     if len(serialized.text) > MAX_TRANSCRIPT_CHARS:  # keep the most recent part: it is what compaction loses
         serialized = serialize_transcript(transcript.messages, max_tool_chars=120)
+        unread = max(0, len(serialized.text) - MAX_TRANSCRIPT_CHARS)  # said: the observation and the asset's log
         serialized = serialized.model_copy(update={"text": recent_part(serialized.text, MAX_TRANSCRIPT_CHARS)})
     system, user = build_observer_messages(
         prompt, serialized, trigger=event.data.trigger, session_name=event.data.session_name, day=event.day
@@ -56,4 +58,4 @@ def observe_session(transcript: Transcript, event: SessionEvent, *, llm: Complet
                                        "current_task": grounded_task(output.current_task, serialized.refs, roles)})
     observation = observation_from_output(output, event=event, code_version=prompt.code_version(model), usage=usage,
                                           roles=roles)
-    return observation.model_copy(update={"prompt_sha": prompt.sha256[:12], "model": model})
+    return observation.model_copy(update={"prompt_sha": prompt.sha256[:12], "model": model, "unread_chars": unread})

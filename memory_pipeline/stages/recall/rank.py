@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
+from memory_pipeline.stages.index.echoes import cites_memory, is_narration
 from memory_pipeline.stages.projects import ProjectScope, check_project
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import RecallHit
@@ -114,6 +115,12 @@ class RankOptions:
     time_weight: float = 0.15
     report_lag_days: int = 7
     superseded_factor: float = 0.3  # an item the ledger superseded (payload `superseded_by`) keeps this share
+    # The agent repeating what memory gave it ("Memory says …", a turn after a memory tool call:
+    # stages/index/echoes.py) is not evidence of its own: it keeps this share, below anything said first.
+    echo_factor: float = 0.1
+    # A short assistant turn announcing a step ("Let me check the logs…") keeps this share: a statement
+    # or an answer ranks above it. Rare in the dev sets (their turns are conversation, not agent steps).
+    narration_factor: float = 0.5
     collapse_jaccard: float = 0.9  # hits whose word sets overlap this much are one hit
     collapse_same_sources: bool = True  # a hit citing only messages already cited above is dropped
     # An observation that quotes a listed message ('The user wrote: "…"') and that message are one hit,
@@ -280,18 +287,40 @@ def _similar(a: set[str], b: set[str], threshold: float) -> bool:
     return len(a & b) / len(a | b) >= threshold
 
 
+def evidence_share(payload: dict, options: RankOptions) -> float:
+    """The share an agent's echo of memory or its narration keeps (1.0 for anything else)."""
+    if payload.get("role") != "assistant":
+        return 1.0
+    text = str(payload.get("message") or payload.get("text") or "")
+    if payload.get("echo") or cites_memory(text):  # an index written before echoes were marked: the words
+        return options.echo_factor
+    return options.narration_factor if is_narration(text, "assistant") else 1.0
+
+
 def score_units(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOptions,
                 message_of: Mapping[tuple[str, str], str], speaker: str | None = None) -> dict[str, Unit]:
-    """Each candidate's score (tier weight, stale, old decay, the speaker asked about) added to its unit(s)."""
+    """Each candidate's score (tier weight, stale, old decay, the speaker asked about) added to its unit(s).
+    A statement that replaced a superseded candidate answers what that one matched: it scores at least
+    the superseded one's score before its de-rank (stages/recall/supersession.py)."""
     units: dict[str, Unit] = {}
+    scores: dict[str, float] = {}
+    replaced: dict[str, float] = {}  # replacing event -> the best score a statement it superseded had
     for pid, item in fused.items():
         payload = payloads[pid]
         score = item.score * decay_factor(payload.get("created_ts"), options.now_ts, options.decay_rate)
         if payload.get("stale"):
             score *= options.stale_factor
         score *= 1.0 + float(payload.get("feedback") or 0.0)  # echo/fizzle, bounded to ±0.5
+        score *= evidence_share(payload, options)
+        if event := payload.get("superseded_event"):
+            replaced[event] = max(replaced.get(event, 0.0), score)
+        scores[pid] = score
+    for pid, item in fused.items():
+        payload, score = payloads[pid], scores[pid]
         if payload.get("superseded_by"):  # the ledger knows what replaced it
             score *= options.superseded_factor
+        elif (event := payload.get("replaces_event")) in replaced:
+            score = max(score, replaced[event])
         if payload.get("tier") == "observations":
             score *= options.observation_weight
         elif speaker is not None and payload.get("role") not in (None, speaker):
@@ -331,11 +360,11 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
     scored.sort(key=lambda row: (-row[0], row[1]))
     hits: list[RecallHit] = []
     kept: list[set[str]] = []
-    shown_sources: set[str] = set()
+    shown_sources: set[tuple[str, str]] = set()  # (session, message id): a message id is one session's
     for score, key, unit, extra in scored:
         hit = _hit(payloads, fused, key, unit, score, extra, together.get(key, 0.0))
         words = word_set(hit.text)
-        sources = set(hit.source_message_ids)
+        sources = {(hit.session_id, m) for m in hit.source_message_ids}
         if any(_similar(words, seen, options.collapse_jaccard) for seen in kept):
             continue
         if options.collapse_same_sources and sources and sources <= shown_sources:

@@ -167,3 +167,50 @@ def memory_items(text: str) -> list[tuple[str, str]]:
             if body:
                 items.append((found[0] if found else "md-" + hashlib.sha256(body.encode()).hexdigest()[:12], body))
     return items
+
+
+# --- a proposal that changes what a line states -----------------------------------------------
+
+_NAMED_VALUE = re.compile(r"\b([a-z][\w.-]*)\s+v?(\d+(?:\.\d+)*)\b", re.IGNORECASE)  # "Postgres 16", "python 3.11"
+
+
+def _line_body(line: str) -> str:
+    stripped = line.strip()
+    return _DATE_PREFIX.sub("", _MARKER.sub("", stripped[2:]).strip()).strip() if stripped.startswith(("- ", "* ")) else ""
+
+
+def changes_value(old: str, new: str) -> bool:
+    """`new` states another value of what `old` states: a name followed by another number
+    ("Postgres 16" → "Postgres 17"), or two shared subject words and values that differ."""
+    from memory_pipeline.stages.recall.supersession import subject_words, values
+
+    named_old = {(n.lower(), v) for n, v in _NAMED_VALUE.findall(old) if subject_words(n)}  # not "of 10"
+    named_new = {(n.lower(), v) for n, v in _NAMED_VALUE.findall(new) if subject_words(n)}
+    names_new = {n for n, _ in named_new}
+    changed = {name for name, value in named_old if name in names_new and (name, value) not in named_new}
+    words_old, words_new = subject_words(old) - changed, subject_words(new) - changed
+    if changed and (words_old & words_new or words_new <= words_old):  # about the same thing, not another's
+        return True
+    gone, came = values(old) - values(new), values(new) - values(old)
+    return bool(gone and came and len(subject_words(old) & subject_words(new)) >= 2)
+
+
+def contradicted_line(text: str, proposal_text: str, project: str) -> str | None:
+    """The MEMORY.md line (as written) a session in `project` reads whose statement `proposal_text`
+    changes (a version, a port, a number): what approving it should replace, not sit beside."""
+    for line in for_project(text, project or "").splitlines():
+        body = _line_body(line)
+        if body and body != proposal_text.strip() and changes_value(body, proposal_text):
+            return line
+    return None
+
+
+def replace_line(text: str, old_line: str, new_line: str) -> str | None:
+    """`text` with its first line equal to `old_line` (trailing spaces aside) replaced by
+    `new_line`; None when no line is (the user changed it meanwhile)."""
+    lines = text.splitlines()
+    for number, line in enumerate(lines):
+        if line.rstrip() == old_line.rstrip():
+            lines[number] = new_line
+            return "\n".join(lines).rstrip("\n") + "\n"
+    return None

@@ -18,14 +18,16 @@ from memory_pipeline.models import MEMORY_SECTIONS, Proposal
 from memory_pipeline.stages.friction.review_section import DETAIL_MARK, render_fix_section
 from memory_pipeline.stages.guard import held_note
 from memory_pipeline.stages.proposal_ids import ANY_ID, ID_TEXT
-from memory_pipeline.stages.review.memory_md import section_heading
+from memory_pipeline.stages.review.memory_md import heading_project, section_heading, without_marker
 from memory_pipeline.stages.untrusted import inline
 
 REVIEW_HEADING = "# Pending Memory Proposals"
 QUOTE_NOTE = "_(quotes transcript)_"
 _HELD = re.compile(r"\s*_\(⚠ held for review:[^)]*\)_\s*$")
 _TRIAGE_NOTE = re.compile(r"\s*_\(triage: [^\n]*\)_$")
+_EXPIRY_NOTE = re.compile(r"\s*_\(⏳ expires [^)\n]*\)_")
 EXPIRE_AFTER_DAYS = 7
+WARN_AFTER_DAYS = 5  # a proposal pending longer is flagged in REVIEW.md and by `review`: it expires soon
 _LINE = re.compile(r"^\s*[-*+]\s*\[(?P<mark>[^\]\n]{0,4})\]\s*(?P<rest>.*)$")
 APPROVE_MARKS = {"x", "✓", "✔", "☑", "✅", "y", "yes", "ok", "+", "*"}  # compared lower-case, spaces removed
 REJECT_MARKS = {"-", "~", "✗", "✘", "❌", "n", "no", "–", "—"}
@@ -56,9 +58,33 @@ def is_expired(proposal: Proposal, today: str, days: int = EXPIRE_AFTER_DAYS) ->
     return proposal.status == "pending" and start + timedelta(days=days) <= date.fromisoformat(today)
 
 
-def render_review_md(pending: list[Proposal], now: datetime) -> str:
+def changes_note(pid: str, old_line: str) -> str:
+    """The line under a proposal that contradicts a MEMORY.md line: both, and the choice."""
+    old = inline(without_marker(old_line).strip().removeprefix("- ").removeprefix("* "))
+    return (f"  {DETAIL_MARK} changes MEMORY.md's \"{old}\": `memory-pipeline review approve {pid} --replace` "
+            "puts it in that line's place; [x] adds it beside the old line")
+
+
+def days_left(proposal: Proposal, today: str, days: int = EXPIRE_AFTER_DAYS) -> int:
+    """Days until a pending proposal expires (0: it expires today, at the next review run)."""
+    start = date.fromisoformat(review_start(proposal))
+    return (start + timedelta(days=days) - date.fromisoformat(today)).days
+
+
+def expiry_note(proposal: Proposal, today: str) -> str:
+    """" _(⏳ expires in 1 day: …)_" for a proposal pending more than WARN_AFTER_DAYS, else ""."""
+    left = days_left(proposal, today)
+    if proposal.status != "pending" or EXPIRE_AFTER_DAYS - left <= WARN_AFTER_DAYS:
+        return ""
+    when = "today" if left <= 0 else f"in {left} day{'s' if left != 1 else ''}"
+    return f" _(⏳ expires {when}: approve, edit or reject it, or it is dropped)_"
+
+
+def render_review_md(pending: list[Proposal], now: datetime, changes: dict[str, str] | None = None) -> str:
     """REVIEW.md for the pending proposals, grouped by section in MEMORY.md order, then the
-    pending friction fixes under `## Friction Fixes`."""
+    pending friction fixes under `## Friction Fixes`. `changes`: proposal id -> the MEMORY.md line
+    it contradicts (memory_md.contradicted_line), shown under it with how to replace that line."""
+    changes = changes or {}
     fixes = [p for p in pending if p.is_fix]
     pending = [p for p in pending if not p.is_fix]
     reviewed = max((p.created for p in pending), default=now.date().isoformat())
@@ -75,7 +101,10 @@ def render_review_md(pending: list[Proposal], now: datetime) -> str:
         for p in group:
             note = (f" {QUOTE_NOTE}" if p.quotes_transcript else "") + held_note(p.text)
             verdict = f" _(triage: {p.triage} — {inline(p.triage_reason)})_" if p.triage else ""
-            lines.append(f"- [ ] `{p.id}` {inline(p.text)}{note}{verdict}")
+            expiry = expiry_note(p, now.date().isoformat())
+            lines.append(f"- [ ] `{p.id}` {inline(p.text)}{note}{expiry}{verdict}")
+            if p.id in changes:
+                lines.append(changes_note(p.id, changes[p.id]))
         lines.append("")
     if not pending:
         lines += ["_No proposals pending._", ""]
@@ -137,7 +166,7 @@ def parse_review_md(text: str) -> ParsedReview:
 
 
 def _clean(text: str) -> str:
-    text = _HELD.sub("", _TRIAGE_NOTE.sub("", text.strip())).strip().strip("`").strip()
+    text = _HELD.sub("", _EXPIRY_NOTE.sub("", _TRIAGE_NOTE.sub("", text.strip()))).strip().strip("`").strip()
     if text.endswith(QUOTE_NOTE):
         text = text[: -len(QUOTE_NOTE)]
     return " ".join(text.split())
@@ -226,3 +255,24 @@ def decide(parsed: ParsedReview, rendered: dict[str, str], proposals: dict[str, 
     elif missing:
         out.reject += missing
     return out
+
+
+_PROPOSED_FOR = re.compile(r"^##\s+Proposed for:\s*(?P<heading>.+?)\s*$")
+
+
+def pending_for(text: str | None, project: str | None) -> int:
+    """Open (unticked) lines of REVIEW.md a session in `project` is asked about, each id once:
+    those under a plain `## Proposed for: Section` or one of `project` (None: every project).
+    Another project's proposals are that project's to review."""
+    if not text:
+        return 0
+    owner_of: dict[int, str] = {}
+    owner = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if match := _PROPOSED_FOR.match(line):
+            owner = heading_project(match.group("heading"))
+        elif line.startswith("## "):
+            owner = ""  # `## Friction Fixes` and any other section: not one project's
+        owner_of[number] = owner
+    return len({line.pid for line in parse_review_md(text).lines
+                if line.mark == "open" and (project is None or owner_of.get(line.number, "") in ("", project))})

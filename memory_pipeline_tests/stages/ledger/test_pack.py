@@ -144,3 +144,14 @@ def test_context_ranks_by_durable_value_and_focus_holds_no_agent_finding():
     context = section(text, "context")
     order = [context.index(x.id) for x in (decision, lesson, agent)]
     assert order == sorted(order)
+
+
+def test_the_three_oldest_open_commitments_are_always_in_the_pack():
+    log = Events()
+    oldest = [log.add(f"Need to migrate the September report number {n} to the new warehouse schema", type="commitment",
+                      priority="P2", entity=f"report_{n}", days_ago=80 - n) for n in range(3)]
+    newer = [log.add(f"Need to review pull request {n} about the checkout flow and its many edge cases", type="commitment",
+                     priority="P1", entity=f"pr_{n}", days_ago=20 - n % 20) for n in range(40)]
+    commitments = section(build_pack(log.events, TODAY).text, "commitments")
+    assert all(e.id in commitments for e in oldest), commitments
+    assert "more not shown" in commitments and sum(e.id in commitments for e in newer) < 40  # the budget held

@@ -119,3 +119,54 @@ def test_checks_find_lost_lines_and_untraceable_promotions():
     assert lines_lost(before, "# M\n- b\n- a\n") == ["- b"]
     now = before + "- (2026-11-21) x <!-- p-20261121-001 -->\n- (2026-11-21) y <!-- p-20261121-009 -->\n"
     assert untraceable_ids(now, before, {"p-20261121-001"}) == ["p-20261121-009"]
+
+
+def test_the_pending_count_a_session_is_told_is_its_projects_own():
+    from memory_pipeline.stages.review.review_md import pending_for
+
+    shop = proposal("p-20261121-001").model_copy(update={"project": "shop", "section": "Hard Rules"})
+    api = proposal("p-20261121-002").model_copy(update={"project": "api", "section": "Hard Rules"})
+    api_too = proposal("p-20261121-003").model_copy(update={"project": "api", "section": "Patterns"})
+    everywhere = proposal("p-20261121-004").model_copy(update={"project": "", "section": "User"})
+    text = render_review_md([shop, api, api_too, everywhere], datetime(2026, 11, 21, tzinfo=timezone.utc))
+    assert pending_for(text, None) == 4
+    assert pending_for(text, "shop") == 2  # its own and the plain section's
+    assert pending_for(text, "api") == 3
+    assert pending_for(text, "newrepo") == 1  # a new repository: only what applies everywhere
+    assert pending_for(text.replace("- [ ] `p-20261121-002`", "- [x] `p-20261121-002`"), "api") == 2
+    assert pending_for(None, "shop") == 0
+
+
+def test_a_proposal_that_changes_a_lines_value_is_found_and_can_replace_it():
+    from memory_pipeline.stages.review.memory_md import changes_value, contradicted_line, replace_line
+
+    memory = ("# MEMORY\n\n## System Architecture — orders\n\n"
+              "- (2026-11-01) The orders service runs on Postgres 16 <!-- p-20261101-001-aaaa -->\n"
+              "- (2026-11-01) Billing calls time out after 10 seconds <!-- p-20261101-002-bbbb -->\n\n"
+              "## System Architecture — shop\n\n- (2026-11-01) The shop runs on Postgres 14\n")
+    old = "- (2026-11-01) The orders service runs on Postgres 16 <!-- p-20261101-001-aaaa -->"
+    assert contradicted_line(memory, "We moved the orders service to Postgres 17", "orders") == old
+    assert contradicted_line(memory, "We moved to Postgres 17 last week", "orders") == old
+    assert contradicted_line(memory, "Billing calls time out after 30 seconds", "orders").startswith("- (2026-11-01) Billing")
+    assert contradicted_line(memory, "Use uv for every install", "orders") is None
+    assert contradicted_line(memory, "The shop runs on Postgres 15", "shop") == "- (2026-11-01) The shop runs on Postgres 14"
+    assert contradicted_line(memory, "The reports replica runs on Postgres 15", "orders") is None  # another thing
+    assert not changes_value("Keep 2 of 5 replicas warm", "Retry 3 of 10 calls")
+    new = promoted_line("2026-11-28", "We moved the orders service to Postgres 17", "p-20261128-001-cccc")
+    replaced = replace_line(memory, old, new)
+    assert replaced is not None and "Postgres 16" not in replaced and new in replaced
+    assert replaced.count("\n") == memory.count("\n")  # one line swapped, nothing else moved
+    assert replace_line(memory, "- a line the user removed", new) is None
+
+
+def test_a_proposal_pending_more_than_five_days_warns_that_it_expires_and_parses_back_clean():
+    from memory_pipeline.stages.review.review_md import expiry_note
+
+    young, old = proposal("p-20261121-001", staged="2026-11-21"), proposal("p-20261115-002", staged="2026-11-15")
+    assert expiry_note(young, "2026-11-26") == ""  # 5 days: no warning yet
+    assert "expires in 1 day" in expiry_note(young, "2026-11-27")  # 6 days
+    text = render_review_md([young, old], datetime(2026, 11, 21, 18, 0, tzinfo=timezone.utc))
+    line = next(line for line in text.splitlines() if "p-20261115-002" in line)
+    assert "⏳ expires in 1 day" in line
+    parsed = {line.pid: line.text for line in parse_review_md(text).lines}
+    assert parsed["p-20261115-002"] == parsed["p-20261121-001"] == "Share one Redis pool per process"

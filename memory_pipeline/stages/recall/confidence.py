@@ -1,0 +1,50 @@
+"""Whether recall found an answer, or only the least bad of unrelated memories (pure).
+
+Ranking always returns its best candidates; a question memory cannot answer still gets ten hits.
+What tells them apart is how close the best hits are in meaning: the question's cosine to the
+nearest of the hits (`why.dense_score`, the float16 rescoring of the dense walk). Below
+MIN_ANSWER_COSINE recall says it has nothing, and the hook and the MCP tool keep their answer short.
+
+The threshold is measured on LoCoMo dev's 494 questions (each answerable in its conversation)
+against ten made-up questions per conversation (docs/recall.md, "Knowing when there is nothing"):
+the lowest answerable question's best cosine was 0.413, 0.326 and 0.449 in the three
+conversations, the highest made-up one 0.312, 0.268 and 0.318; at 0.32 every answerable question
+keeps its hits and all 30 made-up ones say "nothing". Chosen on two conversations, checked on the third.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memory_pipeline.models import RecallHit
+
+MIN_ANSWER_COSINE = 0.32
+TOP = 10  # the hits whose closeness counts (the top 3 alone: 2 of 30 made-up questions had no dense score there)
+SHOWN_WHEN_NOTHING = 3  # the closest hits a reader still sees, marked as not an answer
+
+
+@dataclass(frozen=True)
+class Confidence:
+    answered: bool
+    best_cosine: float | None  # None: no hit carried a dense score (a keyword-only search)
+
+    def as_dict(self) -> dict:
+        return {"answered": self.answered, "best_cosine": self.best_cosine}
+
+    def line(self) -> str:
+        """What a reader is told when memory has nothing."""
+        best = f"{self.best_cosine:.2f}" if self.best_cosine is not None else "none"
+        return (f"nothing in memory answers this (closest match in meaning {best}, below {MIN_ANSWER_COSINE}); "
+                f"the {SHOWN_WHEN_NOTHING} nearest hits, not answers:")
+
+
+def confidence(hits: list[RecallHit], threshold: float = MIN_ANSWER_COSINE) -> Confidence:
+    """Answered when one of the hits is at least `threshold` close to the question in meaning,
+    or when no hit was scored in meaning at all (keyword search: nothing to judge by)."""
+    cosines = [float(h.why["dense_score"]) for h in hits[:TOP] if h.why.get("dense_score") is not None]
+    if not hits:
+        return Confidence(False, None)
+    if not cosines:
+        return Confidence(True, None)
+    best = max(cosines)
+    return Confidence(best >= threshold, round(best, 4))
