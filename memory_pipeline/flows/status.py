@@ -58,14 +58,18 @@ def service_status(workspace, settings: Settings) -> dict:
 
 
 def llm_status(workspace, settings: Settings) -> dict:
-    """The provider, and for a model provider today's token spend against its budget."""
+    """The provider, the model that observes, who chose it, and for a model provider today's token
+    spend against its budget."""
+    from memory_pipeline.config import provider_chosen_by
+    from memory_pipeline.pipeline import model_for
     from memory_pipeline.resources.llm.budget import TokenBudget
 
-    found = {"provider": settings.llm_provider}
-    if settings.llm_provider != "offline":
-        budget = TokenBudget(workspace.state_path("llm_budget"), settings.llm_daily_tokens)
-        found |= budget.status(settings.llm_provider)
-    return found
+    found = {"provider": settings.llm_provider, "observer_model": model_for(settings, "observe"),
+             "chosen_by": provider_chosen_by(workspace.root)}
+    if settings.llm_provider == "offline":
+        return found | {"spent_tokens": 0}
+    budget = TokenBudget(workspace.state_path("llm_budget"), settings.llm_daily_tokens)
+    return found | budget.status(settings.llm_provider)
 
 
 def local_store_status(workspace) -> dict:
