@@ -53,6 +53,7 @@ class Brief:
     pack: str | None = None  # recall/pack.md as written, headings one level down
     project: str | None = None  # the project briefed (None: every project)
     scope: str | None = None  # what was looked at and why, one line (stages.projects.LookedAt.why)
+    footer: str | None = None  # the last line: who observes, today's spend, memory behind (flows.status.memory_footer)
 
     @property
     def nudge(self) -> str | None:
@@ -90,6 +91,8 @@ class Brief:
             parts += [PACK_HEADING, "", NOTES_LABEL, "", *fenced(pack), ""]
         if notes:
             parts += [NOTES_HEADING, "", NOTES_LABEL, "", *fenced(notes), ""]
+        if self.footer:
+            parts += ["", self.footer]
         return redact("\n".join(parts).rstrip() + "\n")
 
     def as_dict(self) -> dict:
@@ -160,7 +163,7 @@ def in_scope(observation: Observation, scope: ProjectScope) -> Observation | Non
 
 
 def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str | None = None,
-                project: str | None = None, scope: str | None = None) -> Brief:
+                project: str | None = None, scope: str | None = None, footer: str | None = None) -> Brief:
     """The briefing for a session starting on `today` (default: the local date) in `project`: its
     MEMORY.md sections, notes and pack plus the user's own; None = every project. `scope` says
     what was looked at and why, on the briefing's second line."""
@@ -169,7 +172,7 @@ def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str |
     pack = LedgerFiles(workspace).read_pack(project)
     brief = Brief(date=today, memory_md=without_marker(for_project(files.read_memory(), project)),
                   pending_proposals=pending_in_review(files.read_review()), budget_tokens=budget_tokens,
-                  pack=nested_pack(pack), project=project, scope=scope)
+                  pack=nested_pack(pack), project=project, scope=scope, footer=footer)
     brief.notes_on_files = [n for n in (bad_bytes(workspace.memory_md), bad_bytes(workspace.review_md)) if n]
     start = date.fromisoformat(today)
     days = [(start - timedelta(days=n)).isoformat() for n in range(CURRENT_TASK_LOOKBACK_DAYS)]

@@ -140,3 +140,19 @@ def hook_decisions(workspace, days: int = 7, now=None) -> dict[str, int]:
         if at.tzinfo is not None and at >= cutoff:
             found[record["decision"]] += 1
     return dict(sorted(found.items()))
+
+
+def memory_footer(workspace: Workspace, settings: Settings) -> str:
+    """The briefing's last line: the model that observes, today's token spend, and whether memory is
+    behind (the daemon down with events waiting). Cheap: files and a pid, no Dagster."""
+    from memory_pipeline.resources.dagster_daemon import daemon_pid
+    from memory_pipeline.resources.inbox import Inbox
+
+    llm = llm_status(workspace, settings)
+    line = f"_Memory observed by {llm['observer_model']} ({llm['provider']}), {llm['spent_tokens']} tokens today"
+    waiting = len(Inbox(workspace).pending())
+    if waiting and daemon_pid(workspace) is None:
+        plural = "s" if waiting != 1 else ""
+        return line + (f"; memory is behind: the daemon is down, {waiting} event{plural} waiting "
+                       "(`memory-pipeline service start`)._")
+    return line + "._"

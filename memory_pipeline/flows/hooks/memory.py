@@ -65,7 +65,7 @@ def find_memories(workspace: Workspace, settings: Settings, query: str, *, limit
 
 
 def session_briefing(workspace: Workspace, *, budget_tokens: int = 2000, project: str | None = None,
-                     scope: str | None = None) -> Briefing:
+                     scope: str | None = None, footer: str | None = None) -> Briefing:
     """The session-start briefing text (MEMORY.md, the recall pack, recent 🔴 observations); none
     (with a note) when the briefing is unavailable."""
     try:
@@ -73,7 +73,7 @@ def session_briefing(workspace: Workspace, *, budget_tokens: int = 2000, project
     except ImportError as exc:
         return Briefing(note=f"the briefing is not available ({exc}); no briefing")
     try:
-        brief = build_brief(workspace, budget_tokens=budget_tokens, project=project, scope=scope)
+        brief = build_brief(workspace, budget_tokens=budget_tokens, project=project, scope=scope, footer=footer)
     except MemoryPipelineError as exc:
         return Briefing(note=f"the briefing failed: {exc}")
     text = (brief.text or "").strip()
