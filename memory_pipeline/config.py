@@ -252,6 +252,11 @@ def machine_timezone() -> str:
     return "UTC"
 
 
+def user_config_home(home: Path) -> Path:
+    """XDG_CONFIG_HOME, else ~/.config: where a systemd user unit goes."""
+    return Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+
+
 def configure_process() -> None:
     """Called once by each entry point (the CLI, the recall service): offline model loading."""
     for name, value in PROCESS_DEFAULTS.items():

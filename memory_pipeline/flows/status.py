@@ -5,6 +5,7 @@ hooks' decisions and the workspace's processes."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import MemoryPipelineError
@@ -17,6 +18,7 @@ def workspace_status(workspace: Workspace, settings: Settings) -> dict:
 
     report = {"workspace": str(workspace.root), "services": service_status(workspace, settings),
               **counts(workspace, settings)}
+    report["pipeline"] = pipeline_status(workspace, settings)
     report["hooks_7d"] = hook_decisions(workspace)
     report["processes"] = [p.as_dict() for p in workspace_processes(workspace, settings.runtime_dir)]
     return report
@@ -156,3 +158,70 @@ def memory_footer(workspace: Workspace, settings: Settings) -> str:
         return line + (f"; memory is behind: the daemon is down, {waiting} event{plural} waiting "
                        "(`memory-pipeline service start`)._")
     return line + "._"
+
+
+def pipeline_status(workspace: Workspace, settings: Settings, now: float | None = None) -> dict:
+    """What runs the sensors and schedules, the last sensor tick, each schedule's last and next run,
+    and the inbox backlog, from the Dagster instance's records (its daemon heartbeats and ticks)."""
+    import time
+
+    from memory_pipeline.flows.runs import get_instance
+    from memory_pipeline.resources.inbox import Inbox
+
+    now = time.time() if now is None else now
+    instance = get_instance(workspace, settings)
+    found = {"runs_by": runs_by(workspace, instance, now), "inbox_backlog": len(Inbox(workspace).pending())}
+    sensors, schedules = [], []
+    for state in instance.all_instigator_state():
+        ticks = instance.get_ticks(state.instigator_origin_id, state.selector_id, limit=1)
+        tick = ticks[0] if ticks else None
+        last = {"at": _iso(tick.timestamp), "status": tick.status.value.lower(), "runs": len(tick.run_ids)} if tick else None
+        if state.instigator_type.value == "SENSOR":
+            sensors.append({"name": state.name, "last_tick": last})
+        else:
+            cron = getattr(state.instigator_data, "cron_schedule", None)
+            schedules.append({"name": state.name, "cron": cron, "last_run": last,
+                              "next_run": next_run(cron, settings, now) if cron else None})
+    ticked = [s for s in sensors if s["last_tick"]]
+    found["last_sensor_tick"] = max(ticked, key=lambda s: s["last_tick"]["at"]) if ticked else None
+    found["schedules"] = sorted(schedules, key=lambda s: s["name"])
+    if not schedules:
+        found["note"] = "no schedule evaluated yet: the daemon has never run for this workspace"
+    return found
+
+
+def runs_by(workspace: Workspace, instance, now: float) -> dict:
+    """The process that runs the sensors and schedules: this workspace's daemon, another one whose
+    heartbeats reach this instance, or nothing."""
+    from memory_pipeline.resources.dagster_daemon import daemon_pid, stopped_by_user
+    from memory_pipeline.resources.user_service import registered
+
+    beats = instance.get_daemon_heartbeats()
+    newest = max((b.timestamp for b in beats.values()), default=None)
+    heartbeat = None if newest is None else round(now - newest, 1)
+    pid, unit = daemon_pid(workspace), registered(workspace, Path.home())
+    if pid is not None:
+        return {"running": True, "what": "dagster-daemon", "pid": pid, "heartbeat_s_ago": heartbeat,
+                "service_manager": unit}
+    if heartbeat is not None and heartbeat < 60:
+        return {"running": True, "what": "a Dagster daemon this workspace did not start", "heartbeat_s_ago": heartbeat}
+    why = ("stopped by `service stop`; `service start` starts it" if stopped_by_user(workspace)
+           else "the next session's first hook starts it, or `service start`")
+    return {"running": False, "what": "nothing", "heartbeat_s_ago": heartbeat, "service_manager": unit, "note": why}
+
+
+def next_run(cron: str, settings: Settings, now: float) -> str | None:
+    from dagster._utils.schedules import cron_string_iterator
+
+    from memory_pipeline.pipeline import timezone_name
+
+    for when in cron_string_iterator(now, cron, timezone_name(settings)):
+        if when.timestamp() > now:
+            return when.isoformat()
+    return None
+
+
+def _iso(timestamp: float) -> str:
+    from datetime import datetime
+
+    return datetime.fromtimestamp(timestamp).astimezone().isoformat(timespec="seconds")

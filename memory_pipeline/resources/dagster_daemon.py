@@ -30,7 +30,7 @@ from memory_pipeline.resources.processes import (
     terminate,
     write_pid,
 )
-from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.resources.workspace import Workspace, atomic_write_text
 
 START_WAIT = 60.0  # seconds `start_daemon` waits for the daemon's first line (it loads the definitions first)
 READY_LINE = "Instance is configured with the following daemons"
@@ -112,7 +112,7 @@ def stop_daemon(workspace: Workspace, timeout: float = 20.0, remember: bool = Tr
     """Stop the daemon and everything in its group (run workers); the pid stopped, or None. With
     `remember`, hooks do not start it again until `service start`."""
     if remember:
-        workspace.state_path("daemon_stopped").write_text("stopped by `memory-pipeline service stop`\n")
+        atomic_write_text(workspace.state_path("daemon_stopped"), "stopped by `memory-pipeline service stop`\n")
     pid = daemon_pid(workspace)
     if pid is not None:
         members = group_members(pid)
