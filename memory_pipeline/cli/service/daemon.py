@@ -35,12 +35,20 @@ def add_disable_arguments(parser) -> None:
     parser.set_defaults(handler=run_disable)
 
 
+def prepared_home(workspace, settings) -> Path:
+    """DAGSTER_HOME with its storage made (under the workspace's lock): a daemon opening a fresh one
+    while a command does would create the schema twice."""
+    from memory_pipeline.flows.runs import dagster_home, get_instance
+
+    get_instance(workspace, settings).dispose()
+    return dagster_home(workspace, settings)
+
+
 def run_start(args) -> int:
-    from memory_pipeline.flows.runs import dagster_home
     from memory_pipeline.resources.dagster_daemon import start_daemon
 
     workspace = open_workspace(args.settings)
-    pid, started = start_daemon(workspace, dagster_home(workspace, args.settings))
+    pid, started = start_daemon(workspace, prepared_home(workspace, args.settings))
     report = {"workspace": str(workspace.root), "daemon": {"pid": pid, "started": started,
                                                           "log": str(workspace.state_path("daemon_log"))}}
     if not args.no_recall:
@@ -61,11 +69,10 @@ def run_start(args) -> int:
 
 
 def run_foreground(args) -> int:
-    from memory_pipeline.flows.runs import dagster_home
     from memory_pipeline.resources.dagster_daemon import run_daemon_in_foreground
 
     workspace = open_workspace(args.settings)
-    run_daemon_in_foreground(workspace, dagster_home(workspace, args.settings))  # does not return
+    run_daemon_in_foreground(workspace, prepared_home(workspace, args.settings))  # does not return
     return 0
 
 

@@ -27,11 +27,11 @@ def add_arguments(parser) -> None:
 
 
 def run_ui(args) -> int:
-    from memory_pipeline.flows.runs import dagster_home
+    from memory_pipeline.cli.service.daemon import prepared_home
     from memory_pipeline.resources.dagster_daemon import daemon_environment, start_daemon
 
     workspace = open_workspace(args.settings)
-    home = dagster_home(workspace, args.settings)
+    home = prepared_home(workspace, args.settings)
     pid, started = start_daemon(workspace, home)
     url = f"http://{args.host}:{args.port}"
     print(f"workspace {workspace.root}\nDAGSTER_HOME {home}\n"
