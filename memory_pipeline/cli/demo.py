@@ -27,16 +27,18 @@ def register(sub) -> None:
 def demo_settings(args):
     """The demo's settings: its own workspace, Dagster home, embedded Redis and vector store, and the
     offline provider, set for this process and its children (the definitions are built from them)."""
-    from memory_pipeline.config import Settings, set_process_environment
+    from memory_pipeline.config import set_process_environment
     from memory_pipeline.errors import BadInputError
 
     target = Path(args.workspace).expanduser().resolve()
     if target == Path(args.settings.workspace).expanduser().resolve():
         raise BadInputError(f"{target} is your workspace (MEMORY_WORKSPACE): the demo's sample sessions would "
                             "become your memory; give the demo another folder with --workspace")
+    # the definitions (built from the environment, as Dagster builds them) and the services see the same
     set_process_environment(MEMORY_WORKSPACE=str(target), MEMORY_LLM_PROVIDER="offline", DAGSTER_HOME="",
                             REDIS_URL="", QDRANT_URL="")
-    return Settings.from_env()
+    return args.settings.replace(workspace=target, llm_provider="offline", dagster_home=None, redis_url=None,
+                                 qdrant_url=None)
 
 
 SAMPLES_WRITTEN = date(2026, 11, 1)  # before the earliest sample transcript
