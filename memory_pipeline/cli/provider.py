@@ -57,6 +57,8 @@ def run_set(args) -> int:
         notes.append(f"spends model tokens, at most MEMORY_LLM_DAILY_TOKENS={args.settings.llm_daily_tokens} a day")
     if provider_chosen_by(workspace.root) == "MEMORY_LLM_PROVIDER" and args.settings.llm_provider != name:
         notes.append(f"MEMORY_LLM_PROVIDER={args.settings.llm_provider} in this environment overrides it")
+    if restart_daemon(workspace, args.settings):
+        notes.append("the workspace's daemon was restarted to use it")
     if args.json:
         print_json({"provider": name, "kept_in": str(path), "notes": notes})
         return 0
@@ -79,3 +81,15 @@ def _kept(path) -> dict:
     except (OSError, ValueError) as exc:
         raise BadInputError(f"{path} is not readable JSON ({exc}); fix it or remove it") from exc
     return kept if isinstance(kept, dict) else {}
+
+
+def restart_daemon(workspace, settings) -> bool:
+    """A running daemon built its definitions with the old provider: start it again. True if it ran."""
+    from memory_pipeline.cli.service.daemon import prepared_home
+    from memory_pipeline.resources.dagster_daemon import daemon_pid, start_daemon, stop_daemon
+
+    if daemon_pid(workspace) is None:
+        return False
+    stop_daemon(workspace, remember=False)
+    start_daemon(workspace, prepared_home(workspace, settings))
+    return True

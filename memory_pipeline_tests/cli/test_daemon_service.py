@@ -66,6 +66,10 @@ def test_the_first_hook_starts_the_daemon_without_waiting_and_stop_keeps_it_stop
                                env=env, capture_output=True, timeout=120)
         assert again.returncode == 0 and daemon_pid(workspace) == pid  # one daemon
 
+        chosen = run_cli(["provider", "set", "codex"], env, timeout=180)  # the daemon takes the new provider
+        assert chosen.returncode == 0 and b"daemon was restarted" in chosen.stdout, chosen.stderr
+        assert daemon_pid(workspace) not in (None, pid)
+
         stopped = run_cli(["service", "stop"], env, timeout=180)
         assert stopped.returncode == 0 and b"daemon" in stopped.stdout, stopped.stderr
         assert daemon_pid(workspace) is None
