@@ -16,9 +16,9 @@ def workspace_status(workspace: Workspace, settings: Settings) -> dict:
     """The whole report, as `service status --json` prints it."""
     from memory_pipeline.resources.services import workspace_processes
 
+    pipeline = pipeline_status(workspace, settings)
     report = {"workspace": str(workspace.root), "services": service_status(workspace, settings),
-              **counts(workspace, settings)}
-    report["pipeline"] = pipeline_status(workspace, settings)
+              **counts(workspace, settings), "pipeline": pipeline}
     report["hooks_7d"] = hook_decisions(workspace)
     report["processes"] = [p.as_dict() for p in workspace_processes(workspace, settings.runtime_dir)]
     return report
@@ -162,25 +162,31 @@ def memory_footer(workspace: Workspace, settings: Settings) -> str:
 
 def pipeline_status(workspace: Workspace, settings: Settings, now: float | None = None) -> dict:
     """What runs the sensors and schedules, the last sensor tick, each schedule's last and next run,
-    and the inbox backlog, from the Dagster instance's records (its daemon heartbeats and ticks)."""
+    and the inbox backlog, from the Dagster instance's records (its daemon heartbeats and ticks),
+    read from its SQLite files without importing dagster (a PostgreSQL instance is opened)."""
     import time
 
-    from memory_pipeline.flows.runs import get_instance
+    from memory_pipeline.flows.runs import dagster_home
+    from memory_pipeline.resources import dagster_records
     from memory_pipeline.resources.inbox import Inbox
 
     now = time.time() if now is None else now
-    instance = get_instance(workspace, settings)
-    found = {"runs_by": runs_by(workspace, instance, now), "inbox_backlog": len(Inbox(workspace).pending())}
+    home = dagster_home(workspace, settings)
+    if dagster_records.sqlite_instance(home):
+        records, newest = dagster_records.instigators(home), dagster_records.newest_heartbeat(home)
+    else:
+        records, newest = instance_records(workspace, settings)
+    found = {"runs_by": runs_by(workspace, newest, now), "inbox_backlog": len(Inbox(workspace).pending())}
     sensors, schedules = [], []
-    for state in instance.all_instigator_state():
-        ticks = instance.get_ticks(state.instigator_origin_id, state.selector_id, limit=1)
-        tick = ticks[0] if ticks else None
-        last = {"at": _iso(tick.timestamp), "status": tick.status.value.lower(), "runs": len(tick.run_ids)} if tick else None
-        if state.instigator_type.value == "SENSOR":
-            sensors.append({"name": state.name, "last_tick": last})
+    for record in records:
+        tick = record["last_tick"]
+        last = ({"at": _iso(tick["timestamp"]), "status": tick["status"], "runs": tick["runs"]}
+                if tick and tick.get("timestamp") else None)
+        if record["kind"] == "sensor":
+            sensors.append({"name": record["name"], "last_tick": last})
         else:
-            cron = getattr(state.instigator_data, "cron_schedule", None)
-            schedules.append({"name": state.name, "cron": cron, "last_run": last,
+            cron = record["cron"]
+            schedules.append({"name": record["name"], "cron": cron, "last_run": last,
                               "next_run": next_run(cron, settings, now) if cron else None})
     ticked = [s for s in sensors if s["last_tick"]]
     found["last_sensor_tick"] = max(ticked, key=lambda s: s["last_tick"]["at"]) if ticked else None
@@ -190,14 +196,28 @@ def pipeline_status(workspace: Workspace, settings: Settings, now: float | None 
     return found
 
 
-def runs_by(workspace: Workspace, instance, now: float) -> dict:
+def instance_records(workspace: Workspace, settings: Settings) -> tuple[list[dict], float | None]:
+    """The same records through the Dagster instance (an instance on PostgreSQL)."""
+    from memory_pipeline.flows.runs import get_instance
+
+    instance = get_instance(workspace, settings)
+    records = []
+    for state in instance.all_instigator_state():
+        ticks = instance.get_ticks(state.instigator_origin_id, state.selector_id, limit=1)
+        tick = ({"timestamp": ticks[0].timestamp, "status": ticks[0].status.value.lower(), "runs": len(ticks[0].run_ids)}
+                if ticks else None)
+        records.append({"name": state.name, "kind": state.instigator_type.value.lower(),
+                        "cron": getattr(state.instigator_data, "cron_schedule", None), "last_tick": tick})
+    beats = instance.get_daemon_heartbeats()
+    return records, max((b.timestamp for b in beats.values()), default=None)
+
+
+def runs_by(workspace: Workspace, newest: float | None, now: float) -> dict:
     """The process that runs the sensors and schedules: this workspace's daemon, another one whose
     heartbeats reach this instance, or nothing."""
     from memory_pipeline.resources.dagster_daemon import daemon_pid, stopped_by_user
     from memory_pipeline.resources.user_service import registered
 
-    beats = instance.get_daemon_heartbeats()
-    newest = max((b.timestamp for b in beats.values()), default=None)
     heartbeat = None if newest is None else round(now - newest, 1)
     pid, unit = daemon_pid(workspace), registered(workspace, Path.home())
     if pid is not None:
@@ -213,12 +233,25 @@ def runs_by(workspace: Workspace, instance, now: float) -> dict:
 
 
 def next_run(cron: str, settings: Settings, now: float) -> str | None:
-    from dagster._utils.schedules import cron_string_iterator
+    """The next time a `M H * * DOW` cron fires after `now`, in the schedules' time zone; None for
+    another shape (the UI shows it)."""
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
 
     from memory_pipeline.pipeline import timezone_name
 
-    for when in cron_string_iterator(now, cron, timezone_name(settings)):
-        if when.timestamp() > now:
+    fields = cron.split()
+    if len(fields) != 5 or fields[2:4] != ["*", "*"] or not (fields[0].isdigit() and fields[1].isdigit()):
+        return None
+    weekday = None if fields[4] == "*" else int(fields[4]) % 7 if fields[4].isdigit() else -1
+    if weekday == -1:
+        return None
+    zone = ZoneInfo(timezone_name(settings))
+    start = datetime.fromtimestamp(now, zone)
+    for days in range(9):
+        day = start.date() + timedelta(days=days)
+        when = datetime(day.year, day.month, day.day, int(fields[1]), int(fields[0]), tzinfo=zone)
+        if when.timestamp() > now and (weekday is None or (when.weekday() + 1) % 7 == weekday):
             return when.isoformat()
     return None
 
