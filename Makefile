@@ -1,4 +1,5 @@
-# Two commands do all set-up on a fresh machine: `make demo` and `make test`.
+# Two commands do all set-up on a fresh machine: `make demo` (the main job: the package and its
+# dependencies only) and `make test` (adds the test tools, Chromium, PostgreSQL and the agent CLIs).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -6,14 +7,18 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install clients browser postgres demo test test-deploy test-fast ui bench clean
+.PHONY: install install-test clients browser postgres demo test test-deploy test-fast ui bench clean
 
-install: $(VENV)/.installed browser postgres clients
+# What the main job needs (the demo, the hooks, the daemon): the package and its dependencies.
+install: $(VENV)/.installed
+
+# What the tests need on top: pytest and friends, Chromium, PostgreSQL and the real agent CLIs.
+install-test: $(VENV)/.installed-test browser postgres clients
 
 # The real agent clients (Claude Code, pi, Codex) at the versions pinned in
 # memory_pipeline_tests/support/agent_clients.py, into .clients/ with npm's install scripts off.
 # Where npm is missing or the registry unreachable it says so, and the real-client tests skip.
-clients: $(VENV)/.installed
+clients: $(VENV)/.installed-test
 	@$(BIN)/python -m memory_pipeline_tests.support.agent_clients
 
 # Chromium (and an emoji font) for the UI test; installed when we are root with apt-get, else skipped.
@@ -38,6 +43,10 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
@@ -55,17 +64,17 @@ demo: install
 TEST_WORKERS ?= 2
 # /dev/shm only where it has 4 GB free (a container's default one is 64 MB).
 TEST_TMP ?= $(shell [ "$$(df -Pk /dev/shm 2>/dev/null | awk 'NR==2 {print $$4}')" -ge 4194304 ] 2>/dev/null && echo /dev/shm || echo $${TMPDIR:-/tmp})
-test: install
+test: install-test
 	base=$$(mktemp -d "$(TEST_TMP)/mpt.XXXXXX") || exit 1; \
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=25 --basetemp="$$base"; \
 	status=$$?; rm -rf "$$base"; exit $$status
 
 # Dagster on PostgreSQL with a TCP redis-server: sensor → ingest → reflect with concurrent runs.
-test-deploy: install
+test-deploy: install-test
 	$(BIN)/python -m pytest -q -m services
 
 # The tests that need neither the embedding model nor Dagster (under 2 minutes).
-test-fast: install
+test-fast: install-test
 	MEMORY_TEST_FAST=1 $(BIN)/python -m pytest -q -m "not slow and not browser"
 
 ui: install

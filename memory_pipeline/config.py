@@ -50,13 +50,14 @@ class Settings(BaseModel):
                                        "where the embedding model's ONNX export is kept (made once, by a child "
                                        "process); on CPU, ingest and recall embed with it without importing torch",
                                        shown="`~/.cache/memory-pipeline/models`")
-    anthropic_api_key: str | None = setting(None, "ANTHROPIC_API_KEY", "set it to use Anthropic",
-                                            shown="unset: the offline provider")
-    llm_provider: str | None = setting(None, "MEMORY_LLM_PROVIDER",
-                                       "`offline`, `anthropic`, `claude-code` (the Claude Code CLI, logged in), "
-                                       "`codex` (the Codex CLI, logged in) or `openai-compatible` (Ollama, "
-                                       "llama.cpp, vLLM at `MEMORY_OPENAI_BASE_URL`)",
-                                       shown="`anthropic` with a key, else `offline`")
+    anthropic_api_key: str | None = setting(None, "ANTHROPIC_API_KEY",
+                                            "the `anthropic` provider's key; a key alone chooses nothing")
+    llm_provider: str = setting("offline", "MEMORY_LLM_PROVIDER",
+                                "`offline`, `anthropic`, `claude-code` (the Claude Code CLI, logged in), "
+                                "`codex` (the Codex CLI, logged in) or `openai-compatible` (`openai`: Ollama, "
+                                "llama.cpp, vLLM at `MEMORY_OPENAI_BASE_URL`); "
+                                "`memory-pipeline provider set NAME` keeps the choice in the workspace",
+                                shown="the workspace's choice (`settings.json`), else `offline`")
     claude_command: str = setting("claude", "MEMORY_CLAUDE_COMMAND",
                                   "the Claude Code command the `claude-code` provider runs (`claude -p`)")
     codex_command: str = setting("codex", "MEMORY_CODEX_COMMAND",
@@ -119,6 +120,10 @@ class Settings(BaseModel):
     project_map: str | None = setting(None, "MEMORY_PROJECT_MAP",
                                       "`PATTERN=NAME;…`: name the project of session folders matching a glob "
                                       "(first match wins)", shown="unset: the git repository's folder name")
+    daemon_autostart: bool = setting(True, "MEMORY_DAEMON_AUTOSTART",
+                                     "the first hook of a session starts the workspace's Dagster daemon (sensors "
+                                     "and schedules) when none runs, without waiting for it; after `service stop` "
+                                     "it stays stopped until `service start`")
     runtime_dir: Path = setting(Path(tempfile.gettempdir()), "XDG_RUNTIME_DIR",
                                 "where short unix-socket paths go when the workspace path is too long",
                                 shown="the system's temporary folder")
@@ -159,17 +164,20 @@ class Settings(BaseModel):
 
     @field_validator("llm_provider", mode="after")
     @classmethod
-    def _provider(cls, value: str | None) -> str | None:
-        return value.strip().lower() if value else value
+    def _provider(cls, value: str) -> str:
+        value = value.strip().lower()
+        return PROVIDER_ALIASES.get(value, value) or "offline"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
         """Settings from the environment (or `env`); an empty variable counts as unset."""
         source = os.environ if env is None else env
-        values = {name: source[info.json_schema_extra["env"]] for name, info in cls.model_fields.items()
-                  if source.get(info.json_schema_extra["env"], "").strip()}
-        if not values.get("llm_provider"):
-            values["llm_provider"] = "anthropic" if values.get("anthropic_api_key") else "offline"
+        given = {name: source[info.json_schema_extra["env"]] for name, info in cls.model_fields.items()
+                 if source.get(info.json_schema_extra["env"], "").strip()}
+        # The workspace's own choices (a command wrote them) come under the environment's; a key in
+        # the environment never chooses a provider by itself.
+        chosen = workspace_choices(Path(given.get("workspace", DEFAULT_WORKSPACE)).expanduser())
+        values = {**chosen, **given}
         try:
             return cls(**values)
         except ValidationError as exc:
@@ -180,6 +188,47 @@ class Settings(BaseModel):
 
     def replace(self, **changes: Any) -> "Settings":
         return self.model_copy(update=changes)
+
+
+PROVIDER_ALIASES = {"openai": "openai-compatible"}
+WORKSPACE_SETTINGS = "settings.json"  # in the workspace folder: {"MEMORY_LLM_PROVIDER": "claude-code"}
+CHOSEN_IN_WORKSPACE = ("llm_provider",)  # the settings a workspace may keep (`provider set` writes it)
+
+
+def workspace_settings_path(workspace: Path) -> Path:
+    return Path(workspace) / WORKSPACE_SETTINGS
+
+
+def workspace_choices(workspace: Path) -> dict[str, str]:
+    """The settings kept in the workspace's settings.json, by field name; a missing file is none, a
+    garbled one is a clear error (it names the file)."""
+    import json
+
+    path = workspace_settings_path(workspace)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise BadInputError(f"cannot read {path}: {exc.strerror}") from exc
+    try:
+        kept = json.loads(text)
+    except ValueError as exc:
+        raise BadInputError(f"{path} is not JSON ({exc}); fix it or remove it") from exc
+    if not isinstance(kept, dict):
+        raise BadInputError(f"{path} must hold an object such as {{\"MEMORY_LLM_PROVIDER\": \"offline\"}}")
+    fields = {Settings.model_fields[name].json_schema_extra["env"]: name for name in CHOSEN_IN_WORKSPACE}
+    return {fields[key]: str(value) for key, value in kept.items() if key in fields and str(value).strip()}
+
+
+def provider_chosen_by(workspace: Path) -> str:
+    """Where the provider in force was chosen: `MEMORY_LLM_PROVIDER`, the workspace's settings.json,
+    or nobody (the offline default)."""
+    if os.environ.get("MEMORY_LLM_PROVIDER", "").strip():
+        return "MEMORY_LLM_PROVIDER"
+    if workspace_choices(workspace).get("llm_provider"):
+        return str(workspace_settings_path(workspace))
+    return "the default"
 
 
 def settings_table() -> str:
@@ -201,6 +250,11 @@ def machine_timezone() -> str:
     if link.is_symlink() and "zoneinfo/" in str(link.resolve()):
         return str(link.resolve()).split("zoneinfo/", 1)[1]
     return "UTC"
+
+
+def user_config_home(home: Path) -> Path:
+    """XDG_CONFIG_HOME, else ~/.config: where a systemd user unit goes."""
+    return Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
 
 
 def configure_process() -> None:

@@ -179,6 +179,53 @@ def start_service(root: str, environ: dict[str, str]):
                                 cwd=root, start_new_session=True, close_fds=True)  # not the project: it may go
 
 
+DAEMON_RETRY_SECONDS = 300.0  # a daemon that would not start is tried again after this long, not on every hook
+
+
+def start_daemon_detached(root: str, environ: dict[str, str]) -> bool:
+    """Start the workspace's Dagster daemon (sensors, schedules) when none runs, without waiting: a
+    detached `service start --no-recall` does the work and the checks. Not after `service stop`
+    (state/daemon-stopped), nor with MEMORY_DAEMON_AUTOSTART=0. True when one was asked to start."""
+    if environ.get("MEMORY_DAEMON_AUTOSTART", "").strip().lower() in ("0", "false", "no", "off"):
+        return False
+    state = os.path.join(root, "state")
+    if not os.path.isdir(state) or os.path.exists(os.path.join(state, "daemon-stopped")):
+        return False
+    try:
+        with open(os.path.join(state, "daemon.pid"), "rb") as handle:
+            pid = int(handle.read().strip() or 0)
+        if pid > 0 and _alive(pid) and _runs_daemon(pid):
+            return False
+    except (OSError, ValueError):
+        pass
+    tried = os.path.join(state, "daemon-start-tried")
+    try:
+        if time.time() - os.stat(tried).st_mtime < DAEMON_RETRY_SECONDS:
+            return False
+    except OSError:
+        pass
+    import subprocess
+
+    with open(tried, "ab"):
+        os.utime(tried)
+    with open(os.path.join(state, "daemon.log"), "ab") as log:
+        subprocess.Popen([sys.executable, "-m", "memory_pipeline.cli", "service", "start", "--no-recall"],
+                         stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=child_environment(environ),
+                         cwd=root, start_new_session=True, close_fds=True)
+    return True
+
+
+def _runs_daemon(pid: int) -> bool:
+    """The pid runs dagster-daemon (where /proc tells; elsewhere a live pid is taken for it)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return b"dagster-daemon" in handle.read(4096)
+    except FileNotFoundError:
+        return not os.path.isdir("/proc/self")
+    except OSError:
+        return True
+
+
 def handle_slowly(agent: str, raw: bytes, environ: dict[str, str]) -> tuple[str, str]:
     """The whole CLI in a child process: what the service would have printed."""
     import subprocess
@@ -271,6 +318,7 @@ def answer_hook(agent: str, raw: bytes, environ: dict[str, str], slow=handle_slo
     disk (the call spooled for the service started behind it) when it can be, else from the service
     once it is up; else `slow`."""
     root = workspace_root(environ)
+    start_daemon_detached(root, environ)
     path = socket_path(root)
     refused = socket_refusal(path) if path is not None else None
     if refused is not None:

@@ -8,6 +8,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # The shared fixtures are dated back to 2025 (the default first day is 90 days back); the tests of
 # the default unset it.
 os.environ.setdefault("MEMORY_PARTITIONS_START", "2023-01-01")
+# Hooks start no Dagster daemon in tests unless a test asks (memory_pipeline_tests/e2e/test_always_on.py)
+os.environ.setdefault("MEMORY_DAEMON_AUTOSTART", "0")
 
 pytest_plugins = ["memory_pipeline_tests.support.plugin", "memory_pipeline_tests.support.slow_first"]
 

@@ -29,8 +29,22 @@ def test_defaults_and_overrides(tmp_path: Path):
     assert default.llm_provider == "offline" and default.qdrant_lock_timeout == 30.0
     keyed = Settings.from_env({"ANTHROPIC_API_KEY": "k", "MEMORY_QDRANT_LOCK_TIMEOUT": "2.5",
                                "MEMORY_WORKSPACE": str(tmp_path / "ws"), "REDIS_URL": " "})
-    assert keyed.llm_provider == "anthropic" and keyed.qdrant_lock_timeout == 2.5
+    assert keyed.llm_provider == "offline" and keyed.qdrant_lock_timeout == 2.5  # a key alone chooses nothing
     assert keyed.workspace == (tmp_path / "ws").resolve() and keyed.redis_url is None  # blank = unset
+
+
+def test_the_provider_is_chosen_in_the_workspace_or_the_environment_never_by_a_key(tmp_path: Path):
+    workspace = tmp_path / "ws"
+    env = {"ANTHROPIC_API_KEY": "sk-ant-does-not-answer", "MEMORY_WORKSPACE": str(workspace)}
+    assert Settings.from_env(env).llm_provider == "offline"
+    workspace.mkdir()
+    (workspace / "settings.json").write_text('{"MEMORY_LLM_PROVIDER": "claude-code", "OBSERVER_MODEL": "x"}')
+    chosen = Settings.from_env(env)
+    assert chosen.llm_provider == "claude-code" and chosen.observer_model == "claude-haiku-4-5"  # only the provider
+    assert Settings.from_env({**env, "MEMORY_LLM_PROVIDER": "openai"}).llm_provider == "openai-compatible"
+    (workspace / "settings.json").write_text("{not json")
+    with pytest.raises(BadInputError, match="settings.json is not JSON"):
+        Settings.from_env(env)
 
 
 def test_a_bad_value_names_its_variable():

@@ -37,6 +37,7 @@ def build_parser(extra_commands: Iterable[Callable] = ()) -> argparse.ArgumentPa
         ledger,
         maintain,
         mcp,
+        provider,
         recall,
         reflect,
         review,
@@ -47,7 +48,7 @@ def build_parser(extra_commands: Iterable[Callable] = ()) -> argparse.ArgumentPa
     )
 
     commands = [emit, import_, ingest, recall, brief, review, reflect, ledger, maintain, feedback, friction, trace,
-                service, store, hooks, secrets, mcp, demo]
+                service, store, hooks, secrets, mcp, provider, demo]
     parser = argparse.ArgumentParser(
         prog="memory-pipeline",
         description="Durable, reviewable, searchable memory for coding agents.",

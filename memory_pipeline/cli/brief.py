@@ -22,6 +22,7 @@ def run_brief(args) -> int:
 
     from memory_pipeline.errors import BadInputError
     from memory_pipeline.flows.brief import build_brief
+    from memory_pipeline.flows.status import memory_footer
 
     if args.budget_tokens < 0:
         raise BadInputError("--budget-tokens must be 0 or more")
@@ -33,7 +34,7 @@ def run_brief(args) -> int:
     workspace = open_workspace(args.settings)
     looked = looked_at(args, workspace)
     brief = build_brief(workspace, budget_tokens=args.budget_tokens, today=args.date, project=looked.project,
-                        scope=looked.why)
+                        scope=looked.why, footer=memory_footer(workspace, args.settings))
     for note in brief.notes_on_files:
         print(f"note: {note}", file=sys.stderr)
     if args.json:

@@ -1,4 +1,6 @@
-"""`memory-pipeline demo`: the main job end to end on the embedded defaults."""
+"""`memory-pipeline demo`: the main job end to end on the embedded defaults, in a workspace of its
+own (`~/.memory-pipeline/demo` unless `--workspace` names another), never the user's: its sample
+rules must not reach the user's briefings. It runs offline whatever provider the user chose."""
 
 from __future__ import annotations
 
@@ -11,9 +13,32 @@ from memory_pipeline.cli.common import console, failure_text, open_workspace
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 
+DEMO_WORKSPACE = "~/.memory-pipeline/demo"
+
+
 def register(sub) -> None:
-    parser = sub.add_parser("demo", help="emit the sample sessions, run the sensor's runs, show the memory")
+    parser = sub.add_parser("demo", help="emit the sample sessions into a demo workspace, run the sensor's runs, "
+                            "show the memory (never touches your own workspace)")
+    parser.add_argument("--workspace", default=DEMO_WORKSPACE,
+                        help=f"the demo's own workspace (default {DEMO_WORKSPACE}); never your workspace")
     parser.set_defaults(handler=run_demo)
+
+
+def demo_settings(args):
+    """The demo's settings: its own workspace, Dagster home, embedded Redis and vector store, and the
+    offline provider, set for this process and its children (the definitions are built from them)."""
+    from memory_pipeline.config import set_process_environment
+    from memory_pipeline.errors import BadInputError
+
+    target = Path(args.workspace).expanduser().resolve()
+    if target == Path(args.settings.workspace).expanduser().resolve():
+        raise BadInputError(f"{target} is your workspace (MEMORY_WORKSPACE): the demo's sample sessions would "
+                            "become your memory; give the demo another folder with --workspace")
+    # the definitions (built from the environment, as Dagster builds them) and the services see the same
+    set_process_environment(MEMORY_WORKSPACE=str(target), MEMORY_LLM_PROVIDER="offline", DAGSTER_HOME="",
+                            REDIS_URL="", QDRANT_URL="")
+    return args.settings.replace(workspace=target, llm_provider="offline", dagster_home=None, redis_url=None,
+                                 qdrant_url=None)
 
 
 SAMPLES_WRITTEN = date(2026, 11, 1)  # before the earliest sample transcript
@@ -95,8 +120,10 @@ def run_demo(args) -> int:
     from memory_pipeline.resources.inbox import Inbox
 
     out = console()
+    args.settings = demo_settings(args)
     workspace = open_workspace(args.settings)
-    out.print(f"workspace: {workspace.root}")
+    out.print(f"demo workspace: {workspace.root} (your own workspace is not touched; remove this folder when done)",
+              highlight=False)
     emitted = emit_samples(workspace, args.settings)
     out.print(f"emitted {sum(1 for r in emitted if r.path)} events from {len(list(SAMPLES.glob('*.jsonl')))} sample sessions")
     with out.status("running the inbox sensor's runs (loads the embedding model once)…"):

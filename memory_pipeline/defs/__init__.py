@@ -34,5 +34,5 @@ def build_definitions(settings: Settings) -> dg.Definitions:
         # in-process by default: runs the automation sensor starts open the Qdrant store one step at a time
         dg.Definitions(assets=stage_assets(settings), resources=build_resources(settings), executor=dg.in_process_executor),
         intake_defs(partitions), reflect_defs(partitions, settings), review_defs(partitions), automation_defs(),
-        maintenance_defs(partitions, settings), friction_defs(partitions, settings), ledger_defs(partitions),
+        maintenance_defs(partitions, settings), friction_defs(partitions, settings), ledger_defs(partitions, settings),
     )

@@ -5,6 +5,7 @@ rebuild (`ledger_maintenance`, job and schedule `ledger_weekly`, Sundays 04:00).
 
 from collections import Counter
 from datetime import date
+from typing import TYPE_CHECKING
 
 import dagster as dg
 
@@ -17,6 +18,9 @@ from memory_pipeline.errors import LLMError
 from memory_pipeline.flows.ledger import record_day
 from memory_pipeline.flows.ledger_weekly import weekly_rebuild
 from memory_pipeline.flows.pack import build_packs
+
+if TYPE_CHECKING:
+    from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition as AssetJob
 
 GROUP = "ledger"
 LEDGER_CHECKS = {
@@ -117,16 +121,37 @@ def ledger_assets(partitions: dg.PartitionsDefinition, settings: Settings) -> li
     ]
 
 
-def ledger_defs(partitions: dg.PartitionsDefinition) -> dg.Definitions:
+def ledger_defs(partitions: dg.PartitionsDefinition, settings: Settings) -> dg.Definitions:
+    tz = pipeline.timezone_name(settings)
     job = dg.define_asset_job("ledger_weekly", selection=dg.AssetSelection.assets("ledger_maintenance"),
                               executor_def=dg.in_process_executor,
                               description="Archive resolved chains and rebuild the open-loops index.")
 
-    @dg.schedule(name="ledger_weekly_schedule", cron_schedule="0 4 * * 0", job=job,
+    @dg.schedule(name="ledger_weekly_schedule", cron_schedule="0 4 * * 0", job=job, execution_timezone=tz,
                  default_status=dg.DefaultScheduleStatus.RUNNING,
-                 description="Sundays 04:00: ledger compaction and the full open-loops index rebuild.")
+                 description="Sundays 04:00 (MEMORY_TIMEZONE): ledger compaction and the full open-loops index rebuild.")
     def ledger_weekly_schedule(context: dg.ScheduleEvaluationContext):
         day = context.scheduled_execution_time.date().isoformat()
         return dg.RunRequest(run_key=f"ledger-weekly-{day}", tags={TODAY_TAG: day})
 
-    return dg.Definitions(jobs=[job], schedules=[ledger_weekly_schedule])
+    daily = pack_job(partitions)
+    return dg.Definitions(jobs=[job, daily], schedules=[ledger_weekly_schedule, pack_schedule(daily, tz)])
+
+
+def pack_job(partitions: dg.PartitionsDefinition) -> "AssetJob":
+    return dg.define_asset_job("recall_pack_daily", selection=dg.AssetSelection.assets("recall_pack"),
+                               partitions_def=partitions, executor_def=dg.in_process_executor,
+                               description="Rebuild the recall pack for today: ages, expiries and STALE flags move "
+                               "with the date even on a day without sessions.")
+
+
+def pack_schedule(job: "AssetJob", timezone: str) -> dg.ScheduleDefinition:
+    @dg.schedule(name="recall_pack_schedule", cron_schedule="30 5 * * *", job=job,
+                 execution_timezone=timezone, default_status=dg.DefaultScheduleStatus.RUNNING,
+                 description=f"Every day at 05:30 ({timezone}): the recall pack rebuilt for the day, so the "
+                 "briefing never serves an old pack. Missed while the machine was off: runs once when it is back.")
+    def recall_pack_schedule(context: dg.ScheduleEvaluationContext):
+        day = context.scheduled_execution_time.date().isoformat()
+        return dg.RunRequest(run_key=f"recall-pack-{day}", partition_key=day, tags={"memory/trigger": "schedule"})
+
+    return recall_pack_schedule

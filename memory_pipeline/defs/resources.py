@@ -79,7 +79,7 @@ class EmbedderResource(dg.ConfigurableResource):
 
 
 class LLMResource(dg.ConfigurableResource):
-    """The LLM provider: offline (default without a key) or anthropic (ANTHROPIC_API_KEY)."""
+    """The LLM provider the settings chose (offline unless `provider set` or MEMORY_LLM_PROVIDER names another)."""
 
     workspace: WorkspaceResource
     provider: str = ""

@@ -72,6 +72,7 @@ class Brief:
     project: str | None = None  # the project briefed (None: every project)
     scope: str | None = None  # what was looked at and why, one line (stages.projects.LookedAt.why)
     max_chars: int | None = None  # the client's cap on the whole text (None: no cap)
+    footer: str | None = None  # the last line: who observes, today's spend, memory behind (flows.status.memory_footer)
 
     @property
     def nudge(self) -> str | None:
@@ -115,8 +116,14 @@ class Brief:
         return found
 
     def fitted(self) -> Fitted:
-        """The briefing within `max_chars` (all of it when None), sections whole lines, fences closed."""
-        return fit(self.sections(), self.max_chars or UNLIMITED, left_out_line(self.max_chars or UNLIMITED))
+        """The briefing within `max_chars` (all of it when None), sections whole lines, fences closed;
+        the footer (one line: who observes, today's spend, memory behind) is always its last line."""
+        footer = redact(one_line(self.footer)) if self.footer else ""
+        budget = (self.max_chars or UNLIMITED) - (len(footer) + 2 if footer else 0)
+        fitted = fit(self.sections(), budget, left_out_line(budget))
+        if not footer:
+            return fitted
+        return Fitted(fitted.text.rstrip("\n") + "\n\n" + footer + "\n", fitted.left_out)
 
     @property
     def text(self) -> str:
@@ -219,7 +226,8 @@ def current_only(observation: Observation, superseded: dict[str, dict]) -> Obser
 
 
 def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str | None = None,
-                project: str | None = None, scope: str | None = None, max_chars: int | None = None) -> Brief:
+                project: str | None = None, scope: str | None = None, max_chars: int | None = None,
+                footer: str | None = None) -> Brief:
     """The briefing for a session starting on `today` (default: the local date) in `project`: its
     MEMORY.md sections, notes and pack plus the user's own; None = every project. `scope` says
     what was looked at and why, on the briefing's second line."""
@@ -228,7 +236,7 @@ def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str |
     pack = pack_for(workspace, project)
     brief = Brief(date=today, memory_md=without_marker(for_project(files.read_memory(), project)),
                   pending_proposals=pending_in_review(files.read_review(), project), budget_tokens=budget_tokens,
-                  pack=nested_pack(pack), project=project, scope=scope, max_chars=max_chars)
+                  pack=nested_pack(pack), project=project, scope=scope, max_chars=max_chars, footer=footer)
     brief.notes_on_files = [n for n in (bad_bytes(workspace.memory_md), bad_bytes(workspace.review_md)) if n]
     start = date.fromisoformat(today)
     days = [(start - timedelta(days=n)).isoformat() for n in range(CURRENT_TASK_LOOKBACK_DAYS)]

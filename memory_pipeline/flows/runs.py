@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 # Run retries: under `dagster dev` a run that failed (Redis down past its step retries, a locked
 # store) is retried by the daemon; the sensor does not request a run key twice. The daemon takes
 # queued runs every second, not every 5 s (Dagster's default): a sensor's run waited 3–7.7 s in
-# the queue, most of the time from an emitted event to its daily log.
+# the queue, most of the time from an emitted event to its daily log. No asset has a freshness
+# policy: the always-on daemon runs no freshness thread.
 DAGSTER_YAML = """telemetry:
   enabled: false
 run_retries:
@@ -31,6 +32,8 @@ run_coordinator:
   class: QueuedRunCoordinator
   config:
     dequeue_interval_seconds: 1
+freshness:
+  enabled: false
 """
 # Runs started from the CLI keep their full event log in the instance (the UI shows it); the
 # terminal gets only critical lines: a failed step is reported by the command in one line

@@ -5,6 +5,7 @@ hooks' decisions and the workspace's processes."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import MemoryPipelineError
@@ -15,8 +16,9 @@ def workspace_status(workspace: Workspace, settings: Settings) -> dict:
     """The whole report, as `service status --json` prints it."""
     from memory_pipeline.resources.services import workspace_processes
 
+    pipeline = pipeline_status(workspace, settings)
     report = {"workspace": str(workspace.root), "services": service_status(workspace, settings),
-              **counts(workspace, settings)}
+              **counts(workspace, settings), "pipeline": pipeline}
     report["hooks_7d"] = hook_decisions(workspace)
     report["processes"] = [p.as_dict() for p in workspace_processes(workspace, settings.runtime_dir)]
     return report
@@ -58,14 +60,18 @@ def service_status(workspace, settings: Settings) -> dict:
 
 
 def llm_status(workspace, settings: Settings) -> dict:
-    """The provider, and for a model provider today's token spend against its budget."""
+    """The provider, the model that observes, who chose it, and for a model provider today's token
+    spend against its budget."""
+    from memory_pipeline.config import provider_chosen_by
+    from memory_pipeline.pipeline import model_for
     from memory_pipeline.resources.llm.budget import TokenBudget
 
-    found = {"provider": settings.llm_provider}
-    if settings.llm_provider != "offline":
-        budget = TokenBudget(workspace.state_path("llm_budget"), settings.llm_daily_tokens)
-        found |= budget.status(settings.llm_provider)
-    return found
+    found = {"provider": settings.llm_provider, "observer_model": model_for(settings, "observe"),
+             "chosen_by": provider_chosen_by(workspace.root)}
+    if settings.llm_provider == "offline":
+        return found | {"spent_tokens": 0}
+    budget = TokenBudget(workspace.state_path("llm_budget"), settings.llm_daily_tokens)
+    return found | budget.status(settings.llm_provider)
 
 
 def local_store_status(workspace) -> dict:
@@ -136,3 +142,121 @@ def hook_decisions(workspace, days: int = 7, now=None) -> dict[str, int]:
         if at.tzinfo is not None and at >= cutoff:
             found[record["decision"]] += 1
     return dict(sorted(found.items()))
+
+
+def memory_footer(workspace: Workspace, settings: Settings) -> str:
+    """The briefing's last line: the model that observes, today's token spend, and whether memory is
+    behind (the daemon down with events waiting). Cheap: files and a pid, no Dagster."""
+    from memory_pipeline.resources.dagster_daemon import daemon_pid
+    from memory_pipeline.resources.inbox import Inbox
+
+    llm = llm_status(workspace, settings)
+    line = f"_Memory observed by {llm['observer_model']} ({llm['provider']}), {llm['spent_tokens']} tokens today"
+    waiting = len(Inbox(workspace).pending())
+    if waiting and daemon_pid(workspace) is None:
+        plural = "s" if waiting != 1 else ""
+        return line + (f"; memory is behind: the daemon is down, {waiting} event{plural} waiting "
+                       "(`memory-pipeline service start`)._")
+    return line + "._"
+
+
+def pipeline_status(workspace: Workspace, settings: Settings, now: float | None = None) -> dict:
+    """What runs the sensors and schedules, the last sensor tick, each schedule's last and next run,
+    and the inbox backlog, from the Dagster instance's records (its daemon heartbeats and ticks),
+    read from its SQLite files without importing dagster (a PostgreSQL instance is opened)."""
+    import time
+
+    from memory_pipeline.flows.runs import dagster_home
+    from memory_pipeline.resources import dagster_records
+    from memory_pipeline.resources.inbox import Inbox
+
+    now = time.time() if now is None else now
+    home = dagster_home(workspace, settings)
+    if dagster_records.sqlite_instance(home):
+        records, newest = dagster_records.instigators(home), dagster_records.newest_heartbeat(home)
+    else:
+        records, newest = instance_records(workspace, settings)
+    found = {"runs_by": runs_by(workspace, newest, now), "inbox_backlog": len(Inbox(workspace).pending())}
+    sensors, schedules = [], []
+    for record in records:
+        tick = record["last_tick"]
+        last = ({"at": _iso(tick["timestamp"]), "status": tick["status"], "runs": tick["runs"]}
+                if tick and tick.get("timestamp") else None)
+        if record["kind"] == "sensor":
+            sensors.append({"name": record["name"], "last_tick": last})
+        else:
+            cron = record["cron"]
+            schedules.append({"name": record["name"], "cron": cron, "last_run": last,
+                              "next_run": next_run(cron, settings, now) if cron else None})
+    ticked = [s for s in sensors if s["last_tick"]]
+    found["last_sensor_tick"] = max(ticked, key=lambda s: s["last_tick"]["at"]) if ticked else None
+    found["schedules"] = sorted(schedules, key=lambda s: s["name"])
+    if not schedules:
+        found["note"] = "no schedule evaluated yet: the daemon has never run for this workspace"
+    return found
+
+
+def instance_records(workspace: Workspace, settings: Settings) -> tuple[list[dict], float | None]:
+    """The same records through the Dagster instance (an instance on PostgreSQL)."""
+    from memory_pipeline.flows.runs import get_instance
+
+    instance = get_instance(workspace, settings)
+    records = []
+    for state in instance.all_instigator_state():
+        ticks = instance.get_ticks(state.instigator_origin_id, state.selector_id, limit=1)
+        tick = ({"timestamp": ticks[0].timestamp, "status": ticks[0].status.value.lower(), "runs": len(ticks[0].run_ids)}
+                if ticks else None)
+        records.append({"name": state.name, "kind": state.instigator_type.value.lower(),
+                        "cron": getattr(state.instigator_data, "cron_schedule", None), "last_tick": tick})
+    beats = instance.get_daemon_heartbeats()
+    return records, max((b.timestamp for b in beats.values()), default=None)
+
+
+def runs_by(workspace: Workspace, newest: float | None, now: float) -> dict:
+    """The process that runs the sensors and schedules: this workspace's daemon, another one whose
+    heartbeats reach this instance, or nothing."""
+    from memory_pipeline.resources.dagster_daemon import daemon_pid, stopped_by_user
+    from memory_pipeline.resources.user_service import registered
+
+    heartbeat = None if newest is None else round(now - newest, 1)
+    pid, unit = daemon_pid(workspace), registered(workspace, Path.home())
+    if pid is not None:
+        return {"running": True, "what": "dagster-daemon", "pid": pid, "heartbeat_s_ago": heartbeat,
+                "service_manager": unit}
+    marker = workspace.state_path("daemon_stopped")
+    stopped_at = marker.stat().st_mtime if marker.exists() else 0.0
+    if heartbeat is not None and heartbeat < 60 and newest > stopped_at:  # not the beats of the one just stopped
+        return {"running": True, "what": "a Dagster daemon this workspace did not start", "heartbeat_s_ago": heartbeat}
+    why = ("stopped by `service stop`; `service start` starts it" if stopped_by_user(workspace)
+           else "the next session's first hook starts it, or `service start`")
+    return {"running": False, "what": "nothing", "heartbeat_s_ago": heartbeat, "service_manager": unit, "note": why}
+
+
+def next_run(cron: str, settings: Settings, now: float) -> str | None:
+    """The next time a `M H * * DOW` cron fires after `now`, in the schedules' time zone; None for
+    another shape (the UI shows it)."""
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    from memory_pipeline.pipeline import timezone_name
+
+    fields = cron.split()
+    if len(fields) != 5 or fields[2:4] != ["*", "*"] or not (fields[0].isdigit() and fields[1].isdigit()):
+        return None
+    weekday = None if fields[4] == "*" else int(fields[4]) % 7 if fields[4].isdigit() else -1
+    if weekday == -1:
+        return None
+    zone = ZoneInfo(timezone_name(settings))
+    start = datetime.fromtimestamp(now, zone)
+    for days in range(9):
+        day = start.date() + timedelta(days=days)
+        when = datetime(day.year, day.month, day.day, int(fields[1]), int(fields[0]), tzinfo=zone)
+        if when.timestamp() > now and (weekday is None or (when.weekday() + 1) % 7 == weekday):
+            return when.isoformat()
+    return None
+
+
+def _iso(timestamp: float) -> str:
+    from datetime import datetime
+
+    return datetime.fromtimestamp(timestamp).astimezone().isoformat(timespec="seconds")

@@ -3,7 +3,9 @@
 - redis-server: the embedded Redis (state/redis/redis.pid) and its watchdog (state/redis/watchdog.pid);
 - recall service: state/recall-service.pid;
 - hook service: state/hook.sock (it answers with its pid);
-- ui: `dagster dev` started by `memory-pipeline ui` (state/ui.pid; it leads its own process group).
+- daemon: `dagster-daemon run`, the sensors and schedules (state/daemon.pid; it leads its own process
+  group, with its code server and the run workers it launched);
+- ui: the Dagster webserver started by `memory-pipeline ui` (state/ui.pid; it leads its own process group).
 Each pid is checked against the process's command line (and working directory or environment)
 before anything is sent to it, so a reused pid is never touched.
 """
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from memory_pipeline import hook_entry
 from memory_pipeline.resources import recall_service
+from memory_pipeline.resources.dagster_daemon import daemon_pid, stop_daemon
 from memory_pipeline.resources.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.processes import (
     command_line,
@@ -31,7 +34,7 @@ from memory_pipeline.resources.workspace import Workspace
 
 @dataclass(frozen=True)
 class ServiceProcess:
-    name: str  # redis-server | redis-watchdog | recall-service | hook-service | ui
+    name: str  # redis-server | redis-watchdog | recall-service | hook-service | daemon | ui
     pid: int
     uptime_s: float | None
     rss_bytes: int | None
@@ -41,7 +44,7 @@ class ServiceProcess:
 
 
 def ui_pid(workspace: Workspace) -> int | None:
-    """The live `dagster dev` that `memory-pipeline ui` started for this workspace, or None."""
+    """The live webserver that `memory-pipeline ui` started for this workspace, or None."""
     pid = read_pid(workspace.state_path("ui_pid"))
     if pid is None or not process_alive(pid):
         return None
@@ -53,7 +56,7 @@ def ui_pid(workspace: Workspace) -> int | None:
 def _described(name: str, pid: int, group: bool = False) -> ServiceProcess:
     info = process_info(pid)
     rss = info.rss_bytes
-    if group:  # dagster dev runs its webserver, daemon and code server in its group
+    if group:  # the daemon and the ui run their code server (and run workers) in their group
         sizes = [process_info(member).rss_bytes for member in group_members(pid)]
         rss = sum(size for size in sizes if size) or rss
     return ServiceProcess(name, pid, info.uptime_s, rss)
@@ -74,6 +77,9 @@ def workspace_processes(workspace: Workspace, runtime_dir: Path) -> list[Service
     hooks = hook_entry.service_pid(str(workspace.root), timeout=5.0)
     if hooks is not None:
         found.append(_described("hook-service", hooks))
+    daemon = daemon_pid(workspace)
+    if daemon is not None:
+        found.append(_described("daemon", daemon, group=True))
     ui = ui_pid(workspace)
     if ui is not None:
         found.append(_described("ui", ui, group=True))
@@ -90,10 +96,12 @@ def stop_ui(workspace: Workspace, timeout: float) -> None:
 
 
 def stop_workspace_services(workspace: Workspace, runtime_dir: Path, timeout: float = 10.0) -> list[ServiceProcess]:
-    """Stop the ui, the recall service, then Redis (persisted by SHUTDOWN) and its watchdog; wait
-    for each to exit. Returns what was running; a process that would not exit stays in
-    `workspace_processes` (the caller reports it)."""
+    """Stop the daemon (first: it would launch runs), the ui, the recall service, then Redis
+    (persisted by SHUTDOWN) and its watchdog; wait for each to exit. The daemon stays stopped (hooks
+    do not start it) until `service start`. Returns what was running; a process that would not exit
+    stays in `workspace_processes` (the caller reports it)."""
     running = workspace_processes(workspace, runtime_dir)
+    stop_daemon(workspace, max(timeout, 20.0))
     if not running:
         return []
     stop_ui(workspace, timeout)

@@ -140,6 +140,8 @@ STATE_NAMES = {
     "partitions_start": "partitions-start.txt", "project_tally": "project-tally.json",
     "folder_projects": "folder-projects.json",
     "llm_budget": "llm-budget.json", "dagster_output": "dagster-output.log",
+    "daemon_pid": "daemon.pid", "daemon_log": "daemon.log", "daemon_stopped": "daemon-stopped",
+    "daemon_tried": "daemon-start-tried",  # when a hook last started the daemon (hook_entry spells it too)
 }
 
 

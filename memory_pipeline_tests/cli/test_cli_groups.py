@@ -9,7 +9,6 @@ OLD_AND_NEW = [
     (["status", "--json"], ["service", "status", "--json"]),
     (["stop", "--timeout", "3"], ["service", "stop", "--timeout", "3"]),
     (["ui", "--port", "3001"], ["service", "ui", "--port", "3001"]),
-    (["recall-service", "start"], ["service", "start"]),
     (["hook", "claude-code"], ["hooks", "run", "claude-code"]),
     (["install-hooks", "claude-code", "--user"], ["hooks", "install", "claude-code", "--user"]),
     (["redact-check", "/tmp/x"], ["secrets", "check", "/tmp/x"]),

@@ -39,7 +39,8 @@ LEDGER_TYPING = json.dumps([{"ref": f"F{n}", "type": "fact", "priority": "P2", "
 
 def anthropic_env(server: AnthropicServer, **extra: str) -> dict[str, str]:
     server.standing[LEDGER_SYSTEM] = LEDGER_TYPING  # ingest_job ends in the ledger, which types facts
-    return {"ANTHROPIC_API_KEY": server.api_key, "ANTHROPIC_BASE_URL": server.url, **extra}
+    return {"MEMORY_LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": server.api_key, "ANTHROPIC_BASE_URL": server.url,
+            **extra}
 
 
 def observer_requests(server: AnthropicServer) -> list:

@@ -52,7 +52,7 @@ Session completed normally.
 
 def test_the_observer_prompt_is_sent_and_the_answer_parsed(anthropic_server, tmp_path):
     anthropic_server.reply_text(ANSWER, input_tokens=900, output_tokens=120)
-    settings = Settings.from_env({"ANTHROPIC_API_KEY": anthropic_server.api_key,
+    settings = Settings.from_env({"MEMORY_LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": anthropic_server.api_key,
                                   "ANTHROPIC_BASE_URL": anthropic_server.url, "MEMORY_WORKSPACE": str(tmp_path)})
     runner = BenchRunner(settings)
 

@@ -172,6 +172,7 @@ def test_build_llm_client_talks_to_the_configured_base_url(anthropic_server, tmp
     settings = Settings.from_env(
         {
             "MEMORY_WORKSPACE": str(tmp_path / "ws"),
+            "MEMORY_LLM_PROVIDER": "anthropic",
             "ANTHROPIC_API_KEY": anthropic_server.api_key,
             "ANTHROPIC_BASE_URL": anthropic_server.url,
         }

@@ -249,8 +249,14 @@ def test_build_offline_client_by_default(tmp_path):
     assert isinstance(client.provider, OfflineProvider)
 
 
-def test_build_anthropic_client_when_a_key_is_set(tmp_path):
+def test_a_key_alone_keeps_the_offline_provider(tmp_path):
     settings = settings_with(tmp_path, ANTHROPIC_API_KEY="sk-test", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
+    assert isinstance(build_llm_client(settings, cache_dir=None).provider, OfflineProvider)
+
+
+def test_build_anthropic_client_when_chosen(tmp_path):
+    settings = settings_with(tmp_path, MEMORY_LLM_PROVIDER="anthropic", ANTHROPIC_API_KEY="sk-test",
+                             ANTHROPIC_BASE_URL="http://127.0.0.1:9")
     client = build_llm_client(settings, cache_dir=tmp_path / "cache")
     assert isinstance(client.provider.provider, AnthropicProvider)  # inside the daily budget
     assert str(client.provider.provider.client.base_url).startswith("http://127.0.0.1:9")
@@ -263,5 +269,5 @@ def test_anthropic_without_a_key_is_bad_input(tmp_path):
 
 
 def test_unknown_provider_is_bad_input(tmp_path):
-    with pytest.raises(BadInputError, match="'openai'"):
-        build_llm_client(settings_with(tmp_path, MEMORY_LLM_PROVIDER="openai"), cache_dir=None)
+    with pytest.raises(BadInputError, match="'gemini'"):  # `openai` is short for openai-compatible
+        build_llm_client(settings_with(tmp_path, MEMORY_LLM_PROVIDER="gemini"), cache_dir=None)

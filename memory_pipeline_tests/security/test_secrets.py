@@ -130,7 +130,8 @@ def test_secrets_never_reach_the_model_or_the_llm_cache(workspaces, tmp_path):
     with AnthropicServer() as server:
         server.reply_text(GOOD)
         server.reply_text(LEDGER_TYPING)  # ingest_job ends in the ledger, which types the facts with the model
-        report = ingest_here(ws, ANTHROPIC_API_KEY=server.api_key, ANTHROPIC_BASE_URL=server.url)
+        report = ingest_here(ws, MEMORY_LLM_PROVIDER="anthropic", ANTHROPIC_API_KEY=server.api_key,
+                             ANTHROPIC_BASE_URL=server.url)
         bodies = json.dumps([r.body for r in server.requests])
     assert report.success, report.as_dict()
     assert "[REDACTED:" in bodies

@@ -159,7 +159,8 @@ class ClientHome:
         the memory-pipeline command on PATH (the hooks run it)."""
         keep = {name: os.environ[name] for name in ("PATH", "PYTHONPATH", "LANG", "TMPDIR", "HF_HUB_OFFLINE",
                                                      "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM",
-                                                     "MEMORY_PARTITIONS_START") if name in os.environ}
+                                                     "MEMORY_PARTITIONS_START", "MEMORY_DAEMON_AUTOSTART")
+                if name in os.environ}
         env = {**keep, "HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
                "ANTHROPIC_BASE_URL": self.models_url, "ANTHROPIC_API_KEY": "dummy",
                "LOOPBACK_API_KEY": "dummy", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",

@@ -31,14 +31,18 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture
-def demo_workspace(workspace):
-    """The demo's workspace, reflected for 2026-11-21, with one proposal approved into MEMORY.md."""
+def demo_workspace(workspace, monkeypatch):
+    """The demo's workspace, reflected for 2026-11-21, with one proposal approved into MEMORY.md. The
+    demo runs in a workspace of its own (never the user's) with its own Dagster home: point both here."""
     from memory_pipeline.defs.resources import build_resources
     from memory_pipeline.resources.proposals import ProposalStore
     from memory_pipeline.resources.redis_store import RedisStore, connect_redis
     from memory_pipeline_tests.support.dagster_defs import assets
 
-    assert cli("demo").returncode == 0
+    monkeypatch.setenv("MEMORY_WORKSPACE", str(workspace.root.parent / "users-workspace"))
+    assert cli("demo", "--workspace", str(workspace.root)).returncode == 0
+    monkeypatch.setenv("MEMORY_WORKSPACE", str(workspace.root))
+    monkeypatch.setenv("DAGSTER_HOME", str(workspace.state_path("dagster")))
     with dg.DagsterInstance.get() as instance:
         reflect = dg.materialize(assets("reflections", "proposals", "memory_md"), partition_key="2026-11-21",
                                  resources=build_resources(Settings.from_env()), instance=instance)

@@ -1,17 +1,9 @@
-"""The long-lived recall service: `memory-pipeline service start` starts it; `recall-service
-start|stop|status` (the old name) also stops it alone or asks it how it is."""
+"""The long-lived recall service: `memory-pipeline service start` starts it with the daemon;
+`recall-service start|stop|status` (the old name) starts or stops it alone, or asks it how it is."""
 
 from __future__ import annotations
 
 from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
-
-HELP = "start the recall service (recall answers from it, warm)"
-
-
-def add_start_arguments(parser) -> None:
-    add_json_flag(parser)
-    parser.set_defaults(handler=run_service, action="start")
-
 
 def add_arguments(parser) -> None:
     parser.add_argument("action", choices=["start", "stop", "status"])

@@ -34,6 +34,7 @@ def run_status(args) -> int:
               f"{report['observations']} observations, {report['facts']} facts")
     projects = ", ".join(f"{name or '(no project)'} {n}" for name, n in report["projects"].items())
     out.print(f"projects   {projects or 'none yet'}", highlight=False)
+    print_pipeline(out, report["pipeline"])
     pending = report["pending_days"]
     out.print(f"pending    {', '.join(pending) if pending else 'nothing'}")
     hooks = report["hooks_7d"]
@@ -43,3 +44,26 @@ def run_status(args) -> int:
     for process in processes:
         out.print(f"  {describe(ServiceProcess(**process))}", highlight=False)
     return 0
+
+
+def print_pipeline(out, pipeline: dict) -> None:
+    """What runs the sensors and schedules, the last sensor tick, each schedule's last and next run."""
+    runner = pipeline["runs_by"]
+    if runner["running"]:
+        where = f", pid {runner['pid']}" if runner.get("pid") else ""
+        managed = f", registered as {runner['service_manager']}" if runner.get("service_manager") else ""
+        beat = f", heartbeat {runner['heartbeat_s_ago']}s ago" if runner.get("heartbeat_s_ago") is not None else ""
+        out.print(f"pipeline   [green]running[/]: {runner['what']}{where}{beat}{managed}", highlight=False)
+    else:
+        out.print(f"pipeline   [red]not running[/]: nothing runs the sensors and schedules ({runner['note']})",
+                  highlight=False)
+    tick = pipeline["last_sensor_tick"]
+    out.print("sensors    " + (f"last tick {tick['last_tick']['at']} ({tick['name']}, {tick['last_tick']['status']})"
+                               if tick else "never ticked"), highlight=False)
+    out.print(f"backlog    {pipeline['inbox_backlog']} events in the inbox", highlight=False)
+    if pipeline.get("note"):
+        out.print(f"schedules  {pipeline['note']}", highlight=False)
+    for schedule in pipeline["schedules"]:
+        last = schedule["last_run"]
+        done = f"last {last['at']} ({last['status']})" if last else "not run yet"
+        out.print(f"  {schedule['name']:<28} {done}, next {schedule['next_run']}", highlight=False)

@@ -6,7 +6,8 @@ from memory_pipeline.cli.common import add_json_flag, console, print_json, open_
 from memory_pipeline.errors import ServiceError
 
 
-HELP = "stop the workspace's redis-server, recall service and ui, and wait for them"
+HELP = ("stop the workspace's daemon, redis-server, recall service and ui, and wait for them; the daemon stays "
+        "stopped (hooks do not start it) until `service start`")
 
 
 def add_arguments(parser) -> None:

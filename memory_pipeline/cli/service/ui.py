@@ -1,23 +1,23 @@
-"""`memory-pipeline service ui`: `dagster dev` on this workspace, with DAGSTER_HOME set the way the CLI sets it."""
+"""`memory-pipeline service ui`: the Dagster UI for this workspace (its webserver, with the Host and
+Origin of every request checked: flows/dagster_ui.py), DAGSTER_HOME set the way the CLI sets it.
+The sensors and schedules are the workspace's daemon's: started here when it is not running."""
 
 from __future__ import annotations
 
-import shutil
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from memory_pipeline.cli.common import open_workspace
-from memory_pipeline.config import child_environment
-from memory_pipeline.errors import MemoryPipelineError
-from memory_pipeline.pipeline import DEFINITIONS_MODULE
 from memory_pipeline.resources.processes import folder_identity, read_pid, terminate, write_pid
 from memory_pipeline.resources.workspace import atomic_write_text
 
 
-HELP = "start the Dagster UI (dagster dev) for this workspace"
+HELP = "start the Dagster UI for this workspace (loopback; see what it exposes in docs/dagster.md)"
+EXPOSES = ("The UI shows memory text (observations, facts, run logs) and launches runs. It answers only requests "
+           "naming {url} (a web page elsewhere, DNS rebinding included, is refused), but any program of any "
+           "user on this machine can reach the port: do not run it on a shared machine. Ctrl-C stops it.")
 
 
 def add_arguments(parser) -> None:
@@ -27,28 +27,33 @@ def add_arguments(parser) -> None:
 
 
 def run_ui(args) -> int:
-    from memory_pipeline.flows.runs import dagster_home
+    from memory_pipeline.cli.service.daemon import prepared_home
+    from memory_pipeline.resources.dagster_daemon import daemon_environment, start_daemon
 
     workspace = open_workspace(args.settings)
-    home = dagster_home(workspace, args.settings)
-    dagster = shutil.which("dagster") or str(Path(sys.executable).parent / "dagster")
-    if not Path(dagster).exists():
-        raise MemoryPipelineError("the dagster command is not installed in this environment")
-    print(f"workspace {workspace.root}\nDAGSTER_HOME {home}\nhttp://{args.host}:{args.port}", flush=True)
-    env = child_environment(MEMORY_WORKSPACE=str(workspace.root), DAGSTER_HOME=str(home))
-    command = [dagster, "dev", "-m", DEFINITIONS_MODULE, "-h", args.host, "-p", str(args.port)]
-    url = workspace.state_path("ui_url")
-    atomic_write_text(url, f"http://{args.host}:{args.port}\n")  # where `import` asks it to reload
+    home = prepared_home(workspace, args.settings)
+    pid, started = start_daemon(workspace, home)
+    url = f"http://{args.host}:{args.port}"
+    print(f"workspace {workspace.root}\nDAGSTER_HOME {home}\n"
+          f"daemon {'started' if started else 'running'}, pid {pid} (sensors and schedules; `service stop` stops it)\n"
+          f"{url}\n{EXPOSES.format(url=url)}", flush=True)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"WARNING: --host {args.host} is not loopback: every machine that reaches it can read your memory "
+              "and launch runs", file=sys.stderr, flush=True)
+    env = daemon_environment(workspace, home)
+    command = [sys.executable, "-m", "memory_pipeline.flows.dagster_ui", args.host, str(args.port)]
+    url_file = workspace.state_path("ui_url")
+    atomic_write_text(url_file, url + "\n")  # where `import` asks it to reload
     try:
         return supervise(workspace, command, env)
     finally:
-        url.unlink(missing_ok=True)
+        url_file.unlink(missing_ok=True)
 
 
 def supervise(workspace, command: list[str], env: dict[str, str]) -> int:
-    """Run `dagster dev` in its own process group, recorded in state/ui.pid so `memory-pipeline stop`
-    can stop it. Ctrl-C or SIGTERM here stops the whole group (dagster dev started by a script ignores
-    them on its own); so does the workspace folder disappearing."""
+    """Run the webserver in its own process group, recorded in state/ui.pid so `memory-pipeline stop`
+    can stop it. Ctrl-C or SIGTERM here stops the whole group (its code server with it); so does the
+    workspace folder disappearing."""
     process = subprocess.Popen(command, env=env, start_new_session=True)
     pid_file = workspace.state_path("ui_pid")
     write_pid(pid_file, process.pid)

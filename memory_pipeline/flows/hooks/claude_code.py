@@ -145,10 +145,12 @@ def session_started(workspace: Workspace, payload: HookPayload, now: datetime, s
         compaction_done(workspace, payload, now, settings)
         return recover_after_compaction(workspace, payload, now, settings)
     from memory_pipeline.flows.hooks.memory import hook_scope, session_briefing
+    from memory_pipeline.flows.status import memory_footer
 
     looked = hook_scope(workspace, payload.cwd, settings)
     project = looked.project
-    briefing = session_briefing(workspace, project=project, scope=looked.why, max_chars=MAX_CONTEXT_CHARS)
+    briefing = session_briefing(workspace, project=project, scope=looked.why, max_chars=MAX_CONTEXT_CHARS,
+                                footer=memory_footer(workspace, settings))
     log = dict(at=now, session_id=payload.session_id, hook="SessionStart", source=payload.source)
     if briefing.text is None:
         log_decision(workspace, "inject_skipped", reason="no-briefing", detail=briefing.note, **log)

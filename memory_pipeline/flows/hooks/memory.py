@@ -69,15 +69,16 @@ def find_memories(workspace: Workspace, settings: Settings, query: str, *, limit
 
 
 def session_briefing(workspace: Workspace, *, budget_tokens: int = 2000, project: str | None = None,
-                     scope: str | None = None, max_chars: int | None = None) -> Briefing:
-    """The session-start briefing text (MEMORY.md, recent 🔴 observations, the recall pack), built to
-    `max_chars` (the client's cap); none (with a note) when the briefing is unavailable."""
+                     scope: str | None = None, max_chars: int | None = None, footer: str | None = None) -> Briefing:
+    """The session-start briefing text (MEMORY.md, recent 🔴 observations, the recall pack, the footer),
+    built to `max_chars` (the client's cap); none (with a note) when the briefing is unavailable."""
     try:
         from memory_pipeline.flows.brief import build_brief
     except ImportError as exc:
         return Briefing(note=f"the briefing is not available ({exc}); no briefing")
     try:
-        brief = build_brief(workspace, budget_tokens=budget_tokens, project=project, scope=scope, max_chars=max_chars)
+        brief = build_brief(workspace, budget_tokens=budget_tokens, project=project, scope=scope, max_chars=max_chars,
+                            footer=footer)
     except MemoryPipelineError as exc:
         return Briefing(note=f"the briefing failed: {exc}")
     text = (brief.text or "").strip()

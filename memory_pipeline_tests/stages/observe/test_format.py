@@ -196,7 +196,7 @@ def test_code_version_follows_prompt_model_and_prompt_folder(tmp_path):
     from memory_pipeline import pipeline
     from memory_pipeline.config import Settings
 
-    anthropic = Settings.from_env({"ANTHROPIC_API_KEY": "k"})
+    anthropic = Settings.from_env({"MEMORY_LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "k"})
     version = pipeline.code_version("observe", anthropic)
     assert version == load_prompt("observer").code_version("claude-haiku-4-5")
     assert version != pipeline.code_version("observe", anthropic.replace(observer_model="other"))
