@@ -117,13 +117,18 @@ class Brief:
 
     def fitted(self) -> Fitted:
         """The briefing within `max_chars` (all of it when None), sections whole lines, fences closed;
-        the footer (one line: who observes, today's spend, memory behind) is always its last line."""
+        the footer (one line: who observes, today's spend, memory behind) is always there, last but for
+        the line saying what was left out."""
         footer = redact(one_line(self.footer)) if self.footer else ""
         budget = (self.max_chars or UNLIMITED) - (len(footer) + 2 if footer else 0)
-        fitted = fit(self.sections(), budget, left_out_line(budget))
+        fitted = fit(self.sections(), budget, left_out_line(self.max_chars or UNLIMITED))
         if not footer:
             return fitted
-        return Fitted(fitted.text.rstrip("\n") + "\n\n" + footer + "\n", fitted.left_out)
+        body, left = fitted.text.rstrip("\n"), ""
+        if fitted.left_out:
+            body, _, left = body.rpartition("\n")
+        shown = [body.rstrip("\n"), "", footer] + ([left] if left else [])
+        return Fitted("\n".join(shown) + "\n", fitted.left_out)
 
     @property
     def text(self) -> str:

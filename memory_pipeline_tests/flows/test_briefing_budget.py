@@ -59,7 +59,8 @@ def test_the_session_start_context_fits_the_cap_by_construction(tmp_path):
     assert len(opened) % 2 == 0 and all(o == c + "text" for o, c in zip(opened[::2], opened[1::2]))  # each closed
     assert all(f"Reviewed rule {n}:" in context for n in range(30))  # MEMORY.md first, whole
     assert TASK in context and "Session 9 red fact 0 about" in context  # the last task and the newest notes
-    shown = [line for line in context.splitlines()[:-1] if not line.startswith("_Scope: ")]
+    shown = [line for line in context.splitlines()[1:-1]  # the title names the project, the footer is the hook's
+             if not line.startswith(("_Scope: ", "_Memory observed by "))]
     assert set(shown) <= set(whole.splitlines())  # whole lines only
     last = context.splitlines()[-1]
     assert last.startswith("_Left out to fit the 10,000-character briefing: ") and "of the recall pack" in last
