@@ -63,7 +63,7 @@ def test_the_session_start_context_fits_the_cap_by_construction(tmp_path):
              if not line.startswith(("_Scope: ", "_Memory observed by "))]
     assert set(shown) <= set(whole.splitlines())  # whole lines only
     last = context.splitlines()[-1]
-    assert last.startswith("_Left out to fit the 10,000-character briefing: ") and "of the recall pack" in last
+    assert last.startswith("_Left out to fit the 10,000-character briefing: ") and re.search(r"\d+ lines of the (notes|recall pack)", last)
     assert "memory-pipeline brief" in last and "`search`" in last
     assert context.index("## Notes observed") < context.index("## Recall pack")  # the notes come before the pack
     assert all(f"#### {name}" in context and f"{name.split()[-1].lower()} item 0:" in context
