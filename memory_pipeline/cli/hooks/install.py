@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from memory_pipeline.cli.common import add_json_flag, print_json
-from memory_pipeline.cli.hooks.mcp import mcp_command, mcp_entry
+from memory_pipeline.cli.hooks.mcp import cli_command, mcp_entry
 from memory_pipeline.config import workspace_override
 from memory_pipeline.errors import BadInputError
 
@@ -66,7 +66,7 @@ def run_install_hooks(args) -> int:
         if args.no_mcp:
             raise BadInputError("pi: hooks install writes its extension only (no MCP server): leave out --no-mcp")
         workspace = workspace_override()
-        plan = plan_pi(home=home_folder(), argv=mcp_command(), uninstall=args.uninstall,
+        plan = plan_pi(home=home_folder(), argv=cli_command(), uninstall=args.uninstall,
                        workspace=str(Path(workspace).expanduser().resolve()) if workspace else None)
     elif args.agent == "codex":
         if args.no_mcp:

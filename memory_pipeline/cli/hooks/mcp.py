@@ -3,6 +3,7 @@ goes: flows/hooks/install.py)."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -16,6 +17,14 @@ def mcp_command() -> list[str]:
     from memory_pipeline import mcp_entry
 
     return [sys.executable, "-S", str(Path(mcp_entry.__file__).resolve())]
+
+
+def cli_command() -> list[str]:
+    """The installed console script, else this Python running the package: what the pi extension runs
+    (`brief`, `emit`), never the MCP door, which speaks only MCP."""
+    beside = Path(sys.executable).parent / "memory-pipeline"
+    found = str(beside) if beside.is_file() else shutil.which("memory-pipeline")
+    return [found] if found else [sys.executable, "-m", "memory_pipeline.main"]
 
 
 def mcp_entry() -> dict:
