@@ -12,6 +12,7 @@ import pytest
 from dagster._core.asset_graph_view.asset_graph_view import AssetGraphView, TemporalContext
 from dagster._core.definitions.data_version import CachingStaleStatusResolver, StaleStatus
 
+from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.emit import emit_session_event
 from memory_pipeline.flows.ingest import ingest
@@ -56,7 +57,7 @@ STALE, FRESH = StaleStatus.STALE, StaleStatus.FRESH
 
 
 @pytest.mark.slow
-def test_staleness_follows_a_changed_day_through_the_window_and_an_observer_prompt_edit(
+def test_staleness_follows_a_changed_day_through_the_window_and_a_change_of_the_observers_rules(
         workspace, monkeypatch, tmp_path):
     monkeypatch.setenv("MEMORY_LLM_PROVIDER", "offline")
     emit_session_event(workspace, SAMPLES / "pi-api-refactor.jsonl", trigger="shutdown",
@@ -81,6 +82,9 @@ def test_staleness_follows_a_changed_day_through_the_window_and_an_observer_prom
     observer = edited / "observer.md"
     observer.write_text("Keep every fact short.\n" + observer.read_text())
     monkeypatch.setenv("MEMORY_PROMPTS_DIR", str(edited))
+    assert {stale(instance, definitions(), name, DAY) for name in names} == {FRESH}  # the offline rules never read it
+    rules = pipeline.offline_rules_sha  # the offline Observer's rules change (their source's hash)
+    monkeypatch.setattr(pipeline, "offline_rules_sha", lambda name: rules(name) + ("+1" if name == "observer" else ""))
     after = definitions()
     assert [stale(instance, after, name, DAY) for name in names] == [FRESH, STALE, STALE, FRESH, STALE]
     assert {stale(instance, after, "reflections", d) for d in window} == {STALE}  # all read the Observer's rules

@@ -7,6 +7,7 @@ import shutil
 import dagster as dg
 import pytest
 
+from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.flows.emit import emit_session_event
@@ -84,7 +85,7 @@ def test_rematerializing_a_day_is_idempotent(workspace):
     assert len(RedisStore(connect_redis(None, workspace.state, *redis_limits())).observations(day)) == 2
 
 
-def test_prompt_change_re_derives_and_replaces_log_sections(workspace, tmp_path, monkeypatch):
+def test_a_change_of_the_rules_re_derives_and_replaces_log_sections(workspace, tmp_path, monkeypatch):
     day = emit_samples(workspace)
     assert materialize(day).success
     old_version = load_observations(workspace, day)[0].code_version
@@ -92,7 +93,10 @@ def test_prompt_change_re_derives_and_replaces_log_sections(workspace, tmp_path,
     shutil.copytree(prompts_dir(), edited)
     observer = edited / "observer.md"
     observer.write_text(observer.read_text(encoding="utf-8") + "\nPrefer short facts.\n", encoding="utf-8")
-    monkeypatch.setenv("MEMORY_PROMPTS_DIR", str(edited))
+    monkeypatch.setenv("MEMORY_PROMPTS_DIR", str(edited))  # the offline Observer never reads its prompt...
+    assert materialize(day).asset_materializations_for_node("observations")[0].metadata["observed_now"].value == 0
+    rules = pipeline.offline_rules_sha  # ...its rules are what it follows
+    monkeypatch.setattr(pipeline, "offline_rules_sha", lambda name: rules(name) + ("+1" if name == "observer" else ""))
     result = materialize(day)
     assert result.success
     assert {o.code_version for o in load_observations(workspace, day)} != {old_version}
