@@ -18,8 +18,8 @@ from memory_pipeline.resources.observation_files import load_observations
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.stores import workspace_store
 from memory_pipeline_tests.support.dagster_defs import assets
-from memory_pipeline_tests.support.paths import SAMPLES
 from memory_pipeline_tests.support.doors import redis_limits
+from memory_pipeline_tests.support.paths import SAMPLES
 
 pytestmark = pytest.mark.slow
 ASSETS = ("sessions", "observations", "observation_index")
