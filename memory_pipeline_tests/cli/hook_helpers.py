@@ -92,14 +92,15 @@ def hook_state(workspace: Path, session_id: str = SESSION_ID) -> dict:
     return json.loads((workspace / "state" / "hooks" / f"{session_id}.json").read_text(encoding="utf-8"))
 
 
-def wait_for(condition, timeout: float = 120.0, step: float = 0.2):
+def wait_for(condition, timeout: float = 120.0, step: float = 0.2, what: str = "condition"):
+    """`condition()`'s first true value, asked every `step` seconds; fails after `timeout` naming `what`."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = condition()
         if value:
             return value
         time.sleep(step)
-    raise AssertionError(f"condition not met within {timeout:.0f}s")
+    raise AssertionError(f"{what} not met within {timeout:.0f}s")
 
 
 def all_files(root: Path) -> list[Path]:

@@ -21,22 +21,12 @@ from memory_pipeline.resources.dagster_daemon import daemon_pid
 from memory_pipeline.resources.dagster_dev import free_port
 from memory_pipeline.resources.processes import terminate
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline_tests.cli.hook_helpers import hook_env, payload, run_cli
+from memory_pipeline_tests.cli.hook_helpers import hook_env, payload, run_cli, wait_for
 from memory_pipeline_tests.support.leaks import leftover_services
 
 pytestmark = pytest.mark.slow
 
 HOOK_ENTRY = Path(__file__).resolve().parents[2] / "memory_pipeline" / "hook_entry.py"
-
-
-def wait_for(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def status(env) -> dict:
@@ -55,10 +45,10 @@ def test_the_first_hook_starts_the_daemon_without_waiting_and_stop_keeps_it_stop
                               env=env, capture_output=True, timeout=120)
         print(f"first hook while the daemon starts: {time.monotonic() - began:.2f} s")
         assert hook.returncode == 0 and b"Session briefing" in hook.stdout, hook.stderr
-        pid = wait_for(lambda: daemon_pid(workspace), 180, "the daemon the hook started")
+        pid = wait_for(lambda: daemon_pid(workspace), 180, 0.5, what="the daemon the hook started")
         wanted = {"reflect_schedule", "recall_pack_schedule", "maintenance_schedule", "friction_schedule"}
         running = wait_for(lambda: (s := status(env)["pipeline"])["runs_by"]["running"] and s["last_sensor_tick"]
-                           and {x["name"] for x in s["schedules"]} >= wanted and s, 180, "a sensor tick, the schedules")
+                           and {x["name"] for x in s["schedules"]} >= wanted and s, 180, 0.5, what="a sensor tick, the schedules")
         assert running["runs_by"]["pid"] == pid and running["inbox_backlog"] == 0
         assert all(s["next_run"] for s in running["schedules"])
 
@@ -107,8 +97,8 @@ def test_a_service_manager_runs_the_daemon_in_the_foreground(tmp_path: Path):
     manager = subprocess.Popen(command, env={**env, **variables}, cwd=workspace.root, start_new_session=True,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        assert wait_for(lambda: daemon_pid(workspace), 60, "the foreground daemon") == manager.pid
-        shown = wait_for(lambda: (s := status(env)["pipeline"]["runs_by"])["running"] and s, 60, "status")
+        assert wait_for(lambda: daemon_pid(workspace), 60, 0.5, what="the foreground daemon") == manager.pid
+        shown = wait_for(lambda: (s := status(env)["pipeline"]["runs_by"])["running"] and s, 60, 0.5, what="status")
         assert shown["pid"] == manager.pid and shown["service_manager"] == str(unit)
         assert run_cli(["service", "stop"], env, timeout=180).returncode == 0
         assert manager.wait(timeout=60) in (0, -signal.SIGTERM)  # a clean exit: the manager does not restart it
@@ -142,7 +132,7 @@ def test_the_ui_refuses_a_foreign_host_and_says_what_it_exposes(tmp_path: Path):
                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     query = json.dumps({"query": "{ version }"}).encode()
     try:
-        wait_for(lambda: _answers(base), 240, "the UI")
+        wait_for(lambda: _answers(base), 240, 0.5, what="the UI")
         assert get(f"{base}/graphql", body=query)[0] == 200
         assert get(f"{base}/graphql", host=f"localhost:{port}", body=query)[0] == 200
         refused, said = get(f"{base}/graphql", host=f"attacker.example:{port}", body=query)  # DNS rebinding

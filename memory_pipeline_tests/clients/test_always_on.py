@@ -14,6 +14,7 @@ import pytest
 
 from memory_pipeline.resources.dagster_daemon import daemon_pid
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline_tests.cli.hook_helpers import wait_for
 from memory_pipeline_tests.support.agent_clients import ClientHome
 from memory_pipeline_tests.support.leaks import leftover_services
 from memory_pipeline_tests.support.loopback_models import LoopbackModels
@@ -29,16 +30,6 @@ TURNS = [(SAID, REPLY),
          ("Thanks, that is all for now.", "You're welcome.")]
 ASK = "Which port does the orders-api staging server listen on?"
 ANSWER = "The orders-api staging server listens on port 8471."
-
-
-def wait_for(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(2)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 def recalled(home: ClientHome, project: Path) -> bool:
@@ -62,9 +53,9 @@ def test_a_session_is_remembered_and_briefed_with_nothing_typed(clients, models:
         ended = time.monotonic()
         assert status == 0
         requests_by_claude = len(models.requests)
-        assert wait_for(lambda: daemon_pid(workspace), 180, "the daemon the first hook started")
-        wait_for(lambda: list(workspace.root.glob("observations/*/*.json")), 600, "the daemon's ingest")
-        wait_for(lambda: recalled(home, project), 300, "recall to find the fact")
+        assert wait_for(lambda: daemon_pid(workspace), 180, 2, what="the daemon the first hook started")
+        wait_for(lambda: list(workspace.root.glob("observations/*/*.json")), 600, 2, what="the daemon's ingest")
+        wait_for(lambda: recalled(home, project), 300, 2, what="recall to find the fact")
         print(f"\nsession end → recallable: {time.monotonic() - ended:.1f} s")
         observed = [json.loads(p.read_text()) for p in workspace.root.glob("observations/*/*.json")]
         assert {o["model"] for o in observed} == {"offline-extractive-1"}

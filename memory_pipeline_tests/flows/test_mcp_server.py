@@ -4,17 +4,14 @@ proposal approved into MEMORY.md."""
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 from pathlib import Path
 
 import dagster as dg
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp_types import ListRootsResult, Root
 
-from memory_pipeline.cli.hooks.mcp import mcp_entry
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.flows.importer import import_transcripts
@@ -23,8 +20,9 @@ from memory_pipeline.resources.proposals import ProposalStore
 from memory_pipeline.resources.redis_store import RedisStore, connect_redis
 from memory_pipeline.stages.memory_tools import UNREVIEWED
 from memory_pipeline_tests.support.dagster_defs import assets
-from memory_pipeline_tests.support.paths import fixture_transcript
 from memory_pipeline_tests.support.doors import redis_limits, runtime_dir
+from memory_pipeline_tests.support.mcp_door import door
+from memory_pipeline_tests.support.paths import fixture_transcript
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 TOOLS = {"search", "get", "timeline", "trace", "brief"}
@@ -65,13 +63,6 @@ def memory(tmp_path_factory):
         stop_workspace_services(workspace, runtime_dir())
 
 
-def server(workspace, cwd: Path, **env) -> StdioServerParameters:
-    """The server as `hooks install` writes it into a client's config (the stdlib-only door)."""
-    entry = mcp_entry()
-    env = dict(os.environ, MEMORY_WORKSPACE=str(workspace.root), PYTHONPATH=os.pathsep.join(sys.path), **env)
-    return StdioServerParameters(command=entry["command"], args=entry["args"], env=env, cwd=str(cwd))
-
-
 def roots(folder: Path):
     async def list_roots(context) -> ListRootsResult:
         return ListRootsResult(roots=[Root(uri=folder.as_uri(), name=folder.name)])
@@ -94,7 +85,7 @@ def fenced_part(text: str) -> str:
 
 async def test_the_sdk_client_lists_the_tools_and_calls_each_on_real_memory(memory):
     workspace, day, chosen, project_folder, _ = memory
-    async with Client(server(workspace, project_folder.parent), mode="legacy",
+    async with Client(door(workspace, project_folder.parent), mode="legacy",
                       list_roots_callback=roots(project_folder)) as client:
         listed = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert set(listed) == TOOLS
@@ -131,7 +122,7 @@ async def test_the_sdk_client_lists_the_tools_and_calls_each_on_real_memory(memo
         number = next(n for n, line in enumerate(workspace.memory_md.read_text().splitlines(), start=1)
                       if chosen.id in line)
         error, text = await call(client, "trace", {"target": str(number)})
-        assert not error and f"MEMORY.md (reviewed): " in text and chosen.text[:30] in text.split("```")[0]
+        assert not error and "MEMORY.md (reviewed): " in text and chosen.text[:30] in text.split("```")[0]
         assert f"proposal {chosen.id}" in fenced_part(text) and "> [" in fenced_part(text)
 
         error, text = await call(client, "brief", {})
@@ -141,7 +132,7 @@ async def test_the_sdk_client_lists_the_tools_and_calls_each_on_real_memory(memo
 
 async def test_bad_arguments_are_tool_errors_and_the_server_keeps_answering(memory):
     workspace, _, _, project_folder, _ = memory
-    async with Client(server(workspace, project_folder)) as client:
+    async with Client(door(workspace, project_folder)) as client:
         for tool, arguments, says in [
             ("search", {"query": "redis", "limit": 0}, "limit must be an integer from 1 to 50, got 0"),
             ("search", {"query": "redis", "limit": "ten"}, "limit must be an integer from 1 to 50"),
@@ -175,14 +166,14 @@ async def test_bad_arguments_are_tool_errors_and_the_server_keeps_answering(memo
 async def test_the_project_is_the_client_root_else_the_working_folder(memory):
     workspace, _, _, project_folder, elsewhere = memory
     query = {"query": "e2e tests for AgentSession"}
-    async with Client(server(workspace, elsewhere)) as client:  # no roots: the server's folder, no project's memory
+    async with Client(door(workspace, elsewhere)) as client:  # no roots: the server's folder, no project's memory
         error, text = await call(client, "search", query)
         assert not error and "in project elsewhere" in text and not HIT_LINE.search(fenced_part(text))
         error, text = await call(client, "search", query | {"all_projects": True})
         assert not error and "in all projects" in text and HIT_LINE.search(fenced_part(text))
         error, text = await call(client, "search", query | {"project": "pi-mono"})
         assert not error and HIT_LINE.search(fenced_part(text))
-    async with Client(server(workspace, elsewhere), mode="legacy", list_roots_callback=roots(project_folder)) as client:
+    async with Client(door(workspace, elsewhere), mode="legacy", list_roots_callback=roots(project_folder)) as client:
         error, text = await call(client, "search", query)
         assert not error and "in project pi-mono" in text and HIT_LINE.search(fenced_part(text))
 
@@ -196,12 +187,12 @@ async def test_the_door_starts_the_hook_service_behind_and_a_refused_call_runs_i
     workspace, _, _, project_folder, _ = memory
     hook_entry.stop_service(str(workspace.root))
     query = {"query": "e2e tests for AgentSession"}
-    async with Client(server(workspace, project_folder)) as client:
+    async with Client(door(workspace, project_folder)) as client:
         error, through_service = await call(client, "search", query)
         assert not error and HIT_LINE.search(fenced_part(through_service))
         pid = hook_entry.service_pid(str(workspace.root))
         assert pid is not None
-    async with Client(server(workspace, project_folder, MEMORY_DEDUP_SIMILARITY="0.85")) as client:
+    async with Client(door(workspace, project_folder, MEMORY_DEDUP_SIMILARITY="0.85")) as client:
         error, in_child = await call(client, "search", query)
         assert not error and HIT_LINE.findall(fenced_part(in_child)) == HIT_LINE.findall(fenced_part(through_service))
     assert hook_entry.service_pid(str(workspace.root)) == pid  # still the same service; it refused, nothing more

@@ -13,20 +13,18 @@ runs, the real index):
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
-from memory_pipeline.cli.hooks.mcp import mcp_entry
 from memory_pipeline.config import Settings
 from memory_pipeline.main import main
 from memory_pipeline.stages.memory_tools import UNREVIEWED
 from memory_pipeline_tests.support.doors import runtime_dir
+from memory_pipeline_tests.support.mcp_door import door
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 DAY = "2026-11-22"
@@ -81,13 +79,6 @@ def two_projects(tmp_path_factory):
         assert main(["ingest"]) == 0
         yield workspace, Settings.from_env(), alpha
         stop_workspace_services(workspace, runtime_dir())
-
-
-def door(workspace, cwd: Path) -> StdioServerParameters:
-    """The server as `hooks install` writes it into a client's config (the stdlib-only door), in `cwd`."""
-    entry = mcp_entry()
-    env = dict(os.environ, MEMORY_WORKSPACE=str(workspace.root), PYTHONPATH=os.pathsep.join(sys.path))
-    return StdioServerParameters(command=entry["command"], args=entry["args"], env=env, cwd=str(cwd))
 
 
 async def call(client: Client, tool: str, arguments: dict) -> tuple[bool, str]:
