@@ -2,7 +2,9 @@
 `pg_ctl` in a temporary folder) and a standalone redis-server on TCP with a password.
 
 Each is started for the test that asks for it and stopped after; a test skips with the reason
-when a server cannot run here. As root, PostgreSQL runs as the `postgres` user (it refuses root).
+when a server cannot run here. PostgreSQL refuses root: as root it runs as the `postgres` user, or,
+where that user cannot reach the binaries (a machine whose `/` is root-only), as root mapped to an
+unprivileged id inside a user namespace (`unshare --user --map-user`).
 """
 
 from __future__ import annotations
@@ -48,22 +50,33 @@ class Postgres:
     port: int
 
 
-def _as_postgres_user(argv: list[str], user: str | None, **kwargs) -> subprocess.CompletedProcess:
-    command = ["runuser", "-u", user, "--", *argv] if user else argv
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False, **kwargs)
+def _as_postgres_user(argv: list[str], user: list[str], **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([*user, *argv], capture_output=True, text=True, timeout=120, check=False, **kwargs)
 
 
-def _postgres_user() -> str | None:
-    """None when not root; 'postgres' when root and that user exists; else skip."""
+def _runs(prefix: list[str]) -> bool:
+    try:
+        return subprocess.run([*prefix, "/bin/true"], capture_output=True, timeout=30, check=False).returncode == 0
+    except OSError:
+        return False
+
+
+def _postgres_user() -> tuple[list[str], str | None]:
+    """The command prefix that runs a program as a non-root id, and the user to own the files:
+    nothing when not root; `runuser -u postgres` when that user can run programs here; else a
+    user namespace mapping root to an unprivileged id (the files stay root's); else skip."""
     if os.geteuid() != 0:
-        return None
+        return [], None
     try:
         pwd.getpwnam("postgres")
+        if shutil.which("runuser") and _runs(["runuser", "-u", "postgres", "--"]):
+            return ["runuser", "-u", "postgres", "--"], "postgres"
     except KeyError:
-        pytest.skip(f"PostgreSQL refuses to run as root and there is no postgres user: {INSTALL_HINT}")
-    if shutil.which("runuser") is None:
-        pytest.skip("running as root without `runuser` to start PostgreSQL as the postgres user")
-    return "postgres"
+        pass
+    mapped = ["unshare", "--user", "--map-user=1000", "--map-group=1000"]
+    if shutil.which("unshare") and _runs(mapped):
+        return mapped, None
+    pytest.skip(f"PostgreSQL refuses root, and no other user can run it here (runuser, unshare): {INSTALL_HINT}")
 
 
 @contextmanager
@@ -76,13 +89,13 @@ def postgres_server() -> Iterator[Postgres]:
         import dagster_postgres  # noqa: F401
     except ImportError:
         pytest.skip("the dagster-postgres package is not installed (pip install -e '.[test]')")
-    user = _postgres_user()
+    user, owner = _postgres_user()
     root = Path(tempfile.mkdtemp(prefix="memory-pg-"))  # outside pytest's root-only tmp folders
     password, port = secrets.token_hex(12), free_port()
     (root / "pw").write_text(password + "\n", encoding="utf-8")
-    if user:
-        shutil.chown(root, user)
-        shutil.chown(root / "pw", user)
+    if owner:
+        shutil.chown(root, owner)
+        shutil.chown(root / "pw", owner)
     data, log = root / "data", root / "server.log"
     initdb = _as_postgres_user([str(binaries / "initdb"), "-D", str(data), "-U", "memory", "--pwfile", str(root / "pw"),
                                 "-A", "scram-sha-256", "-E", "UTF8", "--no-instructions"], user)
