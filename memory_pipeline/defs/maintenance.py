@@ -14,6 +14,7 @@ from memory_pipeline.defs.resources import EmbedderResource, RedisResource, Vect
 from memory_pipeline.flows.feedback import process_feedback
 from memory_pipeline.flows.index_messages import backfill_passages
 from memory_pipeline.flows.maintenance import audit_index, maintain_day
+from memory_pipeline.flows.store_check import store_checked
 from memory_pipeline.flows.runs import TODAY_TAG
 from memory_pipeline.resources.inbox import Inbox
 
@@ -24,7 +25,8 @@ GROUP = "maintenance"
 
 MAINTENANCE_SPEC = dict(
     group_name=GROUP, deps=["observation_index"], kinds={"qdrant", "redis"}, pool=STORE_POOL,  # writes the store
-    description="Nightly hygiene for the day: queued agent answers judged (echo/fizzle: a memory the agent "
+    description="Nightly hygiene for the day: the vector store checked against what was indexed (a lost "
+    "or damaged shard rebuilt from the files on disk), queued agent answers judged (echo/fizzle: a memory the agent "
     "used +0.1, one it ignored −0.05), its facts merged into near-duplicates already remembered (one "
     "memory, every source, the freshest wording), memories older than MEMORY_STALE_AFTER_DAYS with no recall "
     "and no echo tagged stale (recall de-ranks them; a recalled one is untagged), Redis keys past their window "
@@ -38,6 +40,7 @@ def maintenance(context: dg.AssetExecutionContext, workspace: WorkspaceResource,
                 embedder: EmbedderResource, redis: RedisResource) -> dg.MaterializeResult:
     ws, day, settings = workspace.get(), context.partition_key, workspace.settings
     today = context.run.tags.get(TODAY_TAG) or pipeline.local_today(settings).isoformat()
+    store_line = store_checked(ws, settings, "maintenance")  # the daemon's path: no `ingest` is typed
     model, redis_store = embedder.get(), redis.get_store()
     store = vector_store.get_store(model.dimension)
     feedback = process_feedback(ws, redis_store, model, store)  # answers the Stop hook queued
@@ -53,6 +56,7 @@ def maintenance(context: dg.AssetExecutionContext, workspace: WorkspaceResource,
         "bytes_reclaimed": report.bytes_reclaimed, "merge_groups": md_list(groups),
         "answers_judged": feedback.answers, "boosted": len(feedback.used), "penalized": len(feedback.ignored),
         "passage_days_backfilled": len(backfilled), "passages_backfilled": passages,
+        "vector_store": store_line or "whole",
     })
 
 

@@ -13,6 +13,7 @@ from memory_pipeline.errors import MemoryPipelineError
 from memory_pipeline.flows.asset_events import record_transcripts
 from memory_pipeline.flows.intake import pending_days, take_inbox
 from memory_pipeline.flows.runs import RunSummary, get_instance, run_job_for_days
+from memory_pipeline.flows.store_check import store_checked
 from memory_pipeline.resources import partitions
 from memory_pipeline.resources.inbox import Inbox
 from memory_pipeline.resources.observation_files import load_observations
@@ -95,22 +96,3 @@ def ingest(workspace: Workspace, definitions: "dg.Definitions", settings: Settin
         facts = Counter(f.priority for o in found for f in o.facts)
         report.days.append(DayReport(run.day, run.success, len(found), dict(facts), run.error, run.run_id, run.output))
     return report
-
-
-def store_checked(workspace: Workspace, settings: Settings) -> str | None:
-    """The vector store checked, and what was missing rebuilt (flows/store_check): the line that says so,
-    also appended to the workspace's run log (`state/dagster-output.log`); None when it was whole."""
-    import sys
-
-    from memory_pipeline.flows.store_check import check_store
-    from memory_pipeline.resources.run_output import captured_output
-
-    try:
-        repair = check_store(workspace, settings)
-        line = repair.line() if repair else None
-    except MemoryPipelineError as exc:  # held by another process, another model: each run's step says it too
-        line = f"vector store not checked: {exc}"
-    if line:
-        with captured_output(workspace.state_path("dagster_output"), "ingest: vector store check"):
-            print(line, file=sys.stderr)
-    return line

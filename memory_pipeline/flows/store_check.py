@@ -14,13 +14,16 @@ Without this, `ingest` said ok (nothing pending) while recall of earlier days fo
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
 from memory_pipeline.config import Settings
+from memory_pipeline.errors import MemoryPipelineError
 from memory_pipeline.ports import Embedder
 from memory_pipeline.resources.edge_store import EdgeStore
+from memory_pipeline.resources.run_output import captured_output
 from memory_pipeline.resources.workspace import Workspace
 
 MESSAGE_TIERS = ("messages", "passages")  # indexed together, from the day's sessions
@@ -113,3 +116,18 @@ def rebuild_days(workspace: Workspace, settings: Settings, store, embedder: Embe
             if short[day] & set(OBSERVATION_TIERS):
                 embedded += index_observation_day(workspace, settings, store, embedder, day).embedded
     return embedded
+
+
+def store_checked(workspace: Workspace, settings: Settings, who: str = "ingest") -> str | None:
+    """The vector store checked, and what was missing rebuilt: the line that says so, also appended to the
+    workspace's run log (`state/dagster-output.log`) under `who` (`ingest`, or the nightly `maintenance`
+    the daemon runs, so a store lost while only the daemon works is rebuilt overnight); None when whole."""
+    try:
+        repair = check_store(workspace, settings)
+        line = repair.line() if repair else None
+    except MemoryPipelineError as exc:  # held by another process, another model: each run's step says it too
+        line = f"vector store not checked: {exc}"
+    if line:
+        with captured_output(workspace.state_path("dagster_output"), f"{who}: vector store check"):
+            print(line, file=sys.stderr)
+    return line

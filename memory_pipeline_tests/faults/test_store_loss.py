@@ -88,3 +88,29 @@ def test_a_lost_or_damaged_store_is_rebuilt_from_the_files_on_disk(damage, works
         assert list(ws.state.glob("vectors.damaged-*/*")), sorted(p.name for p in ws.state.iterdir())
     again = ingest_here(ws)
     assert again.success and again.store is None  # whole now: nothing to say
+
+
+@pytest.mark.parametrize("damage", ["lost", "points-lost"])
+def test_the_nightly_maintenance_the_daemon_runs_rebuilds_a_lost_store(damage, workspaces, small_inputs, clean_small):
+    """With the always-on daemon nobody types `ingest`: the nightly maintenance run checks the store too."""
+    import dagster as dg
+
+    from memory_pipeline.config import Settings
+    from memory_pipeline.flows.runs import get_instance, run_job_for_days
+    from memory_pipeline_tests.support.dagster_defs import definitions
+
+    ws = workspaces.new(f"nightly-{damage}")
+    emit_inputs(ws, small_inputs)
+    assert ingest_here(ws).success
+    DAMAGE[damage](ws)
+
+    with using_workspace(ws):
+        settings = Settings.from_env()
+        [run] = run_job_for_days(definitions(), "maintenance_job", [DAYS[0]], get_instance(ws, settings))
+        assert run.success, run.error
+        assert point_ids(ws) == clean_small.point_ids
+        [event] = get_instance(ws, settings).get_latest_materialization_events(
+            [dg.AssetKey("maintenance")]).values()
+    said = event.asset_materialization.metadata["vector_store"].value
+    assert said.startswith("vector store: ") and "rebuilt" in said and DAYS[0] in said, said
+    assert "maintenance: vector store check" in ws.state_path("dagster_output").read_text(encoding="utf-8")
