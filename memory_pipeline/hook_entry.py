@@ -7,7 +7,10 @@ hands the hook's stdin to the workspace's hook service (flows/hooks/service.py, 
 process with the flows already imported) and prints the service's answer. When none runs it starts
 one (detached: it outlives this call) and does not wait for it when the answer is known without it
 (an event that prints nothing, or a SessionStart the service answered before in the same folder:
-its answer is on disk); the call is spooled for the service, which does its work in order. Else it
+its answer is on disk); the call is spooled for the service, which does its work in order. A first
+SessionStart in a folder never briefed does not wait either: it prints nothing, the session is marked
+as owed its briefing, and the session's first UserPromptSubmit carries it (answered by the service,
+which is up by then, or waited for). Else it
 hands the call to the service once it is up; when none comes up in START_WAIT seconds, or the call
 carries other settings than the service's, the call is handled the slow way (`python -m
 memory_pipeline.cli hook …`), which prints exactly what the service would have. A hook never fails
@@ -243,10 +246,11 @@ def handle_slowly(agent: str, raw: bytes, environ: dict[str, str]) -> tuple[str,
 NO_OUTPUT = ("PreCompact", "SessionEnd", "Stop", "UserPromptSubmit")  # what they print is always empty
 SPOOL = ("state", "hooks", "spool")
 BRIEFINGS = ("state", "hooks", "briefings")  # the last SessionStart answer for each folder, by the service
+OWED = ("state", "hooks", "owed")  # sessions whose SessionStart was answered before their briefing was made
 
 
-def hook_fields(raw: bytes) -> tuple[str, str, str] | None:
-    """(event, source, cwd) of a hook's input; None when it is not a JSON object."""
+def hook_fields(raw: bytes) -> tuple[str, str, str, str] | None:
+    """(event, source, cwd, session_id) of a hook's input; None when it is not a JSON object."""
     import json
 
     try:
@@ -255,7 +259,7 @@ def hook_fields(raw: bytes) -> tuple[str, str, str] | None:
         return None
     if not isinstance(document, dict):
         return None
-    return tuple(str(document.get(name) or "") for name in ("hook_event_name", "source", "cwd"))
+    return tuple(str(document.get(name) or "") for name in ("hook_event_name", "source", "cwd", "session_id"))
 
 
 def digest(data: bytes) -> str:
@@ -268,6 +272,26 @@ def briefing_path(root: str, cwd: str) -> str:
     return os.path.join(root, *BRIEFINGS, digest(cwd.encode("utf-8", "surrogateescape")) + ".json")
 
 
+def owed_path(root: str, session_id: str) -> str:
+    """The mark of a session owed its briefing (its SessionStart printed nothing): its first prompt's."""
+    return os.path.join(root, *OWED, digest(session_id.encode("utf-8", "surrogateescape")))
+
+
+def owe_briefing(root: str, raw: bytes) -> bool:
+    """Mark the session of a fresh SessionStart (not after a compaction) as owed its briefing; False
+    when the call is no such SessionStart or the mark could not be written."""
+    fields = hook_fields(raw)
+    if fields is None or fields[0] != "SessionStart" or fields[1] == "compact" or not fields[3]:
+        return False
+    try:
+        os.makedirs(os.path.join(root, *OWED), mode=0o700, exist_ok=True)
+        with open(owed_path(root, fields[3]), "wb"):
+            pass
+    except OSError:
+        return False
+    return True
+
+
 def answer_from_disk(root: str, raw: bytes, key: bytes) -> str | None:
     """What a call prints when it can be answered without the service: nothing for an event whose
     output is always empty; for a SessionStart (not after a compaction) the answer the service last
@@ -278,9 +302,9 @@ def answer_from_disk(root: str, raw: bytes, key: bytes) -> str | None:
     fields = hook_fields(raw)
     if fields is None:
         return None
-    event, source, cwd = fields
-    if event in NO_OUTPUT:
-        return ""
+    event, source, cwd, session = fields
+    if event in NO_OUTPUT:  # but a prompt whose session is owed its briefing carries it: the service's
+        return None if event == "UserPromptSubmit" and session and os.path.exists(owed_path(root, session)) else ""
     if event != "SessionStart" or source == "compact" or not cwd:
         return None
     path = briefing_path(root, cwd)
@@ -330,11 +354,18 @@ def answer_hook(agent: str, raw: bytes, environ: dict[str, str], slow=handle_slo
         answer = ask_service(path, request)
         if answer is None:  # none running: start one; answer now when that can be done without it
             starting = service_starting(path)
-            known = answer_from_disk(root, raw, key) if os.path.isdir(os.path.join(root, "state")) else None
-            if known is not None and spool(root, request):
+            ready = os.path.isdir(os.path.join(root, "state"))
+            known = answer_from_disk(root, raw, key) if ready else None
+            owed = known is None and ready and owe_briefing(root, raw)  # its first prompt carries the briefing
+            if (known is not None or owed) and spool(root, request):
                 if not starting:
                     start_service(root, environ)
-                return known, ""
+                return known or "", ""
+            if owed:  # not spooled: the service answers it below, so nothing is owed
+                try:
+                    os.unlink(owed_path(root, hook_fields(raw)[3]))
+                except OSError:
+                    pass
             started = None if starting else start_service(root, environ)
             answer = ask_when_up(path, request, started)
         if isinstance(answer, tuple):

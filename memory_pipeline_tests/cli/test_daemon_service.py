@@ -44,7 +44,7 @@ def test_the_first_hook_starts_the_daemon_without_waiting_and_stop_keeps_it_stop
         hook = subprocess.run([sys.executable, "-S", str(HOOK_ENTRY), "hook", "claude-code"], input=session_start,
                               env=env, capture_output=True, timeout=120)
         print(f"first hook while the daemon starts: {time.monotonic() - began:.2f} s")
-        assert hook.returncode == 0 and b"Session briefing" in hook.stdout, hook.stderr
+        assert hook.returncode == 0 and hook.stdout == b"", hook.stderr  # owed: the first prompt carries it
         pid = wait_for(lambda: daemon_pid(workspace), 180, 0.5, what="the daemon the hook started")
         wanted = {"reflect_schedule", "recall_pack_schedule", "maintenance_schedule", "friction_schedule"}
         running = wait_for(lambda: (s := status(env)["pipeline"])["runs_by"]["running"] and s["last_sensor_tick"]

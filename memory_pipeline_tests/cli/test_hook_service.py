@@ -6,6 +6,7 @@ never fails (exit 0) or leaves a process behind."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -34,28 +35,63 @@ def ws(tmp_path: Path):
     hook_entry.stop_service(str(workspace.resolve()))
 
 
-def test_the_installed_command_answers_like_the_cli_and_then_from_the_service(ws: Path):
+def test_the_installed_command_answers_like_the_cli_and_then_from_the_service(ws: Path, tmp_path: Path):
     env = hook_env(ws)
     start = payload("SessionStart", None, session_id=SESSION, source="startup")
     by_cli = run_hook(start, env)
-    first = call(hook_argv(), start, env)
-    assert first.returncode == 0 and first.stderr == by_cli.stderr
-    assert json.loads(first.stdout)["hookSpecificOutput"]["additionalContext"].startswith("# Session briefing")
-    assert first.stdout == by_cli.stdout
+    briefing = json.loads(by_cli.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert briefing.startswith("# Session briefing")
+    first = call(hook_argv(), start, env)  # no service, a folder never briefed: answered at once, owed its briefing
+    assert first.returncode == 0 and first.stdout == b"", first.stdout
     pid = hook_entry.service_pid(str(ws.resolve()))
     assert pid is not None  # the first call started it
+    transcript = first_user_turns("claude-code/tool_heavy.jsonl", 2, tmp_path / "session.jsonl")
+    prompt = payload("UserPromptSubmit", transcript, session_id=SESSION, prompt="Start the server")
+    carried = call(hook_argv(), prompt, env)  # the session's first prompt carries the briefing
+    assert carried.returncode == 0
+    assert json.loads(carried.stdout)["hookSpecificOutput"] == {"hookEventName": "UserPromptSubmit",
+                                                                "additionalContext": briefing}
+    assert call(hook_argv(), prompt, env).stdout == b""  # once
     again = call(hook_argv(), start, env)
     assert again.returncode == 0 and again.stdout == by_cli.stdout
     assert hook_entry.service_pid(str(ws.resolve())) == pid
+
+
+def test_a_first_session_start_in_a_new_folder_never_waits_and_its_first_prompt_carries_the_briefing(ws: Path,
+                                                                                                      tmp_path: Path):
+    env = hook_env(ws)
+    root = str(ws.resolve())
+    start = json.dumps(payload("SessionStart", None, session_id=SESSION, source="startup")).encode()
+    transcript = first_user_turns("claude-code/tool_heavy.jsonl", 2, tmp_path / "session.jsonl")
+    prompt = json.dumps(payload("UserPromptSubmit", transcript, session_id=SESSION, prompt="hi")).encode()
+    with held_lock(ws):  # a service is starting and none is up: the start is not held, the prompt waits for it
+        assert hook_entry.answer_hook("claude-code", start, env, slow_marker) == ("", "")
+        assert os.path.exists(hook_entry.owed_path(root, SESSION))
+        assert hook_entry.answer_hook("claude-code", prompt, env, slow_marker)[0] == "answered the slow way"
+        other = json.dumps(payload("UserPromptSubmit", transcript, session_id="another", prompt="hi")).encode()
+        assert hook_entry.answer_hook("claude-code", other, env, slow_marker) == ("", "")  # owed nothing
+    hook_entry.start_service(root, env)
+    assert hook_entry.service_pid(root) is not None
+    out, _ = hook_entry.answer_hook("claude-code", prompt, env, slow_marker)
+    assert json.loads(out)["hookSpecificOutput"]["additionalContext"].startswith("# Session briefing")
+    assert not os.path.exists(hook_entry.owed_path(root, SESSION))
+    ended = json.dumps(payload("SessionEnd", transcript, session_id="ends-first", reason="exit")).encode()
+    assert hook_entry.answer_hook("claude-code", json.dumps(payload(
+        "SessionStart", None, session_id="ends-first", source="startup", cwd="/home/USER/projects/new")).encode(),
+        env, slow_marker)[0].startswith("{")  # a service runs: it answers the start itself, nothing owed
+    assert not os.path.exists(hook_entry.owed_path(root, "ends-first"))
+    hook_entry.answer_hook("claude-code", ended, env, slow_marker)
 
 
 @pytest.mark.skipif(not CONSOLE_SCRIPT.is_file(), reason="no memory-pipeline console script beside this Python")
 def test_the_command_earlier_versions_installed_still_works(ws: Path):
     env = hook_env(ws)
     start = payload("SessionStart", None, session_id=SESSION, source="startup")
+    first = call([str(CONSOLE_SCRIPT), "hook", "claude-code"], start, env)
+    assert first.returncode == 0 and first.stdout == b""  # no service yet: owed, the service started behind it
+    assert hook_entry.service_pid(str(ws.resolve())) is not None
     done = call([str(CONSOLE_SCRIPT), "hook", "claude-code"], start, env)
     assert done.returncode == 0 and done.stdout == run_hook(start, env).stdout
-    assert hook_entry.service_pid(str(ws.resolve())) is not None
 
 
 @pytest.mark.parametrize("stdin", [b"", b"not json", b'{"hook_event_name": "SessionStart"}', b"\xff\xfe"])
@@ -172,20 +208,22 @@ def test_a_first_session_start_answers_from_disk_what_the_service_gave_that_fold
     env = hook_env(ws)
     root = str(ws.resolve())
     start = payload("SessionStart", None, session_id=SESSION, source="startup")
-    first = call(hook_argv(), start, env)  # nothing on disk yet: the service it starts answers
+    assert call(hook_argv(), start, env).stdout == b""  # nothing on disk yet: owed, the service started behind it
+    assert hook_entry.service_pid(root) is not None
+    first = call(hook_argv(), start, env)  # the service answers, and keeps the answer for the folder
     assert json.loads(first.stdout)["hookSpecificOutput"]["additionalContext"].startswith("# Session briefing")
     hook_entry.stop_service(root)
     raw = json.dumps(start).encode()
     with held_lock(ws):
         assert hook_entry.answer_hook("claude-code", raw, env, slow_marker) == (first.stdout.decode(), "")
         other = json.dumps({**start, "cwd": "/home/USER/projects/elsewhere"}).encode()  # another folder: not known
-        assert hook_entry.answer_hook("claude-code", other, env, slow_marker)[0] == "answered the slow way"
+        assert hook_entry.answer_hook("claude-code", other, env, slow_marker) == ("", "")  # owed its briefing
         (ws / "MEMORY.md").write_text("# MEMORY\n\n## Hard Rules\n\n- (2026-11-29) A rule reviewed since\n")
-        assert hook_entry.answer_hook("claude-code", raw, env, slow_marker)[0] == "answered the slow way"  # stale
+        assert hook_entry.answer_hook("claude-code", raw, env, slow_marker) == ("", "")  # stale: owed a new one
     hook_entry.start_service(root, env)
     assert hook_entry.service_pid(root) is not None
     injected = [d for d in telemetry(ws) if d["hook"] == "SessionStart" and d["decision"] == "inject"]
-    assert len(injected) == 2  # the first call's, and the one answered from disk, done by the service
+    assert len(injected) == 5  # the owed first call, the second, the one from disk, the other folder, the stale one
     again = call(hook_argv(), start, env)
     assert "A rule reviewed since" in json.loads(again.stdout)["hookSpecificOutput"]["additionalContext"]
 
@@ -204,9 +242,10 @@ def test_a_service_that_answered_no_hook_gives_way_to_the_hooks_settings(ws: Pat
     done = call(hook_argv(), start, env)  # refused by the door's service: the slow way, this once
     assert done.returncode == 0 and done.stdout == run_hook(start, env).stdout
     assert wait_for(lambda: not Path(f"/proc/{first}").exists())  # it gave way
+    assert call(hook_argv(), start, env).stdout == b""  # none runs: owed, a service with the hooks' settings started
+    second = hook_entry.service_pid(root)
     again = call(hook_argv(), start, env)
     assert again.returncode == 0 and again.stdout == done.stdout
-    second = hook_entry.service_pid(root)
     assert second is not None and second != first
     assert call(hook_argv(), start, door).stdout == run_hook(start, door).stdout  # refused, not given way
     assert hook_entry.service_pid(root) == second

@@ -73,6 +73,8 @@ def test_install_hooks_wires_every_event(runs):
 def test_the_briefing_is_in_the_first_request(runs, models):
     first = next(r for r in models.model_requests() if FACT in r.text)
     assert "# Session briefing" in first.text and "project orders-api" in first.text
+    carried = [d["hook"] for d in telemetry(runs) if d["decision"] == "inject" and d["session_id"] == runs.session_id]
+    assert "UserPromptSubmit" in carried, carried  # no service ran: the start did not wait, the first prompt carried it
 
 
 def shown_to_the_user(stream_json: str) -> list[str]:

@@ -79,6 +79,10 @@ def run_install_hooks(args) -> int:
         plan = plan_claude_code(home=home_folder(), project=project, hook_command=hook_command(),
                                 server=None if args.no_mcp else mcp_entry(), uninstall=args.uninstall)
     apply_plan(plan)
+    if args.agent == "claude-code" and not args.uninstall:  # so the first hook finds it and never waits
+        from memory_pipeline.resources.workspace import Workspace
+
+        Workspace(args.settings.workspace).create()
     if args.json:
         print_json(plan_summary(plan, args.uninstall))
     else:

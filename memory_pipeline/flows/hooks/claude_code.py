@@ -6,14 +6,18 @@
   short of the work rule (stages/windows.py) waits to be observed with the next one.
 - SessionStart: the briefing (startup, resume, clear), or (compact) the compaction's event for the
   window it summarized, then the recovery pointer.
-- UserPromptSubmit: the context level (flows/hook_context.py).
+- UserPromptSubmit: the context level (flows/hooks/context.py); and the briefing, for a session whose
+  SessionStart was answered without it (hook_entry: no service ran, the folder was never briefed).
 Every decision is logged to state/hooks/telemetry.jsonl.
 """
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
+from pathlib import Path
 
+from memory_pipeline import hook_entry
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.emit import EmitResult
@@ -120,6 +124,7 @@ def log_window(workspace: Workspace, result: EmitResult, **log) -> None:
 
 
 def session_ended(workspace: Workspace, payload: HookPayload, now: datetime, settings: Settings) -> HookResult:
+    owed_mark(workspace, payload.session_id).unlink(missing_ok=True)  # a session that ended before a prompt
     files = FeedbackFiles(workspace)
     if any(not item.get("settled") for item in files.injected(payload.session_id)):
         files.enqueue_answer(payload.session_id, "", now, final=True)  # what was never used: ignored
@@ -144,6 +149,12 @@ def session_started(workspace: Workspace, payload: HookPayload, now: datetime, s
 
         compaction_done(workspace, payload, now, settings)
         return recover_after_compaction(workspace, payload, now, settings)
+    return briefed(workspace, payload, now, settings, "SessionStart")
+
+
+def briefed(workspace: Workspace, payload: HookPayload, now: datetime, settings: Settings, event: str) -> HookResult:
+    """The session's briefing as `event`'s context: SessionStart's, or the first prompt's of a session
+    owed it (hook_entry.owe_briefing: its start was answered while no service ran, without waiting)."""
     from memory_pipeline.flows.hooks.memory import hook_scope, session_briefing
     from memory_pipeline.flows.status import memory_footer
 
@@ -151,16 +162,20 @@ def session_started(workspace: Workspace, payload: HookPayload, now: datetime, s
     project = looked.project
     briefing = session_briefing(workspace, project=project, scope=looked.why, max_chars=MAX_CONTEXT_CHARS,
                                 footer=memory_footer(workspace, settings))
-    log = dict(at=now, session_id=payload.session_id, hook="SessionStart", source=payload.source)
+    log = dict(at=now, session_id=payload.session_id, hook=event, source=payload.source)
     if briefing.text is None:
         log_decision(workspace, "inject_skipped", reason="no-briefing", detail=briefing.note, **log)
         return HookResult(note=briefing.note)
-    output = session_start_output(briefing.text)
+    output = session_start_output(briefing.text, event)
     log_decision(workspace, "inject", kind="briefing",
                  chars=len(output["hookSpecificOutput"]["additionalContext"]), **log)
     given = memory_items(for_project(MemoryFiles(workspace).read_memory(), project))
     record_injected(workspace, payload.session_id, given, "briefing", now)
     return HookResult(output=output)
+
+
+def owed_mark(workspace: Workspace, session_id: str) -> Path:
+    return Path(hook_entry.owed_path(os.path.realpath(workspace.root), session_id))
 
 
 def answered(workspace: Workspace, payload: HookPayload, now: datetime, settings: Settings) -> HookResult:
@@ -185,7 +200,13 @@ def answered(workspace: Workspace, payload: HookPayload, now: datetime, settings
 def prompt_submitted(workspace: Workspace, payload: HookPayload, now: datetime, settings: Settings) -> HookResult:
     from memory_pipeline.flows.hooks.context import track_context
 
-    return track_context(workspace, payload, now, settings)
+    tracked = track_context(workspace, payload, now, settings)
+    mark = owed_mark(workspace, payload.session_id)
+    if not mark.exists():
+        return tracked
+    mark.unlink(missing_ok=True)  # the first prompt of a session whose start was answered without its briefing
+    owed = briefed(workspace, payload, now, settings, "UserPromptSubmit")
+    return owed if owed.output else tracked
 
 
 HANDLERS = {

@@ -21,12 +21,13 @@ class HookResult:
     note: str | None = None  # one line on stderr
 
 
-def session_start_output(text: str) -> dict:
-    """The hook's stdout JSON; the text is redacted here, the last boundary before the agent."""
+def session_start_output(text: str, event: str = "SessionStart") -> dict:
+    """The hook's stdout JSON (SessionStart's, or a first prompt's that carries the briefing the session
+    start was answered without); the text is redacted here, the last boundary before the agent."""
     text = redact(text)
     if len(text) > MAX_CONTEXT_CHARS:
         text = text[: MAX_CONTEXT_CHARS - 1] + "…"
-    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
 
 def transcript_file(payload: HookPayload) -> Path:
