@@ -84,9 +84,10 @@ def name(path: Path) -> str:
 
 @pytest.mark.parametrize("path", pages(), ids=name)
 def test_no_machine_paths(path: Path):
-    hits = [f"{n}: {line.strip()[:100]}" for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-            if MACHINE_PATH.search(line)]
-    assert not hits, f"{name(path)} names this machine's paths (write DIR, ~/… or a relative path):\n" + "\n".join(hits)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    hits = [f"{n}: {line.strip()[:100]}" for n, line in enumerate(lines, 1) if MACHINE_PATH.search(line)]
+    assert not hits, (f"{name(path)} names this machine's paths (write DIR, ~/… or a relative path):\n"
+                      + "\n".join(hits))
 
 
 @pytest.mark.parametrize("path", pages(), ids=name)
