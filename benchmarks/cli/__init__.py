@@ -58,7 +58,7 @@ def register(sub) -> None:
     add_json_flag(mcp)
     mcp.set_defaults(handler=run_bench_mcp)
     redaction = kinds.add_parser("redaction", help="redaction precision and recall on its labelled set "
-                                 "(bench/labels/redaction.json), with the shapes it misses")
+                                 "(benchmarks/labels/redaction.json), with the shapes it misses")
     redaction.add_argument("--labels", help="a labelled set in the same format (default: the shipped one)")
     add_json_flag(redaction)
     redaction.set_defaults(handler=run_bench_redaction)

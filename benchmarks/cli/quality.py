@@ -122,7 +122,7 @@ def run_bench_reflect(args) -> int:
               f"change logs {figures['change_logs']}  useful per 10 sessions {figures['useful_per_10_sessions']}",
               highlight=False)
     print_listed(out, (("good", figures["good_lines"]), ("bad", figures["bad"]),
-                       ("unlabelled (label them in bench/labels)", figures["unlabelled"])))
+                       ("unlabelled (label them in benchmarks/labels)", figures["unlabelled"])))
     return 0
 
 

@@ -22,8 +22,8 @@ def register(sub) -> None:
     emit.add_argument("--captured-at", help="ISO 8601 time of capture (default: now)")
     emit.add_argument("--window", default="all", choices=["all", "since-compaction"],
                       help="which messages the event covers (default: the whole transcript)")
-    emit.add_argument("--force", action="store_true", help="accepted and ignored (old scripts pass it): a session under 5 user "
-                      "messages is always emitted, indexed and not observed")
+    emit.add_argument("--force", action="store_true", help="accepted and ignored (old scripts pass it): a window that shows too "
+                      "little work is always emitted, indexed and not observed yet")
     add_json_flag(emit)
     emit.set_defaults(handler=run_emit)
 

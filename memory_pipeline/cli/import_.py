@@ -12,8 +12,9 @@ def register(sub) -> None:
         "import",
         help="backfill transcripts (Claude Code projects folder, pi or Codex sessions folder, files) as events",
         description="Each session becomes a shutdown event dated by the transcript's own timestamps and is "
-        "accepted into events/<day>/. A session under 5 user messages is imported as indexed, not observed "
-        "(its messages become searchable; the Observer skips it). Empty sessions, subagent files and sessions "
+        "accepted into events/<day>/. A session that shows too little work (fewer than 3 user messages and 10 "
+        "tool calls, no modified file, under 2,000 characters of conversation) is imported as indexed, not "
+        "observed (its messages become searchable; the Observer skips it). Empty sessions, subagent files and sessions "
         "already imported are skipped. The daily partitions reach back to the oldest session imported (a "
         "running `memory-pipeline service ui` reloads them). Then run `memory-pipeline ingest` (observe them) and `memory-pipeline reflect "
         "--backfill` (reflect them; under `dagster dev` the unreflected_days_sensor does it).",
@@ -58,7 +59,7 @@ def run_import(args) -> int:
         counts = report.counts
         out = Console()
         out.print(f"{counts['imported']} imported ({counts['indexed_not_observed']} of them indexed, not observed: "
-                  f"under 5 user messages), {counts['already']} already imported, {counts['skipped']} skipped, "
+                  f"too little work), {counts['already']} already imported, {counts['skipped']} skipped, "
                   f"{counts['failed']} failed")
         if report.projects:
             out.print("projects: " + ", ".join(f"{name or '(none)'} {count}" for name, count in report.projects.items()),

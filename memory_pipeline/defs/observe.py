@@ -35,8 +35,8 @@ SESSIONS_SPEC = dict(
     kinds={"python"},
     description="Agent sessions captured on the day: each accepted event's transcript window, "
     "parsed (Claude Code, pi, Codex or text) and redacted, stored under `sessions/YYYY-MM-DD/`. "
-    "Every session's messages are indexed; a session end under 5 user messages is not observed "
-    "(`indexed, not observed` in the table).",
+    "Every session's messages are indexed; a window that shows too little work (stages/windows.py) is not "
+    "observed (`indexed, not observed` in the table).",
 )
 
 
