@@ -139,8 +139,8 @@ def rejection(item: "Item") -> str | None:
         return "not a high-priority fact"
     if (is_routine(text) and not item.correction) or TASK_STATUS.match(text):
         return "activity or task status"
-    if STATUS.search(text) and not LESSON.search(text):
-        return "status line"
+    if STATUS.search(_PARENTHESES.sub("", text)) and not LESSON.search(text):
+        return "status line"  # a status given as the reason in brackets ("fix them (main was clean)") is no status line
     if ERROR_LINE.match(text) or text.rstrip(".").endswith("?"):
         return "error line or question"
     main_clause = _PARENTHESES.sub("", text).split()
