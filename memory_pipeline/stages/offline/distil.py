@@ -266,3 +266,30 @@ def missed_as_rule(sentence: str) -> str | None:
     verb, _, rest = found.group("rest").partition(" ")
     verb = _PAST.get(verb.lower(), verb.lower())
     return f"{verb[:1].upper()}{verb[1:]} {rest}".strip() + "."
+
+
+# the Observer's frames around the user's words: 'User stated: "…"', 'User answered "Q": "A"', '"A" (about: "T")'
+_FRAME = re.compile(r"^User (?:stated|decided|corrected the agent|reported|asked):\s*", re.IGNORECASE)
+_ANSWERED = re.compile(r'^User answered "(?P<question>.+?)": "(?P<answer>.+)"$')
+_ABOUT = re.compile(r'^"(?P<said>.+)"\s*\(about: "(?P<topic>.+)"\)$')
+# "Reason being that we injected …": a cause, said as the chat's follow-up
+_CAUSE_LEAD = re.compile(r"^(?:reason being|the reason (?:is|was)|that'?s because)(?: that)?,?\s+", re.IGNORECASE)
+
+
+def statement(fact: str) -> str:
+    """A fact as a statement of its own: the user's words without the Observer's frame ("User stated:"),
+    their quotes and the chat around them; an answer leads with what the user said, then what it
+    answers; who said it is the fact's source labels' to tell, not its words'."""
+    body = " ".join(fact.split())
+    if answered := _ANSWERED.match(body):
+        return f"{distil(answered['answer']).rstrip('.')} (the user's answer to: {answered['question']})"
+    body = _FRAME.sub("", body).strip()
+    if about := _ABOUT.match(body):
+        return f"{distil(about['said']).rstrip('.')} (about: {about['topic']})"
+    stripped = body.strip('"“”').strip()
+    return as_cause(distil(stripped)) if stripped else stripped
+
+
+def as_cause(text: str) -> str:
+    """"Reason being that X" → "Cause: X"."""
+    return _CAUSE_LEAD.sub("Cause: ", text, count=1)

@@ -112,3 +112,26 @@ def test_a_status_given_as_the_reason_in_brackets_is_no_status_line():
     assert rejection(item("The lint hook blocks on findings in legacy code: fix them (main was clean), not skip it."
                           )) is None
     assert rejection(item("The lint hook run on the legacy code was clean.")) == "status line"
+
+
+def test_a_fact_reads_as_a_statement_of_its_own():
+    from memory_pipeline.stages.offline.distil import statement
+    from memory_pipeline.stages.offline.reflector_rules import clean_fact
+    answered = 'User answered "There is a lint warning but it passes. Want me to fix that too?": "yes need to be clean"'
+    about = 'User corrected the agent: "No, we want to keep it in the outbox." (about: "Where should the retries go?")'
+    assert statement('User stated: "Hm, never push to main."') == "Never push to main."
+    assert statement(answered) == ("Need to be clean (the user's answer to: There is a lint warning but it passes. "
+                                   "Want me to fix that too?)")
+    assert statement('User decided: "Reason being that the cache is shared by both workers."') == (
+        "Cause: the cache is shared by both workers.")
+    # a proposal: the same statement, the user's words marked as theirs, the "No," a correction answered with gone
+    assert clean_fact(answered) == (statement(answered) + ".", True)
+    assert clean_fact(about) == ("We want to keep it in the outbox (about: Where should the retries go?).", True)
+
+
+def test_the_briefing_shows_the_statement_and_the_log_keeps_the_observers_words():
+    from memory_pipeline.models import Fact
+    from memory_pipeline.stages.observe.format import format_fact
+    fact = Fact(text='User stated: "Never push to main."', priority="high", time="09:15", source_roles=["user"])
+    assert format_fact(fact, said=True) == "* 🔴 (09:15) (said by user) Never push to main."
+    assert format_fact(fact) == '* 🔴 (09:15) User stated: "Never push to main."'
