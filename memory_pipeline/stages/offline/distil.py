@@ -75,6 +75,10 @@ _TASK_CLAUSE = re.compile(
 )
 # a remark about what just happened, pointed at with a pronoun: "that should never happen"
 _DEICTIC_HEAD = re.compile(r"^(?:that|this|it|which)\b", re.IGNORECASE)
+# "you must be new", "you must be joking": a guess about the person, not what they must do
+# ("you must be logged in" is a rule: a participle follows)
+_GUESS = re.compile(r"^you\s+must\s+be\s+(?!\w+(?:ed|en|wn)\b)(?!(?:careful|sure|able|aware|quiet|explicit|consistent|"
+                    r"concise|brief|polite|precise)\b)", re.IGNORECASE)
 _CLAUSES = re.compile(r"\s*(?:[,;:]|—|–|\s-\s|\bbut\b|\band\b(?= (?:always|never|don'?t|do not)))\s*", re.IGNORECASE)
 
 
@@ -93,7 +97,7 @@ def is_rule(text: str) -> bool:
         return False
     if any(_TASK_CLAUSE.match(part) for part in parts):
         return False
-    heads = [part for part in parts if _RULE_HEAD.match(part)]
+    heads = [part for part in parts if _RULE_HEAD.match(part) and not _GUESS.match(part)]
     return bool(heads) and not all(_DEICTIC_HEAD.match(part) for part in heads)
 
 

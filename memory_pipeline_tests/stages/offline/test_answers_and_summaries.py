@@ -11,7 +11,7 @@ from memory_pipeline.stages.offline.reflector_rules import Item, rejection
 from memory_pipeline.stages.offline.summary import state_facts
 from memory_pipeline.stages.provenance import labels_of
 from memory_pipeline.stages.transcripts.claude_code import parse_claude_code
-from memory_pipeline_tests.stages.offline.test_observer_keep import facts_of
+from memory_pipeline_tests.stages.offline.test_observer_keep import facts_of, one_turn
 
 QUESTION = "The deploy check fails on lint findings in legacy/billing.py (not our change). How should we proceed?"
 OPTIONS = [{"label": "Skip the check (--no-verify)", "description": "commit anyway"},
@@ -135,3 +135,14 @@ def test_the_briefing_shows_the_statement_and_the_log_keeps_the_observers_words(
     fact = Fact(text='User stated: "Never push to main."', priority="high", time="09:15", source_roles=["user"])
     assert format_fact(fact, said=True) == "* 🔴 (09:15) (said by user) Never push to main."
     assert format_fact(fact) == '* 🔴 (09:15) User stated: "Never push to main."'
+
+
+def test_a_guess_about_the_person_or_a_request_to_be_told_is_no_rule_or_preference():
+    # seen on chat histories the rules were not written on: an insult became a P0 constraint, and
+    # "I'd like to know more about …" a user-level preference
+    from memory_pipeline.stages.offline.distil import is_rule
+    assert not is_rule("Are you kidding, you must be new or an idiot.")
+    assert is_rule("You must be logged in to the VPN before you deploy.")
+    assert facts_of(one_turn("User", "Are you kidding, you must be new or an idiot.")) == []
+    assert facts_of(one_turn("User", "I'd like to know more about the audio features of the C9 series.")) == []
+    assert facts_of(one_turn("User", "I'd like small commits with one change each, please."))
