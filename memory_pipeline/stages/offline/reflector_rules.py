@@ -177,6 +177,15 @@ def is_notable(text: str) -> bool:
                 or PREFERENCE.search(text))
 
 
+# a code name: CamelCase (AgentSession), a backticked name, a path or a file
+_CODE_NAME = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|`[^`]+`|\w/\w|\b[\w-]+\.(?:py|ts|tsx|js|ex|exs|rs|go|rb|java)\b")
+
+
+def names_project_code(text: str) -> bool:
+    """Names something in a project's code: a user's preference about it is that project's, not theirs everywhere."""
+    return bool(_CODE_NAME.search(text))
+
+
 def categorize(text: str, quoted: bool = False, correction: bool = False) -> str:
     """The MEMORY.md section: the user's own rules, then preferences, then lessons, then setup.
 
@@ -184,8 +193,10 @@ def categorize(text: str, quoted: bool = False, correction: bool = False) -> str
     """
     if quoted and (HARD_RULE.search(text) or shape.is_stated_rule(text) or correction) and shape.is_rule(text):
         return "Hard Rules"
-    if PREFERENCE.search(text):
+    if PREFERENCE.search(text) and not names_project_code(text):
         return "User"
+    if PREFERENCE.search(text):
+        return "Hard Rules" if quoted else "Patterns"  # "I'd only want e2e tests for AgentSession": this project's
     if PATTERN.search(text) and not STRUCTURE.search(text):
         return "Patterns"
     if STRUCTURE.search(text) or ARCHITECTURE.search(text) or specifics(text):

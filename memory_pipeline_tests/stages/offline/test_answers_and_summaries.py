@@ -146,3 +146,10 @@ def test_a_guess_about_the_person_or_a_request_to_be_told_is_no_rule_or_preferen
     assert facts_of(one_turn("User", "Are you kidding, you must be new or an idiot.")) == []
     assert facts_of(one_turn("User", "I'd like to know more about the audio features of the C9 series.")) == []
     assert facts_of(one_turn("User", "I'd like small commits with one change each, please."))
+
+
+def test_a_preference_about_a_projects_code_is_that_projects_not_the_users_everywhere():
+    from memory_pipeline.stages.offline.reflector_rules import categorize
+    assert categorize("I would only want e2e tests for AgentSession, anything else is shitty.", True) == "Hard Rules"
+    assert categorize("I'd rather keep `billing.py` free of ORM calls.", True) == "Hard Rules"
+    assert categorize("I prefer squash merges for feature branches.", True) == "User"
