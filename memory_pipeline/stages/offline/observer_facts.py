@@ -233,8 +233,8 @@ def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None
             topic = ask if len(rules.content_words(ask)) >= 4 else topic
         elif block.role == "Assistant":
             candidates += _assistant_candidates(block)
-            candidates += [Candidate("high", block.time, rules.clip(fact, 280), [block.ref])
-                           for fact in summary.state_facts(block.text)]
+            candidates += [Candidate(priority, block.time, rules.clip(fact, 280), [block.ref])
+                           for priority, fact in summary.state_facts(block.text)]
         if block.role in ("User", "Assistant") and (block.text or block.role == "User"):
             previous = block
     return _select(candidates)  # edits and commands are the narrative's, not facts

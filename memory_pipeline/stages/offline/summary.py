@@ -3,7 +3,8 @@
 A summary ("All done. Here's a summary of …") is mostly a change log, which the narrative keeps. One
 kind of line in it outlasts the task: a present state of the code it names ("Both `SessionLive` and
 `SubagentLive` now use the shared pipeline"). Its subject is often named only by the lines around it,
-so the code names its group lists (the modules "the shared pipeline" is made of) come with it.
+so the code names its group lists (the modules "the shared pipeline" is made of) come with it. A
+list of modules with what each holds ("`cli/args.ts` - CLI argument parsing") is where code lives.
 Test counts, statuses and change verbs stay out.
 """
 
@@ -23,6 +24,9 @@ _ITEM = re.compile(r"^(?P<indent>\s*)(?:[-*•+]|\d{1,3}[.)])\s+(?P<text>.+)$")
 _MODULE = re.compile(r"`(?P<name>[A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*)*)`")
 _EMPHASIS = re.compile(r"\*\*|__")
 MAX_NAMES = 3
+# "`cli/args.ts` - CLI argument parsing and help": a module and what it holds
+_MODULE_LINE = re.compile(r"^`(?P<name>[^`]+)`\s+(?:-|—|–)\s+(?P<what>[A-Za-z@`][^`]{2,80}?)\s*$")
+_CODE_PATH = re.compile(r"/|\.\w{1,4}$")
 
 
 def is_closing(text: str) -> bool:
@@ -31,26 +35,56 @@ def is_closing(text: str) -> bool:
 
 
 def _groups(text: str) -> list[list[str]]:
-    """The sub-items of each top-level item (or the top-level items when there is no nesting)."""
-    groups: list[list[str]] = [[]]
+    """The list items of each run of a list, split at the prose or headings between runs; a
+    top-level item with items under it is a group of its own."""
+    groups: list[list[str]] = []
+    run: list[tuple[bool, str]] = []
+
+    def close() -> None:
+        if not any(deep for deep, _ in run):
+            groups.extend([[item for _, item in run]] if run else [])
+        else:
+            start = len(groups)
+            for deep, item in run:
+                if deep and len(groups) > start:
+                    groups[-1].append(item)
+                else:
+                    groups.append([item])
+        run.clear()
+
     for line in text.splitlines():
         found = _ITEM.match(line)
-        if not found:
-            continue
-        item = _EMPHASIS.sub("", found.group("text")).strip()
-        if not found.group("indent"):
-            groups.append([item])
-        else:
-            groups[-1].append(item)
-    return [g for g in groups if g]
+        if found:
+            run.append((bool(found.group("indent")), _EMPHASIS.sub("", found.group("text")).strip()))
+        elif line.strip():
+            close()
+    close()
+    return groups
 
 
-def state_facts(text: str) -> list[str]:
-    """The present-state lines of a closing summary, each with the code names of its group."""
+def _module_map(group: list[str]) -> str | None:
+    """"`cli/args.ts` - CLI argument parsing", … : where each part of the code lives, in one line."""
+    parts = [m for item in group if (m := _MODULE_LINE.match(item)) and _CODE_PATH.search(m.group("name"))]
+    if len(parts) < 2:
+        return None
+    return "; ".join(f"`{m.group('name')}` holds {_lower(m.group('what').rstrip(' .'))}" for m in parts) + "."
+
+
+def _lower(text: str) -> str:
+    """"System prompt construction" → "system prompt construction"; "CLI parsing" keeps its case."""
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
+
+
+def state_facts(text: str) -> list[tuple[str, str]]:
+    """(priority, fact) of a closing summary: its present-state lines, each with the code names of its
+    group (high: the code is like that now), and its module maps (medium: where to look, not a trap)."""
     if not is_closing(text):
         return []
     found = []
     for group in _groups(text):
+        if mapped := _module_map(group):
+            found.append(("medium", mapped))
+            continue
         for line in group:
             state = _NOW_STATE.match(line)
             if not state or _STATUS.search(line):
@@ -61,5 +95,5 @@ def state_facts(text: str) -> list[str]:
             fact = line.rstrip(" .")
             if names:
                 fact += " (" + ", ".join(f"`{n}`" for n in names) + ")"
-            found.append(fact + ".")
+            found.append(("high", fact + "."))
     return found

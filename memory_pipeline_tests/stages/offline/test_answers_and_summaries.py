@@ -100,8 +100,8 @@ SUMMARY = """All done. Here's a summary of the completed **shop-12** epic:
 
 
 def test_a_closing_summary_keeps_the_present_state_with_the_names_of_its_group():
-    assert state_facts(SUMMARY) == [
-        "Both `OrderLive` and `RefundLive` now use the shared pipeline (`InvoiceComputers`, `InvoiceComponents`)."]
+    assert state_facts(SUMMARY) == [("high",
+        "Both `OrderLive` and `RefundLive` now use the shared pipeline (`InvoiceComputers`, `InvoiceComponents`).")]
     assert state_facts(SUMMARY.replace("All done. Here's a summary of", "Next I will look at")) == []
 
 
@@ -153,3 +153,17 @@ def test_a_preference_about_a_projects_code_is_that_projects_not_the_users_every
     assert categorize("I would only want e2e tests for AgentSession, anything else is shitty.", True) == "Hard Rules"
     assert categorize("I'd rather keep `billing.py` free of ORM calls.", True) == "Hard Rules"
     assert categorize("I prefer squash merges for feature branches.", True) == "User"
+
+
+def test_a_closing_summarys_module_list_is_where_code_lives():
+    closing = """Done. Here's a summary of what was accomplished:
+
+### Split of main.ts
+Split into modules:
+- `cli/args.ts` - CLI argument parsing and help
+- `core/model-resolver.ts` - Model resolution and scoping
+- Reduced from 1508 to 1362 lines
+"""
+    assert state_facts(closing) == [("medium", "`cli/args.ts` holds CLI argument parsing and help; "
+                                               "`core/model-resolver.ts` holds model resolution and scoping.")]
+    assert state_facts(closing.replace("Done. Here's a summary of what was accomplished:", "Plan:")) == []
