@@ -209,11 +209,10 @@ def observe_offline(system: str, prompt: str) -> str:
     out = ["<observations>", f"Date: {date.group(1)}" if date else "", ""]
     segments = segment_blocks(blocks)
     chat_log = is_chat_log(blocks)
-    working = any(b.calls for b in blocks)
     for segment in segments:
         if segment[0].role == "Summary" and len(segment) == 1:
             continue
-        facts = facts_for(segment, chat_log, before=_before(blocks, segment), working=working)
+        facts = facts_for(segment, chat_log, before=_before(blocks, segment))
         out += ["<segment>", f"<title>{title_for(segment)}</title>", f"<narrative>{narrative_for(segment)}</narrative>"]
         out += ["<facts>", *[_render_fact(f) for f in facts], "</facts>", "</segment>", ""]
     out.append("</observations>")

@@ -123,14 +123,6 @@ def is_self_contained(sentence: str) -> bool:
     return bool(_SPECIFIC.search(sentence)) or len(content_words(sentence) - _CUE_WORDS) >= 3
 
 
-_IDENTIFIER = re.compile(r"\b(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z][A-Z0-9]*_[A-Z0-9_]+|[a-z][a-z0-9]*_[a-z0-9_]+)\b")
-
-
-def names_code(sentence: str) -> bool:
-    """A path, a file, a backticked name or an identifier (AgentSession, ORDERS_API_PORT, round_total)."""
-    return bool(_SPECIFIC.search(sentence) or _IDENTIFIER.search(sentence))
-
-
 def is_request(sentence: str) -> bool:
     return bool(REQUEST.match(FILLER.sub("", sentence).strip()))
 

@@ -104,11 +104,8 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
     return None
 
 
-def _assistant_candidates(block: Block, working: bool = True) -> list[Candidate]:
-    """Root causes, fixes, decisions and state changes the agent states; no running commentary or status.
-    In a conversation where the agent touched no code (`working` False: no tool call at all), an
-    explanation with its reason ("… which means …", "… due to …") is general knowledge, not a fact
-    about a project, unless it names code."""
+def _assistant_candidates(block: Block) -> list[Candidate]:
+    """Root causes, fixes, decisions and state changes the agent states; no running commentary or status."""
     found = []
     for sentence in (cues.ACK_LEAD.sub("", s) for s in rules.sentences(block.text)):
         if cues.is_question(sentence) or rules.is_fragment(sentence) or cues.COMMENTARY.search(sentence):
@@ -126,8 +123,7 @@ def _assistant_candidates(block: Block, working: bool = True) -> list[Candidate]
             found.append(Candidate("high", block.time, text, [block.ref]))
         elif cues.REASON.search(sentence) and not (cues.TRANSIENT.search(claim_of(sentence))
                                                    or cues.FUTURE.search(sentence)):
-            if working or cues.names_code(sentence):  # else general knowledge, in a conversation about no code
-                found.append(Candidate("high", block.time, text, [block.ref]))
+            found.append(Candidate("high", block.time, text, [block.ref]))
         elif cues.BEHAVIOUR.search(sentence) and not cues.FUTURE.search(sentence):
             found.append(Candidate("medium", block.time, text, [block.ref]))
         elif cues.FAILURE.search(sentence) and cues.ABANDONED.search(sentence):
@@ -221,10 +217,8 @@ def _about(candidate: Candidate, topic: str) -> Candidate:
                      candidate.refs)
 
 
-def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None = None,
-              working: bool = True) -> list[Candidate]:
-    """The facts of one segment; `before` is the block just before it (a question the first turn answers);
-    `working`: the agent called a tool somewhere in the transcript."""
+def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None = None) -> list[Candidate]:
+    """The facts of one segment; `before` is the block just before it (a question the first turn answers)."""
     if chat_log:
         return _personal_candidates(segment)
     candidates: list[Candidate] = []
@@ -238,7 +232,7 @@ def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None
             ask = rules.intent(block.text)
             topic = ask if len(rules.content_words(ask)) >= 4 else topic
         elif block.role == "Assistant":
-            candidates += _assistant_candidates(block, working)
+            candidates += _assistant_candidates(block)
             candidates += [Candidate(priority, block.time, rules.clip(fact, 280), [block.ref])
                            for priority, fact in summary.state_facts(block.text)]
         if block.role in ("User", "Assistant") and (block.text or block.role == "User"):

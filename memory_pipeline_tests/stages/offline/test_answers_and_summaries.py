@@ -167,14 +167,3 @@ Split into modules:
     assert state_facts(closing) == [("medium", "`cli/args.ts` holds CLI argument parsing and help; "
                                                "`core/model-resolver.ts` holds model resolution and scoping.")]
     assert state_facts(closing.replace("Done. Here's a summary of what was accomplished:", "Plan:")) == []
-
-
-def test_an_explanation_in_a_conversation_that_touched_no_code_is_no_project_fact():
-    # seen on chat histories the rules were not written on: a TV's speakers and a novel's plot became 🔴 facts
-    said = "The C9 series features a 2.2 channel speaker system, which means it has two woofers and two tweeters."
-    chat = f"[10:00] [User] (m1): Tell me about the speakers of the C9 series.\n\n[10:01] [Assistant] (m2): {said}"
-    assert facts_of(chat) == []
-    working = chat.replace(f"(m2): {said}", f"(m2): {said}\n  → Bash(command=ls)")
-    assert facts_of(working)  # the same words in a session where the agent worked: the ordinary rules
-    named = chat.replace("The C9 series", "`speakers.yaml`")
-    assert facts_of(named)  # an explanation that names code is about the project
