@@ -167,3 +167,23 @@ Split into modules:
     assert state_facts(closing) == [("medium", "`cli/args.ts` holds CLI argument parsing and help; "
                                                "`core/model-resolver.ts` holds model resolution and scoping.")]
     assert state_facts(closing.replace("Done. Here's a summary of what was accomplished:", "Plan:")) == []
+
+
+RULES = ["always run the linter before committing", "never push to main directly", "always pin the base image tag",
+         "never edit the generated client by hand", "always squash before merging", "never log the session token",
+         "wrap every migration in a transaction", "never skip the contract tests",
+         "always tag a release from main", "never disable the pre-push hook"]
+
+
+def test_reflecting_many_sessions_at_once_cuts_no_more_than_a_few_at_a_time():
+    # a backfill of ten sessions: the per-section cap (8 at level 0) is per four sessions, so each
+    # session's rule is proposed, as it is when the sessions are reflected a few at a time
+    from memory_pipeline.models import Segment
+    from memory_pipeline_tests.stages.offline.test_reflector import offline
+    from memory_pipeline_tests.support.review_fixtures import fact, observation
+    sessions = [observation(f"2026-11-{10 + n:02d}", f"s{n}", [Segment(title="Work", narrative="Worked.", facts=[
+        fact("high", f'User stated: "{rule}"', "10:00", key=f"s{n}")])]) for n, rule in enumerate(RULES)]
+    _, output, _ = offline(sessions)
+    assert len(output.proposals) == len(RULES)  # nine Hard Rules (the cap was 8) and one Patterns line
+    _, few, _ = offline(sessions[:4])
+    assert len(few.proposals) == 4
