@@ -93,7 +93,8 @@ def test_each_briefing_note_says_who_said_it(workspace, proposal_store, tmp_path
     output = run_claude_code_hook(workspace, start, now=noon.replace(hour=19)).output
     context = output["hookSpecificOutput"]["additionalContext"]
     notes = fenced_block(context, NOTES_HEADING)
-    said = {text: re.search(rf"\(said by ([\w+]+)\) User stated: \"{re.escape(text)}\"", notes) for text in claims}
+    # the note is the statement itself (no "User stated:" frame): the label alone says who said it
+    said = {text: re.search(rf"\(said by ([\w+]+)\) {re.escape(text)}", notes) for text in claims}
     assert {text: m.group(1) for text, m in said.items() if m} == {
         TYPED: "user", PASTED: "pasted", CLAIMED: "assistant"}
     assert FROM_WEB not in context  # a web page's words are never a note (withheld, counted) nor in the pack

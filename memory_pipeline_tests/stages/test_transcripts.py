@@ -14,6 +14,7 @@ from memory_pipeline.stages.transcripts import (
     parse_transcript,
     serialize_transcript,
 )
+from memory_pipeline.stages.transcripts.claude_code import ANSWER_SUFFIX, question_text
 from memory_pipeline_tests.support.paths import PROJECT_ROOT, fixture_transcript
 
 CLAUDE_MAIN = "claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
@@ -40,7 +41,9 @@ def test_claude_code_main_session_merges_assistant_lines_and_finds_the_compactio
     assert len(assistants) == len({x["message"]["id"] for x in main_assistant_lines})
 
     uuids = {x.get("uuid") for x in lines}
-    assert all(m.id in uuids for m in transcript.messages)
+    assert all(m.id.removesuffix(ANSWER_SUFFIX) in uuids for m in transcript.messages)
+    # the one AskUserQuestion answer: a user message after its tool result (stages/transcripts/claude_code.py)
+    assert [m.text for m in transcript.messages if m.id.endswith(ANSWER_SUFFIX)] == ["main was clean; fix the issues"]
     skipped = {x["uuid"] for x in lines if x.get("type") in ("progress", "system") and x.get("subtype") != "compact_boundary"}
     assert not skipped & {m.id for m in transcript.messages}
 
@@ -76,7 +79,9 @@ def test_claude_code_assistant_text_blocks_are_concatenated_in_order() -> None:
         if x.get("type") == "assistant" and not x.get("isSidechain"):
             first_uuid.setdefault(x["message"]["id"], x["uuid"])
             by_id.setdefault(x["message"]["id"], []).extend(
-                b["text"].strip() for b in x["message"]["content"] if b.get("type") == "text" and b["text"].strip())
+                b["text"].strip() if b.get("type") == "text" else question_text(b["input"])  # the question asked
+                for b in x["message"]["content"]
+                if (b.get("type") == "text" and b["text"].strip()) or b.get("name") == "AskUserQuestion")
     messages = {m.id: m for m in parse_transcript(path).messages}
     for message_id, texts in by_id.items():
         assert messages[first_uuid[message_id]].text == "\n\n".join(texts)

@@ -42,7 +42,8 @@ def test_interactive_compact_lines_with_ansi_escapes_are_not_user_messages() -> 
 def test_a_task_notification_is_the_clients_not_the_users() -> None:
     transcript = parse_transcript(fixture_transcript(AGENTIC))
     users = [m.text for m in transcript.messages if m.role == "user"]
-    assert users[1:] == ["continue"] and users[0].startswith("Work on bead spotter-dov")
+    # "continue" typed; the last is the user's answer to the agent's AskUserQuestion
+    assert users[1:] == ["continue", "main was clean; fix the issues"] and users[0].startswith("Work on bead spotter-dov")
     assert not any("task-notification" in m.text or "Read the output file" in m.text for m in transcript.messages)
 
 

@@ -8,10 +8,11 @@ from memory_pipeline.stages.windows import decide_observing, plan_window, shows_
 from memory_pipeline_tests.support.paths import fixture_transcript
 
 
-def test_an_agentic_session_shows_work_with_two_user_messages() -> None:
+def test_an_agentic_session_shows_work_with_three_user_messages() -> None:
     transcript = parse_transcript(fixture_transcript("claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"))
     work = window_work(transcript.messages)
-    assert work.user_messages == 2 and work.tool_calls == 150 and work.files_modified >= 1
+    # two typed, one the answer to the agent's AskUserQuestion
+    assert work.user_messages == 3 and work.tool_calls == 150 and work.files_modified >= 1
     assert shows_work(work)
 
 

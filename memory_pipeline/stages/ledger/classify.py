@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from memory_pipeline.stages.ledger.model import snake_entity
-from memory_pipeline.stages.offline.distil import distil, is_correction_of_fact, is_rule, is_stated_rule
+from memory_pipeline.stages.offline.distil import is_correction_of_fact, is_rule, is_stated_rule, statement
 from memory_pipeline.stages.provenance import user_typed
 
 _PREFIX = re.compile(r"^(?:User (?:stated|decided|corrected the agent|reported|asked)|Failed approach|Decision|Fact)"
@@ -73,22 +73,14 @@ class Classified:
     change: bool = False  # the text states that something changed (a supersession cue)
 
 
-# 'User answered "Q": "A"' and '"A" (about: "T")': the user's words with what they answer or are about
+# 'User answered "Q": "A"': the user settled how to do something the agent asked about
 _ANSWERED = re.compile(r'^User answered "(?P<question>.+?)": "(?P<answer>.+)"$')
-_ABOUT = re.compile(r'^"(?P<said>.+)"\s*\(about: "(?P<topic>.+)"\)$')
 
 
 def plain_text(text: str) -> str:
     """The fact without the Observer's "User stated:" prefix, its quotes and the chat around it
-    ("FYI:", "Update:", "Hm,": stages/offline/distil)."""
-    body = text.strip()
-    if answered := _ANSWERED.match(body):
-        return f"{distil(answered['answer']).rstrip('.')} (the user's answer to: {answered['question']})"
-    body = _PREFIX.sub("", body).strip()
-    if about := _ABOUT.match(body):
-        return f"{distil(about['said']).rstrip('.')} (about: {about['topic']})"
-    stripped = body.strip('"“”').strip()
-    return distil(stripped) if stripped else stripped
+    ("FYI:", "Update:", "Hm,": stages/offline/distil.statement), nor a "Decision:"-style label."""
+    return statement(_PREFIX.sub("", statement(text)).strip())
 
 
 def event_type(text: str) -> str:

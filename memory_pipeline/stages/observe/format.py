@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from memory_pipeline.models import Fact, Observation, ObserverOutput, Segment
+from memory_pipeline.stages.offline.distil import statement
 from memory_pipeline.stages.provenance import said_by
 
 SHORT_NARRATIVE_CHARS = 160
@@ -18,10 +19,12 @@ def _inline(text: str) -> str:
 
 def format_fact(fact: Fact, *, said: bool = False) -> str:
     """`* 🔴 (09:15) text`, without the time when the transcript had none; with `said`, who said it
-    after the time: `* 🔴 (09:15) (said by user) text` (the labels of the messages it cites)."""
+    after the time: `* 🔴 (09:15) (said by user) text` (the labels of the messages it cites), the text
+    as a statement of its own (stages/offline/distil.statement: no "User stated:" frame or quotes)."""
     time = f"({fact.time}) " if fact.time else ""
     who = f"(said by {said_by(fact.source_roles)}) " if said else ""
-    return f"* {fact.emoji} {time}{who}{_inline(fact.text)}"
+    text = statement(fact.text) if said else fact.text  # the label says who; the words need no "User stated:"
+    return f"* {fact.emoji} {time}{who}{_inline(text)}"
 
 
 def _short(narrative: str) -> str:

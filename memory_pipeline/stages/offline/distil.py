@@ -75,6 +75,10 @@ _TASK_CLAUSE = re.compile(
 )
 # a remark about what just happened, pointed at with a pronoun: "that should never happen"
 _DEICTIC_HEAD = re.compile(r"^(?:that|this|it|which)\b", re.IGNORECASE)
+# "you must be new", "you must be joking": a guess about the person, not what they must do
+# ("you must be logged in" is a rule: a participle follows)
+_GUESS = re.compile(r"^you\s+must\s+be\s+(?!\w+(?:ed|en|wn)\b)(?!(?:careful|sure|able|aware|quiet|explicit|consistent|"
+                    r"concise|brief|polite|precise)\b)", re.IGNORECASE)
 _CLAUSES = re.compile(r"\s*(?:[,;:]|—|–|\s-\s|\bbut\b|\band\b(?= (?:always|never|don'?t|do not)))\s*", re.IGNORECASE)
 
 
@@ -93,7 +97,7 @@ def is_rule(text: str) -> bool:
         return False
     if any(_TASK_CLAUSE.match(part) for part in parts):
         return False
-    heads = [part for part in parts if _RULE_HEAD.match(part)]
+    heads = [part for part in parts if _RULE_HEAD.match(part) and not _GUESS.match(part)]
     return bool(heads) and not all(_DEICTIC_HEAD.match(part) for part in heads)
 
 
@@ -266,3 +270,30 @@ def missed_as_rule(sentence: str) -> str | None:
     verb, _, rest = found.group("rest").partition(" ")
     verb = _PAST.get(verb.lower(), verb.lower())
     return f"{verb[:1].upper()}{verb[1:]} {rest}".strip() + "."
+
+
+# the Observer's frames around the user's words: 'User stated: "…"', 'User answered "Q": "A"', '"A" (about: "T")'
+_FRAME = re.compile(r"^User (?:stated|decided|corrected the agent|reported|asked):\s*", re.IGNORECASE)
+_ANSWERED = re.compile(r'^User answered "(?P<question>.+?)": "(?P<answer>.+)"$')
+_ABOUT = re.compile(r'^"(?P<said>.+)"\s*\(about: "(?P<topic>.+)"\)$')
+# "Reason being that we injected …": a cause, said as the chat's follow-up
+_CAUSE_LEAD = re.compile(r"^(?:reason being|the reason (?:is|was)|that'?s because)(?: that)?,?\s+", re.IGNORECASE)
+
+
+def statement(fact: str) -> str:
+    """A fact as a statement of its own: the user's words without the Observer's frame ("User stated:"),
+    their quotes and the chat around them; an answer leads with what the user said, then what it
+    answers; who said it is the fact's source labels' to tell, not its words'."""
+    body = " ".join(fact.split())
+    if answered := _ANSWERED.match(body):
+        return f"{distil(answered['answer']).rstrip('.')} (the user's answer to: {answered['question']})"
+    body = _FRAME.sub("", body).strip()
+    if about := _ABOUT.match(body):
+        return f"{distil(about['said']).rstrip('.')} (about: {about['topic']})"
+    stripped = body.strip('"“”').strip()
+    return as_cause(distil(stripped)) if stripped else stripped
+
+
+def as_cause(text: str) -> str:
+    """"Reason being that X" → "Cause: X"."""
+    return _CAUSE_LEAD.sub("Cause: ", text, count=1)

@@ -15,9 +15,11 @@ RULE = re.compile(
     r"should (?:always|never)|do(?:n'?t| not) ever|no exceptions)\b",
     re.IGNORECASE,
 )
+# "I'd like to know more about X" asks for something; it states no preference
 PREFERENCE = re.compile(
     r"\b(?:i (?:prefer|like|love|hate|dislike|don'?t like)|i(?: would|'d) (?:only |rather |much rather )?"
-    r"(?:want|like|prefer)|i'?d rather|"
+    r"(?:want|like|prefer)(?! to (?:know|learn|understand|see|hear|read|find out|get|ask|talk|discuss|explore|try|"
+    r"check|have a look)\b)|i'?d rather|"
     r"i would rather|my preference)\b",
     re.IGNORECASE,
 )

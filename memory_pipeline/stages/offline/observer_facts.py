@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from memory_pipeline.stages.offline import answers
 from memory_pipeline.stages.offline import distil as shape
 from memory_pipeline.stages.offline import observer_cues as cues
 from memory_pipeline.stages.offline import observer_rules as rules
+from memory_pipeline.stages.offline import summary
 from memory_pipeline.stages.offline.observer_people import personal_fact
 
 CAPS = {"high": 8, "medium": 6, "low": 3}
@@ -179,6 +181,15 @@ def _select(candidates: list[Candidate]) -> list[Candidate]:
     return ordered
 
 
+def _choice(block: Block, asked: Block | None) -> list[Candidate] | None:
+    """The user's answer to the agent's question tool: one decision (stages/offline/answers), or
+    nothing when it only says what comes next; None when the agent asked no question with a tool."""
+    if asked is None or not answers.asked_with_tool(asked.calls):
+        return None
+    made = answers.decision(asked.text, block.text)
+    return [Candidate("high", block.time, rules.clip(made, 280), [asked.ref, block.ref])] if made else []
+
+
 def _answer(block: Block, asked: Block | None) -> list[Candidate]:
     """"yes need to be fully clean" after the agent asked "There's an unused import warning … Want me
     to clean that up too?": the answer with what it answers, so its subject is named."""
@@ -215,11 +226,15 @@ def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None
     for block in segment:
         if block.role == "User" and not rules.is_meta_user_text(block.text):
             asked = previous if previous is not None and previous.role == "Assistant" else None
-            candidates += [_about(c, topic) for c in _answer(block, asked) or _user_candidates(block)]
+            chose = _choice(block, asked)
+            said = chose if chose is not None else _answer(block, asked) or _user_candidates(block)
+            candidates += [_about(c, topic) for c in said]
             ask = rules.intent(block.text)
             topic = ask if len(rules.content_words(ask)) >= 4 else topic
         elif block.role == "Assistant":
             candidates += _assistant_candidates(block)
+            candidates += [Candidate(priority, block.time, rules.clip(fact, 280), [block.ref])
+                           for priority, fact in summary.state_facts(block.text)]
         if block.role in ("User", "Assistant") and (block.text or block.role == "User"):
             previous = block
     return _select(candidates)  # edits and commands are the narrative's, not facts

@@ -10,6 +10,7 @@ smaller than the observations it read.
 
 from __future__ import annotations
 
+import math
 import re
 
 from memory_pipeline.stages.offline import reflector_rules as rules
@@ -18,6 +19,9 @@ from memory_pipeline.stages.tokens import estimate_tokens
 
 SECTION_ORDER = ("User", "Hard Rules", "System Architecture", "Patterns")
 # per level: (max proposals per section, max words per line, max merged parts, keep medium facts)
+# the per-section cap is per this many sessions: reflecting many at once (a backfill) cuts no more than
+# reflecting them a few at a time would
+SESSIONS_PER_CAP = 4
 LEVELS = {0: (8, 60, 3, True), 1: (6, 40, 2, True), 2: (4, 30, 2, False), 3: (2, 25, 1, False)}
 _OBSERVATION = re.compile(r'<observation ref="(?P<ref>O\d+)" session="(?P<session>[^"]*)" date="(?P<date>[^"]*)" '
                           r'distilled="(?P<distilled>yes|no)">\n(?P<body>.*?)\n</observation>', re.DOTALL)
@@ -160,9 +164,11 @@ def reflect_offline(system: str, prompt: str) -> str:
     level = guidance_level(prompt)
     per_section, max_words, max_parts, _ = LEVELS[level]
     merged = merge(select(read_items(observations), level, memory), max_parts, max_words)
+    sessions = len({m.group("session") for m in _OBSERVATION.finditer(observations)})
+    cap = per_section * max(1, math.ceil(sessions / SESSIONS_PER_CAP))  # a backfill of many sessions at once
     proposals = []
     for section in SECTION_ORDER:
-        proposals += [p for p in merged if p.section == section][:per_section]
+        proposals += [p for p in merged if p.section == section][:cap]
     if level >= 3:
         proposals = sorted(proposals, key=lambda p: p.order)[:5]
     budget = estimate_tokens(observations)

@@ -20,6 +20,7 @@ _SPEAKER = re.compile(r"^(?:the\s+)?(?:user|developer)\s+(?:stated|decided|said|
                       r"corrected the agent|explained|asked)\s*:\s*", re.IGNORECASE)
 CORRECTED = re.compile(r"^(?:the\s+)?user\s+corrected the agent\s*:", re.IGNORECASE)
 _OUTER_QUOTES = re.compile(r'^["“](?P<inner>.+)["”]\.?$')
+_ABOUT = re.compile(r'^"(?P<said>.+)"\s*\(about: "(?P<topic>.+)"\)\.?$')
 _CORRECTION_LEAD = re.compile(r"^(?:no+|nope|actually)\s*[,.!:;—-]\s*", re.IGNORECASE)
 _ROUTINE = re.compile(r"^(?:modified|edited|read|ran|opened|viewed|listed|pushed|committed|created branch)\b", re.IGNORECASE)
 
@@ -113,14 +114,18 @@ def overlap(a: str, b: str) -> float:
 def clean_fact(text: str) -> tuple[str, bool]:
     """Drop the 'User stated:' frame and outer quotes; True when the words are the user's own."""
     text = " ".join(text.split())
-    framed = bool(_SPEAKER.match(text))
+    framed = bool(_SPEAKER.match(text)) or text.startswith('User answered "')
+    corrected = bool(CORRECTED.match(text))
+    if text.startswith('User answered "') or _ABOUT.match(_SPEAKER.sub("", text)):
+        text = shape.statement(text)  # the answer first, then what it answers or is about
     text = _SPEAKER.sub("", text)
     quoted = _OUTER_QUOTES.match(text)
     if quoted:
         text = quoted.group("inner").strip()
     rule = _CORRECTION_LEAD.sub("", text)
-    if (framed or quoted) and rule != text and HARD_RULE.search(rule):
+    if (framed or quoted) and rule != text and (HARD_RULE.search(rule) or corrected):
         text = rule  # "No, don't use pip here. This repo uses uv…": the rule without the "no" it answered with
+    text = shape.as_cause(text)
     text = text[:1].upper() + text[1:]
     if text and text[-1] not in ".!?":
         text += "."
@@ -139,8 +144,8 @@ def rejection(item: "Item") -> str | None:
         return "not a high-priority fact"
     if (is_routine(text) and not item.correction) or TASK_STATUS.match(text):
         return "activity or task status"
-    if STATUS.search(text) and not LESSON.search(text):
-        return "status line"
+    if STATUS.search(_PARENTHESES.sub("", text)) and not LESSON.search(text):
+        return "status line"  # a status given as the reason in brackets ("fix them (main was clean)") is no status line
     if ERROR_LINE.match(text) or text.rstrip(".").endswith("?"):
         return "error line or question"
     main_clause = _PARENTHESES.sub("", text).split()
@@ -172,6 +177,15 @@ def is_notable(text: str) -> bool:
                 or PREFERENCE.search(text))
 
 
+# a code name: CamelCase (AgentSession), a backticked name, a path or a file
+_CODE_NAME = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|`[^`]+`|\w/\w|\b[\w-]+\.(?:py|ts|tsx|js|ex|exs|rs|go|rb|java)\b")
+
+
+def names_project_code(text: str) -> bool:
+    """Names something in a project's code: a user's preference about it is that project's, not theirs everywhere."""
+    return bool(_CODE_NAME.search(text))
+
+
 def categorize(text: str, quoted: bool = False, correction: bool = False) -> str:
     """The MEMORY.md section: the user's own rules, then preferences, then lessons, then setup.
 
@@ -179,8 +193,10 @@ def categorize(text: str, quoted: bool = False, correction: bool = False) -> str
     """
     if quoted and (HARD_RULE.search(text) or shape.is_stated_rule(text) or correction) and shape.is_rule(text):
         return "Hard Rules"
-    if PREFERENCE.search(text):
+    if PREFERENCE.search(text) and not names_project_code(text):
         return "User"
+    if PREFERENCE.search(text):
+        return "Hard Rules" if quoted else "Patterns"  # "I'd only want e2e tests for AgentSession": this project's
     if PATTERN.search(text) and not STRUCTURE.search(text):
         return "Patterns"
     if STRUCTURE.search(text) or ARCHITECTURE.search(text) or specifics(text):
@@ -229,7 +245,7 @@ def _anchors(text: str) -> set[str]:
 
 
 # a cause ("the issue is …", "reason being …", "X bypasses Y") and a fix ("the fix was …", "fixed by …")
-CAUSE = re.compile(r"\b(?:root cause|the (?:issue|problem|bug|culprit) (?:is|was)|caused by|reason being|because of|"
+CAUSE = re.compile(r"^cause:|\b(?:root cause|the (?:issue|problem|bug|culprit) (?:is|was)|caused by|reason being|because of|"
                    r"bypass(?:es|ed)?|turn(?:s|ed) out)\b", re.IGNORECASE)
 FIX = re.compile(r"\b(?:the fix|fixed (?:it |this )?by|fix(?:ed)? (?:it|this)|solved by|resolved by|now (?:walks|uses|"
                  r"reads|resolves|finds|waits|flushes|defers)|instead)\b", re.IGNORECASE)

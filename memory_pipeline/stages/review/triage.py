@@ -83,7 +83,7 @@ def users_words(body: str) -> str:
     """Why a line in the user's own words is worth a look, by its shape; a person approves it."""
     if shape.is_stated_rule(body):
         return "a rule the user stated, in their words: approve it to make it standing"
-    if body.startswith("User answered"):
+    if body.startswith("User answered") or "(the user's answer to: " in body:
         return "the user's answer to the agent's question: approve it if it is how work is done here"
     if shape.is_how_to(body):
         return "how to use a named command, in the user's words"
@@ -93,7 +93,7 @@ def users_words(body: str) -> str:
         return "an instruction the user gave: approve it if it holds beyond that task"
     if re.search(r"\b(?:i (?:would )?(?:only )?(?:want|prefer|like|assume)|i'?d rather)\b", body, re.I):
         return "what the user wants or expects: approve it if it holds beyond that session"
-    if re.search(r"\b(?:reason being|because|the (?:issue|problem|cause) (?:is|was))\b", body, re.I):
+    if re.search(r"^cause:|\b(?:reason being|because|the (?:issue|problem|cause) (?:is|was))\b", body, re.I):
         return "a cause the user gave: keep it if it explains something that can happen again"
     if re.search(r"(?:->|→)", body):
         return "where things go, as the user laid it out: check it is still the layout"

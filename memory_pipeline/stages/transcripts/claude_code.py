@@ -6,6 +6,12 @@ main session (a subagent's own file is read whole), and so are meta, progress an
 lines, and the client's own text in user lines (`bookkeeping.user_words`: slash commands, their
 output, task notifications); a `compact_boundary` plus the `isCompactSummary` line after it become
 one compaction summary.
+
+The user's answer to the agent's AskUserQuestion call is the user's own words: Claude Code records
+it structurally (`toolUseResult.answers`, question → the option chosen or the text typed), and it
+becomes a user message after the tool result (`answer_messages`). Only that structured answer does:
+the tool result's text stays tool output, and the question and its options are the agent's words,
+added to the asking assistant message (`question_text`).
 """
 
 from __future__ import annotations
@@ -31,6 +37,29 @@ from memory_pipeline.stages.transcripts.jsonl import (
 )
 
 
+ASK_TOOLS = frozenset({"AskUserQuestion"})
+ANSWER_SUFFIX = "#answer"
+
+
+def question_text(arguments: object) -> str:
+    """The questions of an AskUserQuestion call with their options, as the agent asked them:
+    "Q? (options: A; B)"."""
+    lines = []
+    for question in (as_dict(q) for q in as_list(as_dict(arguments).get("questions"))):
+        asked = " ".join(as_str(question.get("question")).split())
+        labels = [" ".join(as_str(as_dict(o).get("label")).split()) for o in as_list(question.get("options"))]
+        labels = [label for label in labels if label]
+        if asked:
+            lines.append(f"{asked} (options: {'; '.join(labels)})" if labels else asked)
+    return "\n".join(lines)
+
+
+def answer_text(record: object) -> str:
+    """The user's answers in a tool result's structured record (`toolUseResult.answers`), one a line."""
+    answers = as_dict(as_dict(record).get("answers"))
+    return "\n".join(" ".join(a.split()) for a in (as_str(v) for v in answers.values()) if a.strip())
+
+
 def _context_tokens(usage: dict[str, Any]) -> int | None:
     if not usage:
         return None
@@ -47,6 +76,7 @@ class _Reader:
         self.cwd: str | None = None
         self.title: str | None = None
         self.pending_boundary: dict[str, Any] | None = None
+        self.asks: set[str] = set()  # ids of the agent's AskUserQuestion calls
 
     def read(self, line: dict[str, Any]) -> None:
         kind = line.get("type")
@@ -109,6 +139,10 @@ class _Reader:
             tool_results=results, relayed=line.get("isSidechain") is True,  # a subagent's prompt: its parent wrote it
             pasted=line.get(PASTED_FIELD) is True,  # the prompt history ties it to a paste (marked in the snapshot)
         ))
+        answered = any(r.call_id in self.asks for r in results)
+        if answered and (answer := answer_text(line.get("toolUseResult"))):
+            self.messages.append(Message(id=uuid + ANSWER_SUFFIX, role="user", timestamp=timestamp, text=answer,
+                                         relayed=line.get("isSidechain") is True))
 
     def _assistant(self, line: dict[str, Any], message: dict[str, Any], uuid: str) -> None:
         self.flush_boundary()
@@ -129,6 +163,9 @@ class _Reader:
                     name=as_str(block.get("name")) or "tool",
                     input=render_arguments(block.get("input", {})),
                 ))
+                if block.get("name") in ASK_TOOLS and as_str(block.get("id")):
+                    self.asks.add(block["id"])
+                    texts.append(question_text(block.get("input")))
         text = "\n\n".join(t.strip() for t in texts if t.strip())
         if text:
             target.text = f"{target.text}\n\n{text}" if target.text else text
