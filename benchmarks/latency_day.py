@@ -39,7 +39,7 @@ def day_files(fixtures: Path, sessions: int, megabytes: float) -> list[Path]:
 
 def emit_fixture_day(root: Path, env: dict, sessions: int, fixtures: Path | None = None,
                      megabytes: float = 18.0) -> dict:
-    from memory_pipeline.flows.emit import emit_session_event
+    from memory_pipeline.flows.intake.emit import emit_session_event
     from memory_pipeline.resources.workspace import Workspace
 
     workspace = Workspace(Path(env["MEMORY_WORKSPACE"])).create()
@@ -99,9 +99,9 @@ def _embedding_rates(env: dict, day: str, index_seconds: float, embed_seconds: f
     and over its time in the model, against `SentenceTransformer.encode` (torch, CPU) of the same
     texts in this process, model already loaded."""
     from memory_pipeline.config import Settings
-    from memory_pipeline.flows.index_messages import day_message_points
-    from memory_pipeline.resources.embedder import get_embedder
-    from memory_pipeline.resources.onnx_embedder import embedder_for
+    from memory_pipeline.flows.index.messages import day_message_points
+    from memory_pipeline.resources.embedding.embedder import get_embedder
+    from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
     from memory_pipeline.resources.workspace import Workspace
 
     texts = [p.text for p in day_message_points(Workspace(Path(env["MEMORY_WORKSPACE"])), Settings.from_env(env), day)]

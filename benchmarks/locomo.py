@@ -118,8 +118,8 @@ def session_jsonl(conversation: LocomoConversation, session: LocomoSession) -> s
 
 def ingest_conversation(conversation: LocomoConversation, root: Path, definitions):
     """Write the transcripts, emit one event per session, run the ingest; returns the workspace."""
-    from memory_pipeline.flows.emit import emit_session_event
-    from memory_pipeline.flows.ingest import ingest
+    from memory_pipeline.flows.intake.emit import emit_session_event
+    from memory_pipeline.flows.intake.ingest import ingest
     from memory_pipeline.resources.workspace import Workspace
 
     set_process_environment(MEMORY_WORKSPACE=str(root / "ws"), DAGSTER_HOME=str(root / "dagster"),

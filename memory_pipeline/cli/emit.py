@@ -39,7 +39,7 @@ def parse_time(value: str | None) -> datetime | None:
 
 
 def run_emit(args) -> int:
-    from memory_pipeline.flows.emit import emit_session_event
+    from memory_pipeline.flows.intake.emit import emit_session_event
     from memory_pipeline.stages.events import observe_skip_reason
 
     result = emit_session_event(

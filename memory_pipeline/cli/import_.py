@@ -30,8 +30,8 @@ def run_import(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from memory_pipeline.resources import partitions as partition_days
-    from memory_pipeline.flows.importer import import_transcripts
-    from memory_pipeline.resources.dagster_dev import reload_running_ui
+    from memory_pipeline.flows.intake.importer import import_transcripts
+    from memory_pipeline.resources.daemons.dagster_dev import reload_running_ui
 
     workspace = open_workspace(args.settings)
     settings = args.settings

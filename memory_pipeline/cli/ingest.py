@@ -34,7 +34,7 @@ def print_report(report, out) -> None:
 
 
 def run_ingest(args) -> int:
-    from memory_pipeline.flows.ingest import ingest
+    from memory_pipeline.flows.intake.ingest import ingest
 
     out = console()
     if args.json:

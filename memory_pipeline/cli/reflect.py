@@ -22,7 +22,7 @@ def register(sub) -> None:
 
 
 def reflect_report(workspace, day: str, run, settings) -> dict:
-    from memory_pipeline.flows.review_actions import open_proposals
+    from memory_pipeline.flows.review.actions import open_proposals
     from memory_pipeline.flows.reflect import load_reflection
 
     reflection = load_reflection(workspace, day) if run.success else None

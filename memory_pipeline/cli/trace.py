@@ -19,7 +19,7 @@ def register(sub) -> None:
 
 
 def run_trace(args) -> int:
-    from memory_pipeline.flows.review_actions import open_proposals
+    from memory_pipeline.flows.review.actions import open_proposals
     from memory_pipeline.errors import ServiceError
     from memory_pipeline.flows.trace import trace_target
     from memory_pipeline.stages.trace import render_trace

@@ -12,10 +12,10 @@ from memory_pipeline.defs.index import STORE_POOL
 from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.resources import EmbedderResource, RedisResource, VectorStoreResource, WorkspaceResource
 from memory_pipeline.flows.feedback import process_feedback
-from memory_pipeline.flows.index_messages import backfill_passages
+from memory_pipeline.flows.index.messages import backfill_passages
 from memory_pipeline.flows.maintenance import audit_index, maintain_day
 from memory_pipeline.flows.runs import TODAY_TAG
-from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.files.inbox import Inbox
 
 if TYPE_CHECKING:  # what dg.define_asset_job returns
     from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition as AssetJob

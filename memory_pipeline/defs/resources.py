@@ -18,7 +18,7 @@ from memory_pipeline.resources.workspace import Workspace
 if TYPE_CHECKING:
     from memory_pipeline.ports import Embedder, VectorIndex
     from memory_pipeline.resources.llm.client import LLMClient
-    from memory_pipeline.resources.redis_store import RedisStore
+    from memory_pipeline.resources.redis.redis_store import RedisStore
 
 
 class WorkspaceResource(dg.ConfigurableResource):
@@ -37,7 +37,7 @@ class RedisResource(dg.ConfigurableResource):
     workspace: WorkspaceResource
     url: str = ""
     def get_store(self) -> "RedisStore":
-        from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+        from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 
         settings = self.workspace.settings
         client = connect_redis(self.url or settings.redis_url, self.workspace.get().state, settings.redis_idle_timeout,
@@ -57,7 +57,7 @@ class VectorStoreResource(dg.ConfigurableResource):
     collection: str = "memory"
 
     def get_store(self, dimension: int) -> "VectorIndex":
-        from memory_pipeline.resources.stores import workspace_store
+        from memory_pipeline.resources.vectors.stores import workspace_store
 
         settings = self.workspace.settings
         return workspace_store(self.workspace.get().state, self.url or settings.qdrant_url, dimension=dimension,
@@ -67,13 +67,13 @@ class VectorStoreResource(dg.ConfigurableResource):
 
 class EmbedderResource(dg.ConfigurableResource):
     """The embedding model (MEMORY_EMBEDDING_MODEL), loaded once per process: on ONNX Runtime on
-    CPU, with torch on a GPU (resources/onnx_embedder.py)."""
+    CPU, with torch on a GPU (resources/embedding/onnx_embedder.py)."""
 
     settings: dg.ResourceDependency[Settings]
     model_name: str = ""
 
     def get(self) -> "Embedder":
-        from memory_pipeline.resources.onnx_embedder import embedder_for
+        from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
 
         return embedder_for(self.model_name or self.settings.embedding_model, settings=self.settings)
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from memory_pipeline.models import Observation, Segment
-from memory_pipeline.resources.ledger_files import LedgerFiles, read_superseded
-from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes
-from memory_pipeline.resources.observation_files import load_observations
+from memory_pipeline.resources.files.ledger_files import LedgerFiles, read_superseded
+from memory_pipeline.resources.files.memory_files import MemoryFiles, bad_bytes
+from memory_pipeline.resources.files.observation_files import load_observations
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import is_held
 from memory_pipeline.stages.hooks.budget import Fitted, Section, fit, left_out_words

@@ -17,16 +17,16 @@ from memory_pipeline.faults import pause_point
 from memory_pipeline.models import LLMUsage, Observation, SessionEvent, Transcript
 from memory_pipeline.ports import Completer, ObserveStore
 from memory_pipeline.prompts import Prompt
-from memory_pipeline.resources.daily_log import DailyLog
-from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.observation_files import (
+from memory_pipeline.resources.files.daily_log import DailyLog
+from memory_pipeline.resources.files.inbox import Inbox
+from memory_pipeline.resources.files.observation_files import (
     load_observation,
     load_session,
     not_observed_path,
     observation_path,
     sessions_path,
 )
-from memory_pipeline.resources.project_tally import ProjectTally
+from memory_pipeline.resources.files.project_tally import ProjectTally
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import observe_skip_reason
 from memory_pipeline.stages.observe.observer import format_segments_for_log

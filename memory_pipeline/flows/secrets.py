@@ -1,6 +1,6 @@
 """Auditing and scrubbing a workspace for secrets the redaction rules recognize.
 
-`find_secrets` reads what each store holds, decoded (resources/store_contents.py: JSON Lines line
+`find_secrets` reads what each store holds, decoded (resources/files/store_contents.py: JSON Lines line
 by line, SQLite rows of Qdrant and Dagster with their pickles and compressed blobs opened, Redis'
 append-only file command by command), and names each place where `redact` would change a value,
 with the kinds of secret, never the secret itself. A JSON value is judged field by field, as it
@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memory_pipeline.resources.store_contents import TEXT_SUFFIXES as TEXT_STORES
-from memory_pipeline.resources.store_contents import Unreadable, contents, is_edge_shard, kind_of
+from memory_pipeline.resources.files.store_contents import TEXT_SUFFIXES as TEXT_STORES
+from memory_pipeline.resources.files.store_contents import Unreadable, contents, is_edge_shard, kind_of
 from memory_pipeline.resources.workspace import atomic_write_bytes, folder_bytes
 from memory_pipeline.stages.redact import redact, redact_jsonl, redact_value
 

@@ -14,7 +14,7 @@ from memory_pipeline.resources.workspace import Workspace
 
 def workspace_status(workspace: Workspace, settings: Settings) -> dict:
     """The whole report, as `service status --json` prints it."""
-    from memory_pipeline.resources.services import workspace_processes
+    from memory_pipeline.resources.daemons.services import workspace_processes
 
     pipeline = pipeline_status(workspace, settings)
     report = {"workspace": str(workspace.root), "services": service_status(workspace, settings),
@@ -25,8 +25,8 @@ def workspace_status(workspace: Workspace, settings: Settings) -> dict:
 
 
 def service_status(workspace, settings: Settings) -> dict:
-    from memory_pipeline.resources.embedded_redis import EmbeddedRedis
-    from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+    from memory_pipeline.resources.redis.embedded_redis import EmbeddedRedis
+    from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 
     services: dict[str, dict] = {}
     try:
@@ -43,7 +43,7 @@ def service_status(workspace, settings: Settings) -> dict:
     except MemoryPipelineError as exc:
         services["redis"] = {"ok": False, "error": str(exc)}
     if settings.qdrant_url:
-        from memory_pipeline.resources.stores import workspace_store
+        from memory_pipeline.resources.vectors.stores import workspace_store
 
         try:
             store = workspace_store(workspace.state, settings.qdrant_url, dimension=0,
@@ -92,10 +92,10 @@ def local_store_status(workspace) -> dict:
 def counts(workspace: Workspace, settings: Settings) -> dict:
     from memory_pipeline import pipeline
     from memory_pipeline.resources import partitions as partition_days
-    from memory_pipeline.flows.intake import pending_days
+    from memory_pipeline.flows.intake.inbox import pending_days
     from memory_pipeline.flows.runs import get_instance
-    from memory_pipeline.resources.inbox import Inbox
-    from memory_pipeline.resources.observation_files import load_observations
+    from memory_pipeline.resources.files.inbox import Inbox
+    from memory_pipeline.resources.files.observation_files import load_observations
     from memory_pipeline.stages.events import observe_skip_reason
 
     inbox = Inbox(workspace)
@@ -130,7 +130,7 @@ def hook_decisions(workspace, days: int = 7, now=None) -> dict[str, int]:
     from collections import Counter
     from datetime import datetime, timedelta
 
-    from memory_pipeline.resources.hook_state import read_decisions
+    from memory_pipeline.resources.files.hook_state import read_decisions
 
     cutoff = (now or datetime.now().astimezone()) - timedelta(days=days)
     found: Counter[str] = Counter()
@@ -147,8 +147,8 @@ def hook_decisions(workspace, days: int = 7, now=None) -> dict[str, int]:
 def memory_footer(workspace: Workspace, settings: Settings) -> str:
     """The briefing's last line: the model that observes, today's token spend, and whether memory is
     behind (the daemon down with events waiting). Cheap: files and a pid, no Dagster."""
-    from memory_pipeline.resources.dagster_daemon import daemon_pid
-    from memory_pipeline.resources.inbox import Inbox
+    from memory_pipeline.resources.daemons.dagster_daemon import daemon_pid
+    from memory_pipeline.resources.files.inbox import Inbox
 
     llm = llm_status(workspace, settings)
     line = f"_Memory observed by {llm['observer_model']} ({llm['provider']}), {llm['spent_tokens']} tokens today"
@@ -167,8 +167,8 @@ def pipeline_status(workspace: Workspace, settings: Settings, now: float | None 
     import time
 
     from memory_pipeline.flows.runs import dagster_home
-    from memory_pipeline.resources import dagster_records
-    from memory_pipeline.resources.inbox import Inbox
+    from memory_pipeline.resources.daemons import dagster_records
+    from memory_pipeline.resources.files.inbox import Inbox
 
     now = time.time() if now is None else now
     home = dagster_home(workspace, settings)
@@ -215,8 +215,8 @@ def instance_records(workspace: Workspace, settings: Settings) -> tuple[list[dic
 def runs_by(workspace: Workspace, newest: float | None, now: float) -> dict:
     """The process that runs the sensors and schedules: this workspace's daemon, another one whose
     heartbeats reach this instance, or nothing."""
-    from memory_pipeline.resources.dagster_daemon import daemon_pid, stopped_by_user
-    from memory_pipeline.resources.user_service import registered
+    from memory_pipeline.resources.daemons.dagster_daemon import daemon_pid, stopped_by_user
+    from memory_pipeline.resources.daemons.user_service import registered
 
     heartbeat = None if newest is None else round(now - newest, 1)
     pid, unit = daemon_pid(workspace), registered(workspace, Path.home())

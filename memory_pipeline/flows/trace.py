@@ -20,10 +20,10 @@ from memory_pipeline.errors import BadInputError, MemoryPipelineError, ServiceEr
 from memory_pipeline.flows.reflect import REFLECT_WINDOW_DAYS, load_reflection, window
 from memory_pipeline.models import Observation, SessionEvent, stable_id
 from memory_pipeline.prompts import load_prompt
-from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.memory_files import MemoryFiles
-from memory_pipeline.resources.observation_files import load_observations, load_session
-from memory_pipeline.resources.proposals import ProposalStore
+from memory_pipeline.resources.files.inbox import Inbox
+from memory_pipeline.resources.files.memory_files import MemoryFiles
+from memory_pipeline.resources.files.observation_files import load_observations, load_session
+from memory_pipeline.resources.redis.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.message_docs import message_documents
 from memory_pipeline.stages.projects import ALL_PROJECTS, USER, ProjectScope

@@ -8,11 +8,11 @@ from datetime import date, datetime, timezone
 import pytest
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.proposals import stage_proposals
+from memory_pipeline.flows.review.proposals import stage_proposals
 from memory_pipeline.main import main
 from memory_pipeline.models import ProposalDraft, Reflection
-from memory_pipeline.resources.daily_log import DailyLog
-from memory_pipeline.resources.embedder import get_embedder
+from memory_pipeline.resources.files.daily_log import DailyLog
+from memory_pipeline.resources.embedding.embedder import get_embedder
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
 

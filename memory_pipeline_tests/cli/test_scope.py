@@ -12,9 +12,9 @@ from datetime import datetime, timezone
 import pytest
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
-from memory_pipeline.flows.ingest import ingest
+from memory_pipeline.flows.intake.ingest import ingest
 from memory_pipeline.main import main
 from memory_pipeline.models import HookPayload
 from memory_pipeline.resources.projects import resolve_project

@@ -7,11 +7,11 @@ import pytest
 
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.intake import take_inbox
-from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.observation_files import load_session
-from memory_pipeline.resources.stores import workspace_store
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.inbox import take_inbox
+from memory_pipeline.resources.files.inbox import Inbox
+from memory_pipeline.resources.files.observation_files import load_session
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline_tests.support.dagster_defs import assets, definitions
 from memory_pipeline_tests.support.paths import SAMPLES
 

@@ -12,7 +12,7 @@ import pytest
 
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import WorkspaceResource
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline_tests.support.dagster_defs import sensor
 from memory_pipeline_tests.support.paths import SAMPLES
 
@@ -73,7 +73,7 @@ def test_two_events_of_one_day_in_one_tick_are_one_run_request(workspace):
     assert request.tags["memory/trigger"] == "compaction,shutdown"
     assert request.tags["memory/events"] == "2"
     keys = sorted([first.event.data.dedupe_key, second.event.data.dedupe_key])
-    from memory_pipeline.flows.intake import DayBatch
+    from memory_pipeline.flows.intake.inbox import DayBatch
 
     swapped = DayBatch(request.partition_key, (second.event, first.event))
     assert request.run_key == swapped.run_key  # the same set of events, the same key, in any order
@@ -94,7 +94,7 @@ def test_events_outside_the_partitions_are_quarantined(workspace):
 
 def test_a_lost_tick_is_recovered_from_accepted_events(workspace):
     """Files accepted by a tick that then failed are still requested by the next tick."""
-    from memory_pipeline.flows.intake import take_inbox
+    from memory_pipeline.flows.intake.inbox import take_inbox
 
     emitted = emit_session_event(workspace, SAMPLES / "pi-api-refactor.jsonl", trigger="shutdown",
                                  use_transcript_time=True)

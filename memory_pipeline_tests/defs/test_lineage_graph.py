@@ -14,8 +14,8 @@ from dagster._core.definitions.data_version import CachingStaleStatusResolver, S
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.ingest import ingest
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.ingest import ingest
 from memory_pipeline.flows.runs import get_instance, run_job_for_days
 from memory_pipeline.prompts import prompts_dir
 from memory_pipeline_tests.support.dagster_defs import definitions

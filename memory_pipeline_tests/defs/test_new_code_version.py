@@ -12,8 +12,8 @@ import dagster as dg
 import pytest
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.intake import take_inbox
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.inbox import take_inbox
 from memory_pipeline.flows.runs import get_instance, run_job_for_days
 from memory_pipeline_tests.support.dagster_defs import definitions
 from memory_pipeline_tests.support.friction_sessions import FILLER, claude_session

@@ -115,7 +115,7 @@ def deployment(workspace, postgres, tcp_redis, tmp_path: Path, monkeypatch) -> I
     import dagster as dg
     from dagster_graphql import DagsterGraphQLClient
 
-    from memory_pipeline.flows.emit import emit_session_event
+    from memory_pipeline.flows.intake.emit import emit_session_event
     from memory_pipeline_tests.ui.dagster_server import dagster_dev
 
     home = tmp_path / "dagster"

@@ -20,12 +20,12 @@ import pytest
 
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
-from memory_pipeline.flows.ingest import ingest
+from memory_pipeline.flows.intake.ingest import ingest
 from memory_pipeline.main import main
 from memory_pipeline.models import HookPayload
-from memory_pipeline.resources.ledger_files import LedgerFiles
+from memory_pipeline.resources.files.ledger_files import LedgerFiles
 from memory_pipeline_tests.cli.test_scope import mcp_search
 from memory_pipeline_tests.support.dagster_defs import assets, definitions
 

@@ -9,10 +9,10 @@ import pytest
 
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.ingest import ingest
-from memory_pipeline.resources.ledger_files import LedgerFiles
-from memory_pipeline.resources.observation_files import load_observations
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.ingest import ingest
+from memory_pipeline.resources.files.ledger_files import LedgerFiles
+from memory_pipeline.resources.files.observation_files import load_observations
 from memory_pipeline.stages.ledger.model import id_parts
 from memory_pipeline_tests.support.dagster_defs import assets, definitions
 from memory_pipeline_tests.support.paths import fixture_transcript

@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.ingest import ingest
-from memory_pipeline.resources.edge_store import EdgeStore
-from memory_pipeline.resources.stores import workspace_store
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.ingest import ingest
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline_tests.support.dagster_defs import definitions
 from memory_pipeline_tests.support.paths import SAMPLES
 

@@ -8,12 +8,12 @@ import dagster as dg
 import pytest
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows import intake
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.intake import pending_days, take_inbox
+from memory_pipeline.flows.intake import inbox as intake
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.inbox import pending_days, take_inbox
 from memory_pipeline.models import Observation, stable_id
-from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.observation_files import observation_path
+from memory_pipeline.resources.files.inbox import Inbox
+from memory_pipeline.resources.files.observation_files import observation_path
 from memory_pipeline.resources.workspace import atomic_write_text
 from memory_pipeline_tests.support.paths import SAMPLES
 

@@ -11,15 +11,15 @@ import pytest
 
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.brief import build_brief
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
-from memory_pipeline.flows.ingest import ingest
+from memory_pipeline.flows.intake.ingest import ingest
 from memory_pipeline.flows.recall.client import recall
 from memory_pipeline.models import HookPayload
-from memory_pipeline.resources.embedder import get_embedder
-from memory_pipeline.resources.observation_files import load_observations
+from memory_pipeline.resources.embedding.embedder import get_embedder
+from memory_pipeline.resources.files.observation_files import load_observations
 from memory_pipeline.resources.projects import repository_root, resolve_project
-from memory_pipeline.resources.stores import workspace_store
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline_tests.support.dagster_defs import definitions
 from memory_pipeline_tests.support.friction_sessions import FILLER, claude_session
 from memory_pipeline_tests.support.doors import env_settings
@@ -165,8 +165,8 @@ def test_memory_from_before_projects_is_filed_when_its_day_runs_again(workspace,
 
 @pytest.mark.slow
 def test_an_import_of_several_repositories_keeps_them_apart(workspace, monkeypatch):
-    from memory_pipeline.flows.importer import import_transcripts
-    from memory_pipeline.resources.inbox import Inbox
+    from memory_pipeline.flows.intake.importer import import_transcripts
+    from memory_pipeline.resources.files.inbox import Inbox
     from memory_pipeline_tests.support.paths import FIXTURES
 
     monkeypatch.setenv("MEMORY_PARTITIONS_START", "2025-01-01")

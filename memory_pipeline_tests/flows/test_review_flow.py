@@ -10,12 +10,12 @@ from datetime import datetime, timezone
 import pytest
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.proposals import stage_proposals
-from memory_pipeline.flows.review import apply_review, decide_ids, edit_text, restore_ids
+from memory_pipeline.flows.review.proposals import stage_proposals
+from memory_pipeline.flows.review.decisions import apply_review, decide_ids, edit_text, restore_ids
 from memory_pipeline.models import ProposalDraft, Reflection
-from memory_pipeline.resources.daily_log import DailyLog
-from memory_pipeline.resources.embedder import get_embedder
-from memory_pipeline.resources.memory_files import MemoryFiles
+from memory_pipeline.resources.files.daily_log import DailyLog
+from memory_pipeline.resources.embedding.embedder import get_embedder
+from memory_pipeline.resources.files.memory_files import MemoryFiles
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.support.paths import PROJECT_ROOT
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
@@ -165,9 +165,9 @@ def test_a_hand_edit_during_promotion_is_kept(workspace, proposal_store):
 RACE = """
 import sys
 from datetime import datetime, timezone
-from memory_pipeline.flows.review import decide_ids
-from memory_pipeline.resources.proposals import ProposalStore
-from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+from memory_pipeline.flows.review.decisions import decide_ids
+from memory_pipeline.resources.redis.proposals import ProposalStore
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 from memory_pipeline.config import Settings
 from memory_pipeline.resources.workspace import Workspace
 ws, settings = Workspace(sys.argv[1]), Settings.from_env()

@@ -6,10 +6,10 @@ import json
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from memory_pipeline.flows.intake import take_inbox
-from memory_pipeline.flows.windows import close_idle_sessions, send_window, waiting_marker
-from memory_pipeline.resources.hook_state import HookStateStore
-from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.flows.intake.inbox import take_inbox
+from memory_pipeline.flows.intake.windows import close_idle_sessions, send_window, waiting_marker
+from memory_pipeline.resources.files.hook_state import HookStateStore
+from memory_pipeline.resources.files.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.windows import SESSION_IDLE
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.resources.files.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import observe_skip_reason
 from memory_pipeline_tests.support.paths import SAMPLES

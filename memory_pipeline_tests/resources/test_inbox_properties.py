@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.resources.files.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.stages.test_transcripts_mutations import JSON_VALUES, _set_somewhere, deep
 from memory_pipeline_tests.support.paths import SAMPLES

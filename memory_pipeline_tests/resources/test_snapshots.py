@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_pipeline.flows.windows import send_window
-from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.snapshots import CHAIN_FILE, snapshot_paths
+from memory_pipeline.flows.intake.windows import send_window
+from memory_pipeline.resources.files.inbox import Inbox
+from memory_pipeline.resources.files.snapshots import CHAIN_FILE, snapshot_paths
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.redact import redact_jsonl
 from memory_pipeline.stages.transcripts import parse_transcript

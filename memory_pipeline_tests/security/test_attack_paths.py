@@ -13,19 +13,19 @@ import pytest
 
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.brief import build_brief
-from memory_pipeline.flows.friction import analyse_friction
+from memory_pipeline.flows.friction.analysis import analyse_friction
 from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
-from memory_pipeline.flows.importer import import_transcripts
-from memory_pipeline.flows.intake import take_inbox
-from memory_pipeline.flows.ledger import record_day
+from memory_pipeline.flows.intake.importer import import_transcripts
+from memory_pipeline.flows.intake.inbox import take_inbox
+from memory_pipeline.flows.ledger.events import record_day
 from memory_pipeline.flows.observe import collect_sessions, observe_day
-from memory_pipeline.resources.observation_files import load_observations
-from memory_pipeline.flows.pack import build_packs
-from memory_pipeline.flows.proposals import stage_proposals
-from memory_pipeline.flows.review import apply_review, decide_ids
+from memory_pipeline.resources.files.observation_files import load_observations
+from memory_pipeline.flows.ledger.pack import build_packs
+from memory_pipeline.flows.review.proposals import stage_proposals
+from memory_pipeline.flows.review.decisions import apply_review, decide_ids
 from memory_pipeline.models import HookPayload, ProposalDraft, Reflection
 from memory_pipeline.prompts import load_prompt
-from memory_pipeline.resources.embedder import get_embedder
+from memory_pipeline.resources.embedding.embedder import get_embedder
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider
 from memory_pipeline.stages.review.memory_md import promoted_ids
 from memory_pipeline.stages.trace import memory_lines

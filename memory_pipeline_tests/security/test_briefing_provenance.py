@@ -62,10 +62,10 @@ def fenced_block(context: str, heading: str) -> str:
 def test_each_briefing_note_says_who_said_it(workspace, proposal_store, tmp_path):
     from memory_pipeline.flows.brief import NOTES_HEADING, PACK_HEADING
     from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
-    from memory_pipeline.flows.intake import take_inbox
-    from memory_pipeline.flows.ledger import record_day
-    from memory_pipeline.flows.pack import build_packs
-    from memory_pipeline.resources.embedder import get_embedder
+    from memory_pipeline.flows.intake.inbox import take_inbox
+    from memory_pipeline.flows.ledger.events import record_day
+    from memory_pipeline.flows.ledger.pack import build_packs
+    from memory_pipeline.resources.embedding.embedder import get_embedder
     from memory_pipeline.resources.llm import default_offline_provider
     from memory_pipeline.flows.observe import collect_sessions, observe_day
     from memory_pipeline.models import HookPayload

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline.flows.secrets import ScrubReport, check_stores, scrub_files
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.transcripts import parse_transcript

@@ -9,9 +9,9 @@ from datetime import datetime, timezone
 import pytest
 
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline.models import content_hash
-from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.files.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.review_md import decide, parse_review_md, read_mark
 from memory_pipeline_tests.support.paths import SAMPLES
@@ -103,7 +103,7 @@ def test_marks_not_understood_are_reported_and_left_pending():
 
 def test_an_event_that_keeps_failing_is_quarantined_after_a_few_tries(ws):
     from memory_pipeline.flows.observe import collect_sessions
-    from memory_pipeline.resources.inbox import MAX_EVENT_ATTEMPTS
+    from memory_pipeline.resources.files.inbox import MAX_EVENT_ATTEMPTS
 
     result = emit_session_event(ws, SAMPLE, trigger="shutdown", captured_at=WHEN)
     assert Inbox(ws, grace_seconds=0).take(result.path).status == "accepted"

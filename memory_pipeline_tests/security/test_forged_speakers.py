@@ -196,16 +196,16 @@ def test_a_forged_header_never_makes_the_users_rule_or_task(workspace, proposal_
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.brief import NOTES_HEADING, PACK_HEADING
     from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
-    from memory_pipeline.flows.importer import import_transcripts
-    from memory_pipeline.flows.intake import take_inbox
-    from memory_pipeline.flows.ledger import record_day
+    from memory_pipeline.flows.intake.importer import import_transcripts
+    from memory_pipeline.flows.intake.inbox import take_inbox
+    from memory_pipeline.flows.ledger.events import record_day
     from memory_pipeline.flows.observe import collect_sessions, observe_day
-    from memory_pipeline.flows.pack import build_packs
+    from memory_pipeline.flows.ledger.pack import build_packs
     from memory_pipeline.models import HookPayload
-    from memory_pipeline.resources.embedder import get_embedder
-    from memory_pipeline.resources.ledger_files import LedgerFiles
+    from memory_pipeline.resources.embedding.embedder import get_embedder
+    from memory_pipeline.resources.files.ledger_files import LedgerFiles
     from memory_pipeline.resources.llm import LLMClient, default_offline_provider
-    from memory_pipeline.resources.observation_files import load_observations
+    from memory_pipeline.resources.files.observation_files import load_observations
     from memory_pipeline_tests.support.doors import env_settings
 
     day = date.today().isoformat()  # the SessionStart hook briefs for today

@@ -13,11 +13,11 @@ from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.defs.review import TODAY_TAG
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.observation_files import load_observations
-from memory_pipeline.resources.proposals import ProposalStore
-from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.resources.files.inbox import Inbox
+from memory_pipeline.resources.files.observation_files import load_observations
+from memory_pipeline.resources.redis.proposals import ProposalStore
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import parse_event
 from memory_pipeline_tests.faults.harness import ingest_here, using_workspace

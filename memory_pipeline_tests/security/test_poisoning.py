@@ -23,7 +23,7 @@ from memory_pipeline.models import (
     Segment,
     SessionEvent,
 )
-from memory_pipeline.resources.observation_files import load_observations, observation_path
+from memory_pipeline.resources.files.observation_files import load_observations, observation_path
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import danger_reasons, hold_reasons
 from memory_pipeline.stages.hooks.recovery import related_memories

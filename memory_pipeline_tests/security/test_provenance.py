@@ -167,16 +167,16 @@ def observer_answer(path: Path, claims: dict[str, str]) -> str:
 def test_web_file_and_relayed_words_never_become_the_users_preference(workspace, proposal_store, tmp_path):
     from memory_pipeline.flows.brief import build_brief
     from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
-    from memory_pipeline.flows.importer import import_transcripts
-    from memory_pipeline.flows.intake import take_inbox
-    from memory_pipeline.flows.ledger import record_day
+    from memory_pipeline.flows.intake.importer import import_transcripts
+    from memory_pipeline.flows.intake.inbox import take_inbox
+    from memory_pipeline.flows.ledger.events import record_day
     from memory_pipeline.flows.observe import collect_sessions, observe_day
     from memory_pipeline.models import HookPayload
     from memory_pipeline.prompts import load_prompt
-    from memory_pipeline.resources.embedder import get_embedder
-    from memory_pipeline.resources.ledger_files import LedgerFiles
+    from memory_pipeline.resources.embedding.embedder import get_embedder
+    from memory_pipeline.resources.files.ledger_files import LedgerFiles
     from memory_pipeline.resources.llm import LLMClient, default_offline_provider
-    from memory_pipeline.resources.observation_files import load_observations
+    from memory_pipeline.resources.files.observation_files import load_observations
     from memory_pipeline.stages.reflect.input import render_observations
     from memory_pipeline_tests.support.fake_llm import QueuedProvider
 

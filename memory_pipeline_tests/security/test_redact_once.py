@@ -7,11 +7,11 @@ import ast
 from datetime import datetime, timezone
 
 from memory_pipeline.flows import observe as observe_flow
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.intake import take_inbox
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.inbox import take_inbox
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider
-from memory_pipeline.resources.observation_files import sessions_path
+from memory_pipeline.resources.files.observation_files import sessions_path
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.security.secret_samples import SECRETS
 from memory_pipeline_tests.support.friction_sessions import claude_session

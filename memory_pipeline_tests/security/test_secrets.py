@@ -12,10 +12,10 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline.flows.secrets import check_stores
-from memory_pipeline.resources.redis_store import connect_redis
-from memory_pipeline.resources.stores import workspace_store
+from memory_pipeline.resources.redis.redis_store import connect_redis
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline_tests.faults.harness import dagster_home, ingest_here
 from memory_pipeline_tests.faults.test_llm_faults import GOOD
 from memory_pipeline_tests.support.anthropic_server import AnthropicServer

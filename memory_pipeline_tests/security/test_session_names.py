@@ -11,8 +11,8 @@ from datetime import datetime, timezone
 import pytest
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.importer import import_transcripts
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.importer import import_transcripts
 from memory_pipeline.flows.secrets import check_stores
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import event_to_json, parse_event

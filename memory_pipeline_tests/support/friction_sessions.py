@@ -13,8 +13,8 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.intake import take_inbox
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.inbox import take_inbox
 from memory_pipeline.flows.observe import collect_sessions, observe_day
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider

@@ -22,7 +22,7 @@ def run_pack(args) -> int:
     from datetime import date
 
     from memory_pipeline.errors import BadInputError
-    from memory_pipeline.flows.pack import build_packs
+    from memory_pipeline.flows.ledger.pack import build_packs
 
     day = args.date or date.today().isoformat()
     try:

@@ -13,7 +13,7 @@ def add_arguments(parser) -> None:
 
 def run_service(args) -> int:
     from memory_pipeline.flows.recall.client import start_service
-    from memory_pipeline.resources import recall_service
+    from memory_pipeline.resources.daemons import recall_service
 
     workspace = open_workspace(args.settings)
     runtime_dir = args.settings.runtime_dir

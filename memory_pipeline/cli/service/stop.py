@@ -32,7 +32,7 @@ def format_duration(seconds: float) -> str:
 
 
 def run_stop(args) -> int:
-    from memory_pipeline.resources.services import stop_workspace_services, workspace_processes
+    from memory_pipeline.resources.daemons.services import stop_workspace_services, workspace_processes
 
     workspace = open_workspace(args.settings)
     stopped = stop_workspace_services(workspace, args.settings.runtime_dir, args.timeout)

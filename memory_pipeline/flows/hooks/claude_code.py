@@ -1,7 +1,7 @@
 """Claude Code hooks: what each hook event does.
 
 - PreCompact: the task checkpoint; the compaction is noted as pending (the client may abandon it).
-- SessionEnd: `memory/session.ended` for what the session said since its last window (flows/windows.py).
+- SessionEnd: `memory/session.ended` for what the session said since its last window (flows/intake/windows.py).
   Fast: parse, redact, snapshot and write one file; the sensor does the heavy work later. A window
   short of the work rule (stages/windows.py) waits to be observed with the next one.
 - SessionStart: the briefing (startup, resume, clear), or (compact) the compaction's event for the
@@ -16,7 +16,7 @@ from datetime import datetime
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.emit import EmitResult
+from memory_pipeline.flows.intake.emit import EmitResult
 from memory_pipeline.flows.hooks.transcript import (
     MAX_CONTEXT_CHARS,
     HookResult,
@@ -24,11 +24,11 @@ from memory_pipeline.flows.hooks.transcript import (
     session_start_output,
     transcript_file,
 )
-from memory_pipeline.flows.windows import send_window
+from memory_pipeline.flows.intake.windows import send_window
 from memory_pipeline.models import HookPayload, PendingCompaction, TaskCheckpoint, Transcript
-from memory_pipeline.resources.feedback import FeedbackFiles, record_injected
-from memory_pipeline.resources.hook_state import HookStateStore, log_decision
-from memory_pipeline.resources.memory_files import MemoryFiles
+from memory_pipeline.resources.files.feedback import FeedbackFiles, record_injected
+from memory_pipeline.resources.files.hook_state import HookStateStore, log_decision
+from memory_pipeline.resources.files.memory_files import MemoryFiles
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import observe_skip_reason
 from memory_pipeline.stages.hooks.context_level import (

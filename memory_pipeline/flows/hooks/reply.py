@@ -1,7 +1,7 @@
 """One hook call, start to end: the hook's stdin in, what the hook prints out (stdout, stderr).
 
 Shared by the CLI (`python -m memory_pipeline.cli hook claude-code`) and the hook service
-(flows/hooks/service.py), so both print the same thing. Never raises: problems become one
+(services/hook_service.py), so both print the same thing. Never raises: problems become one
 `memory-pipeline hook: …` line on stderr.
 """
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, ServiceError
 from memory_pipeline.models import RecallHit
-from memory_pipeline.resources import recall_service
+from memory_pipeline.resources.daemons import recall_service
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.recall.rank import RecallFilters, check_filters, check_limit, clean_query
 
@@ -34,7 +34,7 @@ def as_timestamp(now: datetime | date | float | int | None) -> float | None:
 
 def service_command(workspace: Workspace, settings: Settings) -> list[str]:
     """The recall service's command line; it builds its own settings from the same environment."""
-    return [sys.executable, "-m", "memory_pipeline.flows.recall.server", "--workspace", str(workspace.root),
+    return [sys.executable, "-m", "memory_pipeline.services.recall_server", "--workspace", str(workspace.root),
             "--idle-timeout", str(settings.recall_idle_timeout)]
 
 

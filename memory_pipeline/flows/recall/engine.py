@@ -1,8 +1,8 @@
 """The recall engine: embedder + candidate source + ranking, shared by the service and in-process calls.
 
 The candidate source is the workspace's Edge shard, queried in the engine and held open between
-requests (resources/edge_recall.py), or, with QDRANT_URL, an in-memory index of the server's points
-(resources/recall_index.py), rebuilt when the store's generation file changes (in a background
+requests (resources/vectors/edge_recall.py), or, with QDRANT_URL, an in-memory index of the server's points
+(resources/vectors/recall_index.py), rebuilt when the store's generation file changes (in a background
 thread, answering from the previous index meanwhile). Both hand the same ranking (stages/recall/)
 their top lists.
 """
@@ -21,7 +21,7 @@ from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 from memory_pipeline.models import RecallHit
 from memory_pipeline.ports import CandidateSource
-from memory_pipeline.resources.recall_index import RecallIndex, generation_at, load_index
+from memory_pipeline.resources.vectors.recall_index import RecallIndex, generation_at, load_index
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.message_docs import keyword_parts
 from memory_pipeline.stages.index.sparse import tokenize
@@ -83,7 +83,7 @@ class Timings:
 
 def open_store(workspace: Workspace, settings: Settings, dimension: int, lock_timeout: float | None = None):
     """The workspace's store (QDRANT_URL or local); MEMORY_QDRANT_LOCK_TIMEOUT bounds the wait for a writer."""
-    from memory_pipeline.resources.stores import workspace_store
+    from memory_pipeline.resources.vectors.stores import workspace_store
 
     if lock_timeout is None:
         lock_timeout = settings.qdrant_lock_timeout
@@ -135,7 +135,7 @@ class RecallEngine:
     @property
     def embedder(self):
         if self._embedder is None:
-            from memory_pipeline.resources.onnx_embedder import embedder_for
+            from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
 
             self._embedder = embedder_for(self.settings.embedding_model, self.settings, self.settings.recall_torch_threads)
         return self._embedder
@@ -176,7 +176,7 @@ class RecallEngine:
             return load_index(self.store)
         import shutil
 
-        from memory_pipeline.resources.edge_recall import ShardRecall
+        from memory_pipeline.resources.vectors.edge_recall import ShardRecall
 
         # the former recall cache (a copy of the store, before issue 28) goes
         shutil.rmtree(self.workspace.state_path("recall_cache"), ignore_errors=True)
@@ -298,7 +298,7 @@ class RecallEngine:
     def superseded(self) -> dict[str, dict]:
         """The ledger's map of superseded observation facts (memory/index/superseded.json), re-read
         when the file changes."""
-        from memory_pipeline.resources.ledger_files import read_superseded
+        from memory_pipeline.resources.files.ledger_files import read_superseded
 
         self._superseded = read_superseded(self.workspace, self._superseded)
         return self._superseded[1]
@@ -323,7 +323,7 @@ class RecallEngine:
         """Count each hit in Redis; a Redis failure is reported on stderr, the hits still return."""
         if not hits:
             return
-        from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+        from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 
         for attempt in (1, 2):  # a kept connection fails once after the idle server stopped: reconnect
             try:
