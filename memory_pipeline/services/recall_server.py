@@ -16,22 +16,18 @@ from pathlib import Path
 from memory_pipeline.config import Settings, configure_process
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
+from memory_pipeline.flows.recall.protocol import (
+    PointsReply,
+    PointsRequest,
+    RecallReply,
+    RecallRequest,
+    RecallTimings,
+    parse_request,
+    reply,
+)
 from memory_pipeline.resources.embedding.embedder import Embedder
 from memory_pipeline.resources.daemons.recall_service import DEFAULT_IDLE_TIMEOUT, serve
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.recall.rank import RecallFilters
-
-
-def search_request(args: dict) -> SearchRequest:
-    try:
-        filters = RecallFilters(tier=args.get("tier") or "all", since=args.get("since"), until=args.get("until"),
-                                priority=args.get("priority"), session_id=args.get("session_id"),
-                                project=args.get("project"))
-        return SearchRequest(query=args["query"], limit=args.get("limit", 10), filters=filters,
-                             rewrite=bool(args.get("rewrite")), record=bool(args.get("record", True)),
-                             now=args.get("now"), mode=args.get("mode", "hybrid"))
-    except (KeyError, TypeError) as exc:
-        raise BadInputError(f"bad recall request: {exc}") from exc
 
 
 class RecallHandler:
@@ -65,15 +61,14 @@ class RecallHandler:
                 return {"ok": True, "released": self.engine.release_shard()}
             if op == "recall":
                 self.requests += 1
-                args = payload.get("args") or {}
-                hits = self.engine.search(search_request(args), wait=float(args.get("wait", 2.0)))
+                request = parse_request(RecallRequest, payload.get("args"))
+                hits = self.engine.search(SearchRequest.of(request), wait=request.wait)
                 timings = self.engine.last
-                return {"ok": True, "hits": [h.model_dump() for h in hits],
-                        "timings": {"embed_ms": timings.embed_ms, "search_ms": timings.search_ms,
-                                    "total_ms": timings.total_ms}}
+                return reply(RecallReply(hits=hits, timings=RecallTimings(
+                    embed_ms=timings.embed_ms, search_ms=timings.search_ms, total_ms=timings.total_ms)))
             if op == "points":
-                args = payload.get("args") or {}
-                return {"ok": True, "points": self.engine.points(args.get("ids"), args.get("session_id"))}
+                points = parse_request(PointsRequest, payload.get("args"))
+                return reply(PointsReply(points=self.engine.points(points.ids, points.session_id)))
             return {"ok": False, "kind": "bad_input", "error": f"unknown op {op!r}"}
         except BadInputError as exc:
             return {"ok": False, "kind": "bad_input", "error": str(exc)}

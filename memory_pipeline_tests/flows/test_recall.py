@@ -302,6 +302,26 @@ def test_stored_points_by_id_or_session_through_the_service_and_in_process(index
         stored_points(workspace, ids=ids, session_id="s2", settings=env_settings())
 
 
+def test_the_service_answers_a_request_its_model_does_not_describe_with_a_bad_input_error(indexed):
+    """flows/recall/protocol.py: the service reads `args` as the request model, so a misspelt filter
+    is refused (it used to be dropped, and the search ran unfiltered), and the service keeps answering."""
+    from memory_pipeline.flows.recall.client import ask_service
+    from memory_pipeline.flows.recall.protocol import RecallRequest
+
+    workspace, _ = indexed
+    settings = env_settings()
+    assert recall(workspace, "Redis pool", settings=settings)  # the service is up
+    path = recall_service.socket_path(workspace, runtime_dir())
+    answer = recall_service.request(path, {"op": "recall", "args": {"query": "Redis pool", "tier": "messages",
+                                                                      "sesion_id": "s9"}})
+    assert answer == {"ok": False, "kind": "bad_input",
+                      "error": "bad recall request: sesion_id: Extra inputs are not permitted"}
+    answer = recall_service.request(path, {"op": "points", "args": {"ids": "not a list"}})
+    assert answer["ok"] is False and answer["kind"] == "bad_input" and answer["error"].startswith("bad points request: ids:")
+    hits = ask_service(workspace, settings, "recall", RecallRequest(query="Redis pool", tier="messages"))["hits"]
+    assert hits and {hit["tier"] for hit in hits} == {"messages"}
+
+
 def test_each_item_of_a_comparison_question_is_looked_up_on_its_own(workspace):
     """The engine looks each item a comparison question names up by keyword (stages/recall/parts.py):
     the pager turn, the only match of "pager rotation", tops that item's list and joins at the keyword

@@ -19,6 +19,7 @@ from datetime import timedelta
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
+from memory_pipeline.flows.recall.protocol import RecallRequest
 from memory_pipeline.models import RecallHit
 from memory_pipeline.ports import CandidateSource
 from memory_pipeline.resources.vectors.recall_index import RecallIndex, generation_at, load_index
@@ -72,6 +73,12 @@ class SearchRequest:
     record: bool = True
     now: float | None = None  # unix seconds; None = the current time
     mode: str = "hybrid"
+
+    @classmethod
+    def of(cls, request: RecallRequest) -> SearchRequest:
+        """The search a recall request (the service's, or the client's in this process) asks for."""
+        return cls(query=request.query, limit=request.limit, filters=request.filters(), rewrite=request.rewrite,
+                   record=request.record, now=request.now, mode=request.mode)
 
 
 @dataclass
