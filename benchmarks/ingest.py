@@ -45,7 +45,7 @@ def bench_ingest(load_definitions, sessions: int = 50, turns: int = 8, repeats: 
         started = time.perf_counter()
         messages = 0
         for path in paths:
-            result = emit_session_event(workspace, path, trigger="shutdown", captured_at=day)
+            result = emit_session_event(workspace, path, trigger="shutdown", captured_at=day, settings=settings)
             messages += result.event.data.message_count
         emitted = time.perf_counter()
         report = ingest(workspace, definitions, settings)

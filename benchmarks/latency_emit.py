@@ -66,7 +66,7 @@ def one_event(workspace, settings, instance, folder: Path, n: int, timeout: floa
 
     path = write_session(folder, n)
     started = time.perf_counter()
-    result = emit_session_event(workspace, path, trigger="shutdown")
+    result = emit_session_event(workspace, path, trigger="shutdown", settings=settings)
     day, key = result.event.day, result.event.data.dedupe_key
     logged = hot = None
     while time.perf_counter() - started < timeout:

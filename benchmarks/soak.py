@@ -102,7 +102,7 @@ def bench_soak(load_definitions, days: int = 30, sessions_per_day: int = 50, tur
                 for i, path in enumerate(write_sessions(base / "sources" / day.date().isoformat(), sessions_per_day,
                                                         day, seed=1000 + n, turns=turns)):
                     emit_session_event(workspace, path, trigger="shutdown",
-                                       captured_at=day.replace(hour=18) + timedelta(minutes=i))
+                                       captured_at=day.replace(hour=18) + timedelta(minutes=i), settings=settings)
                 report = ingest(workspace, definitions, settings)
                 if not report.success:
                     raise RuntimeError(f"ingest of {day.date()} failed: {[d.error for d in report.days]}")

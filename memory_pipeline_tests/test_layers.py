@@ -6,7 +6,8 @@ inside functions and under TYPE_CHECKING alike (parsed with `ast`, nothing impor
 - no module imports another module's private name (`_x`);
 - Dagster only in the wiring, the commands, the services, the flows and the entry point;
 - stages do no I/O and use no client SDK (nothing that opens a process, a socket or a file store);
-- `Settings.from_env()` is called only at the doors (SETTINGS_DOORS): below them settings are passed down;
+- `Settings.from_env()` is called only at the doors (SETTINGS_DOORS): below them settings are passed down,
+  as a required parameter (no default that would ignore the environment);
 - only resources/workspace.py joins a workspace's top-level folder or file names onto a path;
 - each command module or package directly under cli/ is named like its command;
 - hook_entry.py (the hook's door) imports only the standard library; mcp_entry.py (the MCP server's
@@ -227,6 +228,28 @@ def test_settings_are_built_only_at_the_doors():
     wrong = {m: lines for m, lines in built.items() if m not in SETTINGS_DOORS and not m.startswith(SETTINGS_DOOR_PACKAGES)}
     assert wrong == {}
     assert [m for m in SETTINGS_DOORS if m not in built] == []  # a door that builds none leaves the list
+
+
+def settings_with_a_default() -> list[str]:
+    """Functions below the doors whose `settings` parameter has a default (a default builds settings
+    that ignore the environment the door read)."""
+    found = []
+    for module, path in modules().items():
+        if part_of(module) not in ("flows", "resources", "stages") or module in SETTINGS_DOORS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                args = node.args
+                positional = args.posonlyargs + args.args
+                defaulted = positional[len(positional) - len(args.defaults):] if args.defaults else []
+                defaulted += [a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+                if any(a.arg == "settings" for a in defaulted):
+                    found.append(f"{module}:{node.lineno} {node.name}")
+    return found
+
+
+def test_settings_are_a_required_parameter_below_the_doors():
+    assert settings_with_a_default() == []
 
 
 WORKSPACE_NAMES = {"inbox", "events", "transcripts", "sessions", "observations", "memory", "reflections", "state",

@@ -43,7 +43,7 @@ def inbox_sensor(job: "AssetJob", partitions: dg.DailyPartitionsDefinition) -> d
     def _inbox_sensor(context: dg.SensorEvaluationContext, workspace: WorkspaceResource):
         ws, settings = workspace.get(), workspace.settings
         valid_day, loaded = partition_days.day_checker(settings), loaded_day_checker(partitions, settings)
-        for outcome in take_inbox(ws, valid_day, settings):
+        for outcome in take_inbox(ws, valid_day, settings=settings):
             if outcome.status == "quarantined":
                 context.log.warning(f"quarantined {outcome.path.name}: {outcome.reason}")
             elif outcome.status == "duplicate":

@@ -18,7 +18,7 @@ from memory_pipeline.resources.files.observation_files import load_observations
 from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline_tests.support.dagster_defs import assets
-from memory_pipeline_tests.support.doors import redis_limits
+from memory_pipeline_tests.support.doors import redis_limits, env_settings
 from memory_pipeline_tests.support.paths import SAMPLES
 
 pytestmark = pytest.mark.slow
@@ -28,10 +28,10 @@ ASSETS = ("sessions", "observations", "observation_index")
 def emit_samples(ws) -> str:
     days = set()
     for path in sorted(SAMPLES.glob("*.jsonl")):
-        days.add(emit_session_event(ws, path, trigger="shutdown", use_transcript_time=True).event.day)
+        days.add(emit_session_event(ws, path, trigger="shutdown", use_transcript_time=True, settings=env_settings()).event.day)
     emit_session_event(ws, SAMPLES / "claude-code-redis-debugging.jsonl", trigger="compaction",
-                       use_transcript_time=True)
-    take_inbox(ws)
+                       use_transcript_time=True, settings=env_settings())
+    take_inbox(ws, settings=env_settings())
     return "2026-11-20"
 
 

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from memory_pipeline_tests.support.doors import env_settings
 
 pytestmark = pytest.mark.slow
 
@@ -82,8 +83,8 @@ def test_dagster_cli_materializes_a_partition_from_the_environment(workspace):
     from memory_pipeline.flows.intake.inbox import take_inbox
     from memory_pipeline_tests.support.paths import SAMPLES
 
-    emit_session_event(workspace, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown", use_transcript_time=True)
-    take_inbox(workspace)
+    emit_session_event(workspace, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown", use_transcript_time=True, settings=env_settings())
+    take_inbox(workspace, settings=env_settings())
     dagster = Path(sys.executable).parent / "dagster"
     result = subprocess.run([str(dagster), "asset", "materialize", "-m", "memory_pipeline.definitions",
                              "--select", "sessions,observations", "--partition", "2026-11-21"],

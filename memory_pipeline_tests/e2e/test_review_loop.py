@@ -41,12 +41,12 @@ EARLIER = "# MEMORY\n\n## Hard Rules\n\n- Never force-push main.\n\n## Notes\n\n
 
 def observe_samples(workspace: Workspace, store, tmp_path) -> None:
     for path in sorted(SAMPLES.glob("*.jsonl")):
-        emit_session_event(workspace, path, trigger="shutdown", use_transcript_time=True)
+        emit_session_event(workspace, path, trigger="shutdown", use_transcript_time=True, settings=env_settings())
     transcript = tmp_path / "injection.txt"
     transcript.write_text(INJECTION)
     emit_session_event(workspace, transcript, trigger="shutdown", session_id="injection",
-                       captured_at=datetime(2026, 11, 21, 16, 5, tzinfo=timezone.utc))
-    take_inbox(workspace)
+                       captured_at=datetime(2026, 11, 21, 16, 5, tzinfo=timezone.utc), settings=env_settings())
+    take_inbox(workspace, settings=env_settings())
     llm = LLMClient(default_offline_provider(), None)
     for day in ("2026-11-20", DAY):
         collect_sessions(workspace, day)

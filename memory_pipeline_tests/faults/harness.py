@@ -22,7 +22,7 @@ from benchmarks.synthetic import write_sessions
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline_tests.support.doors import embedded_redis, runtime_dir
+from memory_pipeline_tests.support.doors import embedded_redis, runtime_dir, env_settings
 
 DAYS = ("2026-11-18", "2026-11-19")
 CLI = [sys.executable, "-m", "memory_pipeline.cli"]
@@ -83,7 +83,7 @@ def emit_inputs(ws: Workspace, inputs: dict[str, list[Path]], trigger: str = "co
     for day, paths in inputs.items():
         start = datetime.fromisoformat(day).replace(hour=18, tzinfo=timezone.utc)
         for n, path in enumerate(paths):
-            result = emit_session_event(ws, path, trigger=trigger, captured_at=start + timedelta(minutes=n))
+            result = emit_session_event(ws, path, trigger=trigger, captured_at=start + timedelta(minutes=n), settings=env_settings())
             files.append(result.path)
     return files
 

@@ -28,7 +28,7 @@ from memory_pipeline_tests.faults.harness import (
 )
 from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline_tests.support.paths import SAMPLES
-from memory_pipeline_tests.support.doors import redis_limits
+from memory_pipeline_tests.support.doors import redis_limits, env_settings
 
 pytestmark = pytest.mark.slow
 DAY = "2026-11-20"  # the samples' day
@@ -47,7 +47,7 @@ def staged(ws, monkeypatch) -> list[str]:
     same_draws(monkeypatch)
     ws.memory_md.write_text(EARLIER)
     for path in sorted(SAMPLES.glob("*.jsonl")):
-        emit_session_event(ws, path, trigger="shutdown", use_transcript_time=True)
+        emit_session_event(ws, path, trigger="shutdown", use_transcript_time=True, settings=env_settings())
     assert ingest_here(ws).success
     with using_workspace(ws):
         settings = Settings.from_env()

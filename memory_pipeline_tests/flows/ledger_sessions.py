@@ -31,7 +31,7 @@ def observe_text(workspace: Workspace, tmp_path, day: str, name: str, text: str,
     path = tmp_path / f"{name}.txt"
     path.write_text(text.format(day=day))
     captured = datetime.fromisoformat(f"{day}T{hour:02d}:00:00").replace(tzinfo=timezone.utc)
-    emit_session_event(workspace, path, trigger="compaction", session_id=name, captured_at=captured)  # always observed
-    take_inbox(workspace)
+    emit_session_event(workspace, path, trigger="compaction", session_id=name, captured_at=captured, settings=env_settings())  # always observed
+    take_inbox(workspace, settings=env_settings())
     collect_sessions(workspace, day)
     observe_day(workspace, day, llm=offline_llm(), prompt=load_prompt("observer"), model="offline", settings=env_settings())

@@ -88,7 +88,7 @@ def test_two_projects_stay_apart_and_the_users_preference_goes_to_both(workspace
     shop, api, first, second = sessions(tmp_path)
     at = datetime(2026, 11, 10, 12, 0, tzinfo=timezone.utc)
     for path in (first, second):
-        event = emit_session_event(workspace, path, trigger="shutdown", captured_at=at).event
+        event = emit_session_event(workspace, path, trigger="shutdown", captured_at=at, settings=env_settings()).event
         assert event.data.project == ("shop" if path == first else "api")
     assert ingest(workspace, definitions(), Settings.from_env(), day=DAY).success
     by_session = {o.session_id: o for o in load_observations(workspace, DAY)}
@@ -117,7 +117,7 @@ def test_two_projects_stay_apart_and_the_users_preference_goes_to_both(workspace
 
     started = run_claude_code_hook(workspace, HookPayload(session_id="new-api", hook_event_name="SessionStart",
                                                           source="startup", cwd=str(api)),
-                                   now=datetime(2026, 11, 10, 18, 0, tzinfo=timezone.utc))
+                                   now=datetime(2026, 11, 10, 18, 0, tzinfo=timezone.utc), settings=env_settings())
     context = started.output["hookSpecificOutput"]["additionalContext"]
     assert "short answers" in context and "alembic" in context and "Fly.io" not in context
 
@@ -140,7 +140,7 @@ def test_memory_from_before_projects_is_filed_when_its_day_runs_again(workspace,
     _, _, first, second = sessions(tmp_path)
     at = datetime(2026, 11, 10, 12, 0, tzinfo=timezone.utc)
     for path in (first, second):
-        emit_session_event(workspace, path, trigger="shutdown", captured_at=at)
+        emit_session_event(workspace, path, trigger="shutdown", captured_at=at, settings=env_settings())
     assert ingest(workspace, definitions(), Settings.from_env(), day=DAY).success
     # what an older version left: events and observations without a project, points without one
     for path in [*workspace.events_dir(DAY).glob("*.json"), *workspace.observations_dir(DAY).glob("*.json")]:

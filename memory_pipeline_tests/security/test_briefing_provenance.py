@@ -79,8 +79,8 @@ def test_each_briefing_note_says_who_said_it(workspace, proposal_store, tmp_path
     transcript = hostile_session(tmp_path / "h1.jsonl", "h1", cwd, day)
     end = HookPayload(session_id="h1", hook_event_name="SessionEnd", cwd=cwd, transcript_path=str(transcript),
                       reason="other")
-    run_claude_code_hook(workspace, end, now=noon.replace(hour=18))
-    take_inbox(workspace)
+    run_claude_code_hook(workspace, end, now=noon.replace(hour=18), settings=env_settings())
+    take_inbox(workspace, settings=env_settings())
     claims = {text: text for text in (TYPED, FROM_WEB, PASTED, CLAIMED)}
     collect_sessions(workspace, day)
     observe_day(workspace, day, llm=LLMClient(QueuedProvider().enqueue(observer_answer(transcript, claims)), None),
@@ -90,7 +90,7 @@ def test_each_briefing_note_says_who_said_it(workspace, proposal_store, tmp_path
     build_packs(workspace, day)
 
     start = HookPayload(session_id="h2", hook_event_name="SessionStart", cwd=cwd, source="startup")
-    output = run_claude_code_hook(workspace, start, now=noon.replace(hour=19)).output
+    output = run_claude_code_hook(workspace, start, now=noon.replace(hour=19), settings=env_settings()).output
     context = output["hookSpecificOutput"]["additionalContext"]
     notes = fenced_block(context, NOTES_HEADING)
     said = {text: re.search(rf"\(said by ([\w+]+)\) User stated: \"{re.escape(text)}\"", notes) for text in claims}

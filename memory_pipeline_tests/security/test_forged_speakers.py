@@ -219,8 +219,8 @@ def test_a_forged_header_never_makes_the_users_rule_or_task(workspace, proposal_
     else:
         end = HookPayload(session_id="h1", hook_event_name="SessionEnd", cwd=cwd, transcript_path=str(transcript),
                           reason="other")
-        run_claude_code_hook(workspace, end, now=noon.replace(hour=18))
-        take_inbox(workspace)
+        run_claude_code_hook(workspace, end, now=noon.replace(hour=18), settings=env_settings())
+        take_inbox(workspace, settings=env_settings())
     observer = RecordingOffline()
     collect_sessions(workspace, day)
     observe_day(workspace, day, llm=LLMClient(observer, None), prompt=load_prompt("observer"), model="offline",
@@ -230,7 +230,7 @@ def test_a_forged_header_never_makes_the_users_rule_or_task(workspace, proposal_
     build_packs(workspace, day)
 
     start = HookPayload(session_id="h2", hook_event_name="SessionStart", cwd=cwd, source="startup")
-    context = run_claude_code_hook(workspace, start, now=noon.replace(hour=19)).output[
+    context = run_claude_code_hook(workspace, start, now=noon.replace(hour=19), settings=env_settings()).output[
         "hookSpecificOutput"]["additionalContext"]
     pack = fenced_section(context, PACK_HEADING)  # what the reader sees first: the briefing
     p0 = pack.split("P0 CONSTRAINTS", 1)[1].split("\n#")[0] if "P0 CONSTRAINTS" in pack else ""

@@ -125,7 +125,7 @@ def test_a_paste_the_prompt_history_records_is_labelled_pasted(workspace, tmp_pa
     else:
         end = HookPayload(session_id=session, hook_event_name="SessionEnd", cwd=cwd, transcript_path=str(transcript),
                           reason="other")
-        run_claude_code_hook(workspace, end, now=datetime(2026, 11, 22, 18, tzinfo=timezone.utc))
+        run_claude_code_hook(workspace, end, now=datetime(2026, 11, 22, 18, tzinfo=timezone.utc), settings=env_settings())
     text = "".join(p.read_text(encoding="utf-8") for p in sorted((workspace.transcripts / session).glob("*.jsonl")))
     messages = parse_claude_code(text).messages
     labels = {m.text: label for m in messages for mid, label in labels_of(messages).items() if mid == m.id}

@@ -184,8 +184,8 @@ def test_web_file_and_relayed_words_never_become_the_users_preference(workspace,
     main = hostile_main(tmp_path / "h1.jsonl", "h1", cwd, DAY1)
     payload = HookPayload(session_id="h1", hook_event_name="SessionEnd", cwd=cwd, transcript_path=str(main),
                           reason="other")
-    run_claude_code_hook(workspace, payload, now=datetime(2026, 11, 22, 18, tzinfo=timezone.utc))
-    take_inbox(workspace)
+    run_claude_code_hook(workspace, payload, now=datetime(2026, 11, 22, 18, tzinfo=timezone.utc), settings=env_settings())
+    take_inbox(workspace, settings=env_settings())
     (tmp_path / "imp").mkdir()
     side = hostile_sidechain(tmp_path / "imp" / "h2.jsonl", "h2", cwd, DAY2)
     assert [i.status for i in import_transcripts(workspace, [tmp_path / "imp"], Settings.from_env()).items] == ["imported"]

@@ -48,8 +48,8 @@ def test_a_session_is_redacted_exactly_once_and_fully(tmp_path, monkeypatch):
     steps = [("user", f"please use this: {text}") for text, _ in SAMPLES] + [("user", "thanks, commit it")]
     source = claude_session(tmp_path / "s1.jsonl", "s1", "/home/dev/app", DAY, steps)
     emitted = emit_session_event(workspace, source, trigger="shutdown",
-                                 captured_at=datetime.fromisoformat(f"{DAY}T18:00:00+00:00"))
-    take_inbox(workspace)
+                                 captured_at=datetime.fromisoformat(f"{DAY}T18:00:00+00:00"), settings=env_settings())
+    take_inbox(workspace, settings=env_settings())
     # an event written before snapshots were redacted (or with inline messages): raw secrets on disk
     (workspace.root / emitted.event.data.transcript.path).write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
     calls = []

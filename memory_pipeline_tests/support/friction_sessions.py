@@ -91,8 +91,8 @@ def ingest_files(workspace: Workspace, store, files: list[tuple[Path, str, str]]
     offline Observer."""
     for path, sid, day in files:
         captured = datetime.fromisoformat(f"{day}T18:00:00").replace(tzinfo=timezone.utc)
-        emit_session_event(workspace, path, trigger="shutdown", session_id=sid, captured_at=captured)
-    take_inbox(workspace)
+        emit_session_event(workspace, path, trigger="shutdown", session_id=sid, captured_at=captured, settings=env_settings())
+    take_inbox(workspace, settings=env_settings())
     llm = LLMClient(default_offline_provider(), None)
     for day in sorted({day for _, _, day in files}):
         collect_sessions(workspace, day)

@@ -197,11 +197,9 @@ HANDLERS = {
 }
 
 
-def run_claude_code_hook(workspace: Workspace, payload: HookPayload, *, now: datetime | None = None,
-                         settings: Settings | None = None) -> HookResult:
+def run_claude_code_hook(workspace: Workspace, payload: HookPayload, *, settings: Settings,
+                         now: datetime | None = None) -> HookResult:
     """Act on one hook call. Raises BadInputError for unusable input (the CLI turns it into a note).
-    `settings` are the door's (the hook command's or the hook service's); without them, the defaults
-    for this workspace."""
-    return HANDLERS[payload.hook_event_name](workspace, payload, now or datetime.now().astimezone(),
-                                             settings or Settings(workspace=workspace.root))
+    `settings` are the door's (the hook command's or the hook service's)."""
+    return HANDLERS[payload.hook_event_name](workspace, payload, now or datetime.now().astimezone(), settings)
 

@@ -72,7 +72,7 @@ def emit_session_event(
     waiting_from: str | None = None,
     session_over: bool = True,
     stop_at_compaction: bool = False,
-    settings: Settings | None = None,
+    settings: Settings,
 ) -> EmitResult:
     """Write one event file into the inbox. Raises BadInputError for unusable input.
 
@@ -81,8 +81,7 @@ def emit_session_event(
     message of that backlog) unless `session_over`.
     `project` (a name, or a folder to resolve) defaults to the project of the transcript's own folder.
     `parsed` is the file already parsed (`import` reads it first): a 57 MB session is not held twice.
-    `settings` are the door's (MEMORY_PROJECT_MAP names the project); without them, the defaults for
-    this workspace.
+    `settings` are the door's (MEMORY_PROJECT_MAP names the project).
     """
     from memory_pipeline.stages.transcripts import parse_transcript
 
@@ -130,7 +129,7 @@ def emit_session_event(
     event.data.window_start_id = window_start
     event.data.window_end_id = planned.messages[-1].id  # the snapshot may hold lines written since
     event.data.session_user_message_count = transcript.user_message_count
-    event.data.project = event_project(project, transcript.cwd, settings or Settings(workspace=workspace.root))
+    event.data.project = event_project(project, transcript.cwd, settings)
     event.data.observing, event.data.work = planned.observing, planned.work
     event.data.cut = transcript.cut  # a transcript over its limits: what was not read
     return EmitResult(event, Inbox(workspace).write(event), last_message_id=planned.sent,

@@ -17,8 +17,8 @@ from memory_pipeline.resources.workspace import Workspace, atomic_write_json
 from memory_pipeline.stages.events import observe_skip_reason
 
 
-def take_inbox(workspace: Workspace, valid_day: Callable[[str], bool] | None = None,
-               settings: Settings | None = None) -> list[TakeOutcome]:
+def take_inbox(workspace: Workspace, valid_day: Callable[[str], bool] | None = None, *,
+               settings: Settings) -> list[TakeOutcome]:
     """Every pending event file, taken; first, the waiting windows of sessions now over are sent."""
     from memory_pipeline.flows.intake.windows import close_idle_sessions
 
@@ -80,7 +80,7 @@ def last_run_unfinished(instance, day: str, job_name: str = "ingest_job") -> boo
 
 
 def pending_days(workspace: Workspace, code_version: str, instance=None,
-                 open_instance: Callable[[], object] | None = None, settings: Settings | None = None) -> list[str]:
+                 open_instance: Callable[[], object] | None = None, *, settings: Settings) -> list[str]:
     """Days with an accepted event whose observation is missing or from an older code version,
     and (given the Dagster instance) days whose last ingest run did not finish.
 
@@ -157,7 +157,7 @@ def _read_settled(workspace: Workspace, code_version: str) -> dict:
 
 
 def _days_with_runs_since(get_instance: Callable, workspace: Workspace, checked: float | None,
-                          known: bool, settings: Settings | None) -> set[str]:
+                          known: bool, settings: Settings) -> set[str]:
     """Partition days of ingest runs updated since the last check (a run killed or re-executed
     from the UI after its day was settled). Unless the instance is already open, the run storage's
     age is looked at first, so a quiet instance is not opened."""

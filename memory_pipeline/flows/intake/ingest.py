@@ -65,7 +65,7 @@ def ingest(workspace: Workspace, definitions: "dg.Definitions", settings: Settin
     if day is not None:
         partitions.check_day(day, settings)
     report = IngestReport()
-    for outcome in take_inbox(workspace, valid_day, settings):
+    for outcome in take_inbox(workspace, valid_day, settings=settings):
         if outcome.status == "accepted":
             report.accepted += 1
         elif outcome.status == "duplicate":
@@ -76,7 +76,7 @@ def ingest(workspace: Workspace, definitions: "dg.Definitions", settings: Settin
             report.waiting += 1
     report.store = store_checked(workspace, settings)
     instance = get_instance(workspace, settings)
-    days = [day] if day else pending_days(workspace, pipeline.code_version("observe", settings), instance)
+    days = [day] if day else pending_days(workspace, pipeline.code_version("observe", settings), instance, settings=settings)
     record_transcripts(instance, [event for d in days for event in Inbox(workspace).accepted(d)])
     runs: list[RunSummary] = []
     if days:  # the workspace's shard held for the runs: one open, not one per index step and day

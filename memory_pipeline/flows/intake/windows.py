@@ -46,7 +46,7 @@ def record_sent(state: HookSessionState, result: EmitResult, transcript_path: st
 def send_window(workspace: Workspace, path: Path, *, session_id: str, trigger: Trigger, now: datetime | None = None,
                 session_over: bool = False, stop_at_compaction: bool = False, tokens_before: int = 0,
                 project: str | None = None, format: str = "auto", use_transcript_time: bool = False,
-                parsed: Transcript | None = None, settings: Settings | None = None) -> EmitResult:
+                parsed: Transcript | None = None, settings: Settings) -> EmitResult:
     """Emit what the session said since its last window (BadInputError for unusable input)."""
     store = HookStateStore(workspace)
     workspace.create()
@@ -79,8 +79,8 @@ def mark_waiting(workspace: Workspace, session_id: str, waiting: bool) -> None:
         marker.unlink(missing_ok=True)
 
 
-def close_idle_sessions(workspace: Workspace, now: datetime | None = None,
-                        settings: Settings | None = None) -> list[EmitResult]:
+def close_idle_sessions(workspace: Workspace, now: datetime | None = None, *,
+                        settings: Settings) -> list[EmitResult]:
     """Send the waiting window of every session idle for SESSION_IDLE, as the session's end: it is
     observed when the session showed work, else it stays indexed only. `ingest` and the inbox sensor
     run this before they take the inbox. A transcript that is gone leaves its window indexed only."""

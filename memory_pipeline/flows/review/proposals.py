@@ -83,12 +83,12 @@ def stage_proposals(
     today: str,
     now: datetime,
     similarity: float = NEAR_DUPLICATE_SIMILARITY,
-    settings: Settings | None = None,
+    settings: Settings,
     draw: Callable[[], str] = random_suffix,
 ) -> StageReport:
     """Store the reflection's new proposals as pending and re-render REVIEW.md (after taking in
     the user's unsynced REVIEW.md edits, so a re-render never drops a tick). `settings` (the
-    caller's; the defaults without them) say whether triage may auto-reject or auto-promote; `draw`
+    caller's) say whether triage may auto-reject or auto-promote; `draw`
     gives each new id its random part."""
     report = StageReport()
     with workspace.locked(REVIEW_LOCK):
@@ -133,7 +133,7 @@ def stage_proposals(
                                 source_fact_ids=draft.source_fact_ids, sessions=draft.sessions,
                                 quotes_transcript=draft.quotes_transcript, original_text=draft.text,
                                 project=project_name(draft.project))
-            proposal = apply_triage(proposal, settings or Settings(), today)
+            proposal = apply_triage(proposal, settings, today)
             proposals.save(proposal)
             if proposal.status == "rejected":
                 proposals.release_text(proposal)  # as a person's rejection: never proposed again
