@@ -6,7 +6,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from memory_pipeline.cli.common import add_json_flag, print_json, open_workspace
+from memory_pipeline.cli.common import add_json_flag, open_workspace, print_json
 from memory_pipeline.errors import BadInputError
 
 

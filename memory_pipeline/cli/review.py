@@ -6,7 +6,7 @@ file and the command always agree; approvals are promoted into MEMORY.md right a
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
+from memory_pipeline.cli.common import add_json_flag, console, open_workspace, print_json
 
 
 def register(sub) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memory_pipeline.cli.common import add_alias, add_json_flag, file_label, print_json, open_workspace
+from memory_pipeline.cli.common import add_alias, add_json_flag, file_label, open_workspace, print_json
 
 
 def register(sub) -> None:

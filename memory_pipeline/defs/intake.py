@@ -9,8 +9,8 @@ from memory_pipeline.defs.ledger import GROUP as LEDGER_GROUP
 from memory_pipeline.defs.observe import GROUP
 from memory_pipeline.defs.partitions import loaded_day_checker, reload_hint
 from memory_pipeline.defs.resources import WorkspaceResource
-from memory_pipeline.flows.review.asset_events import transcript_materialization
 from memory_pipeline.flows.intake.inbox import batch_by_day, needs_observation, take_inbox
+from memory_pipeline.flows.review.asset_events import transcript_materialization
 from memory_pipeline.resources import partitions as partition_days
 from memory_pipeline.resources.files.inbox import Inbox
 

@@ -87,11 +87,11 @@ def maintenance_assets(partitions: dg.PartitionsDefinition, settings: Settings) 
 
 
 def maintenance_defs(partitions: dg.PartitionsDefinition, settings: Settings) -> dg.Definitions:
-    nightly: "AssetJob" = dg.define_asset_job(
+    nightly: AssetJob = dg.define_asset_job(
         "maintenance_job", selection=dg.AssetSelection.assets("maintenance"), partitions_def=partitions,
         executor_def=dg.in_process_executor,
         description="Merge duplicates, tag stale memories, compact Redis and the vector store.")
-    weekly: "AssetJob" = dg.define_asset_job(
+    weekly: AssetJob = dg.define_asset_job(
         "maintenance_weekly", selection=dg.AssetSelection.assets("index_audit"), executor_def=dg.in_process_executor,
         description="Rebuild the observation index's point list from the files and check it equals the store.")
     tz = pipeline.timezone_name(settings)

@@ -13,6 +13,9 @@ import dagster as dg
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.prompts import Prompt
+from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline.resources.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -37,7 +40,6 @@ class RedisResource(dg.ConfigurableResource):
     workspace: WorkspaceResource
     url: str = ""
     def get_store(self) -> "RedisStore":
-        from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 
         settings = self.workspace.settings
         client = connect_redis(self.url or settings.redis_url, self.workspace.get().state, settings.redis_idle_timeout,
@@ -57,7 +59,6 @@ class VectorStoreResource(dg.ConfigurableResource):
     collection: str = "memory"
 
     def get_store(self, dimension: int) -> "VectorIndex":
-        from memory_pipeline.resources.vectors.stores import workspace_store
 
         settings = self.workspace.settings
         return workspace_store(self.workspace.get().state, self.url or settings.qdrant_url, dimension=dimension,
@@ -73,7 +74,6 @@ class EmbedderResource(dg.ConfigurableResource):
     model_name: str = ""
 
     def get(self) -> "Embedder":
-        from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
 
         return embedder_for(self.model_name or self.settings.embedding_model, settings=self.settings)
 
@@ -95,7 +95,7 @@ class LLMResource(dg.ConfigurableResource):
         return pipeline.stage_prompt(name, self.settings())
 
     def get_client(self) -> "LLMClient":
-        from memory_pipeline.resources.llm import build_llm_client
+        from memory_pipeline.resources.llm import build_llm_client  # noqa: PLC0415 — the LLM SDKs load when a step asks for a client
 
         workspace = self.workspace.get()
         return build_llm_client(self.settings(), workspace.state_path("llm_cache"), workspace.state_path("llm_budget"))

@@ -13,8 +13,10 @@ of Qdrant and Dagster) are listed for the caller to report.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import re
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -138,8 +140,6 @@ def _pooled(listed: list[tuple[Path, int]], workers: int) -> Iterator[tuple[Path
     """The files checked by `workers` processes, as each is done; the largest are handed out first, so a
     big store read last does not leave the other workers idle. Spawned, not forked: the caller's progress
     bar runs a thread, and a fork copies whatever lock it holds."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     with ProcessPoolExecutor(min(workers, len(listed)), mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = {pool.submit(_checked_file, path): (path, size)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import sys
 
+from memory_pipeline.pipeline import DEFINITIONS_MODULE
+
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 REFUSED = b"refused: this Dagster UI answers only to http://127.0.0.1 or http://localhost on its own port\n"
 
@@ -56,7 +58,6 @@ def serve(host: str, port: int) -> None:
     from dagster_webserver.app import create_app_from_workspace_process_context
     from dagster_webserver.version import __version__
 
-    from memory_pipeline.pipeline import DEFINITIONS_MODULE
 
     target = ModuleTarget(module_name=DEFINITIONS_MODULE, attribute=None, working_directory=None, location_name=None)
     with DagsterInstance.get() as instance, WorkspaceProcessContext(

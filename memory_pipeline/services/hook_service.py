@@ -66,7 +66,7 @@ def event_name(raw: bytes) -> str | None:
 Later = Callable[[], object] | None
 
 
-def answer(request: bytes, key: bytes, settings: "Settings", give_way: bool = False) -> tuple[bytes, bool, Later]:
+def answer(request: bytes, key: bytes, settings: Settings, give_way: bool = False) -> tuple[bytes, bool, Later]:
     """(the reply, whether to stop serving, the work to do once the reply is sent). `give_way`: this
     service has answered no hook call yet (the MCP door started it, with its client's environment):
     it stops after refusing a hook call made with other settings, so the hooks' next call starts one
@@ -94,7 +94,7 @@ def answer(request: bytes, key: bytes, settings: "Settings", give_way: bool = Fa
     return f"ok {len(out)}\n".encode() + out + err, False, lambda: remember_briefing(raw, stdout, key, settings)
 
 
-def remember_briefing(raw: bytes, stdout: str, key: bytes, settings: "Settings") -> None:
+def remember_briefing(raw: bytes, stdout: str, key: bytes, settings: Settings) -> None:
     """A SessionStart's answer (not after a compaction), kept for the folder: what the next first
     hook call there prints while no service runs (hook_entry.answer_from_disk)."""
     fields = hook_entry.hook_fields(raw)
@@ -110,7 +110,7 @@ def remember_briefing(raw: bytes, stdout: str, key: bytes, settings: "Settings")
         print(f"hook service: briefing not kept: {exc}", file=sys.stderr, flush=True)
 
 
-def drain_spool(root: Path, key: bytes, settings: "Settings") -> int:
+def drain_spool(root: Path, key: bytes, settings: Settings) -> int:
     """Do the work of the calls answered while no service ran (hook_entry.spool), oldest first;
     each file is removed before its work, so a call is never done twice. How many were done."""
     folder = root.joinpath(*hook_entry.SPOOL)
@@ -164,7 +164,7 @@ def read_request(conn: socket.socket, deadline: float) -> bytes | None:
     return b"".join(chunks)
 
 
-def serve_one(conn: socket.socket, key: bytes, settings: "Settings", give_way: bool = False) -> tuple[bool, bool]:
+def serve_one(conn: socket.socket, key: bytes, settings: Settings, give_way: bool = False) -> tuple[bool, bool]:
     """Answer one connection, then do its deferred work; (whether the service should stop, whether
     it answered a hook call). No input stops the service: a request that cannot be answered gets a
     `no …` reply (the caller then handles the call itself), and a caller gets CLIENT_DEADLINE seconds
@@ -189,7 +189,7 @@ def serve_one(conn: socket.socket, key: bytes, settings: "Settings", give_way: b
     return stop, request.startswith(b"hook\0") and reply.startswith(b"ok")
 
 
-def answered(request: bytes, key: bytes, settings: "Settings", give_way: bool = False) -> tuple[bytes, bool, Later]:
+def answered(request: bytes, key: bytes, settings: Settings, give_way: bool = False) -> tuple[bytes, bool, Later]:
     """`answer`, with anything it raises turned into a `no …` reply instead of the service's end."""
     try:
         return answer(request, key, settings, give_way)
@@ -225,7 +225,7 @@ def listen(path: str) -> socket.socket:
     return server
 
 
-def serve(path: str, key: bytes, root: Path, settings: "Settings", idle_timeout: float = IDLE_TIMEOUT) -> int:
+def serve(path: str, key: bytes, root: Path, settings: Settings, idle_timeout: float = IDLE_TIMEOUT) -> int:
     """Serve until idle, stopped, the workspace gone or the code changed (the caller holds the lock)."""
     code, identity = code_signature(), folder_identity(root)
     server = listen(path)

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memory_pipeline.config import Settings, configure_process
 from memory_pipeline.errors import MemoryPipelineError
 from memory_pipeline.flows import memory_tools
 from memory_pipeline.resources.files.project_tally import scope_for
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 WIDEN = "all_projects=true"  # how an agent looks at every project
 
 
-def scope_of(workspace: Workspace, folder: str, settings: "Settings", project: str | None = None,
+def scope_of(workspace: Workspace, folder: str, settings: Settings, project: str | None = None,
              all_projects: bool = False) -> ProjectScope:
     """The scope by the rule every door shares (resources.project_tally.scope_for)."""
     if all_projects:
@@ -45,7 +46,7 @@ def scope_of(workspace: Workspace, folder: str, settings: "Settings", project: s
     return ProjectScope(looked.project, looked.note)
 
 
-def run_tool(workspace: Workspace, settings: "Settings", name: str, arguments: dict, folder: str) -> str:
+def run_tool(workspace: Workspace, settings: Settings, name: str, arguments: dict, folder: str) -> str:
     """The tool's answer (plain text). Raises MemoryPipelineError for what the agent must change."""
     given = dict(arguments)
     scope = scope_of(workspace, folder, settings, given.pop("project", None), given.pop("all_projects", False))
@@ -62,7 +63,7 @@ def run_tool(workspace: Workspace, settings: "Settings", name: str, arguments: d
     raise MemoryPipelineError(f"unknown tool {name!r}")
 
 
-def answer_call(request: bytes, settings: "Settings") -> str:
+def answer_call(request: bytes, settings: Settings) -> str:
     """One call (`{"tool", "arguments", "folder"}` as JSON) → `{"text", "is_error"}` as JSON. Never raises."""
     try:
         call = json.loads(request)
@@ -80,7 +81,6 @@ def answer_call(request: bytes, settings: "Settings") -> str:
 
 def main() -> int:
     """One call on stdin, its answer on stdout (the door's path when no hook service answers)."""
-    from memory_pipeline.config import Settings, configure_process
 
     configure_process()
     sys.stdout.write(answer_call(sys.stdin.buffer.read(), Settings.from_env()) + "\n")

@@ -25,8 +25,8 @@ from memory_pipeline.flows.recall.protocol import (
     parse_request,
     reply,
 )
-from memory_pipeline.resources.embedding.embedder import Embedder
 from memory_pipeline.resources.daemons.recall_service import DEFAULT_IDLE_TIMEOUT, serve
+from memory_pipeline.resources.embedding.embedder import Embedder
 from memory_pipeline.resources.workspace import Workspace
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from memory_pipeline.cli.common import add_json_flag, print_json, open_workspace
+from memory_pipeline.cli.common import add_json_flag, open_workspace, print_json
 from memory_pipeline.stages.ledger.model import EVENT_TYPES, PRIORITIES
 
 

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
+from memory_pipeline.cli.common import add_json_flag, console, open_workspace, print_json
+
 
 def add_arguments(parser) -> None:
     parser.add_argument("action", choices=["start", "stop", "status"])

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
+from memory_pipeline.cli.common import add_json_flag, console, open_workspace, print_json
 from memory_pipeline.errors import ServiceError
-
 
 HELP = ("stop the workspace's daemon, redis-server, recall service and ui, and wait for them; the daemon stays "
         "stopped (hooks do not start it) until `service start`")

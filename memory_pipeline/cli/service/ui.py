@@ -13,7 +13,6 @@ from memory_pipeline.cli.common import open_workspace
 from memory_pipeline.resources.processes import folder_identity, read_pid, terminate, write_pid
 from memory_pipeline.resources.workspace import atomic_write_text
 
-
 HELP = "start the Dagster UI for this workspace (loopback; see what it exposes in docs/dagster.md)"
 EXPOSES = ("The UI shows memory text (observations, facts, run logs) and launches runs. It answers only requests "
            "naming {url} (a web page elsewhere, DNS rebinding included, is refused), but any program of any "

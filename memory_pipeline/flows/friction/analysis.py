@@ -94,9 +94,9 @@ def check_recurrence(findings: list[Finding], fixes: ProposalStore, embedder: Em
     if not findings or not earlier:
         return findings, []
     vectors = embedder.encode([f.pattern for f in findings] + [p.pattern for p in earlier])
-    pairs = list(zip(earlier, vectors[len(findings):]))
+    pairs = list(zip(earlier, vectors[len(findings):], strict=False))
     kept, own = [], []
-    for finding, vector in zip(findings, vectors[: len(findings)]):
+    for finding, vector in zip(findings, vectors[: len(findings)], strict=False):
         match = match_fix(finding, vector, pairs)
         fix = fixes.get(match.fix_id) if match.fix_id else None
         if match.status == "pending" and fix is not None and fix.created == report.day:
@@ -124,7 +124,7 @@ def word_fixes(findings: list[Finding], *, llm: Completer, prompt: Prompt, model
     wordings, usage = llm.complete(task="friction", model=model, system=system, prompt=user,
                                    validate=lambda text: parse_fixes(text, refs))
     report.usage = report.usage + usage
-    for ref, finding in zip(refs, findings):
+    for ref, finding in zip(refs, findings, strict=False):
         if ref not in wordings:
             report.not_staged[finding.pattern] = "the model judged it not worth a fix"
     return {refs.index(ref): wording for ref, wording in wordings.items()}

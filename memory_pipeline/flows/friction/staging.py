@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memory_pipeline.flows.review.promote import log_outcomes
 from memory_pipeline.flows.review.decisions import REVIEW_LOCK, ReviewReport, render_review, sync_review_edits
+from memory_pipeline.flows.review.promote import log_outcomes
 from memory_pipeline.models import Proposal
 from memory_pipeline.resources.files.memory_files import MemoryFiles
 from memory_pipeline.resources.files.project_files import repository_folder
@@ -79,7 +79,7 @@ def stage_fixes(workspace: Workspace, fixes: ProposalStore, worded: list[tuple[F
             else:
                 fresh.append((finding, wording))
         ids = issue_ids(day, list(fixes.all()), len(fresh), random_suffix, kind="f")
-        for fid, (finding, wording) in zip(ids, fresh):
+        for fid, (finding, wording) in zip(ids, fresh, strict=False):
             if fixes.store.claim_proposal_text(text_key(wording.change), fid) != fid:
                 result.skipped[finding.pattern] = "proposed by another run meanwhile"
                 continue

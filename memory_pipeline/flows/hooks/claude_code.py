@@ -16,7 +16,6 @@ from datetime import datetime
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.intake.emit import EmitResult
 from memory_pipeline.flows.hooks.transcript import (
     MAX_CONTEXT_CHARS,
     HookResult,
@@ -24,6 +23,7 @@ from memory_pipeline.flows.hooks.transcript import (
     session_start_output,
     transcript_file,
 )
+from memory_pipeline.flows.intake.emit import EmitResult
 from memory_pipeline.flows.intake.windows import send_window
 from memory_pipeline.models import HookPayload, PendingCompaction, TaskCheckpoint, Transcript
 from memory_pipeline.resources.files.feedback import FeedbackFiles, record_injected
@@ -40,8 +40,8 @@ from memory_pipeline.stages.hooks.recovery import current_task, user_intents
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.review.memory_md import for_project, memory_items
 from memory_pipeline.stages.transcripts import files_touched
-from memory_pipeline.stages.windows import FINAL_END_REASONS
 from memory_pipeline.stages.untrusted import working_folder
+from memory_pipeline.stages.windows import FINAL_END_REASONS
 
 
 def recent_files(transcript: Transcript, limit: int = 10) -> list[str]:

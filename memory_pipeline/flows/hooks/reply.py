@@ -20,7 +20,7 @@ def _note(text: object) -> str:
     return f"memory-pipeline hook: {' '.join(str(text).split())}\n"
 
 
-def _workspace(settings: "Settings"):
+def _workspace(settings: Settings):
     """The workspace, not created here: a hook that refuses its input leaves no trace."""
     from memory_pipeline.resources.workspace import Workspace
 
@@ -42,7 +42,7 @@ def _safely(action: Callable[[], object]) -> tuple[str, str]:
     return out, _note(result.note) if result.note else ""
 
 
-def hook_reply(raw: bytes, settings: "Settings", now: datetime | None = None) -> tuple[str, str]:
+def hook_reply(raw: bytes, settings: Settings, now: datetime | None = None) -> tuple[str, str]:
     """A Claude Code hook call (its stdin bytes) → (stdout, stderr), under the door's settings."""
 
     def act():
@@ -54,7 +54,7 @@ def hook_reply(raw: bytes, settings: "Settings", now: datetime | None = None) ->
     return _safely(act)
 
 
-def refresh_reply(session_id: str, settings: "Settings") -> tuple[str, str]:
+def refresh_reply(session_id: str, settings: Settings) -> tuple[str, str]:
     """`hook claude-code --refresh-recall SESSION` → (stdout, stderr)."""
 
     def act():

@@ -18,6 +18,7 @@ from memory_pipeline.config import Settings
 from memory_pipeline.faults import pause_point
 from memory_pipeline.models import Observation, content_hash
 from memory_pipeline.ports import Embedder, ShardedIndex, VectorIndex
+from memory_pipeline.resources.files.observation_files import load_observations
 from memory_pipeline.resources.vectors.vector_store import StorePoint
 from memory_pipeline.resources.workspace import Workspace, atomic_write_json
 from memory_pipeline.stages.index.message_docs import has_keywords
@@ -37,7 +38,7 @@ class IndexStats:
     embed_seconds: float = 0.0  # time in the embedding model (the rest: documents, sparse vectors, upserts)
     parts: dict[str, int] = field(default_factory=dict)  # points of another tier added in (`add`): its name → points
 
-    def add(self, other: "IndexStats", tier: str) -> None:
+    def add(self, other: IndexStats, tier: str) -> None:
         """Count another tier's run of the same day in (the message index's passages)."""
         for counter in fields(self):  # every counter, the embedding seconds too; not the parts themselves
             if counter.name != "parts":
@@ -202,8 +203,7 @@ def index_observation_day(workspace: Workspace, settings: Settings, store: Shard
                           day: str) -> IndexStats:
     """The `observation_index` asset's work: the day's observations, their manifest in state/index
     (near-duplicates merged at MEMORY_DEDUP_SIMILARITY)."""
-    from memory_pipeline.flows.maintenance import day_facts_and_neighbours, merge_duplicates
-    from memory_pipeline.resources.files.observation_files import load_observations
+    from memory_pipeline.flows.maintenance import day_facts_and_neighbours, merge_duplicates  # noqa: PLC0415 — Redis, only for the merge
 
     week = store.for_day(day)
     with week.holding():  # one open for both steps (their sessions use it), let go whenever another opener waits

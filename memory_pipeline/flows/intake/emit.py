@@ -13,15 +13,16 @@ from pathlib import Path
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.models import SessionEvent, Transcript, TranscriptRef, Trigger, content_hash
+from memory_pipeline.models import SessionEvent, Transcript, Trigger
 from memory_pipeline.resources.files.inbox import Inbox
 from memory_pipeline.resources.files.snapshots import snapshot_transcript
+from memory_pipeline.resources.projects import named_project, resolve_project
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import build_event, check_session_id
 from memory_pipeline.stages.redact import redact
+from memory_pipeline.stages.transcripts import parse_transcript
 from memory_pipeline.stages.transcripts.lines import MAX_TRANSCRIPT_BYTES
 from memory_pipeline.stages.windows import plan_window
-
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,6 @@ def without_secret(session_id: str) -> str:
 def event_project(given: str | None, transcript_cwd: str | None, settings: Settings) -> str:
     """The event's project: a name given (`--project`), a folder given (a hook's cwd), else the
     transcript's own working folder."""
-    from memory_pipeline.resources.projects import named_project, resolve_project
 
     return named_project(given, settings) if given else resolve_project(transcript_cwd, settings)
 
@@ -83,7 +83,6 @@ def emit_session_event(
     `parsed` is the file already parsed (`import` reads it first): a 57 MB session is not held twice.
     `settings` are the door's (MEMORY_PROJECT_MAP names the project).
     """
-    from memory_pipeline.stages.transcripts import parse_transcript
 
     path = Path(transcript_path).expanduser()
     if not path.is_file():

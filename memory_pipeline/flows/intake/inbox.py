@@ -6,10 +6,12 @@ import json
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from memory_pipeline.config import Settings
+from memory_pipeline.flows.intake.windows import close_idle_sessions
+from memory_pipeline.flows.runs import runs_unchanged_since
 from memory_pipeline.models import Observation, SessionEvent, content_hash
 from memory_pipeline.resources.files.inbox import Inbox, TakeOutcome
 from memory_pipeline.resources.files.observation_files import not_observed_path, observation_path
@@ -20,7 +22,6 @@ from memory_pipeline.stages.events import observe_skip_reason
 def take_inbox(workspace: Workspace, valid_day: Callable[[str], bool] | None = None, *,
                settings: Settings) -> list[TakeOutcome]:
     """Every pending event file, taken; first, the waiting windows of sessions now over are sent."""
-    from memory_pipeline.flows.intake.windows import close_idle_sessions
 
     close_idle_sessions(workspace, settings=settings)
     inbox = Inbox(workspace)
@@ -161,7 +162,6 @@ def _days_with_runs_since(get_instance: Callable, workspace: Workspace, checked:
     """Partition days of ingest runs updated since the last check (a run killed or re-executed
     from the UI after its day was settled). Unless the instance is already open, the run storage's
     age is looked at first, so a quiet instance is not opened."""
-    from memory_pipeline.flows.runs import runs_unchanged_since
 
     if checked is None:
         return set()
@@ -169,6 +169,6 @@ def _days_with_runs_since(get_instance: Callable, workspace: Workspace, checked:
         return set()
     from dagster import RunsFilter
 
-    since = datetime.fromtimestamp(checked - RUN_CLOCK_SLACK, tz=timezone.utc)
+    since = datetime.fromtimestamp(checked - RUN_CLOCK_SLACK, tz=UTC)
     runs = get_instance().get_runs(filters=RunsFilter(job_name="ingest_job", updated_after=since))
     return {run.tags["dagster/partition"] for run in runs if "dagster/partition" in run.tags}

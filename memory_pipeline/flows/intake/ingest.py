@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -10,12 +11,16 @@ from typing import TYPE_CHECKING
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import MemoryPipelineError
-from memory_pipeline.flows.review.asset_events import record_transcripts
 from memory_pipeline.flows.intake.inbox import pending_days, take_inbox
+from memory_pipeline.flows.review.asset_events import record_transcripts
 from memory_pipeline.flows.runs import RunSummary, get_instance, run_job_for_days
+from memory_pipeline.flows.store_check import check_store
 from memory_pipeline.resources import partitions
+from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
 from memory_pipeline.resources.files.inbox import Inbox
 from memory_pipeline.resources.files.observation_files import load_observations
+from memory_pipeline.resources.run_output import captured_output
+from memory_pipeline.resources.vectors.stores import held_for_runs
 from memory_pipeline.resources.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -58,7 +63,7 @@ class IngestReport:
         }
 
 
-def ingest(workspace: Workspace, definitions: "dg.Definitions", settings: Settings, *, day: str | None = None,
+def ingest(workspace: Workspace, definitions: dg.Definitions, settings: Settings, *, day: str | None = None,
            progress=None) -> IngestReport:
     """Take the inbox, then run ingest_job of `definitions` for every day with events to observe."""
     valid_day = partitions.day_checker(settings)
@@ -80,9 +85,7 @@ def ingest(workspace: Workspace, definitions: "dg.Definitions", settings: Settin
     record_transcripts(instance, [event for d in days for event in Inbox(workspace).accepted(d)])
     runs: list[RunSummary] = []
     if days:  # the workspace's shard held for the runs: one open, not one per index step and day
-        from memory_pipeline.flows.recall.engine import open_store
-        from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
-        from memory_pipeline.resources.vectors.stores import held_for_runs
+        from memory_pipeline.flows.recall.engine import open_store  # noqa: PLC0415 — numpy and the stores, only for days to run
 
         with contextlib.ExitStack() as held:
             with contextlib.suppress(MemoryPipelineError):  # a shard that cannot be held now: each step's error
@@ -100,10 +103,7 @@ def ingest(workspace: Workspace, definitions: "dg.Definitions", settings: Settin
 def store_checked(workspace: Workspace, settings: Settings) -> str | None:
     """The vector store checked, and what was missing rebuilt (flows/store_check): the line that says so,
     also appended to the workspace's run log (`state/dagster-output.log`); None when it was whole."""
-    import sys
 
-    from memory_pipeline.flows.store_check import check_store
-    from memory_pipeline.resources.run_output import captured_output
 
     try:
         repair = check_store(workspace, settings)

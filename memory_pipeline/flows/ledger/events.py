@@ -10,9 +10,10 @@ snapshot are rewritten.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
+from pydantic import ValidationError
 
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import LLMUsage, Observation
@@ -112,7 +113,7 @@ def record_day(workspace: Workspace, day: str, *, llm: Completer, prompt: Prompt
         todo = [f for f in facts if not state.seen(f.fact_id, f.session, plain_text(f.text) or f.text.strip())]
         if todo:
             kinds, result.usage = type_facts(todo, llm, prompt, model)
-            kinds = [by_provenance(kind, fact.roles) for kind, fact in zip(kinds, todo)]
+            kinds = [by_provenance(kind, fact.roles) for kind, fact in zip(kinds, todo, strict=False)]
             numbers = next_numbers([e.id for e in parsed.events] + files.archive_ids())
             result.appended = derive_events(todo, kinds, state, embedding_similarity(embedder), numbers)
             files.append(result.appended)
@@ -123,7 +124,7 @@ def record_day(workspace: Workspace, day: str, *, llm: Completer, prompt: Prompt
 def after_write(files: LedgerFiles, now: datetime | None = None) -> IntegrityReport:
     """Advance the open-loops index from the checkpoint, rewrite the superseded map and the entity
     snapshot; return the structural integrity checks (call under the ledger lock)."""
-    stamp = (now or datetime.now(timezone.utc)).isoformat()
+    stamp = (now or datetime.now(UTC)).isoformat()
     parsed = files.read()
     events = parsed.events
     previous = files.read_json("checkpoint.json")
@@ -157,10 +158,9 @@ def superseded_map(state: LedgerState) -> dict[str, dict]:
 def add_event(workspace: Workspace, fields: dict, now: datetime | None = None) -> LedgerEvent:
     """Append one event written by hand (`memory-pipeline ledger add`): validated, its id the next
     of its day, its `supersedes`/`related` checked against the ledger. BadInputError otherwise."""
-    from pydantic import ValidationError
 
     files = LedgerFiles(workspace)
-    ts = fields.pop("ts", None) or (now or datetime.now(timezone.utc)).astimezone()
+    ts = fields.pop("ts", None) or (now or datetime.now(UTC)).astimezone()
     if fields.get("entity"):
         fields["entity"] = snake_entity(fields["entity"]) or None
     with files.locked():

@@ -8,7 +8,7 @@ deterministic; recall/pack.md is only replaced by a pack for the same or a later
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 from memory_pipeline.resources.files.ledger_files import LedgerFiles
 from memory_pipeline.resources.workspace import Workspace
@@ -54,7 +54,7 @@ def build_packs(workspace: Workspace, day: str, *, write: bool = True, knowledge
                       user_only=build_pack(parsed.events, today, project=USER_PACK, warnings=warnings))
     if not write:
         return build
-    stamp = (now or datetime.now(timezone.utc)).isoformat()
+    stamp = (now or datetime.now(UTC)).isoformat()
     files.write_json("integrity-report.json", report.as_dict(stamp) | {"day": day})
     for pack in [*packs, build.all_projects, build.user_only]:
         current = files.pack_day(pack.project)

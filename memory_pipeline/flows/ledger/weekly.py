@@ -4,7 +4,7 @@ index from scratch and compare it with the one kept incrementally (they must be 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 from memory_pipeline.flows.ledger.events import after_write
 from memory_pipeline.resources.files.ledger_files import LedgerFiles
@@ -30,7 +30,7 @@ class WeeklyResult:
 
 def weekly_rebuild(workspace: Workspace, today: str, now: datetime | None = None) -> WeeklyResult:
     files = LedgerFiles(workspace)
-    moment = now or datetime.now(timezone.utc)
+    moment = now or datetime.now(UTC)
     with files.locked():
         parsed = files.read()
         result = WeeklyResult(incremental=files.open_loops(), rebuilt=rebuild_open_loops(parsed.events))

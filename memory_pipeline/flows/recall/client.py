@@ -7,9 +7,9 @@ index in memory); when the service cannot start, the search runs in this process
 from __future__ import annotations
 
 import sys
-from typing import TypeVar
-from datetime import date, datetime, time, timezone
+from datetime import UTC, date, datetime, time
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -31,9 +31,9 @@ def as_timestamp(now: datetime | date | float | int | None) -> float | None:
     if now is None or isinstance(now, (int, float)):
         return None if now is None else float(now)
     if isinstance(now, datetime):
-        return (now if now.tzinfo else now.replace(tzinfo=timezone.utc)).timestamp()
+        return (now if now.tzinfo else now.replace(tzinfo=UTC)).timestamp()
     if isinstance(now, date):
-        return datetime.combine(now, time(), tzinfo=timezone.utc).timestamp()
+        return datetime.combine(now, time(), tzinfo=UTC).timestamp()
     raise BadInputError(f"now must be a datetime, a date or unix seconds, got {now!r}")
 
 
@@ -52,7 +52,7 @@ def start_service(workspace: Workspace, settings: Settings) -> dict:
 
 def local_engine(workspace: Workspace, settings: Settings):
     """The in-process RecallEngine for a workspace (kept for the life of the process)."""
-    from memory_pipeline.flows.recall.engine import RecallEngine
+    from memory_pipeline.flows.recall.engine import RecallEngine  # noqa: PLC0415 — numpy: not in a hook's process
 
     key = str(workspace.root)
     if key not in _ENGINES:
@@ -138,7 +138,7 @@ def recall(
             raise
         except ServiceError as exc:
             print(f"memory-pipeline: recall service unavailable, searching in this process: {exc}", file=sys.stderr)
-    from memory_pipeline.flows.recall.engine import SearchRequest
+    from memory_pipeline.flows.recall.engine import SearchRequest  # noqa: PLC0415 — numpy: not in a hook's process
 
     return local_engine(ws, settings).search(SearchRequest.of(request), wait=30.0)
 

@@ -10,14 +10,16 @@ from zoneinfo import ZoneInfo
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.review.decisions import ReviewReport, apply_review, decide_ids, edit_text, restore_ids
+from memory_pipeline.flows.runs import get_instance
+from memory_pipeline.resources import partitions
 from memory_pipeline.resources.files.memory_files import MemoryFiles
 from memory_pipeline.resources.redis.proposals import ProposalStore
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.workspace import Workspace
 
 
 def open_proposals(workspace: Workspace, settings: Settings) -> ProposalStore:
     """The proposals in Redis (REDIS_URL, or the workspace's own redis-server)."""
-    from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 
     client = connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout, settings.runtime_dir)
     return ProposalStore(RedisStore(client))
@@ -54,9 +56,7 @@ def run_review_action(workspace: Workspace, store: ProposalStore, settings: Sett
 def record_in_dagster(workspace: Workspace, store: ProposalStore, report: ReviewReport, today: str, surface: str,
                       settings: Settings) -> None:
     """A decision made outside Dagster is a memory_md materialization in its instance (the UI shows it)."""
-    from memory_pipeline.flows.review.asset_events import record_memory_md_change
-    from memory_pipeline.flows.runs import get_instance
-    from memory_pipeline.resources import partitions
+    from memory_pipeline.flows.review.asset_events import record_memory_md_change  # noqa: PLC0415 — Dagster, only after a change
 
     if partitions.valid_day(today, settings, today=pipeline.local_today(settings)):
         record_memory_md_change(get_instance(workspace, settings), workspace, store, report, day=today,

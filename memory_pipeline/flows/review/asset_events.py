@@ -55,7 +55,7 @@ def proposal_sources_metadata(staged: list[Proposal]) -> dict[str, dg.MetadataVa
             "source_ids": dg.MetadataValue.json(sources_json(staged))}
 
 
-def memory_md_metadata(workspace: Workspace, store: "ProposalStore", report: "ReviewReport") -> dict:
+def memory_md_metadata(workspace: Workspace, store: ProposalStore, report: ReviewReport) -> dict:
     """MEMORY.md's preview, the decisions just made, and the sources of every promoted line."""
     files = MemoryFiles(workspace)
     text = files.read_memory()
@@ -74,8 +74,8 @@ def memory_md_metadata(workspace: Workspace, store: "ProposalStore", report: "Re
     }
 
 
-def record_memory_md_change(instance: dg.DagsterInstance, workspace: Workspace, store: "ProposalStore",
-                            report: "ReviewReport", *, day: str, code_version: str, surface: str) -> None:
+def record_memory_md_change(instance: dg.DagsterInstance, workspace: Workspace, store: ProposalStore,
+                            report: ReviewReport, *, day: str, code_version: str, surface: str) -> None:
     """Record MEMORY.md as changed by `surface` (e.g. `cli:review approve`) as a runless
     materialization of the day's `memory_md` partition, so the UI shows what the file holds."""
     metadata = memory_md_metadata(workspace, store, report)

@@ -8,6 +8,7 @@ promotes what was approved and re-renders REVIEW.md.
 from __future__ import annotations
 
 import os
+import pwd
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -19,8 +20,14 @@ from memory_pipeline.resources.redis.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import hold_reasons
 from memory_pipeline.stages.review.memory_md import contradicted_line
-from memory_pipeline.stages.review.review_md import (decide, expiry_note, is_expired, parse_review_md, render_review_md,
-                                                     review_start)
+from memory_pipeline.stages.review.review_md import (
+    decide,
+    expiry_note,
+    is_expired,
+    parse_review_md,
+    render_review_md,
+    review_start,
+)
 
 REVIEW_LOCK = "review"
 
@@ -54,7 +61,6 @@ def _why_not(pid: str, proposals: ProposalStore) -> str:
 
 def decider(surface: str) -> str:
     """Who decided: the surface (`review command`, `REVIEW.md`) and the local account."""
-    import pwd
 
     try:
         account = pwd.getpwuid(os.getuid()).pw_name

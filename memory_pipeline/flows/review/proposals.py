@@ -16,18 +16,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.review.promote import Outcome, log_outcomes
 from memory_pipeline.flows.review.decisions import REVIEW_LOCK, ReviewReport, render_review, sync_review_edits
+from memory_pipeline.flows.review.promote import Outcome, log_outcomes
 from memory_pipeline.models import Proposal, ProposalDraft, Reflection
 from memory_pipeline.ports import Embedder
 from memory_pipeline.resources.files.memory_files import MemoryFiles
 from memory_pipeline.resources.redis.proposals import ProposalStore, random_suffix
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.review.memory_md import bullet_texts, for_project
 from memory_pipeline.stages.proposal_ids import issue_ids
+from memory_pipeline.stages.review.memory_md import bullet_texts, for_project
 from memory_pipeline.stages.review.review_md import normalize_text, text_key
-from memory_pipeline.stages.untrusted import inline, project_name
 from memory_pipeline.stages.review.triage import PROMOTE, REJECT, triage
+from memory_pipeline.stages.untrusted import inline, project_name
 from memory_pipeline.stages.vectors import cosine
 
 NEAR_DUPLICATE_SIMILARITY = 0.85
@@ -50,7 +50,7 @@ def near_duplicates(drafts: list[ProposalDraft], known: list[str], embedder: Emb
     draft_vectors, known_vectors = vectors[: len(drafts)], vectors[len(drafts):]
     found: dict[int, str] = {}
     for i, vector in enumerate(draft_vectors):
-        for text, other in zip(known, known_vectors):
+        for text, other in zip(known, known_vectors, strict=False):
             if cosine(vector, other) >= similarity:
                 found[i] = text
                 break
@@ -123,7 +123,7 @@ def stage_proposals(
             else:
                 fresh.append(draft)
         ids = issue_ids(reflection.date, list(existing), len(fresh), draw)
-        for pid, draft in zip(ids, fresh):
+        for pid, draft in zip(ids, fresh, strict=False):
             if proposals.store.claim_proposal_text(text_key(draft.text, draft.project), pid) != pid:
                 report.skipped[draft.text] = "proposed by another run meanwhile"
                 continue

@@ -4,6 +4,7 @@ run workers the daemon launched are children of it and must not outlive it."""
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memory_pipeline.pipeline import DEFINITIONS_MODULE
-from memory_pipeline.resources.processes import stop_group
+from memory_pipeline.resources.processes import process_alive, read_pid, stop_group
 
 
 def free_port() -> int:
@@ -55,9 +56,7 @@ def reload_running_ui(workspace) -> str | None:
     """Ask the workspace's running `memory-pipeline ui` (state/ui.pid, state/ui-url.txt) to reload its
     definitions, so new partitions (an import that moved the first day back) show without a restart.
     The UI's address when it reloaded, None when none runs or it did not answer."""
-    import json
 
-    from memory_pipeline.resources.processes import process_alive, read_pid
 
     pid = read_pid(workspace.state_path("ui_pid"))
     try:

@@ -33,7 +33,13 @@ from memory_pipeline.resources.processes import (
     terminate,
     write_pid,
 )
-from memory_pipeline.resources.workspace import STATE_NAMES, Workspace, atomic_write_text, ensure_socket_dir, unix_socket_path
+from memory_pipeline.resources.workspace import (
+    STATE_NAMES,
+    Workspace,
+    atomic_write_text,
+    ensure_socket_dir,
+    unix_socket_path,
+)
 
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0
 MAX_REQUEST_BYTES = 1 << 20

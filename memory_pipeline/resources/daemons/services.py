@@ -19,7 +19,6 @@ from pathlib import Path
 from memory_pipeline import hook_entry
 from memory_pipeline.resources.daemons import recall_service
 from memory_pipeline.resources.daemons.dagster_daemon import daemon_pid, stop_daemon
-from memory_pipeline.resources.redis.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.processes import (
     command_line,
     environment_has,
@@ -29,6 +28,7 @@ from memory_pipeline.resources.processes import (
     read_pid,
     terminate,
 )
+from memory_pipeline.resources.redis.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.workspace import Workspace
 
 

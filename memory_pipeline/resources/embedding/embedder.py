@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_pipeline.errors import ServiceError
+from memory_pipeline.resources.embedding.onnx_export import export_onnx
 
 SHIPPED_MODEL_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 
@@ -102,7 +103,6 @@ def return_freed_buffers_to_the_os() -> None:
 def keep_onnx_export(model: Any, location: str, model_cache: Path | None = None) -> None:
     """Export the model for the recall service's torch-free start, once (resources/embedding/onnx_embedder.py).
     An export that fails costs only that start: the service then loads torch, as before."""
-    from memory_pipeline.resources.embedding.onnx_export import export_onnx
 
     try:
         export_onnx(model, location, model_cache)

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -171,14 +172,13 @@ def _on_cpu(device: str) -> bool:
 def _has_onnxruntime() -> bool:
     if "onnxruntime" in sys.modules:
         return True
-    from importlib.util import find_spec
 
     return find_spec("onnxruntime") is not None
 
 
 def _export_main(location: str, model_cache: str) -> int:
     """Load the model with torch on CPU (Embedder._load exports it into `model_cache`) and exit."""
-    Embedder(location, device="cpu", model_cache=Path(model_cache)).model
+    _ = Embedder(location, device="cpu", model_cache=Path(model_cache)).model  # loading it exports it
     return 0 if export_path(location, Path(model_cache)).exists() else 1
 
 

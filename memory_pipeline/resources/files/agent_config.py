@@ -16,6 +16,7 @@ import errno
 import json
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 from memory_pipeline.errors import BadInputError
@@ -110,7 +111,6 @@ def remove_config(path: Path, root: Path, folders_up_to: Path | None = None) -> 
 
 def read_config_json(path: Path, root: Path) -> tuple[dict, bool]:
     """(the JSON object in the file, whether the file exists); an empty file is `{}`."""
-    import json
 
     text = read_config_text(path, root)
     if text is None or not text.strip():
@@ -148,7 +148,6 @@ def is_git_ignored(folder: Path, relative: str) -> bool:
 
 def _git(folder: Path, *args: str) -> str | None:
     """git's stdout (stripped) in `folder`, or None when it fails or is not installed."""
-    import subprocess
 
     try:
         done = subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True, timeout=30)

@@ -9,10 +9,11 @@ non-atomic writer: it is left for the next pass.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from memory_pipeline.errors import BadInputError
@@ -20,6 +21,8 @@ from memory_pipeline.models import QuarantineEntry, SessionEvent, Transcript
 from memory_pipeline.resources.files.snapshots import snapshot_digest, snapshot_paths
 from memory_pipeline.resources.workspace import Workspace, atomic_write_text, ensure_dir
 from memory_pipeline.stages.events import event_to_json, parse_event
+from memory_pipeline.stages.transcripts import detect_format, parse_parts, parse_transcript
+from memory_pipeline.stages.transcripts.lines import head_text
 
 WRITE_GRACE_SECONDS = 5.0
 MAX_EVENT_ATTEMPTS = 3  # an accepted event whose transcript fails this many times is quarantined
@@ -35,7 +38,7 @@ class TakeOutcome:
 
 
 def inbox_file_name(event: SessionEvent) -> str:
-    stamp = event.data.captured_at.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S")
+    stamp = event.data.captured_at.astimezone(UTC).strftime("%Y%m%dT%H%M%S")
     return f"{stamp}-{event.data.trigger}-{event.data.dedupe_key[:16]}.json"
 
 
@@ -97,8 +100,6 @@ class Inbox:
         """Why the event's transcript reference cannot be read as a session, or None: it must be a
         snapshot under transcripts/ (never the workspace's own state), hold the bytes its sha256
         names, and read as a transcript."""
-        from memory_pipeline.stages.transcripts import detect_format
-        from memory_pipeline.stages.transcripts.lines import head_text
 
         ref = event.data.transcript
         if ref is None:
@@ -163,7 +164,7 @@ class Inbox:
             os.replace(path, target)
         except FileNotFoundError:
             return TakeOutcome(path, "waiting", reason="file vanished (taken by another process)")
-        entry = QuarantineEntry(file=target.name, reason=reason, quarantined_at=datetime.now(timezone.utc))
+        entry = QuarantineEntry(file=target.name, reason=reason, quarantined_at=datetime.now(UTC))
         atomic_write_text(target.with_name(target.name + ".reason.json"), entry.model_dump_json(indent=2) + "\n")
         return TakeOutcome(path, "quarantined", reason=reason)
 
@@ -193,7 +194,6 @@ class Inbox:
 
     def _update_failures(self, change) -> dict[str, int]:
         """Change state/event-failures.json (dedupeKey → failed runs) under its lock; the counts after."""
-        import json
 
         path = self.workspace.state_path("event_failures")
         with self.workspace.locked("event-failures"):
@@ -235,7 +235,6 @@ class Inbox:
     # --- transcripts --------------------------------------------------------------------
     def load_transcript(self, event: SessionEvent) -> Transcript:
         """The event's transcript: its workspace snapshot, or the inline serialized messages."""
-        from memory_pipeline.stages.transcripts import parse_parts, parse_transcript
 
         ref = event.data.transcript
         if ref is not None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from memory_pipeline.models import TranscriptRef, content_hash
 from memory_pipeline.resources.workspace import Workspace, atomic_write_chunks, atomic_write_json, atomic_write_text
 from memory_pipeline.stages.events import check_session_id
+from memory_pipeline.stages.redact import redact, redact_jsonl_lines
 from memory_pipeline.stages.transcripts.control import CONTROL
 from memory_pipeline.stages.transcripts.lines import MAX_TRANSCRIPT_BYTES, file_lines, newest_ranges
 from memory_pipeline.stages.transcripts.pastes import HistoryPaste, history_pastes, mark_pasted
@@ -102,7 +103,6 @@ def snapshot_transcript(workspace: Workspace, path: Path, format: str, session_i
                         max_bytes: int = MAX_TRANSCRIPT_BYTES) -> TranscriptRef:
     """Store what is new in the session's transcript (redacted); returns the event's reference. A first
     snapshot of a transcript over `max_bytes` holds its newest part (and its first line, the header)."""
-    from memory_pipeline.stages.redact import redact, redact_jsonl_lines
 
     folder = workspace.transcripts / check_session_id(session_id)
     if format == "text":

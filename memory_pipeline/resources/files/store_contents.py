@@ -3,7 +3,8 @@
 `contents(path)` yields `(where, value)` for one file: a JSON Lines file line by line (decoded),
 a JSON file whole, a text file line by line, a SQLite file (Qdrant's local storage, Dagster's
 runs.db and event logs) row by row and column by column, a Redis append-only file command by
-command, and a Qdrant Edge shard (a folder) point by point, through the engine. Values are decoded the way their store wrote them: JSON text is parsed, zlib blobs
+command, and a Qdrant Edge shard (a folder) point by point, through the engine. Values are decoded
+the way their store wrote them: JSON text is parsed, zlib blobs
 (Dagster's snapshots) inflated, pickles (Qdrant's points, and their base64 ids) read by an
 unpickler that builds plain stand-ins and never imports a class, so a file cannot run code.
 A text store (`.md`, `.jsonl`, `.log`, …) is read as text whatever it holds: one NUL byte from a
@@ -25,6 +26,8 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from memory_pipeline.resources.vectors.edge_shard import scrolled, shard_lock
 
 SQLITE_MAGIC = b"SQLite format 3\0"
 MAX_TEXT_CHARS = 200_000
@@ -178,7 +181,6 @@ def edge_contents(folder: Path, lock_timeout: float = 30.0) -> Iterator[tuple[st
     """Each point's payload (text included) of the Edge shard in `folder`, opened under its lock."""
     from qdrant_edge import EdgeShard
 
-    from memory_pipeline.resources.vectors.edge_shard import scrolled, shard_lock
 
     with shard_lock(folder, lock_timeout):
         try:

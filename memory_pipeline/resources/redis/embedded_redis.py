@@ -36,7 +36,6 @@ from memory_pipeline.resources.processes import (
 )
 from memory_pipeline.resources.workspace import ensure_socket_dir, unix_socket_path
 
-
 __all__ = ["EmbeddedRedis", "process_alive", "redis_server_binary"]
 
 DIR_MODE = 0o700

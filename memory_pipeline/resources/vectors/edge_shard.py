@@ -23,6 +23,8 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from memory_pipeline.errors import StoreLockedError
+from memory_pipeline.resources.daemons.recall_service import listening_path, request
+from memory_pipeline.resources.workspace import atomic_write_text
 
 _HOLDERS: dict[str, list[Callable[[], object]]] = {}
 _HOLDERS_LOCK = threading.Lock()
@@ -39,7 +41,6 @@ def want_path(shard: Path) -> Path:
 
 def say_wanted(shard: Path) -> None:
     """Tell a holding step that this process waits for the shard (`wanted_by` reads it)."""
-    from memory_pipeline.resources.workspace import atomic_write_text
 
     with contextlib.suppress(OSError):
         atomic_write_text(want_path(shard), f"{os.getpid()} {time.time_ns()}\n")
@@ -73,7 +74,6 @@ def ask_holders(shard: Path) -> None:
         holders = list(_HOLDERS.get(str(shard), []))
     for release in holders:
         release()
-    from memory_pipeline.resources.daemons.recall_service import listening_path, request
 
     with contextlib.suppress(OSError, ValueError):
         path = Path(listening_path(shard.parent).read_text(encoding="utf-8").strip())

@@ -22,8 +22,10 @@ of a full disk ends the process with SIGBUS, not an error.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
+import sqlite3
 import threading
 import time
 import uuid
@@ -36,9 +38,14 @@ from memory_pipeline.errors import BadInputError, DiskFullError, MemoryPipelineE
 from memory_pipeline.models import content_hash
 from memory_pipeline.resources.vectors.edge_payloads import PayloadTable, cite_key, table_path
 from memory_pipeline.resources.vectors.edge_shard import (
-    register_holder, scroll_pages, shard_lock, unregister_holder, wanted_by,
+    register_holder,
+    scroll_pages,
+    shard_lock,
+    unregister_holder,
+    wanted_by,
 )
 from memory_pipeline.resources.vectors.vector_points import StorePoint, filter_conditions, filter_field
+from memory_pipeline.resources.workspace import atomic_write_json, atomic_write_text
 from memory_pipeline.stages.index.message_docs import has_keywords, keyword_counts
 from memory_pipeline.stages.index.sparse import KEYS_VERSION, keyword_vector
 
@@ -84,8 +91,16 @@ def shard_config(dimension: int):
     ef_construct 64 on one thread, BM25 with Qdrant's IDF and its index on disk, segments capped at 32k points.
     A shard made with int8 copies gets 4-bit ones at its next optimize()."""
     from qdrant_edge import (
-        Distance, EdgeConfig, EdgeOptimizersConfig, EdgeSparseVectorParams, EdgeVectorParams, HnswIndexConfig,
-        Memory, Modifier, TurboQuantBitSize, TurboQuantQuantizationConfig,
+        Distance,
+        EdgeConfig,
+        EdgeOptimizersConfig,
+        EdgeSparseVectorParams,
+        EdgeVectorParams,
+        HnswIndexConfig,
+        Memory,
+        Modifier,
+        TurboQuantBitSize,
+        TurboQuantQuantizationConfig,
     )
 
     return EdgeConfig(
@@ -171,11 +186,11 @@ class EdgeStore:
     def where(self) -> str:
         return str(self.path)
 
-    def for_day(self, day: str) -> "EdgeStore":
+    def for_day(self, day: str) -> EdgeStore:
         """One shard holds every day."""
         return self
 
-    def shards(self) -> list["EdgeStore"]:
+    def shards(self) -> list[EdgeStore]:
         return [self]
 
     def exists(self) -> bool:
@@ -185,7 +200,7 @@ class EdgeStore:
     # --- opening -----------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def session(self) -> Iterator["EdgeStore"]:
+    def session(self) -> Iterator[EdgeStore]:
         """Hold the shard open (and its lock) for several operations; a write session ends in flush()."""
         with self._thread_lock:
             if self._shard is None and self._holding:  # let go for another opener: held again
@@ -255,7 +270,7 @@ class EdgeStore:
         return self._held is not None
 
     @contextlib.contextmanager
-    def holding(self) -> Iterator["EdgeStore"]:
+    def holding(self) -> Iterator[EdgeStore]:
         """Hold the shard across the block's sessions (an index step: one open, where one per chunk and
         per tier cost 1.5 s each at 1M points and dropped the shard's files from the page cache), and let it go whenever
         another opener waits for it: a thread watches the want file (`edge_shard.wanted_by`) and lets go
@@ -423,7 +438,6 @@ class EdgeStore:
         """What is wrong with the shard or its payload table, read as an open reads them, or None: a shard the
         engine cannot load, a payload table SQLite finds damaged or that is missing. A shard held by another
         process, or built for another embedding model, is no damage: that error is raised."""
-        import sqlite3
 
         if not self.path.is_dir():
             return None
@@ -465,7 +479,6 @@ class EdgeStore:
 
     def bump_generation(self) -> None:
         """Record that the shard changed (a unique token, written atomically)."""
-        from memory_pipeline.resources.workspace import atomic_write_text
 
         atomic_write_text(self.generation_file, f"{time.time_ns()}-{os.getpid()}-{uuid.uuid4().hex[:8]}\n")
 
@@ -499,7 +512,7 @@ class EdgeStore:
                     self.optimize()
 
     @property
-    def keyword_stats(self) -> "KeywordStats":
+    def keyword_stats(self) -> KeywordStats:
         return KeywordStats(self.path.parent / f"{self.path.name}.bm25.json")
 
     def set_payload(self, ids: list[str], payload: dict[str, Any]) -> None:
@@ -549,7 +562,7 @@ class EdgeStore:
 
     # --- reading -----------------------------------------------------------------------
 
-    def _records(self, ids: list[str], with_payload: Any, with_vectors: bool) -> Iterator["Record"]:
+    def _records(self, ids: list[str], with_payload: Any, with_vectors: bool) -> Iterator[Record]:
         keys = list(dict.fromkeys(_norm(i) for i in ids))
         if not keys or not self.exists():
             return
@@ -568,7 +581,7 @@ class EdgeStore:
                          for r in shard.retrieve(missing, with_payload=True, with_vector=False)}
         return payloads
 
-    def _joined(self, shard, found: list[Any], fields: bool | list[str]) -> list["Record"]:
+    def _joined(self, shard, found: list[Any], fields: bool | list[str]) -> list[Record]:
         """The shard's records (ids, vectors) with their payloads from the payload table (`_whole_payloads`);
         `fields`: all of them (True), these keys, or none (False)."""
         records = [Record(str(r.id), {}, r.vector) for r in found]
@@ -724,7 +737,6 @@ class KeywordStats:
         self.path = path
 
     def read(self) -> tuple[int, float]:
-        import json
 
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
@@ -735,7 +747,6 @@ class KeywordStats:
     def current(self) -> bool:
         """Whether the file exists and the shard's values were made by this `tokenize` (a file of
         before the version was kept counts as version 1)."""
-        import json
 
         try:
             return int(json.loads(self.path.read_text(encoding="utf-8")).get("keys", 1)) == KEYS_VERSION
@@ -744,7 +755,6 @@ class KeywordStats:
 
     def record(self, documents: int, length: float) -> float:
         """Write the payload table's counts and return the average length (the caller holds the shard's lock)."""
-        from memory_pipeline.resources.workspace import atomic_write_json
 
         atomic_write_json(self.path, {"documents": documents, "length": length, "keys": KEYS_VERSION})
         return length / documents if documents else 1.0

@@ -21,8 +21,8 @@ import numpy as np
 from memory_pipeline.ports import VectorIndex
 from memory_pipeline.stages.index.message_docs import has_keywords, keyword_counts
 from memory_pipeline.stages.index.passages import turn_of
-from memory_pipeline.stages.index.sparse import B, K1, saturation
-from memory_pipeline.stages.recall.candidates import Candidates, CandidateQuery
+from memory_pipeline.stages.index.sparse import K1, B, saturation
+from memory_pipeline.stages.recall.candidates import CandidateQuery, Candidates
 from memory_pipeline.stages.recall.rank import PRIORITIES, TIERS, RecallFilters
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def _ordinal(day: object) -> int:
 class RecallIndex:
     """Points held in memory; search returns (row, score) pairs, best first."""
 
-    def __init__(self, points: Iterable["StorePoint"], generation: str = "", k1: float = K1, b: float = B) -> None:
+    def __init__(self, points: Iterable[StorePoint], generation: str = "", k1: float = K1, b: float = B) -> None:
         ids: list[str] = []
         payloads: list[dict] = []
         vectors: list[np.ndarray | None] = []  # float32 rows at once: 100k Python float lists would be 1.2 GB
@@ -56,7 +56,7 @@ class RecallIndex:
 
     @classmethod
     def from_columns(cls, ids: list[str], payloads: list[dict], dense: np.ndarray, generation: str = "",
-                     k1: float = K1, b: float = B) -> "RecallIndex":
+                     k1: float = K1, b: float = B) -> RecallIndex:
         """The index of points already in columns (a payload's "text" is the point's text): the
         recall cache's form, which needs neither the store nor qdrant-client."""
         index = cls.__new__(cls)

@@ -23,7 +23,7 @@ def workspace_store(state: Path, url: str | None, *, dimension: int, api_key: st
     Qdrant Edge shard."""
     generation = Path(state) / STATE_NAMES["index_generation"]
     if url:
-        from memory_pipeline.resources.vectors.vector_store import VectorStore  # qdrant-client: ~1 s to import
+        from memory_pipeline.resources.vectors.vector_store import VectorStore  # noqa: PLC0415 — qdrant-client: ~1 s to import
 
         return VectorStore(path=None, url=url, api_key=api_key, collection=collection, dimension=dimension,
                            lock_timeout=lock_timeout, generation_file=generation)

@@ -18,7 +18,6 @@ import contextlib
 import shutil
 import sqlite3
 from dataclasses import dataclass
-from pathlib import Path
 
 from qdrant_client import QdrantClient
 

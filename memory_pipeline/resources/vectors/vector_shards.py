@@ -71,7 +71,7 @@ class ShardedStore:
         return [self._shard(p) for p in sorted(self.path.iterdir()) if p.is_dir() and WEEK_NAME.match(p.name)]
 
     def _shard(self, path: Path) -> VectorStore:
-        from memory_pipeline.resources.vectors.vector_store import VectorStore  # qdrant-client: ~1 s to import
+        from memory_pipeline.resources.vectors.vector_store import VectorStore  # noqa: PLC0415 — qdrant-client: ~1 s to import
 
         return VectorStore(path=path, url=None, collection=self.collection, dimension=self.dimension,
                            lock_timeout=self.lock_timeout, generation_file=self.generation_file)

@@ -28,6 +28,7 @@ from memory_pipeline.errors import BadInputError, MemoryPipelineError, ServiceEr
 from memory_pipeline.models import content_hash
 from memory_pipeline.resources.vectors.vector_commits import one_commit
 from memory_pipeline.resources.vectors.vector_points import StoreHit, StorePoint, build_filter
+from memory_pipeline.resources.workspace import atomic_write_text
 
 __all__ = ["StoreHit", "StorePoint", "VectorStore"]
 
@@ -68,17 +69,17 @@ class VectorStore:
     def where(self) -> str:
         return str(self.path) if self.path is not None else str(self.url)
 
-    def for_day(self, day: str) -> "VectorStore":
+    def for_day(self, day: str) -> VectorStore:
         """The store a day's points live in: this one (`ShardedStore` picks a week)."""
         return self
 
-    def shards(self) -> list["VectorStore"]:
+    def shards(self) -> list[VectorStore]:
         return [self]
 
     # --- opening -----------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def session(self) -> Iterator["VectorStore"]:
+    def session(self) -> Iterator[VectorStore]:
         """Hold the store open (and locked, in local mode) for several operations."""
         with self._thread_lock:
             if self._client is not None:
@@ -98,7 +99,7 @@ class VectorStore:
                     if client is not self._memory:
                         client.close()
 
-    def holding(self) -> contextlib.AbstractContextManager["VectorStore"]:
+    def holding(self) -> contextlib.AbstractContextManager[VectorStore]:
         """An index step's hold: one session for the step (a server's collection takes any number of
         clients, so nobody waits for it to let go)."""
         return self.session()
@@ -192,7 +193,6 @@ class VectorStore:
     def bump_generation(self) -> None:
         """Record that the collection changed (a unique token, written atomically)."""
         if self.generation_file is not None:
-            from memory_pipeline.resources.workspace import atomic_write_text
 
             atomic_write_text(self.generation_file, f"{time.time_ns()}-{os.getpid()}-{uuid.uuid4().hex[:8]}\n")
 
