@@ -204,7 +204,6 @@ def workspace_settings_path(workspace: Path) -> Path:
 def workspace_choices(workspace: Path) -> dict[str, str]:
     """The settings kept in the workspace's settings.json, by field name; a missing file is none, a
     garbled one is a clear error (it names the file)."""
-
     path = workspace_settings_path(workspace)
     try:
         text = path.read_text(encoding="utf-8")

@@ -122,5 +122,4 @@ def timezone_name(settings: Settings) -> str:
 
 
 def local_today(settings: Settings) -> date:
-
     return datetime.now(ZoneInfo(timezone_name(settings))).date()

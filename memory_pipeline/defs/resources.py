@@ -40,7 +40,6 @@ class RedisResource(dg.ConfigurableResource):
     workspace: WorkspaceResource
     url: str = ""
     def get_store(self) -> "RedisStore":
-
         settings = self.workspace.settings
         client = connect_redis(self.url or settings.redis_url, self.workspace.get().state, settings.redis_idle_timeout,
                                settings.runtime_dir)
@@ -59,7 +58,6 @@ class VectorStoreResource(dg.ConfigurableResource):
     collection: str = "memory"
 
     def get_store(self, dimension: int) -> "VectorIndex":
-
         settings = self.workspace.settings
         return workspace_store(self.workspace.get().state, self.url or settings.qdrant_url, dimension=dimension,
                                api_key=settings.qdrant_api_key, collection=self.collection,
@@ -74,7 +72,6 @@ class EmbedderResource(dg.ConfigurableResource):
     model_name: str = ""
 
     def get(self) -> "Embedder":
-
         return embedder_for(self.model_name or self.settings.embedding_model, settings=self.settings)
 
 

@@ -191,7 +191,6 @@ class IndexAudit:
 def audit_index(workspace: Workspace, store: ShardedIndex, days: list[str]) -> IndexAudit:
     """Rebuild the observation tier's point ids from the observation files and compare them with
     the live store (the weekly check that nothing drifted)."""
-
     expected = {p.id for day in days for o in load_observations(workspace, day) for p in observation_points(o)}
     stored = {p.id for p in store.scroll_all(payload_filter={"tier": "observations"})}
     return IndexAudit(len(expected), len(stored), sorted(expected - stored), sorted(stored - expected))

@@ -198,7 +198,6 @@ def days_around(workspace: Workspace, scope: ProjectScope, day: str, days: int) 
 
 
 def trace_memory(workspace: Workspace, settings: Settings, scope: ProjectScope, target: str) -> str:
-
     if not str(target or "").strip():
         raise BadInputError("give a MEMORY.md line number or text, a proposal id, or a hit id")
     try:

@@ -97,7 +97,6 @@ def _wait_for(path: Path, version: str, seconds: float) -> Observation | None:
 
 def hot_entry(observation: Observation) -> dict:
     """The Redis hot-list entry, shaped as the seed describes."""
-
     lines = [f"* {f.emoji} ({f.time or '--:--'}) {f.text}" for f in observation.facts]
     return {
         "dedupeKey": observation.dedupe_key,

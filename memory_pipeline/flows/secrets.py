@@ -140,7 +140,6 @@ def _pooled(listed: list[tuple[Path, int]], workers: int) -> Iterator[tuple[Path
     """The files checked by `workers` processes, as each is done; the largest are handed out first, so a
     big store read last does not leave the other workers idle. Spawned, not forked: the caller's progress
     bar runs a thread, and a fork copies whatever lock it holds."""
-
     with ProcessPoolExecutor(min(workers, len(listed)), mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = {pool.submit(_checked_file, path): (path, size)
                    for path, size in sorted(listed, key=lambda item: item[1], reverse=True)}

@@ -99,7 +99,6 @@ def local_store_status(workspace) -> dict:
 
 
 def counts(workspace: Workspace, settings: Settings) -> dict:
-
     inbox = Inbox(workspace)
     days = inbox.accepted_days()
     events = [e for d in days for e in inbox.accepted(d)]
@@ -195,7 +194,6 @@ def pipeline_status(workspace: Workspace, settings: Settings, now: float | None 
 
 def instance_records(workspace: Workspace, settings: Settings) -> tuple[list[dict], float | None]:
     """The same records through the Dagster instance (an instance on PostgreSQL)."""
-
     instance = get_instance(workspace, settings)
     records = []
     for state in instance.all_instigator_state():

@@ -36,7 +36,6 @@ def move_points(source, target) -> Moved:
 
 def move_store(workspace: Workspace, settings: Settings, to: str, dimension: int) -> Moved:
     """From the store in use (QDRANT_URL, else the embedded shard) to `to`: a server URL or "embedded"."""
-
     def store(url: str | None):
         return workspace_store(workspace.state, url, dimension=dimension, api_key=settings.qdrant_api_key,
                                lock_timeout=settings.qdrant_lock_timeout)

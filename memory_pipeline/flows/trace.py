@@ -230,7 +230,6 @@ def trace_record(workspace: Workspace, store: ProposalStore | None, trace: Trace
 def trace_other_sources(workspace: Workspace, trace: Trace, fact_id: str, settings: Settings) -> None:
     """A memory maintenance merged from several sessions: each other source's observation, fact and
     cited messages (the sources are read from the recall index, where the merged memory lives)."""
-
     try:
         points = stored_points(workspace, settings=settings, ids=[fact_id])
     except MemoryPipelineError as exc:
@@ -260,7 +259,6 @@ def citing(store: ProposalStore | None, observation_id: str, fact_ids: set[str])
 def stored_place(workspace: Workspace, rid: str, settings: Settings) -> tuple[str, str, str | None] | None:
     """The day, session and project of the indexed point `rid`, from the recall index; None when it has no
     such point or does not answer."""
-
     try:
         points = stored_points(workspace, settings=settings, ids=[rid])
     except MemoryPipelineError:

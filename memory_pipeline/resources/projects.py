@@ -116,7 +116,6 @@ class FolderRecord:
         self.path = self.workspace.state_path("folder_projects")
 
     def _read(self) -> dict[str, str]:
-
         try:
             found = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):

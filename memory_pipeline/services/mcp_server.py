@@ -81,7 +81,6 @@ def answer_call(request: bytes, settings: Settings) -> str:
 
 def main() -> int:
     """One call on stdin, its answer on stdout (the door's path when no hook service answers)."""
-
     configure_process()
     sys.stdout.write(answer_call(sys.stdin.buffer.read(), Settings.from_env()) + "\n")
     return 0

@@ -100,7 +100,6 @@ def observe_skip_reason(event: SessionEvent) -> str | None:
     written (stages/windows.py: the work in the window); older events fall back to the old rule (a
     session end under 5 user messages, counted over the whole session). A compaction window is
     always observed: the context it summarizes is about to be lost."""
-
     data = event.data
     if data.observing == "waiting":
         return (f"{NOT_OBSERVED} yet: {describe(data.work or WindowWork())} wait to be observed with the "

@@ -51,7 +51,6 @@ def without_secret(session_id: str) -> str:
 def event_project(given: str | None, transcript_cwd: str | None, settings: Settings) -> str:
     """The event's project: a name given (`--project`), a folder given (a hook's cwd), else the
     transcript's own working folder."""
-
     return named_project(given, settings) if given else resolve_project(transcript_cwd, settings)
 
 
@@ -83,7 +82,6 @@ def emit_session_event(
     `parsed` is the file already parsed (`import` reads it first): a 57 MB session is not held twice.
     `settings` are the door's (MEMORY_PROJECT_MAP names the project).
     """
-
     path = Path(transcript_path).expanduser()
     if not path.is_file():
         raise BadInputError(f"transcript not found: {path}")

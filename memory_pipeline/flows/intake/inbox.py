@@ -22,7 +22,6 @@ from memory_pipeline.stages.events import observe_skip_reason
 def take_inbox(workspace: Workspace, valid_day: Callable[[str], bool] | None = None, *,
                settings: Settings) -> list[TakeOutcome]:
     """Every pending event file, taken; first, the waiting windows of sessions now over are sent."""
-
     close_idle_sessions(workspace, settings=settings)
     inbox = Inbox(workspace)
     return [inbox.take(path, valid_day) for path in inbox.pending()]
@@ -162,7 +161,6 @@ def _days_with_runs_since(get_instance: Callable, workspace: Workspace, checked:
     """Partition days of ingest runs updated since the last check (a run killed or re-executed
     from the UI after its day was settled). Unless the instance is already open, the run storage's
     age is looked at first, so a quiet instance is not opened."""
-
     if checked is None:
         return set()
     if not known and runs_unchanged_since(workspace, checked - RACY_SECONDS, settings):  # file times: a coarse clock

@@ -103,8 +103,6 @@ def ingest(workspace: Workspace, definitions: dg.Definitions, settings: Settings
 def store_checked(workspace: Workspace, settings: Settings) -> str | None:
     """The vector store checked, and what was missing rebuilt (flows/store_check): the line that says so,
     also appended to the workspace's run log (`state/dagster-output.log`); None when it was whole."""
-
-
     try:
         repair = check_store(workspace, settings)
         line = repair.line() if repair else None

@@ -158,7 +158,6 @@ def superseded_map(state: LedgerState) -> dict[str, dict]:
 def add_event(workspace: Workspace, fields: dict, now: datetime | None = None) -> LedgerEvent:
     """Append one event written by hand (`memory-pipeline ledger add`): validated, its id the next
     of its day, its `supersedes`/`related` checked against the ledger. BadInputError otherwise."""
-
     files = LedgerFiles(workspace)
     ts = fields.pop("ts", None) or (now or datetime.now(UTC)).astimezone()
     if fields.get("entity"):

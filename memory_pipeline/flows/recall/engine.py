@@ -96,7 +96,6 @@ class Timings:
 
 def open_store(workspace: Workspace, settings: Settings, dimension: int, lock_timeout: float | None = None):
     """The workspace's store (QDRANT_URL or local); MEMORY_QDRANT_LOCK_TIMEOUT bounds the wait for a writer."""
-
     if lock_timeout is None:
         lock_timeout = settings.qdrant_lock_timeout
     return workspace_store(workspace.state, settings.qdrant_url, dimension=dimension,
@@ -306,7 +305,6 @@ class RecallEngine:
     def superseded(self) -> dict[str, dict]:
         """The ledger's map of superseded observation facts (memory/index/superseded.json), re-read
         when the file changes."""
-
         self._superseded = read_superseded(self.workspace, self._superseded)
         return self._superseded[1]
 

@@ -20,7 +20,6 @@ from memory_pipeline.resources.workspace import Workspace
 
 def open_proposals(workspace: Workspace, settings: Settings) -> ProposalStore:
     """The proposals in Redis (REDIS_URL, or the workspace's own redis-server)."""
-
     client = connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout, settings.runtime_dir)
     return ProposalStore(RedisStore(client))
 

@@ -61,7 +61,6 @@ def _why_not(pid: str, proposals: ProposalStore) -> str:
 
 def decider(surface: str) -> str:
     """Who decided: the surface (`review command`, `REVIEW.md`) and the local account."""
-
     try:
         account = pwd.getpwuid(os.getuid()).pw_name
     except KeyError:

@@ -56,8 +56,6 @@ def reload_running_ui(workspace) -> str | None:
     """Ask the workspace's running `memory-pipeline ui` (state/ui.pid, state/ui-url.txt) to reload its
     definitions, so new partitions (an import that moved the first day back) show without a restart.
     The UI's address when it reloaded, None when none runs or it did not answer."""
-
-
     pid = read_pid(workspace.state_path("ui_pid"))
     try:
         base = workspace.state_path("ui_url").read_text(encoding="utf-8").strip()

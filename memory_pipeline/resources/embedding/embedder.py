@@ -103,7 +103,6 @@ def return_freed_buffers_to_the_os() -> None:
 def keep_onnx_export(model: Any, location: str, model_cache: Path | None = None) -> None:
     """Export the model for the recall service's torch-free start, once (resources/embedding/onnx_embedder.py).
     An export that fails costs only that start: the service then loads torch, as before."""
-
     try:
         export_onnx(model, location, model_cache)
     except Exception as exc:  # an exporter error must not fail an ingest

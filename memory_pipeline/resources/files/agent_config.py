@@ -111,7 +111,6 @@ def remove_config(path: Path, root: Path, folders_up_to: Path | None = None) -> 
 
 def read_config_json(path: Path, root: Path) -> tuple[dict, bool]:
     """(the JSON object in the file, whether the file exists); an empty file is `{}`."""
-
     text = read_config_text(path, root)
     if text is None or not text.strip():
         return {}, text is not None
@@ -148,7 +147,6 @@ def is_git_ignored(folder: Path, relative: str) -> bool:
 
 def _git(folder: Path, *args: str) -> str | None:
     """git's stdout (stripped) in `folder`, or None when it fails or is not installed."""
-
     try:
         done = subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):

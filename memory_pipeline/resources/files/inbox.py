@@ -100,7 +100,6 @@ class Inbox:
         """Why the event's transcript reference cannot be read as a session, or None: it must be a
         snapshot under transcripts/ (never the workspace's own state), hold the bytes its sha256
         names, and read as a transcript."""
-
         ref = event.data.transcript
         if ref is None:
             return None
@@ -194,7 +193,6 @@ class Inbox:
 
     def _update_failures(self, change) -> dict[str, int]:
         """Change state/event-failures.json (dedupeKey → failed runs) under its lock; the counts after."""
-
         path = self.workspace.state_path("event_failures")
         with self.workspace.locked("event-failures"):
             try:
@@ -235,7 +233,6 @@ class Inbox:
     # --- transcripts --------------------------------------------------------------------
     def load_transcript(self, event: SessionEvent) -> Transcript:
         """The event's transcript: its workspace snapshot, or the inline serialized messages."""
-
         ref = event.data.transcript
         if ref is not None:
             try:

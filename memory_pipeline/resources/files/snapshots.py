@@ -103,7 +103,6 @@ def snapshot_transcript(workspace: Workspace, path: Path, format: str, session_i
                         max_bytes: int = MAX_TRANSCRIPT_BYTES) -> TranscriptRef:
     """Store what is new in the session's transcript (redacted); returns the event's reference. A first
     snapshot of a transcript over `max_bytes` holds its newest part (and its first line, the header)."""
-
     folder = workspace.transcripts / check_session_id(session_id)
     if format == "text":
         target = folder / f"{key}.txt"

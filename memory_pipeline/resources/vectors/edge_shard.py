@@ -41,7 +41,6 @@ def want_path(shard: Path) -> Path:
 
 def say_wanted(shard: Path) -> None:
     """Tell a holding step that this process waits for the shard (`wanted_by` reads it)."""
-
     with contextlib.suppress(OSError):
         atomic_write_text(want_path(shard), f"{os.getpid()} {time.time_ns()}\n")
 

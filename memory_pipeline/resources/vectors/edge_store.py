@@ -438,7 +438,6 @@ class EdgeStore:
         """What is wrong with the shard or its payload table, read as an open reads them, or None: a shard the
         engine cannot load, a payload table SQLite finds damaged or that is missing. A shard held by another
         process, or built for another embedding model, is no damage: that error is raised."""
-
         if not self.path.is_dir():
             return None
         try:
@@ -479,7 +478,6 @@ class EdgeStore:
 
     def bump_generation(self) -> None:
         """Record that the shard changed (a unique token, written atomically)."""
-
         atomic_write_text(self.generation_file, f"{time.time_ns()}-{os.getpid()}-{uuid.uuid4().hex[:8]}\n")
 
     # --- writing -----------------------------------------------------------------------
@@ -737,7 +735,6 @@ class KeywordStats:
         self.path = path
 
     def read(self) -> tuple[int, float]:
-
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             return int(data["documents"]), float(data["length"])
@@ -747,7 +744,6 @@ class KeywordStats:
     def current(self) -> bool:
         """Whether the file exists and the shard's values were made by this `tokenize` (a file of
         before the version was kept counts as version 1)."""
-
         try:
             return int(json.loads(self.path.read_text(encoding="utf-8")).get("keys", 1)) == KEYS_VERSION
         except (OSError, ValueError, TypeError, AttributeError):
@@ -755,7 +751,6 @@ class KeywordStats:
 
     def record(self, documents: int, length: float) -> float:
         """Write the payload table's counts and return the average length (the caller holds the shard's lock)."""
-
         atomic_write_json(self.path, {"documents": documents, "length": length, "keys": KEYS_VERSION})
         return length / documents if documents else 1.0
 

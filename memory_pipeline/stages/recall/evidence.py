@@ -37,7 +37,6 @@ def recency_term(created_ts: float | None, now_ts: float, weight: float, half_li
 def window_bounds(window: Window, lag_days: int) -> tuple[float, float]:
     """[start, end) in unix seconds: the named days, and `lag_days` after them, when the event is
     told ("last weekend I…")."""
-
     start = datetime.combine(window.start, time(), tzinfo=UTC)
     end = datetime.combine(window.end + timedelta(days=lag_days + 1), time(), tzinfo=UTC)
     return start.timestamp(), end.timestamp()

@@ -159,7 +159,6 @@ def untraceable_ids(current: str, previous: str, approved_ids: set[str]) -> list
 def memory_items(text: str) -> list[tuple[str, str]]:
     """(id, text) of every bullet: the proposal id it was promoted from, or `md-<hash>` for a
     line written by hand (echo/fizzle judges both)."""
-
     items = []
     for line in text.splitlines():
         stripped = line.strip()
@@ -184,7 +183,6 @@ def _line_body(line: str) -> str:
 def changes_value(old: str, new: str) -> bool:
     """`new` states another value of what `old` states: a name followed by another number
     ("Postgres 16" → "Postgres 17"), or two shared subject words and values that differ."""
-
     named_old = {(n.lower(), v) for n, v in _NAMED_VALUE.findall(old) if subject_words(n)}  # not "of 10"
     named_new = {(n.lower(), v) for n, v in _NAMED_VALUE.findall(new) if subject_words(n)}
     names_new = {n for n, _ in named_new}
