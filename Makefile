@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install install-test clients browser postgres demo test test-deploy test-fast ui bench clean
+.PHONY: install install-test clients browser postgres demo lint test test-deploy test-fast ui bench clean
 
 # What the main job needs (the demo, the hooks, the daemon): the package and its dependencies.
 install: $(VENV)/.installed
@@ -64,10 +64,16 @@ demo: install
 TEST_WORKERS ?= 2
 # /dev/shm only where it has 4 GB free (a container's default one is 64 MB).
 TEST_TMP ?= $(shell [ "$$(df -Pk /dev/shm 2>/dev/null | awk 'NR==2 {print $$4}')" -ge 4194304 ] 2>/dev/null && echo /dev/shm || echo $${TMPDIR:-/tmp})
-test: install-test
+test: install-test lint
 	base=$$(mktemp -d "$(TEST_TMP)/mpt.XXXXXX") || exit 1; \
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=25 --basetemp="$$base"; \
 	status=$$?; rm -rf "$$base"; exit $$status
+
+# ruff (pyflakes, pycodestyle, isort, bugbear, pyupgrade, imports at the top) and mypy over the
+# package, configured in pyproject.toml; `make test` runs both before pytest.
+lint: install-test
+	$(BIN)/ruff check memory_pipeline
+	$(BIN)/mypy
 
 # Dagster on PostgreSQL with a TCP redis-server: sensor → ingest → reflect with concurrent runs.
 test-deploy: install-test

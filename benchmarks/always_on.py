@@ -24,7 +24,7 @@ import time
 import uuid
 from pathlib import Path
 
-from memory_pipeline.resources.dagster_daemon import daemon_pid
+from memory_pipeline.resources.daemons.dagster_daemon import daemon_pid
 from memory_pipeline.resources.processes import group_members, process_info
 from memory_pipeline.resources.workspace import Workspace
 

@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("MEMORY_LLM_PROVIDER", "offline")
         from memory_pipeline import hook_entry
         from memory_pipeline.config import Settings
-        from memory_pipeline.resources.services import stop_workspace_services
+        from memory_pipeline.resources.daemons.services import stop_workspace_services
         from memory_pipeline.resources.workspace import Workspace
 
         made = Workspace(workspace).create()

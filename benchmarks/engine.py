@@ -87,7 +87,7 @@ def measure_today(count: int, folder: Path, queries, store_max: int) -> tuple[di
 def _fill_today(workspace, count: int) -> float:
     """Today's week stores, written as the bench wrote them before the move (`recall_speed.fill_store`, whose
     store is now the Edge shard): 2,000 points per upsert into each week's store; the seconds taken."""
-    from memory_pipeline.resources.vector_store import StorePoint
+    from memory_pipeline.resources.vectors.vector_store import StorePoint
 
     store = engine_sides.today_store(workspace.root, DIMENSION)
     started = time.perf_counter()
@@ -117,7 +117,7 @@ def _cache_today(workspace, count: int):
     import numpy as np
 
     from benchmarks.today_cache import save_columns
-    from memory_pipeline.resources.recall_index import RecallIndex
+    from memory_pipeline.resources.vectors.recall_index import RecallIndex
 
     ids, payloads, dense = [], [], []
     for batch in rows(count, DIMENSION, SEED):

@@ -19,7 +19,7 @@ from qdrant_edge import (
     QueryBatchRequest, QueryRequest, ScalarQuantizationConfig, ScalarType, SparseVector, UpdateOperation,
 )
 
-from memory_pipeline.resources.edge_store import DENSE, SPARSE, shard_config
+from memory_pipeline.resources.vectors.edge_store import DENSE, SPARSE, shard_config
 
 
 @dataclass(frozen=True)

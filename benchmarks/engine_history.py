@@ -25,7 +25,7 @@ from pathlib import Path
 from benchmarks.latency import environment
 from benchmarks.timing import cli
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.resources.edge_payloads import table_path
+from memory_pipeline.resources.vectors.edge_payloads import table_path
 from memory_pipeline.resources.workspace import folder_bytes
 
 # Today's engine (qdrant-client local mode, week stores) no longer runs through ingest: the product
@@ -104,9 +104,9 @@ def _model_alone(env: dict[str, str], days: list[str]) -> dict:
     """The embedding model alone on the message index's texts (the messages' and their passages'), in the
     chunks the index hands it."""
     from memory_pipeline.config import Settings
-    from memory_pipeline.flows.index import EMBED_CHUNK
-    from memory_pipeline.flows.index_messages import day_message_points, passage_points_of
-    from memory_pipeline.resources.onnx_embedder import embedder_for
+    from memory_pipeline.flows.index.observations import EMBED_CHUNK
+    from memory_pipeline.flows.index.messages import day_message_points, passage_points_of
+    from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
     from memory_pipeline.resources.workspace import Workspace
 
     settings = Settings.from_env(env)
@@ -139,7 +139,7 @@ def copy_sparse(source: Path, target: Path, chunk: int = 1 << 20) -> None:
     """Copy a shard's folder with its files' holes kept. Edge sizes its files ahead of their data (at 1M points
     5.3 GB long, 3.1 GB of data), and a plain copy writes the holes as zeros: every open of the copy then read
     them from the disk, 11-16 s at 1M against 1.5-2.5 s for the shard Edge wrote (docs/vector-engine.md)."""
-    from memory_pipeline.resources.edge_recall import data_blocks
+    from memory_pipeline.resources.vectors.edge_recall import data_blocks
 
     for path in sorted(source.rglob("*")):
         copied = target / path.relative_to(source)

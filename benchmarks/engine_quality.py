@@ -18,7 +18,7 @@ from benchmarks import engine_edge, engine_sides
 from benchmarks.engine_data import Probe, Row, query_terms
 from benchmarks.locomo import DEFAULT_DATA, evidence_ids, load_conversations, turn_text
 from memory_pipeline.models import stable_id
-from memory_pipeline.resources.recall_index import RecallIndex
+from memory_pipeline.resources.vectors.recall_index import RecallIndex
 from memory_pipeline.stages.index.sparse import sparse_vector
 
 FORCED_HNSW = engine_edge.Knobs("forced-hnsw", indexing_threshold_kb=1, full_scan_threshold=10)
@@ -46,7 +46,7 @@ def _recall(answers: list[list[str]], evidence: list[list[str]], dia_of: dict[st
 
 def bench_engine_quality(data: Path = DEFAULT_DATA) -> dict:
     from memory_pipeline.config import Settings
-    from memory_pipeline.resources.onnx_embedder import embedder_for
+    from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
 
     embedder = embedder_for(Settings.from_env().embedding_model, Settings.from_env())
     conversations = load_conversations(data)

@@ -38,7 +38,7 @@ def today_workspace(root: Path):
 def today_store(root: Path, dimension: int):
     """The week stores of qdrant-client local mode (`legacy_store`): the workspace's own store is the
     Edge shard since issue 28's move, so `open_store` would measure Edge on both sides."""
-    from memory_pipeline.resources.stores import legacy_store
+    from memory_pipeline.resources.vectors.stores import legacy_store
 
     return legacy_store(today_workspace(root).state, dimension=dimension)
 
@@ -47,7 +47,7 @@ def today_open(root: Path, dimension: int):
     """Today's recall service's index (before issue 28's move): from the recall cache when it is
     current, else the week stores."""
     from benchmarks.today_cache import load_columns
-    from memory_pipeline.resources.recall_index import RecallIndex, generation_at, load_index
+    from memory_pipeline.resources.vectors.recall_index import RecallIndex, generation_at, load_index
 
     workspace = today_workspace(root)
     generation = generation_at(workspace.state_path("index_generation"))
@@ -65,7 +65,7 @@ def today_query(index, probe: Probe) -> list[str]:
 
 
 def today_write(store, batch: list[Row]) -> None:
-    from memory_pipeline.resources.vector_store import StorePoint
+    from memory_pipeline.resources.vectors.vector_store import StorePoint
 
     by_shard: dict[str, list] = {}
     for row in batch:

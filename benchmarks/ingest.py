@@ -22,12 +22,12 @@ def _step_seconds(instance, run_id: str) -> dict[str, float]:
 
 def bench_ingest(load_definitions, sessions: int = 50, turns: int = 8, repeats: int = 3) -> dict:
     from benchmarks.synthetic import write_sessions
-    from memory_pipeline.flows.emit import emit_session_event
-    from memory_pipeline.flows.ingest import ingest
+    from memory_pipeline.flows.intake.emit import emit_session_event
+    from memory_pipeline.flows.intake.ingest import ingest
     from memory_pipeline.flows.runs import get_instance
-    from memory_pipeline.resources.embedder import get_embedder
-    from memory_pipeline.resources.observation_files import load_observations
-    from memory_pipeline.resources.onnx_embedder import embedder_for
+    from memory_pipeline.resources.embedding.embedder import get_embedder
+    from memory_pipeline.resources.files.observation_files import load_observations
+    from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
     from memory_pipeline.resources.workspace import Workspace
     from memory_pipeline.stages.index.observation_docs import observation_points
 
@@ -45,7 +45,7 @@ def bench_ingest(load_definitions, sessions: int = 50, turns: int = 8, repeats: 
         started = time.perf_counter()
         messages = 0
         for path in paths:
-            result = emit_session_event(workspace, path, trigger="shutdown", captured_at=day)
+            result = emit_session_event(workspace, path, trigger="shutdown", captured_at=day, settings=settings)
             messages += result.event.data.message_count
         emitted = time.perf_counter()
         report = ingest(workspace, definitions, settings)

@@ -75,10 +75,10 @@ def bench_big_transcript(load_definitions, size_mb: float = 57.0, root: Path | N
     """With `tiny_messages`, the session is that many few-word messages instead (bench/tiny_transcript.py)."""
     from benchmarks.big_transcript import write_big_transcript
     from benchmarks.tiny_transcript import write_tiny_transcript
-    from memory_pipeline.flows.importer import import_transcripts
-    from memory_pipeline.flows.ingest import ingest
-    from memory_pipeline.resources.embedded_redis import EmbeddedRedis
-    from memory_pipeline.resources.onnx_embedder import embedder_for
+    from memory_pipeline.flows.intake.importer import import_transcripts
+    from memory_pipeline.flows.intake.ingest import ingest
+    from memory_pipeline.resources.redis.embedded_redis import EmbeddedRedis
+    from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
     from memory_pipeline.resources.workspace import Workspace
 
     with tempfile.TemporaryDirectory(prefix="mp-big-", dir=root) as tmp:
@@ -130,7 +130,7 @@ def bench_big_transcript(load_definitions, size_mb: float = 57.0, root: Path | N
 
 
 def _events(workspace, days: list[str]):
-    from memory_pipeline.resources.inbox import Inbox
+    from memory_pipeline.resources.files.inbox import Inbox
 
     for day in days:
         yield from Inbox(workspace).accepted(day)

@@ -39,15 +39,17 @@ def day_files(fixtures: Path, sessions: int, megabytes: float) -> list[Path]:
 
 def emit_fixture_day(root: Path, env: dict, sessions: int, fixtures: Path | None = None,
                      megabytes: float = 18.0) -> dict:
-    from memory_pipeline.flows.emit import emit_session_event
+    from memory_pipeline.config import Settings
+    from memory_pipeline.flows.intake.emit import emit_session_event
     from memory_pipeline.resources.workspace import Workspace
 
     workspace = Workspace(Path(env["MEMORY_WORKSPACE"])).create()
+    settings = Settings.from_env(env)  # the benchmark's door: the environment it built for its workspace
     day = (datetime.now().astimezone() - timedelta(days=1)).replace(hour=12, minute=0, second=0, microsecond=0)
     files = day_files(fixtures or default_fixtures(), sessions, megabytes)
     for n, path in enumerate(files):
         emit_session_event(workspace, path, trigger="shutdown", session_id=f"latency-{n:02d}",
-                           captured_at=day + timedelta(minutes=n))
+                           captured_at=day + timedelta(minutes=n), settings=settings)
     return {"day": day.date().isoformat(), "sessions": len(files),
             "megabytes": round(sum(p.stat().st_size for p in files) / 1e6, 1)}
 
@@ -99,9 +101,9 @@ def _embedding_rates(env: dict, day: str, index_seconds: float, embed_seconds: f
     and over its time in the model, against `SentenceTransformer.encode` (torch, CPU) of the same
     texts in this process, model already loaded."""
     from memory_pipeline.config import Settings
-    from memory_pipeline.flows.index_messages import day_message_points
-    from memory_pipeline.resources.embedder import get_embedder
-    from memory_pipeline.resources.onnx_embedder import embedder_for
+    from memory_pipeline.flows.index.messages import day_message_points
+    from memory_pipeline.resources.embedding.embedder import get_embedder
+    from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
     from memory_pipeline.resources.workspace import Workspace
 
     texts = [p.text for p in day_message_points(Workspace(Path(env["MEMORY_WORKSPACE"])), Settings.from_env(env), day)]

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from memory_pipeline.config import child_environment
-from memory_pipeline.resources.dagster_dev import dagster_dev
+from memory_pipeline.resources.daemons.dagster_dev import dagster_dev
 
 ACTIVE = ("QUEUED", "NOT_STARTED", "STARTING", "STARTED", "CANCELING")
 TURNS = 67  # three transcript lines a turn (ask, answer with a tool call, tool result): ~200 messages
@@ -54,7 +54,7 @@ def bench_emit_to_log(root: Path, runs: int, progress=None) -> dict:
             say(f"emit {n}{' (warm-up)' if n == 0 else ''}: {row}")
             if n:
                 rows.append(row)
-    from memory_pipeline.resources.services import stop_workspace_services
+    from memory_pipeline.resources.daemons.services import stop_workspace_services
 
     stop_workspace_services(workspace, settings.runtime_dir)
     return {name: summary([r[name] for r in rows]) for name in ("log_s", "hot_list_s", "runs_done_s")} | {
@@ -62,11 +62,11 @@ def bench_emit_to_log(root: Path, runs: int, progress=None) -> dict:
 
 
 def one_event(workspace, settings, instance, folder: Path, n: int, timeout: float = 600.0) -> dict:
-    from memory_pipeline.flows.emit import emit_session_event
+    from memory_pipeline.flows.intake.emit import emit_session_event
 
     path = write_session(folder, n)
     started = time.perf_counter()
-    result = emit_session_event(workspace, path, trigger="shutdown")
+    result = emit_session_event(workspace, path, trigger="shutdown", settings=settings)
     day, key = result.event.day, result.event.data.dedupe_key
     logged = hot = None
     while time.perf_counter() - started < timeout:
@@ -90,7 +90,7 @@ def _read(path: Path) -> str:
 
 
 def _on_hot_list(workspace, settings, day: str, key: str) -> bool:
-    from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+    from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 
     client = connect_redis(settings.redis_url, workspace.state, settings.redis_idle_timeout, settings.runtime_dir)
     try:

@@ -118,21 +118,22 @@ def session_jsonl(conversation: LocomoConversation, session: LocomoSession) -> s
 
 def ingest_conversation(conversation: LocomoConversation, root: Path, definitions):
     """Write the transcripts, emit one event per session, run the ingest; returns the workspace."""
-    from memory_pipeline.flows.emit import emit_session_event
-    from memory_pipeline.flows.ingest import ingest
+    from memory_pipeline.flows.intake.emit import emit_session_event
+    from memory_pipeline.flows.intake.ingest import ingest
     from memory_pipeline.resources.workspace import Workspace
 
     set_process_environment(MEMORY_WORKSPACE=str(root / "ws"), DAGSTER_HOME=str(root / "dagster"),
                             MEMORY_PARTITIONS_START=Settings.from_env().partitions_start or LOCOMO_START)
     workspace = Workspace(root / "ws").create()
+    settings = Settings.from_env()  # once, after the environment names this workspace
     folder = root / "transcripts"
     folder.mkdir(parents=True, exist_ok=True)
     for session in conversation.sessions:
         path = folder / f"{conversation.sample_id}-s{session.number}.jsonl"
         path.write_text(session_jsonl(conversation, session), encoding="utf-8")
         emit_session_event(workspace, path, trigger="shutdown", session_id=f"locomo-{conversation.sample_id}-s{session.number}",
-                           format="claude-code", use_transcript_time=True)
-    report = ingest(workspace, definitions, Settings.from_env())
+                           format="claude-code", use_transcript_time=True, settings=settings)
+    report = ingest(workspace, definitions, settings)
     if not report.success:
         raise RuntimeError(f"ingest failed: {[d.error for d in report.days if not d.success]}")
     if report.quarantined:

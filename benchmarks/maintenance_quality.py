@@ -120,7 +120,7 @@ def bench_locomo(conv, base: Path, max_sources: int | None, scores: dict) -> dic
 
 
 def bench_transcripts(folder: Path, base: Path) -> dict:
-    from memory_pipeline.resources.inbox import Inbox
+    from memory_pipeline.resources.files.inbox import Inbox
     from memory_pipeline.resources.workspace import Workspace
 
     root = base / "transcripts-maintenance"

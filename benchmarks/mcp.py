@@ -44,7 +44,7 @@ def search_processes(workspace) -> list[int]:
     """The MCP door (this process's child), the hook service that runs its calls and the recall
     service: who works for a search."""
     from memory_pipeline import hook_entry
-    from memory_pipeline.resources import recall_service
+    from memory_pipeline.resources.daemons import recall_service
     from memory_pipeline.resources.processes import children_of, command_line
 
     servers = [pid for pid in children_of(os.getpid()) if command_line(pid)[-2:] == ["memory_pipeline.main", "mcp"]]
@@ -102,8 +102,8 @@ def direct_recall(workspace, settings, queries: list[str]) -> dict:
 
 def bench_mcp(points: int = 10_000, queries: int = 200) -> dict:
     from memory_pipeline.config import Settings
-    from memory_pipeline.resources import recall_service
-    from memory_pipeline.resources.onnx_embedder import embedder_for
+    from memory_pipeline.resources.daemons import recall_service
+    from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
     from memory_pipeline.resources.workspace import Workspace
 
     with tempfile.TemporaryDirectory(prefix="mp-mcp-") as tmp:

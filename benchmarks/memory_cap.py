@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.resources.memory_room import CGROUPS as ROOT
-from memory_pipeline.resources.memory_room import own_cgroup
+from memory_pipeline.resources.vectors.memory_room import CGROUPS as ROOT
+from memory_pipeline.resources.vectors.memory_room import own_cgroup
 
 
 def _own_cgroup() -> tuple[Path, str]:

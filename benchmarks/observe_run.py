@@ -59,7 +59,7 @@ class BenchRunner:
 
     def ledger_events(self, observations: list[Observation], embed) -> list:
         """The ledger events the `ledger` step appends for these observations, day by day."""
-        from memory_pipeline.flows.ledger import fact_inputs, type_facts
+        from memory_pipeline.flows.ledger.events import fact_inputs, type_facts
         from memory_pipeline.stages.ledger.classify import by_provenance
         from memory_pipeline.stages.ledger.derive import derive_events
         from memory_pipeline.stages.ledger.state import LedgerState

@@ -61,8 +61,8 @@ def synthetic_events(n: int, seed: int = 17) -> list[str]:
 
 def prepare(root: Path, n: int) -> Path:
     """A workspace with a generated ledger of `n` events, its index and checkpoint written."""
-    from memory_pipeline.flows.ledger import after_write
-    from memory_pipeline.resources.ledger_files import LedgerFiles
+    from memory_pipeline.flows.ledger.events import after_write
+    from memory_pipeline.resources.files.ledger_files import LedgerFiles
     from memory_pipeline.resources.workspace import Workspace, atomic_write_text
 
     workspace = Workspace(root / f"ws-{n}").create()
@@ -75,8 +75,8 @@ def prepare(root: Path, n: int) -> Path:
 
 def measure(root: str) -> dict:
     """In a fresh process: build the packs of the workspace at `root`, then the parts alone."""
-    from memory_pipeline.flows.pack import build_packs
-    from memory_pipeline.resources.ledger_files import LedgerFiles
+    from memory_pipeline.flows.ledger.pack import build_packs
+    from memory_pipeline.resources.files.ledger_files import LedgerFiles
     from memory_pipeline.resources.workspace import Workspace
     from memory_pipeline.stages.ledger.knowledge import knowledge_pages
     from memory_pipeline.stages.ledger.pack import build_pack

@@ -28,7 +28,7 @@ from benchmarks.locomo import load_conversations, session_jsonl
 from benchmarks.locomo_eval import Scores, locomo_questions
 from benchmarks.locomo_import import moved_to_recent
 from memory_pipeline.config import Settings
-from memory_pipeline.resources.recall_index import RecallIndex
+from memory_pipeline.resources.vectors.recall_index import RecallIndex
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.message_docs import DocOptions, stream_message_documents
 from memory_pipeline.stages.recall.rank import RankOptions, RecallFilters
@@ -129,9 +129,9 @@ class Lab:
         payload indexes), queried by the engine's shard source: the embedded product path."""
         import tempfile
 
-        from memory_pipeline.resources.edge_recall import ShardRecall
-        from memory_pipeline.resources.edge_store import EdgeStore
-        from memory_pipeline.resources.vector_points import StorePoint
+        from memory_pipeline.resources.vectors.edge_recall import ShardRecall
+        from memory_pipeline.resources.vectors.edge_store import EdgeStore
+        from memory_pipeline.resources.vectors.vector_points import StorePoint
 
         if not hasattr(self, "_shards"):
             self._shards, self._folder = {}, tempfile.TemporaryDirectory(prefix="recall-lab-edge-")
@@ -183,7 +183,7 @@ def load_lab(name: str, workdir: Path | None, cache_dir: Path, embedder, now: fl
     for folder_name, sessions, questions in sets:
         if workdir is not None:  # the workspace's shard read into the in-memory index (`--edge` writes it back)
             from memory_pipeline.flows.recall.engine import open_store
-            from memory_pipeline.resources.recall_index import load_index
+            from memory_pipeline.resources.vectors.recall_index import load_index
 
             index = load_index(open_store(Workspace(workdir / folder_name / "ws"), Settings.from_env(),
                                           embedder.dimension))
@@ -205,7 +205,7 @@ def summary(scores: dict[str, Scores], overall: str) -> str:
 
 
 def main() -> None:
-    from memory_pipeline.resources.onnx_embedder import embedder_for
+    from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sets", default="lme-dev,locomo")

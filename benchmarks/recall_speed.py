@@ -91,7 +91,7 @@ def fill_point(seed: int, n: int, count: int, vector, lengths, projects: tuple[s
     writes them (stages/index/message_docs.py: the day, the message, the previous message's tail; the role,
     the time), an observation its text, a passage the first window of the message before it
     (stages/index/passages.py), whatever that message's role or length."""
-    from memory_pipeline.resources.vector_store import StorePoint
+    from memory_pipeline.resources.vectors.vector_store import StorePoint
     from memory_pipeline.stages.index.message_docs import DocOptions, document_text
     from memory_pipeline.stages.index.passages import passage_id, windows
 
@@ -267,7 +267,7 @@ def _filled(workspace, count: int, dimension: int) -> bool:
 def _paged_in(workspace, runtime_dir: Path, timeout: float = 300.0) -> tuple[float | None, float | None]:
     """The seconds the service took to read its shard's walked files after the open (waited for) and the
     MiB it read, or None when its source has no page-in (an in-memory index)."""
-    from memory_pipeline.resources import recall_service
+    from memory_pipeline.resources.daemons import recall_service
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -283,10 +283,10 @@ def measure_size(count: int, queries: int, workdir: Path | None = None, memory_c
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.recall.client import recall, service_command
     from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
-    from memory_pipeline.flows.recall.server import limit_torch_threads
-    from memory_pipeline.resources import recall_service
-    from memory_pipeline.resources.embedder import Embedder
-    from memory_pipeline.resources.onnx_embedder import embedder_for
+    from memory_pipeline.services.recall_server import limit_torch_threads
+    from memory_pipeline.resources.daemons import recall_service
+    from memory_pipeline.resources.embedding.embedder import Embedder
+    from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
     from memory_pipeline.resources.workspace import Workspace
     from memory_pipeline.stages.recall.rank import RecallFilters
 

@@ -40,8 +40,8 @@ def slope_seconds_per_day(times: list[float]) -> float:
 
 
 def store_sizes(workspace, settings: Settings) -> dict:
-    from memory_pipeline.resources.redis_store import connect_redis
-    from memory_pipeline.resources.stores import workspace_store
+    from memory_pipeline.resources.redis.redis_store import connect_redis
+    from memory_pipeline.resources.vectors.stores import workspace_store
 
     sizes = {name: folder_bytes(workspace.root / name)
              for name in ("events", "transcripts", "sessions", "observations", "memory")}
@@ -60,7 +60,7 @@ def recall_latency(workspace, settings: Settings, queries: int) -> dict | None:
         from memory_pipeline.flows.recall.client import recall
     except ImportError:
         return None
-    from memory_pipeline.resources.recall_service import stop_service
+    from memory_pipeline.resources.daemons.recall_service import stop_service
 
     try:
         for query in QUERIES[:3]:  # warm: the service starts and loads the model and the index
@@ -80,9 +80,9 @@ def recall_latency(workspace, settings: Settings, queries: int) -> dict | None:
 def bench_soak(load_definitions, days: int = 30, sessions_per_day: int = 50, turns: int = 6, queries: int = 50,
                root: Path | None = None, progress=None) -> dict:
     from benchmarks.synthetic import write_sessions
-    from memory_pipeline.flows.emit import emit_session_event
-    from memory_pipeline.flows.ingest import ingest
-    from memory_pipeline.resources.embedded_redis import EmbeddedRedis
+    from memory_pipeline.flows.intake.emit import emit_session_event
+    from memory_pipeline.flows.intake.ingest import ingest
+    from memory_pipeline.resources.redis.embedded_redis import EmbeddedRedis
     from memory_pipeline.resources.workspace import Workspace
 
     with tempfile.TemporaryDirectory(prefix="mp-soak-", dir=root) as tmp:
@@ -102,7 +102,7 @@ def bench_soak(load_definitions, days: int = 30, sessions_per_day: int = 50, tur
                 for i, path in enumerate(write_sessions(base / "sources" / day.date().isoformat(), sessions_per_day,
                                                         day, seed=1000 + n, turns=turns)):
                     emit_session_event(workspace, path, trigger="shutdown",
-                                       captured_at=day.replace(hour=18) + timedelta(minutes=i))
+                                       captured_at=day.replace(hour=18) + timedelta(minutes=i), settings=settings)
                 report = ingest(workspace, definitions, settings)
                 if not report.success:
                     raise RuntimeError(f"ingest of {day.date()} failed: {[d.error for d in report.days]}")

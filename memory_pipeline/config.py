@@ -7,11 +7,15 @@ keeps the two equal.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
+from collections.abc import Mapping
+from datetime import date
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -137,7 +141,6 @@ class Settings(BaseModel):
     @classmethod
     def _timezone(cls, value: str | None) -> str | None:
         if value:
-            from zoneinfo import ZoneInfo
 
             try:
                 ZoneInfo(value)
@@ -157,7 +160,6 @@ class Settings(BaseModel):
     @classmethod
     def _day(cls, value: str | None) -> str | None:
         if value:
-            from datetime import date
 
             date.fromisoformat(value)  # a ValueError names the bad value
         return value
@@ -169,7 +171,7 @@ class Settings(BaseModel):
         return PROVIDER_ALIASES.get(value, value) or "offline"
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Settings from the environment (or `env`); an empty variable counts as unset."""
         source = os.environ if env is None else env
         given = {name: source[info.json_schema_extra["env"]] for name, info in cls.model_fields.items()
@@ -186,7 +188,7 @@ class Settings(BaseModel):
             env_name = cls.model_fields[field].json_schema_extra["env"]
             raise BadInputError(f"{env_name}={values.get(field)!r}: {first['msg']}") from exc
 
-    def replace(self, **changes: Any) -> "Settings":
+    def replace(self, **changes: Any) -> Settings:
         return self.model_copy(update=changes)
 
 
@@ -202,8 +204,6 @@ def workspace_settings_path(workspace: Path) -> Path:
 def workspace_choices(workspace: Path) -> dict[str, str]:
     """The settings kept in the workspace's settings.json, by field name; a missing file is none, a
     garbled one is a clear error (it names the file)."""
-    import json
-
     path = workspace_settings_path(workspace)
     try:
         text = path.read_text(encoding="utf-8")

@@ -1,5 +1,7 @@
 """The project's exceptions: one base class, a handful of kinds."""
 
+import errno
+
 
 class MemoryPipelineError(Exception):
     """Base class for every error this project raises on purpose."""
@@ -54,8 +56,6 @@ def _chain(exc: BaseException):
 def disk_full_at(exc: BaseException, default: str = "the workspace") -> str | None:
     """Where the disk filled up, when `exc` (or anything in its cause chain, however wrapped: an
     SQLAlchemy or Dagster error around sqlite's, a failed run's message) is a full disk; else None."""
-    import errno
-
     for error in _chain(exc):
         if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
             return str(error.filename or default)
@@ -66,8 +66,6 @@ def disk_full_at(exc: BaseException, default: str = "the workspace") -> str | No
 
 def is_disk_io_error(exc: BaseException) -> bool:
     """sqlite's "disk I/O error" (or EIO) anywhere in the chain: a full or failing disk."""
-    import errno
-
     return any((isinstance(e, OSError) and e.errno == errno.EIO) or any(t in str(e).lower() for t in DISK_IO_TEXTS)
                for e in _chain(exc))
 

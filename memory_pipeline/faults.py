@@ -8,7 +8,7 @@ MEMORY_FAULT_DISK_FULL=<text>    `check_disk_space(path)` raises ENOSPC for any 
                                  target path contains <text> (the temp file is already written).
 
 Points: observe:before-write, observe:after-write (flows/observations.py), index:before-upsert
-(flows/indexing.py), promote:after-memory-write (flows/promote.py), review:before-log (flows/review.py:
+(flows/indexing.py), promote:after-memory-write (flows/review/promote.py), review:before-log (flows/review/decisions.py:
 after the status changes, before their daily-log lines).
 """
 

@@ -3,7 +3,7 @@ trip, not the ~0.3 s of importing pydantic, the settings and the flows.
 
 Claude Code runs `python -S …/memory_pipeline/hook_entry.py hook claude-code` (what `install-hooks`
 writes; the older `memory-pipeline hook claude-code` reaches the same code through main.py). It
-hands the hook's stdin to the workspace's hook service (flows/hooks/service.py, a long-lived
+hands the hook's stdin to the workspace's hook service (services/hook_service.py, a long-lived
 process with the flows already imported) and prints the service's answer. When none runs it starts
 one (detached: it outlives this call) and does not wait for it when the answer is known without it
 (an event that prints nothing, or a SessionStart the service answered before in the same folder:
@@ -177,7 +177,7 @@ def start_service(root: str, environ: dict[str, str]):
     import subprocess
 
     with open(os.path.join(state, "hook_service.log"), "ab") as log:
-        return subprocess.Popen([sys.executable, "-m", "memory_pipeline.flows.hooks.service"],
+        return subprocess.Popen([sys.executable, "-m", "memory_pipeline.services.hook_service"],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=child_environment(environ),
                                 cwd=root, start_new_session=True, close_fds=True)  # not the project: it may go
 

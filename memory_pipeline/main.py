@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import dagster as dg
 
 
-def load_definitions() -> "dg.Definitions":
+def load_definitions() -> dg.Definitions:
     from memory_pipeline.definitions import defs
 
     return defs()

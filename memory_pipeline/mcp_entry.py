@@ -4,10 +4,10 @@ Claude Code and Codex run `python -S …/memory_pipeline/mcp_entry.py mcp` (what
 writes; `memory-pipeline mcp` reaches the same code). It speaks MCP over stdio itself (JSON-RPC, one
 message a line, the initialize handshake): `initialize` and `tools/list` are answered at once from
 the static data below, and each `tools/call` is checked against its tool's input schema here, then
-handed to the workspace's hook service (flows/hooks/service.py, over hook_entry's wire; the service
-runs flows/mcp_server.py), which is started behind the handshake when none runs. When the service
+handed to the workspace's hook service (services/hook_service.py, over hook_entry's wire; the service
+runs services/mcp_server.py), which is started behind the handshake when none runs. When the service
 refuses the call (other settings) or none comes up, the call runs in a child process
-(`python -m memory_pipeline.flows.mcp_server`). The answer is the tool's plain text (no output
+(`python -m memory_pipeline.services.mcp_server`). The answer is the tool's plain text (no output
 schema, so clients hand the model the text itself); a bad argument or a failure is a tool error
 the agent reads (`isError`), never a crash.
 
@@ -160,7 +160,7 @@ def call_in_child(payload: bytes, environ: dict[str, str]) -> tuple[str, bool]:
     import subprocess
 
     try:
-        done = subprocess.run([sys.executable, "-m", "memory_pipeline.flows.mcp_server"], input=payload,
+        done = subprocess.run([sys.executable, "-m", "memory_pipeline.services.mcp_server"], input=payload,
                               capture_output=True, env=hook_entry.child_environment(environ), timeout=CALL_TIMEOUT)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"memory-pipeline mcp: internal error: {type(exc).__name__}: {exc}", True

@@ -210,7 +210,7 @@ class LLMUsage(BaseModel):
     cache_hits: int = 0
     calls: int = 0
 
-    def __add__(self, other: "LLMUsage") -> "LLMUsage":
+    def __add__(self, other: LLMUsage) -> LLMUsage:
         return LLMUsage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
@@ -465,7 +465,7 @@ class StorePoint(BaseModel):
             raise ValueError(f"point id must be a UUID string (use models.stable_id), got {value!r}") from exc
 
     @model_validator(mode="after")
-    def _sparse_pairs(self) -> "StorePoint":
+    def _sparse_pairs(self) -> StorePoint:
         if self.sparse is not None and len(self.sparse[0]) != len(self.sparse[1]):
             raise ValueError("sparse indices and values differ in length")
         return self

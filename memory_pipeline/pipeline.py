@@ -9,9 +9,10 @@ from __future__ import annotations
 import ast
 import dataclasses
 import hashlib
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from memory_pipeline.config import Settings, machine_timezone
 from memory_pipeline.prompts import Prompt, load_prompt
@@ -112,7 +113,7 @@ def code_version(stage: str, settings: Settings) -> str:
 
 
 def today_utc() -> date:
-    return datetime.now(timezone.utc).date()
+    return datetime.now(UTC).date()
 
 
 def timezone_name(settings: Settings) -> str:
@@ -121,6 +122,4 @@ def timezone_name(settings: Settings) -> str:
 
 
 def local_today(settings: Settings) -> date:
-    from zoneinfo import ZoneInfo
-
     return datetime.now(ZoneInfo(timezone_name(settings))).date()

@@ -4,9 +4,10 @@ inside functions and under TYPE_CHECKING alike (parsed with `ast`, nothing impor
 - each part imports only itself and the parts its row of the layer table names;
 - no import cycle between modules;
 - no module imports another module's private name (`_x`);
-- Dagster only in the wiring, the flows, the commands and the entry point;
+- Dagster only in the wiring, the commands, the services, the flows and the entry point;
 - stages do no I/O and use no client SDK (nothing that opens a process, a socket or a file store);
-- `Settings.from_env()` is called only at the doors (SETTINGS_DOORS): below them settings are passed down;
+- `Settings.from_env()` is called only at the doors (SETTINGS_DOORS): below them settings are passed down,
+  as a required parameter (no default that would ignore the environment);
 - only resources/workspace.py joins a workspace's top-level folder or file names onto a path;
 - each command module or package directly under cli/ is named like its command;
 - hook_entry.py (the hook's door) imports only the standard library; mcp_entry.py (the MCP server's
@@ -28,6 +29,7 @@ PARTS = [
     ("memory_pipeline.main", "main"), ("memory_pipeline.reference", "main"), ("memory_pipeline.cli.__main__", "main"),
     ("memory_pipeline.definitions", "wiring"), ("memory_pipeline.defs", "wiring"),
     ("memory_pipeline.cli", "commands"), ("benchmarks", "commands"),
+    ("memory_pipeline.services", "services"),
     ("memory_pipeline.flows", "flows"),
     ("memory_pipeline.resources", "resources"),
     ("memory_pipeline.stages", "stages"),
@@ -39,9 +41,10 @@ PARTS = [
 ]
 BELOW_FLOWS = {"resources", "stages", "pipeline", "config", "ports", "base"}
 MAY_IMPORT = {
-    "main": {"wiring", "commands", "flows"} | BELOW_FLOWS,
+    "main": {"wiring", "commands", "services", "flows"} | BELOW_FLOWS,
     "wiring": {"flows"} | BELOW_FLOWS,
-    "commands": {"flows"} | BELOW_FLOWS,
+    "commands": {"services", "flows"} | BELOW_FLOWS,
+    "services": {"flows"} | BELOW_FLOWS,
     "flows": BELOW_FLOWS,
     "resources": {"stages", "pipeline", "config", "ports", "base"},
     "stages": {"ports", "base"},
@@ -50,7 +53,7 @@ MAY_IMPORT = {
     "ports": {"base"},
     "base": set(),
 }
-DAGSTER_PARTS = {"main", "wiring", "commands", "flows"}
+DAGSTER_PARTS = {"main", "wiring", "commands", "services", "flows"}
 NOT_IN_STAGES = {"dagster", "redis", "qdrant_client", "qdrant_edge", "anthropic", "torch", "sentence_transformers", "onnxruntime",
                  "tokenizers", "filelock", "subprocess", "socket", "sqlite3", "shutil", "tempfile", "urllib", "http",
                  "requests", "httpx"}
@@ -187,7 +190,7 @@ def test_no_module_imports_another_modules_private_name():
     assert private == []
 
 
-def test_dagster_only_in_the_wiring_flows_commands_and_entry_point():
+def test_dagster_only_in_the_wiring_commands_services_flows_and_entry_point():
     wrong = [str(i) for i in imports() if i.target == "dagster" and part_of(i.source) not in DAGSTER_PARTS]
     assert wrong == []
 
@@ -202,9 +205,9 @@ def test_stages_do_no_io_and_use_no_client_sdk():
 SETTINGS_DOORS = {
     "memory_pipeline.cli": "the command line: cli.main builds it once per command (args.settings)",
     "memory_pipeline.definitions": "Dagster: once per Definitions load, handed to build_definitions",
-    "memory_pipeline.flows.hooks.service": "the hook service's main (it answers only calls with its settings)",
-    "memory_pipeline.flows.mcp_server": "one MCP tool call in a process of its own (the MCP door's fallback)",
-    "memory_pipeline.flows.recall.server": "the recall service's main (a process of its own)",
+    "memory_pipeline.services.hook_service": "the hook service's main (it answers only calls with its settings)",
+    "memory_pipeline.services.mcp_server": "one MCP tool call in a process of its own (the MCP door's fallback)",
+    "memory_pipeline.services.recall_server": "the recall service's main (a process of its own)",
 }
 SETTINGS_DOOR_PACKAGES = ("benchmarks",)  # each benchmark is a harness: it points the process at its own workspace
 
@@ -225,6 +228,28 @@ def test_settings_are_built_only_at_the_doors():
     wrong = {m: lines for m, lines in built.items() if m not in SETTINGS_DOORS and not m.startswith(SETTINGS_DOOR_PACKAGES)}
     assert wrong == {}
     assert [m for m in SETTINGS_DOORS if m not in built] == []  # a door that builds none leaves the list
+
+
+def settings_with_a_default() -> list[str]:
+    """Functions below the doors whose `settings` parameter has a default (a default builds settings
+    that ignore the environment the door read)."""
+    found = []
+    for module, path in modules().items():
+        if part_of(module) not in ("flows", "resources", "stages") or module in SETTINGS_DOORS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                args = node.args
+                positional = args.posonlyargs + args.args
+                defaulted = positional[len(positional) - len(args.defaults):] if args.defaults else []
+                defaulted += [a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+                if any(a.arg == "settings" for a in defaulted):
+                    found.append(f"{module}:{node.lineno} {node.name}")
+    return found
+
+
+def test_settings_are_a_required_parameter_below_the_doors():
+    assert settings_with_a_default() == []
 
 
 WORKSPACE_NAMES = {"inbox", "events", "transcripts", "sessions", "observations", "memory", "reflections", "state",

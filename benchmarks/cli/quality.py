@@ -47,7 +47,7 @@ def _transcripts(args) -> Path:
 
 def _embed():
     from memory_pipeline.config import Settings
-    from memory_pipeline.resources.onnx_embedder import embedder_for
+    from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
 
     return embedder_for(Settings.from_env().embedding_model, Settings.from_env()).encode
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from memory_pipeline.cli.common import add_json_flag, add_project_flags, looked_at, print_json, open_workspace
+from memory_pipeline.cli.common import add_json_flag, add_project_flags, looked_at, open_workspace, print_json
 
 
 def register(sub) -> None:

@@ -84,7 +84,7 @@ def asked_project(args) -> tuple[str | None, str]:
 def looked_at(args, workspace):
     """The scope a read command uses (stages.projects.LookedAt, the rule every door shares): the
     folder's or named project plus the user's own memories, every project with `--all-projects`."""
-    from memory_pipeline.resources.project_tally import scope_for
+    from memory_pipeline.resources.files.project_tally import scope_for
 
     return scope_for(workspace, *asked_project(args))
 

@@ -45,7 +45,7 @@ SAMPLES_WRITTEN = date(2026, 11, 1)  # before the earliest sample transcript
 
 
 def emit_samples(workspace, settings) -> list:
-    from memory_pipeline.flows.emit import emit_session_event
+    from memory_pipeline.flows.intake.emit import emit_session_event
 
     # The samples are dated by their transcripts: the partitions reach back to them, however long
     # after they were written the demo runs (as an import of old history does).
@@ -66,7 +66,7 @@ def emit_compacted(workspace, path: Path, settings) -> list:
     compaction (the file as it was then), SessionEnd with the ones after it."""
     import tempfile
 
-    from memory_pipeline.flows.emit import emit_session_event
+    from memory_pipeline.flows.intake.emit import emit_session_event
 
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     boundary = next(n for n, line in enumerate(lines) if '"compact_boundary"' in line)
@@ -101,7 +101,7 @@ def run_sensor_runs(workspace, definitions, settings) -> tuple[list, list]:
 def print_memory(out, workspace, days: list[str]) -> None:
     from rich.text import Text
 
-    from memory_pipeline.resources.observation_files import load_observations
+    from memory_pipeline.resources.files.observation_files import load_observations
 
     for day in days:
         for observation in load_observations(workspace, day):
@@ -117,7 +117,7 @@ def print_memory(out, workspace, days: list[str]) -> None:
 
 def run_demo(args) -> int:
     from memory_pipeline.flows.runs import dagster_home
-    from memory_pipeline.resources.inbox import Inbox
+    from memory_pipeline.resources.files.inbox import Inbox
 
     out = console()
     args.settings = demo_settings(args)

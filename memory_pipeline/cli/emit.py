@@ -6,7 +6,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from memory_pipeline.cli.common import add_json_flag, print_json, open_workspace
+from memory_pipeline.cli.common import add_json_flag, open_workspace, print_json
 from memory_pipeline.errors import BadInputError
 
 
@@ -39,7 +39,7 @@ def parse_time(value: str | None) -> datetime | None:
 
 
 def run_emit(args) -> int:
-    from memory_pipeline.flows.emit import emit_session_event
+    from memory_pipeline.flows.intake.emit import emit_session_event
     from memory_pipeline.stages.events import observe_skip_reason
 
     result = emit_session_event(

@@ -10,7 +10,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
+from memory_pipeline.cli.common import add_json_flag, console, open_workspace, print_json
 
 
 def register(sub) -> None:
@@ -25,10 +25,10 @@ def register(sub) -> None:
 def run_feedback(args) -> int:
     from memory_pipeline.errors import BadInputError
     from memory_pipeline.flows.feedback import process_feedback
-    from memory_pipeline.resources.feedback import FeedbackFiles
-    from memory_pipeline.resources.onnx_embedder import embedder_for
-    from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-    from memory_pipeline.resources.stores import workspace_store
+    from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
+    from memory_pipeline.resources.files.feedback import FeedbackFiles
+    from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
+    from memory_pipeline.resources.vectors.stores import workspace_store
     from memory_pipeline.stages.events import check_session_id
     from memory_pipeline.stages.redact import redact
 

@@ -17,8 +17,8 @@ def register(sub) -> None:
 
 
 def friction_summary(workspace, day: str, run, settings) -> dict:
-    from memory_pipeline.flows.review_actions import open_proposals
-    from memory_pipeline.flows.friction import load_friction
+    from memory_pipeline.flows.friction.analysis import load_friction
+    from memory_pipeline.flows.review.actions import open_proposals
 
     report = load_friction(workspace, day) if run.success else None
     store = open_proposals(workspace, settings) if report else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_pipeline.cli.common import add_json_flag, file_label, print_json, open_workspace
+from memory_pipeline.cli.common import add_json_flag, file_label, open_workspace, print_json
 
 
 def register(sub) -> None:
@@ -30,9 +30,9 @@ def run_import(args) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from memory_pipeline.flows.intake.importer import import_transcripts
     from memory_pipeline.resources import partitions as partition_days
-    from memory_pipeline.flows.importer import import_transcripts
-    from memory_pipeline.resources.dagster_dev import reload_running_ui
+    from memory_pipeline.resources.daemons.dagster_dev import reload_running_ui
 
     workspace = open_workspace(args.settings)
     settings = args.settings

@@ -34,7 +34,7 @@ def print_report(report, out) -> None:
 
 
 def run_ingest(args) -> int:
-    from memory_pipeline.flows.ingest import ingest
+    from memory_pipeline.flows.intake.ingest import ingest
 
     out = console()
     if args.json:
@@ -42,7 +42,8 @@ def run_ingest(args) -> int:
         print_json(report.as_dict())
     else:
         with out.status("ingesting…"):
-            report = ingest(open_workspace(args.settings), args.definitions(), args.settings, day=args.date, progress=lambda d: out.log(f"materialized {d}"))
+            report = ingest(open_workspace(args.settings), args.definitions(), args.settings, day=args.date,
+                            progress=lambda d: out.log(f"materialized {d}"))
         print_report(report, out)
     from memory_pipeline.errors import DiskFullError, is_disk_full_message
 

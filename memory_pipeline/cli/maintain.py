@@ -37,7 +37,7 @@ def _run_range(args) -> int:
     from memory_pipeline.errors import BadInputError
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
     from memory_pipeline.resources import partitions
-    from memory_pipeline.resources.inbox import Inbox
+    from memory_pipeline.resources.files.inbox import Inbox
 
     settings = args.settings
     last = partitions.check_day(args.date or pipeline.local_today(settings).isoformat(), settings)

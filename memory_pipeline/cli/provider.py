@@ -86,7 +86,7 @@ def _kept(path) -> dict:
 def restart_daemon(workspace, settings) -> bool:
     """A running daemon built its definitions with the old provider: start it again. True if it ran."""
     from memory_pipeline.cli.service.daemon import prepared_home
-    from memory_pipeline.resources.dagster_daemon import daemon_pid, start_daemon, stop_daemon
+    from memory_pipeline.resources.daemons.dagster_daemon import daemon_pid, start_daemon, stop_daemon
 
     if daemon_pid(workspace) is None:
         return False

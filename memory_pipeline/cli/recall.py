@@ -5,14 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from memory_pipeline.cli.common import (
-    add_json_flag,
-    add_project_flags,
-    console,
-    looked_at,
-    print_json,
-    open_workspace,
-)
+from memory_pipeline.cli.common import add_json_flag, add_project_flags, console, looked_at, open_workspace, print_json
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
 
 MAX_QUERIES_FILE_BYTES = 50 * 1024 * 1024

@@ -22,8 +22,8 @@ def register(sub) -> None:
 
 
 def reflect_report(workspace, day: str, run, settings) -> dict:
-    from memory_pipeline.flows.review_actions import open_proposals
     from memory_pipeline.flows.reflect import load_reflection
+    from memory_pipeline.flows.review.actions import open_proposals
 
     reflection = load_reflection(workspace, day) if run.success else None
     pending = [p for p in open_proposals(workspace, settings).pending() if p.created == day] if run.success else []

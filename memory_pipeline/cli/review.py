@@ -6,7 +6,7 @@ file and the command always agree; approvals are promoted into MEMORY.md right a
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
+from memory_pipeline.cli.common import add_json_flag, console, open_workspace, print_json
 
 
 def register(sub) -> None:
@@ -39,7 +39,7 @@ def register(sub) -> None:
 
 
 def print_report(report, out) -> None:
-    from memory_pipeline.flows.promote import OUTCOME_ICONS
+    from memory_pipeline.flows.review.promote import OUTCOME_ICONS
 
     for outcome in report.outcomes:
         detail = f" ({outcome.detail})" if outcome.detail else ""
@@ -77,7 +77,7 @@ def print_proposals(proposals, out) -> None:
 
 def run_review(args) -> int:
     from memory_pipeline.errors import BadInputError
-    from memory_pipeline.flows.review_actions import listed_proposals, open_proposals, review_now, run_review_action
+    from memory_pipeline.flows.review.actions import listed_proposals, open_proposals, review_now, run_review_action
 
     workspace = open_workspace(args.settings)
     store = open_proposals(workspace, args.settings)

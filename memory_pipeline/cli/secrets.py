@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memory_pipeline.cli.common import add_alias, add_json_flag, file_label, print_json, open_workspace
+from memory_pipeline.cli.common import add_alias, add_json_flag, file_label, open_workspace, print_json
 
 
 def register(sub) -> None:
@@ -96,7 +96,7 @@ def _checked(roots: list[Path], quiet: bool, workers: int):
 def run_scrub(args) -> int:
     from memory_pipeline.errors import MemoryPipelineError
     from memory_pipeline.flows.secrets import ScrubReport, scrub_files, scrub_redis
-    from memory_pipeline.resources.redis_store import connect_redis
+    from memory_pipeline.resources.redis.redis_store import connect_redis
 
     workspace, report, notes = open_workspace(args.settings), ScrubReport(), []
     try:

@@ -20,7 +20,7 @@ def register(sub) -> None:
 
 def run_move(args) -> int:
     from memory_pipeline.flows.store_move import EMBEDDED, move_store
-    from memory_pipeline.resources.onnx_embedder import embedder_for
+    from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
 
     settings, workspace = args.settings, open_workspace(args.settings)
     dimension = embedder_for(settings.embedding_model, settings=settings).dimension

@@ -3,7 +3,7 @@ proposal id, or an observation, fact or recall hit id back to the transcript mes
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
+from memory_pipeline.cli.common import add_json_flag, console, open_workspace, print_json
 
 
 def register(sub) -> None:
@@ -19,8 +19,8 @@ def register(sub) -> None:
 
 
 def run_trace(args) -> int:
-    from memory_pipeline.flows.review_actions import open_proposals
     from memory_pipeline.errors import ServiceError
+    from memory_pipeline.flows.review.actions import open_proposals
     from memory_pipeline.flows.trace import trace_target
     from memory_pipeline.stages.trace import render_trace
 

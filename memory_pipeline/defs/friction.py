@@ -12,9 +12,9 @@ from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.resources import EmbedderResource, LLMResource, RedisResource, WorkspaceResource
 from memory_pipeline.defs.review import review_clock
 from memory_pipeline.errors import LLMError
-from memory_pipeline.flows.friction import analyse_friction
-from memory_pipeline.resources.memory_files import MemoryFiles
-from memory_pipeline.resources.proposals import ProposalStore
+from memory_pipeline.flows.friction.analysis import analyse_friction
+from memory_pipeline.resources.files.memory_files import MemoryFiles
+from memory_pipeline.resources.redis.proposals import ProposalStore
 
 if TYPE_CHECKING:  # what dg.define_asset_job returns
     from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition as AssetJob

@@ -14,8 +14,8 @@ from memory_pipeline.defs.automation import FOLLOW_UPSTREAM_OR_NEW_CODE
 from memory_pipeline.defs.metadata import index_result
 from memory_pipeline.defs.observe import GROUP
 from memory_pipeline.defs.resources import EmbedderResource, VectorStoreResource, WorkspaceResource
-from memory_pipeline.flows.index import index_observation_day
-from memory_pipeline.flows.index_messages import index_message_day
+from memory_pipeline.flows.index.messages import index_message_day
+from memory_pipeline.flows.index.observations import index_observation_day
 
 # Steps that write the vector store share a Dagster pool: an instance that limits it (deploy/dagster.yaml)
 # runs one of them at a time across concurrent runs; unlimited on the default instance, where the

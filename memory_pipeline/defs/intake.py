@@ -9,10 +9,10 @@ from memory_pipeline.defs.ledger import GROUP as LEDGER_GROUP
 from memory_pipeline.defs.observe import GROUP
 from memory_pipeline.defs.partitions import loaded_day_checker, reload_hint
 from memory_pipeline.defs.resources import WorkspaceResource
-from memory_pipeline.flows.asset_events import transcript_materialization
-from memory_pipeline.flows.intake import batch_by_day, needs_observation, take_inbox
+from memory_pipeline.flows.intake.inbox import batch_by_day, needs_observation, take_inbox
+from memory_pipeline.flows.review.asset_events import transcript_materialization
 from memory_pipeline.resources import partitions as partition_days
-from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.files.inbox import Inbox
 
 if TYPE_CHECKING:  # what dg.define_asset_job returns
     from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition as AssetJob
@@ -43,7 +43,7 @@ def inbox_sensor(job: "AssetJob", partitions: dg.DailyPartitionsDefinition) -> d
     def _inbox_sensor(context: dg.SensorEvaluationContext, workspace: WorkspaceResource):
         ws, settings = workspace.get(), workspace.settings
         valid_day, loaded = partition_days.day_checker(settings), loaded_day_checker(partitions, settings)
-        for outcome in take_inbox(ws, valid_day, settings):
+        for outcome in take_inbox(ws, valid_day, settings=settings):
             if outcome.status == "quarantined":
                 context.log.warning(f"quarantined {outcome.path.name}: {outcome.reason}")
             elif outcome.status == "duplicate":

@@ -15,9 +15,9 @@ from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.resources import EmbedderResource, LLMResource, WorkspaceResource
 from memory_pipeline.defs.review import TODAY_TAG
 from memory_pipeline.errors import LLMError
-from memory_pipeline.flows.ledger import record_day
-from memory_pipeline.flows.ledger_weekly import weekly_rebuild
-from memory_pipeline.flows.pack import build_packs
+from memory_pipeline.flows.ledger.events import record_day
+from memory_pipeline.flows.ledger.pack import build_packs
+from memory_pipeline.flows.ledger.weekly import weekly_rebuild
 
 if TYPE_CHECKING:
     from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition as AssetJob

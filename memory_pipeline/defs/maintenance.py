@@ -12,11 +12,11 @@ from memory_pipeline.defs.index import STORE_POOL
 from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.resources import EmbedderResource, RedisResource, VectorStoreResource, WorkspaceResource
 from memory_pipeline.flows.feedback import process_feedback
-from memory_pipeline.flows.index_messages import backfill_passages
+from memory_pipeline.flows.index.messages import backfill_passages
 from memory_pipeline.flows.maintenance import audit_index, maintain_day
-from memory_pipeline.flows.store_check import store_checked
 from memory_pipeline.flows.runs import TODAY_TAG
-from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.flows.store_check import store_checked
+from memory_pipeline.resources.files.inbox import Inbox
 
 if TYPE_CHECKING:  # what dg.define_asset_job returns
     from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition as AssetJob
@@ -91,11 +91,11 @@ def maintenance_assets(partitions: dg.PartitionsDefinition, settings: Settings) 
 
 
 def maintenance_defs(partitions: dg.PartitionsDefinition, settings: Settings) -> dg.Definitions:
-    nightly: "AssetJob" = dg.define_asset_job(
+    nightly: AssetJob = dg.define_asset_job(
         "maintenance_job", selection=dg.AssetSelection.assets("maintenance"), partitions_def=partitions,
         executor_def=dg.in_process_executor,
         description="Merge duplicates, tag stale memories, compact Redis and the vector store.")
-    weekly: "AssetJob" = dg.define_asset_job(
+    weekly: AssetJob = dg.define_asset_job(
         "maintenance_weekly", selection=dg.AssetSelection.assets("index_audit"), executor_def=dg.in_process_executor,
         description="Rebuild the observation index's point list from the files and check it equals the store.")
     tz = pipeline.timezone_name(settings)

@@ -13,10 +13,10 @@ from memory_pipeline.defs.resources import LLMResource, RedisResource, Workspace
 from memory_pipeline.errors import LLMError, ServiceError
 from memory_pipeline.flows.observe import collect_sessions, observe_day
 from memory_pipeline.models import content_hash
-from memory_pipeline.resources.daily_log import DailyLog
+from memory_pipeline.resources.files.daily_log import DailyLog
 from memory_pipeline.stages.events import observe_skip_reason
-from memory_pipeline.stages.observe.session import MAX_TRANSCRIPT_CHARS
 from memory_pipeline.stages.invariants import duplicate_ids, facts_without_source
+from memory_pipeline.stages.observe.session import MAX_TRANSCRIPT_CHARS
 
 GROUP = "ingest"
 REDIS_RETRIES = 3

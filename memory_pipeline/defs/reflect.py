@@ -20,7 +20,6 @@ from memory_pipeline.flows.reflect import (
     reflect_day,
     unreflected_days,
 )
-from memory_pipeline.resources import partitions as partition_days
 
 if TYPE_CHECKING:  # what dg.define_asset_job returns
     from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition as AssetJob

@@ -13,12 +13,15 @@ import dagster as dg
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.prompts import Prompt
+from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline.resources.workspace import Workspace
 
 if TYPE_CHECKING:
     from memory_pipeline.ports import Embedder, VectorIndex
     from memory_pipeline.resources.llm.client import LLMClient
-    from memory_pipeline.resources.redis_store import RedisStore
+    from memory_pipeline.resources.redis.redis_store import RedisStore
 
 
 class WorkspaceResource(dg.ConfigurableResource):
@@ -37,8 +40,6 @@ class RedisResource(dg.ConfigurableResource):
     workspace: WorkspaceResource
     url: str = ""
     def get_store(self) -> "RedisStore":
-        from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-
         settings = self.workspace.settings
         client = connect_redis(self.url or settings.redis_url, self.workspace.get().state, settings.redis_idle_timeout,
                                settings.runtime_dir)
@@ -57,8 +58,6 @@ class VectorStoreResource(dg.ConfigurableResource):
     collection: str = "memory"
 
     def get_store(self, dimension: int) -> "VectorIndex":
-        from memory_pipeline.resources.stores import workspace_store
-
         settings = self.workspace.settings
         return workspace_store(self.workspace.get().state, self.url or settings.qdrant_url, dimension=dimension,
                                api_key=settings.qdrant_api_key, collection=self.collection,
@@ -67,14 +66,12 @@ class VectorStoreResource(dg.ConfigurableResource):
 
 class EmbedderResource(dg.ConfigurableResource):
     """The embedding model (MEMORY_EMBEDDING_MODEL), loaded once per process: on ONNX Runtime on
-    CPU, with torch on a GPU (resources/onnx_embedder.py)."""
+    CPU, with torch on a GPU (resources/embedding/onnx_embedder.py)."""
 
     settings: dg.ResourceDependency[Settings]
     model_name: str = ""
 
     def get(self) -> "Embedder":
-        from memory_pipeline.resources.onnx_embedder import embedder_for
-
         return embedder_for(self.model_name or self.settings.embedding_model, settings=self.settings)
 
 
@@ -95,7 +92,7 @@ class LLMResource(dg.ConfigurableResource):
         return pipeline.stage_prompt(name, self.settings())
 
     def get_client(self) -> "LLMClient":
-        from memory_pipeline.resources.llm import build_llm_client
+        from memory_pipeline.resources.llm import build_llm_client  # noqa: PLC0415 — the LLM SDKs load when a step asks for a client
 
         workspace = self.workspace.get()
         return build_llm_client(self.settings(), workspace.state_path("llm_cache"), workspace.state_path("llm_budget"))

@@ -13,12 +13,12 @@ from memory_pipeline.defs.automation import FOLLOW_UPSTREAM
 from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.reflect import GROUP
 from memory_pipeline.defs.resources import EmbedderResource, RedisResource, WorkspaceResource
-from memory_pipeline.flows.asset_events import memory_md_metadata, proposal_sources_metadata
-from memory_pipeline.flows.proposals import stage_proposals
 from memory_pipeline.flows.reflect import load_reflection
-from memory_pipeline.flows.review import apply_review
-from memory_pipeline.resources.memory_files import MemoryFiles, sha256_text
-from memory_pipeline.resources.proposals import ProposalStore
+from memory_pipeline.flows.review.asset_events import memory_md_metadata, proposal_sources_metadata
+from memory_pipeline.flows.review.decisions import apply_review
+from memory_pipeline.flows.review.proposals import stage_proposals
+from memory_pipeline.resources.files.memory_files import MemoryFiles, sha256_text
+from memory_pipeline.resources.redis.proposals import ProposalStore
 from memory_pipeline.stages.review.memory_md import lines_lost, untraceable_ids
 from memory_pipeline.stages.tokens import estimate_tokens
 

@@ -17,16 +17,16 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from memory_pipeline.models import Observation, Segment
-from memory_pipeline.resources.ledger_files import LedgerFiles, read_superseded
-from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes
-from memory_pipeline.resources.observation_files import load_observations
+from memory_pipeline.resources.files.ledger_files import LedgerFiles, read_superseded
+from memory_pipeline.resources.files.memory_files import MemoryFiles, bad_bytes
+from memory_pipeline.resources.files.observation_files import load_observations
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import is_held
 from memory_pipeline.stages.hooks.budget import Fitted, Section, fit, left_out_words
-from memory_pipeline.stages.provenance import from_tool_output
-from memory_pipeline.stages.observe.observer import optimize_for_context
 from memory_pipeline.stages.ledger.model import USER_PACK
+from memory_pipeline.stages.observe.observer import optimize_for_context
 from memory_pipeline.stages.projects import USER, ProjectScope
+from memory_pipeline.stages.provenance import from_tool_output
 from memory_pipeline.stages.recall.supersession import with_supersession
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.review.memory_md import for_project, without_marker
@@ -137,7 +137,8 @@ class Brief:
     def as_dict(self) -> dict:
         fitted = self.fitted()
         return {"date": self.date, "memory_md": self.memory_md, "pending_proposals": self.pending_proposals,
-                "project": self.project, "scope": self.scope, "nudge": self.nudge, "observations": self.observations, "current_task": self.current_task,
+                "project": self.project, "scope": self.scope, "nudge": self.nudge, "observations": self.observations,
+                "current_task": self.current_task,
                 "withheld": self.withheld, "budget_tokens": self.budget_tokens, "pack": self.pack,
                 "observation_tokens": self.observation_tokens, "truncated": self.truncated, "max_chars": self.max_chars,
                 "left_out": fitted.left_out, "text": fitted.text}

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memory_pipeline.ports import Embedder, ShardedIndex
-from memory_pipeline.resources.feedback import FeedbackFiles
-from memory_pipeline.resources.redis_store import RedisStore
+from memory_pipeline.resources.files.feedback import FeedbackFiles
+from memory_pipeline.resources.redis.redis_store import RedisStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.feedback.echo import Injected, answer_passages, answer_tokens, judge, next_score
 

@@ -18,11 +18,13 @@ from datetime import date, timedelta
 from memory_pipeline.config import Settings
 from memory_pipeline.faults import pause_point
 from memory_pipeline.ports import ShardedIndex
-from memory_pipeline.resources.proposals import ProposalStore
-from memory_pipeline.resources.redis_store import RedisStore
-from memory_pipeline.resources.vector_compaction import compact_store
-from memory_pipeline.resources.vector_points import StorePoint
+from memory_pipeline.resources.files.observation_files import load_observations
+from memory_pipeline.resources.redis.proposals import ProposalStore
+from memory_pipeline.resources.redis.redis_store import RedisStore
+from memory_pipeline.resources.vectors.vector_compaction import compact_store
+from memory_pipeline.resources.vectors.vector_points import StorePoint
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.index.observation_docs import observation_points
 from memory_pipeline.stages.maintenance.duplicates import FactVector, Merge, merged_payloads, near_duplicate_groups
 from memory_pipeline.stages.maintenance.staleness import Memory, stale_changes
 
@@ -38,7 +40,7 @@ class MaintenanceReport:
     tagged_stale: int = 0
     unstaled: int = 0
     redis_keys_removed: int = 0
-    vectors_dropped: int = 0  # of merged memories (resources/vector_compaction.py)
+    vectors_dropped: int = 0  # of merged memories (resources/vectors/vector_compaction.py)
     stores_vacuumed: int = 0
     stores_removed: int = 0
     store_bytes_reclaimed: int = 0
@@ -189,9 +191,6 @@ class IndexAudit:
 def audit_index(workspace: Workspace, store: ShardedIndex, days: list[str]) -> IndexAudit:
     """Rebuild the observation tier's point ids from the observation files and compare them with
     the live store (the weekly check that nothing drifted)."""
-    from memory_pipeline.resources.observation_files import load_observations
-    from memory_pipeline.stages.index.observation_docs import observation_points
-
     expected = {p.id for day in days for o in load_observations(workspace, day) for p in observation_points(o)}
     stored = {p.id for p in store.scroll_all(payload_filter={"tier": "observations"})}
     return IndexAudit(len(expected), len(stored), sorted(expected - stored), sorted(stored - expected))

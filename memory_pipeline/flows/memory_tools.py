@@ -20,8 +20,10 @@ from memory_pipeline.flows.brief import in_scope as observation_in_scope
 from memory_pipeline.flows.recall.client import recall, stored_points
 from memory_pipeline.flows.trace import event_link, trace_target
 from memory_pipeline.models import Message, Observation, SessionEvent
-from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.observation_files import load_observations, load_session
+from memory_pipeline.resources.files.inbox import Inbox
+from memory_pipeline.resources.files.observation_files import load_observations, load_session
+from memory_pipeline.resources.redis.proposals import ProposalStore
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.memory_tools import (
     FullHit,
@@ -33,8 +35,8 @@ from memory_pipeline.stages.memory_tools import (
     render_trace_answer,
 )
 from memory_pipeline.stages.projects import ProjectScope
-from memory_pipeline.stages.recall.confidence import SHOWN_WHEN_NOTHING, confidence
 from memory_pipeline.stages.provenance import label_of
+from memory_pipeline.stages.recall.confidence import SHOWN_WHEN_NOTHING, confidence
 from memory_pipeline.stages.recall.sources import point_sources
 from memory_pipeline.stages.trace import UUID, render_trace
 from memory_pipeline.stages.untrusted import visible
@@ -196,9 +198,6 @@ def days_around(workspace: Workspace, scope: ProjectScope, day: str, days: int) 
 
 
 def trace_memory(workspace: Workspace, settings: Settings, scope: ProjectScope, target: str) -> str:
-    from memory_pipeline.resources.proposals import ProposalStore
-    from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-
     if not str(target or "").strip():
         raise BadInputError("give a MEMORY.md line number or text, a proposal id, or a hit id")
     try:

@@ -17,19 +17,20 @@ from memory_pipeline.faults import pause_point
 from memory_pipeline.models import LLMUsage, Observation, SessionEvent, Transcript
 from memory_pipeline.ports import Completer, ObserveStore
 from memory_pipeline.prompts import Prompt
-from memory_pipeline.resources.daily_log import DailyLog
-from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.observation_files import (
+from memory_pipeline.resources.files.daily_log import DailyLog
+from memory_pipeline.resources.files.inbox import Inbox
+from memory_pipeline.resources.files.observation_files import (
     load_observation,
     load_session,
     not_observed_path,
     observation_path,
     sessions_path,
 )
-from memory_pipeline.resources.project_tally import ProjectTally
+from memory_pipeline.resources.files.project_tally import ProjectTally
+from memory_pipeline.resources.projects import resolve_project
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import observe_skip_reason
-from memory_pipeline.stages.observe.observer import format_segments_for_log
+from memory_pipeline.stages.observe.observer import format_segments_for_log, optimize_for_context
 from memory_pipeline.stages.observe.session import observe_session
 from memory_pipeline.stages.projects import scoped
 from memory_pipeline.stages.redact import redact_transcript
@@ -78,7 +79,6 @@ def session_project(workspace: Workspace, day: str, event: SessionEvent, setting
     else the project of the folder its transcript ran in (older events; read from the session)."""
     if event.data.project is not None:
         return event.data.project
-    from memory_pipeline.resources.projects import resolve_project
 
     transcript = transcript or load_session(workspace, day, event)
     return resolve_project(transcript.cwd if transcript else None, settings)
@@ -97,8 +97,6 @@ def _wait_for(path: Path, version: str, seconds: float) -> Observation | None:
 
 def hot_entry(observation: Observation) -> dict:
     """The Redis hot-list entry, shaped as the seed describes."""
-    from memory_pipeline.stages.observe.observer import optimize_for_context
-
     lines = [f"* {f.emoji} ({f.time or '--:--'}) {f.text}" for f in observation.facts]
     return {
         "dedupeKey": observation.dedupe_key,

@@ -16,9 +16,9 @@ from memory_pipeline.flows.observe import hot_entry
 from memory_pipeline.models import Observation, Reflection, content_hash
 from memory_pipeline.ports import Completer, HotList
 from memory_pipeline.prompts import Prompt
-from memory_pipeline.resources.daily_log import DailyLog, marker
-from memory_pipeline.resources.memory_files import MemoryFiles
-from memory_pipeline.resources.observation_files import load_observations
+from memory_pipeline.resources.files.daily_log import DailyLog, marker
+from memory_pipeline.resources.files.memory_files import MemoryFiles
+from memory_pipeline.resources.files.observation_files import load_observations
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.reflect.by_project import by_project, combine, file_draft
 from memory_pipeline.stages.reflect.reflector import needs_redistill, redistill, reflect_observations

@@ -50,7 +50,7 @@ def dagster_home(workspace: Workspace, settings: Settings) -> Path:
     return home
 
 
-def get_instance(workspace: Workspace, settings: Settings) -> "dg.DagsterInstance":
+def get_instance(workspace: Workspace, settings: Settings) -> dg.DagsterInstance:
     """The Dagster instance of DAGSTER_HOME; opened under a workspace lock, since two processes
     opening a fresh DAGSTER_HOME at once would both create its SQLite schema and one would fail."""
     import dagster as dg
@@ -97,7 +97,7 @@ def failure_message(event) -> str:
     return f"{event.step_key}: {error.cls_name}: {message}"
 
 
-def outside_partitions(job: "dg.JobDefinition", day: str) -> str | None:
+def outside_partitions(job: dg.JobDefinition, day: str) -> str | None:
     """Why `day` is not a partition of `job` (a clear line instead of DagsterUnknownPartitionError), or None."""
     partitions = job.partitions_def
     if partitions is None or partitions.has_partition_key(day):
@@ -138,7 +138,7 @@ def process_gone(tag: str) -> bool:
     return started != "" and str(start_ticks(int(pid))) != started
 
 
-def close_dead_runs(instance: "dg.DagsterInstance", job_name: str) -> list[str]:
+def close_dead_runs(instance: dg.DagsterInstance, job_name: str) -> list[str]:
     """Report failed each run of `job_name` left STARTED by a process that has ended (PROCESS_TAG); the ids.
     Runs without the tag (a daemon's, a run from before it) are Dagster's to watch, and left alone."""
     from dagster import DagsterRunStatus, RunsFilter
@@ -155,7 +155,7 @@ def close_dead_runs(instance: "dg.DagsterInstance", job_name: str) -> list[str]:
     return closed
 
 
-def run_job_for_days(definitions: "dg.Definitions", job_name: str, days: list[str], instance: "dg.DagsterInstance",
+def run_job_for_days(definitions: dg.Definitions, job_name: str, days: list[str], instance: dg.DagsterInstance,
                      tags: dict[str, str] | None = None, progress=None,
                      output_log: Path | None = None) -> list[RunSummary]:
     """Execute a partitioned job of `definitions` once per day in this process, each run tagged with it

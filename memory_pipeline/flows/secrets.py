@@ -1,6 +1,6 @@
 """Auditing and scrubbing a workspace for secrets the redaction rules recognize.
 
-`find_secrets` reads what each store holds, decoded (resources/store_contents.py: JSON Lines line
+`find_secrets` reads what each store holds, decoded (resources/files/store_contents.py: JSON Lines line
 by line, SQLite rows of Qdrant and Dagster with their pickles and compressed blobs opened, Redis'
 append-only file command by command), and names each place where `redact` would change a value,
 with the kinds of secret, never the secret itself. A JSON value is judged field by field, as it
@@ -13,14 +13,16 @@ of Qdrant and Dagster) are listed for the caller to report.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import re
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memory_pipeline.resources.store_contents import TEXT_SUFFIXES as TEXT_STORES
-from memory_pipeline.resources.store_contents import Unreadable, contents, is_edge_shard, kind_of
+from memory_pipeline.resources.files.store_contents import TEXT_SUFFIXES as TEXT_STORES
+from memory_pipeline.resources.files.store_contents import Unreadable, contents, is_edge_shard, kind_of
 from memory_pipeline.resources.workspace import atomic_write_bytes, folder_bytes
 from memory_pipeline.stages.redact import redact, redact_jsonl, redact_value
 
@@ -138,9 +140,6 @@ def _pooled(listed: list[tuple[Path, int]], workers: int) -> Iterator[tuple[Path
     """The files checked by `workers` processes, as each is done; the largest are handed out first, so a
     big store read last does not leave the other workers idle. Spawned, not forked: the caller's progress
     bar runs a thread, and a fork copies whatever lock it holds."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
     with ProcessPoolExecutor(min(workers, len(listed)), mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = {pool.submit(_checked_file, path): (path, size)
                    for path, size in sorted(listed, key=lambda item: item[1], reverse=True)}

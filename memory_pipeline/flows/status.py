@@ -7,14 +7,26 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory_pipeline.config import Settings
+from memory_pipeline import pipeline
+from memory_pipeline.config import Settings, provider_chosen_by
 from memory_pipeline.errors import MemoryPipelineError
+from memory_pipeline.flows.intake.inbox import pending_days
+from memory_pipeline.flows.runs import dagster_home, get_instance
+from memory_pipeline.pipeline import model_for, timezone_name
+from memory_pipeline.resources import partitions as partition_days
+from memory_pipeline.resources.daemons import dagster_records
+from memory_pipeline.resources.daemons.user_service import registered
+from memory_pipeline.resources.files.hook_state import read_decisions
+from memory_pipeline.resources.files.inbox import Inbox
+from memory_pipeline.resources.files.observation_files import load_observations
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.events import observe_skip_reason
 
 
 def workspace_status(workspace: Workspace, settings: Settings) -> dict:
     """The whole report, as `service status --json` prints it."""
-    from memory_pipeline.resources.services import workspace_processes
+    from memory_pipeline.resources.daemons.services import workspace_processes
 
     pipeline = pipeline_status(workspace, settings)
     report = {"workspace": str(workspace.root), "services": service_status(workspace, settings),
@@ -25,8 +37,8 @@ def workspace_status(workspace: Workspace, settings: Settings) -> dict:
 
 
 def service_status(workspace, settings: Settings) -> dict:
-    from memory_pipeline.resources.embedded_redis import EmbeddedRedis
-    from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+    from memory_pipeline.resources.redis.embedded_redis import EmbeddedRedis
+    from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 
     services: dict[str, dict] = {}
     try:
@@ -43,7 +55,6 @@ def service_status(workspace, settings: Settings) -> dict:
     except MemoryPipelineError as exc:
         services["redis"] = {"ok": False, "error": str(exc)}
     if settings.qdrant_url:
-        from memory_pipeline.resources.stores import workspace_store
 
         try:
             store = workspace_store(workspace.state, settings.qdrant_url, dimension=0,
@@ -62,8 +73,6 @@ def service_status(workspace, settings: Settings) -> dict:
 def llm_status(workspace, settings: Settings) -> dict:
     """The provider, the model that observes, who chose it, and for a model provider today's token
     spend against its budget."""
-    from memory_pipeline.config import provider_chosen_by
-    from memory_pipeline.pipeline import model_for
     from memory_pipeline.resources.llm.budget import TokenBudget
 
     found = {"provider": settings.llm_provider, "observer_model": model_for(settings, "observe"),
@@ -90,14 +99,6 @@ def local_store_status(workspace) -> dict:
 
 
 def counts(workspace: Workspace, settings: Settings) -> dict:
-    from memory_pipeline import pipeline
-    from memory_pipeline.resources import partitions as partition_days
-    from memory_pipeline.flows.intake import pending_days
-    from memory_pipeline.flows.runs import get_instance
-    from memory_pipeline.resources.inbox import Inbox
-    from memory_pipeline.resources.observation_files import load_observations
-    from memory_pipeline.stages.events import observe_skip_reason
-
     inbox = Inbox(workspace)
     days = inbox.accepted_days()
     events = [e for d in days for e in inbox.accepted(d)]
@@ -130,7 +131,6 @@ def hook_decisions(workspace, days: int = 7, now=None) -> dict[str, int]:
     from collections import Counter
     from datetime import datetime, timedelta
 
-    from memory_pipeline.resources.hook_state import read_decisions
 
     cutoff = (now or datetime.now().astimezone()) - timedelta(days=days)
     found: Counter[str] = Counter()
@@ -147,8 +147,7 @@ def hook_decisions(workspace, days: int = 7, now=None) -> dict[str, int]:
 def memory_footer(workspace: Workspace, settings: Settings) -> str:
     """The briefing's last line: the model that observes, today's token spend, and whether memory is
     behind (the daemon down with events waiting). Cheap: files and a pid, no Dagster."""
-    from memory_pipeline.resources.dagster_daemon import daemon_pid
-    from memory_pipeline.resources.inbox import Inbox
+    from memory_pipeline.resources.daemons.dagster_daemon import daemon_pid
 
     llm = llm_status(workspace, settings)
     line = f"_Memory observed by {llm['observer_model']} ({llm['provider']}), {llm['spent_tokens']} tokens today"
@@ -166,9 +165,6 @@ def pipeline_status(workspace: Workspace, settings: Settings, now: float | None 
     read from its SQLite files without importing dagster (a PostgreSQL instance is opened)."""
     import time
 
-    from memory_pipeline.flows.runs import dagster_home
-    from memory_pipeline.resources import dagster_records
-    from memory_pipeline.resources.inbox import Inbox
 
     now = time.time() if now is None else now
     home = dagster_home(workspace, settings)
@@ -198,8 +194,6 @@ def pipeline_status(workspace: Workspace, settings: Settings, now: float | None 
 
 def instance_records(workspace: Workspace, settings: Settings) -> tuple[list[dict], float | None]:
     """The same records through the Dagster instance (an instance on PostgreSQL)."""
-    from memory_pipeline.flows.runs import get_instance
-
     instance = get_instance(workspace, settings)
     records = []
     for state in instance.all_instigator_state():
@@ -215,8 +209,7 @@ def instance_records(workspace: Workspace, settings: Settings) -> tuple[list[dic
 def runs_by(workspace: Workspace, newest: float | None, now: float) -> dict:
     """The process that runs the sensors and schedules: this workspace's daemon, another one whose
     heartbeats reach this instance, or nothing."""
-    from memory_pipeline.resources.dagster_daemon import daemon_pid, stopped_by_user
-    from memory_pipeline.resources.user_service import registered
+    from memory_pipeline.resources.daemons.dagster_daemon import daemon_pid, stopped_by_user
 
     heartbeat = None if newest is None else round(now - newest, 1)
     pid, unit = daemon_pid(workspace), registered(workspace, Path.home())
@@ -238,7 +231,6 @@ def next_run(cron: str, settings: Settings, now: float) -> str | None:
     from datetime import datetime, timedelta
     from zoneinfo import ZoneInfo
 
-    from memory_pipeline.pipeline import timezone_name
 
     fields = cron.split()
     if len(fields) != 5 or fields[2:4] != ["*", "*"] or not (fields[0].isdigit() and fields[1].isdigit()):

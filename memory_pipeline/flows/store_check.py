@@ -22,8 +22,9 @@ from pathlib import Path
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import MemoryPipelineError
 from memory_pipeline.ports import Embedder
-from memory_pipeline.resources.edge_store import EdgeStore
+from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
 from memory_pipeline.resources.run_output import captured_output
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
 from memory_pipeline.resources.workspace import Workspace
 
 MESSAGE_TIERS = ("messages", "passages")  # indexed together, from the day's sessions
@@ -75,8 +76,7 @@ def short_days(store, counts: dict[tuple[str, str], int]) -> dict[str, set[str]]
 
 def check_store(workspace: Workspace, settings: Settings) -> StoreRepair | None:
     """Find a lost or damaged store and rebuild what is missing (see the module); None when it is whole."""
-    from memory_pipeline.flows.recall.engine import open_store
-    from memory_pipeline.resources.onnx_embedder import embedder_for
+    from memory_pipeline.flows.recall.engine import open_store  # noqa: PLC0415 — numpy and the stores
 
     counts = indexed_counts(workspace.state_path("index"))
     if not any(counts.values()):
@@ -105,8 +105,8 @@ def check_store(workspace: Workspace, settings: Settings) -> StoreRepair | None:
 def rebuild_days(workspace: Workspace, settings: Settings, store, embedder: Embedder,
                  short: dict[str, set[str]]) -> int:
     """Index the short tiers of each day again from the files on disk; the points embedded."""
-    from memory_pipeline.flows.index import index_observation_day
-    from memory_pipeline.flows.index_messages import index_message_day
+    from memory_pipeline.flows.index.messages import index_message_day  # noqa: PLC0415 — qdrant-client and numpy, only to rebuild
+    from memory_pipeline.flows.index.observations import index_observation_day  # noqa: PLC0415 — qdrant-client and numpy, only to rebuild
 
     embedded = 0
     with store.holding():

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, ServiceError
-from memory_pipeline.resources.edge_migration import copy_points, unverified
+from memory_pipeline.resources.vectors.edge_migration import copy_points, unverified
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline.resources.workspace import Workspace
 
 EMBEDDED = "embedded"
@@ -35,8 +36,6 @@ def move_points(source, target) -> Moved:
 
 def move_store(workspace: Workspace, settings: Settings, to: str, dimension: int) -> Moved:
     """From the store in use (QDRANT_URL, else the embedded shard) to `to`: a server URL or "embedded"."""
-    from memory_pipeline.resources.stores import workspace_store
-
     def store(url: str | None):
         return workspace_store(workspace.state, url, dimension=dimension, api_key=settings.qdrant_api_key,
                                lock_timeout=settings.qdrant_lock_timeout)

@@ -17,13 +17,14 @@ from __future__ import annotations
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, MemoryPipelineError, ServiceError
+from memory_pipeline.flows.recall.client import stored_points
 from memory_pipeline.flows.reflect import REFLECT_WINDOW_DAYS, load_reflection, window
 from memory_pipeline.models import Observation, SessionEvent, stable_id
 from memory_pipeline.prompts import load_prompt
-from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.memory_files import MemoryFiles
-from memory_pipeline.resources.observation_files import load_observations, load_session
-from memory_pipeline.resources.proposals import ProposalStore
+from memory_pipeline.resources.files.inbox import Inbox
+from memory_pipeline.resources.files.memory_files import MemoryFiles
+from memory_pipeline.resources.files.observation_files import load_observations, load_session
+from memory_pipeline.resources.redis.proposals import ProposalStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.message_docs import message_documents
 from memory_pipeline.stages.projects import ALL_PROJECTS, USER, ProjectScope
@@ -229,8 +230,6 @@ def trace_record(workspace: Workspace, store: ProposalStore | None, trace: Trace
 def trace_other_sources(workspace: Workspace, trace: Trace, fact_id: str, settings: Settings) -> None:
     """A memory maintenance merged from several sessions: each other source's observation, fact and
     cited messages (the sources are read from the recall index, where the merged memory lives)."""
-    from memory_pipeline.flows.recall.client import stored_points
-
     try:
         points = stored_points(workspace, settings=settings, ids=[fact_id])
     except MemoryPipelineError as exc:
@@ -260,8 +259,6 @@ def citing(store: ProposalStore | None, observation_id: str, fact_ids: set[str])
 def stored_place(workspace: Workspace, rid: str, settings: Settings) -> tuple[str, str, str | None] | None:
     """The day, session and project of the indexed point `rid`, from the recall index; None when it has no
     such point or does not answer."""
-    from memory_pipeline.flows.recall.client import stored_points
-
     try:
         points = stored_points(workspace, settings=settings, ids=[rid])
     except MemoryPipelineError:

@@ -8,9 +8,11 @@ transcript from another machine, a deleted worktree) is named by MEMORY_PROJECT_
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from memory_pipeline.config import Settings
+from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.projects import (
     UNKNOWN,
     check_project,
@@ -110,14 +112,10 @@ class FolderRecord:
     names the same project after the folder is gone."""
 
     def __init__(self, settings: Settings):
-        from memory_pipeline.resources.workspace import Workspace
-
         self.workspace = Workspace(settings.workspace)
         self.path = self.workspace.state_path("folder_projects")
 
     def _read(self) -> dict[str, str]:
-        import json
-
         try:
             found = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):

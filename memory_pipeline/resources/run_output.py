@@ -15,7 +15,7 @@ import io
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 MAX_LOG_BYTES = 1_000_000  # past this, the log starts afresh and the previous one is kept as `.1`
@@ -47,7 +47,7 @@ def captured_output(log: Path, title: str) -> Iterator[RunOutput]:
     finally:
         output.text = buffer.getvalue()
         if output.text:
-            output.error = _append(log, f"=== {datetime.now(timezone.utc).isoformat(timespec='seconds')} {title}\n"
+            output.error = _append(log, f"=== {datetime.now(UTC).isoformat(timespec='seconds')} {title}\n"
                                         f"{output.text}")
 
 

@@ -23,7 +23,6 @@ import hashlib
 import json
 import os
 import re
-import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -286,7 +285,7 @@ class Workspace:
     def lock_path(self, name: str) -> Path:
         return ensure_dir(self.state_path("locks")) / f"{name}.lock"
 
-    def create(self) -> "Workspace":
+    def create(self) -> Workspace:
         """Make the layout. Also sets this process's umask to 077, so the files other libraries
         create for it (Qdrant's store, Dagster's SQLite, lock files) are user-only too."""
         os.umask(0o077)

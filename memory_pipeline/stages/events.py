@@ -27,6 +27,7 @@ from memory_pipeline.models import (
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.transcripts.files import files_touched
 from memory_pipeline.stages.untrusted import project_name
+from memory_pipeline.stages.windows import RULE, describe
 
 # The rule for events written before stages/windows.py judged windows by their work: observing
 # from 5 user messages on; a shorter session's event is indexed only ("indexed, not observed").
@@ -99,8 +100,6 @@ def observe_skip_reason(event: SessionEvent) -> str | None:
     written (stages/windows.py: the work in the window); older events fall back to the old rule (a
     session end under 5 user messages, counted over the whole session). A compaction window is
     always observed: the context it summarizes is about to be lost."""
-    from memory_pipeline.stages.windows import RULE, describe
-
     data = event.data
     if data.observing == "waiting":
         return (f"{NOT_OBSERVED} yet: {describe(data.work or WindowWork())} wait to be observed with the "

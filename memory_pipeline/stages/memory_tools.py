@@ -115,7 +115,8 @@ def full_hit_lines(hit: FullHit) -> list[str]:
     kind = p.get("kind") or ("message" if p.get("tier") == "messages" else "observation")
     lines = [f"## {hit.id}",
              f"kind: {kind_of(str(p.get('tier')), p.get('priority'))} ({kind}) · date {p.get('date')}"
-             f"{' ' + str(p['time']) if p.get('time') else ''} · project {where_of(str(p.get('project') or ''), str(p.get('scope') or ''))}",
+             f"{' ' + str(p['time']) if p.get('time') else ''}"
+             f" · project {where_of(str(p.get('project') or ''), str(p.get('scope') or ''))}",
              f"session: {one_line(str(p.get('session_id', '')), 80)}"
              + (f" · observation {p['observation_id']}" if p.get("observation_id") else ""),
              f"text: {one_line(display(p), 2000)}",

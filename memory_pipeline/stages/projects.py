@@ -113,7 +113,8 @@ def with_other_hits(looked: LookedAt, other_hits: int, limit: int) -> LookedAt:
     count = f"{other_hits}+" if other_hits >= limit else str(other_hits)
     found = (f"{count} hit{'s' if other_hits != 1 else ''} in other projects: add --all-projects to see them"
              if other_hits else "none in other projects either")
-    return LookedAt(looked.project, looked.asked, f"no hits in {_named(looked.project or '')}{' (no memories yet)' if looked.note else ''}; {found}", other_hits,
+    empty = " (no memories yet)" if looked.note else ""
+    return LookedAt(looked.project, looked.asked, f"no hits in {_named(looked.project or '')}{empty}; {found}", other_hits,
                     looked.note)
 
 

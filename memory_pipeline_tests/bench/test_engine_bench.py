@@ -16,8 +16,8 @@ pytest.importorskip("qdrant_edge")
 from benchmarks import engine, engine_edge, engine_sides  # noqa: E402
 from benchmarks.engine import kill_during_write  # noqa: E402
 from benchmarks.engine_data import Probe, query_terms, rows  # noqa: E402
-from memory_pipeline.resources.edge_store import SEGMENT_KB  # noqa: E402
-from memory_pipeline.resources.recall_index import RecallIndex  # noqa: E402
+from memory_pipeline.resources.vectors.edge_store import SEGMENT_KB  # noqa: E402
+from memory_pipeline.resources.vectors.recall_index import RecallIndex  # noqa: E402
 
 DIM = 384
 

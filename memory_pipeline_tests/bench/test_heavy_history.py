@@ -86,7 +86,7 @@ def test_a_shard_is_copied_with_its_holes_as_holes(tmp_path):
     """Edge sizes its files ahead of their data; a copy that wrote the holes as zeros made every open of a 1M
     copy read them from the disk (11-16 s against 1.5-2.5)."""
     from benchmarks.engine_history import copy_sparse
-    from memory_pipeline.resources.edge_recall import data_bytes
+    from memory_pipeline.resources.vectors.edge_recall import data_bytes
 
     source = tmp_path / "vectors"
     (source / "segments" / "a").mkdir(parents=True)

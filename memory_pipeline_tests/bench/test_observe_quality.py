@@ -15,7 +15,7 @@ from benchmarks.pack_quality import load_pack_labels, pack_lines, score_pack
 from benchmarks.reflect_quality import LABELS as PROPOSAL_LABELS
 from benchmarks.reflect_quality import ProposalLabel, ProposalView, load_proposal_labels, score_proposals
 from memory_pipeline.config import Settings
-from memory_pipeline.resources.embedder import get_embedder
+from memory_pipeline.resources.embedding.embedder import get_embedder
 
 pytestmark = pytest.mark.slow
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.resources.dagster_daemon import daemon_pid
-from memory_pipeline.resources.dagster_dev import free_port
+from memory_pipeline.resources.daemons.dagster_daemon import daemon_pid
+from memory_pipeline.resources.daemons.dagster_dev import free_port
 from memory_pipeline.resources.processes import terminate
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.cli.hook_helpers import hook_env, payload, run_cli, wait_for

@@ -17,7 +17,7 @@ import pytest
 
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.hooks.claude_code import compaction_done
-from memory_pipeline.resources.observation_files import load_observations
+from memory_pipeline.resources.files.observation_files import load_observations
 from memory_pipeline.models import HookPayload
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.untrusted import one_line
@@ -50,9 +50,9 @@ class Ingested:
 
 @pytest.fixture(scope="module")
 def ingested(tmp_path_factory):
-    from memory_pipeline.flows.ingest import ingest
-    from memory_pipeline.resources import recall_service
-    from memory_pipeline.resources.embedded_redis import EmbeddedRedis
+    from memory_pipeline.flows.intake.ingest import ingest
+    from memory_pipeline.resources.daemons import recall_service
+    from memory_pipeline.resources.redis.embedded_redis import EmbeddedRedis
 
     root = tmp_path_factory.mktemp("recovery")
     (root / "dagster").mkdir()

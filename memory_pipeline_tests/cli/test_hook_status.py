@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from memory_pipeline.flows.status import hook_decisions
-from memory_pipeline.resources.hook_state import hooks_dir, log_decision, read_decisions
+from memory_pipeline.resources.files.hook_state import hooks_dir, log_decision, read_decisions
 from memory_pipeline.resources.workspace import Workspace
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.files.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.transcripts import files_touched, parse_transcript
 from memory_pipeline_tests.cli.hook_helpers import (

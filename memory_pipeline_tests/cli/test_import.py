@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.files.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.transcripts import parse_transcript
 from memory_pipeline_tests.cli.hook_helpers import first_user_turns, hook_env, hook_state, payload, run_cli, run_hook

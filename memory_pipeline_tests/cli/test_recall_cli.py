@@ -7,7 +7,7 @@ import json
 import pytest
 
 from memory_pipeline.main import main
-from memory_pipeline.resources.edge_shard import lock_path
+from memory_pipeline.resources.vectors.edge_shard import lock_path
 from memory_pipeline_tests.flows.test_recall import ROWS, add_points
 
 pytestmark = pytest.mark.slow

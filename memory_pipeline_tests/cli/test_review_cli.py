@@ -8,13 +8,14 @@ from datetime import date, datetime, timezone
 import pytest
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.proposals import stage_proposals
+from memory_pipeline.flows.review.proposals import stage_proposals
 from memory_pipeline.main import main
 from memory_pipeline.models import ProposalDraft, Reflection
-from memory_pipeline.resources.daily_log import DailyLog
-from memory_pipeline.resources.embedder import get_embedder
+from memory_pipeline.resources.files.daily_log import DailyLog
+from memory_pipeline.resources.embedding.embedder import get_embedder
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
+from memory_pipeline_tests.support.doors import env_settings
 
 pytestmark = pytest.mark.slow  # every test stages proposals, which embeds them with the model
 
@@ -35,7 +36,7 @@ def staged(workspace_dir, store) -> Workspace:
                                     ("Patterns", "Share one Redis pool per process"),
                                     ("User", "Prefers small commits")]]
     stage_proposals(workspace, store, Reflection(date=TODAY, proposals=drafts), embedder=get_embedder(),
-                    today=TODAY, now=datetime.now(timezone.utc), draw=lambda: "test")
+                    today=TODAY, now=datetime.now(timezone.utc), draw=lambda: "test", settings=env_settings())
     return workspace
 
 

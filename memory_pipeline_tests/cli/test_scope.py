@@ -12,14 +12,15 @@ from datetime import datetime, timezone
 import pytest
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
-from memory_pipeline.flows.ingest import ingest
+from memory_pipeline.flows.intake.ingest import ingest
 from memory_pipeline.main import main
 from memory_pipeline.models import HookPayload
 from memory_pipeline.resources.projects import resolve_project
 from memory_pipeline_tests.flows.test_projects import DAY, repo, sessions, worktree
 from memory_pipeline_tests.support.dagster_defs import definitions
+from memory_pipeline_tests.support.doors import env_settings
 
 @pytest.fixture
 def two_projects(workspace, tmp_path, monkeypatch):
@@ -29,7 +30,7 @@ def two_projects(workspace, tmp_path, monkeypatch):
     shop, api, first, second = sessions(tmp_path)
     at = datetime(2026, 11, 10, 12, 0, tzinfo=timezone.utc)
     for path in (first, second):
-        emit_session_event(workspace, path, trigger="shutdown", captured_at=at)
+        emit_session_event(workspace, path, trigger="shutdown", captured_at=at, settings=env_settings())
     assert ingest(workspace, definitions(), Settings.from_env(), day=DAY).success
     scratch = tmp_path / "scratch"
     scratch.mkdir()
@@ -83,7 +84,7 @@ def test_a_first_session_in_a_new_repository_gets_the_users_memories_only_at_eve
 
     started = run_claude_code_hook(workspace, HookPayload(session_id="first", hook_event_name="SessionStart",
                                                           source="startup", cwd=str(new)),
-                                   now=datetime(2026, 11, 10, 18, 0, tzinfo=timezone.utc))
+                                   now=datetime(2026, 11, 10, 18, 0, tzinfo=timezone.utc), settings=env_settings())
     briefing = started.output["hookSpecificOutput"]["additionalContext"]
     found = cli_json(capsys, "recall", "how do we deploy Fly.io alembic short answers", "--no-service")
     with capsys.disabled():  # the server's stderr needs a real file

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from memory_pipeline.flows.intake import RACY_SECONDS
+from memory_pipeline.flows.intake.inbox import RACY_SECONDS
 from memory_pipeline_tests.support.paths import SAMPLES
 
 pytestmark = pytest.mark.slow

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.resources.dagster_daemon import daemon_pid
+from memory_pipeline.resources.daemons.dagster_daemon import daemon_pid
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.cli.hook_helpers import wait_for
 from memory_pipeline_tests.support.agent_clients import ClientHome

@@ -18,8 +18,8 @@ import pytest
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.defs.review import TODAY_TAG
-from memory_pipeline.flows.friction import load_friction
-from memory_pipeline.flows.review import decide_ids
+from memory_pipeline.flows.friction.analysis import load_friction
+from memory_pipeline.flows.review.decisions import decide_ids
 from memory_pipeline.main import main
 from memory_pipeline.models import Transcript
 from memory_pipeline.resources.workspace import Workspace

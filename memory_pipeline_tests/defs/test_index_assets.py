@@ -7,21 +7,22 @@ import pytest
 
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.intake import take_inbox
-from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.observation_files import load_session
-from memory_pipeline.resources.stores import workspace_store
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.inbox import take_inbox
+from memory_pipeline.resources.files.inbox import Inbox
+from memory_pipeline.resources.files.observation_files import load_session
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline_tests.support.dagster_defs import assets, definitions
 from memory_pipeline_tests.support.paths import SAMPLES
+from memory_pipeline_tests.support.doors import env_settings
 
 pytestmark = pytest.mark.slow
 
 
 def test_message_index_materializes_idempotently(workspace):
-    days = {emit_session_event(workspace, path, trigger="shutdown", use_transcript_time=True).event.day
+    days = {emit_session_event(workspace, path, trigger="shutdown", use_transcript_time=True, settings=env_settings()).event.day
             for path in sorted(SAMPLES.glob("*.jsonl"))}
-    take_inbox(workspace)
+    take_inbox(workspace, settings=env_settings())
     day = sorted(days)[0]
     assert "message_index" in {n.name for n in definitions().resolve_job_def("ingest_job").nodes}
 

@@ -12,9 +12,10 @@ import pytest
 
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import WorkspaceResource
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline_tests.support.dagster_defs import sensor
 from memory_pipeline_tests.support.paths import SAMPLES
+from memory_pipeline_tests.support.doors import env_settings
 
 pytestmark = pytest.mark.slow  # the sensor context, as a context manager, opens a Dagster instance
 
@@ -27,7 +28,7 @@ def evaluate(instance, cursor=None):
 
 
 def test_new_events_request_one_run_per_day(workspace):
-    emitted = [emit_session_event(workspace, p, trigger="shutdown", use_transcript_time=True)
+    emitted = [emit_session_event(workspace, p, trigger="shutdown", use_transcript_time=True, settings=env_settings())
                for p in sorted(SAMPLES.glob("*.jsonl"))]
     by_day: dict[str, list[str]] = {}
     for e in emitted:
@@ -54,7 +55,7 @@ def test_new_events_request_one_run_per_day(workspace):
         assert isinstance(again, dg.SkipReason)
         assert same_cursor == cursor
         later = emit_session_event(workspace, SAMPLES / "claude-code-redis-debugging.jsonl", trigger="compaction",
-                                   use_transcript_time=True)
+                                   use_transcript_time=True, settings=env_settings())
         third, _ = evaluate(instance, cursor)
         assert [r.run_key for r in third] == [later.event.data.dedupe_key]
 
@@ -63,8 +64,8 @@ def test_two_events_of_one_day_in_one_tick_are_one_run_request(workspace):
     from datetime import datetime, timezone
 
     when = datetime(2026, 11, 20, 12, tzinfo=timezone.utc)
-    first = emit_session_event(workspace, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown", captured_at=when)
-    second = emit_session_event(workspace, SAMPLES / "pi-api-refactor.jsonl", trigger="compaction", captured_at=when)
+    first = emit_session_event(workspace, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown", captured_at=when, settings=env_settings())
+    second = emit_session_event(workspace, SAMPLES / "pi-api-refactor.jsonl", trigger="compaction", captured_at=when, settings=env_settings())
     with dg.instance_for_test() as instance:
         requests, _ = evaluate(instance)
     assert len(requests) == 1
@@ -73,7 +74,7 @@ def test_two_events_of_one_day_in_one_tick_are_one_run_request(workspace):
     assert request.tags["memory/trigger"] == "compaction,shutdown"
     assert request.tags["memory/events"] == "2"
     keys = sorted([first.event.data.dedupe_key, second.event.data.dedupe_key])
-    from memory_pipeline.flows.intake import DayBatch
+    from memory_pipeline.flows.intake.inbox import DayBatch
 
     swapped = DayBatch(request.partition_key, (second.event, first.event))
     assert request.run_key == swapped.run_key  # the same set of events, the same key, in any order
@@ -84,7 +85,7 @@ def test_events_outside_the_partitions_are_quarantined(workspace):
     from datetime import datetime, timezone
 
     emit_session_event(workspace, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown",
-                       captured_at=datetime(2019, 5, 1, tzinfo=timezone.utc))
+                       captured_at=datetime(2019, 5, 1, tzinfo=timezone.utc), settings=env_settings())
     with dg.instance_for_test() as instance:
         result, _ = evaluate(instance)
     assert isinstance(result, dg.SkipReason)
@@ -94,11 +95,11 @@ def test_events_outside_the_partitions_are_quarantined(workspace):
 
 def test_a_lost_tick_is_recovered_from_accepted_events(workspace):
     """Files accepted by a tick that then failed are still requested by the next tick."""
-    from memory_pipeline.flows.intake import take_inbox
+    from memory_pipeline.flows.intake.inbox import take_inbox
 
     emitted = emit_session_event(workspace, SAMPLES / "pi-api-refactor.jsonl", trigger="shutdown",
-                                 use_transcript_time=True)
-    take_inbox(workspace)  # accepted, but no run requested yet
+                                 use_transcript_time=True, settings=env_settings())
+    take_inbox(workspace, settings=env_settings())  # accepted, but no run requested yet
     with dg.instance_for_test() as instance:
         requests, _ = evaluate(instance)
     assert [r.run_key for r in requests] == [emitted.event.data.dedupe_key]

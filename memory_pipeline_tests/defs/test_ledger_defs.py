@@ -42,8 +42,8 @@ def test_ingest_job_ends_in_the_pack_and_the_weekly_rebuild_runs_on_sundays(work
 
 def test_the_weekly_asset_rebuilds_the_index_and_checks_it_against_the_incremental_one(workspace):
     from memory_pipeline.defs.resources import build_resources
-    from memory_pipeline.flows.ledger import add_event
-    from memory_pipeline.resources.ledger_files import LedgerFiles
+    from memory_pipeline.flows.ledger.events import add_event
+    from memory_pipeline.resources.files.ledger_files import LedgerFiles
 
     at = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
     first = add_event(workspace, dict(type="commitment", priority="P1", content="Need to renew the cert", ts=at))

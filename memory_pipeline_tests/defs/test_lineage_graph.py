@@ -14,12 +14,13 @@ from dagster._core.definitions.data_version import CachingStaleStatusResolver, S
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.ingest import ingest
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.ingest import ingest
 from memory_pipeline.flows.runs import get_instance, run_job_for_days
 from memory_pipeline.prompts import prompts_dir
 from memory_pipeline_tests.support.dagster_defs import definitions
 from memory_pipeline_tests.support.paths import SAMPLES
+from memory_pipeline_tests.support.doors import env_settings
 
 DAY = "2026-11-01"
 
@@ -61,7 +62,7 @@ def test_staleness_follows_a_changed_day_through_the_window_and_a_change_of_the_
         workspace, monkeypatch, tmp_path):
     monkeypatch.setenv("MEMORY_LLM_PROVIDER", "offline")
     emit_session_event(workspace, SAMPLES / "pi-api-refactor.jsonl", trigger="shutdown",
-                       captured_at=datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc))
+                       captured_at=datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc), settings=env_settings())
     assert ingest(workspace, definitions(), Settings.from_env(), day=DAY).success
     window = days_after(DAY, 8)  # DAY…DAY+6 read DAY's observations; DAY+7 does not
     instance = get_instance(workspace, Settings.from_env())
@@ -71,7 +72,7 @@ def test_staleness_follows_a_changed_day_through_the_window_and_a_change_of_the_
     assert {stale(instance, defs, name, DAY) for name in names} == {FRESH}
 
     emit_session_event(workspace, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown",  # a session added to DAY
-                       captured_at=datetime(2026, 11, 1, 15, 0, tzinfo=timezone.utc))
+                       captured_at=datetime(2026, 11, 1, 15, 0, tzinfo=timezone.utc), settings=env_settings())
     assert ingest(workspace, definitions(), Settings.from_env(), day=DAY).days[0].observations == 2
     assert [stale(instance, defs, "reflections", d) for d in window] == [STALE] * 7 + [FRESH]
     assert stale(instance, defs, "observation_index", DAY) == FRESH  # ingest re-indexed the day

@@ -12,12 +12,13 @@ import dagster as dg
 import pytest
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.intake import take_inbox
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.inbox import take_inbox
 from memory_pipeline.flows.runs import get_instance, run_job_for_days
 from memory_pipeline_tests.support.dagster_defs import definitions
 from memory_pipeline_tests.support.friction_sessions import FILLER, claude_session
 from memory_pipeline_tests.support.paths import PROJECT_ROOT
+from memory_pipeline_tests.support.doors import env_settings
 
 pytestmark = pytest.mark.slow
 RERUN = ("observations", "observation_index", "reflections")
@@ -38,8 +39,8 @@ def test_a_rules_change_reruns_the_recent_days_of_the_stages_it_changes(workspac
     (tmp_path / "t").mkdir()
     session = claude_session(tmp_path / "t" / "s.jsonl", "s-1", "/home/dev/src/shop", day,
                              [("user", "We deploy the shop with fly, never heroku"), *FILLER])
-    emit_session_event(workspace, session, trigger="shutdown", captured_at=datetime.now(timezone.utc))
-    take_inbox(workspace)
+    emit_session_event(workspace, session, trigger="shutdown", captured_at=datetime.now(timezone.utc), settings=env_settings())
+    take_inbox(workspace, settings=env_settings())
     instance = get_instance(workspace, Settings.from_env())
     before = definitions()
     for job in ("ingest_job", "reflect_job"):

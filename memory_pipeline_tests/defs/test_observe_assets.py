@@ -10,15 +10,15 @@ import pytest
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.intake import take_inbox
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.inbox import take_inbox
 from memory_pipeline.prompts import prompts_dir
-from memory_pipeline.resources.daily_log import DailyLog
-from memory_pipeline.resources.observation_files import load_observations
-from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-from memory_pipeline.resources.stores import workspace_store
+from memory_pipeline.resources.files.daily_log import DailyLog
+from memory_pipeline.resources.files.observation_files import load_observations
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline_tests.support.dagster_defs import assets
-from memory_pipeline_tests.support.doors import redis_limits
+from memory_pipeline_tests.support.doors import redis_limits, env_settings
 from memory_pipeline_tests.support.paths import SAMPLES
 
 pytestmark = pytest.mark.slow
@@ -28,10 +28,10 @@ ASSETS = ("sessions", "observations", "observation_index")
 def emit_samples(ws) -> str:
     days = set()
     for path in sorted(SAMPLES.glob("*.jsonl")):
-        days.add(emit_session_event(ws, path, trigger="shutdown", use_transcript_time=True).event.day)
+        days.add(emit_session_event(ws, path, trigger="shutdown", use_transcript_time=True, settings=env_settings()).event.day)
     emit_session_event(ws, SAMPLES / "claude-code-redis-debugging.jsonl", trigger="compaction",
-                       use_transcript_time=True)
-    take_inbox(ws)
+                       use_transcript_time=True, settings=env_settings())
+    take_inbox(ws, settings=env_settings())
     return "2026-11-20"
 
 

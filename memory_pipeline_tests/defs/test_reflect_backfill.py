@@ -13,12 +13,12 @@ from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import WorkspaceResource
 from memory_pipeline.flows.reflect import unreflected_days
-from memory_pipeline.flows.review import apply_review, decide_ids
+from memory_pipeline.flows.review.decisions import apply_review, decide_ids
 from memory_pipeline.flows.runs import get_instance, run_job_for_days
 from memory_pipeline.models import Segment
-from memory_pipeline.resources.observation_files import observation_path
-from memory_pipeline.resources.proposals import ProposalStore
-from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+from memory_pipeline.resources.files.observation_files import observation_path
+from memory_pipeline.resources.redis.proposals import ProposalStore
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 from memory_pipeline_tests.support.dagster_defs import definitions, sensor
 from memory_pipeline_tests.support.review_fixtures import fact, observation
 from memory_pipeline_tests.support.doors import redis_limits

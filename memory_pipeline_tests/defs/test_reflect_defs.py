@@ -10,7 +10,7 @@ import pytest
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import LLMResource, RedisResource, WorkspaceResource
-from memory_pipeline.flows.review import render_review
+from memory_pipeline.flows.review.decisions import render_review
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.support.dagster_defs import assets, definitions, schedule, sensor
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401

@@ -23,6 +23,7 @@ import pytest
 
 from memory_pipeline_tests.support.paths import PROJECT_ROOT, SAMPLES
 from memory_pipeline_tests.support.services import postgres, tcp_redis  # noqa: F401  (fixtures)
+from memory_pipeline_tests.support.doors import env_settings
 
 pytestmark = [pytest.mark.slow, pytest.mark.services]
 
@@ -115,7 +116,7 @@ def deployment(workspace, postgres, tcp_redis, tmp_path: Path, monkeypatch) -> I
     import dagster as dg
     from dagster_graphql import DagsterGraphQLClient
 
-    from memory_pipeline.flows.emit import emit_session_event
+    from memory_pipeline.flows.intake.emit import emit_session_event
     from memory_pipeline_tests.ui.dagster_server import dagster_dev
 
     home = tmp_path / "dagster"
@@ -124,7 +125,7 @@ def deployment(workspace, postgres, tcp_redis, tmp_path: Path, monkeypatch) -> I
     monkeypatch.setenv("REDIS_URL", tcp_redis.url)
     monkeypatch.setenv("MEMORY_LLM_PROVIDER", "offline")
     for sample in sorted(SAMPLES.glob("*.jsonl")):
-        emit_session_event(workspace, sample, trigger="shutdown", use_transcript_time=True)
+        emit_session_event(workspace, sample, trigger="shutdown", use_transcript_time=True, settings=env_settings())
     log = tmp_path / "dagster-dev.log"
     with dagster_dev(log, timeout=300) as base:
         instance = dg.DagsterInstance.from_config(str(home))

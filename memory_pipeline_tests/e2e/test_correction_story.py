@@ -20,14 +20,15 @@ import pytest
 
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
-from memory_pipeline.flows.ingest import ingest
+from memory_pipeline.flows.intake.ingest import ingest
 from memory_pipeline.main import main
 from memory_pipeline.models import HookPayload
-from memory_pipeline.resources.ledger_files import LedgerFiles
+from memory_pipeline.resources.files.ledger_files import LedgerFiles
 from memory_pipeline_tests.cli.test_scope import mcp_search
 from memory_pipeline_tests.support.dagster_defs import assets, definitions
+from memory_pipeline_tests.support.doors import env_settings
 
 pytestmark = pytest.mark.slow
 DAY1, DAY2 = "2026-11-20", "2026-11-27"
@@ -70,7 +71,7 @@ def test_postgres_16_to_17_takes_in_recall_mcp_the_briefing_and_review(workspace
         path.write_text(text)
         hour = 12 if name == "ask" else 18
         emit_session_event(workspace, path, trigger="compaction", session_id=name, project="orders",
-                           captured_at=datetime.fromisoformat(f"{day}T{hour}:00:00+00:00"))
+                           captured_at=datetime.fromisoformat(f"{day}T{hour}:00:00+00:00"), settings=env_settings())
         if name == "pg16":
             run_day(workspace, DAY1)
             assert main(["review", "approve", *pending_ids(workspace)]) == 0  # 16 is in MEMORY.md
@@ -115,7 +116,7 @@ def test_postgres_16_to_17_takes_in_recall_mcp_the_briefing_and_review(workspace
         started = run_claude_code_hook(workspace, HookPayload(session_id=f"s-{datetime.now().timestamp()}",
                                                               hook_event_name="SessionStart", source="startup",
                                                               cwd=str(repo)),
-                                       now=datetime(2026, 11, 28, 9, 0, tzinfo=timezone.utc))
+                                       now=datetime(2026, 11, 28, 9, 0, tzinfo=timezone.utc), settings=env_settings())
         return started.output["hookSpecificOutput"]["additionalContext"]
 
     before = briefing()

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from memory_pipeline_tests.support.doors import env_settings
 
 pytestmark = pytest.mark.slow
 
@@ -21,7 +22,7 @@ def tree(root: Path) -> dict[str, int]:
 def test_demo_runs_in_its_own_workspace_offline_and_leaves_the_users_untouched(tmp_path: Path):
     """A fresh HOME with an Anthropic key that does not answer: the demo runs offline in
     ~/.memory-pipeline/demo and says so; the user's workspace is not touched."""
-    from memory_pipeline.resources.services import stop_workspace_services
+    from memory_pipeline.resources.daemons.services import stop_workspace_services
     from memory_pipeline.resources.workspace import Workspace
 
     home = tmp_path / "home"
@@ -78,12 +79,12 @@ def test_make_demo_installs_only_what_the_main_job_needs():
 
 
 def test_dagster_cli_materializes_a_partition_from_the_environment(workspace):
-    from memory_pipeline.flows.emit import emit_session_event
-    from memory_pipeline.flows.intake import take_inbox
+    from memory_pipeline.flows.intake.emit import emit_session_event
+    from memory_pipeline.flows.intake.inbox import take_inbox
     from memory_pipeline_tests.support.paths import SAMPLES
 
-    emit_session_event(workspace, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown", use_transcript_time=True)
-    take_inbox(workspace)
+    emit_session_event(workspace, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown", use_transcript_time=True, settings=env_settings())
+    take_inbox(workspace, settings=env_settings())
     dagster = Path(sys.executable).parent / "dagster"
     result = subprocess.run([str(dagster), "asset", "materialize", "-m", "memory_pipeline.definitions",
                              "--select", "sessions,observations", "--partition", "2026-11-21"],

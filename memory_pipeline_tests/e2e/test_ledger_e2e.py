@@ -9,13 +9,14 @@ import pytest
 
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.ingest import ingest
-from memory_pipeline.resources.ledger_files import LedgerFiles
-from memory_pipeline.resources.observation_files import load_observations
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.ingest import ingest
+from memory_pipeline.resources.files.ledger_files import LedgerFiles
+from memory_pipeline.resources.files.observation_files import load_observations
 from memory_pipeline.stages.ledger.model import id_parts
 from memory_pipeline_tests.support.dagster_defs import assets, definitions
 from memory_pipeline_tests.support.paths import fixture_transcript
+from memory_pipeline_tests.support.doors import env_settings
 
 pytestmark = pytest.mark.slow
 TRANSCRIPTS = ("claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
@@ -26,7 +27,7 @@ TRANSCRIPTS = ("claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
 def test_real_transcripts_become_a_ledger_and_a_pack(workspace):
     for relative in TRANSCRIPTS:
         emit_session_event(workspace, fixture_transcript(relative), trigger="shutdown",
-                           use_transcript_time=True)
+                           use_transcript_time=True, settings=env_settings())
     report = ingest(workspace, definitions(), Settings.from_env())
     assert report.days and report.success, [d.error for d in report.days]
     days = [d.day for d in report.days]

@@ -14,12 +14,12 @@ import pytest
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.defs.review import TODAY_TAG
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.intake import take_inbox
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.inbox import take_inbox
 from memory_pipeline.flows.observe import collect_sessions, observe_day
-from memory_pipeline.flows.review import apply_review, decide_ids
+from memory_pipeline.flows.review.decisions import apply_review, decide_ids
 from memory_pipeline.prompts import load_prompt
-from memory_pipeline.resources.daily_log import DailyLog
+from memory_pipeline.resources.files.daily_log import DailyLog
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.memory_md import lines_lost, promoted_ids
@@ -41,12 +41,12 @@ EARLIER = "# MEMORY\n\n## Hard Rules\n\n- Never force-push main.\n\n## Notes\n\n
 
 def observe_samples(workspace: Workspace, store, tmp_path) -> None:
     for path in sorted(SAMPLES.glob("*.jsonl")):
-        emit_session_event(workspace, path, trigger="shutdown", use_transcript_time=True)
+        emit_session_event(workspace, path, trigger="shutdown", use_transcript_time=True, settings=env_settings())
     transcript = tmp_path / "injection.txt"
     transcript.write_text(INJECTION)
     emit_session_event(workspace, transcript, trigger="shutdown", session_id="injection",
-                       captured_at=datetime(2026, 11, 21, 16, 5, tzinfo=timezone.utc))
-    take_inbox(workspace)
+                       captured_at=datetime(2026, 11, 21, 16, 5, tzinfo=timezone.utc), settings=env_settings())
+    take_inbox(workspace, settings=env_settings())
     llm = LLMClient(default_offline_provider(), None)
     for day in ("2026-11-20", DAY):
         collect_sessions(workspace, day)

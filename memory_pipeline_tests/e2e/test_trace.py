@@ -10,13 +10,13 @@ import pytest
 
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
-from memory_pipeline.flows.importer import import_transcripts
+from memory_pipeline.flows.intake.importer import import_transcripts
 from memory_pipeline.flows.observe import collect_sessions, observe_day
 from memory_pipeline.main import main
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider
-from memory_pipeline.resources.proposals import ProposalStore
-from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+from memory_pipeline.resources.redis.proposals import ProposalStore
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 from memory_pipeline.stages.transcripts import parse_transcript
 from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline_tests.support.paths import fixture_transcript
@@ -103,8 +103,8 @@ def test_a_fact_id_is_traced_to_its_message_and_the_proposals_citing_it(promoted
 
 
 def test_a_recall_message_hit_and_a_hand_written_line(promoted, capsys):
-    from memory_pipeline.resources.inbox import Inbox
-    from memory_pipeline.resources.observation_files import load_session
+    from memory_pipeline.resources.files.inbox import Inbox
+    from memory_pipeline.resources.files.observation_files import load_session
     from memory_pipeline.stages.index.message_docs import message_documents
 
     workspace, store, chosen, day = promoted
@@ -122,8 +122,8 @@ def test_a_recall_message_hit_and_a_hand_written_line(promoted, capsys):
 
 def test_a_message_hit_is_found_from_its_indexed_day_not_by_reading_every_session(workspace, monkeypatch, capsys):
     import memory_pipeline.flows.trace as trace_flow
-    from memory_pipeline.resources.inbox import Inbox
-    from memory_pipeline.resources.observation_files import load_session
+    from memory_pipeline.resources.files.inbox import Inbox
+    from memory_pipeline.resources.files.observation_files import load_session
     from memory_pipeline.stages.index.message_docs import message_documents
 
     monkeypatch.setenv("MEMORY_LLM_PROVIDER", "offline")

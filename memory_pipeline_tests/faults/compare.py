@@ -6,9 +6,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from memory_pipeline.resources.observation_files import load_observations
-from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-from memory_pipeline.resources.stores import workspace_store
+from memory_pipeline.resources.files.observation_files import load_observations
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.support.doors import redis_limits
 

@@ -20,9 +20,9 @@ import pytest
 
 from benchmarks.synthetic import write_sessions
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline_tests.support.doors import embedded_redis, runtime_dir
+from memory_pipeline_tests.support.doors import embedded_redis, runtime_dir, env_settings
 
 DAYS = ("2026-11-18", "2026-11-19")
 CLI = [sys.executable, "-m", "memory_pipeline.cli"]
@@ -37,7 +37,7 @@ def fast_model_folder() -> Path:
     per machine, not once per session)."""
     from importlib.metadata import version
 
-    from memory_pipeline.resources.onnx_export import cache_folder
+    from memory_pipeline.resources.embedding.onnx_export import cache_folder
 
     return cache_folder(Settings.from_env().model_cache) / f"test-minilm-1-layer-st{version('sentence-transformers')}"
 
@@ -47,7 +47,7 @@ def build_fast_model(target: Path) -> Path:
     the same 384 dimensions, ~5x faster; faults do not depend on embedding quality. Saved once
     into `target` (a temporary folder renamed into place: a second worker keeps the first one's)."""
     if not (target / "modules.json").exists():
-        from memory_pipeline.resources.embedder import get_embedder
+        from memory_pipeline.resources.embedding.embedder import get_embedder
 
         model = get_embedder("all-MiniLM-L6-v2").model
         full = model[0].auto_model.encoder.layer
@@ -83,7 +83,7 @@ def emit_inputs(ws: Workspace, inputs: dict[str, list[Path]], trigger: str = "co
     for day, paths in inputs.items():
         start = datetime.fromisoformat(day).replace(hour=18, tzinfo=timezone.utc)
         for n, path in enumerate(paths):
-            result = emit_session_event(ws, path, trigger=trigger, captured_at=start + timedelta(minutes=n))
+            result = emit_session_event(ws, path, trigger=trigger, captured_at=start + timedelta(minutes=n), settings=env_settings())
             files.append(result.path)
     return files
 
@@ -102,7 +102,7 @@ class Workspaces:
         return ws
 
     def stop_all(self) -> None:
-        from memory_pipeline.resources.services import stop_workspace_services
+        from memory_pipeline.resources.daemons.services import stop_workspace_services
 
         for ws in self.made:  # the recall service a test started too, not only Redis
             stop_workspace_services(ws, runtime_dir())
@@ -173,7 +173,7 @@ def using_workspace(ws: Workspace, **extra: str):
 
 def ingest_here(ws: Workspace, **extra: str):
     """`ingest` in this process (the embedding model stays loaded between runs)."""
-    from memory_pipeline.flows.ingest import ingest
+    from memory_pipeline.flows.intake.ingest import ingest
     from memory_pipeline_tests.support.dagster_defs import definitions
 
     with using_workspace(ws, **extra):

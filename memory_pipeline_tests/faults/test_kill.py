@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_pipeline.resources.observation_files import load_observations
+from memory_pipeline.resources.files.observation_files import load_observations
 from memory_pipeline_tests.faults.compare import assert_same_state, read_state
 from memory_pipeline_tests.faults.harness import (
     DAYS,

@@ -12,9 +12,9 @@ from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.defs.review import TODAY_TAG
 from memory_pipeline.pipeline import local_today
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.resources.proposals import ProposalStore
-from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.resources.redis.proposals import ProposalStore
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 from memory_pipeline.stages.review.memory_md import promoted_ids
 from memory_pipeline_tests.faults.compare import assert_same_state, read_state
 from memory_pipeline_tests.faults.harness import (
@@ -28,7 +28,7 @@ from memory_pipeline_tests.faults.harness import (
 )
 from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline_tests.support.paths import SAMPLES
-from memory_pipeline_tests.support.doors import redis_limits
+from memory_pipeline_tests.support.doors import redis_limits, env_settings
 
 pytestmark = pytest.mark.slow
 DAY = "2026-11-20"  # the samples' day
@@ -37,7 +37,7 @@ EARLIER = "# MEMORY\n\n## Hard Rules\n\n- Never force-push main.\n"
 
 def same_draws(monkeypatch) -> None:
     """The ids' random parts drawn from one seed, so the clean and the killed workspace stage the same ids."""
-    from memory_pipeline.resources import proposals
+    from memory_pipeline.resources.redis import proposals
 
     monkeypatch.setattr(proposals, "secrets", random.Random(20261120))
 
@@ -47,7 +47,7 @@ def staged(ws, monkeypatch) -> list[str]:
     same_draws(monkeypatch)
     ws.memory_md.write_text(EARLIER)
     for path in sorted(SAMPLES.glob("*.jsonl")):
-        emit_session_event(ws, path, trigger="shutdown", use_transcript_time=True)
+        emit_session_event(ws, path, trigger="shutdown", use_transcript_time=True, settings=env_settings())
     assert ingest_here(ws).success
     with using_workspace(ws):
         settings = Settings.from_env()
@@ -90,7 +90,7 @@ def test_kill_9_during_promotion_then_sync_equals_a_clean_approval(workspaces, t
 
 
 def test_kill_9_after_the_status_change_then_a_rerun_writes_the_missing_audit_lines(workspaces, tmp_path, monkeypatch):
-    from memory_pipeline.resources.daily_log import DailyLog
+    from memory_pipeline.resources.files.daily_log import DailyLog
 
     ws = workspaces.new("audit")
     ids = staged(ws, monkeypatch)

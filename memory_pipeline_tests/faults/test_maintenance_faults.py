@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_pipeline.resources.stores import workspace_store
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline_tests.faults.harness import (
     DAYS,
     Workspaces,

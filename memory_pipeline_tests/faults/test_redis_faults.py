@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from memory_pipeline.resources.daily_log import DailyLog
-from memory_pipeline.resources.embedded_redis import EmbeddedRedis, process_alive
-from memory_pipeline.resources.observation_files import load_observations
+from memory_pipeline.resources.files.daily_log import DailyLog
+from memory_pipeline.resources.redis.embedded_redis import EmbeddedRedis, process_alive
+from memory_pipeline.resources.files.observation_files import load_observations
 from memory_pipeline_tests.faults.compare import assert_same_state, read_state
 from memory_pipeline_tests.faults.harness import (
     DAYS,

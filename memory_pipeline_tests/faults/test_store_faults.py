@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from memory_pipeline.resources.observation_files import load_observations
+from memory_pipeline.resources.files.observation_files import load_observations
 from memory_pipeline.resources.workspace import atomic_write_text
 from memory_pipeline_tests.faults.compare import assert_same_state, read_state
 from memory_pipeline_tests.faults.harness import DAYS, emit_inputs, ingest_here, using_workspace
@@ -17,11 +17,11 @@ from memory_pipeline_tests.faults.harness import DAYS, emit_inputs, ingest_here,
 pytestmark = pytest.mark.slow
 
 HOLDERS = {
-    "memory-pipeline lock": "from memory_pipeline.resources.edge_store import EdgeStore\n"
+    "memory-pipeline lock": "from memory_pipeline.resources.vectors.edge_store import EdgeStore\n"
                             "store = EdgeStore(Path(sys.argv[1]), dimension=384)\n"
                             "holder = store.session()",
     "raw EdgeShard": "from qdrant_edge import EdgeShard\n"
-                     "from memory_pipeline.resources.edge_store import EdgeStore, shard_config\n"
+                     "from memory_pipeline.resources.vectors.edge_store import EdgeStore, shard_config\n"
                      "import contextlib\n"
                      "EdgeStore(Path(sys.argv[1]), dimension=384).ensure_collection()\n"
                      "holder = contextlib.closing(EdgeShard.load(sys.argv[1], shard_config(384)))",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.resources.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.faults.compare import assert_same_state, point_ids, read_state
 from memory_pipeline_tests.faults.harness import DAYS, emit_inputs, ingest_here, using_workspace

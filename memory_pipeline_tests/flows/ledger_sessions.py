@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.intake import take_inbox
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.inbox import take_inbox
 from memory_pipeline.flows.observe import collect_sessions, observe_day
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider
@@ -31,7 +31,7 @@ def observe_text(workspace: Workspace, tmp_path, day: str, name: str, text: str,
     path = tmp_path / f"{name}.txt"
     path.write_text(text.format(day=day))
     captured = datetime.fromisoformat(f"{day}T{hour:02d}:00:00").replace(tzinfo=timezone.utc)
-    emit_session_event(workspace, path, trigger="compaction", session_id=name, captured_at=captured)  # always observed
-    take_inbox(workspace)
+    emit_session_event(workspace, path, trigger="compaction", session_id=name, captured_at=captured, settings=env_settings())  # always observed
+    take_inbox(workspace, settings=env_settings())
     collect_sessions(workspace, day)
     observe_day(workspace, day, llm=offline_llm(), prompt=load_prompt("observer"), model="offline", settings=env_settings())

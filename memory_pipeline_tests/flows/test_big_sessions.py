@@ -9,9 +9,9 @@ from pathlib import Path
 
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.hooks.transcript import transcript_file
-from memory_pipeline.flows.importer import import_transcripts
+from memory_pipeline.flows.intake.importer import import_transcripts
 from memory_pipeline.models import HookPayload
-from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.files.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.transcripts import parse_transcript
 from memory_pipeline.stages.transcripts.lines import MAX_LINE_BYTES

@@ -6,7 +6,7 @@ import json
 
 from memory_pipeline.flows.brief import build_brief
 from memory_pipeline.models import Segment
-from memory_pipeline.resources.observation_files import observation_path
+from memory_pipeline.resources.files.observation_files import observation_path
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline_tests.support.review_fixtures import fact, observation

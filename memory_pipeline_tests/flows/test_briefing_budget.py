@@ -12,8 +12,8 @@ from memory_pipeline.config import Settings
 from memory_pipeline.flows.brief import build_brief
 from memory_pipeline.flows.hooks.reply import hook_reply
 from memory_pipeline.models import Segment
-from memory_pipeline.resources.ledger_files import LedgerFiles
-from memory_pipeline.resources.observation_files import observation_path
+from memory_pipeline.resources.files.ledger_files import LedgerFiles
+from memory_pipeline.resources.files.observation_files import observation_path
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.support.review_fixtures import fact, observation
 

@@ -11,12 +11,12 @@ import pytest
 from memory_pipeline.flows.feedback import process_feedback
 from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
 from memory_pipeline.models import HookPayload
-from memory_pipeline.resources.embedder import get_embedder
-from memory_pipeline.resources.feedback import FeedbackFiles
-from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+from memory_pipeline.resources.embedding.embedder import get_embedder
+from memory_pipeline.resources.files.feedback import FeedbackFiles
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 from memory_pipeline.stages.feedback.echo import Injected, answer_passages, answer_tokens, judge
 from memory_pipeline_tests.support.paths import FIXTURES, fixture_transcript
-from memory_pipeline_tests.support.doors import redis_limits
+from memory_pipeline_tests.support.doors import redis_limits, env_settings
 
 pytestmark = pytest.mark.slow
 
@@ -31,7 +31,7 @@ MEMORY = """# MEMORY
 
 def hook(workspace, event: str, **fields):
     payload = HookPayload(session_id="s-echo", hook_event_name=event, **fields)
-    return run_claude_code_hook(workspace, payload)
+    return run_claude_code_hook(workspace, payload, settings=env_settings())
 
 
 def test_a_used_memory_gains_and_an_ignored_one_loses(workspace):

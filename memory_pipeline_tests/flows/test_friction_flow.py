@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from memory_pipeline.flows.friction import analyse_friction
+from memory_pipeline.flows.friction.analysis import analyse_friction
 from memory_pipeline.prompts import load_prompt
-from memory_pipeline.resources.embedder import get_embedder
+from memory_pipeline.resources.embedding.embedder import get_embedder
 from memory_pipeline.resources.llm import LLMClient
 from memory_pipeline_tests.support.friction_sessions import ingest_sessions, plan
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
@@ -41,7 +41,7 @@ def test_a_model_words_the_fix_and_the_evidence_stays_the_findings(workspace, pr
 
 def test_only_the_runs_most_severe_patterns_are_worded(workspace, proposal_store, tmp_path, queued_provider,
                                                       monkeypatch):
-    import memory_pipeline.flows.friction as friction
+    import memory_pipeline.flows.friction.analysis as friction
 
     monkeypatch.setattr(friction, "MAX_WORDED", 1)  # the same week, with room for one fix
     ingest_sessions(workspace, proposal_store.store, tmp_path, plan(tmp_path / "web"))

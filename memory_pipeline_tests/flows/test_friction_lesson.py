@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from memory_pipeline.flows.friction import analyse_friction
+from memory_pipeline.flows.friction.analysis import analyse_friction
 from memory_pipeline.prompts import load_prompt
-from memory_pipeline.resources.embedder import get_embedder
+from memory_pipeline.resources.embedding.embedder import get_embedder
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider
 from memory_pipeline_tests.support.friction_sessions import ingest_files
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401

@@ -10,12 +10,12 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memory_pipeline.flows import friction_stage
-from memory_pipeline.flows.friction import analyse_friction
+from memory_pipeline.flows.friction import staging as friction_stage
+from memory_pipeline.flows.friction.analysis import analyse_friction
 from memory_pipeline.prompts import load_prompt
-from memory_pipeline.resources.embedder import get_embedder
+from memory_pipeline.resources.embedding.embedder import get_embedder
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider
-from memory_pipeline.resources.proposals import ProposalStore
+from memory_pipeline.resources.redis.proposals import ProposalStore
 from memory_pipeline.stages.proposal_ids import ANY_ID
 from memory_pipeline_tests.support.friction_sessions import ingest_sessions, plan
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401

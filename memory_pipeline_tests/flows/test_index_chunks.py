@@ -6,11 +6,11 @@ import contextlib
 
 import pytest
 
-from memory_pipeline.flows import index
-from memory_pipeline.flows.index import index_day
+from memory_pipeline.flows.index import observations as index
+from memory_pipeline.flows.index.observations import index_day
 from memory_pipeline.models import stable_id
-from memory_pipeline.resources.embedder import get_embedder
-from memory_pipeline.resources.vector_store import StorePoint, VectorStore
+from memory_pipeline.resources.embedding.embedder import get_embedder
+from memory_pipeline.resources.vectors.vector_store import StorePoint, VectorStore
 
 DAY = "2026-11-16"
 

@@ -6,19 +6,20 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.ingest import ingest
-from memory_pipeline.resources.edge_store import EdgeStore
-from memory_pipeline.resources.stores import workspace_store
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.ingest import ingest
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline_tests.support.dagster_defs import definitions
 from memory_pipeline_tests.support.paths import SAMPLES
+from memory_pipeline_tests.support.doors import env_settings
 
 
 def test_ingest_of_two_days_opens_the_shard_once(workspace, monkeypatch):
     monkeypatch.setenv("MEMORY_LLM_PROVIDER", "offline")
     for day, sample in ((1, "pi-api-refactor.jsonl"), (2, "codex-ci-fix.jsonl")):
         emit_session_event(workspace, SAMPLES / sample, trigger="shutdown",
-                           captured_at=datetime(2026, 11, day, 12, 0, tzinfo=timezone.utc))
+                           captured_at=datetime(2026, 11, day, 12, 0, tzinfo=timezone.utc), settings=env_settings())
     opened: list[str] = []
     real_open = EdgeStore._open
 

@@ -8,14 +8,15 @@ import dagster as dg
 import pytest
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows import intake
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.intake import pending_days, take_inbox
+from memory_pipeline.flows.intake import inbox as intake
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.inbox import pending_days, take_inbox
 from memory_pipeline.models import Observation, stable_id
-from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.observation_files import observation_path
+from memory_pipeline.resources.files.inbox import Inbox
+from memory_pipeline.resources.files.observation_files import observation_path
 from memory_pipeline.resources.workspace import atomic_write_text
 from memory_pipeline_tests.support.paths import SAMPLES
+from memory_pipeline_tests.support.doors import env_settings
 
 DAYS = ("2026-11-18", "2026-11-19", "2026-11-20")
 VERSION = "observer-v1"
@@ -37,8 +38,8 @@ def observed(workspace, monkeypatch):
     monkeypatch.setattr(intake, "RACY_SECONDS", 0.0)
     for n, day in enumerate(DAYS):
         emit_session_event(workspace, SAMPLES / "pi-api-refactor.jsonl", trigger="shutdown", session_id=f"s{n}",
-                           captured_at=datetime.fromisoformat(f"{day}T18:00:00+00:00"))
-    assert [o.status for o in take_inbox(workspace)] == ["accepted"] * 3
+                           captured_at=datetime.fromisoformat(f"{day}T18:00:00+00:00"), settings=env_settings())
+    assert [o.status for o in take_inbox(workspace, settings=env_settings())] == ["accepted"] * 3
     for day in DAYS:
         observe(workspace, day)
     return workspace
@@ -61,31 +62,31 @@ def reads(monkeypatch) -> list[str]:
 @pytest.mark.slow  # a Dagster instance
 def test_settled_days_are_not_read_again_until_their_folders_change(observed, reads):
     instance = dg.DagsterInstance.ephemeral()
-    assert pending_days(observed, VERSION, instance) == []
+    assert pending_days(observed, VERSION, instance, settings=env_settings()) == []
     assert sorted(reads) == list(DAYS)
     reads.clear()
-    assert pending_days(observed, VERSION, instance) == []
+    assert pending_days(observed, VERSION, instance, settings=env_settings()) == []
     assert reads == []
 
     observation_path(observed, DAYS[1], Inbox(observed).accepted(DAYS[1])[0].data.dedupe_key).unlink()
-    assert pending_days(observed, VERSION, instance) == [DAYS[1]]
+    assert pending_days(observed, VERSION, instance, settings=env_settings()) == [DAYS[1]]
     assert reads == [DAYS[1]]
     observe(observed, DAYS[1])
     reads.clear()
-    assert pending_days(observed, VERSION, instance) == [] and reads == [DAYS[1]]
+    assert pending_days(observed, VERSION, instance, settings=env_settings()) == [] and reads == [DAYS[1]]
 
 
 @pytest.mark.slow  # a Dagster instance
 def test_a_new_code_version_makes_every_day_pending(observed, reads):
     instance = dg.DagsterInstance.ephemeral()
-    assert pending_days(observed, VERSION, instance) == []
-    assert pending_days(observed, "observer-v2", instance) == list(DAYS)
+    assert pending_days(observed, VERSION, instance, settings=env_settings()) == []
+    assert pending_days(observed, "observer-v2", instance, settings=env_settings()) == list(DAYS)
 
 
 @pytest.mark.slow  # a Dagster instance
 def test_a_failed_run_of_a_settled_day_makes_it_pending(observed, reads):
     instance = dg.DagsterInstance.ephemeral()
-    assert pending_days(observed, VERSION, instance) == []
+    assert pending_days(observed, VERSION, instance, settings=env_settings()) == []
 
     @dg.op
     def boom():
@@ -95,13 +96,13 @@ def test_a_failed_run_of_a_settled_day_makes_it_pending(observed, reads):
     run = failing.execute_in_process(instance=instance, raise_on_error=False, tags={"dagster/partition": DAYS[0]})
     assert not run.success
     reads.clear()
-    assert pending_days(observed, VERSION, instance) == [DAYS[0]]
+    assert pending_days(observed, VERSION, instance, settings=env_settings()) == [DAYS[0]]
     assert reads == [DAYS[0]]
 
 
 def test_without_an_instance_nothing_is_cached(observed, reads):
-    assert pending_days(observed, VERSION) == []
-    assert pending_days(observed, VERSION) == []
+    assert pending_days(observed, VERSION, settings=env_settings()) == []
+    assert pending_days(observed, VERSION, settings=env_settings()) == []
     assert len(reads) == 2 * len(DAYS)
     assert not (observed.state / "intake-settled.json").exists()
 

@@ -7,12 +7,12 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memory_pipeline.flows.ledger import add_event, record_day
-from memory_pipeline.flows.ledger_weekly import weekly_rebuild
-from memory_pipeline.flows.pack import build_packs
+from memory_pipeline.flows.ledger.events import add_event, record_day
+from memory_pipeline.flows.ledger.weekly import weekly_rebuild
+from memory_pipeline.flows.ledger.pack import build_packs
 from memory_pipeline.prompts import load_prompt
-from memory_pipeline.resources.embedder import get_embedder
-from memory_pipeline.resources.ledger_files import LedgerFiles
+from memory_pipeline.resources.embedding.embedder import get_embedder
+from memory_pipeline.resources.files.ledger_files import LedgerFiles
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.ledger.state import LedgerState
 from memory_pipeline_tests.flows.ledger_sessions import POSTGRES_15, POSTGRES_16, observe_text, offline_llm

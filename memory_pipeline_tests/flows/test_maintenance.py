@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.index import index_observations
+from memory_pipeline.flows.index.observations import index_observations
 from memory_pipeline.flows.maintenance import audit_index, maintain_day
 from memory_pipeline.flows.recall.client import recall
 from memory_pipeline.models import Segment
-from memory_pipeline.resources.edge_store import EdgeStore
-from memory_pipeline.resources.embedder import get_embedder
-from memory_pipeline.resources.observation_files import observation_path
-from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-from memory_pipeline.resources.stores import workspace_store
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
+from memory_pipeline.resources.embedding.embedder import get_embedder
+from memory_pipeline.resources.files.observation_files import observation_path
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline_tests.support.paths import FIXTURES
 from memory_pipeline_tests.support.review_fixtures import fact, observation
 from memory_pipeline_tests.support.doors import env_settings, redis_limits
@@ -140,7 +140,7 @@ def test_the_schedules_are_registered_and_the_jobs_run(workspace):
     from memory_pipeline.flows.runs import get_instance, run_job_for_days
     from memory_pipeline_tests.support.dagster_defs import definitions, schedule
 
-    from memory_pipeline.flows.index import index_day
+    from memory_pipeline.flows.index.observations import index_day
     from memory_pipeline_tests.flows.test_passages_backfill import turns
 
     seed(workspace, ["2026-11-20"], [[INSIGHT[0], OTHERS[1]]])
@@ -184,9 +184,9 @@ def test_a_days_facts_are_merged_against_their_neighbours_not_every_fact(tmp_pat
     """Dedup reads the day's facts and the stored facts the dense index finds near them: not the
     workspace's every fact with its vector (at 1M points that scroll held 5+ GB)."""
     from memory_pipeline.flows.maintenance import day_facts_and_neighbours
-    from memory_pipeline.resources.edge_store import EdgeStore
-    from memory_pipeline.resources.vector_points import StorePoint
-    from memory_pipeline.resources.vector_store import VectorStore
+    from memory_pipeline.resources.vectors.edge_store import EdgeStore
+    from memory_pipeline.resources.vectors.vector_points import StorePoint
+    from memory_pipeline.resources.vectors.vector_store import VectorStore
 
     rng = np.random.default_rng(3)
     unit = lambda v: (v / np.linalg.norm(v)).tolist()  # noqa: E731
@@ -210,7 +210,7 @@ def test_a_days_facts_are_merged_against_their_neighbours_not_every_fact(tmp_pat
 
 def test_a_fact_said_again_the_next_day_is_merged_when_its_day_is_indexed(workspace):
     """Dedup at write (the observation_index asset): the day's new fact against the stored facts near it."""
-    from memory_pipeline.flows.index import index_observation_day
+    from memory_pipeline.flows.index.observations import index_observation_day
 
     days = ["2026-11-16", "2026-11-17"]
     for n, (day, text) in enumerate(zip(days, INSIGHT[:2], strict=True)):
@@ -226,7 +226,7 @@ def test_a_fact_said_again_the_next_day_is_merged_when_its_day_is_indexed(worksp
 def test_a_fact_used_through_its_message_or_kept_by_a_reviewed_line_does_not_turn_stale(workspace):
     from memory_pipeline.flows.recall.engine import used_ids
     from memory_pipeline.models import MemorySource, Proposal, RecallHit
-    from memory_pipeline.resources.proposals import ProposalStore
+    from memory_pipeline.resources.redis.proposals import ProposalStore
 
     observations = seed(workspace, ["2026-07-01", "2026-07-02", "2026-07-03"],
                         [["Redis pool size is 128 clients on staging"], ["Redis pool timeout is five seconds"],

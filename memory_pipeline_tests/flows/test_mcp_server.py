@@ -14,10 +14,10 @@ from mcp_types import ListRootsResult, Root
 
 from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
-from memory_pipeline.flows.importer import import_transcripts
+from memory_pipeline.flows.intake.importer import import_transcripts
 from memory_pipeline.main import main
-from memory_pipeline.resources.proposals import ProposalStore
-from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+from memory_pipeline.resources.redis.proposals import ProposalStore
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 from memory_pipeline.stages.memory_tools import UNREVIEWED
 from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline_tests.support.doors import redis_limits, runtime_dir
@@ -37,7 +37,7 @@ def anyio_backend():
 @pytest.fixture(scope="module")
 def memory(tmp_path_factory):
     """(workspace, day, the approved proposal, the project's folder, a folder of no project)."""
-    from memory_pipeline.resources.services import stop_workspace_services
+    from memory_pipeline.resources.daemons.services import stop_workspace_services
     from memory_pipeline.resources.workspace import Workspace
 
     tmp = tmp_path_factory.mktemp("mcp")

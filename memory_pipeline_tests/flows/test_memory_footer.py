@@ -6,7 +6,7 @@ from pathlib import Path
 
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.brief import build_brief
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline.flows.status import memory_footer
 from memory_pipeline.resources.workspace import Workspace
 

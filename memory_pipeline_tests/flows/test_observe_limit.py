@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory_pipeline.resources.observation_files import load_observations
+from memory_pipeline.resources.files.observation_files import load_observations
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.observe.session import MAX_TRANSCRIPT_CHARS
 from memory_pipeline_tests.flows.ledger_sessions import observe_text

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from memory_pipeline.flows.index import index_day
-from memory_pipeline.flows.index_messages import backfill_passages, days_without_passages, index_messages
+from memory_pipeline.flows.index.observations import index_day
+from memory_pipeline.flows.index.messages import backfill_passages, days_without_passages, index_messages
 from memory_pipeline.models import stable_id
-from memory_pipeline.resources.edge_store import EdgeStore
-from memory_pipeline.resources.embedder import get_embedder
-from memory_pipeline.resources.vector_store import StorePoint
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
+from memory_pipeline.resources.embedding.embedder import get_embedder
+from memory_pipeline.resources.vectors.vector_store import StorePoint
 
 DAYS = ("2026-08-01", "2026-08-02", "2026-08-03")
 SAID = ("We deploy the shop with docker compose on the staging box. Never run the migrations by hand there, "
@@ -51,7 +51,7 @@ def test_message_days_indexed_before_passages_get_them_from_the_store(store, tmp
 
 
 def test_the_shard_is_let_go_while_a_days_points_are_embedded(store, tmp_path):
-    from memory_pipeline.resources.edge_shard import shard_lock
+    from memory_pipeline.resources.vectors.edge_shard import shard_lock
 
     class Checking:
         """The real model; each encode first takes the shard's lock as another writer would, waiting 1 s."""

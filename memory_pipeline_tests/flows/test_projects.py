@@ -11,15 +11,15 @@ import pytest
 
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.brief import build_brief
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
-from memory_pipeline.flows.ingest import ingest
+from memory_pipeline.flows.intake.ingest import ingest
 from memory_pipeline.flows.recall.client import recall
 from memory_pipeline.models import HookPayload
-from memory_pipeline.resources.embedder import get_embedder
-from memory_pipeline.resources.observation_files import load_observations
+from memory_pipeline.resources.embedding.embedder import get_embedder
+from memory_pipeline.resources.files.observation_files import load_observations
 from memory_pipeline.resources.projects import repository_root, resolve_project
-from memory_pipeline.resources.stores import workspace_store
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline_tests.support.dagster_defs import definitions
 from memory_pipeline_tests.support.friction_sessions import FILLER, claude_session
 from memory_pipeline_tests.support.doors import env_settings
@@ -88,7 +88,7 @@ def test_two_projects_stay_apart_and_the_users_preference_goes_to_both(workspace
     shop, api, first, second = sessions(tmp_path)
     at = datetime(2026, 11, 10, 12, 0, tzinfo=timezone.utc)
     for path in (first, second):
-        event = emit_session_event(workspace, path, trigger="shutdown", captured_at=at).event
+        event = emit_session_event(workspace, path, trigger="shutdown", captured_at=at, settings=env_settings()).event
         assert event.data.project == ("shop" if path == first else "api")
     assert ingest(workspace, definitions(), Settings.from_env(), day=DAY).success
     by_session = {o.session_id: o for o in load_observations(workspace, DAY)}
@@ -117,7 +117,7 @@ def test_two_projects_stay_apart_and_the_users_preference_goes_to_both(workspace
 
     started = run_claude_code_hook(workspace, HookPayload(session_id="new-api", hook_event_name="SessionStart",
                                                           source="startup", cwd=str(api)),
-                                   now=datetime(2026, 11, 10, 18, 0, tzinfo=timezone.utc))
+                                   now=datetime(2026, 11, 10, 18, 0, tzinfo=timezone.utc), settings=env_settings())
     context = started.output["hookSpecificOutput"]["additionalContext"]
     assert "short answers" in context and "alembic" in context and "Fly.io" not in context
 
@@ -140,7 +140,7 @@ def test_memory_from_before_projects_is_filed_when_its_day_runs_again(workspace,
     _, _, first, second = sessions(tmp_path)
     at = datetime(2026, 11, 10, 12, 0, tzinfo=timezone.utc)
     for path in (first, second):
-        emit_session_event(workspace, path, trigger="shutdown", captured_at=at)
+        emit_session_event(workspace, path, trigger="shutdown", captured_at=at, settings=env_settings())
     assert ingest(workspace, definitions(), Settings.from_env(), day=DAY).success
     # what an older version left: events and observations without a project, points without one
     for path in [*workspace.events_dir(DAY).glob("*.json"), *workspace.observations_dir(DAY).glob("*.json")]:
@@ -165,8 +165,8 @@ def test_memory_from_before_projects_is_filed_when_its_day_runs_again(workspace,
 
 @pytest.mark.slow
 def test_an_import_of_several_repositories_keeps_them_apart(workspace, monkeypatch):
-    from memory_pipeline.flows.importer import import_transcripts
-    from memory_pipeline.resources.inbox import Inbox
+    from memory_pipeline.flows.intake.importer import import_transcripts
+    from memory_pipeline.resources.files.inbox import Inbox
     from memory_pipeline_tests.support.paths import FIXTURES
 
     monkeypatch.setenv("MEMORY_PARTITIONS_START", "2025-01-01")

@@ -12,17 +12,17 @@ from datetime import datetime, timezone
 import pytest
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.index import IndexStats, index_points
+from memory_pipeline.flows.index.observations import IndexStats, index_points
 from memory_pipeline.flows.recall.client import recall
 from memory_pipeline.flows.recall.engine import open_store
 from memory_pipeline.models import stable_id
-from memory_pipeline.resources import recall_service
-from memory_pipeline.resources.edge_payloads import table_path
-from memory_pipeline.resources.edge_recall import PAGED_IN, data_bytes
-from memory_pipeline.resources.embedded_redis import process_alive
-from memory_pipeline.resources.embedder import get_embedder
-from memory_pipeline.resources.redis_store import RedisStore, connect_redis
-from memory_pipeline.resources.vector_store import StorePoint
+from memory_pipeline.resources.daemons import recall_service
+from memory_pipeline.resources.vectors.edge_payloads import table_path
+from memory_pipeline.resources.vectors.edge_recall import PAGED_IN, data_bytes
+from memory_pipeline.resources.redis.embedded_redis import process_alive
+from memory_pipeline.resources.embedding.embedder import get_embedder
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
+from memory_pipeline.resources.vectors.vector_store import StorePoint
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.support.doors import env_settings, redis_limits, runtime_dir
 
@@ -212,7 +212,7 @@ def test_the_service_engine_holds_the_shard_once_warm_without_importing_qdrant_c
 HOLD_SHARD = """
 import sys, time
 from pathlib import Path
-from memory_pipeline.resources.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
 with EdgeStore(Path(sys.argv[1]), dimension=384, lock_timeout=30).session():
     print("holding", flush=True)
     while Path(sys.argv[2]).exists():
@@ -223,11 +223,11 @@ WRITE_POINT = """
 import sys, time
 from datetime import datetime, timezone
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.index import IndexStats, index_points
+from memory_pipeline.flows.index.observations import IndexStats, index_points
 from memory_pipeline.flows.recall.engine import open_store
 from memory_pipeline.models import stable_id
-from memory_pipeline.resources.embedder import get_embedder
-from memory_pipeline.resources.vector_store import StorePoint
+from memory_pipeline.resources.embedding.embedder import get_embedder
+from memory_pipeline.resources.vectors.vector_store import StorePoint
 from memory_pipeline.resources.workspace import Workspace
 
 workspace = Workspace(sys.argv[1])
@@ -300,6 +300,26 @@ def test_stored_points_by_id_or_session_through_the_service_and_in_process(index
     assert recall_service.ping(workspace, runtime_dir()) is not None
     with pytest.raises(BadInputError, match="not both"):
         stored_points(workspace, ids=ids, session_id="s2", settings=env_settings())
+
+
+def test_the_service_answers_a_request_its_model_does_not_describe_with_a_bad_input_error(indexed):
+    """flows/recall/protocol.py: the service reads `args` as the request model, so a misspelt filter
+    is refused (it used to be dropped, and the search ran unfiltered), and the service keeps answering."""
+    from memory_pipeline.flows.recall.client import ask_service
+    from memory_pipeline.flows.recall.protocol import RecallRequest
+
+    workspace, _ = indexed
+    settings = env_settings()
+    assert recall(workspace, "Redis pool", settings=settings)  # the service is up
+    path = recall_service.socket_path(workspace, runtime_dir())
+    answer = recall_service.request(path, {"op": "recall", "args": {"query": "Redis pool", "tier": "messages",
+                                                                      "sesion_id": "s9"}})
+    assert answer == {"ok": False, "kind": "bad_input",
+                      "error": "bad recall request: sesion_id: Extra inputs are not permitted"}
+    answer = recall_service.request(path, {"op": "points", "args": {"ids": "not a list"}})
+    assert answer["ok"] is False and answer["kind"] == "bad_input" and answer["error"].startswith("bad points request: ids:")
+    hits = ask_service(workspace, settings, "recall", RecallRequest(query="Redis pool", tier="messages"))["hits"]
+    assert hits and {hit["tier"] for hit in hits} == {"messages"}
 
 
 def test_each_item_of_a_comparison_question_is_looked_up_on_its_own(workspace):

@@ -8,9 +8,9 @@ from memory_pipeline.flows.observe import hot_entry
 from memory_pipeline.flows.reflect import days_to_reflect, load_reflection, reflect_day
 from memory_pipeline.models import Segment
 from memory_pipeline.prompts import load_prompt
-from memory_pipeline.resources.daily_log import DailyLog
+from memory_pipeline.resources.files.daily_log import DailyLog
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider
-from memory_pipeline.resources.observation_files import load_observations, observation_path
+from memory_pipeline.resources.files.observation_files import load_observations, observation_path
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.support.review_fixtures import fact, observation, redis_server, redis_store  # noqa: F401
 

@@ -10,15 +10,16 @@ from datetime import datetime, timezone
 import pytest
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.proposals import stage_proposals
-from memory_pipeline.flows.review import apply_review, decide_ids, edit_text, restore_ids
+from memory_pipeline.flows.review.proposals import stage_proposals
+from memory_pipeline.flows.review.decisions import apply_review, decide_ids, edit_text, restore_ids
 from memory_pipeline.models import ProposalDraft, Reflection
-from memory_pipeline.resources.daily_log import DailyLog
-from memory_pipeline.resources.embedder import get_embedder
-from memory_pipeline.resources.memory_files import MemoryFiles
+from memory_pipeline.resources.files.daily_log import DailyLog
+from memory_pipeline.resources.embedding.embedder import get_embedder
+from memory_pipeline.resources.files.memory_files import MemoryFiles
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.support.paths import PROJECT_ROOT
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
+from memory_pipeline_tests.support.doors import env_settings
 
 DAY = "2026-11-21"
 NOW = datetime(2026, 11, 21, 18, 0, tzinfo=timezone.utc)
@@ -165,9 +166,9 @@ def test_a_hand_edit_during_promotion_is_kept(workspace, proposal_store):
 RACE = """
 import sys
 from datetime import datetime, timezone
-from memory_pipeline.flows.review import decide_ids
-from memory_pipeline.resources.proposals import ProposalStore
-from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+from memory_pipeline.flows.review.decisions import decide_ids
+from memory_pipeline.resources.redis.proposals import ProposalStore
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 from memory_pipeline.config import Settings
 from memory_pipeline.resources.workspace import Workspace
 ws, settings = Workspace(sys.argv[1]), Settings.from_env()
@@ -238,7 +239,7 @@ def test_auto_promote_is_off_by_default_and_never_promotes_a_held_proposal(works
 
 def test_review_clock_starts_when_staged_not_on_the_day_reflected(workspace, proposal_store):
     old = stage_proposals(workspace, proposal_store, Reflection(date="2026-11-01", proposals=DRAFTS[:2]),
-                          embedder=get_embedder(), today=DAY, now=NOW)
+                          embedder=get_embedder(), today=DAY, now=NOW, settings=env_settings())
     assert [(p.created, p.staged) for p in old.staged] == [("2026-11-01", DAY)] * 2
     assert apply_review(workspace, proposal_store, today="2026-11-27", now=NOW).ids("expired") == []
     assert len(proposal_store.pending()) == 2
@@ -252,7 +253,7 @@ def test_an_expired_proposal_can_come_back_but_a_rejected_one_cannot(workspace, 
     decide_ids(workspace, proposal_store, reject=[dropped.id], today=DAY, now=NOW)
     assert apply_review(workspace, proposal_store, today="2026-11-28", now=NOW).ids("expired") == [kept.id]
     again = stage_proposals(workspace, proposal_store, Reflection(date="2026-11-28", proposals=DRAFTS[:2]),
-                            embedder=get_embedder(), today="2026-11-28", now=NOW, draw=lambda: "test")
+                            embedder=get_embedder(), today="2026-11-28", now=NOW, draw=lambda: "test", settings=env_settings())
     assert [p.text for p in again.staged] == [kept.text] and again.staged[0].id == "p-20261128-001-test"
     assert again.skipped == {dropped.text: f"rejected as {dropped.id}"}
     index = proposal_store.store.client.hgetall("memory:review:texts")

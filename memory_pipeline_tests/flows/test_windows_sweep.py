@@ -6,12 +6,13 @@ import json
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from memory_pipeline.flows.intake import take_inbox
-from memory_pipeline.flows.windows import close_idle_sessions, send_window, waiting_marker
-from memory_pipeline.resources.hook_state import HookStateStore
-from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.flows.intake.inbox import take_inbox
+from memory_pipeline.flows.intake.windows import close_idle_sessions, send_window, waiting_marker
+from memory_pipeline.resources.files.hook_state import HookStateStore
+from memory_pipeline.resources.files.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.windows import SESSION_IDLE
+from memory_pipeline_tests.support.doors import env_settings
 
 NOW = datetime(2026, 11, 24, 10, 0).astimezone()
 TURNS = ["which port does the API use?", "move it to 8081", "and update the compose file", "thanks, done for today"]
@@ -30,7 +31,7 @@ def _write(path: Path, turns: int) -> None:
 
 
 def _end(workspace: Workspace, path: Path, at: datetime):
-    return send_window(workspace, path, session_id="sweep", trigger="shutdown", now=at, format="claude-code")
+    return send_window(workspace, path, session_id="sweep", trigger="shutdown", now=at, format="claude-code", settings=env_settings())
 
 
 def test_the_tail_of_a_session_that_showed_work_is_observed_once_it_is_idle(tmp_path: Path) -> None:
@@ -40,8 +41,8 @@ def test_the_tail_of_a_session_that_showed_work_is_observed_once_it_is_idle(tmp_
     _write(path, 4)
     assert _end(workspace, path, NOW).event.data.observing == "waiting"
     assert waiting_marker(workspace, "sweep").exists()
-    assert close_idle_sessions(workspace, NOW + SESSION_IDLE - timedelta(minutes=1)) == []  # not over yet
-    [closed] = close_idle_sessions(workspace, NOW + SESSION_IDLE)
+    assert close_idle_sessions(workspace, NOW + SESSION_IDLE - timedelta(minutes=1), settings=env_settings()) == []  # not over yet
+    [closed] = close_idle_sessions(workspace, NOW + SESSION_IDLE, settings=env_settings())
     assert closed.event.data.observing == "observed"
     assert [m.id for m in Inbox(workspace).load_transcript(closed.event).messages] == ["u4", "a4"]
     assert not waiting_marker(workspace, "sweep").exists()
@@ -52,7 +53,7 @@ def test_a_session_that_never_showed_work_stays_indexed_only(tmp_path: Path) -> 
     workspace, path = Workspace(tmp_path / "ws"), tmp_path / "sweep.jsonl"
     _write(path, 1)
     assert _end(workspace, path, NOW - SESSION_IDLE * 2).event.data.observing == "waiting"
-    take_inbox(workspace)  # ingest and the sensor sweep first: the session is long idle
+    take_inbox(workspace, settings=env_settings())  # ingest and the sensor sweep first: the session is long idle
     assert not waiting_marker(workspace, "sweep").exists()
     assert HookStateStore(workspace).load("sweep").waiting_from_id is None
     accepted = [e for d in (workspace.root / "events").iterdir() for e in Inbox(workspace).accepted(d.name)]
@@ -64,5 +65,5 @@ def test_a_waiting_session_whose_transcript_is_gone_is_let_go(tmp_path: Path) ->
     _write(path, 1)
     _end(workspace, path, NOW)
     path.unlink()
-    assert close_idle_sessions(workspace, NOW + SESSION_IDLE) == []
+    assert close_idle_sessions(workspace, NOW + SESSION_IDLE, settings=env_settings()) == []
     assert not waiting_marker(workspace, "sweep").exists()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_pipeline.resources.embedder import Embedder, get_embedder
+from memory_pipeline.resources.embedding.embedder import Embedder, get_embedder
 
 
 @pytest.fixture(scope="session")

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.flows import index
-from memory_pipeline.flows.index import index_day
+from memory_pipeline.flows.index import observations as index
+from memory_pipeline.flows.index.observations import index_day
 from memory_pipeline.models import stable_id
-from memory_pipeline.resources import edge_store
-from memory_pipeline.resources.edge_shard import wanted_by
-from memory_pipeline.resources.edge_store import EdgeStore
-from memory_pipeline.resources.vector_store import StorePoint
+from memory_pipeline.resources.vectors import edge_store
+from memory_pipeline.resources.vectors.edge_shard import wanted_by
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.vector_store import StorePoint
 from memory_pipeline_tests.resources.test_vector_store import DIM, run_python
 
 DAY = "2026-11-16"
@@ -84,7 +84,7 @@ def test_an_index_step_opens_the_shard_once_for_all_its_chunks_and_tiers(tmp_pat
 COUNT = """
 import sys, time
 from pathlib import Path
-from memory_pipeline.resources.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
 started = time.monotonic()
 count = EdgeStore(Path(sys.argv[1]), dimension=8, lock_timeout=30).count()
 print(count, round(time.monotonic() - started, 2), flush=True)
@@ -119,7 +119,7 @@ def test_a_holding_step_lets_go_while_it_embeds_when_another_process_waits(tmp_p
 HOLD = """
 import sys, time
 from pathlib import Path
-from memory_pipeline.resources.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
 with EdgeStore(Path(sys.argv[1]), dimension=8, lock_timeout=30).session():
     print("holding", flush=True)
     time.sleep(1.5)

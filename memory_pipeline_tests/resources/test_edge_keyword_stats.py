@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.resources.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
 from memory_pipeline.stages.index.message_docs import keyword_counts
 from memory_pipeline_tests.resources.test_vector_store import DIM, PROJECT_ROOT, random_point, run_python
 
 WRITER = """
 import sys
 from pathlib import Path
-from memory_pipeline.resources.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
 from memory_pipeline_tests.resources.test_edge_keyword_stats import day_points
 store = EdgeStore(Path(sys.argv[1]), dimension=int(sys.argv[2]), lock_timeout=60)
 for round in range(3):

@@ -11,8 +11,8 @@ import pytest
 
 from memory_pipeline.errors import BadInputError, ServiceError
 from memory_pipeline.models import content_hash
-from memory_pipeline.resources.edge_payloads import decode, table_path
-from memory_pipeline.resources.edge_store import SHARD_FIELDS, EdgeStore
+from memory_pipeline.resources.vectors.edge_payloads import decode, table_path
+from memory_pipeline.resources.vectors.edge_store import SHARD_FIELDS, EdgeStore
 from memory_pipeline_tests.resources.test_vector_store import DIM, random_point
 
 
@@ -121,7 +121,7 @@ def test_a_filter_on_a_field_the_shard_does_not_hold_is_refused(tmp_path: Path):
 
 
 def test_the_messages_an_observation_cites_are_found_in_the_table_and_only_while_the_shard_holds_them(tmp_path: Path):
-    from memory_pipeline.resources.edge_payloads import encode
+    from memory_pipeline.resources.vectors.edge_payloads import encode
 
     store = EdgeStore(tmp_path / "vectors", dimension=DIM, lock_timeout=5)
     points = turns()

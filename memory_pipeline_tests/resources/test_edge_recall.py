@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.resources.edge_recall import ShardRecall
-from memory_pipeline.resources.edge_store import EdgeStore
-from memory_pipeline.resources.recall_index import RecallIndex
+from memory_pipeline.resources.vectors.edge_recall import ShardRecall
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.recall_index import RecallIndex
 from memory_pipeline.stages.index.sparse import tokenize
 from memory_pipeline.stages.recall.candidates import CandidateQuery
 from memory_pipeline.stages.recall.rank import RecallFilters
@@ -102,8 +102,8 @@ def test_the_shard_finds_the_messages_observations_cite(sources):
 
 
 def test_what_queries_walk_is_read_once_after_an_open_and_the_float_vectors_are_not(sources):
-    from memory_pipeline.resources.edge_payloads import table_path
-    from memory_pipeline.resources.edge_recall import FILTERED_FIELDS, PAGED_IN, ROOM_SHARE, data_bytes, read_once
+    from memory_pipeline.resources.vectors.edge_payloads import table_path
+    from memory_pipeline.resources.vectors.edge_recall import FILTERED_FIELDS, PAGED_IN, ROOM_SHARE, data_bytes, read_once
 
     shard, _, _ = sources
     found = {p for pattern in PAGED_IN for p in shard.store.path.glob(pattern)}
@@ -130,8 +130,8 @@ def test_the_page_in_reads_a_files_data_and_not_its_holes(tmp_path, monkeypatch)
     import errno
     import os
 
-    from memory_pipeline.resources import edge_recall
-    from memory_pipeline.resources.edge_recall import _read, data_bytes
+    from memory_pipeline.resources.vectors import edge_recall
+    from memory_pipeline.resources.vectors.edge_recall import _read, data_bytes
 
     sparse = tmp_path / "page_0.dat"  # as Edge sizes a memory map ahead of what it holds
     with sparse.open("wb") as handle:
@@ -154,7 +154,7 @@ def test_the_page_in_reads_a_files_data_and_not_its_holes(tmp_path, monkeypatch)
 
 
 def test_memory_headroom_is_the_cgroups_room_where_its_limit_is_below_the_systems(tmp_path, monkeypatch):
-    from memory_pipeline.resources import memory_room
+    from memory_pipeline.resources.vectors import memory_room
 
     available = memory_room._available()
     assert available and available > 0
@@ -216,7 +216,7 @@ def test_only_the_best_fused_candidates_are_ranked_with_their_payloads_read(tmp_
 def with_passages(n: int = 60):
     """points(n) whose every fourth message is a user's long turn, with its passages (random vectors)."""
     from memory_pipeline.stages.index.passages import passage_points
-    from memory_pipeline.resources.vector_points import StorePoint
+    from memory_pipeline.resources.vectors.vector_points import StorePoint
 
     data, passages = points(n), []
     for number, point in enumerate(data):

@@ -16,10 +16,10 @@ from memory_pipeline.errors import BadInputError, DiskFullError, StoreLockedErro
 from memory_pipeline.flows.store_move import move_points, move_store
 from memory_pipeline.models import content_hash
 from memory_pipeline.config import Settings
-from memory_pipeline.resources import edge_store
-from memory_pipeline.resources.edge_store import EdgeStore
-from memory_pipeline.resources.stores import legacy_store, workspace_store
-from memory_pipeline.resources.vector_store import VectorStore
+from memory_pipeline.resources.vectors import edge_store
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.stores import legacy_store, workspace_store
+from memory_pipeline.resources.vectors.vector_store import VectorStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.resources.test_vector_store import DIM, random_point, run_python
 
@@ -68,7 +68,7 @@ def test_former_week_stores_migrate_on_first_open_and_are_kept_aside(tmp_path: P
 
 
 def test_the_recall_index_of_a_workspace_not_yet_migrated_migrates_it_and_holds_every_point(tmp_path: Path):
-    from memory_pipeline.resources.recall_index import load_index
+    from memory_pipeline.resources.vectors.recall_index import load_index
 
     state = tmp_path / "state"
     legacy_store(state, dimension=DIM, lock_timeout=5).upsert([dated(n) for n in range(12)])
@@ -80,10 +80,10 @@ MIGRATE = """
 import sys
 from pathlib import Path
 from memory_pipeline.resources import edge_migration
-from memory_pipeline.resources.stores import workspace_store
+from memory_pipeline.resources.vectors.stores import workspace_store
 edge_migration.CHUNK = 50
 
-from memory_pipeline.resources.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
 upsert = EdgeStore.upsert
 def slow(self, points):
     upsert(self, points)
@@ -162,7 +162,7 @@ def test_a_nearly_full_disk_stops_a_write_with_disk_full_not_sigbus(tmp_path: Pa
 HOLD = """
 import sys, time
 from pathlib import Path
-from memory_pipeline.resources.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
 store = EdgeStore(Path(sys.argv[1]), dimension=8, lock_timeout=30)
 with store.session():
     print("holding", flush=True)
@@ -206,7 +206,7 @@ def test_the_shards_keyword_search_scores_as_the_recall_index_bm25(tmp_path: Pat
     textbook BM25 does."""
     from qdrant_edge import Query, QueryRequest, SparseVector
 
-    from memory_pipeline.resources.recall_index import RecallIndex
+    from memory_pipeline.resources.vectors.recall_index import RecallIndex
     from memory_pipeline.stages.index.message_docs import keyword_counts
     from memory_pipeline.stages.index.sparse import token_id, tokenize
 

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from memory_pipeline.errors import ServiceError
-from memory_pipeline.resources.embedder import (BATCH_CHARS, LONG_TEXT_CHARS, MIN_BATCH, Embedder, get_embedder,
+from memory_pipeline.resources.embedding.embedder import (BATCH_CHARS, LONG_TEXT_CHARS, MIN_BATCH, Embedder, get_embedder,
                                                 length_batches, resolve_device)
 
 

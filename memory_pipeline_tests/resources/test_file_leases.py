@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from memory_pipeline.resources.file_leases import LEASES, WriterStillOpen, leased, read_when_quiet
+from memory_pipeline.resources.files.file_leases import LEASES, WriterStillOpen, leased, read_when_quiet
 
 pytestmark = pytest.mark.skipif(not LEASES, reason="file leases are Linux only")
 

@@ -13,11 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.resources.files.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.stages.test_transcripts_mutations import JSON_VALUES, _set_somewhere, deep
 from memory_pipeline_tests.support.paths import SAMPLES
+from memory_pipeline_tests.support.doors import env_settings
 
 FIELDS = ["name", "data", "sessionId", "dedupeKey", "trigger", "messageCount", "capturedAt", "schemaVersion",
           "transcript", "messages", "filesRead", "windowStartId"]
@@ -53,7 +54,7 @@ def broken_events(draw, original: bytes) -> bytes:
 def emitted(tmp_path: Path) -> tuple[Workspace, bytes]:
     ws = Workspace(tmp_path / "ws").create()
     result = emit_session_event(ws, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown",
-                                captured_at=datetime(2026, 11, 21, 9, tzinfo=timezone.utc))
+                                captured_at=datetime(2026, 11, 21, 9, tzinfo=timezone.utc), settings=env_settings())
     raw = result.path.read_bytes()
     result.path.unlink()
     return ws, raw

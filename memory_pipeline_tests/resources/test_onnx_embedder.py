@@ -9,9 +9,9 @@ import sys
 import pytest
 
 from memory_pipeline.config import Settings
-from memory_pipeline.resources.embedder import Embedder, resolve_model_location
-from memory_pipeline.resources import onnx_embedder
-from memory_pipeline.resources.onnx_embedder import OnnxEmbedder, embedder_for, export_onnx, export_path, plain_shape
+from memory_pipeline.resources.embedding.embedder import Embedder, resolve_model_location
+from memory_pipeline.resources.embedding import onnx_embedder
+from memory_pipeline.resources.embedding.onnx_embedder import OnnxEmbedder, embedder_for, export_onnx, export_path, plain_shape
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")

@@ -7,8 +7,8 @@ from datetime import timedelta
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.importer import import_transcripts
-from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.flows.intake.importer import import_transcripts
+from memory_pipeline.resources.files.inbox import Inbox
 from memory_pipeline.resources import partitions as partition_days
 from memory_pipeline_tests.support.paths import fixture_transcript
 

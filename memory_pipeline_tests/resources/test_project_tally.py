@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from memory_pipeline.models import Segment
-from memory_pipeline.resources.project_tally import ProjectTally, has_memories
+from memory_pipeline.resources.files.project_tally import ProjectTally, has_memories
 from memory_pipeline_tests.support.review_fixtures import fact, observation
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from memory_pipeline.models import stable_id
-from memory_pipeline.resources.recall_index import RecallIndex, load_index, read_generation
-from memory_pipeline.resources.vector_store import StorePoint, VectorStore
+from memory_pipeline.resources.vectors.recall_index import RecallIndex, load_index, read_generation
+from memory_pipeline.resources.vectors.vector_store import StorePoint, VectorStore
 from memory_pipeline.stages.index.sparse import sparse_vector, tokenize
 from memory_pipeline.stages.recall.rank import RecallFilters
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memory_pipeline.resources.processes import process_alive
-from memory_pipeline.resources.redis_store import connect_redis
+from memory_pipeline.resources.redis.redis_store import connect_redis
 from memory_pipeline.resources.workspace import private_runtime_dir
 from memory_pipeline_tests.support.doors import embedded_redis, redis_limits
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from memory_pipeline.errors import BadInputError, ServiceError
-from memory_pipeline.resources.embedded_redis import process_alive
-from memory_pipeline.resources.redis_store import EmbeddedRedis, RedisStore, connect_redis
+from memory_pipeline.resources.redis.embedded_redis import process_alive
+from memory_pipeline.resources.redis.redis_store import EmbeddedRedis, RedisStore, connect_redis
 from memory_pipeline_tests.support.doors import embedded_redis, redis_limits, runtime_dir
 from memory_pipeline_tests.support.paths import PROJECT_ROOT
 
@@ -23,7 +23,7 @@ START_IN_CHILD = """
 import sys, time
 from pathlib import Path
 from memory_pipeline.config import Settings
-from memory_pipeline.resources.redis_store import EmbeddedRedis
+from memory_pipeline.resources.redis.redis_store import EmbeddedRedis
 settings = Settings.from_env()
 start_at = float(sys.argv[2])
 time.sleep(max(0.0, start_at - time.time()))

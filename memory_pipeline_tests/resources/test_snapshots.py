@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_pipeline.flows.windows import send_window
-from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.snapshots import CHAIN_FILE, snapshot_paths
+from memory_pipeline.flows.intake.windows import send_window
+from memory_pipeline.resources.files.inbox import Inbox
+from memory_pipeline.resources.files.snapshots import CHAIN_FILE, snapshot_paths
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.redact import redact_jsonl
 from memory_pipeline.stages.transcripts import parse_transcript
 from memory_pipeline_tests.support.paths import fixture_transcript
+from memory_pipeline_tests.support.doors import env_settings
 
 SESSION = "claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 
@@ -28,7 +29,7 @@ def test_a_resumed_session_stores_each_line_once_and_reads_back_whole(tmp_path: 
     events = []
     for upto in (400, 800, 1200, len(lines)):
         _grow(lines, live, upto)
-        result = send_window(workspace, live, session_id="s1", trigger="shutdown", format="claude-code")
+        result = send_window(workspace, live, session_id="s1", trigger="shutdown", format="claude-code", settings=env_settings())
         assert result.event is not None
         events.append(result.event)
         assert inbox.refuse_snapshot(result.event) is None  # the hash covers every part
@@ -49,9 +50,9 @@ def test_a_rewritten_transcript_starts_a_new_chain(tmp_path: Path) -> None:
     lines = fixture_transcript("claude-code/tool_heavy.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
     live = tmp_path / "session.jsonl"
     _grow(lines, live, 20)
-    first = send_window(workspace, live, session_id="s2", trigger="shutdown", format="claude-code").event
+    first = send_window(workspace, live, session_id="s2", trigger="shutdown", format="claude-code", settings=env_settings()).event
     live.write_text("".join(lines[1:]), encoding="utf-8")  # not an append: the old prefix is gone
-    second = send_window(workspace, live, session_id="s2", trigger="shutdown", format="claude-code").event
+    second = send_window(workspace, live, session_id="s2", trigger="shutdown", format="claude-code", settings=env_settings()).event
     assert first.data.transcript.parts is None and second.data.transcript.parts is None
     assert Inbox(workspace).refuse_snapshot(second) is None
 
@@ -61,6 +62,6 @@ def test_a_line_still_being_written_is_copied_with_its_snapshot(tmp_path: Path) 
     text = fixture_transcript("claude-code/tool_heavy.jsonl").read_text(encoding="utf-8")
     live = tmp_path / "session.jsonl"
     live.write_text(text.rstrip("\n"), encoding="utf-8")  # no newline after the last line yet
-    event = send_window(workspace, live, session_id="s3", trigger="shutdown", format="claude-code").event
+    event = send_window(workspace, live, session_id="s3", trigger="shutdown", format="claude-code", settings=env_settings()).event
     assert not (workspace.transcripts / "s3" / CHAIN_FILE).exists()
     assert Inbox(workspace).load_transcript(event).messages == parse_transcript(live).messages

@@ -19,9 +19,9 @@ import time
 
 import pytest
 
-from memory_pipeline.resources import file_leases
-from memory_pipeline.resources.memory_files import MemoryFiles, bad_bytes
-from memory_pipeline.resources.user_files import replace_if_unchanged, update_user_file
+from memory_pipeline.resources.files import file_leases
+from memory_pipeline.resources.files.memory_files import MemoryFiles, bad_bytes
+from memory_pipeline.resources.files.user_files import replace_if_unchanged, update_user_file
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.memory_md import append_to_sections, promoted_ids, promoted_line
 

@@ -17,9 +17,9 @@ import time
 import pytest
 
 from memory_pipeline.errors import ServiceError
-from memory_pipeline.resources import user_files
-from memory_pipeline.resources.file_leases import LEASES
-from memory_pipeline.resources.user_files import update_user_file
+from memory_pipeline.resources.files import user_files
+from memory_pipeline.resources.files.file_leases import LEASES
+from memory_pipeline.resources.files.user_files import update_user_file
 
 pytestmark = pytest.mark.skipif(not LEASES, reason="file leases are Linux only")
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memory_pipeline.resources.vector_commits import one_commit
-from memory_pipeline.resources.vector_store import VectorStore
+from memory_pipeline.resources.vectors.vector_commits import one_commit
+from memory_pipeline.resources.vectors.vector_store import VectorStore
 from memory_pipeline_tests.resources.test_vector_store import DIM, random_point
 
 

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.resources.recall_index import load_index
-from memory_pipeline.resources.vector_compaction import (
+from memory_pipeline.resources.vectors.recall_index import load_index
+from memory_pipeline.resources.vectors.vector_compaction import (
     compact_store,
     drop_merged_vectors,
     folder_bytes,
     remove_if_empty,
     vacuum,
 )
-from memory_pipeline.resources.vector_shards import ShardedStore
+from memory_pipeline.resources.vectors.vector_shards import ShardedStore
 from memory_pipeline.stages.index.sparse import sparse_vector
 from memory_pipeline_tests.resources.test_vector_store import DIM, random_point
 

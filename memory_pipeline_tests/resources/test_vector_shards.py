@@ -8,14 +8,14 @@ import pytest
 from filelock import FileLock
 
 from memory_pipeline.errors import BadInputError, StoreLockedError
-from memory_pipeline.flows.index import index_day
+from memory_pipeline.flows.index.observations import index_day
 from memory_pipeline.models import content_hash
-from memory_pipeline.resources.embedder import get_embedder
-from memory_pipeline.resources.recall_index import load_index, read_generation
-from memory_pipeline.resources.edge_store import EdgeStore
-from memory_pipeline.resources.stores import legacy_store, workspace_store
-from memory_pipeline.resources.vector_shards import ShardedStore, week_of
-from memory_pipeline.resources.vector_store import VectorStore
+from memory_pipeline.resources.embedding.embedder import get_embedder
+from memory_pipeline.resources.vectors.recall_index import load_index, read_generation
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.stores import legacy_store, workspace_store
+from memory_pipeline.resources.vectors.vector_shards import ShardedStore, week_of
+from memory_pipeline.resources.vectors.vector_store import VectorStore
 from memory_pipeline_tests.resources.test_vector_store import DIM, random_point
 
 

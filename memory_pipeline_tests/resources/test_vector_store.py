@@ -19,8 +19,8 @@ from qdrant_client import QdrantClient
 
 from memory_pipeline.errors import ServiceError, StoreLockedError
 from memory_pipeline.models import content_hash, stable_id
-from memory_pipeline.resources.edge_store import EdgeStore
-from memory_pipeline.resources.vector_store import StorePoint, VectorStore
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.vector_store import StorePoint, VectorStore
 from memory_pipeline.stages.index.sparse import sparse_vector
 from memory_pipeline_tests.support.paths import PROJECT_ROOT
 
@@ -141,7 +141,7 @@ def test_a_client_outside_the_lock_is_waited_for(store: VectorStore, tmp_path: P
 HOLD_LOCK = """
 import sys, time
 from pathlib import Path
-from memory_pipeline.resources.vector_store import VectorStore
+from memory_pipeline.resources.vectors.vector_store import VectorStore
 with VectorStore(Path(sys.argv[1]), None, dimension=8).session():
     print("locked", flush=True)
     time.sleep(float(sys.argv[2]))
@@ -164,8 +164,8 @@ CONCURRENT_UPSERT = """
 import random, sys
 from pathlib import Path
 from memory_pipeline.models import stable_id
-from memory_pipeline.resources.edge_store import EdgeStore
-from memory_pipeline.resources.vector_store import StorePoint, VectorStore
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.vector_store import StorePoint, VectorStore
 from memory_pipeline.stages.index.sparse import sparse_vector
 worker = sys.argv[2]
 store = VectorStore(Path(sys.argv[1]), None, dimension=8, lock_timeout=120)

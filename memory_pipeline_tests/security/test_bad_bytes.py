@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memory_pipeline.flows.review import apply_review
+from memory_pipeline.flows.review.decisions import apply_review
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.cli.hook_helpers import hook_env, run_cli, run_hook
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401

@@ -62,10 +62,10 @@ def fenced_block(context: str, heading: str) -> str:
 def test_each_briefing_note_says_who_said_it(workspace, proposal_store, tmp_path):
     from memory_pipeline.flows.brief import NOTES_HEADING, PACK_HEADING
     from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
-    from memory_pipeline.flows.intake import take_inbox
-    from memory_pipeline.flows.ledger import record_day
-    from memory_pipeline.flows.pack import build_packs
-    from memory_pipeline.resources.embedder import get_embedder
+    from memory_pipeline.flows.intake.inbox import take_inbox
+    from memory_pipeline.flows.ledger.events import record_day
+    from memory_pipeline.flows.ledger.pack import build_packs
+    from memory_pipeline.resources.embedding.embedder import get_embedder
     from memory_pipeline.resources.llm import default_offline_provider
     from memory_pipeline.flows.observe import collect_sessions, observe_day
     from memory_pipeline.models import HookPayload
@@ -79,8 +79,8 @@ def test_each_briefing_note_says_who_said_it(workspace, proposal_store, tmp_path
     transcript = hostile_session(tmp_path / "h1.jsonl", "h1", cwd, day)
     end = HookPayload(session_id="h1", hook_event_name="SessionEnd", cwd=cwd, transcript_path=str(transcript),
                       reason="other")
-    run_claude_code_hook(workspace, end, now=noon.replace(hour=18))
-    take_inbox(workspace)
+    run_claude_code_hook(workspace, end, now=noon.replace(hour=18), settings=env_settings())
+    take_inbox(workspace, settings=env_settings())
     claims = {text: text for text in (TYPED, FROM_WEB, PASTED, CLAIMED)}
     collect_sessions(workspace, day)
     observe_day(workspace, day, llm=LLMClient(QueuedProvider().enqueue(observer_answer(transcript, claims)), None),
@@ -90,7 +90,7 @@ def test_each_briefing_note_says_who_said_it(workspace, proposal_store, tmp_path
     build_packs(workspace, day)
 
     start = HookPayload(session_id="h2", hook_event_name="SessionStart", cwd=cwd, source="startup")
-    output = run_claude_code_hook(workspace, start, now=noon.replace(hour=19)).output
+    output = run_claude_code_hook(workspace, start, now=noon.replace(hour=19), settings=env_settings()).output
     context = output["hookSpecificOutput"]["additionalContext"]
     notes = fenced_block(context, NOTES_HEADING)
     # the note is the statement itself (no "User stated:" frame): the label alone says who said it

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline.flows.secrets import ScrubReport, check_stores, scrub_files
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.transcripts import parse_transcript
 from memory_pipeline.stages.transcripts.control import CONTROL
 from memory_pipeline_tests.faults.harness import ingest_here
+from memory_pipeline_tests.support.doors import env_settings
 
 SECRET = "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"
 KEY = "Tz4Qp8Lm1Xv6Nc3Rb9Wy2Ks7Hd5Fg0Je8Aa1Bb2Cc"
@@ -66,7 +67,7 @@ def test_no_control_character_reaches_the_daily_log_and_the_check_reads_it(works
     path = tmp_path / "ctl.jsonl"
     path.write_text(claude_lines(HOSTILE))
     emit_session_event(ws, path, trigger="shutdown", session_id="ctl-1",
-                       captured_at=datetime(2026, 11, 21, 10, 10, tzinfo=timezone.utc))
+                       captured_at=datetime(2026, 11, 21, 10, 10, tzinfo=timezone.utc), settings=env_settings())
     assert ingest_here(ws).success
     logs = list((ws.root / "memory").glob("*.md"))
     assert logs

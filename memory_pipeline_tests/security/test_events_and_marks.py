@@ -9,12 +9,13 @@ from datetime import datetime, timezone
 import pytest
 
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline.models import content_hash
-from memory_pipeline.resources.inbox import Inbox
+from memory_pipeline.resources.files.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.review.review_md import decide, parse_review_md, read_mark
 from memory_pipeline_tests.support.paths import SAMPLES
+from memory_pipeline_tests.support.doors import env_settings
 
 WHEN = datetime(2026, 11, 21, 16, 5, tzinfo=timezone.utc)
 SAMPLE = SAMPLES / "claude-code-redis-debugging.jsonl"
@@ -32,12 +33,12 @@ def test_emit_refuses_the_workspaces_own_files(ws, inside):
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(SAMPLE.read_text())
     with pytest.raises(BadInputError, match="inside the workspace"):
-        emit_session_event(ws, target, trigger="shutdown", captured_at=WHEN)
+        emit_session_event(ws, target, trigger="shutdown", captured_at=WHEN, settings=env_settings())
 
 
 def forged(ws: Workspace, ref_path: str, content: str | None = None, sha: str | None = None) -> str:
     """An event file whose transcript reference is rewritten; returns the quarantine reason ('' if accepted)."""
-    result = emit_session_event(ws, SAMPLE, trigger="shutdown", captured_at=WHEN)
+    result = emit_session_event(ws, SAMPLE, trigger="shutdown", captured_at=WHEN, settings=env_settings())
     document = json.loads(result.path.read_text())
     if content is not None:
         (ws.root / ref_path).parent.mkdir(parents=True, exist_ok=True)
@@ -68,13 +69,13 @@ def test_snapshots_that_do_not_match_or_do_not_parse_are_quarantined(ws):
 def test_the_same_dedupe_key_with_other_content_is_a_conflict(ws, tmp_path):
     source = tmp_path / "growing.jsonl"
     source.write_text(SAMPLE.read_text())
-    first = emit_session_event(ws, source, trigger="shutdown", captured_at=WHEN)
+    first = emit_session_event(ws, source, trigger="shutdown", captured_at=WHEN, settings=env_settings())
     assert Inbox(ws, grace_seconds=0).take(first.path).status == "accepted"
-    again = emit_session_event(ws, source, trigger="shutdown", captured_at=WHEN)
+    again = emit_session_event(ws, source, trigger="shutdown", captured_at=WHEN, settings=env_settings())
     assert Inbox(ws, grace_seconds=0).take(again.path).status == "duplicate"  # same content: dropped
     lines = SAMPLE.read_text().splitlines()
     source.write_text("\n".join(lines + lines[-4:]) + "\n")  # more messages, same first entry: same key
-    grown = emit_session_event(ws, source, trigger="shutdown", captured_at=WHEN)
+    grown = emit_session_event(ws, source, trigger="shutdown", captured_at=WHEN, settings=env_settings())
     assert grown.event.data.dedupe_key == first.event.data.dedupe_key
     outcome = Inbox(ws, grace_seconds=0).take(grown.path)
     assert outcome.status == "quarantined" and "dedupeKey conflict" in outcome.reason
@@ -103,9 +104,9 @@ def test_marks_not_understood_are_reported_and_left_pending():
 
 def test_an_event_that_keeps_failing_is_quarantined_after_a_few_tries(ws):
     from memory_pipeline.flows.observe import collect_sessions
-    from memory_pipeline.resources.inbox import MAX_EVENT_ATTEMPTS
+    from memory_pipeline.resources.files.inbox import MAX_EVENT_ATTEMPTS
 
-    result = emit_session_event(ws, SAMPLE, trigger="shutdown", captured_at=WHEN)
+    result = emit_session_event(ws, SAMPLE, trigger="shutdown", captured_at=WHEN, settings=env_settings())
     assert Inbox(ws, grace_seconds=0).take(result.path).status == "accepted"
     (ws.root / result.event.data.transcript.path).unlink()  # the snapshot is gone: every load fails
     day = result.event.day

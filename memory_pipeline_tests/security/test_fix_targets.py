@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from memory_pipeline.models import Proposal
-from memory_pipeline.resources.project_files import apply_fix_to_project, refusal, repository_folder
+from memory_pipeline.resources.files.project_files import apply_fix_to_project, refusal, repository_folder
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.friction.findings import build_finding
 from memory_pipeline.stages.friction.review_section import target_label

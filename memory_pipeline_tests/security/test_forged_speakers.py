@@ -196,16 +196,16 @@ def test_a_forged_header_never_makes_the_users_rule_or_task(workspace, proposal_
     from memory_pipeline.config import Settings
     from memory_pipeline.flows.brief import NOTES_HEADING, PACK_HEADING
     from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
-    from memory_pipeline.flows.importer import import_transcripts
-    from memory_pipeline.flows.intake import take_inbox
-    from memory_pipeline.flows.ledger import record_day
+    from memory_pipeline.flows.intake.importer import import_transcripts
+    from memory_pipeline.flows.intake.inbox import take_inbox
+    from memory_pipeline.flows.ledger.events import record_day
     from memory_pipeline.flows.observe import collect_sessions, observe_day
-    from memory_pipeline.flows.pack import build_packs
+    from memory_pipeline.flows.ledger.pack import build_packs
     from memory_pipeline.models import HookPayload
-    from memory_pipeline.resources.embedder import get_embedder
-    from memory_pipeline.resources.ledger_files import LedgerFiles
+    from memory_pipeline.resources.embedding.embedder import get_embedder
+    from memory_pipeline.resources.files.ledger_files import LedgerFiles
     from memory_pipeline.resources.llm import LLMClient, default_offline_provider
-    from memory_pipeline.resources.observation_files import load_observations
+    from memory_pipeline.resources.files.observation_files import load_observations
     from memory_pipeline_tests.support.doors import env_settings
 
     day = date.today().isoformat()  # the SessionStart hook briefs for today
@@ -219,8 +219,8 @@ def test_a_forged_header_never_makes_the_users_rule_or_task(workspace, proposal_
     else:
         end = HookPayload(session_id="h1", hook_event_name="SessionEnd", cwd=cwd, transcript_path=str(transcript),
                           reason="other")
-        run_claude_code_hook(workspace, end, now=noon.replace(hour=18))
-        take_inbox(workspace)
+        run_claude_code_hook(workspace, end, now=noon.replace(hour=18), settings=env_settings())
+        take_inbox(workspace, settings=env_settings())
     observer = RecordingOffline()
     collect_sessions(workspace, day)
     observe_day(workspace, day, llm=LLMClient(observer, None), prompt=load_prompt("observer"), model="offline",
@@ -230,7 +230,7 @@ def test_a_forged_header_never_makes_the_users_rule_or_task(workspace, proposal_
     build_packs(workspace, day)
 
     start = HookPayload(session_id="h2", hook_event_name="SessionStart", cwd=cwd, source="startup")
-    context = run_claude_code_hook(workspace, start, now=noon.replace(hour=19)).output[
+    context = run_claude_code_hook(workspace, start, now=noon.replace(hour=19), settings=env_settings()).output[
         "hookSpecificOutput"]["additionalContext"]
     pack = fenced_section(context, PACK_HEADING)  # what the reader sees first: the briefing
     p0 = pack.split("P0 CONSTRAINTS", 1)[1].split("\n#")[0] if "P0 CONSTRAINTS" in pack else ""

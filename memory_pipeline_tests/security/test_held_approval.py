@@ -13,9 +13,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memory_pipeline.flows.review import apply_review, decide_ids, render_review
+from memory_pipeline.flows.review.decisions import apply_review, decide_ids, render_review
 from memory_pipeline.models import Proposal
-from memory_pipeline.resources.daily_log import DailyLog
+from memory_pipeline.resources.files.daily_log import DailyLog
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.support.review_fixtures import proposal_store, redis_server, redis_store  # noqa: F401
 

@@ -104,7 +104,7 @@ def test_the_service_refuses_to_serve_from_a_folder_others_can_write(tmp_path):
     workspace = tmp_path / "workspace"
     (workspace / "state").mkdir(parents=True)
     (workspace / "state").chmod(0o777)
-    done = subprocess.run([hook_entry.sys.executable, "-m", "memory_pipeline.flows.hooks.service"],
+    done = subprocess.run([hook_entry.sys.executable, "-m", "memory_pipeline.services.hook_service"],
                           env=hook_entry.child_environment(hook_env(workspace)), capture_output=True, timeout=60)
     assert done.returncode == 1 and b"not serving" in done.stderr
     assert not (workspace / "state" / "hook.sock").exists()

@@ -10,7 +10,7 @@ import os
 import shutil
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.importer import import_transcripts
+from memory_pipeline.flows.intake.importer import import_transcripts
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.cli.hook_helpers import hook_env, run_cli
 from memory_pipeline_tests.support.paths import fixture_transcript

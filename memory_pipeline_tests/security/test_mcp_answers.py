@@ -58,7 +58,7 @@ def anyio_backend():
 @pytest.fixture(scope="module")
 def two_projects(tmp_path_factory):
     """(workspace, settings, alpha's folder) with project alpha's and project beta's sessions ingested."""
-    from memory_pipeline.resources.services import stop_workspace_services
+    from memory_pipeline.resources.daemons.services import stop_workspace_services
     from memory_pipeline.resources.workspace import Workspace
 
     tmp = tmp_path_factory.mktemp("mcp-answers")

@@ -47,14 +47,14 @@ def pasting_session(path: Path, session: str, cwd: str, turns: list[str] = TURNS
 @pytest.mark.slow
 def test_a_pasted_preference_is_never_the_users_rule(workspace, proposal_store, tmp_path):
     from memory_pipeline.flows.brief import build_brief
-    from memory_pipeline.flows.importer import import_transcripts
-    from memory_pipeline.flows.ledger import record_day
+    from memory_pipeline.flows.intake.importer import import_transcripts
+    from memory_pipeline.flows.ledger.events import record_day
     from memory_pipeline.flows.observe import collect_sessions, observe_day
     from memory_pipeline.prompts import load_prompt
-    from memory_pipeline.resources.embedder import get_embedder
-    from memory_pipeline.resources.ledger_files import LedgerFiles
+    from memory_pipeline.resources.embedding.embedder import get_embedder
+    from memory_pipeline.resources.files.ledger_files import LedgerFiles
     from memory_pipeline.resources.llm import LLMClient, default_offline_provider
-    from memory_pipeline.resources.observation_files import load_observations
+    from memory_pipeline.resources.files.observation_files import load_observations
     from memory_pipeline_tests.support.fake_llm import QueuedProvider
 
     cwd = str(tmp_path / "src" / "orders")
@@ -97,7 +97,7 @@ def history_entry(display: str, contents: dict, session: str, cwd: str) -> dict:
 @pytest.mark.parametrize("door", ["import", "SessionEnd hook"])
 def test_a_paste_the_prompt_history_records_is_labelled_pasted(workspace, tmp_path, door):
     from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
-    from memory_pipeline.flows.importer import import_transcripts
+    from memory_pipeline.flows.intake.importer import import_transcripts
     from memory_pipeline.models import HookPayload
     from memory_pipeline.stages.provenance import labels_of
     from memory_pipeline.stages.transcripts.claude_code import parse_claude_code
@@ -125,7 +125,7 @@ def test_a_paste_the_prompt_history_records_is_labelled_pasted(workspace, tmp_pa
     else:
         end = HookPayload(session_id=session, hook_event_name="SessionEnd", cwd=cwd, transcript_path=str(transcript),
                           reason="other")
-        run_claude_code_hook(workspace, end, now=datetime(2026, 11, 22, 18, tzinfo=timezone.utc))
+        run_claude_code_hook(workspace, end, now=datetime(2026, 11, 22, 18, tzinfo=timezone.utc), settings=env_settings())
     text = "".join(p.read_text(encoding="utf-8") for p in sorted((workspace.transcripts / session).glob("*.jsonl")))
     messages = parse_claude_code(text).messages
     labels = {m.text: label for m in messages for mid, label in labels_of(messages).items() if mid == m.id}

@@ -13,17 +13,17 @@ from memory_pipeline.config import Settings
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.defs.review import TODAY_TAG
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.resources.inbox import Inbox
-from memory_pipeline.resources.observation_files import load_observations
-from memory_pipeline.resources.proposals import ProposalStore
-from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.resources.files.inbox import Inbox
+from memory_pipeline.resources.files.observation_files import load_observations
+from memory_pipeline.resources.redis.proposals import ProposalStore
+from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import parse_event
 from memory_pipeline_tests.faults.harness import ingest_here, using_workspace
 from memory_pipeline_tests.support.dagster_defs import assets
 from memory_pipeline_tests.support.paths import SAMPLES
-from memory_pipeline_tests.support.doors import redis_limits
+from memory_pipeline_tests.support.doors import redis_limits, env_settings
 
 WHEN = datetime(2026, 11, 21, 16, 5, tzinfo=timezone.utc)
 
@@ -32,7 +32,7 @@ WHEN = datetime(2026, 11, 21, 16, 5, tzinfo=timezone.utc)
 def test_session_ids_that_name_paths_are_refused(tmp_path, session_id):
     ws = Workspace(tmp_path / "ws").create()
     with pytest.raises(BadInputError):
-        emit_session_event(ws, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown", session_id=session_id)
+        emit_session_event(ws, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown", session_id=session_id, settings=env_settings())
     assert not any(p.is_file() for p in tmp_path.rglob("*") if ws.root not in p.parents)
 
 
@@ -41,7 +41,7 @@ def test_a_transcript_claiming_a_traversing_session_id_is_stored_inside(tmp_path
     source = tmp_path / "t.jsonl"
     lines = (SAMPLES / "claude-code-redis-debugging.jsonl").read_text().splitlines()
     source.write_text("\n".join(json.dumps({**json.loads(x), "sessionId": "../../../escape"}) for x in lines) + "\n")
-    result = emit_session_event(ws, source, trigger="shutdown", captured_at=WHEN)
+    result = emit_session_event(ws, source, trigger="shutdown", captured_at=WHEN, settings=env_settings())
     snapshot = ws.resolve_inside(result.event.data.transcript.path)
     assert ws.transcripts in snapshot.parents and ".." not in result.event.data.session_id
 
@@ -52,7 +52,7 @@ def test_snapshot_references_outside_the_workspace_are_refused(tmp_path, ref):
     outside = tmp_path / "outside.jsonl"
     outside.write_text((SAMPLES / "codex-ci-fix.jsonl").read_text())
     (ws.root / "link.jsonl").symlink_to(outside)
-    result = emit_session_event(ws, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown", captured_at=WHEN)
+    result = emit_session_event(ws, SAMPLES / "codex-ci-fix.jsonl", trigger="shutdown", captured_at=WHEN, settings=env_settings())
     document = json.loads(result.path.read_text())
     document["data"]["transcript"]["path"] = ref
     event = parse_event(json.dumps(document).encode())
@@ -84,8 +84,8 @@ def test_prompt_injection_is_only_observed_and_never_promoted_without_review(wor
     before = ws.memory_md.read_text()
     path = tmp_path / "injection.txt"
     path.write_text(INJECTION)
-    emit_session_event(ws, path, trigger="compaction", session_id="injection", captured_at=WHEN)  # observed
-    emit_session_event(ws, SAMPLES / "pi-api-refactor.jsonl", trigger="shutdown", use_transcript_time=True)
+    emit_session_event(ws, path, trigger="compaction", session_id="injection", captured_at=WHEN, settings=env_settings())  # observed
+    emit_session_event(ws, SAMPLES / "pi-api-refactor.jsonl", trigger="shutdown", use_transcript_time=True, settings=env_settings())
     assert ingest_here(ws).success
     with using_workspace(ws):
         result = dg.materialize(assets("reflections", "proposals"), partition_key="2026-11-21", resources=build_resources(Settings.from_env()),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_pipeline.resources.redis_store import connect_redis
+from memory_pipeline.resources.redis.redis_store import connect_redis
 from memory_pipeline_tests.faults.harness import dagster_home, emit_inputs, ingest_here, write_inputs
 from memory_pipeline_tests.support.doors import embedded_redis, redis_limits
 

@@ -23,7 +23,7 @@ from memory_pipeline.models import (
     Segment,
     SessionEvent,
 )
-from memory_pipeline.resources.observation_files import load_observations, observation_path
+from memory_pipeline.resources.files.observation_files import load_observations, observation_path
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import danger_reasons, hold_reasons
 from memory_pipeline.stages.hooks.recovery import related_memories
@@ -33,6 +33,7 @@ from memory_pipeline.stages.reflect.input import render_observations
 from memory_pipeline.stages.review.review_md import parse_review_md, render_review_md
 from memory_pipeline.stages.untrusted import fenced
 from memory_pipeline_tests.support.review_fixtures import fact, observation
+from memory_pipeline_tests.support.doors import env_settings
 
 TODAY = "2026-11-21"
 NOW = datetime(2026, 11, 21, 16, 0, tzinfo=timezone.utc)
@@ -247,7 +248,7 @@ def test_hooks_never_carry_an_instruction_injected_through_tool_output(workspace
         payload = HookPayload.model_validate({"session_id": session, "hook_event_name": event, "cwd": "/home/dev/orders",
                                              "transcript_path": str(transcript), **fields})
         with using_workspace(ws):
-            return run_claude_code_hook(ws, payload, now=at)
+            return run_claude_code_hook(ws, payload, now=at, settings=env_settings())
 
     hook("SessionEnd", NOW, reason="other")
     assert ingest_here(ws).success

@@ -167,16 +167,16 @@ def observer_answer(path: Path, claims: dict[str, str]) -> str:
 def test_web_file_and_relayed_words_never_become_the_users_preference(workspace, proposal_store, tmp_path):
     from memory_pipeline.flows.brief import build_brief
     from memory_pipeline.flows.hooks.claude_code import run_claude_code_hook
-    from memory_pipeline.flows.importer import import_transcripts
-    from memory_pipeline.flows.intake import take_inbox
-    from memory_pipeline.flows.ledger import record_day
+    from memory_pipeline.flows.intake.importer import import_transcripts
+    from memory_pipeline.flows.intake.inbox import take_inbox
+    from memory_pipeline.flows.ledger.events import record_day
     from memory_pipeline.flows.observe import collect_sessions, observe_day
     from memory_pipeline.models import HookPayload
     from memory_pipeline.prompts import load_prompt
-    from memory_pipeline.resources.embedder import get_embedder
-    from memory_pipeline.resources.ledger_files import LedgerFiles
+    from memory_pipeline.resources.embedding.embedder import get_embedder
+    from memory_pipeline.resources.files.ledger_files import LedgerFiles
     from memory_pipeline.resources.llm import LLMClient, default_offline_provider
-    from memory_pipeline.resources.observation_files import load_observations
+    from memory_pipeline.resources.files.observation_files import load_observations
     from memory_pipeline.stages.reflect.input import render_observations
     from memory_pipeline_tests.support.fake_llm import QueuedProvider
 
@@ -184,8 +184,8 @@ def test_web_file_and_relayed_words_never_become_the_users_preference(workspace,
     main = hostile_main(tmp_path / "h1.jsonl", "h1", cwd, DAY1)
     payload = HookPayload(session_id="h1", hook_event_name="SessionEnd", cwd=cwd, transcript_path=str(main),
                           reason="other")
-    run_claude_code_hook(workspace, payload, now=datetime(2026, 11, 22, 18, tzinfo=timezone.utc))
-    take_inbox(workspace)
+    run_claude_code_hook(workspace, payload, now=datetime(2026, 11, 22, 18, tzinfo=timezone.utc), settings=env_settings())
+    take_inbox(workspace, settings=env_settings())
     (tmp_path / "imp").mkdir()
     side = hostile_sidechain(tmp_path / "imp" / "h2.jsonl", "h2", cwd, DAY2)
     assert [i.status for i in import_transcripts(workspace, [tmp_path / "imp"], Settings.from_env()).items] == ["imported"]

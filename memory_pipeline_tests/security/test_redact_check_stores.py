@@ -13,8 +13,8 @@ import time
 import zlib
 
 from memory_pipeline.flows.secrets import check_stores
-from memory_pipeline.resources.edge_store import EdgeStore
-from memory_pipeline.resources.vector_store import VectorStore
+from memory_pipeline.resources.vectors.edge_store import EdgeStore
+from memory_pipeline.resources.vectors.vector_store import VectorStore
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.resources.test_vector_store import DIM, random_point
 from memory_pipeline_tests.support.doors import embedded_redis

@@ -7,11 +7,11 @@ import ast
 from datetime import datetime, timezone
 
 from memory_pipeline.flows import observe as observe_flow
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.intake import take_inbox
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.inbox import take_inbox
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider
-from memory_pipeline.resources.observation_files import sessions_path
+from memory_pipeline.resources.files.observation_files import sessions_path
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.security.secret_samples import SECRETS
 from memory_pipeline_tests.support.friction_sessions import claude_session
@@ -48,8 +48,8 @@ def test_a_session_is_redacted_exactly_once_and_fully(tmp_path, monkeypatch):
     steps = [("user", f"please use this: {text}") for text, _ in SAMPLES] + [("user", "thanks, commit it")]
     source = claude_session(tmp_path / "s1.jsonl", "s1", "/home/dev/app", DAY, steps)
     emitted = emit_session_event(workspace, source, trigger="shutdown",
-                                 captured_at=datetime.fromisoformat(f"{DAY}T18:00:00+00:00"))
-    take_inbox(workspace)
+                                 captured_at=datetime.fromisoformat(f"{DAY}T18:00:00+00:00"), settings=env_settings())
+    take_inbox(workspace, settings=env_settings())
     # an event written before snapshots were redacted (or with inline messages): raw secrets on disk
     (workspace.root / emitted.event.data.transcript.path).write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
     calls = []

@@ -16,7 +16,7 @@ import pytest
 
 from benchmarks.redaction import leaked, score
 from memory_pipeline.models import CachedRecall, RecallHit, TaskCheckpoint
-from memory_pipeline.resources.hook_state import HookStateStore, log_decision
+from memory_pipeline.resources.files.hook_state import HookStateStore, log_decision
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.redact import redact, redact_value
 from memory_pipeline.stages.redact_entropy import looks_like_secret

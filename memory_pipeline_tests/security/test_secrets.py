@@ -12,14 +12,14 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memory_pipeline.flows.emit import emit_session_event
+from memory_pipeline.flows.intake.emit import emit_session_event
 from memory_pipeline.flows.secrets import check_stores
-from memory_pipeline.resources.redis_store import connect_redis
-from memory_pipeline.resources.stores import workspace_store
+from memory_pipeline.resources.redis.redis_store import connect_redis
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline_tests.faults.harness import dagster_home, ingest_here
 from memory_pipeline_tests.faults.test_llm_faults import GOOD
 from memory_pipeline_tests.support.anthropic_server import AnthropicServer
-from memory_pipeline_tests.support.doors import redis_limits
+from memory_pipeline_tests.support.doors import redis_limits, env_settings
 
 pytestmark = pytest.mark.slow
 SECRETS = {
@@ -76,7 +76,7 @@ def emit(ws, tmp_path) -> None:
     path = tmp_path / "leaky.txt"
     path.write_text(TRANSCRIPT)
     emit_session_event(ws, path, trigger="shutdown", session_id="leaky",
-                       captured_at=datetime(2026, 11, 21, 10, 10, tzinfo=timezone.utc))
+                       captured_at=datetime(2026, 11, 21, 10, 10, tzinfo=timezone.utc), settings=env_settings())
 
 
 def leaks_in_files(*roots) -> list[str]:

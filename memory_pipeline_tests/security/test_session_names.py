@@ -11,12 +11,13 @@ from datetime import datetime, timezone
 import pytest
 
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.importer import import_transcripts
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.importer import import_transcripts
 from memory_pipeline.flows.secrets import check_stores
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import event_to_json, parse_event
 from memory_pipeline_tests.faults.harness import dagster_home, ingest_here
+from memory_pipeline_tests.support.doors import env_settings
 
 NAME_TOKEN = "ghp_Zx8Cv7Bn6Mq5Wr4Et3Yu2Io1Pa0Sd9Fg8Hj7Q"
 PATH_TOKEN = "ghp_Lk9Jh8Gf7Ds6Aq5Wz4Xe3Cr2Vt1By0Nu9Mi8P"
@@ -63,7 +64,7 @@ def test_an_event_holds_no_secret_from_a_name_or_a_path(tmp_path):
     ws = Workspace(tmp_path / "ws").create()
     path = tmp_path / "cc.jsonl"
     path.write_text(claude_code_session())
-    result = emit_session_event(ws, path, trigger="shutdown", captured_at=datetime(2026, 11, 21, 10, 10, tzinfo=timezone.utc))
+    result = emit_session_event(ws, path, trigger="shutdown", captured_at=datetime(2026, 11, 21, 10, 10, tzinfo=timezone.utc), settings=env_settings())
     event = result.path.read_text()
     assert NAME_TOKEN not in event and PATH_TOKEN not in event
     assert result.event.data.session_name.startswith("Deploy key rotation with [REDACTED:")
@@ -74,7 +75,7 @@ def test_another_tools_event_is_redacted_when_it_is_taken(tmp_path):
     ws = Workspace(tmp_path / "ws").create()
     path = tmp_path / "cc.jsonl"
     path.write_text(claude_code_session())
-    event = emit_session_event(ws, path, trigger="shutdown").event
+    event = emit_session_event(ws, path, trigger="shutdown", settings=env_settings()).event
     event.data.session_name, event.data.files_modified = f"by hand {NAME_TOKEN}", [f"/k/{PATH_TOKEN}"]
     taken = parse_event(event_to_json(event).encode())
     assert NAME_TOKEN not in taken.data.session_name and taken.data.files_modified == ["/k/[REDACTED:github-token]"]
@@ -97,7 +98,7 @@ def test_names_and_paths_reach_no_store_nor_dagster(workspaces, tmp_path):
                        (f"{ID_TOKEN}.jsonl", claude_code_session(session_id=ID_TOKEN))):
         (tmp_path / name).write_text(text)
         emit_session_event(ws, tmp_path / name, trigger="shutdown",
-                           captured_at=datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc))
+                           captured_at=datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc), settings=env_settings())
     assert ingest_here(ws).success
     heading = "\n".join(p.read_text() for p in (ws.root / "memory").glob("*.md"))
     assert "Deploy key rotation with [REDACTED:" in heading

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from memory_pipeline.models import Proposal
-from memory_pipeline.resources.proposals import random_suffix
+from memory_pipeline.resources.redis.proposals import random_suffix
 from memory_pipeline.stages.proposal_ids import ANY_ID, is_id, issue_ids
 from memory_pipeline.stages.review.memory_md import promoted_ids
 from memory_pipeline.stages.review.review_md import decide, parse_review_md, render_review_md

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memory_pipeline.config import Settings
-from memory_pipeline.resources.embedded_redis import EmbeddedRedis
+from memory_pipeline.resources.redis.embedded_redis import EmbeddedRedis
 
 
 def env_settings() -> Settings:

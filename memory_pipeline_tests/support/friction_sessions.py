@@ -13,8 +13,8 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-from memory_pipeline.flows.emit import emit_session_event
-from memory_pipeline.flows.intake import take_inbox
+from memory_pipeline.flows.intake.emit import emit_session_event
+from memory_pipeline.flows.intake.inbox import take_inbox
 from memory_pipeline.flows.observe import collect_sessions, observe_day
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.resources.llm import LLMClient, default_offline_provider
@@ -91,8 +91,8 @@ def ingest_files(workspace: Workspace, store, files: list[tuple[Path, str, str]]
     offline Observer."""
     for path, sid, day in files:
         captured = datetime.fromisoformat(f"{day}T18:00:00").replace(tzinfo=timezone.utc)
-        emit_session_event(workspace, path, trigger="shutdown", session_id=sid, captured_at=captured)
-    take_inbox(workspace)
+        emit_session_event(workspace, path, trigger="shutdown", session_id=sid, captured_at=captured, settings=env_settings())
+    take_inbox(workspace, settings=env_settings())
     llm = LLMClient(default_offline_provider(), None)
     for day in sorted({day for _, _, day in files}):
         collect_sessions(workspace, day)

@@ -11,9 +11,9 @@ from memory_pipeline.resources.processes import command_line, own_pids, process_
 
 SERVICE_MARKERS = {
     "redis-server": "redis-server",
-    "redis-watchdog": "memory_pipeline.resources.redis_watchdog",
-    "recall-service": "memory_pipeline.flows.recall.server",
-    "hook-service": "memory_pipeline.flows.hooks.service",
+    "redis-watchdog": "memory_pipeline.resources.redis.redis_watchdog",
+    "recall-service": "memory_pipeline.services.recall_server",
+    "hook-service": "memory_pipeline.services.hook_service",
     "dagster": "dagster",
 }
 

@@ -11,8 +11,8 @@ from datetime import datetime, timezone
 import pytest
 
 from memory_pipeline.models import Fact, Observation, Segment, stable_id
-from memory_pipeline.resources.proposals import ProposalStore
-from memory_pipeline.resources.redis_store import RedisStore
+from memory_pipeline.resources.redis.proposals import ProposalStore
+from memory_pipeline.resources.redis.redis_store import RedisStore
 from memory_pipeline.stages.observe.format import format_fact
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline_tests.support.doors import embedded_redis

@@ -143,7 +143,7 @@ class TcpRedis:
     stopped and started again on the same port and data folder (for fault tests)."""
 
     def __init__(self, folder: Path):
-        from memory_pipeline.resources.embedded_redis import redis_server_binary
+        from memory_pipeline.resources.redis.embedded_redis import redis_server_binary
 
         self.binary = redis_server_binary()
         self.folder, self.port, self.password = folder, free_port(), secrets.token_hex(12)

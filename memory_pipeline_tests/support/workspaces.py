@@ -18,7 +18,7 @@ def workspace_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def workspace(workspace_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A fresh workspace with its own Dagster home; its embedded redis-server is stopped after."""
-    from memory_pipeline.resources.embedded_redis import EmbeddedRedis
+    from memory_pipeline.resources.redis.embedded_redis import EmbeddedRedis
     from memory_pipeline.resources.workspace import Workspace
 
     (tmp_path / "dagster").mkdir(exist_ok=True)
@@ -27,7 +27,7 @@ def workspace(workspace_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
         monkeypatch.delenv(name, raising=False)
     ws = Workspace(workspace_dir).create()
     yield ws
-    from memory_pipeline.resources.services import stop_workspace_services
+    from memory_pipeline.resources.daemons.services import stop_workspace_services
 
     stop_workspace_services(ws, runtime_dir())  # the recall service, the ui, Redis and its watchdog
     embedded_redis(ws.state).stop()

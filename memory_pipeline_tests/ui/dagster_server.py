@@ -1,4 +1,4 @@
-"""`dagster dev` for a test (the starter lives in resources/dagster_dev.py, shared with `bench
+"""`dagster dev` for a test (the starter lives in resources/daemons/dagster_dev.py, shared with `bench
 latency`), and a GraphQL call to it."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import urllib.request
 
-from memory_pipeline.resources.dagster_dev import dagster_dev, free_port
+from memory_pipeline.resources.daemons.dagster_dev import dagster_dev, free_port
 
 __all__ = ["dagster_dev", "free_port", "graphql"]
 

@@ -35,8 +35,8 @@ def demo_workspace(workspace, monkeypatch):
     """The demo's workspace, reflected for 2026-11-21, with one proposal approved into MEMORY.md. The
     demo runs in a workspace of its own (never the user's) with its own Dagster home: point both here."""
     from memory_pipeline.defs.resources import build_resources
-    from memory_pipeline.resources.proposals import ProposalStore
-    from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+    from memory_pipeline.resources.redis.proposals import ProposalStore
+    from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
     from memory_pipeline_tests.support.dagster_defs import assets
 
     monkeypatch.setenv("MEMORY_WORKSPACE", str(workspace.root.parent / "users-workspace"))

@@ -1,4 +1,5 @@
-"""`memory-pipeline hooks run claude-code` (the old name `hook claude-code` is what settings.json holds): run by Claude Code with the hook JSON on stdin.
+"""`memory-pipeline hooks run claude-code` (the old name `hook claude-code` is what settings.json
+holds): run by Claude Code with the hook JSON on stdin.
 
 A hook must never break the agent: whatever happens, it exits 0; problems become one line on
 stderr. Output for the agent (SessionStart) is one JSON object on stdout. The console script
@@ -9,7 +10,6 @@ memory_pipeline/hook_entry.py instead; `python -m memory_pipeline.cli hook …` 
 from __future__ import annotations
 
 import sys
-
 
 HELP = "handle one agent hook call (JSON on stdin); always exits 0"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from memory_pipeline.cli.common import add_json_flag, print_json, open_workspace
+from memory_pipeline.cli.common import add_json_flag, open_workspace, print_json
 from memory_pipeline.stages.ledger.model import EVENT_TYPES, PRIORITIES
 
 
@@ -34,7 +34,7 @@ def add_actions(actions) -> None:
 
 def run_add(args) -> int:
     from memory_pipeline.errors import BadInputError
-    from memory_pipeline.flows.ledger import add_event
+    from memory_pipeline.flows.ledger.events import add_event
 
     if not args.content.strip():
         raise BadInputError("the event's content is empty")
@@ -50,7 +50,7 @@ def run_add(args) -> int:
 
 
 def run_show(args) -> int:
-    from memory_pipeline.resources.ledger_files import LedgerFiles
+    from memory_pipeline.resources.files.ledger_files import LedgerFiles
     from memory_pipeline.stages.ledger.model import snake_entity
     from memory_pipeline.stages.ledger.state import LedgerState
 
@@ -79,7 +79,7 @@ def run_show(args) -> int:
 def run_check(args) -> int:
     from datetime import date
 
-    from memory_pipeline.flows.pack import build_packs
+    from memory_pipeline.flows.ledger.pack import build_packs
 
     build = build_packs(open_workspace(args.settings), date.today().isoformat(), write=False)
     if args.json:

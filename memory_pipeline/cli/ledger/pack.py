@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from memory_pipeline.cli.common import add_json_flag, add_project_flags, looked_at, print_json, open_workspace
-
+from memory_pipeline.cli.common import add_json_flag, add_project_flags, looked_at, open_workspace, print_json
 
 HELP = "build the recall pack from the ledger and print it"
 
@@ -22,7 +21,7 @@ def run_pack(args) -> int:
     from datetime import date
 
     from memory_pipeline.errors import BadInputError
-    from memory_pipeline.flows.pack import build_packs
+    from memory_pipeline.flows.ledger.pack import build_packs
 
     day = args.date or date.today().isoformat()
     try:

@@ -45,7 +45,7 @@ def prepared_home(workspace, settings) -> Path:
 
 
 def run_start(args) -> int:
-    from memory_pipeline.resources.dagster_daemon import start_daemon
+    from memory_pipeline.resources.daemons.dagster_daemon import start_daemon
 
     workspace = open_workspace(args.settings)
     pid, started = start_daemon(workspace, prepared_home(workspace, args.settings))
@@ -69,7 +69,7 @@ def run_start(args) -> int:
 
 
 def run_foreground(args) -> int:
-    from memory_pipeline.resources.dagster_daemon import run_daemon_in_foreground
+    from memory_pipeline.resources.daemons.dagster_daemon import run_daemon_in_foreground
 
     workspace = open_workspace(args.settings)
     run_daemon_in_foreground(workspace, prepared_home(workspace, args.settings))  # does not return
@@ -77,7 +77,7 @@ def run_foreground(args) -> int:
 
 
 def run_enable(args) -> int:
-    from memory_pipeline.resources.user_service import register
+    from memory_pipeline.resources.daemons.user_service import register
 
     workspace = open_workspace(args.settings)
     home = args.settings.dagster_home  # only when the user set one; the daemon otherwise finds state/dagster
@@ -86,8 +86,8 @@ def run_enable(args) -> int:
 
 
 def run_disable(args) -> int:
-    from memory_pipeline.resources.dagster_daemon import stop_daemon
-    from memory_pipeline.resources.user_service import unregister
+    from memory_pipeline.resources.daemons.dagster_daemon import stop_daemon
+    from memory_pipeline.resources.daemons.user_service import unregister
 
     workspace = open_workspace(args.settings)
     registration = unregister(workspace, Path.home())

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
+from memory_pipeline.cli.common import add_json_flag, console, open_workspace, print_json
+
 
 def add_arguments(parser) -> None:
     parser.add_argument("action", choices=["start", "stop", "status"])
@@ -13,7 +14,7 @@ def add_arguments(parser) -> None:
 
 def run_service(args) -> int:
     from memory_pipeline.flows.recall.client import start_service
-    from memory_pipeline.resources import recall_service
+    from memory_pipeline.resources.daemons import recall_service
 
     workspace = open_workspace(args.settings)
     runtime_dir = args.settings.runtime_dir

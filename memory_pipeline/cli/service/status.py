@@ -15,7 +15,7 @@ def add_arguments(parser) -> None:
 def run_status(args) -> int:
     from memory_pipeline.cli.service.stop import describe
     from memory_pipeline.flows.status import workspace_status
-    from memory_pipeline.resources.services import ServiceProcess
+    from memory_pipeline.resources.daemons.services import ServiceProcess
 
     report = workspace_status(open_workspace(args.settings), args.settings)
     if args.json:

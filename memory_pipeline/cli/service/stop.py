@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from memory_pipeline.cli.common import add_json_flag, console, print_json, open_workspace
+from memory_pipeline.cli.common import add_json_flag, console, open_workspace, print_json
 from memory_pipeline.errors import ServiceError
-
 
 HELP = ("stop the workspace's daemon, redis-server, recall service and ui, and wait for them; the daemon stays "
         "stopped (hooks do not start it) until `service start`")
@@ -32,7 +31,7 @@ def format_duration(seconds: float) -> str:
 
 
 def run_stop(args) -> int:
-    from memory_pipeline.resources.services import stop_workspace_services, workspace_processes
+    from memory_pipeline.resources.daemons.services import stop_workspace_services, workspace_processes
 
     workspace = open_workspace(args.settings)
     stopped = stop_workspace_services(workspace, args.settings.runtime_dir, args.timeout)

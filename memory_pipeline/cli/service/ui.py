@@ -1,5 +1,5 @@
 """`memory-pipeline service ui`: the Dagster UI for this workspace (its webserver, with the Host and
-Origin of every request checked: flows/dagster_ui.py), DAGSTER_HOME set the way the CLI sets it.
+Origin of every request checked: services/dagster_ui.py), DAGSTER_HOME set the way the CLI sets it.
 The sensors and schedules are the workspace's daemon's: started here when it is not running."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import time
 from memory_pipeline.cli.common import open_workspace
 from memory_pipeline.resources.processes import folder_identity, read_pid, terminate, write_pid
 from memory_pipeline.resources.workspace import atomic_write_text
-
 
 HELP = "start the Dagster UI for this workspace (loopback; see what it exposes in docs/dagster.md)"
 EXPOSES = ("The UI shows memory text (observations, facts, run logs) and launches runs. It answers only requests "
@@ -28,7 +27,7 @@ def add_arguments(parser) -> None:
 
 def run_ui(args) -> int:
     from memory_pipeline.cli.service.daemon import prepared_home
-    from memory_pipeline.resources.dagster_daemon import daemon_environment, start_daemon
+    from memory_pipeline.resources.daemons.dagster_daemon import daemon_environment, start_daemon
 
     workspace = open_workspace(args.settings)
     home = prepared_home(workspace, args.settings)
@@ -41,7 +40,7 @@ def run_ui(args) -> int:
         print(f"WARNING: --host {args.host} is not loopback: every machine that reaches it can read your memory "
               "and launch runs", file=sys.stderr, flush=True)
     env = daemon_environment(workspace, home)
-    command = [sys.executable, "-m", "memory_pipeline.flows.dagster_ui", args.host, str(args.port)]
+    command = [sys.executable, "-m", "memory_pipeline.services.dagster_ui", args.host, str(args.port)]
     url_file = workspace.state_path("ui_url")
     atomic_write_text(url_file, url + "\n")  # where `import` asks it to reload
     try:

@@ -1,7 +1,7 @@
 """Claude Code hooks: what each hook event does.
 
 - PreCompact: the task checkpoint; the compaction is noted as pending (the client may abandon it).
-- SessionEnd: `memory/session.ended` for what the session said since its last window (flows/windows.py).
+- SessionEnd: `memory/session.ended` for what the session said since its last window (flows/intake/windows.py).
   Fast: parse, redact, snapshot and write one file; the sensor does the heavy work later. A window
   short of the work rule (stages/windows.py) waits to be observed with the next one.
 - SessionStart: the briefing (startup, resume, clear), or (compact) the compaction's event for the
@@ -20,7 +20,6 @@ from pathlib import Path
 from memory_pipeline import hook_entry
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.emit import EmitResult
 from memory_pipeline.flows.hooks.transcript import (
     MAX_CONTEXT_CHARS,
     HookResult,
@@ -28,11 +27,12 @@ from memory_pipeline.flows.hooks.transcript import (
     session_start_output,
     transcript_file,
 )
-from memory_pipeline.flows.windows import send_window
+from memory_pipeline.flows.intake.emit import EmitResult
+from memory_pipeline.flows.intake.windows import send_window
 from memory_pipeline.models import HookPayload, PendingCompaction, TaskCheckpoint, Transcript
-from memory_pipeline.resources.feedback import FeedbackFiles, record_injected
-from memory_pipeline.resources.hook_state import HookStateStore, log_decision
-from memory_pipeline.resources.memory_files import MemoryFiles
+from memory_pipeline.resources.files.feedback import FeedbackFiles, record_injected
+from memory_pipeline.resources.files.hook_state import HookStateStore, log_decision
+from memory_pipeline.resources.files.memory_files import MemoryFiles
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.events import observe_skip_reason
 from memory_pipeline.stages.hooks.context_level import (
@@ -44,8 +44,8 @@ from memory_pipeline.stages.hooks.recovery import current_task, user_intents
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.review.memory_md import for_project, memory_items
 from memory_pipeline.stages.transcripts import files_touched
-from memory_pipeline.stages.windows import FINAL_END_REASONS
 from memory_pipeline.stages.untrusted import working_folder
+from memory_pipeline.stages.windows import FINAL_END_REASONS
 
 
 def recent_files(transcript: Transcript, limit: int = 10) -> list[str]:
@@ -218,11 +218,9 @@ HANDLERS = {
 }
 
 
-def run_claude_code_hook(workspace: Workspace, payload: HookPayload, *, now: datetime | None = None,
-                         settings: Settings | None = None) -> HookResult:
+def run_claude_code_hook(workspace: Workspace, payload: HookPayload, *, settings: Settings,
+                         now: datetime | None = None) -> HookResult:
     """Act on one hook call. Raises BadInputError for unusable input (the CLI turns it into a note).
-    `settings` are the door's (the hook command's or the hook service's); without them, the defaults
-    for this workspace."""
-    return HANDLERS[payload.hook_event_name](workspace, payload, now or datetime.now().astimezone(),
-                                             settings or Settings(workspace=workspace.root))
+    `settings` are the door's (the hook command's or the hook service's)."""
+    return HANDLERS[payload.hook_event_name](workspace, payload, now or datetime.now().astimezone(), settings)
 

@@ -27,9 +27,9 @@ from memory_pipeline.flows.hooks.transcript import (
     transcript_file,
 )
 from memory_pipeline.models import CachedRecall, HookPayload, HookSessionState, TaskCheckpoint
-from memory_pipeline.resources.feedback import record_injected
-from memory_pipeline.resources.hook_state import HookStateStore, log_decision, read_tail
-from memory_pipeline.resources.memory_files import MemoryFiles
+from memory_pipeline.resources.files.feedback import record_injected
+from memory_pipeline.resources.files.hook_state import HookStateStore, log_decision, read_tail
+from memory_pipeline.resources.files.memory_files import MemoryFiles
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import is_held
 from memory_pipeline.stages.hooks.budget import Fitted, Section, fit, left_out_words

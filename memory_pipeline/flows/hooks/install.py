@@ -16,7 +16,7 @@ the briefing at session start, the compaction and shutdown events.
 Codex: the server in `~/.codex/config.toml`, marked `required` so Codex waits for it and its tools
 are there from the first step (`stages/hooks/mcp_config.CODEX_STARTUP`).
 
-Every file is read (links and FIFOs refused: resources/agent_config.py) and its new content worked
+Every file is read (links and FIFOs refused: resources/files/agent_config.py) and its new content worked
 out before any is written, so a refused file leaves all of them as they were. Uninstall removes
 only our entries; a file left holding nothing is removed, with a `.claude` folder left empty, so
 no `{}` stays behind.
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.resources.agent_config import (
+from memory_pipeline.resources.files.agent_config import (
     git_exclude_file,
     is_git_ignored,
     pi_extension_template,

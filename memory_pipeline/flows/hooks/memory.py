@@ -32,7 +32,7 @@ def hook_scope(workspace: Workspace, cwd: str | None, settings: Settings):
     """What a hook's session looks at (stages.projects.LookedAt), scoped as `brief` from that folder
     (the rule every door shares: resources.project_tally.scope_for); every project when the payload
     names no folder."""
-    from memory_pipeline.resources.project_tally import scope_for
+    from memory_pipeline.resources.files.project_tally import scope_for
     from memory_pipeline.resources.projects import resolve_project
     from memory_pipeline.stages.projects import ASKED_BY_FOLDER, LookedAt
 

@@ -1,7 +1,7 @@
 """One hook call, start to end: the hook's stdin in, what the hook prints out (stdout, stderr).
 
 Shared by the CLI (`python -m memory_pipeline.cli hook claude-code`) and the hook service
-(flows/hooks/service.py), so both print the same thing. Never raises: problems become one
+(services/hook_service.py), so both print the same thing. Never raises: problems become one
 `memory-pipeline hook: …` line on stderr.
 """
 
@@ -20,7 +20,7 @@ def _note(text: object) -> str:
     return f"memory-pipeline hook: {' '.join(str(text).split())}\n"
 
 
-def _workspace(settings: "Settings"):
+def _workspace(settings: Settings):
     """The workspace, not created here: a hook that refuses its input leaves no trace."""
     from memory_pipeline.resources.workspace import Workspace
 
@@ -42,7 +42,7 @@ def _safely(action: Callable[[], object]) -> tuple[str, str]:
     return out, _note(result.note) if result.note else ""
 
 
-def hook_reply(raw: bytes, settings: "Settings", now: datetime | None = None) -> tuple[str, str]:
+def hook_reply(raw: bytes, settings: Settings, now: datetime | None = None) -> tuple[str, str]:
     """A Claude Code hook call (its stdin bytes) → (stdout, stderr), under the door's settings."""
 
     def act():
@@ -54,7 +54,7 @@ def hook_reply(raw: bytes, settings: "Settings", now: datetime | None = None) ->
     return _safely(act)
 
 
-def refresh_reply(session_id: str, settings: "Settings") -> tuple[str, str]:
+def refresh_reply(session_id: str, settings: Settings) -> tuple[str, str]:
     """`hook claude-code --refresh-recall SESSION` → (stdout, stderr)."""
 
     def act():

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory_pipeline.errors import BadInputError
-from memory_pipeline.flows.emit import MAX_TRANSCRIPT_BYTES
+from memory_pipeline.flows.intake.emit import MAX_TRANSCRIPT_BYTES
 from memory_pipeline.models import HookPayload, Transcript
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.transcripts import detect_format, parse_transcript

@@ -7,16 +7,21 @@ index in memory); when the service cannot start, the search runs in this process
 from __future__ import annotations
 
 import sys
-from datetime import date, datetime, time, timezone
+from datetime import UTC, date, datetime, time
 from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, ServiceError
+from memory_pipeline.flows.recall.protocol import PointsReply, PointsRequest, RecallReply, RecallRequest
 from memory_pipeline.models import RecallHit
-from memory_pipeline.resources import recall_service
+from memory_pipeline.resources.daemons import recall_service
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.recall.rank import RecallFilters, check_filters, check_limit, clean_query
 
+Reply = TypeVar("Reply", bound=BaseModel)
 _ENGINES: dict[str, object] = {}  # root → RecallEngine (imported on first in-process use: qdrant-client
 # and numpy take ~1.3 s to import, which a hook talking to the service should not pay)
 
@@ -26,15 +31,15 @@ def as_timestamp(now: datetime | date | float | int | None) -> float | None:
     if now is None or isinstance(now, (int, float)):
         return None if now is None else float(now)
     if isinstance(now, datetime):
-        return (now if now.tzinfo else now.replace(tzinfo=timezone.utc)).timestamp()
+        return (now if now.tzinfo else now.replace(tzinfo=UTC)).timestamp()
     if isinstance(now, date):
-        return datetime.combine(now, time(), tzinfo=timezone.utc).timestamp()
+        return datetime.combine(now, time(), tzinfo=UTC).timestamp()
     raise BadInputError(f"now must be a datetime, a date or unix seconds, got {now!r}")
 
 
 def service_command(workspace: Workspace, settings: Settings) -> list[str]:
     """The recall service's command line; it builds its own settings from the same environment."""
-    return [sys.executable, "-m", "memory_pipeline.flows.recall.server", "--workspace", str(workspace.root),
+    return [sys.executable, "-m", "memory_pipeline.services.recall_server", "--workspace", str(workspace.root),
             "--idle-timeout", str(settings.recall_idle_timeout)]
 
 
@@ -47,7 +52,7 @@ def start_service(workspace: Workspace, settings: Settings) -> dict:
 
 def local_engine(workspace: Workspace, settings: Settings):
     """The in-process RecallEngine for a workspace (kept for the life of the process)."""
-    from memory_pipeline.flows.recall.engine import RecallEngine
+    from memory_pipeline.flows.recall.engine import RecallEngine  # noqa: PLC0415 — numpy: not in a hook's process
 
     key = str(workspace.root)
     if key not in _ENGINES:
@@ -61,15 +66,23 @@ def store_is_empty(workspace: Workspace, settings: Settings) -> bool:
     return not settings.qdrant_url and not any(workspace.state_path(name).exists() for name in ("vectors", "qdrant"))
 
 
-def via_service(workspace: Workspace, settings: Settings, args: dict) -> list[RecallHit]:
+def via_service(workspace: Workspace, settings: Settings, request: RecallRequest) -> list[RecallHit]:
     """Ask the service (starting it if needed); ServiceError when it cannot answer."""
-    return [RecallHit.model_validate(h) for h in ask_service(workspace, settings, "recall", args).get("hits", [])]
+    return answer_as(RecallReply, ask_service(workspace, settings, "recall", request)).hits
 
 
-def ask_service(workspace: Workspace, settings: Settings, op: str, args: dict) -> dict:
+def answer_as(model: type[Reply], answer: dict) -> Reply:
+    """The service's answer as its reply model; ServiceError when it is not one (a broken service)."""
+    try:
+        return model.model_validate({key: value for key, value in answer.items() if key != "ok"})
+    except ValidationError as exc:
+        raise _ServiceAnswerError(f"the recall service sent a reply that is not a {model.__name__}: {exc}") from None
+
+
+def ask_service(workspace: Workspace, settings: Settings, op: str, request: BaseModel) -> dict:
     """One request to the service (started if needed): its answer, or BadInputError / ServiceError."""
     path = recall_service.socket_path(workspace, settings.runtime_dir)
-    payload = {"op": op, "args": args}
+    payload = {"op": op, "args": request.model_dump(mode="json")}
     try:
         if not path.exists():
             raise ServiceError("no recall service socket")
@@ -117,21 +130,17 @@ def recall(
     if store_is_empty(ws, settings):
         return []
     ws.create()
-    args = {"query": cleaned, "limit": limit, "tier": filters.tier, "since": filters.since, "until": filters.until,
-            "priority": filters.priority, "session_id": filters.session_id, "project": filters.project, "rewrite": rewrite, "record": record,
-            "now": as_timestamp(now)}
+    request = RecallRequest.of(cleaned, limit, filters, rewrite=rewrite, record=record, now=as_timestamp(now))
     if use_service:
         try:
-            return via_service(ws, settings, args)
+            return via_service(ws, settings, request)
         except _ServiceAnswerError:
             raise
         except ServiceError as exc:
             print(f"memory-pipeline: recall service unavailable, searching in this process: {exc}", file=sys.stderr)
-    from memory_pipeline.flows.recall.engine import SearchRequest
+    from memory_pipeline.flows.recall.engine import SearchRequest  # noqa: PLC0415 — numpy: not in a hook's process
 
-    request = SearchRequest(query=cleaned, limit=limit, filters=filters, rewrite=rewrite, record=record,
-                            now=as_timestamp(now))
-    return local_engine(ws, settings).search(request, wait=30.0)
+    return local_engine(ws, settings).search(SearchRequest.of(request), wait=30.0)
 
 
 def stored_points(workspace: Workspace | str | Path, *, settings: Settings, ids: list[str] | None = None,
@@ -143,10 +152,10 @@ def stored_points(workspace: Workspace | str | Path, *, settings: Settings, ids:
         raise BadInputError("name the points by ids or by session, not both")
     if store_is_empty(ws, settings):
         return []
-    args = {"ids": ids, "session_id": session_id}
     if use_service:
         try:
-            return list(ask_service(ws.create(), settings, "points", args).get("points", []))
+            request = PointsRequest(ids=ids, session_id=session_id)
+            return answer_as(PointsReply, ask_service(ws.create(), settings, "points", request)).points
         except _ServiceAnswerError:
             raise
         except ServiceError as exc:

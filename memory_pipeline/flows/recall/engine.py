@@ -1,8 +1,8 @@
 """The recall engine: embedder + candidate source + ranking, shared by the service and in-process calls.
 
 The candidate source is the workspace's Edge shard, queried in the engine and held open between
-requests (resources/edge_recall.py), or, with QDRANT_URL, an in-memory index of the server's points
-(resources/recall_index.py), rebuilt when the store's generation file changes (in a background
+requests (resources/vectors/edge_recall.py), or, with QDRANT_URL, an in-memory index of the server's points
+(resources/vectors/recall_index.py), rebuilt when the store's generation file changes (in a background
 thread, answering from the previous index meanwhile). Both hand the same ranking (stages/recall/)
 their top lists.
 """
@@ -10,6 +10,7 @@ their top lists.
 from __future__ import annotations
 
 import queue
+import shutil
 import sys
 import threading
 import time
@@ -19,12 +20,22 @@ from datetime import timedelta
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
+from memory_pipeline.flows.recall.protocol import RecallRequest
+from memory_pipeline.flows.recall.rewrite import rewrite_query
 from memory_pipeline.models import RecallHit
 from memory_pipeline.ports import CandidateSource
-from memory_pipeline.resources.recall_index import RecallIndex, generation_at, load_index
+from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
+from memory_pipeline.resources.files.ledger_files import read_superseded
+from memory_pipeline.resources.vectors.edge_recall import ShardRecall
+from memory_pipeline.resources.vectors.recall_index import RecallIndex, generation_at, load_index
+from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.index.message_docs import keyword_parts
 from memory_pipeline.stages.index.sparse import tokenize
+from memory_pipeline.stages.recall.answer_type import answer_texts, asked_type, typed
+from memory_pipeline.stages.recall.candidates import CandidateQuery
+from memory_pipeline.stages.recall.parts import query_parts, with_part
+from memory_pipeline.stages.recall.proximity import rescored, top_ids
 from memory_pipeline.stages.recall.rank import (
     RankOptions,
     RecallFilters,
@@ -34,10 +45,6 @@ from memory_pipeline.stages.recall.rank import (
     fuse,
     rank,
 )
-from memory_pipeline.stages.recall.answer_type import answer_texts, asked_type, typed
-from memory_pipeline.stages.recall.candidates import CandidateQuery
-from memory_pipeline.stages.recall.parts import query_parts, with_part
-from memory_pipeline.stages.recall.proximity import rescored, top_ids
 from memory_pipeline.stages.recall.speaker import asked_about
 from memory_pipeline.stages.recall.supersession import with_supersession
 from memory_pipeline.stages.recall.terms import query_terms
@@ -73,6 +80,12 @@ class SearchRequest:
     now: float | None = None  # unix seconds; None = the current time
     mode: str = "hybrid"
 
+    @classmethod
+    def of(cls, request: RecallRequest) -> SearchRequest:
+        """The search a recall request (the service's, or the client's in this process) asks for."""
+        return cls(query=request.query, limit=request.limit, filters=request.filters(), rewrite=request.rewrite,
+                   record=request.record, now=request.now, mode=request.mode)
+
 
 @dataclass
 class Timings:
@@ -83,8 +96,6 @@ class Timings:
 
 def open_store(workspace: Workspace, settings: Settings, dimension: int, lock_timeout: float | None = None):
     """The workspace's store (QDRANT_URL or local); MEMORY_QDRANT_LOCK_TIMEOUT bounds the wait for a writer."""
-    from memory_pipeline.resources.stores import workspace_store
-
     if lock_timeout is None:
         lock_timeout = settings.qdrant_lock_timeout
     return workspace_store(workspace.state, settings.qdrant_url, dimension=dimension,
@@ -135,7 +146,6 @@ class RecallEngine:
     @property
     def embedder(self):
         if self._embedder is None:
-            from memory_pipeline.resources.onnx_embedder import embedder_for
 
             self._embedder = embedder_for(self.settings.embedding_model, self.settings, self.settings.recall_torch_threads)
         return self._embedder
@@ -174,9 +184,7 @@ class RecallEngine:
         the server's points read into memory."""
         if self.settings.qdrant_url:
             return load_index(self.store)
-        import shutil
 
-        from memory_pipeline.resources.edge_recall import ShardRecall
 
         # the former recall cache (a copy of the store, before issue 28) goes
         shutil.rmtree(self.workspace.state_path("recall_cache"), ignore_errors=True)
@@ -234,7 +242,6 @@ class RecallEngine:
 
     def rewrite(self, query: str) -> str:
         if query not in self._rewrites:
-            from memory_pipeline.flows.recall.rewrite import rewrite_query
 
             self._rewrites[query] = rewrite_query(self.workspace, self.settings, query)
         return self._rewrites[query]
@@ -298,13 +305,11 @@ class RecallEngine:
     def superseded(self) -> dict[str, dict]:
         """The ledger's map of superseded observation facts (memory/index/superseded.json), re-read
         when the file changes."""
-        from memory_pipeline.resources.ledger_files import read_superseded
-
         self._superseded = read_superseded(self.workspace, self._superseded)
         return self._superseded[1]
 
     @property
-    def _counting(self) -> "queue.SimpleQueue[list[RecallHit]]":
+    def _counting(self) -> queue.SimpleQueue[list[RecallHit]]:
         """The service's hits to count, taken by one thread in order (a count queued when the service
         stops is lost: a recall counter, not a record of anything)."""
         with self._counts_lock:
@@ -323,7 +328,7 @@ class RecallEngine:
         """Count each hit in Redis; a Redis failure is reported on stderr, the hits still return."""
         if not hits:
             return
-        from memory_pipeline.resources.redis_store import RedisStore, connect_redis
+        from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis  # noqa: PLC0415 — Redis, only to count hits
 
         for attempt in (1, 2):  # a kept connection fails once after the idle server stopped: reconnect
             try:

@@ -16,7 +16,7 @@ def rewrite_model(settings: Settings) -> str:
 def rewrite_query(workspace: Workspace, settings: Settings, query: str, llm: Completer | None = None) -> str:
     """One search query for `query` (LLMError when the provider fails)."""
     if llm is None:
-        from memory_pipeline.resources.llm import build_llm_client
+        from memory_pipeline.resources.llm import build_llm_client  # noqa: PLC0415 — the LLM SDKs, only to rewrite
 
         llm = build_llm_client(settings, workspace.state_path("llm_cache"), workspace.state_path("llm_budget"))
     system, prompt = load_prompt("rewrite").render(query=query)

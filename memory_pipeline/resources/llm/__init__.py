@@ -12,13 +12,13 @@ from memory_pipeline.errors import BadInputError
 from memory_pipeline.resources.llm.anthropic_provider import AnthropicProvider
 from memory_pipeline.resources.llm.base import LLMProvider, LLMResponse, LLMTransientError
 from memory_pipeline.resources.llm.budget import BudgetedProvider, BudgetExceededError, TokenBudget
-from memory_pipeline.resources.llm.claude_code_provider import ClaudeCodeProvider
-from memory_pipeline.resources.llm.codex_provider import CodexProvider
-from memory_pipeline.resources.llm.openai_compatible_provider import OpenAICompatibleProvider
 from memory_pipeline.resources.llm.cache import ResponseCache, cache_key
+from memory_pipeline.resources.llm.claude_code_provider import ClaudeCodeProvider
 from memory_pipeline.resources.llm.client import REASK_NOTE, LLMClient
-from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.resources.llm.codex_provider import CodexProvider
 from memory_pipeline.resources.llm.offline import OFFLINE_EXTRACTORS, OfflineProvider, default_offline_provider
+from memory_pipeline.resources.llm.openai_compatible_provider import OpenAICompatibleProvider
+from memory_pipeline.resources.workspace import Workspace
 
 __all__ = [
     "OFFLINE_EXTRACTORS",

@@ -7,8 +7,8 @@ from __future__ import annotations
 import httpx
 
 from memory_pipeline.errors import LLMError
-from memory_pipeline.resources.llm.base import LLMResponse, LLMTransientError, counted_tokens
 from memory_pipeline.resources.llm.anthropic_provider import RETRYABLE_STATUS
+from memory_pipeline.resources.llm.base import LLMResponse, LLMTransientError, counted_tokens
 
 
 class OpenAICompatibleProvider:

@@ -95,7 +95,8 @@ def recovery_finding(recoveries: list[Recovery], compactions: int) -> Finding:
     pointers = list(dict.fromkeys(p for r in recoveries for p in r.pointers))
     named = list(dict.fromkeys(p.lstrip("@") for r in recoveries for p in _PATH.findall(r.message.text)))[:4]
     evidence = [Evidence(day=_at(r)[:10] or r.day, time=_at(r)[11:16] or None, session_id=r.session_id,
-                         observation_id=r.observation_id, message_ids=[r.summary_id, r.message.id], quote=clip(r.message.text)) for r in recoveries]
+                         observation_id=r.observation_id, message_ids=[r.summary_id, r.message.id],
+                         quote=clip(r.message.text)) for r in recoveries]
     reread = f" and re-read {', '.join(f'`{p}`' for p in (pointers or named))}" if pointers or named else ""
     missed = (f"; the summary named {', '.join(f'`{p}`' for p in pointers)} yet the user had to point at "
               f"{'it' if len(pointers) == 1 else 'them'} again") if pointers else ""

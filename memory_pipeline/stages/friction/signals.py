@@ -25,7 +25,8 @@ from memory_pipeline.stages.provenance import from_tool_output
 QUOTE_CHARS = 160
 # A user message that corrects the agent, by its opening or by a telltale phrase.
 CORRECTION_LEAD = re.compile(
-    r"^(?:no+(?![ ,]+(?:worries|problem|thanks|need|rush|idea|clue|doubt|more)\b)|nope|nah|wrong|actually|not (?:like )?that|that'?s (?:wrong|not (?:it|right|what))|"
+    r"^(?:no+(?![ ,]+(?:worries|problem|thanks|need|rush|idea|clue|doubt|more)\b)|nope|nah|wrong|actually|"
+    r"not (?:like )?that|that'?s (?:wrong|not (?:it|right|what))|"
     r"you'?re wrong|i (?:already )?(?:told|asked) you|i said|how many times|again,? (?:don'?t|do not|use|you))\b"
     r"[\s,.:;!—-]*",
     re.IGNORECASE,
@@ -152,7 +153,7 @@ def error_line(text: str) -> str:
     if not lines:
         return "failed with no output"
     flagged = [line for line in lines if _ERROR_LINE.search(line)]
-    return clip((flagged[-1] if any(l.startswith("Traceback") for l in lines) and flagged else
+    return clip((flagged[-1] if any(line.startswith("Traceback") for line in lines) and flagged else
                  (flagged[0] if flagged else lines[0])), 200)
 
 

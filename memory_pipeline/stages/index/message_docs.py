@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from memory_pipeline.models import Message, Transcript, content_hash, stable_id
+from memory_pipeline.stages.index.echoes import EchoTracker
 from memory_pipeline.stages.index.passages import TIER as PASSAGES
 from memory_pipeline.stages.index.sparse import weighted_counts
-from memory_pipeline.stages.index.echoes import EchoTracker
 from memory_pipeline.stages.provenance import label_of
 
 ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
@@ -54,7 +54,7 @@ class MessageDoc:
 
 
 def _day_start(day: str) -> datetime:
-    return datetime.fromisoformat(day).replace(tzinfo=timezone.utc)
+    return datetime.fromisoformat(day).replace(tzinfo=UTC)
 
 
 def format_day(when: datetime | None) -> str:

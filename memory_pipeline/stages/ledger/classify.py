@@ -56,7 +56,7 @@ _STOP = {"user", "assistant", "the", "we", "i", "it", "this", "that", "a", "an",
          "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
          "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
          "context", "today", "tomorrow", "yesterday", "note", "fyi", "update", "btw", "heads", "correction", "we're",
-         "we've", "need", "needs", "last", "night", "week", "month", "year", "now", "gone", "upgraded", "migrated", "uses"}
+         "we've", "need", "needs", "last", "night", "week", "month", "year", "gone", "upgraded", "migrated", "uses"}
 _CANDIDATE = re.compile(r"`([^`]{2,80})`|([A-Za-z][A-Za-z0-9.+#/_-]*[A-Za-z0-9+#])")
 _VERSION = re.compile(r"[\s_-]*v?\d+(?:\.\d+)*$")
 RAN = re.compile(r"^(?:ran|running|executed|\$ )", re.I)

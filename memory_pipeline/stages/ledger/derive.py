@@ -64,7 +64,7 @@ def next_numbers(ids: list[str]) -> dict[str, int]:
 
 
 def _supersedes(kind: Classified, content: str, candidates: list[LedgerEvent], scores: list[float]) -> str | None:
-    for event, score in sorted(zip(candidates, scores), key=lambda p: p[0].ts, reverse=True):
+    for event, score in sorted(zip(candidates, scores, strict=False), key=lambda p: p[0].ts, reverse=True):
         if event.type == "commitment" and kind.type != "commitment":
             continue
         if (kind.change and score >= CHANGE_SIMILARITY) or (
@@ -78,7 +78,7 @@ def _closes(state: LedgerState, kind: Classified, content: str, similarity: Simi
         return []
     loops = [state.events[i] for i in state.open_loops]
     scores = similarity(content, [e.content for e in loops])
-    best = max(zip(scores, loops), key=lambda p: p[0], default=None)
+    best = max(zip(scores, loops, strict=False), key=lambda p: p[0], default=None)
     if best is None:
         return []
     score, loop = best
@@ -94,7 +94,7 @@ def derive_event(fact: FactInput, kind: Classified, state: LedgerState, similari
     candidates = [e for e in state.active_about(kind.entity) if not e.closes and e.project == project]
     scores = similarity(content, [e.content for e in candidates]) if candidates else []
     supersedes = _supersedes(kind, content, candidates, scores)
-    related = [e.id for e, s in sorted(zip(candidates, scores), key=lambda p: p[0].ts, reverse=True)
+    related = [e.id for e, s in sorted(zip(candidates, scores, strict=False), key=lambda p: p[0].ts, reverse=True)
                if s >= RELATED_SIMILARITY and e.id != supersedes][:MAX_RELATED]
     closes = _closes(state, kind, content, similarity)
     day_key = fact.day.replace("-", "")
@@ -102,7 +102,8 @@ def derive_event(fact: FactInput, kind: Classified, state: LedgerState, similari
     numbers[day_key] = number + 1
     event = LedgerEvent(
         ts=fact.ts, id=event_id(fact.day, number), type="commitment" if closes else kind.type,
-        priority=kind.priority, content=content, entity=kind.entity, tags=kind.tags + ([USER_LEVEL_TAG] if fact.scope == "user" else []), source=fact.source,
+        priority=kind.priority, content=content, entity=kind.entity,
+        tags=kind.tags + ([USER_LEVEL_TAG] if fact.scope == "user" else []), source=fact.source,
         session=fact.session, message_ids=fact.message_ids, fact_id=fact.fact_id,
         related=closes + [r for r in related if r not in closes], supersedes=supersedes,
         status="closed" if closes else kind.status, project=project,

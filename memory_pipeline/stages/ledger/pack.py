@@ -14,15 +14,14 @@ commit …`"), only ways of doing something. Total ≤ 3,000 words.
 from __future__ import annotations
 
 import copy
-
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from memory_pipeline.stages.ledger.classify import RAN, plain_text
-from memory_pipeline.stages.ledger.derive import USER_LEVEL_TAG
 from memory_pipeline.stages.guard import hold_reasons
+from memory_pipeline.stages.ledger.classify import RAN, plain_text
 from memory_pipeline.stages.ledger.conflicts import find_conflicts
 from memory_pipeline.stages.ledger.decay import age_days, freshness
+from memory_pipeline.stages.ledger.derive import USER_LEVEL_TAG
 from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT, LedgerEvent
 from memory_pipeline.stages.ledger.state import LedgerState
 from memory_pipeline.stages.provenance import from_tool_output, said_by, user_typed

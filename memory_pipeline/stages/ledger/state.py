@@ -24,7 +24,7 @@ class LedgerState:
     _content_keys: set[tuple[str, str]] | None = None  # (session, normalized content), built when asked
 
     @classmethod
-    def of(cls, events: list[LedgerEvent]) -> "LedgerState":
+    def of(cls, events: list[LedgerEvent]) -> LedgerState:
         state = cls()
         for event in events:
             state.apply(event)

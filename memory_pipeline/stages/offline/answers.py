@@ -23,8 +23,8 @@ _AFFIRMATIVE = frozenset("yes yeah yep yup sure okay proceed continue go ahead p
 _COMMON = frozenset("skip fix use keep run add remove drop leave ignore stop start continue wait revert commit "
                     "push merge rebase write delete move rename make do go try accept reject allow block disable "
                     "enable update upgrade downgrade install pin".split())
-CHOSEN_SHARE = 0.5
-_PARENTHESES = re.compile(r"\s*\([^()]*\)")  # an option's detail: the line names what was not chosen, briefly  # an option counts as the one chosen when the answer holds half its words
+CHOSEN_SHARE = 0.5  # an option counts as the one chosen when the answer holds half its words
+_PARENTHESES = re.compile(r"\s*\([^()]*\)")  # an option's detail: the line names what was not chosen, briefly
 
 
 def asked_with_tool(calls: list[tuple[str, str]]) -> bool:

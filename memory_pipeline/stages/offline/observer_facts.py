@@ -6,11 +6,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memory_pipeline.stages.offline import answers
+from memory_pipeline.stages.offline import answers, summary
 from memory_pipeline.stages.offline import distil as shape
 from memory_pipeline.stages.offline import observer_cues as cues
 from memory_pipeline.stages.offline import observer_rules as rules
-from memory_pipeline.stages.offline import summary
 from memory_pipeline.stages.offline.observer_people import personal_fact
 
 CAPS = {"high": 8, "medium": 6, "low": 3}

@@ -28,7 +28,8 @@ HARD_RULE = re.compile(r"\b(?:always|never|must(?:n't| not)?|no exceptions|from 
                        r"required|only ever)\b", re.IGNORECASE)
 PREFERENCE = re.compile(r"\b(?:i prefer|prefers?|i'd rather|i would rather|rather have|i like|likes|"
                         r"i(?: would|'d) (?:only |rather )?(?:want|like|prefer)|my preference)\b", re.IGNORECASE)
-PATTERN = re.compile(r"\b(?:root cause|the (?:issue|problem|bug|culprit|pattern) (?:is|was)|caused by|fix(?:ed|es)?|works?|worked|failed approach|gotcha|trap|workaround|"
+PATTERN = re.compile(r"\b(?:root cause|the (?:issue|problem|bug|culprit|pattern) (?:is|was)|caused by|fix(?:ed|es)?|"
+                     r"works?|worked|failed approach|gotcha|trap|workaround|"
                      r"instead|because|switched|passes|pass|solved|resolved|lesson|corrected|turned out)\b",
                      re.IGNORECASE)
 ARCHITECTURE = re.compile(r"\b(?:runs? (?:on|in)|listens|port|version|installed|upgraded|migrated|configured|"
@@ -137,7 +138,7 @@ def is_routine(text: str) -> bool:
     return bool(_ROUTINE.match(text))
 
 
-def rejection(item: "Item") -> str | None:
+def rejection(item: Item) -> str | None:
     """Why a fact cannot become a MEMORY.md line, or None when it can."""
     text = item.text
     if item.priority != "high" and not text.lower().startswith("failed approach"):
@@ -225,7 +226,7 @@ def resolved(problem: Item, later: list[Item]) -> bool:
 _CHANGED_FROM = re.compile(r"\bfrom (?P<old>[\w.-]+(?: [\w.-]+)?) to (?P<new>[\w.-]+(?: [\w.-]+)?)", re.IGNORECASE)
 
 
-def superseded(item: "Item", later: list["Item"]) -> bool:
+def superseded(item: Item, later: list[Item]) -> bool:
     """An earlier statement of a value a later one says changed ("runs on Postgres 15" after
     "upgraded from Postgres 15 to Postgres 16")."""
     text = item.text.lower()

@@ -1,6 +1,6 @@
 """What a candidate source hands the ranking (pure): the dense and keyword top lists, each with its
 scores, and every candidate's payload. Two sources make them: the Edge shard's own query
-(resources/edge_recall.py) and the in-memory index of the Qdrant-server path (resources/recall_index.py);
+(resources/vectors/edge_recall.py) and the in-memory index of the Qdrant-server path (resources/vectors/recall_index.py);
 `stages/recall/rank.py` fuses and ranks them the same way for both."""
 
 from __future__ import annotations

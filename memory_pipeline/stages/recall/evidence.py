@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, time, timedelta
 
 from memory_pipeline.stages.recall.when import Window
 
@@ -36,10 +37,8 @@ def recency_term(created_ts: float | None, now_ts: float, weight: float, half_li
 def window_bounds(window: Window, lag_days: int) -> tuple[float, float]:
     """[start, end) in unix seconds: the named days, and `lag_days` after them, when the event is
     told ("last weekend I…")."""
-    from datetime import datetime, time, timedelta, timezone
-
-    start = datetime.combine(window.start, time(), tzinfo=timezone.utc)
-    end = datetime.combine(window.end + timedelta(days=lag_days + 1), time(), tzinfo=timezone.utc)
+    start = datetime.combine(window.start, time(), tzinfo=UTC)
+    end = datetime.combine(window.end + timedelta(days=lag_days + 1), time(), tzinfo=UTC)
     return start.timestamp(), end.timestamp()
 
 

@@ -4,7 +4,8 @@
 two sessions, and the whole question's words favour whichever item it spells out at more length.
 Each named item ("the meeting with Rachel", "the pride parade"; quoted titles; "between A and B")
 is looked up by keyword alone — and so are the two events a duration question joins ("How many days
-before my friend's party did I order her gift?" → "friend's party", "order her gift") — and its best turns join the candidates as a keyword-only match of
+before my friend's party did I order her gift?" → "friend's party", "order her gift") — and its best
+turns join the candidates as a keyword-only match of
 that item (min-max scaled over the item's own list, `RankOptions.sparse_weight`), kept when that
 beats the turn's score for the whole question. Keyword alone: no query embedding per item, so the
 latency of a comparison question is that of any other.

@@ -24,7 +24,7 @@ MY = re.compile(r"\bmy\s+((?:[\w'-]+\s+){0,2}[\w'-]+)", re.IGNORECASE)
 
 def query_pairs(terms: Sequence[str]) -> list[tuple[str, str]]:
     """The question's adjacent content terms, in order, each pair once (the first MAX_PAIRS)."""
-    return list(dict.fromkeys((a, b) for a, b in zip(terms, terms[1:]) if a != b))[:MAX_PAIRS]
+    return list(dict.fromkeys((a, b) for a, b in zip(terms, terms[1:], strict=False) if a != b))[:MAX_PAIRS]
 
 
 def _word_start(text: str, at: int) -> bool:

@@ -12,11 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
-from memory_pipeline.stages.index.echoes import cites_memory, is_narration
-from memory_pipeline.stages.projects import ProjectScope, check_project
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import RecallHit
+from memory_pipeline.stages.index.echoes import cites_memory, is_narration
 from memory_pipeline.stages.index.sparse import STOP_WORDS, tokenize
+from memory_pipeline.stages.projects import ProjectScope, check_project
+from memory_pipeline.stages.provenance import point_labels, speaker
 from memory_pipeline.stages.recall.evidence import (
     DAY_SECONDS,  # noqa: F401 (callers read it here)
     Unit,
@@ -26,9 +27,8 @@ from memory_pipeline.stages.recall.evidence import (
     unit_keys,
     window_bounds,
 )
-from memory_pipeline.stages.recall.quoted import quotes, quoted_in
+from memory_pipeline.stages.recall.quoted import quoted_in, quotes
 from memory_pipeline.stages.recall.sessions import session_terms
-from memory_pipeline.stages.provenance import point_labels, speaker
 from memory_pipeline.stages.recall.sources import hit_sources
 from memory_pipeline.stages.recall.when import Window
 
@@ -315,7 +315,7 @@ def score_units(payloads: dict[str, dict], fused: dict[str, Fused], options: Ran
         if event := payload.get("superseded_event"):
             replaced[event] = max(replaced.get(event, 0.0), score)
         scores[pid] = score
-    for pid, item in fused.items():
+    for pid in fused:
         payload, score = payloads[pid], scores[pid]
         if payload.get("superseded_by"):  # the ledger knows what replaced it
             score *= options.superseded_factor

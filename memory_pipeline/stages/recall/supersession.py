@@ -40,7 +40,7 @@ class Replaced:
     words: frozenset[str]
 
     @classmethod
-    def of(cls, entry: dict) -> "Replaced":
+    def of(cls, entry: dict) -> Replaced:
         old, new = values(entry.get("old", "")), values(entry.get("text", ""))
         entity = tuple(part for part in str(entry.get("entity") or "").split("_") if part)
         return cls(entry, frozenset(old - new), frozenset(new - old), entity,

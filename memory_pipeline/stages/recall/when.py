@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 MONTHS = {name: n for n, name in enumerate(
     ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -47,7 +47,7 @@ class Window:
     def contains(self, ts: float | None) -> bool:
         if ts is None:
             return False
-        day = datetime.fromtimestamp(float(ts), timezone.utc).date()
+        day = datetime.fromtimestamp(float(ts), UTC).date()
         return self.start <= day <= self.end
 
 
@@ -65,7 +65,7 @@ def _day(year: str, month: str, day: str) -> date | None:
 
 def named_window(query: str, now: datetime | float) -> Window | None:
     """The first time the query names, as days (relative words read against `now`, UTC)."""
-    today = (datetime.fromtimestamp(now, timezone.utc) if isinstance(now, (int, float)) else now).date()
+    today = (datetime.fromtimestamp(now, UTC) if isinstance(now, (int, float)) else now).date()
     text = query.lower()
     for pattern, day_at, month_at, year_at in ((DAY_MONTH_YEAR, 1, 2, 3), (MONTH_DAY_YEAR, 2, 1, 3)):
         if m := pattern.search(text):

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from memory_pipeline.models import Observation, Segment
-from memory_pipeline.stages.provenance import from_tool_output
 from memory_pipeline.stages.observe.format import format_fact
+from memory_pipeline.stages.provenance import from_tool_output
 
 REDISTILL_AFTER_DAYS = 3
 

@@ -5,7 +5,8 @@ is that project's; a plain section (`## User`, `## Hard Rules`) applies everywhe
 reads the plain sections and its own project's (`for_project`), never another project's.
 
 A promoted line reads `- (YYYY-MM-DD) text <!-- p-YYYYMMDD-NNN-xxxx -->`: the date it was approved,
-the approved text, and the proposal (or friction fix, f-YYYYMMDD-NNN-xxxx; older ids lack the `-xxxx`) id as a comment so every line traces back to its proposal
+the approved text, and the proposal (or friction fix, f-YYYYMMDD-NNN-xxxx; older ids lack the
+`-xxxx`) id as a comment so every line traces back to its proposal
 and a promotion that is repeated (a crash, a second process) finds its line already there. Only a
 marker at the end of a line is an id: the text before it went through `stages/untrusted.inline`, so
 a marker quoted from a transcript is not one.
@@ -13,9 +14,11 @@ a marker quoted from a transcript is not one.
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from memory_pipeline.stages.proposal_ids import ID_TEXT
+from memory_pipeline.stages.recall.supersession import subject_words, values
 from memory_pipeline.stages.untrusted import inline, project_name
 
 MEMORY_TITLE = "# MEMORY"
@@ -156,8 +159,6 @@ def untraceable_ids(current: str, previous: str, approved_ids: set[str]) -> list
 def memory_items(text: str) -> list[tuple[str, str]]:
     """(id, text) of every bullet: the proposal id it was promoted from, or `md-<hash>` for a
     line written by hand (echo/fizzle judges both)."""
-    import hashlib
-
     items = []
     for line in text.splitlines():
         stripped = line.strip()
@@ -182,8 +183,6 @@ def _line_body(line: str) -> str:
 def changes_value(old: str, new: str) -> bool:
     """`new` states another value of what `old` states: a name followed by another number
     ("Postgres 16" → "Postgres 17"), or two shared subject words and values that differ."""
-    from memory_pipeline.stages.recall.supersession import subject_words, values
-
     named_old = {(n.lower(), v) for n, v in _NAMED_VALUE.findall(old) if subject_words(n)}  # not "of 10"
     named_new = {(n.lower(), v) for n, v in _NAMED_VALUE.findall(new) if subject_words(n)}
     names_new = {n for n, _ in named_new}

@@ -1,4 +1,4 @@
-"""Review, pure: proposal ids, REVIEW.md rendering and parsing, decisions from a user's edits, expiry.
+r"""Review, pure: proposal ids, REVIEW.md rendering and parsing, decisions from a user's edits, expiry.
 
 REVIEW.md (seed format): a heading, two instruction lines, `## Proposed for: Section` groups of
 `- [ ] \`p-YYYYMMDD-NNN-xxxx\` text` lines, and a last-updated line with the pending count.
@@ -193,7 +193,7 @@ class Decisions:
     unknown: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
 
-    def damaged(self, parsed: "ParsedReview") -> bool:
+    def damaged(self, parsed: ParsedReview) -> bool:
         """True when the file had lines this pipeline could not use (worth a backup)."""
         return not parsed.has_heading or bool(parsed.stray or self.unknown or self.duplicates)
 

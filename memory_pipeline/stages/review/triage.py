@@ -3,7 +3,8 @@
 Reject is for what can never be memory: quotes of the conversation, status lines, error output,
 questions, fragments, and what is transient (issue 52): the agent's narration, test counts, a
 passing state, a pointer to something only that session shows, its own tool failing, a
-checker's report, a change it made, a fix it proposed before making it. Needs-review is for what a person must see: anything that would run code
+checker's report, a change it made, a fix it proposed before making it. Needs-review is for what a
+person must see: anything that would run code
 from the network, delete recursively, open permissions, skip verification or send data away, and
 text that tries to instruct the pipeline. Promote is for a durable statement a later session can
 act on (a rule, a preference, a decision with its reason). Auto-reject is reversible

@@ -21,8 +21,6 @@ from typing import Any
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
 from memory_pipeline.stages.transcripts.bookkeeping import user_words
-from memory_pipeline.stages.transcripts.pastes import PASTED_FIELD
-from memory_pipeline.stages.untrusted import working_folder
 from memory_pipeline.stages.transcripts.jsonl import (
     LINE_ERRORS,
     as_dict,
@@ -35,7 +33,8 @@ from memory_pipeline.stages.transcripts.jsonl import (
     parse_timestamp,
     render_arguments,
 )
-
+from memory_pipeline.stages.transcripts.pastes import PASTED_FIELD
+from memory_pipeline.stages.untrusted import working_folder
 
 ASK_TOOLS = frozenset({"AskUserQuestion"})
 ANSWER_SUFFIX = "#answer"

@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
-from memory_pipeline.stages.untrusted import working_folder
 from memory_pipeline.stages.transcripts.jsonl import (
     LINE_ERRORS,
     as_dict,
@@ -24,6 +23,7 @@ from memory_pipeline.stages.transcripts.jsonl import (
     parse_timestamp,
     render_arguments,
 )
+from memory_pipeline.stages.untrusted import working_folder
 
 INJECTED_PREFIXES = (
     "<environment_context>",

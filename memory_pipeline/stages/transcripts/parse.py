@@ -115,7 +115,7 @@ def _read(source: Path | str, max_bytes: int) -> tuple[str, str, str | None]:
 
 def parse_parts(parts: list[Path], *, format: str, session_id: str | None = None,
                 max_bytes: int = 64 * 1024 * 1024) -> Transcript:
-    """Parse a snapshot stored in parts (resources/snapshots.py): their lines in order, as one file."""
+    """Parse a snapshot stored in parts (resources/files/snapshots.py): their lines in order, as one file."""
     if len(parts) == 1:
         return parse_transcript(parts[0], format=format, session_id=session_id, max_bytes=max_bytes)
     where = f"transcript snapshot {parts[-1]}"

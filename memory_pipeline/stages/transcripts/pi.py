@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
-from memory_pipeline.stages.untrusted import working_folder
 from memory_pipeline.stages.transcripts.jsonl import (
     LINE_ERRORS,
     as_dict,
@@ -18,6 +17,7 @@ from memory_pipeline.stages.transcripts.jsonl import (
     parse_timestamp,
     render_arguments,
 )
+from memory_pipeline.stages.untrusted import working_folder
 
 
 def _context_tokens(usage: dict[str, Any]) -> int | None:

@@ -122,7 +122,7 @@ def test_p0_is_for_rules_shaped_like_rules(text, kind, priority):
 def test_corrections_in_ordinary_words_supersede_what_they_replace():
     from datetime import datetime, timezone
 
-    from memory_pipeline.resources.embedder import get_embedder
+    from memory_pipeline.resources.embedding.embedder import get_embedder
     from memory_pipeline.stages.ledger.derive import FactInput, derive_events
     from memory_pipeline.stages.ledger.state import LedgerState
     from memory_pipeline.stages.vectors import cosine

@@ -1,0 +1,1 @@
+"""Friction: the analysis of a week, and its fixes staged as proposals."""

@@ -1,0 +1,1 @@
+"""Index: a day's observations and messages in the vector store."""

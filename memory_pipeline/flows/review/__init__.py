@@ -1,0 +1,1 @@
+"""Review: proposals staged, decided, promoted into MEMORY.md, and shown in the UI."""

@@ -1,0 +1,2 @@
+"""Redis: the connection and key scheme, the embedded redis-server and its watchdog, the staged
+proposals."""
