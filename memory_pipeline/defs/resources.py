@@ -44,6 +44,17 @@ class RedisResource(dg.ConfigurableResource):
                                settings.runtime_dir)
         return RedisStore(client)
 
+    def running(self) -> bool:
+        """A server to read without starting one: REDIS_URL, or the embedded redis-server running now.
+        A sensor that only reads the hot list asks first, so an idle daemon does not keep the embedded
+        server up (its watchdog stops it after MEMORY_REDIS_IDLE_TIMEOUT without a command)."""
+        from memory_pipeline.resources.embedded_redis import EmbeddedRedis
+
+        settings = self.workspace.settings
+        if self.url or settings.redis_url:
+            return True
+        return bool(EmbeddedRedis(self.workspace.get().state, settings.runtime_dir).server_pids())
+
     def retry_wait(self) -> float:
         """Seconds before a step that found Redis down is retried (MEMORY_REDIS_RETRY_SECONDS)."""
         return self.workspace.settings.redis_retry_seconds

@@ -14,6 +14,7 @@ SERVICE_MARKERS = {
     "redis-watchdog": "memory_pipeline.resources.redis_watchdog",
     "recall-service": "memory_pipeline.flows.recall.server",
     "hook-service": "memory_pipeline.flows.hooks.service",
+    "daemon-watcher": "memory_pipeline.flows.daemon_watch",
     "dagster": "dagster",
 }
 
