@@ -9,13 +9,15 @@ agent_clients.py) against a loopback model server, the hooks installed for one p
 MEMORY_DAEMON_AUTOSTART on: the first session's SessionStart hook starts the workspace's daemon.
 Each session (three user turns) says one new fact ("… service-N listens on port 84NN"); the clock runs from the
 client's exit to the moment `memory-pipeline brief` (what SessionStart injects) and `recall`
-from the project folder both show it. Everything is stopped after.
+from the project folder both show it. The idle daemon is measured once its watcher has put the
+Dagster daemon to sleep (MEMORY_DAEMON_IDLE_STOP after the last run). Everything is stopped after.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -25,7 +27,7 @@ import uuid
 from pathlib import Path
 
 from memory_pipeline.resources.daemons.dagster_daemon import daemon_pid
-from memory_pipeline.resources.processes import group_members, process_info
+from memory_pipeline.resources.processes import children_of, group_members, process_info
 from memory_pipeline.resources.workspace import Workspace
 
 
@@ -63,14 +65,12 @@ def session_start_ms(debug_log: Path) -> float | None:
     return next((ms for event, _, ms in hook_timings(debug_log) if event == "SessionStart"), None)
 
 
-SETTLE_SECONDS = 150.0
+ASLEEP_WAIT = 900.0  # MEMORY_DAEMON_IDLE_STOP (300 s by default) after the last run, and then some
 
 
 def group_cpu_seconds(pid: int) -> float:
-    """CPU the daemon's group has used so far: the daemon with its reaped children (the code servers
-    it restarts), and the members alive now."""
-    import os
-
+    """CPU the daemon's group has used so far: the watcher with its reaped children (the Dagster
+    processes it stopped), and the members alive now."""
     ticks = os.sysconf("SC_CLK_TCK")
     total = 0.0
     for member in group_members(pid):
@@ -86,14 +86,17 @@ def group_cpu_seconds(pid: int) -> float:
 
 
 def idle_daemon(workspace: Workspace, seconds: float) -> dict:
-    """RSS of the daemon's process group and its CPU use over `seconds` of idling, once the runs it
-    launched are done and their code server is gone."""
+    """RSS of the daemon's process group and its CPU use over `seconds` of idling, once the watcher
+    has put the Dagster daemon to sleep (no run, no event: its code server and daemon stopped)."""
     pid = daemon_pid(workspace)
     if pid is None:
         return {"error": "no daemon running"}
-    # the code server that launched the runs is replaced within a minute and reaped by the daemon,
-    # bringing its run workers' CPU with it: let that happen before the window opens
-    time.sleep(SETTLE_SECONDS)
+    began = time.monotonic()
+    while children_of(pid) and time.monotonic() - began < ASLEEP_WAIT:
+        time.sleep(2.0)
+    if children_of(pid):
+        return {"error": f"the Dagster daemon was still up {ASLEEP_WAIT:.0f} s after the last session"}
+    asleep_after = time.monotonic() - began
     before, began = group_cpu_seconds(pid), time.monotonic()
     peak = 0
     while time.monotonic() - began < seconds:
@@ -101,8 +104,9 @@ def idle_daemon(workspace: Workspace, seconds: float) -> dict:
         time.sleep(1.0)
     elapsed = time.monotonic() - began
     used = group_cpu_seconds(pid) - before
-    return {"peak_rss_mb": round(peak / 2**20), "cpu_percent_of_a_core": round(100 * used / elapsed, 2),
-            "window_s": round(elapsed)}
+    return {"asleep_after_s": round(asleep_after), "peak_rss_mb": round(peak / 2**20),
+            "cpu_percent_of_a_core": round(100 * used / elapsed, 2), "window_s": round(elapsed),
+            "load_average": os.getloadavg()}
 
 
 def run(sessions: int, idle_seconds: float, timeout: float) -> dict:
@@ -113,7 +117,8 @@ def run(sessions: int, idle_seconds: float, timeout: float) -> dict:
     if isinstance(clients, str):
         raise SystemExit(f"Claude Code is not available: {clients}")
     root = Path(tempfile.mkdtemp(prefix="bench-always-on-"))
-    report: dict = {"sessions": sessions, "client": f"claude-code {clients.versions.get('claude-code')}"}
+    report: dict = {"sessions": sessions, "client": f"claude-code {clients.versions.get('claude-code')}",
+                    "load_average_at_start": os.getloadavg()}
     with LoopbackModels() as models:
         for n in range(sessions):
             for said, reply in conversation(n)[0]:

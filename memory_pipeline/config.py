@@ -124,6 +124,10 @@ class Settings(BaseModel):
     project_map: str | None = setting(None, "MEMORY_PROJECT_MAP",
                                       "`PATTERN=NAME;…`: name the project of session folders matching a glob "
                                       "(first match wins)", shown="unset: the git repository's folder name")
+    daemon_idle_stop: float = setting(300.0, "MEMORY_DAEMON_IDLE_STOP",
+                                      "seconds the always-on pipeline keeps the Dagster daemon up after its last work "
+                                      "(an event in the inbox, a run); then it sleeps until an event, a REVIEW.md "
+                                      "edit or a schedule's time wakes it")
     daemon_autostart: bool = setting(True, "MEMORY_DAEMON_AUTOSTART",
                                      "the first hook of a session starts the workspace's Dagster daemon (sensors "
                                      "and schedules) when none runs, without waiting for it; after `service stop` "

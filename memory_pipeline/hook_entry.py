@@ -219,10 +219,10 @@ def start_daemon_detached(root: str, environ: dict[str, str]) -> bool:
 
 
 def _runs_daemon(pid: int) -> bool:
-    """The pid runs dagster-daemon (where /proc tells; elsewhere a live pid is taken for it)."""
+    """The pid runs the daemon's watcher (where /proc tells; elsewhere a live pid is taken for it)."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            return b"dagster-daemon" in handle.read(4096)
+            return b"memory_pipeline.services.daemon_watch" in handle.read(4096)
     except FileNotFoundError:
         return not os.path.isdir("/proc/self")
     except OSError:

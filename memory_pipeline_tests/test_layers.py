@@ -205,6 +205,7 @@ def test_stages_do_no_io_and_use_no_client_sdk():
 SETTINGS_DOORS = {
     "memory_pipeline.cli": "the command line: cli.main builds it once per command (args.settings)",
     "memory_pipeline.definitions": "Dagster: once per Definitions load, handed to build_definitions",
+    "memory_pipeline.services.daemon_watch": "the always-on daemon's watcher (a process of its own)",
     "memory_pipeline.services.hook_service": "the hook service's main (it answers only calls with its settings)",
     "memory_pipeline.services.mcp_server": "one MCP tool call in a process of its own (the MCP door's fallback)",
     "memory_pipeline.services.recall_server": "the recall service's main (a process of its own)",

@@ -117,6 +117,7 @@ def print_memory(out, workspace, days: list[str]) -> None:
 
 def run_demo(args) -> int:
     from memory_pipeline.flows.runs import dagster_home
+    from memory_pipeline.resources.daemons.services import stop_workspace_services
     from memory_pipeline.resources.files.inbox import Inbox
 
     out = console()
@@ -126,8 +127,11 @@ def run_demo(args) -> int:
               highlight=False)
     emitted = emit_samples(workspace, args.settings)
     out.print(f"emitted {sum(1 for r in emitted if r.path)} events from {len(list(SAMPLES.glob('*.jsonl')))} sample sessions")
-    with out.status("running the inbox sensor's runs (loads the embedding model once)…"):
-        requests, runs = run_sensor_runs(workspace, args.definitions(), args.settings)
+    try:
+        with out.status("running the inbox sensor's runs (loads the embedding model once)…"):
+            requests, runs = run_sensor_runs(workspace, args.definitions(), args.settings)
+    finally:  # the runs started the demo workspace's redis-server (it would wait 30 min idle before stopping)
+        stop_workspace_services(workspace, args.settings.runtime_dir)
     by_day = Counter(result.event.day for result in emitted if result.path)
     for run in runs:
         state = "[green]succeeded[/]" if run.success else f"[red]failed[/]: {failure_text(run.error, run.output)}"

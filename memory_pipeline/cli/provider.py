@@ -91,5 +91,5 @@ def restart_daemon(workspace, settings) -> bool:
     if daemon_pid(workspace) is None:
         return False
     stop_daemon(workspace, remember=False)
-    start_daemon(workspace, prepared_home(workspace, settings))
+    start_daemon(workspace, prepared_home(workspace, settings), settings.runtime_dir)
     return True

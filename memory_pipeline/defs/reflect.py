@@ -88,6 +88,8 @@ def reflect_triggers(job: "AssetJob", settings: Settings, partitions: dg.DailyPa
                description="Requests a reflection as soon as a day's hot list passes the token threshold "
                "(MEMORY_REFLECT_THRESHOLD_TOKENS, default 40000), once per day (Redis memory:reflect:triggered:{day}).")
     def reflect_threshold_sensor(context: dg.SensorEvaluationContext, redis: RedisResource):
+        if not redis.running():  # every observation writes the hot list through Redis, and starts it
+            return dg.SkipReason("Redis is not running: no observation since it stopped")
         current = redis.workspace.settings
         today, threshold = pipeline.local_today(current), current.reflect_threshold_tokens
         days = [(today - timedelta(days=1)).isoformat(), today.isoformat()]

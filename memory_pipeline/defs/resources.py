@@ -14,6 +14,7 @@ from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
+from memory_pipeline.resources.redis.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.redis.redis_store import RedisStore, connect_redis
 from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline.resources.workspace import Workspace
@@ -44,6 +45,15 @@ class RedisResource(dg.ConfigurableResource):
         client = connect_redis(self.url or settings.redis_url, self.workspace.get().state, settings.redis_idle_timeout,
                                settings.runtime_dir)
         return RedisStore(client)
+
+    def running(self) -> bool:
+        """A server to read without starting one: REDIS_URL, or the embedded redis-server running now.
+        A sensor that only reads the hot list asks first, so an idle daemon does not keep the embedded
+        server up (its watchdog stops it after MEMORY_REDIS_IDLE_TIMEOUT without a command)."""
+        settings = self.workspace.settings
+        if self.url or settings.redis_url:
+            return True
+        return bool(EmbeddedRedis(self.workspace.get().state, settings.runtime_dir).server_pids())
 
     def retry_wait(self) -> float:
         """Seconds before a step that found Redis down is retried (MEMORY_REDIS_RETRY_SECONDS)."""

@@ -210,12 +210,15 @@ def runs_by(workspace: Workspace, newest: float | None, now: float) -> dict:
     """The process that runs the sensors and schedules: this workspace's daemon, another one whose
     heartbeats reach this instance, or nothing."""
     from memory_pipeline.resources.daemons.dagster_daemon import daemon_pid, stopped_by_user
+    from memory_pipeline.resources.processes import children_of
 
     heartbeat = None if newest is None else round(now - newest, 1)
     pid, unit = daemon_pid(workspace), registered(workspace, Path.home())
     if pid is not None:
-        return {"running": True, "what": "dagster-daemon", "pid": pid, "heartbeat_s_ago": heartbeat,
-                "service_manager": unit}
+        awake = bool(children_of(pid))  # the watcher runs the code server and dagster-daemon while there is work
+        return {"running": True, "what": "dagster-daemon" if awake else "the daemon's watcher (Dagster asleep: an "
+                "event, a REVIEW.md edit or a schedule's time wakes it)", "pid": pid, "awake": awake,
+                "heartbeat_s_ago": heartbeat, "service_manager": unit}
     marker = workspace.state_path("daemon_stopped")
     stopped_at = marker.stat().st_mtime if marker.exists() else 0.0
     if heartbeat is not None and heartbeat < 60 and newest > stopped_at:  # not the beats of the one just stopped

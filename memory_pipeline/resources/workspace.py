@@ -140,6 +140,7 @@ STATE_NAMES = {
     "folder_projects": "folder-projects.json",
     "llm_budget": "llm-budget.json", "dagster_output": "dagster-output.log",
     "daemon_pid": "daemon.pid", "daemon_log": "daemon.log", "daemon_stopped": "daemon-stopped",
+    "daemon_workspace": "daemon-workspace.yaml",  # the daemon's Dagster workspace: its code server's socket
     "daemon_tried": "daemon-start-tried",  # when a hook last started the daemon (hook_entry spells it too)
 }
 

@@ -63,7 +63,7 @@ def test_the_first_hook_starts_the_daemon_without_waiting_and_stop_keeps_it_stop
         stopped = run_cli(["service", "stop"], env, timeout=180)
         assert stopped.returncode == 0 and b"daemon" in stopped.stdout, stopped.stderr
         assert daemon_pid(workspace) is None
-        (workspace.state / "daemon-start-tried").unlink()  # not the retry pause: the user's stop keeps it down
+        (workspace.state / "daemon-start-tried").unlink(missing_ok=True)  # not the retry pause: the user's stop keeps it down
         subprocess.run([sys.executable, "-S", str(HOOK_ENTRY), "hook", "claude-code"], input=session_start,
                        env=env, capture_output=True, timeout=120)
         time.sleep(3)

@@ -73,3 +73,18 @@ def test_review_sensor_fires_on_user_edits_only(tmp_path, proposal_store):
     assert isinstance(request, dg.RunRequest) and request.partition_key == date.today().isoformat()
     assert request.run_key.startswith("review-")
     assert isinstance(evaluate(cursor)[0], dg.SkipReason)
+
+
+def test_threshold_sensor_does_not_start_the_embedded_redis(tmp_path, monkeypatch):
+    """Every observation writes the hot list through Redis (and starts it): with the embedded server
+    stopped there is nothing new to weigh, and an idle daemon must not keep the server up."""
+    from memory_pipeline.resources.redis.embedded_redis import EmbeddedRedis
+
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    settings = Settings.from_env()
+    workspace = WorkspaceResource(settings=settings, root=str(tmp_path / "ws"))
+    resources = {"redis": RedisResource(workspace=workspace), "workspace": workspace}
+    with dg.build_sensor_context(resources=resources) as context:
+        result = sensor("reflect_threshold_sensor")(context)
+    assert isinstance(result, dg.SkipReason) and "Redis is not running" in result.skip_message
+    assert EmbeddedRedis(workspace.get().state, settings.runtime_dir).server_pids() == []

@@ -24,6 +24,7 @@ def test_demo_runs_in_its_own_workspace_offline_and_leaves_the_users_untouched(t
     ~/.memory-pipeline/demo and says so; the user's workspace is not touched."""
     from memory_pipeline.resources.daemons.services import stop_workspace_services
     from memory_pipeline.resources.workspace import Workspace
+    from memory_pipeline_tests.support.leaks import leftover_services
 
     home = tmp_path / "home"
     users = Workspace(home / ".memory-pipeline" / "workspace").create()
@@ -40,6 +41,7 @@ def test_demo_runs_in_its_own_workspace_offline_and_leaves_the_users_untouched(t
         assert "succeeded" in result.stdout and "memory-pipeline service ui" in result.stdout and "dagster dev" not in result.stdout
         assert "for 2026-11-20 (2 events)" in result.stdout and "for 2026-11-21 (2 events)" in result.stdout
         assert tree(users.root) == before
+        assert leftover_services(tmp_path) == []  # the demo stopped the redis-server its runs started
         logs = sorted(p.name for p in (demo.root / "memory").glob("*.md"))
         assert logs == ["2026-11-20.md", "2026-11-21.md"]
         observations = list((demo.root / "observations").glob("*/*.json"))

@@ -14,6 +14,7 @@ SERVICE_MARKERS = {
     "redis-watchdog": "memory_pipeline.resources.redis.redis_watchdog",
     "recall-service": "memory_pipeline.services.recall_server",
     "hook-service": "memory_pipeline.services.hook_service",
+    "daemon-watcher": "memory_pipeline.services.daemon_watch",
     "dagster": "dagster",
 }
 

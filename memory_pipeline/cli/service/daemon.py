@@ -48,7 +48,7 @@ def run_start(args) -> int:
     from memory_pipeline.resources.daemons.dagster_daemon import start_daemon
 
     workspace = open_workspace(args.settings)
-    pid, started = start_daemon(workspace, prepared_home(workspace, args.settings))
+    pid, started = start_daemon(workspace, prepared_home(workspace, args.settings), args.settings.runtime_dir)
     report = {"workspace": str(workspace.root), "daemon": {"pid": pid, "started": started,
                                                           "log": str(workspace.state_path("daemon_log"))}}
     if not args.no_recall:
@@ -72,7 +72,7 @@ def run_foreground(args) -> int:
     from memory_pipeline.resources.daemons.dagster_daemon import run_daemon_in_foreground
 
     workspace = open_workspace(args.settings)
-    run_daemon_in_foreground(workspace, prepared_home(workspace, args.settings))  # does not return
+    run_daemon_in_foreground(workspace, prepared_home(workspace, args.settings), args.settings.runtime_dir)  # does not return
     return 0
 
 

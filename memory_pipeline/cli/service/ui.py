@@ -31,7 +31,7 @@ def run_ui(args) -> int:
 
     workspace = open_workspace(args.settings)
     home = prepared_home(workspace, args.settings)
-    pid, started = start_daemon(workspace, home)
+    pid, started = start_daemon(workspace, home, args.settings.runtime_dir)
     url = f"http://{args.host}:{args.port}"
     print(f"workspace {workspace.root}\nDAGSTER_HOME {home}\n"
           f"daemon {'started' if started else 'running'}, pid {pid} (sensors and schedules; `service stop` stops it)\n"

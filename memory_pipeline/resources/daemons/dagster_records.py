@@ -70,3 +70,16 @@ def newest_heartbeat(home: Path) -> float | None:
         except (ValueError, KeyError, TypeError):
             continue
     return max(stamps, default=None)
+
+
+IN_PROGRESS = ("QUEUED", "NOT_STARTED", "STARTING", "STARTED", "CANCELING")
+STUCK_AFTER_HOURS = 6  # a run "started" longer ago than this without a change lost its process: not waited for
+
+
+def runs_in_progress(home: Path) -> int:
+    """Runs queued, starting or running (updated in the last few hours), from history/runs.db."""
+    statuses = ", ".join(f"'{status}'" for status in IN_PROGRESS)
+    rows = _rows(home / "history" / "runs.db",
+                 f"select count(*) from runs where status in ({statuses}) "
+                 f"and update_timestamp > datetime('now', '-{STUCK_AFTER_HOURS} hours')")
+    return int(rows[0][0]) if rows else 0
