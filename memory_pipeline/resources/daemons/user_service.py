@@ -20,7 +20,7 @@ from xml.sax.saxutils import escape
 from memory_pipeline.config import user_config_home
 from memory_pipeline.resources.workspace import Workspace, atomic_write_text
 
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+PACKAGE_ROOT = Path(__file__).resolve().parents[3]  # resources/daemons/ → memory_pipeline → its folder
 
 
 @dataclass
