@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import memory_pipeline
 from memory_pipeline.config import PROCESS_DEFAULTS, child_environment
 from memory_pipeline.errors import ServiceError
 from memory_pipeline.pipeline import DEFINITIONS_MODULE
@@ -47,7 +48,7 @@ def daemon_command() -> list[str]:
 def daemon_environment(workspace: Workspace, dagster_home: Path) -> dict[str, str]:
     """This process's environment pointed at the workspace; the package importable from the daemon's
     own working directory (the workspace, not the project the user stands in)."""
-    package_root = str(Path(__file__).resolve().parents[2])
+    package_root = str(Path(memory_pipeline.__file__).resolve().parents[1])
     env = child_environment(MEMORY_WORKSPACE=str(workspace.root), DAGSTER_HOME=str(dagster_home))
     paths = [package_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != package_root]
     return {**PROCESS_DEFAULTS, **env, "PYTHONPATH": os.pathsep.join(paths)}
