@@ -155,3 +155,18 @@ def _answers(base: str) -> bool:
         return False
     return True
 
+
+
+def test_the_daemon_and_its_service_unit_put_the_folder_holding_the_package_on_the_path(tmp_path):
+    """The daemon runs from the workspace, not from the project: its PYTHONPATH must name the folder
+    that holds memory_pipeline/, wherever the module that builds it sits in the package."""
+    import os
+
+    from memory_pipeline.resources.daemons.dagster_daemon import daemon_environment
+    from memory_pipeline.resources.daemons.user_service import PACKAGE_ROOT
+    from memory_pipeline.resources.workspace import Workspace
+
+    env = daemon_environment(Workspace(tmp_path / "ws"), tmp_path / "dagster")
+    first = Path(env["PYTHONPATH"].split(os.pathsep)[0])
+    assert (first / "memory_pipeline" / "__init__.py").is_file()
+    assert (PACKAGE_ROOT / "memory_pipeline" / "__init__.py").is_file()

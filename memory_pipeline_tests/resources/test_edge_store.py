@@ -79,7 +79,7 @@ def test_the_recall_index_of_a_workspace_not_yet_migrated_migrates_it_and_holds_
 MIGRATE = """
 import sys
 from pathlib import Path
-from memory_pipeline.resources import edge_migration
+from memory_pipeline.resources.vectors import edge_migration
 from memory_pipeline.resources.vectors.stores import workspace_store
 edge_migration.CHUNK = 50
 

@@ -22,6 +22,7 @@ import sys
 import time
 from pathlib import Path
 
+import memory_pipeline
 from memory_pipeline.config import PROCESS_DEFAULTS, child_environment
 from memory_pipeline.errors import ServiceError
 from memory_pipeline.pipeline import DEFINITIONS_MODULE
@@ -64,7 +65,7 @@ def write_daemon_workspace(workspace: Workspace, code_server_socket: Path) -> Pa
 def daemon_environment(workspace: Workspace, dagster_home: Path) -> dict[str, str]:
     """This process's environment pointed at the workspace; the package importable from the daemon's
     own working directory (the workspace, not the project the user stands in)."""
-    package_root = str(Path(__file__).resolve().parents[3])  # resources/daemons/ → memory_pipeline → its folder
+    package_root = str(Path(memory_pipeline.__file__).resolve().parents[1])
     env = child_environment(MEMORY_WORKSPACE=str(workspace.root), DAGSTER_HOME=str(dagster_home))
     paths = [package_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != package_root]
     return {**PROCESS_DEFAULTS, **env, "PYTHONPATH": os.pathsep.join(paths)}

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+import memory_pipeline
 from memory_pipeline.config import user_config_home
 from memory_pipeline.resources.workspace import Workspace, atomic_write_text
 
-PACKAGE_ROOT = Path(__file__).resolve().parents[3]  # resources/daemons/ → memory_pipeline → its folder
+PACKAGE_ROOT = Path(memory_pipeline.__file__).resolve().parents[1]  # the folder holding the package
 
 
 @dataclass

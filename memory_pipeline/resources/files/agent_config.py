@@ -19,6 +19,7 @@ import stat
 import subprocess
 from pathlib import Path
 
+import memory_pipeline
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.resources.workspace import atomic_write_text
 
@@ -129,7 +130,7 @@ def write_config_json(path: Path, root: Path, document: dict, new_mode: int = 0o
 
 def pi_extension_template() -> str:
     """The pi extension shipped with the package (memory_pipeline/integrations/pi_extension.ts)."""
-    return (Path(__file__).resolve().parents[2] / "integrations" / "pi_extension.ts").read_text(encoding="utf-8")
+    return (Path(memory_pipeline.__file__).resolve().parent / "integrations" / "pi_extension.ts").read_text(encoding="utf-8")
 
 
 def git_exclude_file(folder: Path) -> Path | None:
