@@ -71,7 +71,8 @@ def where_of(project: str, scope: str) -> str:
 def compact_hit(hit: RecallHit) -> str:
     """id · date · project · kind/priority · said by · score · one line."""
     text = one_line(hit.text) + (f" [replaced by {one_line(hit.replaced_by, 100)}]" if hit.replaced_by else "")
-    seen = seen_in(hit.sources, hit.why.get("mentions"))
+    mentions = hit.why.get("mentions")  # a count of sessions
+    seen = seen_in(hit.sources, int(mentions) if mentions is not None else None)
     return (f"{hit.id} · {hit.date} · {where_of(hit.project, hit.scope)} · {kind_of(hit.tier, hit.priority)} · "
             f"said by {said_by(hit.provenance)} · {hit.score:.3f} · {text}" + (f" [{seen}]" if seen else ""))
 
@@ -228,5 +229,6 @@ def guarded_line(line: str) -> str:
     structure (`└─ observation …`, `   > quote`) kept."""
     if not hold_reasons(line):
         return line
-    head = (_SAID.match(line) or _INDENT.match(line)).group(0)
+    found = _SAID.match(line) or _INDENT.match(line)
+    head = found.group(0) if found else ""  # _INDENT matches every line
     return head + guarded(line[len(head):])

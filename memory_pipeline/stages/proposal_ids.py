@@ -28,7 +28,7 @@ MAX_PER_DAY = 999
 def is_id(text: str, kind: str | None = None) -> bool:
     """`text` is a whole id (of `kind` "p" or "f" when given), old shape or new."""
     found = _PARTS.match(text or "")
-    return bool(found) and (kind is None or found.group("kind") == kind)
+    return found is not None and (kind is None or found.group("kind") == kind)
 
 
 def issue_ids(day: str, existing_ids: list[str], count: int, draw: Callable[[], str], kind: str = "p") -> list[str]:

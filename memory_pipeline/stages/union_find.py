@@ -4,7 +4,10 @@ ledger chains)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsDunderLT
 
 Item = TypeVar("Item", bound=Hashable)
 
@@ -13,7 +16,7 @@ class UnionFind(Generic[Item]):
     """Each group has one root. `union(keep, other)` makes `keep`'s root the root of both, unless
     `rank` is given: then the root with the smaller rank stays."""
 
-    def __init__(self, items: Iterable[Item], rank: Callable[[Item], object] | None = None):
+    def __init__(self, items: Iterable[Item], rank: Callable[[Item], SupportsDunderLT[Any]] | None = None):
         self.parent: dict[Item, Item] = {item: item for item in items}
         self.rank = rank
 

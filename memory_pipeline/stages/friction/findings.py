@@ -24,7 +24,7 @@ from memory_pipeline.stages.untrusted import working_folder
 IMPACT = {"correction": 3.0, "contradiction": 2.5, "command-failure": 2.0, "drift": 2.0, "compaction": 2.0,
           "instruction": 2.5, "failure": 1.5}
 LOOP_REPEATS = 3
-PROJECT_FILE = {"claude-code": "CLAUDE.md", "codex": "AGENTS.md", "pi": "AGENTS.md"}
+PROJECT_FILE: dict[str, FixTarget] = {"claude-code": "CLAUDE.md", "codex": "AGENTS.md", "pi": "AGENTS.md"}
 
 
 class Evidence(BaseModel):
@@ -178,7 +178,7 @@ def build_finding(members: list[Signal]) -> Finding:
 def tied_groups(signals: list[Signal], groups: list[list[int]]) -> list[list[int]]:
     """Clusters with each program's failures, and the other clusters of corrections of that program
     (the same correction in other words), moved into the first cluster of corrections tied to it."""
-    corrected = {}
+    corrected: dict[str, int] = {}
     for number, group in enumerate(groups):
         for i in group:
             if signals[i].kind == "correction" and signals[i].command_line:

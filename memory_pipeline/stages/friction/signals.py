@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field, replace
+from typing import TypedDict
 
 from memory_pipeline.models import Message, Observation, Transcript
 from memory_pipeline.stages.friction.lesson import lesson_of, names_program, program
@@ -174,10 +175,18 @@ def _day(message: Message, observation: Observation) -> str:
     return message.timestamp.date().isoformat() if message.timestamp else observation.date
 
 
+class _Origin(TypedDict):
+    """The fields every signal of one session window shares."""
+    session_id: str
+    observation_id: str
+    cwd: str
+    agent: str
+
+
 def session_signals(transcript: Transcript, observation: Observation) -> list[Signal]:
     """The corrections and command failures in one observed session window."""
-    base = dict(session_id=observation.session_id, observation_id=observation.id, cwd=transcript.cwd or "",
-                agent=transcript.format)
+    base = _Origin(session_id=observation.session_id, observation_id=observation.id, cwd=transcript.cwd or "",
+                   agent=transcript.format)
     calls: dict[str, tuple[str, Message, bool]] = {}
     found: list[Signal] = []
     open_failures: list[int] = []  # failures (and tied corrections) waiting for the command that worked after them

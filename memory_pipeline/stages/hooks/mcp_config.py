@@ -157,7 +157,8 @@ def toml_table(entry: dict) -> str:
 
 def _without_our_table(text: str) -> str:
     """`text` less the `[mcp_servers.memory…]` tables (their lines up to the next table header)."""
-    kept, ours = [], None  # `ours`: the lines of one of our tables, while inside it
+    kept: list[str] = []
+    ours: list[str] | None = None  # the lines of one of our tables, while inside it
     for line in text.splitlines(keepends=True):
         if _ANY_TABLE.match(line):
             if ours is not None:  # comments and blank lines just before the next table are that table's

@@ -88,7 +88,7 @@ def chains(events: list[LedgerEvent]) -> list[list[str]]:
     """Connected groups of events linked by `supersedes` or `related` (2 events or more), each in
     ledger order; groups in order of their first event."""
     order = {e.id: n for n, e in enumerate(events)}
-    sets = UnionFind(order, rank=order.get)  # the earliest event is a chain's root
+    sets = UnionFind(order, rank=order.__getitem__)  # the earliest event is a chain's root
     for event in events:
         for other in [event.supersedes, *event.related]:
             if other in order:

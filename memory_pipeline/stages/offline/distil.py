@@ -137,7 +137,7 @@ _LABEL_KEEP = re.compile(r"\b(?:is|are|was|were|cause|fix|issue|problem|bug|less
 
 def is_outline_label(sentence: str) -> bool:
     found = _LABEL.match(sentence.strip())
-    return bool(found) and not _LABEL_KEEP.search(found.group("head"))
+    return found is not None and not _LABEL_KEEP.search(found.group("head"))
 
 
 # the state of this moment: "still", "currently", "for now", "yet"
@@ -209,7 +209,7 @@ def is_session_change(sentence: str) -> bool:
 
 def is_proposed_fix(sentence: str) -> bool:
     found = _PROPOSED_FIX.match(sentence.strip())
-    return bool(found) and is_plan_step(found.group("rest"))
+    return found is not None and is_plan_step(found.group("rest"))
 
 
 # "Run `bd show <id>` to see the details": how to do something with a named command (a procedure)

@@ -192,7 +192,9 @@ def _choice(block: Block, asked: Block | None) -> list[Candidate] | None:
 def _answer(block: Block, asked: Block | None) -> list[Candidate]:
     """"yes need to be fully clean" after the agent asked "There's an unused import warning … Want me
     to clean that up too?": the answer with what it answers, so its subject is named."""
-    said = rules.sentences(asked.text) if asked is not None else []
+    if asked is None:
+        return []
+    said = rules.sentences(asked.text)
     offered = bool(said) and said[-1].rstrip().endswith("?") and shape.is_offer(said[-1])
     rest = shape.answer_rest(block.text) if offered else None
     if not rest or cues.is_request(rest) or shape.is_task_request(rest) or cues.is_question(rest):

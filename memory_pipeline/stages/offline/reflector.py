@@ -109,7 +109,7 @@ def merge(items: list[Item], max_parts: int, max_words: int) -> list[Item]:
     for group in groups:
         ranked = sorted(group, key=lambda i: (i.priority != "high", i.order))
         lead = ranked[0]
-        parts = []
+        parts: list[str] = []
         for item in ranked:
             if len(parts) < max_parts and all(rules.overlap(item.text, p) < 0.8 for p in parts):
                 parts.append(item.text.rstrip("."))

@@ -119,7 +119,7 @@ def render_review_md(pending: list[Proposal], now: datetime, changes: dict[str, 
 @dataclass
 class ReviewLine:
     number: int
-    pid: str | None
+    pid: str
     mark: str  # "approve", "reject" or "open"
     text: str
 

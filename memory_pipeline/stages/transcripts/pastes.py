@@ -60,7 +60,9 @@ def history_paste(entry: Any, session_id: str) -> HistoryPaste | None:
     texts = {str(k): v for k, v in contents.items() if isinstance(v, dict) and v.get("type") == "text"}
     if not texts:
         return None
-    parts, hashes, at, found = [], [], 0, False
+    parts: list[str] = []
+    hashes: list[str] = []
+    at, found = 0, False
     for match in PLACEHOLDER.finditer(display):
         number = next(g for g in match.groups() if g is not None)
         parts.append(re.escape(display[at:match.start()]))
@@ -102,8 +104,9 @@ def _words(message: Any) -> str | None:
         return content
     if isinstance(content, list):
         texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
-        if texts and all(isinstance(t, str) for t in texts) and len(texts) == len(content):
-            return "\n".join(texts)
+        words = [t for t in texts if isinstance(t, str)]
+        if texts and len(words) == len(texts) == len(content):
+            return "\n".join(words)
     return None
 
 
