@@ -71,4 +71,6 @@ def is_disk_io_error(exc: BaseException) -> bool:
 
 
 def is_disk_full_message(message: str | None) -> bool:
-    return bool(message) and any(text in message.lower() for text in DISK_FULL_TEXTS)
+    if not message:
+        return False
+    return any(text in message.lower() for text in DISK_FULL_TEXTS)

@@ -259,7 +259,9 @@ def hook_fields(raw: bytes) -> tuple[str, str, str, str] | None:
         return None
     if not isinstance(document, dict):
         return None
-    return tuple(str(document.get(name) or "") for name in ("hook_event_name", "source", "cwd", "session_id"))
+    event, source, cwd, session_id = (str(document.get(name) or "") for name in ("hook_event_name", "source", "cwd",
+                                                                                 "session_id"))
+    return event, source, cwd, session_id
 
 
 def digest(data: bytes) -> str:
@@ -361,9 +363,10 @@ def answer_hook(agent: str, raw: bytes, environ: dict[str, str], slow=handle_slo
                 if not starting:
                     start_service(root, environ)
                 return known or "", ""
-            if owed:  # not spooled: the service answers it below, so nothing is owed
+            fields = hook_fields(raw) if owed else None  # owed: a SessionStart, so it has fields
+            if fields is not None:  # not spooled: the service answers it below, so nothing is owed
                 try:
-                    os.unlink(owed_path(root, hook_fields(raw)[3]))
+                    os.unlink(owed_path(root, fields[3]))
                 except OSError:
                     pass
             started = None if starting else start_service(root, environ)

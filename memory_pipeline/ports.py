@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 if TYPE_CHECKING:
     from memory_pipeline.models import LLMUsage, Proposal, StorePoint
@@ -19,8 +19,13 @@ T = TypeVar("T")
 class Completer(Protocol):
     """One LLM call: cached, retried and validated (resources.llm.client.LLMClient)."""
 
+    @overload
     def complete(self, *, task: str, model: str, system: str, prompt: str, max_tokens: int = 4096,
-                 validate: Callable[[str], T] | None = None) -> tuple[T | str, LLMUsage]: ...
+                 validate: Callable[[str], T]) -> tuple[T, LLMUsage]: ...  # the validated value
+
+    @overload
+    def complete(self, *, task: str, model: str, system: str, prompt: str, max_tokens: int = 4096,
+                 validate: None = None) -> tuple[str, LLMUsage]: ...  # the answer's text
 
 
 class Embedder(Protocol):
@@ -74,14 +79,14 @@ class VectorIndex(Protocol):
 
     def optimize(self) -> bool: ...
 
-    def records(self, with_vectors: bool | list[str] = False, payload_filter: dict[str, Any] | None = None,
+    def records(self, with_vectors: bool | list[str] = False, payload_filter: dict[str, Any] | None = None, *,
                 fields: list[str] | None = None) -> Iterator[Any]: ...  # raw: id, payload, vector
 
 
 class ShardedIndex(VectorIndex, Protocol):
     """The workspace's store: a server collection, or the embedded Edge shard (one for every day)."""
 
-    def for_day(self, day: str) -> VectorIndex: ...
+    def for_day(self, day: str) -> ShardedIndex: ...  # the store of the day's points: one of its own
 
     def shards(self) -> list[Any]: ...  # the one Edge shard, or the one server collection
 

@@ -24,14 +24,19 @@ def _subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, str, argpar
     return []
 
 
+def _metavar(action: argparse.Action) -> str | None:
+    """The name shown for an action's value; a tuple metavar (nargs=N) names each value."""
+    return " ".join(action.metavar) if isinstance(action.metavar, tuple) else action.metavar
+
+
 def _argument(action: argparse.Action) -> str:
     if action.option_strings:
         name = ", ".join(action.option_strings)
         if action.nargs != 0:
-            name += " " + (action.metavar or ("{" + ",".join(map(str, action.choices)) + "}" if action.choices
+            name += " " + (_metavar(action) or ("{" + ",".join(map(str, action.choices)) + "}" if action.choices
                                              else action.dest.upper()))
     else:
-        name = action.metavar or ("{" + ",".join(map(str, action.choices)) + "}" if action.choices else action.dest)
+        name = _metavar(action) or ("{" + ",".join(map(str, action.choices)) + "}" if action.choices else action.dest)
         name += " …" if action.nargs in ("*", "+") else ""
     return f"`{name}`"
 

@@ -93,7 +93,7 @@ def run_sensor_runs(workspace, definitions, settings) -> tuple[list, list]:
     requests = list(result.run_requests or []) if isinstance(result, dg.SensorResult) else []
     for event in result.asset_events if isinstance(result, dg.SensorResult) else []:
         instance.report_runless_asset_event(event)
-    days = sorted({r.partition_key for r in requests})
+    days = sorted({r.partition_key for r in requests if r.partition_key is not None})  # each names its day
     return requests, run_job_for_days(definitions, "ingest_job", days, instance, tags={"memory/source": "demo"},
                                       output_log=workspace.state_path("dagster_output"))
 

@@ -54,16 +54,17 @@ def run_emit(args) -> int:
         project=args.project,
         settings=args.settings,
     )
-    if result.path is None:
+    event = result.event
+    if result.path is None or event is None:  # an event is written whenever one is made
         if args.json:
             print_json({"emitted": False, "reason": result.skipped})
         else:
             print(f"memory-pipeline: no event: {result.skipped}", file=sys.stderr)
         return 0
-    skip = observe_skip_reason(result.event)
+    skip = observe_skip_reason(event)
     if args.json:
-        print_json({"emitted": True, "path": str(result.path), "dedupeKey": result.event.data.dedupe_key,
-                    "day": result.event.day, "project": result.event.data.project, "observed": skip is None, "note": skip})
+        print_json({"emitted": True, "path": str(result.path), "dedupeKey": event.data.dedupe_key,
+                    "day": event.day, "project": event.data.project, "observed": skip is None, "note": skip})
     else:
         print(result.path)
         if skip:

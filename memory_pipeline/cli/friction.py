@@ -21,8 +21,10 @@ def friction_summary(workspace, day: str, run, settings) -> dict:
     from memory_pipeline.flows.review.actions import open_proposals
 
     report = load_friction(workspace, day) if run.success else None
-    store = open_proposals(workspace, settings) if report else None
-    staged = [store.get(fid) for fid in report.staged] if report else []
+    staged = []
+    if report:
+        store = open_proposals(workspace, settings)
+        staged = [store.get(fid) for fid in report.staged]
     return {
         "day": day, "run_id": run.run_id, "success": run.success, "error": run.error, "output": run.output,
         "skipped": report.skipped if report else None,

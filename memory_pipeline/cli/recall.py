@@ -130,7 +130,7 @@ def _read_queries(path: str) -> list[tuple[object, str | None, str | None]]:
         raise BadInputError(f"queries file not found: {file}")
     if file.stat().st_size > MAX_QUERIES_FILE_BYTES:
         raise BadInputError(f"queries file is over {MAX_QUERIES_FILE_BYTES} bytes")
-    rows = []
+    rows: list[tuple[object, str | None, str | None]] = []
     for number, line in enumerate(file.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
         if not line.strip():
             continue
@@ -158,7 +158,7 @@ def run_queries(args) -> int:
     looked = looked_at(args, workspace)
     bad = False
     for qid, query, error in rows:
-        if error is None:
+        if query is not None:  # a line read well: its query, no error
             try:
                 hits = recall(workspace, query, **_options(args, looked.project))
                 print_json({"id": qid, "query": query, "scope": looked.as_dict(),

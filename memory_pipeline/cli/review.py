@@ -97,15 +97,15 @@ def run_review(args) -> int:
             out.print(f"{key:<24} {value}", markup=False, highlight=False)
         return 0
     if args.action == "list":
-        found = listed_proposals(store, every=args.all, rejected=args.rejected)
+        listed = listed_proposals(store, every=args.all, rejected=args.rejected)
         if args.json:
             from memory_pipeline.stages.guard import hold_reasons
 
-            print_json({"proposals": [{**p.model_dump(), "held": hold_reasons(p.text)} for p in found],
+            print_json({"proposals": [{**p.model_dump(), "held": hold_reasons(p.text)} for p in listed],
                         "review": report.as_dict()})
             return 0
         print_report(report, out)
-        print_proposals(found, out)
+        print_proposals(listed, out)
         return 0
     if args.json:
         print_json(report.as_dict())

@@ -18,7 +18,9 @@ NEW_CODE_DAYS = 7  # the days a reflection reads: older days stay as they are un
 # in it: pipeline.code_version), and this partition was materialized before: run it again, once.
 NEW_CODE_VERSION = (
     dg.AutomationCondition.in_latest_time_window(timedelta(days=NEW_CODE_DAYS))
-    & dg.AutomationCondition.code_version_changed().since_last_handled()
+    # dagster types since_last_handled's self as AutomationCondition[AssetKey | AssetCheckKey], which an
+    # asset's condition (AutomationCondition[AssetKey]) cannot be: its own annotation is too narrow
+    & dg.AutomationCondition.code_version_changed().since_last_handled()  # type: ignore[misc,operator]
     & ~dg.AutomationCondition.missing()
     & ~dg.AutomationCondition.in_progress()
 ).with_label(f"new code version: runs again over the last {NEW_CODE_DAYS} days")

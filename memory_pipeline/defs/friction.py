@@ -8,6 +8,7 @@ import dagster as dg
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.defs.asset_args import AssetArgs
 from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.resources import EmbedderResource, LLMResource, RedisResource, WorkspaceResource
 from memory_pipeline.defs.review import review_clock
@@ -21,7 +22,7 @@ if TYPE_CHECKING:  # what dg.define_asset_job returns
 
 GROUP = "friction"
 
-FRICTION_SPEC = dict(group_name=GROUP, deps=["observations"], kinds={"python", "redis"},
+FRICTION_SPEC = AssetArgs(group_name=GROUP, deps=["observations"], kinds={"python", "redis"},
     check_specs=[dg.AssetCheckSpec("fixes_cite_evidence", asset="friction",
                                    description="Every staged fix cites observations, messages and sessions.")],
     description="Recurring friction over the 7 days ending at the partition: corrections the user repeated, "

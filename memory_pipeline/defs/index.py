@@ -5,6 +5,7 @@ day's transcript messages) and in the tier their points carry.
 """
 
 from collections.abc import Callable
+from typing import TypedDict
 
 import dagster as dg
 
@@ -22,13 +23,21 @@ from memory_pipeline.flows.index.observations import index_observation_day
 # local store's file lock serializes them.
 STORE_POOL = "vector_store"
 
-INDEXES = {
-    "observation_index": dict(
+class IndexSpec(TypedDict):
+    upstream: str
+    index_day: Callable
+    check: str
+    check_description: str
+    description: str
+
+
+INDEXES: dict[str, IndexSpec] = {
+    "observation_index": IndexSpec(
         upstream="observations", index_day=index_observation_day, check="index_matches_observations",
         check_description="The day's point count equals its facts and narratives.",
         description="Observation facts and segment narratives in Qdrant (dense + BM25 sparse vectors), "
         "one point per fact, ids derived from content; unchanged content is not embedded again."),
-    "message_index": dict(
+    "message_index": IndexSpec(
         upstream="sessions", index_day=index_message_day, check="index_matches_messages",
         check_description="The day's message point count equals its indexable messages.",
         description="The temporal tier: each user and assistant message of the day's sessions (tool-only "

@@ -8,6 +8,7 @@ import dagster as dg
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.defs.asset_args import AssetArgs
 from memory_pipeline.defs.index import STORE_POOL
 from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.resources import EmbedderResource, RedisResource, VectorStoreResource, WorkspaceResource
@@ -23,7 +24,7 @@ if TYPE_CHECKING:  # what dg.define_asset_job returns
 
 GROUP = "maintenance"
 
-MAINTENANCE_SPEC = dict(
+MAINTENANCE_SPEC = AssetArgs(
     group_name=GROUP, deps=["observation_index"], kinds={"qdrant", "redis"}, pool=STORE_POOL,  # writes the store
     description="Nightly hygiene for the day: the vector store checked against what was indexed (a lost "
     "or damaged shard rebuilt from the files on disk), queued agent answers judged (echo/fizzle: a memory the agent "
@@ -60,7 +61,7 @@ def maintenance(context: dg.AssetExecutionContext, workspace: WorkspaceResource,
     })
 
 
-INDEX_AUDIT_SPEC = dict(
+INDEX_AUDIT_SPEC = AssetArgs(
     group_name=GROUP, deps=["observation_index"], kinds={"qdrant"},
     check_specs=[dg.AssetCheckSpec("rebuild_equals_live", asset="index_audit",
                                    description="The observation tier rebuilt from the observation files has "

@@ -7,6 +7,7 @@ import dagster as dg
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.defs.asset_args import AssetArgs
 from memory_pipeline.defs.automation import NEW_CODE_VERSION
 from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.resources import LLMResource, RedisResource, WorkspaceResource
@@ -30,7 +31,7 @@ TRANSCRIPTS_DESCRIPTION = (
     "Written outside Dagster; each accepted event is recorded as a materialization of its day with the "
     "transcript path, session, trigger and message count.")
 
-SESSIONS_SPEC = dict(
+SESSIONS_SPEC = AssetArgs(
     group_name=GROUP, deps=["transcripts"],
     kinds={"python"},
     description="Agent sessions captured on the day: each accepted event's transcript window, "
@@ -42,19 +43,19 @@ SESSIONS_SPEC = dict(
 
 def sessions(context: dg.AssetExecutionContext, workspace: WorkspaceResource) -> dg.MaterializeResult:
     records = collect_sessions(workspace.get(), context.partition_key)
-    ok = [r for r in records if r.transcript is not None]
+    ok = [(r.event, read) for r in records if (read := r.transcript) is not None]
     failed = {r.event.data.dedupe_key[:12]: r.error for r in records if r.error}
     for key, reason in failed.items():
         context.log.warning(f"session {key}: {reason}")
-    skipped = {r.event.data.dedupe_key: observe_skip_reason(r.event) for r in ok}
+    skipped = {event.data.dedupe_key: observe_skip_reason(event) for event, _ in ok}
     rows = "\n".join(
-        f"| {r.event.data.session_id} | {r.event.data.trigger} | {len(r.transcript.messages)} | "
-        f"{r.transcript.format} | {skipped[r.event.data.dedupe_key] or 'observed'} |" for r in ok
+        f"| {event.data.session_id} | {event.data.trigger} | {len(transcript.messages)} | "
+        f"{transcript.format} | {skipped[event.data.dedupe_key] or 'observed'} |" for event, transcript in ok
     )
     return dg.MaterializeResult(metadata={
         "sessions": len(ok),
-        "messages": sum(len(r.transcript.messages) for r in ok),
-        "user_messages": sum(r.transcript.user_message_count for r in ok),
+        "messages": sum(len(transcript.messages) for _, transcript in ok),
+        "user_messages": sum(transcript.user_message_count for _, transcript in ok),
         "indexed_not_observed": sum(1 for reason in skipped.values() if reason),
         "failed": len(failed),
         "failures": md_list(failed),
@@ -65,8 +66,8 @@ def sessions(context: dg.AssetExecutionContext, workspace: WorkspaceResource) ->
     })
 
 
-OBSERVATIONS_SPEC = dict(
-    group_name=GROUP,
+OBSERVATIONS_SPEC = AssetArgs(
+    group_name=GROUP, automation_condition=NEW_CODE_VERSION,
     deps=["sessions"],
     op_tags=FIRST_IN_RUN,
     kinds={"python", "redis"},
@@ -152,5 +153,5 @@ def observe_assets(partitions: dg.PartitionsDefinition, settings: Settings) -> l
         dg.asset(partitions_def=partitions, code_version=pipeline.code_version("sessions", settings),
                  **SESSIONS_SPEC)(sessions),
         dg.asset(partitions_def=partitions, code_version=pipeline.code_version("observe", settings),
-                 automation_condition=NEW_CODE_VERSION, **OBSERVATIONS_SPEC)(observations),
+                 **OBSERVATIONS_SPEC)(observations),
     ]

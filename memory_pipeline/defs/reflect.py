@@ -9,6 +9,7 @@ import dagster as dg
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.defs.asset_args import AssetArgs
 from memory_pipeline.defs.automation import NEW_CODE_VERSION
 from memory_pipeline.defs.partitions import loaded_day_checker, reload_hint
 from memory_pipeline.defs.resources import LLMResource, RedisResource, WorkspaceResource
@@ -30,8 +31,8 @@ GROUP = "reflect"
 # Day D reads the observations of D-6…D: a changed observation marks the 7 reflections that read it stale.
 WINDOW_MAPPING = dg.TimeWindowPartitionMapping(start_offset=-(REFLECT_WINDOW_DAYS - 1))
 
-REFLECTIONS_SPEC = dict( group_name=GROUP, deps=[dg.AssetDep("observations", partition_mapping=WINDOW_MAPPING)],
-    kinds={"python", "redis"},
+REFLECTIONS_SPEC = AssetArgs( group_name=GROUP, deps=[dg.AssetDep("observations", partition_mapping=WINDOW_MAPPING)],
+    kinds={"python", "redis"}, automation_condition=NEW_CODE_VERSION,
     description="The Reflector over the 7 days ending at the partition: proposals for MEMORY.md by section "
     "and a summary. Observations older than 3 days are re-distilled first (🔴 + narratives; the Redis hot list "
     "is updated, the files keep the original). Written to `reflections/YYYY-MM-DD.json` and `### 🔭 Reflected`.",
@@ -49,7 +50,7 @@ def reflections(context: dg.AssetExecutionContext, workspace: WorkspaceResource,
     r = result.reflection
     for note in result.notes:
         context.log.warning(f"compression: {note}")
-    sections = Counter(d.section for d in r.proposals)
+    sections: Counter[str] = Counter(d.section for d in r.proposals)
     return dg.MaterializeResult(metadata={
         "observations": len(r.observation_ids), "sessions": len(r.sessions), "redistilled": len(r.redistilled_ids),
         "hot_entries_redistilled": result.hot_entries_redistilled, "proposals": len(r.proposals),
@@ -126,7 +127,7 @@ def unreflected_sensor(job: "AssetJob", partitions: dg.DailyPartitionsDefinition
 
 def reflect_assets(partitions: dg.PartitionsDefinition, settings: Settings) -> list[dg.AssetsDefinition]:
     return [dg.asset(partitions_def=partitions, code_version=pipeline.code_version("reflect", settings),
-                     automation_condition=NEW_CODE_VERSION, **REFLECTIONS_SPEC)(reflections)]
+                     **REFLECTIONS_SPEC)(reflections)]
 
 
 def reflect_defs(partitions: dg.DailyPartitionsDefinition, settings: Settings) -> dg.Definitions:

@@ -20,7 +20,7 @@ from memory_pipeline.resources.vectors.stores import workspace_store
 from memory_pipeline.resources.workspace import Workspace
 
 if TYPE_CHECKING:
-    from memory_pipeline.ports import Embedder, VectorIndex
+    from memory_pipeline.ports import Embedder, ShardedIndex
     from memory_pipeline.resources.llm.client import LLMClient
     from memory_pipeline.resources.redis.redis_store import RedisStore
 
@@ -67,7 +67,7 @@ class VectorStoreResource(dg.ConfigurableResource):
     url: str = ""
     collection: str = "memory"
 
-    def get_store(self, dimension: int) -> "VectorIndex":
+    def get_store(self, dimension: int) -> "ShardedIndex":
         settings = self.workspace.settings
         return workspace_store(self.workspace.get().state, self.url or settings.qdrant_url, dimension=dimension,
                                api_key=settings.qdrant_api_key, collection=self.collection,

@@ -9,6 +9,7 @@ import dagster as dg
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.defs.asset_args import AssetArgs
 from memory_pipeline.defs.automation import FOLLOW_UPSTREAM
 from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.reflect import GROUP
@@ -40,7 +41,7 @@ def review_clock(context, settings: Settings) -> tuple[str, datetime]:
 # runs, instead of a step timing out on the workspace's review lock.
 REVIEW_POOL = "review"
 
-PROPOSALS_SPEC = dict( group_name=GROUP, deps=["reflections"], automation_condition=FOLLOW_UPSTREAM,
+PROPOSALS_SPEC = AssetArgs( group_name=GROUP, deps=["reflections"], automation_condition=FOLLOW_UPSTREAM,
     kinds={"redis"}, pool=REVIEW_POOL,
     check_specs=[dg.AssetCheckSpec("proposals_cite_sources", asset="proposals",
                                    description="Every staged proposal cites an observation and a session.")],
@@ -73,7 +74,7 @@ class MemoryMdConfig(dg.Config):
     budget_tokens: int = 6000  # MEMORY.md is read at every session start: keep it short
 
 
-MEMORY_MD_SPEC = dict( group_name=GROUP, deps=["proposals"],
+MEMORY_MD_SPEC = AssetArgs( group_name=GROUP, deps=["proposals"],
     kinds={"python"}, pool=REVIEW_POOL,
     check_specs=[
         dg.AssetCheckSpec("no_content_lost", asset="memory_md",

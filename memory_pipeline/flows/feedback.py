@@ -82,7 +82,7 @@ def process_feedback(workspace: Workspace, redis: RedisStore, embedder: Embedder
 def write_scores(store: ShardedIndex, redis: RedisStore, ids: set[str]) -> None:
     """The scores onto the points recall ranks, fetched by id (ids that are not points, MEMORY.md
     lines, are skipped)."""
-    points = {_point_id(i): i for i in sorted(ids) if _point_id(i)}
+    points = {point_id: i for i in sorted(ids) if (point_id := _point_id(i))}
     scores = redis.feedback(sorted(points.values()))
     for point in store.retrieve(sorted(points)):
         store.for_day(str(point.payload.get("date"))).set_payload([point.id], {"feedback": scores[points[point.id]]})

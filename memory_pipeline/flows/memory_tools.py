@@ -132,7 +132,8 @@ def timeline_of(workspace: Workspace, settings: Settings, scope: ProjectScope, t
         return render_timeline(f"memory timeline of {target} and {days} day(s) either side, in {scope.describe()}:",
                                [], [], days_around(workspace, scope, target, days), day_facts=True)
     if UUID.match(target.lower()):
-        [point] = stored_points(workspace, settings=settings, ids=[target.lower()]) or [None]
+        found: list[dict | None] = [*stored_points(workspace, settings=settings, ids=[target.lower()])] or [None]
+        [point] = found
         if point is None or not scope.admits(str(point.get("project") or "")):  # its session, not only the fact
             raise BadInputError(f"no hit {target} in a session of {scope.describe()} (all_projects=true widens)")
         session, day = str(point.get("session_id", "")), str(point.get("date", ""))

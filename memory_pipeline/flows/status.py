@@ -221,7 +221,7 @@ def runs_by(workspace: Workspace, newest: float | None, now: float) -> dict:
                 "heartbeat_s_ago": heartbeat, "service_manager": unit}
     marker = workspace.state_path("daemon_stopped")
     stopped_at = marker.stat().st_mtime if marker.exists() else 0.0
-    if heartbeat is not None and heartbeat < 60 and newest > stopped_at:  # not the beats of the one just stopped
+    if newest is not None and heartbeat is not None and heartbeat < 60 and newest > stopped_at:  # not the beats of the one just stopped
         return {"running": True, "what": "a Dagster daemon this workspace did not start", "heartbeat_s_ago": heartbeat}
     why = ("stopped by `service stop`; `service start` starts it" if stopped_by_user(workspace)
            else "the next session's first hook starts it, or `service start`")

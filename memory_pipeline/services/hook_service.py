@@ -172,10 +172,11 @@ def serve_one(conn: socket.socket, key: bytes, settings: Settings, give_way: boo
     later, request, reply = None, b"", b""
     with conn:
         try:
-            request = read_request(conn, time.monotonic() + CLIENT_DEADLINE)
-            if request is None:
-                request, reply, stop = b"", f"no request not received within {CLIENT_DEADLINE:g} s\n".encode(), False
+            received = read_request(conn, time.monotonic() + CLIENT_DEADLINE)
+            if received is None:
+                reply, stop = f"no request not received within {CLIENT_DEADLINE:g} s\n".encode(), False
             else:
+                request = received
                 reply, stop, later = answered(request, key, settings, give_way)
             conn.settimeout(CLIENT_DEADLINE)
             conn.sendall(reply)

@@ -48,7 +48,7 @@ class RecallHandler:
                 "reload_error": self.engine.reload_error, "store": self.engine.store_where(),
                 "startup": self.startup,
                 **({"paged_in_s": index.paged_in_s, "paged_in_mb": index.paged_in_mb}
-                   if hasattr(index, "paged_in_s") else {})}  # an Edge shard's
+                   if hasattr(index, "paged_in_s") and hasattr(index, "paged_in_mb") else {})}  # an Edge shard's
 
     def __call__(self, payload: dict) -> dict:
         op = payload.get("op")

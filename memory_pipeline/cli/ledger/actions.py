@@ -4,6 +4,7 @@ run the integrity checks (exit 1 when one fails)."""
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from memory_pipeline.cli.common import add_json_flag, open_workspace, print_json
 from memory_pipeline.stages.ledger.model import EVENT_TYPES, PRIORITIES
@@ -58,7 +59,7 @@ def run_show(args) -> int:
     state = LedgerState.of(parsed.events)
     entity = snake_entity(args.entity)
     history = [e for e in parsed.events if e.entity == entity]
-    rows = [{"id": e.id, "ts": e.ts.isoformat(), "type": e.type, "priority": e.priority, "content": e.content,
+    rows: list[dict[str, Any]] = [{"id": e.id, "ts": e.ts.isoformat(), "type": e.type, "priority": e.priority, "content": e.content,
              "status": "superseded" if e.id in state.superseded_by else "closed" if e.id in state.closed_by
              else (e.status or "active"), "superseded_by": state.superseded_by.get(e.id),
              "supersedes": e.supersedes} for e in history]

@@ -6,6 +6,7 @@ with the user's service manager (systemd --user, launchd), `disable` removes tha
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from memory_pipeline.cli.common import add_json_flag, console, open_workspace, print_json
 
@@ -49,7 +50,7 @@ def run_start(args) -> int:
 
     workspace = open_workspace(args.settings)
     pid, started = start_daemon(workspace, prepared_home(workspace, args.settings), args.settings.runtime_dir)
-    report = {"workspace": str(workspace.root), "daemon": {"pid": pid, "started": started,
+    report: dict[str, Any] = {"workspace": str(workspace.root), "daemon": {"pid": pid, "started": started,
                                                           "log": str(workspace.state_path("daemon_log"))}}
     if not args.no_recall:
         from memory_pipeline.flows.recall.client import start_service

@@ -105,7 +105,7 @@ def check_recurrence(findings: list[Finding], fixes: ProposalStore, embedder: Em
             kept.append(finding)
         elif match.status == "recurring":
             report.recurring[match.fix_id] = finding.pattern
-            kept.append(escalate(finding, fixes.get(match.fix_id)))
+            kept.append(escalate(finding, fix) if fix is not None else finding)  # None: deleted since listed
         else:
             report.not_staged[finding.pattern] = {
                 "pending": f"already proposed as {match.fix_id}", "rejected": f"rejected before as {match.fix_id}",

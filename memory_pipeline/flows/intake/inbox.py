@@ -142,7 +142,7 @@ def _settled_path(workspace: Workspace) -> Path:
 
 
 def _read_settled(workspace: Workspace, code_version: str) -> dict:
-    empty = {"checked": None, "days": {}}
+    empty: dict[str, object] = {"checked": None, "days": {}}
     try:
         found = json.loads(_settled_path(workspace).read_text(encoding="utf-8"))
     except (FileNotFoundError, ValueError):

@@ -93,6 +93,6 @@ def ingest(workspace: Workspace, definitions: dg.Definitions, settings: Settings
                                     output_log=workspace.state_path("dagster_output"))
     for run in runs:
         found = load_observations(workspace, run.day)
-        facts = Counter(f.priority for o in found for f in o.facts)
+        facts: Counter[str] = Counter(f.priority for o in found for f in o.facts)
         report.days.append(DayReport(run.day, run.success, len(found), dict(facts), run.error, run.run_id, run.output))
     return report

@@ -4,11 +4,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.errors import BadInputError
 from memory_pipeline.flows.review.decisions import ReviewReport, apply_review, decide_ids, edit_text, restore_ids
 from memory_pipeline.flows.runs import get_instance
 from memory_pipeline.resources import partitions
@@ -29,7 +31,7 @@ def review_now(settings: Settings) -> datetime:
 
 
 def run_review_action(workspace: Workspace, store: ProposalStore, settings: Settings, action: str, *,
-                      ids: list[str] = (), pid: str | None = None, text: str = "",
+                      ids: Sequence[str] = (), pid: str | None = None, text: str = "",
                       now: datetime, held: bool = False, replace: bool = False) -> ReviewReport:
     """One review action; every one first takes in REVIEW.md's edits and expires old proposals
     (`list`, `show` and `sync` do only that). Approvals are promoted into MEMORY.md right away;
@@ -44,6 +46,8 @@ def run_review_action(workspace: Workspace, store: ProposalStore, settings: Sett
     elif action == "restore":
         report = restore_ids(workspace, store, ids, today=today, now=now)
     elif action == "edit":
+        if pid is None:
+            raise BadInputError("review edit needs the id of the proposal to change")
         report = edit_text(workspace, store, pid, text, today=today, now=now)
     else:
         report = apply_review(workspace, store, today=today, now=now)

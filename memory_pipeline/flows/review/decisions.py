@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import pwd
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -84,20 +85,21 @@ def _approve(proposals: ProposalStore, report: ReviewReport, pid: str, today: st
     if current is None or current.status != "pending":
         (report.messages if current and current.status == "approved" else report.errors).append(_why_not(pid, proposals))
         return
-    edited = text is not None and " ".join(text.split()) != current.text
-    reasons = hold_reasons(" ".join(text.split()) if edited else current.text)
+    new_text = " ".join(text.split()) if text is not None else None
+    edited = new_text if new_text is not None and new_text != current.text else None  # the text approved instead
+    reasons = hold_reasons(edited if edited is not None else current.text)
     if reasons and not held_ok:
         report.held[pid] = reasons
         (report.messages if by == "REVIEW.md" else report.errors).append(held_refusal(pid, reasons, by))
         return
     fields: dict[str, object] = {"decided": today, "decided_by": decider(by)}
-    if edited:
-        fields.update(text=" ".join(text.split()), original_text=current.text)
+    if edited is not None:
+        fields.update(text=edited, original_text=current.text)
     if not proposals.transition(pid, "pending", "approved", **fields):
         report.messages.append(_why_not(pid, proposals) + " (by another process)")
         return
-    if edited:
-        report.outcomes.append(Outcome("edited", pid, fields["text"], f"was: {current.text}"))
+    if edited is not None:
+        report.outcomes.append(Outcome("edited", pid, edited, f"was: {current.text}"))
     detail = current.section + (f"; approved although held: {'; '.join(reasons)}" if reasons else "")
     report.outcomes.append(Outcome("approved", pid, str(fields.get("text", current.text)), detail))
 
@@ -153,6 +155,9 @@ def sync_review_edits(workspace: Workspace, proposals: ProposalStore, report: Re
         report.messages.append(f"your REVIEW.md was saved to {files.backup_review(text, now)} before re-rendering")
     for pid, new_text in decisions.edit.items():
         current = proposals.get(pid)
+        if current is None:  # gone since REVIEW.md was read (another process)
+            report.errors.append(_why_not(pid, proposals))
+            continue
         proposals.update(pid, text=new_text, original_text=current.original_text or current.text)
         report.outcomes.append(Outcome("edited", pid, new_text, f"was: {current.text}"))
     for pid, new_text in decisions.approve.items():
@@ -197,7 +202,7 @@ def mark_replacement(workspace: Workspace, proposals: ProposalStore, report: Rev
     proposals.update(pid, replaces=line)
 
 
-def decide_ids(workspace: Workspace, proposals: ProposalStore, *, approve: list[str] = (), reject: list[str] = (),
+def decide_ids(workspace: Workspace, proposals: ProposalStore, *, approve: Sequence[str] = (), reject: Sequence[str] = (),
                today: str, now: datetime, approve_held: bool = False, replace: bool = False) -> ReviewReport:
     """`review approve|reject ID…`: REVIEW.md edits are applied first, so both surfaces agree.
     A held proposal is approved only with `approve_held` (`--held`) and named alone: clearing a
@@ -234,7 +239,7 @@ def edit_text(workspace: Workspace, proposals: ProposalStore, pid: str, text: st
         return _finish(workspace, proposals, report, today, now, expected=read)
 
 
-def restore_ids(workspace: Workspace, proposals: ProposalStore, pids: list[str], *, today: str,
+def restore_ids(workspace: Workspace, proposals: ProposalStore, pids: Sequence[str], *, today: str,
                 now: datetime) -> ReviewReport:
     """`review restore ID…`: a rejected proposal (by triage or by hand) is pending again."""
     report = ReviewReport()

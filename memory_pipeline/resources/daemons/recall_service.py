@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from filelock import FileLock, Timeout
 
@@ -179,7 +180,7 @@ class _Server(socketserver.ThreadingUnixStreamServer):
     def close_down(self) -> None:
         """Unlink the socket first, so a client never connects to a server that is going away."""
         with contextlib.suppress(FileNotFoundError):
-            Path(self.server_address).unlink()
+            Path(cast(str, self.server_address)).unlink()  # bound to a str path; typeshed allows bytes too
         self.shutdown()
 
 

@@ -43,7 +43,7 @@ class AnthropicProvider:
             )
         except anthropic.AnthropicError as error:
             raise translate_error(error, task=task, model=model) from error
-        text = "".join(block.text for block in message.content if getattr(block, "type", None) == "text")
+        text = "".join(block.text for block in message.content if isinstance(block, anthropic.types.TextBlock))
         return LLMResponse(
             text=text,
             input_tokens=message.usage.input_tokens,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
@@ -35,7 +35,7 @@ class LLMProvider(Protocol):
     def complete(self, *, task: str, model: str, system: str, prompt: str, max_tokens: int) -> LLMResponse: ...
 
 
-def counted_tokens(reported: object, *texts: str) -> int:
+def counted_tokens(reported: Any, *texts: str) -> int:  # `reported`: whatever JSON value the server sent
     """The tokens a server reported, or, when it reported none, an estimate from the characters
     sent or received: a server that says nothing still spends the daily budget."""
     try:

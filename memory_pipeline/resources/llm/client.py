@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, overload
 
 from memory_pipeline.errors import LLMError
 from memory_pipeline.models import LLMUsage
@@ -45,6 +45,14 @@ class LLMClient:
         self.sleep = sleep
         self.max_output_chars = max_output_chars
         self.total_usage = LLMUsage()
+
+    @overload
+    def complete(self, *, task: str, model: str, system: str, prompt: str, max_tokens: int = 4096,
+                 validate: Callable[[str], T]) -> tuple[T, LLMUsage]: ...
+
+    @overload
+    def complete(self, *, task: str, model: str, system: str, prompt: str, max_tokens: int = 4096,
+                 validate: None = None) -> tuple[str, LLMUsage]: ...
 
     def complete(
         self,
@@ -88,14 +96,16 @@ class LLMClient:
         usage: LLMUsage,
     ) -> tuple[T | str, LLMResponse]:
         """Ask; if the answer does not validate, ask once more with a note. Adds to `usage` in place."""
-        ask = dict(task=task, model=model, system=system, max_tokens=max_tokens)
-        response = self._call_with_retries(prompt=prompt, **ask)
+        def ask(text: str) -> LLMResponse:
+            return self._call_with_retries(task=task, model=model, system=system, prompt=text, max_tokens=max_tokens)
+
+        response = ask(prompt)
         _add(usage, response)
         try:
             return self._check(response.text, validate), response
         except ValueError as first_error:
             note = REASK_NOTE.format(error=_one_line(first_error).rstrip("."))
-            response = self._call_with_retries(prompt=prompt + note, **ask)
+            response = ask(prompt + note)
             _add(usage, response)
             try:
                 return self._check(response.text, validate), response

@@ -95,7 +95,7 @@ class ProposalStore:
             return "rejected", rejected
         owner = self.store.proposal_for_text(key)
         found = self.get(owner) if owner else None
-        if found is None or found.status == "expired":
+        if owner is None or found is None or found.status == "expired":
             if owner:
                 self.store.release_proposal_text(key, owner)
             return None

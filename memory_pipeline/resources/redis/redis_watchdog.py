@@ -132,6 +132,12 @@ def watch(folder: Path, socket_path: Path, pid: int, idle_timeout: float, identi
         time.sleep(TICK_SECONDS)
 
 
+def _folder_id(text: str) -> tuple[int, int]:
+    """--folder-id's DEVICE:INODE."""
+    device, inode = text.split(":")
+    return int(device), int(inode)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="redis-watchdog")
     parser.add_argument("--dir", required=True, type=Path, help="the server's state/redis folder")
@@ -141,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folder-id", help="DEVICE:INODE of --dir when the server started")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    identity = tuple(int(n) for n in args.folder_id.split(":")) if args.folder_id else folder_identity(args.dir)
+    identity = _folder_id(args.folder_id) if args.folder_id else folder_identity(args.dir)
     why = watch(args.dir, args.socket, args.pid, args.idle_timeout, identity)
     print(f"redis watchdog {args.pid}: {why}", file=sys.stderr, flush=True)
     return 0

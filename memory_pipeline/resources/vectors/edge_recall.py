@@ -137,7 +137,7 @@ class ShardRecall:
                 lists = [(name, group, [(str(hit.id), float(hit.score)) for hit in hits])
                          for (name, group, *_), hits in zip(searches, batch, strict=True)]
                 dense_ids = [hit_id for name, _, hits in lists if name == "dense" for hit_id, _ in hits]
-                exact = self.store.dense_scores(dense_ids, query.dense) if dense_ids else {}
+                exact = self.store.dense_scores(dense_ids, query.dense) if dense_ids and query.dense is not None else {}
                 for name, group, hits in lists:
                     side = found.setdefault((name, group), {})
                     for hit_id, score in hits:  # a passage counts for its turn (its id names it): the best of the two

@@ -14,19 +14,16 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from memory_pipeline.ports import VectorIndex
+from memory_pipeline.ports import ShardedIndex, VectorIndex
 from memory_pipeline.stages.index.message_docs import has_keywords, keyword_counts
 from memory_pipeline.stages.index.passages import turn_of
 from memory_pipeline.stages.index.sparse import K1, B, saturation
 from memory_pipeline.stages.recall.candidates import CandidateQuery, Candidates
 from memory_pipeline.stages.recall.rank import PRIORITIES, TIERS, RecallFilters
-
-if TYPE_CHECKING:
-    from memory_pipeline.resources.vectors.vector_points import StorePoint
 
 
 def _ordinal(day: object) -> int:
@@ -36,10 +33,26 @@ def _ordinal(day: object) -> int:
         return -1
 
 
+class IndexedPoint(Protocol):
+    """What the index reads of a point: a StorePoint, or a store's raw row (`_Row`)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def dense(self) -> list[float] | None: ...
+
+    @property
+    def payload(self) -> dict[str, Any]: ...
+
+
 class RecallIndex:
     """Points held in memory; search returns (row, score) pairs, best first."""
 
-    def __init__(self, points: Iterable[StorePoint], generation: str = "", k1: float = K1, b: float = B) -> None:
+    def __init__(self, points: Iterable[IndexedPoint], generation: str = "", k1: float = K1, b: float = B) -> None:
         ids: list[str] = []
         payloads: list[dict] = []
         vectors: list[np.ndarray | None] = []  # float32 rows at once: 100k Python float lists would be 1.2 GB
@@ -258,7 +271,7 @@ def generation_at(path: Path | None) -> str:
         return ""
 
 
-def load_index(store: VectorIndex) -> RecallIndex:
+def load_index(store: ShardedIndex) -> RecallIndex:
     """Every point of every shard, read once, but those merged into another memory by maintenance;
     absent stores or collections add nothing."""
     generation = read_generation(store)

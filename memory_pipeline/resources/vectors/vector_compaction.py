@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from qdrant_client import QdrantClient
 
-from memory_pipeline.ports import ShardedIndex, VectorIndex
+from memory_pipeline.ports import ShardedIndex
 from memory_pipeline.resources.vectors.edge_store import EdgeStore
 from memory_pipeline.resources.vectors.vector_store import StorePoint, VectorStore
 from memory_pipeline.resources.workspace import folder_bytes
@@ -41,7 +41,7 @@ class Compaction:
 def drop_merged_vectors(store: ShardedIndex, merged: dict[str, StorePoint]) -> int:
     """The vectors of the points folded into another memory (`merged`, read with their vectors)
     that still have some; how many. One call per store their days fall in (the Edge shard holds every day)."""
-    by_store: dict[str, tuple[VectorIndex, list[str]]] = {}  # by where the store is: a week store is made anew per call
+    by_store: dict[str, tuple[ShardedIndex, list[str]]] = {}  # by where the store is: a week store is made anew per call
     for pid, point in merged.items():
         if point.dense is not None or point.sparse is not None:
             shard = store.for_day(str(point.payload.get("date")))
