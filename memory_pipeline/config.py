@@ -18,6 +18,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.fields import FieldInfo
 
 from memory_pipeline.errors import BadInputError
 
@@ -29,6 +30,19 @@ PROCESS_DEFAULTS = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZ
 
 def setting(default: Any, env: str, doc: str, shown: str | None = None) -> Any:
     return Field(default, description=doc, json_schema_extra={"env": env, "shown": shown})
+
+
+def _extra(info: FieldInfo) -> dict[str, Any]:
+    """What `setting` put on a field: its variable ("env") and its default as documented ("shown")."""
+    extra = info.json_schema_extra
+    if not isinstance(extra, dict):
+        raise TypeError(f"a Settings field not made with setting(): {info!r}")
+    return extra
+
+
+def env_of(info: FieldInfo) -> str:
+    """A setting's environment variable."""
+    return str(_extra(info)["env"])
 
 
 class Settings(BaseModel):
@@ -178,8 +192,8 @@ class Settings(BaseModel):
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Settings from the environment (or `env`); an empty variable counts as unset."""
         source = os.environ if env is None else env
-        given = {name: source[info.json_schema_extra["env"]] for name, info in cls.model_fields.items()
-                 if source.get(info.json_schema_extra["env"], "").strip()}
+        given = {name: source[env_of(info)] for name, info in cls.model_fields.items()
+                 if source.get(env_of(info), "").strip()}
         # The workspace's own choices (a command wrote them) come under the environment's; a key in
         # the environment never chooses a provider by itself.
         chosen = workspace_choices(Path(given.get("workspace", DEFAULT_WORKSPACE)).expanduser())
@@ -189,7 +203,7 @@ class Settings(BaseModel):
         except ValidationError as exc:
             first = exc.errors()[0]
             field = str(first["loc"][0])
-            env_name = cls.model_fields[field].json_schema_extra["env"]
+            env_name = env_of(cls.model_fields[field])
             raise BadInputError(f"{env_name}={values.get(field)!r}: {first['msg']}") from exc
 
     def replace(self, **changes: Any) -> Settings:
@@ -221,7 +235,7 @@ def workspace_choices(workspace: Path) -> dict[str, str]:
         raise BadInputError(f"{path} is not JSON ({exc}); fix it or remove it") from exc
     if not isinstance(kept, dict):
         raise BadInputError(f"{path} must hold an object such as {{\"MEMORY_LLM_PROVIDER\": \"offline\"}}")
-    fields = {Settings.model_fields[name].json_schema_extra["env"]: name for name in CHOSEN_IN_WORKSPACE}
+    fields = {env_of(Settings.model_fields[name]): name for name in CHOSEN_IN_WORKSPACE}
     return {fields[key]: str(value) for key, value in kept.items() if key in fields and str(value).strip()}
 
 
@@ -239,7 +253,7 @@ def settings_table() -> str:
     """docs/configuration.md's table, generated from `Settings`."""
     rows = ["| variable | default | meaning |", "|---|---|---|"]
     for info in Settings.model_fields.values():
-        extra = info.json_schema_extra
+        extra = _extra(info)
         shown = extra["shown"] or (f"`{info.default}`" if info.default is not None else "unset")
         rows.append(f"| `{extra['env']}` | {shown} | {info.description} |")
     return "\n".join(rows)

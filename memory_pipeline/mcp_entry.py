@@ -107,12 +107,12 @@ def _type_error(name: str, spec: dict, value: object) -> str | None:
     if kind == "boolean":
         return None if isinstance(value, bool) else f"{name} must be true or false, got {json.dumps(value)}"
     if kind == "integer":
-        low, high = spec.get("minimum"), spec.get("maximum")
+        low, high = spec["minimum"], spec["maximum"]  # every integer argument of TOOLS has both
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             return f"{name} must be an integer from {low} to {high}, got {json.dumps(value)}"
         return None
     if kind == "array":
-        low, high = spec.get("minItems", 0), spec.get("maxItems")
+        low, high = spec.get("minItems", 0), spec["maxItems"]  # every array argument of TOOLS has one
         if not isinstance(value, list) or not low <= len(value) <= high or \
                 not all(isinstance(item, str) for item in value):
             return f"{name} must be a list of {low} to {high} strings, got {json.dumps(value)[:200]}"
@@ -252,7 +252,7 @@ class Server:
                 with self.folder_lock:
                     self.project_folder = None
             return
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        params = given if isinstance(given := message.get("params"), dict) else {}
         if method == "initialize":
             self.initialize(ident, params)
         elif method == "tools/list":

@@ -11,6 +11,7 @@ import dagster as dg
 
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
+from memory_pipeline.defs.asset_args import AssetArgs
 from memory_pipeline.defs.metadata import md_list
 from memory_pipeline.defs.resources import EmbedderResource, LLMResource, WorkspaceResource
 from memory_pipeline.defs.review import TODAY_TAG
@@ -58,10 +59,13 @@ def ledger(context: dg.AssetExecutionContext, workspace: WorkspaceResource, llm:
                             model=model, embedder=embedder.get())
     except LLMError as exc:
         raise dg.Failure(f"ledger typing failed: {exc}") from exc
-    for line in result.report.summary():
+    report = result.report
+    if report is None:  # record_day checks the ledger after every write
+        raise dg.Failure("the ledger day came back without its integrity report")
+    for line in report.summary():
         context.log.error(f"ledger integrity: {line}")
-    types = Counter(e.type for e in result.appended)
-    return dg.MaterializeResult(check_results=_results(result.report, LEDGER_CHECKS), metadata={
+    types: Counter[str] = Counter(e.type for e in result.appended)
+    return dg.MaterializeResult(check_results=_results(report, LEDGER_CHECKS), metadata={
         "facts": result.facts, "appended": len(result.appended), "by_type": dg.MetadataValue.json(dict(types)),
         "superseding": md_list([f"{e.id} supersedes {e.supersedes}: {e.content}" for e in result.superseding]),
         "llm_calls": result.usage.calls, "prompt_sha": prompt.sha256[:12], "model": model,
@@ -88,7 +92,9 @@ def ledger_maintenance(context: dg.AssetExecutionContext, workspace: WorkspaceRe
     day = context.run.tags.get(TODAY_TAG) or date.today().isoformat()
     result = weekly_rebuild(workspace.get(), day)
     check = dg.AssetCheckResult(check_name="weekly_index_matches_incremental", passed=result.index_matches,
-                                metadata={"incremental": dg.MetadataValue.json(result.incremental),
+                                # None (no incremental index kept yet) is stored as JSON null, which dagster's
+                                # annotation leaves out
+                                metadata={"incremental": dg.MetadataValue.json(result.incremental),  # type: ignore[arg-type]
                                           "rebuilt": dg.MetadataValue.json(result.rebuilt)})
     return dg.MaterializeResult(check_results=[check], metadata={
         "open_loops": len(result.rebuilt), "archived_events": result.archived,
@@ -96,18 +102,18 @@ def ledger_maintenance(context: dg.AssetExecutionContext, workspace: WorkspaceRe
 
 
 def ledger_assets(partitions: dg.PartitionsDefinition, settings: Settings) -> list[dg.AssetsDefinition]:
-    ledger_spec = dict(group_name=GROUP, deps=["observations"], kinds={"python"},
+    ledger_spec = AssetArgs(group_name=GROUP, deps=["observations"], kinds={"python"},
                        description="Each observation fact as a typed event (fact, decision, preference, commitment, "
                        "constraint, procedure, relationship; P0–P3) appended to `memory/ledger.jsonl` with id "
                        "EVT-YYYYMMDD-NNN; contradictions supersede, commitments open and close, related events "
                        "chain. Never edited; a re-run adds nothing. Code version: prompts/ledger.md + model.",
                        check_specs=[dg.AssetCheckSpec(n, asset="ledger", description=d) for n, d in LEDGER_CHECKS.items()])
-    pack_spec = dict(group_name=GROUP, deps=["ledger"], kinds={"python"},
+    pack_spec = AssetArgs(group_name=GROUP, deps=["ledger"], kinds={"python"},
                      description="`recall/pack.md` (one per project): fixed sections and word budgets (≤ 3,000 words), "
                      "superseded and expired events left out, binding types never decayed, ⚠️ STALE and ⚠️ CONFLICT "
                      "flags, open commitments oldest first; plus memory/integrity-report.json and knowledge/.",
                      check_specs=[dg.AssetCheckSpec(n, asset="recall_pack", description=d) for n, d in PACK_CHECKS.items()])
-    weekly_spec = dict(group_name=GROUP + "_weekly", kinds={"python"},
+    weekly_spec = AssetArgs(group_name=GROUP + "_weekly", kinds={"python"},
                        description="Weekly: resolved chains older than 30 days archived to "
                        "memory/ledger-archive-YYYY.jsonl (one summary event each; P0/P1 never), the open-loops "
                        "index rebuilt from scratch and compared with the incremental one.",

@@ -56,8 +56,8 @@ def _set_payloads(store: ShardedIndex, stored: Mapping[str, dict], payloads: dic
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     for pid, payload in payloads.items():
         groups[(str(stored[pid].get("date")), json.dumps(payload, sort_keys=True))].append(pid)
-    for (day, payload), ids in sorted(groups.items()):
-        store.for_day(day).set_payload(ids, json.loads(payload))
+    for (day, payload_json), ids in sorted(groups.items()):
+        store.for_day(day).set_payload(ids, json.loads(payload_json))
 
 
 def _scope_of(point: StorePoint) -> str:
@@ -90,7 +90,7 @@ def merge_duplicates(store: ShardedIndex, points: dict[str, StorePoint], day: st
                      similarity: float) -> list[Merge]:
     facts = {pid: p for pid, p in points.items() if p.payload.get("kind") == "fact" and p.dense is not None}
     vectors = {pid: FactVector(pid, float(p.payload.get("created_ts") or 0.0), p.dense,
-                               p.payload.get("merged_into")) for pid, p in facts.items()}
+                               p.payload.get("merged_into")) for pid, p in facts.items() if p.dense is not None}
     merges = []
     for project in sorted({_scope_of(p) for p in facts.values()}):  # never one memory across projects
         mine = {pid: v for pid, v in vectors.items() if _scope_of(facts[pid]) == project}

@@ -14,6 +14,8 @@ unknown id, and a proposal's chain keeps another project's user-level facts with
 
 from __future__ import annotations
 
+from typing import Any
+
 from memory_pipeline import pipeline
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, MemoryPipelineError, ServiceError
@@ -54,6 +56,7 @@ def trace_line(workspace: Workspace, store: ProposalStore | None, trace: Trace, 
                settings: Settings, scope: ProjectScope) -> Trace:
     """A MEMORY.md line (number or text, of the sections `scope` reads) or a proposal id."""
     memory = for_project(MemoryFiles(workspace).read_memory(), scope.project)
+    pid: str | None
     if kind == "proposal":
         pid = target
         trace.line = next((vars(line) for line in memory_lines(memory) if line.proposal_id == pid), None)
@@ -168,7 +171,7 @@ def observation_link(workspace: Workspace, observation: Observation, fact_ids: s
     if not prompt_sha:
         trace.missing.append(f"the Observer prompt of observation {observation.id[:8]} (code version "
                              f"{observation.code_version}; observed before prompts were recorded, by a prompt since edited)")
-    link = {"id": observation.id, "date": observation.date, "session_id": observation.session_id,
+    link: dict[str, Any] = {"id": observation.id, "date": observation.date, "session_id": observation.session_id,
             "project": observation.project, "trigger": observation.trigger, "code_version": observation.code_version,
             "prompt_sha": prompt_sha, "model": model, "facts": [f.model_dump() for f in facts], "event": None,
             "messages": []}
@@ -274,7 +277,7 @@ def trace_message_hit(workspace: Workspace, trace: Trace, rid: str, settings: Se
     inbox = Inbox(workspace)
     place = stored_place(workspace, rid, settings)
     days = inbox.accepted_days()
-    searched = [(place[0], place[1])] if place and place[0] in days else []
+    searched: list[tuple[str, str | None]] = [(place[0], place[1])] if place and place[0] in days else []
     searched += [(day, None) for day in reversed(days)]
     for day, session_id in searched:
         for event in inbox.accepted(day):

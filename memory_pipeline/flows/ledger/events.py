@@ -9,6 +9,7 @@ snapshot are rewritten.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -74,7 +75,7 @@ def type_facts(facts: list[FactInput], llm: Completer, prompt: Prompt, model: st
         marks = [f.observer_priority for f in batch]
         system, user = prompt.render(facts=facts_block([(f.text, f.observer_priority) for f in batch]))
         answer, used = llm.complete(task="ledger", model=model, system=system, prompt=user,
-                                    validate=lambda text, marks=marks: parse_typing(text, marks))
+                                    validate=functools.partial(parse_typing, marks=marks))
         kinds += answer
         usage += used
     return kinds, usage
@@ -135,7 +136,9 @@ def after_write(files: LedgerFiles, now: datetime | None = None) -> IntegrityRep
     files.write_json("checkpoint.json", checkpoint(events, stamp))
     files.write_json("index/superseded.json", superseded_map(LedgerState.of(events)))
     files.write_json("entity-snapshot.json", entity_snapshot(events, stamp))
-    return IntegrityReport(structural_checks(parsed, files.archive_ids(), loops, files.read_json("checkpoint.json")))
+    written = files.read_json("checkpoint.json")
+    return IntegrityReport(structural_checks(parsed, files.archive_ids(), loops,
+                                             written if isinstance(written, dict) else None))
 
 
 def superseded_map(state: LedgerState) -> dict[str, dict]:

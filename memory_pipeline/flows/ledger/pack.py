@@ -23,16 +23,16 @@ class PackBuild:
     day: str
     packs: list[PackResult]
     report: IntegrityReport
-    all_projects: PackResult | None = None  # every project's events in one pack (`--all-projects`)
-    user_only: PackResult | None = None  # the user-level events alone (a project with no pack of its own)
+    all_projects: PackResult  # every project's events in one pack (`--all-projects`)
+    user_only: PackResult  # the user-level events alone (a project with no pack of its own)
     written: list[str] = field(default_factory=list)  # pack files replaced
     knowledge_changed: list[str] = field(default_factory=list)
 
     def pack(self, project: str | None = DEFAULT_PROJECT) -> PackResult:
-        if project is None and self.all_projects is not None:
+        if project is None:
             return self.all_projects
         found = next((p for p in self.packs if p.project == project), None)
-        return found if found is not None or self.user_only is None else self.user_only
+        return found if found is not None else self.user_only
 
 
 def build_packs(workspace: Workspace, day: str, *, write: bool = True, knowledge: bool = True,
@@ -43,7 +43,8 @@ def build_packs(workspace: Workspace, day: str, *, write: bool = True, knowledge
         parsed = files.read()
         archive_ids = files.archive_ids()
         index, saved_checkpoint = files.open_loops(), files.read_json("checkpoint.json")
-    structural = structural_checks(parsed, archive_ids, index, saved_checkpoint)
+    structural = structural_checks(parsed, archive_ids, index,
+                                   saved_checkpoint if isinstance(saved_checkpoint, dict) else None)
     warnings = [f"{c.name} failed: {c.count} ({', '.join(map(str, c.found[:2]))})"
                 for c in structural if not c.passed]
     projects = sorted({DEFAULT_PROJECT} | {e.project for e in parsed.events})
