@@ -32,7 +32,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory_pipeline.errors import BadInputError, DiskFullError, MemoryPipelineError, ServiceError, StoreLockedError
 from memory_pipeline.models import content_hash
@@ -48,6 +48,9 @@ from memory_pipeline.resources.vectors.vector_points import StorePoint, filter_c
 from memory_pipeline.resources.workspace import atomic_write_json, atomic_write_text
 from memory_pipeline.stages.index.message_docs import has_keywords, keyword_counts
 from memory_pipeline.stages.index.sparse import KEYS_VERSION, keyword_vector
+
+if TYPE_CHECKING:
+    from qdrant_edge import EdgeShard
 
 DENSE, SPARSE = "dense", "bm25"
 BATCH = 2048
@@ -175,7 +178,7 @@ class EdgeStore:
         self.lock_timeout = lock_timeout
         self.generation_file = generation_file or self.path.parent / "index-generation"
         self.table = PayloadTable(table_path(self.path))
-        self._shard = None
+        self._shard: EdgeShard | None = None
         self._depth = 0
         self._wrote = False
         self._unbuilt = 0  # points upserted by this store since its last optimize()
@@ -261,7 +264,8 @@ class EdgeStore:
             shard, self._shard = self._shard, None
             self.table.close()
             with contextlib.suppress(Exception):
-                shard.close()
+                if shard is not None:
+                    shard.close()
             stack.close()
             return True
 
@@ -521,7 +525,9 @@ class EdgeStore:
             with self.session():
                 self.table.merge(keys, payload)
                 if held:
-                    self._update(UpdateOperation.set_payload(keys, held))
+                    # qdrant_edge's stub asks list[int | UUID | str] where any list of ids will do (list is
+                    # invariant, so list[str] is refused)
+                    self._update(UpdateOperation.set_payload(keys, held))  # type: ignore[arg-type]
 
     def delete(self, ids: list[str]) -> None:
         from qdrant_edge import UpdateOperation
@@ -529,7 +535,7 @@ class EdgeStore:
         if ids:
             keys = [_norm(i) for i in ids]
             with self.session():
-                self._update(UpdateOperation.delete_points(keys))
+                self._update(UpdateOperation.delete_points(keys))  # type: ignore[arg-type]  # the stub's list: see set_payload
                 self.table.delete(keys)
                 self.keyword_stats.record(*self.table.keyword_totals())
 

@@ -353,7 +353,7 @@ def _norm(point_id: str) -> str:
         raise BadInputError(f"point id must be a UUID string, got {point_id!r}") from exc
 
 
-def _point(record: models.Record) -> StorePoint:
+def _point(record: models.Record | models.ScoredPoint) -> StorePoint:
     payload = dict(record.payload or {})
     vectors = record.vector if isinstance(record.vector, dict) else {}
     dense = vectors.get(DENSE)
@@ -362,7 +362,7 @@ def _point(record: models.Record) -> StorePoint:
         id=str(record.id),
         text=str(payload.get("text", "")),
         dense=list(dense) if dense is not None else None,
-        sparse=(list(sparse.indices), list(sparse.values)) if sparse is not None else None,
+        sparse=(list(sparse.indices), list(sparse.values)) if isinstance(sparse, models.SparseVector) else None,
         payload=payload,
     )
 
