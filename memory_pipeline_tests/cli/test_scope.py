@@ -105,6 +105,12 @@ def test_a_first_session_in_a_new_repository_gets_the_users_memories_only_at_eve
 
     brief = cli_json(capsys, "brief", "--date", DAY)
     assert brief["project"] == "newrepo" and brief["scope"] == found["scope"]["why"]
+    from memory_pipeline.flows.mcp_server import answer_call
+
+    briefed = json.loads(answer_call(json.dumps({"tool": "brief", "arguments": {}, "folder": str(new)}).encode(),
+                                     Settings.from_env()))  # MCP's brief says the same line as the hook's
+    assert not briefed["is_error"] and f"{said}: all_projects=true to look" in briefed["text"]
+    assert "Answer in short paragraphs" in briefed["text"] and "Heroku" not in briefed["text"]
     pack = cli_json(capsys, "pack", "--date", DAY)
     assert pack["text"].startswith(f"# Recall Pack — {DAY} · user-level only") and "Fly.io" not in pack["text"]
     wide = cli_json(capsys, "recall", "how do we deploy Fly.io alembic", "--no-service", "--all-projects")
@@ -155,6 +161,10 @@ def test_a_session_naming_no_folder_gets_the_users_memories_only_at_every_door(
     assert f"the client named no folder: {others}: all_projects=true to look" in searched["text"]
     hits_shown = searched["text"].split("```text", 1)[1]
     assert "short answers" in hits_shown and "Fly.io" not in hits_shown and "alembic" not in hits_shown
+    briefed = json.loads(answer_call(json.dumps({"tool": "brief", "arguments": {}, "folder": ""}).encode(), settings))
+    assert f"the client named no folder: {others}: all_projects=true to look" in briefed["text"]
+    for other in ("Heroku", SHOP_RULE, API_RULE, "· all projects"):
+        assert other not in briefed["text"]
 
     monkeypatch.chdir("/")  # a folder in no project
     recalled = cli_json(capsys, "recall", "how do we deploy Fly.io alembic short answers", "--no-service")
