@@ -149,6 +149,20 @@ def test_a_session_naming_no_folder_gets_the_users_memories_only_at_every_door(
         for other in ("Heroku", "Fly.io", "alembic", SHOP_RULE, API_RULE, "· all projects"):
             assert other not in briefing
 
+    from memory_pipeline.flows.hooks.context import refresh_recall_cache
+    from memory_pipeline.resources.hook_state import HookStateStore
+
+    # the warm zone's background recall of a session whose hooks named no folder: no project's, not every one
+    HookStateStore(workspace).update("no-folder", lambda s: setattr(s, "pending_queries", [
+        "how do we deploy the shop storefront to Fly.io", "alembic migrations of the billing api"]),
+        datetime.now(timezone.utc))
+    refresh_recall_cache(workspace, settings, "no-folder")
+    entries = HookStateStore(workspace).load("no-folder").recall_cache
+    assert [e.query for e in entries] == ["how do we deploy the shop storefront to Fly.io",
+                                          "alembic migrations of the billing api"]  # both asked
+    cached = [h for entry in entries for h in entry.hits]
+    assert all(h.scope == "user" or not h.project for h in cached), [(h.project, h.text) for h in cached]
+
     looked = hook_scope(workspace, None, settings)  # what the prompt hooks recall with
     assert looked.project == "" and looked.why == f"the session named no folder: {others}: --all-projects to look"
     found = find_memories(workspace, settings, "do I prefer short answers", limit=10, project=looked.project)
