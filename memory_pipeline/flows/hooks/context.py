@@ -53,6 +53,7 @@ from memory_pipeline.stages.hooks.recovery import (
     user_intents,
     validated_queries,
 )
+from memory_pipeline.stages.projects import UNKNOWN
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.review.memory_md import for_project, memory_items, without_marker
 from memory_pipeline.stages.tokens import estimate_tokens
@@ -123,7 +124,7 @@ def track_context(workspace: Workspace, payload: HookPayload, now: datetime, set
 
     def change(state: HookSessionState) -> None:
         entered.extend(crossed(state.zone, zone))
-        state.project = project if payload.cwd else state.project
+        state.project = project if payload.cwd or state.project is None else state.project  # a folder once named stays
         state.transcript_path = payload.transcript_path or state.transcript_path
         task_changed = state.task_hash != fresh_hash
         state.zone, state.context_tokens, state.context_window = zone, reading.context_tokens, window
@@ -173,7 +174,8 @@ def refresh_recall_cache(workspace: Workspace, settings: Settings, session_id: s
     now = now or datetime.now().astimezone()
     store = HookStateStore(workspace)
     state = store.load(session_id)
-    entries, notes = _cache_entries(workspace, settings, state.pending_queries, now, state.project)
+    project = UNKNOWN if state.project is None else state.project  # never named a folder: no project's, not every one
+    entries, notes = _cache_entries(workspace, settings, state.pending_queries, now, project)
 
     def change(state: HookSessionState) -> None:
         state.recall_cache = (state.recall_cache + entries)[-CACHE_ENTRIES:]
