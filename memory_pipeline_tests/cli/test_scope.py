@@ -106,7 +106,7 @@ def test_a_first_session_in_a_new_repository_gets_the_users_memories_only_at_eve
 
     brief = cli_json(capsys, "brief", "--date", DAY)
     assert brief["project"] == "newrepo" and brief["scope"] == found["scope"]["why"]
-    from memory_pipeline.flows.mcp_server import answer_call
+    from memory_pipeline.services.mcp_server import answer_call
 
     briefed = json.loads(answer_call(json.dumps({"tool": "brief", "arguments": {}, "folder": str(new)}).encode(),
                                      Settings.from_env()))  # MCP's brief says the same line as the hook's
@@ -127,8 +127,8 @@ def test_a_session_naming_no_folder_gets_the_users_memories_only_at_every_door(
     from memory_pipeline import hook_entry
     from memory_pipeline.cli.hooks.install import hook_argv
     from memory_pipeline.flows.hooks.memory import find_memories, hook_scope
-    from memory_pipeline.flows.mcp_server import answer_call
-    from memory_pipeline_tests.cli.hook_helpers import hook_env
+    from memory_pipeline.services.mcp_server import answer_call
+    from memory_pipeline_tests.cli.hook_helpers import first_user_turns, hook_env
     from memory_pipeline_tests.flows.test_projects import API_RULE, SHOP_RULE
 
     workspace.memory_md.write_text("# MEMORY.md\n\n" + SHOP_SECTION + "\n" + USER_SECTION)
@@ -136,10 +136,18 @@ def test_a_session_naming_no_folder_gets_the_users_memories_only_at_every_door(
     settings = Settings.from_env()
     start = json.dumps({"session_id": "no-folder", "hook_event_name": "SessionStart", "source": "startup"}).encode()
     root = str(workspace.root.resolve())
-    try:  # the hook door: the first call answered by the CLI, the second by the service it started
-        answers = [subprocess.run(hook_argv(), input=start, env=hook_env(workspace.root), capture_output=True,
-                                  timeout=180) for _ in range(2)]
+    transcript = first_user_turns("claude-code/tool_heavy.jsonl", 2, workspace.root / "session.jsonl")
+    prompt = json.dumps({"session_id": "no-folder", "hook_event_name": "UserPromptSubmit", "prompt": "hi",
+                         "transcript_path": str(transcript)}).encode()
+
+    def door(stdin: bytes) -> subprocess.CompletedProcess:
+        return subprocess.run(hook_argv(), input=stdin, env=hook_env(workspace.root), capture_output=True, timeout=180)
+
+    try:  # the hook door: the first start is owed its briefing (no service yet), the first prompt carries it
+        owed = door(start)
+        assert owed.returncode == 0 and owed.stdout == b"", owed.stderr
         assert hook_entry.service_pid(root) is not None
+        answers = [door(prompt), door(start)]  # then a start answered by the service
     finally:
         hook_entry.stop_service(root)
     for answer in answers:
@@ -151,7 +159,7 @@ def test_a_session_naming_no_folder_gets_the_users_memories_only_at_every_door(
             assert other not in briefing
 
     from memory_pipeline.flows.hooks.context import refresh_recall_cache
-    from memory_pipeline.resources.hook_state import HookStateStore
+    from memory_pipeline.resources.files.hook_state import HookStateStore
 
     # the warm zone's background recall of a session whose hooks named no folder: no project's, not every one
     HookStateStore(workspace).update("no-folder", lambda s: setattr(s, "pending_queries", [
