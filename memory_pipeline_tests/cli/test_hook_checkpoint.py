@@ -13,10 +13,25 @@ from pathlib import Path
 import pytest
 
 from memory_pipeline.config import Settings
+from memory_pipeline.flows.index.observations import index_day
+from memory_pipeline.flows.recall.engine import open_store
+from memory_pipeline.resources.daemons.services import stop_workspace_services
+from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.hooks.checkpoint_doc import checkpoint_id
-from memory_pipeline_tests.cli.hook_helpers import BIG_SESSION, SESSION_ID, hook_env, hook_state, payload, run_hook, telemetry, wait_for
+from memory_pipeline_tests.cli.hook_helpers import (
+    BIG_SESSION,
+    SESSION_ID,
+    before_compaction,
+    hook_env,
+    hook_state,
+    payload,
+    run_hook,
+    telemetry,
+    wait_for,
+)
 from memory_pipeline_tests.support.doors import runtime_dir
+from memory_pipeline_tests.support.mcp_door import door
 from memory_pipeline_tests.support.paths import fixture_transcript
 
 pytestmark = pytest.mark.slow
@@ -37,9 +52,6 @@ def recall_json(query: str, env: dict[str, str], folder: Path) -> dict:
 
 
 def stored_checkpoints(workspace: Workspace, settings: Settings) -> list:
-    from memory_pipeline.flows.recall.engine import open_store
-    from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
-
     store = open_store(workspace, settings, embedder_for(settings.embedding_model, settings).dimension)
     return list(store.scroll_all(payload_filter={"kind": "checkpoint", "session_id": SESSION_ID}))
 
@@ -47,8 +59,6 @@ def stored_checkpoints(workspace: Workspace, settings: Settings) -> list:
 @pytest.fixture(scope="module")
 def session(tmp_path_factory):
     """(workspace, env, the project folder) after one prompt in the hot zone."""
-    from memory_pipeline.resources.daemons.services import stop_workspace_services
-
     root = tmp_path_factory.mktemp("checkpoint")
     (root / "dagster").mkdir()
     folder = root / "shop-app"
@@ -78,10 +88,6 @@ def test_recall_from_the_project_folder_finds_the_checkpoint(session):
 
 
 def test_the_next_checkpoint_replaces_it_and_a_days_index_keeps_it(session, monkeypatch):
-    from memory_pipeline.flows.index.observations import index_day
-    from memory_pipeline.flows.recall.engine import open_store
-    from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
-
     workspace, env, folder = session
     wait_for(lambda: indexed(workspace.root, 1), what="the first checkpoint indexed")
     done = run_hook(payload("UserPromptSubmit", fixture_transcript(BIG_SESSION), prompt=SECOND, cwd=str(folder)), env)
@@ -91,6 +97,16 @@ def test_the_next_checkpoint_replaces_it_and_a_days_index_keeps_it(session, monk
     settings = Settings.from_env()
     [point] = stored_checkpoints(workspace, settings)
     assert point.id == checkpoint_id(SESSION_ID) and SECOND in point.payload["message"]
+
+    # PreCompact writes the session's checkpoint too: it replaces the hot zone's
+    transcript = before_compaction(folder.parent / "session.jsonl")
+    done = run_hook(payload("PreCompact", transcript, trigger="auto", cwd=str(folder)), env)
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    assert wait_for(lambda: indexed(workspace.root, 3), what="the PreCompact checkpoint indexed")[-1]["reason"] \
+        == "pre-compact"
+    [point] = stored_checkpoints(workspace, settings)
+    assert point.payload["reason"] == "pre-compact" and "checkpoint before a compaction" in point.payload["message"]
+    assert point.payload["project"] == "shop-app" and SECOND not in point.payload["message"]
 
     # a day's message index run without its manifest deletes the day's points it does not make: not this one
     embedder = embedder_for(settings.embedding_model, settings)
@@ -106,9 +122,7 @@ def anyio_backend():
 
 @pytest.mark.anyio
 async def test_mcp_search_finds_the_checkpoint(session):
-    from mcp import Client
-
-    from memory_pipeline_tests.support.mcp_door import door
+    from mcp import Client  # noqa: PLC0415 — the MCP SDK, only for its client here
 
     workspace, env, folder = session
     wait_for(lambda: indexed(workspace.root, 1), what="the checkpoint indexed")

@@ -1,6 +1,7 @@
 """Claude Code hooks: what each hook event does.
 
-- PreCompact: the task checkpoint (indexed for search by a detached process); the compaction is noted as pending (the client may abandon it).
+- PreCompact: the task checkpoint (indexed for search by a detached process); the compaction is
+  noted as pending (the client may abandon it).
 - SessionEnd: `memory/session.ended` for what the session said since its last window (flows/intake/windows.py).
   Fast: parse, redact, snapshot and write one file; the sensor does the heavy work later. A window
   short of the work rule (stages/windows.py) waits to be observed with the next one.

@@ -4,9 +4,9 @@ UserPromptSubmit reads only the tail of the transcript, finds the latest assista
 places it against the model's window. Entering the warm zone (40 %) starts caching recall results
 for the current task: a detached `memory-pipeline hook claude-code --refresh-recall SESSION`
 process runs the queries, so the prompt is never held up. The hot zone (60 %) writes the task
-checkpoint, and a detached process indexes it (flows/hooks/checkpoint_index.py). SessionStart(compact) turns the checkpoint and the cache into the recovery pointer, and
-gives back the project's reviewed MEMORY.md lines (the compaction dropped the briefing), together
-within the client's cap.
+checkpoint, and a detached process indexes it (flows/hooks/checkpoint_index.py). SessionStart(compact)
+turns the checkpoint and the cache into the recovery pointer, and gives back the project's reviewed
+MEMORY.md lines (the compaction dropped the briefing), together within the client's cap.
 """
 
 from __future__ import annotations

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from memory_pipeline.models import TaskCheckpoint
 from memory_pipeline.stages.hooks.checkpoint_doc import checkpoint_document, checkpoint_id
 from memory_pipeline.stages.recall.rank import display_text
 
-AT = datetime(2026, 11, 29, 9, 30, tzinfo=timezone.utc)
+AT = datetime(2026, 11, 29, 9, 30, tzinfo=UTC)
 KEY = "ghp_" + "Zq8vN2kLmP4xR7tY1wB6cD9fH3jS5gA0eU2i"
 
 
