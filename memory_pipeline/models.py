@@ -412,6 +412,7 @@ class TaskCheckpoint(BaseModel):
     context_percent: float | None = None
     reason: Literal["hot-zone", "pre-compact"]
     captured_at: datetime
+    project: str = ""  # its search point's project: the hook folder's (resources.projects.resolve_project)
 
 
 class PendingCompaction(BaseModel):
