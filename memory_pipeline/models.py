@@ -412,6 +412,7 @@ class TaskCheckpoint(BaseModel):
     context_percent: float | None = None
     reason: Literal["hot-zone", "pre-compact"]
     captured_at: datetime
+    project: str = ""  # its search point's project: the hook folder's (resources.projects.resolve_project)
 
 
 class PendingCompaction(BaseModel):
@@ -443,7 +444,7 @@ class HookSessionState(BaseModel):
     pending_compaction: PendingCompaction | None = None  # PreCompact seen, the compaction not yet confirmed
     shown_window: int | None = None  # the window an automatic compaction showed (what the client does)
     pending_queries: list[str] = Field(default_factory=list)  # for the background recall refresh
-    project: str | None = None  # the session's project (its hooks' cwd); None = not known: every project
+    project: str | None = None  # the session's project (its hooks' cwd); None or "" = none known: the user's own memories
     updated_at: datetime | None = None
 
 

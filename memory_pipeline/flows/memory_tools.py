@@ -213,4 +213,6 @@ def trace_memory(workspace: Workspace, settings: Settings, scope: ProjectScope, 
 
 
 def brief_memory(workspace: Workspace, scope: ProjectScope) -> str:
-    return visible(build_brief(workspace, project=scope.project).text)
+    """The session briefing of `scope`, its scope line saying what it covers (and, for a project with
+    no memories, which others have some and how to look), as the SessionStart hook's does."""
+    return visible(build_brief(workspace, project=scope.project, scope=scope.describe()).text)

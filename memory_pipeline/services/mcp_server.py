@@ -40,9 +40,10 @@ def scope_of(workspace: Workspace, folder: str, settings: Settings, project: str
         asked, how = None, ASKED_ALL
     elif project:
         asked, how = named_project(project, settings), ASKED_BY_NAME
-    else:
-        asked, how = resolve_project(Path(folder), settings), ASKED_BY_FOLDER
-    looked = scope_for(workspace, asked, how, widen=WIDEN)
+    else:  # no folder named (a call without one): no project known, the user's own memories
+        asked, how = resolve_project(Path(folder) if folder else None, settings), ASKED_BY_FOLDER
+    looked = scope_for(workspace, asked, how, widen=WIDEN,
+                       no_project="this folder is in no project" if folder else "the client named no folder")
     return ProjectScope(looked.project, looked.note)
 
 

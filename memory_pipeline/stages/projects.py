@@ -50,7 +50,7 @@ class ProjectScope:
         return project == self.project
 
     def describe(self) -> str:
-        base = "all projects" if self.project is None else f"project {self.project} + user-level memories"
+        base = "all projects" if self.project is None else f"{_named(self.project)} + user-level memories"
         return f"{base} ({self.note})" if self.note else base
 
 
@@ -80,7 +80,7 @@ def _named(project: str) -> str:
 
 
 def choose_scope(asked: str | None, how: str, has_memories: bool, others: tuple[str, ...] | list[str] = (),
-                 widen: str = "--all-projects") -> LookedAt:
+                 widen: str = "--all-projects", no_project: str = "this folder is in no project") -> LookedAt:
     """The scope every read door uses (recall, brief, pack, the hooks, the MCP tools): the one rule.
 
     `asked` is the project the folder or `--project` named (None with `--all-projects`), `how` how
@@ -88,11 +88,13 @@ def choose_scope(asked: str | None, how: str, has_memories: bool, others: tuple[
     do, `widen` how the reader looks at every project (`--all-projects`, MCP `all_projects=true`).
     A folder's project stays itself even with no memories (a new repository): it is shown the
     user's own memories only, and told which other projects exist and how to look; another
-    project's facts, MEMORY.md sections and rules are never shown as this one's."""
+    project's facts, MEMORY.md sections and rules are never shown as this one's. No project known
+    (`asked` is UNKNOWN: a folder in none, a hook naming no folder) is the same case; `no_project`
+    says why there is none."""
     if how == ASKED_ALL or asked is None:
         return LookedAt(None, None, f"looked at all projects ({widen})")
     if how == ASKED_BY_FOLDER and (not asked or not has_memories):
-        whose = f"this folder's project {asked} has no memories yet" if asked else "this folder is in no project"
+        whose = f"this folder's project {asked} has no memories yet" if asked else no_project
         why = f"{whose}: showing your user-level memories only{_others(others, widen)}"
         return LookedAt(asked, asked, why, note=why)
     origin = "this folder's project" if how == ASKED_BY_FOLDER else "project"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from datetime import datetime, timezone
 
 import pytest
@@ -105,10 +106,93 @@ def test_a_first_session_in_a_new_repository_gets_the_users_memories_only_at_eve
 
     brief = cli_json(capsys, "brief", "--date", DAY)
     assert brief["project"] == "newrepo" and brief["scope"] == found["scope"]["why"]
+    from memory_pipeline.services.mcp_server import answer_call
+
+    briefed = json.loads(answer_call(json.dumps({"tool": "brief", "arguments": {}, "folder": str(new)}).encode(),
+                                     Settings.from_env()))  # MCP's brief says the same line as the hook's
+    assert not briefed["is_error"] and f"{said}: all_projects=true to look" in briefed["text"]
+    assert "Answer in short paragraphs" in briefed["text"] and "Heroku" not in briefed["text"]
     pack = cli_json(capsys, "pack", "--date", DAY)
     assert pack["text"].startswith(f"# Recall Pack — {DAY} · user-level only") and "Fly.io" not in pack["text"]
     wide = cli_json(capsys, "recall", "how do we deploy Fly.io alembic", "--no-service", "--all-projects")
     assert {"shop", "api"} <= {h["project"] for h in wide["hits"]}  # the others, when asked
+
+
+@pytest.mark.slow
+def test_a_session_naming_no_folder_gets_the_users_memories_only_at_every_door(
+        two_projects, monkeypatch, capsys, workspace):
+    """A hook payload with no `cwd`, an MCP call with no folder and a CLI run in a folder of no
+    project know no project: by the one rule they see the user's own memories and a line saying
+    which projects have memories, never every project's (nor an error)."""
+    from memory_pipeline import hook_entry
+    from memory_pipeline.cli.hooks.install import hook_argv
+    from memory_pipeline.flows.hooks.memory import find_memories, hook_scope
+    from memory_pipeline.services.mcp_server import answer_call
+    from memory_pipeline_tests.cli.hook_helpers import first_user_turns, hook_env
+    from memory_pipeline_tests.flows.test_projects import API_RULE, SHOP_RULE
+
+    workspace.memory_md.write_text("# MEMORY.md\n\n" + SHOP_SECTION + "\n" + USER_SECTION)
+    others = "showing your user-level memories only; 2 other projects have memories (api, shop)"
+    settings = Settings.from_env()
+    start = json.dumps({"session_id": "no-folder", "hook_event_name": "SessionStart", "source": "startup"}).encode()
+    root = str(workspace.root.resolve())
+    transcript = first_user_turns("claude-code/tool_heavy.jsonl", 2, workspace.root / "session.jsonl")
+    prompt = json.dumps({"session_id": "no-folder", "hook_event_name": "UserPromptSubmit", "prompt": "hi",
+                         "transcript_path": str(transcript)}).encode()
+
+    def door(stdin: bytes) -> subprocess.CompletedProcess:
+        return subprocess.run(hook_argv(), input=stdin, env=hook_env(workspace.root), capture_output=True, timeout=180)
+
+    try:  # the hook door: the first start is owed its briefing (no service yet), the first prompt carries it
+        owed = door(start)
+        assert owed.returncode == 0 and owed.stdout == b"", owed.stderr
+        assert hook_entry.service_pid(root) is not None
+        answers = [door(prompt), door(start)]  # then a start answered by the service
+    finally:
+        hook_entry.stop_service(root)
+    for answer in answers:
+        assert answer.returncode == 0, answer.stderr
+        briefing = json.loads(answer.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert f"the session named no folder: {others}: --all-projects to look" in briefing
+        assert "Answer in short paragraphs" in briefing and "short answers" in briefing
+        for other in ("Heroku", "Fly.io", "alembic", SHOP_RULE, API_RULE, "· all projects"):
+            assert other not in briefing
+
+    from memory_pipeline.flows.hooks.context import refresh_recall_cache
+    from memory_pipeline.resources.files.hook_state import HookStateStore
+
+    # the warm zone's background recall of a session whose hooks named no folder: no project's, not every one
+    HookStateStore(workspace).update("no-folder", lambda s: setattr(s, "pending_queries", [
+        "how do we deploy the shop storefront to Fly.io", "alembic migrations of the billing api"]),
+        datetime.now(timezone.utc))
+    refresh_recall_cache(workspace, settings, "no-folder")
+    entries = HookStateStore(workspace).load("no-folder").recall_cache
+    assert [e.query for e in entries] == ["how do we deploy the shop storefront to Fly.io",
+                                          "alembic migrations of the billing api"]  # both asked
+    cached = [h for entry in entries for h in entry.hits]
+    assert all(h.scope == "user" or not h.project for h in cached), [(h.project, h.text) for h in cached]
+
+    looked = hook_scope(workspace, None, settings)  # what the prompt hooks recall with
+    assert looked.project == "" and looked.why == f"the session named no folder: {others}: --all-projects to look"
+    found = find_memories(workspace, settings, "do I prefer short answers", limit=10, project=looked.project)
+    assert found.note is None and found.hits and all(h.scope == "user" for h in found.hits)
+
+    call = {"tool": "search", "arguments": {"query": "how do we deploy Fly.io alembic short answers", "limit": 10},
+            "folder": ""}
+    searched = json.loads(answer_call(json.dumps(call).encode(), settings))
+    assert not searched["is_error"], searched["text"]
+    assert f"the client named no folder: {others}: all_projects=true to look" in searched["text"]
+    hits_shown = searched["text"].split("```text", 1)[1]
+    assert "short answers" in hits_shown and "Fly.io" not in hits_shown and "alembic" not in hits_shown
+    briefed = json.loads(answer_call(json.dumps({"tool": "brief", "arguments": {}, "folder": ""}).encode(), settings))
+    assert f"the client named no folder: {others}: all_projects=true to look" in briefed["text"]
+    for other in ("Heroku", SHOP_RULE, API_RULE, "· all projects"):
+        assert other not in briefed["text"]
+
+    monkeypatch.chdir("/")  # a folder in no project
+    recalled = cli_json(capsys, "recall", "how do we deploy Fly.io alembic short answers", "--no-service")
+    assert recalled["scope"]["why"] == f"this folder is in no project: {others}: --all-projects to look"
+    assert recalled["hits"] and all(h["scope"] == "user" for h in recalled["hits"])
 
 
 @pytest.mark.slow

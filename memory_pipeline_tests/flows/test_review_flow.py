@@ -95,6 +95,22 @@ def test_cli_path_approves_rejects_and_promotes_once(workspace, proposal_store):
     assert "p-20261121-002-test" not in workspace.review_md.read_text() and "| 1 proposal pending_" in workspace.review_md.read_text()
 
 
+def test_a_fix_for_a_projects_claude_md_is_dated_the_day_it_was_approved(workspace, proposal_store, tmp_path):
+    """The fix line in CLAUDE.md reads `(YYYY-MM-DD)` like a promoted MEMORY.md line: the approval's day."""
+    from memory_pipeline.models import Proposal
+
+    repo = tmp_path / "web"
+    (repo / ".git").mkdir(parents=True)
+    fix = Proposal(id="f-20261121-001-test", section="Lessons", text="Use `pnpm run build`, not `npm run`",
+                   created=DAY, staged=DAY, target="CLAUDE.md", target_dir=str(repo), friction_kind="command-failure")
+    proposal_store.save(fix)
+    report = decide_ids(workspace, proposal_store, approve=[fix.id], today="2026-11-24", now=NOW)
+    assert report.ids("approved") == [fix.id]
+    written = (repo / "CLAUDE.md").read_text()
+    assert "- (2026-11-24) Use `pnpm run build`, not `npm run` <!-- f-20261121-001-test -->" in written
+    assert proposal_store.get(fix.id).applied_to == str(repo / "CLAUDE.md")
+
+
 def test_review_md_ticks_deletions_and_edits_are_applied(workspace, proposal_store):
     stage(workspace, proposal_store)
     lines = workspace.review_md.read_text().splitlines()

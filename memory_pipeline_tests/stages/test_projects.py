@@ -50,6 +50,9 @@ def test_a_scope_admits_its_project_the_users_memories_and_unknown_ones():
     shop = ProjectScope("shop")
     assert shop.admits("shop") and shop.admits("api", "user") and shop.admits("")
     assert not shop.admits("api") and ALL_PROJECTS.admits("api")
+    nowhere = ProjectScope("", "the session named no folder")  # no project known: the user's own, and no project's
+    assert nowhere.admits("") and nowhere.admits("api", "user") and not nowhere.admits("api")
+    assert nowhere.describe() == "no project + user-level memories (the session named no folder)"
 
 
 def test_project_map_entries_are_checked():
@@ -96,6 +99,10 @@ def test_the_scope_a_read_command_uses_and_says():
     assert one.why.endswith("1 other project has memories (shop): all_projects=true to look")
     nowhere_folder = choose_scope("", ASKED_BY_FOLDER, True)
     assert nowhere_folder.project == "" and nowhere_folder.why.startswith("this folder is in no project: showing")
+    no_folder = choose_scope("", ASKED_BY_FOLDER, True, ["shop"], no_project="the session named no folder")
+    assert no_folder.project == "" and no_folder.why == ("the session named no folder: showing your user-level "
+                                                         "memories only; 1 other project has memories (shop): "
+                                                         "--all-projects to look")
     assert choose_scope("shop", ASKED_BY_FOLDER, True).note is None
     assert choose_scope("shop", ASKED_BY_NAME, False).project == "shop"  # a named project stays itself
     assert choose_scope(None, ASKED_ALL, False).why == "looked at all projects (--all-projects)"

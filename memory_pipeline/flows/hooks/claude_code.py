@@ -1,6 +1,7 @@
 """Claude Code hooks: what each hook event does.
 
-- PreCompact: the task checkpoint; the compaction is noted as pending (the client may abandon it).
+- PreCompact: the task checkpoint (indexed for search by a detached process); the compaction is
+  noted as pending (the client may abandon it).
 - SessionEnd: `memory/session.ended` for what the session said since its last window (flows/intake/windows.py).
   Fast: parse, redact, snapshot and write one file; the sensor does the heavy work later. A window
   short of the work rule (stages/windows.py) waits to be observed with the next one.
@@ -20,6 +21,7 @@ from pathlib import Path
 from memory_pipeline import hook_entry
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
+from memory_pipeline.flows.hooks.checkpoint_index import folder_project, spawn_checkpoint_index
 from memory_pipeline.flows.hooks.transcript import (
     MAX_CONTEXT_CHARS,
     HookResult,
@@ -54,7 +56,8 @@ def recent_files(transcript: Transcript, limit: int = 10) -> list[str]:
     return modified[:limit]
 
 
-def make_checkpoint(transcript: Transcript, reason: str, now: datetime, percent: float | None) -> TaskCheckpoint:
+def make_checkpoint(transcript: Transcript, reason: str, now: datetime, percent: float | None,
+                    project: str = "") -> TaskCheckpoint:
     intents = user_intents(transcript.messages)
     return TaskCheckpoint(
         current_task=current_task(intents),
@@ -63,6 +66,7 @@ def make_checkpoint(transcript: Transcript, reason: str, now: datetime, percent:
         context_percent=percent,
         reason=reason,
         captured_at=now,
+        project=project,
     )
 
 
@@ -82,7 +86,8 @@ def before_compaction(workspace: Workspace, payload: HookPayload, now: datetime,
     state = store.load(payload.session_id)
     shown = window_shown_by_auto_compaction(tokens) if payload.trigger == "auto" and tokens else state.shown_window
     window = context_window_for(None, configured_window(settings), payload.context_window or shown or state.context_window)
-    checkpoint = make_checkpoint(transcript, "pre-compact", now, context_percent(tokens, window))
+    checkpoint = make_checkpoint(transcript, "pre-compact", now, context_percent(tokens, window),
+                                 folder_project(payload.cwd or transcript.cwd, settings))
 
     def change(state) -> None:
         state.shown_window = shown
@@ -93,6 +98,7 @@ def before_compaction(workspace: Workspace, payload: HookPayload, now: datetime,
     store.update(payload.session_id, change, now)
     log_decision(workspace, "checkpoint", reason="pre-compact", files=len(checkpoint.files_modified),
                  trigger=payload.trigger, at=now, session_id=payload.session_id, hook="PreCompact")
+    spawn_checkpoint_index(payload.session_id)  # made searchable after this hook
     return HookResult()
 
 

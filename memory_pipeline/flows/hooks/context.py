@@ -4,9 +4,9 @@ UserPromptSubmit reads only the tail of the transcript, finds the latest assista
 places it against the model's window. Entering the warm zone (40 %) starts caching recall results
 for the current task: a detached `memory-pipeline hook claude-code --refresh-recall SESSION`
 process runs the queries, so the prompt is never held up. The hot zone (60 %) writes the task
-checkpoint. SessionStart(compact) turns the checkpoint and the cache into the recovery pointer, and
-gives back the project's reviewed MEMORY.md lines (the compaction dropped the briefing), together
-within the client's cap.
+checkpoint, and a detached process indexes it (flows/hooks/checkpoint_index.py). SessionStart(compact)
+turns the checkpoint and the cache into the recovery pointer, and gives back the project's reviewed
+MEMORY.md lines (the compaction dropped the briefing), together within the client's cap.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
+from memory_pipeline.flows.hooks.checkpoint_index import folder_project, spawn_checkpoint_index
 from memory_pipeline.flows.hooks.memory import find_memories, hook_project
 from memory_pipeline.flows.hooks.transcript import (
     MAX_CONTEXT_CHARS,
@@ -53,6 +54,7 @@ from memory_pipeline.stages.hooks.recovery import (
     user_intents,
     validated_queries,
 )
+from memory_pipeline.stages.projects import UNKNOWN
 from memory_pipeline.stages.redact import redact
 from memory_pipeline.stages.review.memory_md import for_project, memory_items, without_marker
 from memory_pipeline.stages.tokens import estimate_tokens
@@ -123,17 +125,19 @@ def track_context(workspace: Workspace, payload: HookPayload, now: datetime, set
 
     def change(state: HookSessionState) -> None:
         entered.extend(crossed(state.zone, zone))
-        state.project = project if payload.cwd else state.project
+        state.project = project if payload.cwd or state.project is None else state.project  # a folder once named stays
         state.transcript_path = payload.transcript_path or state.transcript_path
         task_changed = state.task_hash != fresh_hash
         state.zone, state.context_tokens, state.context_window = zone, reading.context_tokens, window
         if zone == "hot" and ("hot" in entered or task_changed or state.checkpoint is None):
             _, modified = files_touched(list(reversed(reading.messages)))
             prior = state.checkpoint.files_modified if state.checkpoint else []
+            prior_project = state.checkpoint.project if state.checkpoint else ""
             files = list(dict.fromkeys(modified + prior))[:10]
             state.checkpoint = TaskCheckpoint(
                 current_task=current_task(intents), user_messages=intents[-3:], files_modified=files,
                 context_percent=percent, reason="hot-zone", captured_at=now,
+                project=folder_project(payload.cwd, settings) if payload.cwd else prior_project,
             )
             wrote_checkpoint.append(True)
         in_flight = state.recall_started_at is not None and now - state.recall_started_at < REFRESH_STALE
@@ -150,6 +154,7 @@ def track_context(workspace: Workspace, payload: HookPayload, now: datetime, set
         log_decision(workspace, name, percent=percent, tokens=reading.context_tokens, window=window, **log)
     if wrote_checkpoint:
         log_decision(workspace, "checkpoint", reason="hot-zone", percent=percent, **log)
+        spawn_checkpoint_index(payload.session_id)  # made searchable off the prompt's path
     if refresh:
         spawn_recall_refresh(payload.session_id)
     return HookResult()
@@ -173,7 +178,8 @@ def refresh_recall_cache(workspace: Workspace, settings: Settings, session_id: s
     now = now or datetime.now().astimezone()
     store = HookStateStore(workspace)
     state = store.load(session_id)
-    entries, notes = _cache_entries(workspace, settings, state.pending_queries, now, state.project)
+    project = UNKNOWN if state.project is None else state.project  # never named a folder: no project's, not every one
+    entries, notes = _cache_entries(workspace, settings, state.pending_queries, now, project)
 
     def change(state: HookSessionState) -> None:
         state.recall_cache = (state.recall_cache + entries)[-CACHE_ENTRIES:]

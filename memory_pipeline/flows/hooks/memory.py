@@ -30,23 +30,25 @@ class Briefing:
 
 def hook_scope(workspace: Workspace, cwd: str | None, settings: Settings):
     """What a hook's session looks at (stages.projects.LookedAt), scoped as `brief` from that folder
-    (the rule every door shares: resources.project_tally.scope_for); every project when the payload
-    names no folder."""
+    (the rule every door shares: resources.project_tally.scope_for). A payload naming no folder, or
+    one that is not a plain absolute path, knows no project: the user's own memories, and a line
+    saying which other projects have memories (never every project's)."""
     from memory_pipeline.resources.files.project_tally import scope_for
     from memory_pipeline.resources.projects import resolve_project
-    from memory_pipeline.stages.projects import ASKED_BY_FOLDER, LookedAt
+    from memory_pipeline.stages.projects import ASKED_BY_FOLDER, UNKNOWN
 
     if not cwd:
-        return LookedAt(None, None, "the session named no folder: looked at all projects")
+        return scope_for(workspace, UNKNOWN, ASKED_BY_FOLDER, no_project="the session named no folder")
     folder = working_folder(cwd)  # a folder with a line break, or not absolute: no project (not every one)
     if not folder:
-        return LookedAt("", "", "the session's folder is not a plain absolute path: looked at no project")
+        return scope_for(workspace, UNKNOWN, ASKED_BY_FOLDER,
+                         no_project="the session's folder is not a plain absolute path")
     asked = resolve_project(folder, settings)
     return scope_for(workspace, asked, ASKED_BY_FOLDER)
 
 
 def hook_project(workspace: Workspace, cwd: str | None, settings: Settings) -> str | None:
-    """The project a hook's recall and briefing see (None: every project)."""
+    """The project a hook's recall and briefing see (UNKNOWN: none known, the user's own memories)."""
     return hook_scope(workspace, cwd, settings).project
 
 

@@ -64,3 +64,15 @@ def refresh_reply(session_id: str, settings: Settings) -> tuple[str, str]:
         return refresh_recall_cache(_workspace(settings), settings, check_session_id(session_id))
 
     return _safely(act)
+
+
+def checkpoint_reply(session_id: str, settings: Settings) -> tuple[str, str]:
+    """`hook claude-code --index-checkpoint SESSION` → (stdout, stderr)."""
+
+    def act():
+        from memory_pipeline.flows.hooks.checkpoint_index import index_checkpoint
+        from memory_pipeline.stages.events import check_session_id
+
+        return index_checkpoint(_workspace(settings), settings, check_session_id(session_id))
+
+    return _safely(act)

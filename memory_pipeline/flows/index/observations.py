@@ -21,6 +21,7 @@ from memory_pipeline.ports import Embedder, ShardedIndex, VectorIndex
 from memory_pipeline.resources.files.observation_files import load_observations
 from memory_pipeline.resources.vectors.vector_store import StorePoint
 from memory_pipeline.resources.workspace import Workspace, atomic_write_json
+from memory_pipeline.stages.hooks.checkpoint_doc import KIND as CHECKPOINT
 from memory_pipeline.stages.index.message_docs import has_keywords
 from memory_pipeline.stages.index.observation_docs import observation_points
 from memory_pipeline.stages.index.sparse import sparse_vector
@@ -171,8 +172,9 @@ def index_day(store: ShardedIndex, embedder: Embedder, day: str, tier: str,
     def first() -> None:  # in the first open: the stale points go before anything is written
         nonlocal known, stale
         store.ensure_collection()
-        if known is None:
-            known = {point.id for point in store.scroll_all(payload_filter=day_filter)}
+        if known is None:  # a session's task checkpoint (messages tier) is not the day's to delete
+            known = {point.id for point in store.scroll_all(payload_filter=day_filter, fields=["kind"])
+                     if point.payload.get("kind") != CHECKPOINT}
         stale = sorted(known - keep)
         if manifest:
             atomic_write_json(manifest, sorted(known | keep))

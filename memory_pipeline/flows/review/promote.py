@@ -131,7 +131,7 @@ def apply_project_fixes(workspace: Workspace, proposals: ProposalStore, fixes: l
     """Approved friction fixes for a project's CLAUDE.md / AGENTS.md, each appended to its file; one
     whose project folder is unknown or gone stays approved and unapplied, with a message."""
     for fix in sorted(fixes, key=lambda p: p.id):
-        path, why_not = apply_fix_to_project(workspace, fix.target_dir, fix.target, day=fix.created,
+        path, why_not = apply_fix_to_project(workspace, fix.target_dir, fix.target, day=fix.decided or fix.created,
                                              change=fix.text, fid=fix.id)
         if path is None:
             result.messages.append(why_not)

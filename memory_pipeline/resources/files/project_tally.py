@@ -74,13 +74,14 @@ def has_memories(workspace: Workspace, project: str) -> bool:
     return ProjectTally(workspace).has_memories(project) or workspace.pack_path(project).is_file()
 
 
-def scope_for(workspace: Workspace, asked: str | None, how: str, widen: str = "--all-projects") -> LookedAt:
+def scope_for(workspace: Workspace, asked: str | None, how: str, widen: str = "--all-projects",
+              no_project: str = "this folder is in no project") -> LookedAt:
     """What a reader in `asked` (asked `how`: stages.projects.ASKED_*) looks at: the one scope rule
     (stages.projects.choose_scope) with this workspace's projects. Every door calls it: the CLI's
-    recall, brief and pack, the hooks, the MCP tools."""
+    recall, brief and pack, the hooks, the MCP tools. `no_project`: why `asked` is UNKNOWN, when it is."""
     if how == ASKED_ALL or asked is None:
         return choose_scope(None, ASKED_ALL, False, widen=widen)
     totals = ProjectTally(workspace).totals()
     mine = totals.get(asked, 0) > 0 or bool(asked) and workspace.pack_path(asked).is_file()
     others = [name for name, n in totals.items() if n and name and name != asked]
-    return choose_scope(asked, how, mine, others, widen)
+    return choose_scope(asked, how, mine, others, widen, no_project)

@@ -1,8 +1,9 @@
 """A project's CLAUDE.md / AGENTS.md, pure: approved fixes appended under one marked section.
 
 The section is `## Friction fixes (memory-pipeline)`; each line reads
-`- (YYYY-MM-DD) text <!-- f-YYYYMMDD-NNN-xxxx -->` like a promoted MEMORY.md line, so it traces back
-to its fix and a repeated apply finds it. Nothing outside the new line is changed.
+`- (YYYY-MM-DD) text <!-- f-YYYYMMDD-NNN-xxxx -->` like a promoted MEMORY.md line (dated the day it
+was approved), so it traces back to its fix and a repeated apply finds it. Nothing outside the new
+line is changed.
 """
 
 from __future__ import annotations

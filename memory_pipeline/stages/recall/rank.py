@@ -215,7 +215,9 @@ def check_filters(filters: RecallFilters) -> RecallFilters:
     since, until = check_day(filters.since, "since"), check_day(filters.until, "until")
     if since and until and since > until:
         raise BadInputError(f"since ({since}) is after until ({until})")
-    project = check_project(filters.project) if filters.project is not None else None
+    # "" (UNKNOWN) is a scope too: no project known (a session naming no folder, a folder in none):
+    # the user's own memories and those of no known project
+    project = check_project(filters.project) if filters.project else filters.project
     return RecallFilters(filters.tier, since, until, filters.priority, filters.session_id or None, project)
 
 

@@ -223,6 +223,13 @@ def test_filters_predicate_and_validation():
                 RecallFilters(since="2026-11-05", until="2026-11-01")):
         with pytest.raises(BadInputError):
             check_filters(bad)
+    # no project known ("") is a scope, not a bad name: the user's own memories and those of no project
+    assert check_filters(RecallFilters(project="")).project == ""
+    assert matches(payload("x", project="", scope="project"), RecallFilters(project=""))
+    assert matches(payload("x", project="shop", scope="user"), RecallFilters(project=""))
+    assert not matches(payload("x", project="shop", scope="project"), RecallFilters(project=""))
+    with pytest.raises(BadInputError):
+        check_filters(RecallFilters(project="../up"))
     for bad_limit in (0, 101, True, "5"):
         with pytest.raises(BadInputError):
             check_limit(bad_limit)
