@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from memory_pipeline import hook_entry
 from memory_pipeline.config import Settings
@@ -106,7 +107,7 @@ def compaction_done(workspace: Workspace, payload: HookPayload, now: datetime, s
     """SessionStart(compact): the compaction happened; send the window it summarized."""
     store = HookStateStore(workspace)
     pending = store.load(payload.session_id).pending_compaction
-    log = dict(at=now, session_id=payload.session_id, hook="SessionStart", source="compact")
+    log: dict[str, Any] = dict(at=now, session_id=payload.session_id, hook="SessionStart", source="compact")
     try:
         result = send_window(workspace, transcript_file(payload), session_id=payload.session_id, trigger="compaction",
                              now=now, stop_at_compaction=True, format="claude-code",
@@ -136,7 +137,7 @@ def session_ended(workspace: Workspace, payload: HookPayload, now: datetime, set
         files.enqueue_answer(payload.session_id, "", now, final=True)  # what was never used: ignored
     path = transcript_file(payload)
     store = HookStateStore(workspace)
-    log = dict(at=now, session_id=payload.session_id, hook="SessionEnd", reason=payload.reason)
+    log: dict[str, Any] = dict(at=now, session_id=payload.session_id, hook="SessionEnd", reason=payload.reason)
     if store.load(payload.session_id).pending_compaction is not None:  # PreCompact, then no compaction
         store.update(payload.session_id, lambda s: setattr(s, "pending_compaction", None), now)
         log_decision(workspace, "compaction_abandoned", **log)
@@ -168,7 +169,7 @@ def briefed(workspace: Workspace, payload: HookPayload, now: datetime, settings:
     project = looked.project
     briefing = session_briefing(workspace, project=project, scope=looked.why, max_chars=MAX_CONTEXT_CHARS,
                                 footer=memory_footer(workspace, settings))
-    log = dict(at=now, session_id=payload.session_id, hook=event, source=payload.source)
+    log: dict[str, Any] = dict(at=now, session_id=payload.session_id, hook=event, source=payload.source)
     if briefing.text is None:
         log_decision(workspace, "inject_skipped", reason="no-briefing", detail=briefing.note, **log)
         return HookResult(note=briefing.note)

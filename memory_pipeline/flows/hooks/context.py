@@ -15,6 +15,7 @@ import subprocess
 import sys
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError
@@ -147,7 +148,7 @@ def track_context(workspace: Workspace, payload: HookPayload, now: datetime, set
             refresh.append(True)
 
     HookStateStore(workspace).update(payload.session_id, change, now)
-    log = dict(at=now, session_id=payload.session_id, hook="UserPromptSubmit")
+    log: dict[str, Any] = dict(at=now, session_id=payload.session_id, hook="UserPromptSubmit")
     if unwritten:
         log_decision(workspace, "tracked", transcript="not written yet", **log)
     for name in entered:
@@ -218,7 +219,7 @@ def recover_after_compaction(workspace: Workspace, payload: HookPayload, now: da
 
     state = store.update(payload.session_id, mark, now)
     decision = decisions[0]
-    log = dict(at=now, session_id=payload.session_id, hook="SessionStart", source="compact")
+    log: dict[str, Any] = dict(at=now, session_id=payload.session_id, hook="SessionStart", source="compact")
     if not decision.inject:
         log_decision(workspace, "inject_skipped", reason=decision.reason,
                      seconds_since_last=decision.seconds_since_last, compaction=state.compaction_count, **log)
@@ -226,7 +227,8 @@ def recover_after_compaction(workspace: Workspace, payload: HookPayload, now: da
                                f"({decision.seconds_since_last:.0f}s after the previous compaction)")
     task, files, intents = _task_and_files(payload, state.checkpoint)
     project = hook_project(workspace, payload.cwd, settings)
-    cache, notes, fallback = state.recall_cache, [], False
+    cache, fallback = state.recall_cache, False
+    notes: list[str] = []
     if not validated_queries(cache):  # the warm zone cached nothing useful: ask with the task itself
         entries, notes = _cache_entries(workspace, settings, task_queries(intents), now, project)
         fallback, cache = True, cache + entries

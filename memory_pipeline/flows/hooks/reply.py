@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from memory_pipeline.config import Settings
+    from memory_pipeline.flows.hooks.transcript import HookResult
 
 
 def _note(text: object) -> str:
@@ -27,7 +28,7 @@ def _workspace(settings: Settings):
     return Workspace(settings.workspace)
 
 
-def _safely(action: Callable[[], object]) -> tuple[str, str]:
+def _safely(action: Callable[[], HookResult]) -> tuple[str, str]:
     from memory_pipeline.errors import BadInputError, MemoryPipelineError
 
     try:

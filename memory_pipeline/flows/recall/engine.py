@@ -17,6 +17,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from memory_pipeline.config import Settings
 from memory_pipeline.errors import BadInputError, MemoryPipelineError
@@ -49,6 +50,9 @@ from memory_pipeline.stages.recall.speaker import asked_about
 from memory_pipeline.stages.recall.supersession import with_supersession
 from memory_pipeline.stages.recall.terms import query_terms
 from memory_pipeline.stages.recall.when import named_window
+
+if TYPE_CHECKING:  # Redis is imported only to count hits
+    from memory_pipeline.resources.redis.redis_store import RedisStore
 
 MODES = ("hybrid", "dense", "sparse")
 
@@ -133,7 +137,7 @@ class RecallEngine:
         self._reloading: threading.Thread | None = None
         self._query_vectors: OrderedDict[str, list[float]] = OrderedDict()
         self._rewrites: dict[str, str] = {}
-        self._redis = None
+        self._redis: RedisStore | None = None  # made on the first hits counted
         self._counts: queue.SimpleQueue | None = None
         self._counts_lock = threading.Lock()
         self._superseded: tuple[int, dict] | None = None

@@ -58,7 +58,7 @@ class ProjectTally:
         for folder in sorted(root.iterdir()) if root.is_dir() else []:
             if not DAY_NAME.match(folder.name):
                 continue
-            found = Counter()
+            found: Counter[str] = Counter()
             for path in folder.glob("*.json"):
                 try:
                     found[Observation.model_validate_json(path.read_text(encoding="utf-8")).project or ""] += 1

@@ -44,7 +44,7 @@ class Confidence:
 def confidence(hits: list[RecallHit], threshold: float = MIN_ANSWER_COSINE) -> Confidence:
     """Answered when one of the hits is at least `threshold` close to the question in meaning,
     or when no hit was scored in meaning at all (keyword search: nothing to judge by)."""
-    cosines = [float(h.why["dense_score"]) for h in hits[:TOP] if h.why.get("dense_score") is not None]
+    cosines = [float(score) for h in hits[:TOP] if (score := h.why.get("dense_score")) is not None]
     if not hits:
         return Confidence(False, None)
     if not cosines:

@@ -85,7 +85,7 @@ def with_supersession(payloads: dict[str, dict], superseded: dict[str, dict]) ->
         return payloads
     cited = {(str(entry.get("session") or ""), mid): fid
              for fid, entry in superseded.items() for mid in entry.get("messages") or []}
-    replacing = {(str(entry.get("by_session") or ""), mid): entry["by"]
+    replacing: dict[tuple[str, str] | str, str] = {(str(entry.get("by_session") or ""), mid): entry["by"]
                  for entry in superseded.values() for mid in entry.get("by_messages") or []}
     replacing |= {entry["by_fact"]: entry["by"] for entry in superseded.values() if entry.get("by_fact")}
     replaced = [Replaced.of(entry) for entry in superseded.values()]
