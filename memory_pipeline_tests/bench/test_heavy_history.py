@@ -23,7 +23,8 @@ TODAY = datetime(2026, 11, 27, tzinfo=timezone.utc)
 def test_generated_days_follow_the_real_lengths_and_mix(tmp_path):
     lengths = measure_lengths()
     summary = lengths.summary()
-    assert summary["user"]["messages"] == 60 and summary["assistant"]["messages"] == 339  # the v3 copy left out
+    # the v3 copy left out; 61 user messages: the spotter session's AskUserQuestion answer is the user's
+    assert summary["user"]["messages"] == 61 and summary["assistant"]["messages"] == 339
     written = write_heavy_history(tmp_path, days=2, today=TODAY, per_day=400, lengths=lengths)
     assert written["indexed_messages"] == 800
     chars: dict[str, list[int]] = {"user": [], "assistant": [], "tool": []}
