@@ -95,7 +95,8 @@ def test_prompt_submit_tracks_zones_and_fills_the_recall_cache(ws: Path):
     assert state["zone"] == "hot" and state["checkpoint"]["reason"] == "hot-zone"
     assert state["checkpoint"]["context_percent"] == 70.7
     assert "renderer tests" in state["checkpoint"]["current_task"]
-    assert [d["decision"] for d in telemetry(ws)][-2:] == ["hot", "checkpoint"]
+    said = [d["decision"] for d in telemetry(ws) if not d["decision"].startswith("checkpoint_")]  # not the
+    assert said[-2:] == ["hot", "checkpoint"]  # checkpoint's indexing, done detached and logged when it ends
 
 
 def test_large_context_models_and_a_bad_window_setting(ws: Path):

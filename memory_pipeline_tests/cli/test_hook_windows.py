@@ -69,7 +69,8 @@ def test_an_abandoned_compaction_sends_nothing(ws: Path, tmp_path: Path):
     assert done.returncode == 0, done.stderr
     [event] = inbox_events(ws)
     assert event.name == "memory/session.ended"
-    assert [d["decision"] for d in telemetry(ws)] == ["checkpoint", "compaction_abandoned", "emitted"]
+    decisions = [d["decision"] for d in telemetry(ws) if not d["decision"].startswith("checkpoint_")]  # not the
+    assert decisions == ["checkpoint", "compaction_abandoned", "emitted"]  # checkpoint's indexing, done detached
 
 
 def test_a_window_lists_the_files_of_its_own_messages(ws: Path, tmp_path: Path):
