@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from memory_pipeline.resources.daemons.services import stop_workspace_services
 from memory_pipeline.resources.files.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.transcripts import files_touched, parse_transcript
@@ -23,13 +24,24 @@ from memory_pipeline_tests.cli.hook_helpers import (
     payload,
     run_hook,
     telemetry,
+    wait_for,
 )
+from memory_pipeline_tests.support.doors import runtime_dir
 from memory_pipeline_tests.support.paths import fixture_transcript
 
 
 @pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    return tmp_path / "workspace"
+def ws(tmp_path: Path):
+    folder = tmp_path / "workspace"
+    yield folder
+    # a compaction's recovery recalls (the checkpoint's point makes the store non-empty): its recall service
+    # is stopped with the workspace's other services, once the checkpoint's detached indexing is done
+    if folder.is_dir():
+        log = folder / "state" / "hooks" / "telemetry.jsonl"
+        if log.is_file() and any(d["decision"] == "checkpoint" for d in telemetry(folder)):
+            wait_for(lambda: any(d["decision"].startswith("checkpoint_") for d in telemetry(folder)), 60, 0.5,
+                     what="the checkpoint's detached indexing")
+        stop_workspace_services(Workspace(folder), runtime_dir())
 
 
 def window_ids(ws: Path) -> list[list[str]]:
