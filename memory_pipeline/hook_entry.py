@@ -279,19 +279,20 @@ def owed_path(root: str, session_id: str) -> str:
     return os.path.join(root, *OWED, digest(session_id.encode("utf-8", "surrogateescape")))
 
 
-def owe_briefing(root: str, raw: bytes) -> bool:
-    """Mark the session of a fresh SessionStart (not after a compaction) as owed its briefing; False
-    when the call is no such SessionStart or the mark could not be written."""
+def owe_briefing(root: str, raw: bytes) -> str | None:
+    """Mark the session of a fresh SessionStart (not after a compaction) as owed its briefing: the
+    mark's path; None when the call is no such SessionStart or the mark could not be written."""
     fields = hook_fields(raw)
     if fields is None or fields[0] != "SessionStart" or fields[1] == "compact" or not fields[3]:
-        return False
+        return None
+    mark = owed_path(root, fields[3])
     try:
         os.makedirs(os.path.join(root, *OWED), mode=0o700, exist_ok=True)
-        with open(owed_path(root, fields[3]), "wb"):
+        with open(mark, "wb"):
             pass
     except OSError:
-        return False
-    return True
+        return None
+    return mark
 
 
 def answer_from_disk(root: str, raw: bytes, key: bytes) -> str | None:
@@ -358,15 +359,14 @@ def answer_hook(agent: str, raw: bytes, environ: dict[str, str], slow=handle_slo
             starting = service_starting(path)
             ready = os.path.isdir(os.path.join(root, "state"))
             known = answer_from_disk(root, raw, key) if ready else None
-            owed = known is None and ready and owe_briefing(root, raw)  # its first prompt carries the briefing
+            owed = owe_briefing(root, raw) if known is None and ready else None  # its first prompt carries it
             if (known is not None or owed) and spool(root, request):
                 if not starting:
                     start_service(root, environ)
                 return known or "", ""
-            fields = hook_fields(raw) if owed else None  # owed: a SessionStart, so it has fields
-            if fields is not None:  # not spooled: the service answers it below, so nothing is owed
+            if owed is not None:  # not spooled: the service answers it below, so nothing is owed
                 try:
-                    os.unlink(owed_path(root, fields[3]))
+                    os.unlink(owed)
                 except OSError:
                     pass
             started = None if starting else start_service(root, environ)
