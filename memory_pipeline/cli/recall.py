@@ -74,6 +74,9 @@ def run_recall(args) -> int:
     if hits and not found.answered:
         print_table(hits[:SHOWN_WHEN_NOTHING], f"{looked.why}\n{found.line()}")
         return 0
+    if hits and found.level == "weak":
+        print_table(hits, f"{looked.why}\n{found.weak_line()}")
+        return 0
     print_table(hits, looked.why, indexed=bool(workspace_points(workspace)))
     return 0
 

@@ -54,6 +54,8 @@ def search_memory(workspace: Workspace, settings: Settings, scope: ProjectScope,
     found = confidence(hits)
     if hits and not found.answered:  # a short answer: the few nearest, said not to be answers
         return render_search(query, hits[:SHOWN_WHEN_NOTHING], f"{scope.describe()}; {found.line()}")
+    if hits and found.level == "weak":
+        return render_search(query, hits, f"{scope.describe()}; {found.weak_line()}")
     return render_search(query, hits, scope.describe())
 
 

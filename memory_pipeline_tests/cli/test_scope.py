@@ -224,3 +224,37 @@ def test_a_worktree_names_its_repository_whether_or_not_it_still_exists(tmp_path
     shutil.rmtree(fix)
     assert resolve_project(fix, settings) == resolve_project(fix / "pkg", settings) == "shop"
     assert resolve_project(inside, settings) == "shop"
+
+
+@pytest.mark.slow
+def test_a_weak_match_is_shown_when_asked_said_to_be_weak_and_kept_out_of_a_hooks_context(
+        two_projects, monkeypatch, capsys, workspace):
+    """Between "nothing" and an answer: the CLI and the MCP tool show weak matches with a line saying
+    so; a hook, which puts hits in the agent's context unasked, gives none. A question memory answers
+    is a strong match at every door."""
+    from memory_pipeline.flows.hooks.memory import find_memories
+    from memory_pipeline.flows.memory_tools import search_memory
+    from memory_pipeline.stages.projects import ProjectScope
+
+    shop, _, _ = two_projects
+    monkeypatch.chdir(shop)
+    settings = Settings.from_env()
+    answered, unsure = "how do we deploy the shop storefront to Fly.io", "which cloud region holds the shop database"
+    strong = cli_json(capsys, "recall", answered, "--no-service")
+    weak = cli_json(capsys, "recall", unsure, "--no-service")
+    assert strong["confidence"]["level"] == "strong" and any("Fly.io" in h["text"] for h in strong["hits"])
+    assert weak["confidence"]["level"] == "weak", weak["confidence"]
+    assert len(weak["hits"]) > 3  # shown whole, not cut to the few nearest as "nothing" is
+    assert main(["recall", unsure, "--no-service"]) == 0
+    assert "weak matches only" in " ".join(capsys.readouterr().out.split())
+    assert main(["recall", answered, "--no-service"]) == 0
+    assert "weak matches only" not in " ".join(capsys.readouterr().out.split())
+
+    scope = ProjectScope("shop")
+    assert "weak matches only" in search_memory(workspace, settings, scope, unsure)
+    assert "weak matches only" not in search_memory(workspace, settings, scope, answered)
+
+    kept_out = find_memories(workspace, settings, unsure, limit=10, project="shop")
+    assert kept_out.hits == [] and kept_out.note and "weak matches only" in kept_out.note
+    given = find_memories(workspace, settings, answered, limit=10, project="shop")
+    assert given.note is None and any("Fly.io" in h.text for h in given.hits)

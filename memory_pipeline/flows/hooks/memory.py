@@ -65,8 +65,11 @@ def find_memories(workspace: Workspace, settings: Settings, query: str, *, limit
         return Memories(note=f"recall failed: {exc}")
     from memory_pipeline.stages.recall.confidence import confidence
 
-    if hits and not confidence(hits).answered:  # nothing close in meaning: give the agent nothing, not noise
+    found = confidence(hits)
+    if hits and not found.answered:  # nothing close in meaning: give the agent nothing, not noise
         return Memories(note=f"no related memories for {query[:60]!r}: nothing in memory answers it")
+    if hits and found.level == "weak":  # unasked, only a likely answer goes into the agent's context
+        return Memories(note=f"no related memories for {query[:60]!r}: weak matches only")
     return Memories(hits=[RecallHit.model_validate(h.model_dump()) for h in hits])
 
 

@@ -747,8 +747,9 @@ class KeywordStats:
     holds values made with the averages of each day's write. The file keeps their range (`made_with`, low
     and high; [] before any value is made); once it strays more than SETTLE_TOLERANCE from the shard's
     average, the next `optimize()` (after a run's writes) makes every point's values again with that
-    average (`_rekey`). Otherwise the same points scored differently by the order they were written in:
-    LoCoMo dev's three shards, ingested twice with the same points, recall@10 0.805 and 0.800."""
+    average (`_rekey`). Without it a store's first days keep values made with the average of a few sessions
+    for good. On LoCoMo dev's three shards, ingested day by day, the values end within 2.5 % of the average,
+    and recall@10 with every value made again is the same within noise (0.793 against 0.795)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path

@@ -15,10 +15,12 @@ from datetime import datetime
 from memory_pipeline.stages.ledger.classify import Classified, closes_commitment, plain_text
 from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT, LedgerEvent, event_id, id_parts
 from memory_pipeline.stages.ledger.state import LedgerState
+from memory_pipeline.stages.ledger.subject import same_subject
 
 Similarity = Callable[[str, list[str]], list[float]]  # (text, others) -> cosine-like scores in [0, 1]
 
 CHANGE_SIMILARITY = 0.4  # a fact saying "moved from X to Y" supersedes an active fact this close about X
+# (and naming the same thing: stages/ledger/subject.py)
 UPDATE_SIMILARITY = 0.8  # a near-restatement with other numbers ("port 6380" after "port 6379") updates it
 CLOSE_SIMILARITY = 0.5  # "fixed the flaky test" closes "need to fix the flaky test" (same entity)
 CLOSE_ANY_SIMILARITY = 0.7  # ... or any open commitment this close
@@ -66,6 +68,8 @@ def next_numbers(ids: list[str]) -> dict[str, int]:
 def _supersedes(kind: Classified, content: str, candidates: list[LedgerEvent], scores: list[float]) -> str | None:
     for event, score in sorted(zip(candidates, scores, strict=False), key=lambda p: p[0].ts, reverse=True):
         if event.type == "commitment" and kind.type != "commitment":
+            continue
+        if not same_subject(content, event.content, kind.entity):
             continue
         if (kind.change and score >= CHANGE_SIMILARITY) or (
                 score >= UPDATE_SIMILARITY and numbers_differ(content, event.content)):

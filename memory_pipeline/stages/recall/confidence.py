@@ -13,6 +13,15 @@ keeps its hits and all 30 made-up ones say "nothing". Chosen on two conversation
 On lme-dev (5,139 turns) every one of its 234 answerable questions keeps its hits too, but 7 of the 10
 made-up ones pass (best cosine 0.326-0.373, above its lowest answerable 0.358): no cosine threshold
 separates them there; an unanswerable question on a long history is not always told apart.
+
+Between the two lies a weak match (MIN_ANSWER_COSINE up to STRONG_ANSWER_COSINE): shown to a reader who
+asked (the CLI, the MCP tool), said to be weak, and left out of what a hook puts in the agent's context
+unasked. STRONG_ANSWER_COSINE is just above the closest made-up question on the tuning questions (lme-dev's
+ten and LoCoMo's thirty: 0.407); on forty other made-up questions written after it, 39 are weak or
+nothing, while 11 of the 729 answerable dev questions (1.5 %) score below it (docs/recall.md, "Knowing when
+there is nothing"). Keyword agreement did not separate them better: the share of the question's words the
+hits hold, the words memory has never seen, and a hit high in both the meaning and the keyword list all
+interleave answerable and made-up questions between 0.32 and 0.45.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ from dataclasses import dataclass
 from memory_pipeline.models import RecallHit
 
 MIN_ANSWER_COSINE = 0.32
+STRONG_ANSWER_COSINE = 0.42
 TOP = 10  # the hits whose closeness counts (the top 3 alone: 2 of 30 made-up questions had no dense score there)
 SHOWN_WHEN_NOTHING = 3  # the closest hits a reader still sees, marked as not an answer
 
@@ -31,8 +41,20 @@ class Confidence:
     answered: bool
     best_cosine: float | None  # None: no hit carried a dense score (a keyword-only search)
 
+    @property
+    def level(self) -> str:
+        """"none", "weak" (an answer is not likely among the hits) or "strong"."""
+        if not self.answered:
+            return "none"
+        return "weak" if self.best_cosine is not None and self.best_cosine < STRONG_ANSWER_COSINE else "strong"
+
     def as_dict(self) -> dict:
-        return {"answered": self.answered, "best_cosine": self.best_cosine}
+        return {"answered": self.answered, "level": self.level, "best_cosine": self.best_cosine}
+
+    def weak_line(self) -> str:
+        """What a reader is told over weak matches."""
+        return (f"weak matches only (closest in meaning {self.best_cosine:.2f}, below {STRONG_ANSWER_COSINE}): "
+                "memory may not hold the answer")
 
     def line(self) -> str:
         """What a reader is told when memory has nothing."""

@@ -158,3 +158,37 @@ def test_an_answer_is_a_decision_with_its_question_and_a_correction_keeps_its_su
                                     "but it passes. Want me to clean that up too?)")
     about = 'User corrected the agent: "No, we want to put it in the pending area." (about: "bash results")'
     assert plain_text(about) == "No, we want to put it in the pending area (about: bash results)"
+
+
+def test_a_change_supersedes_only_a_fact_about_the_same_thing():
+    """Facts filed under one person are not one fact: "went to a parade" after "went to a council meeting"
+    supersedes nothing (a change cue and the name's cosine were enough before: LoCoMo dev lost 12 facts
+    and their messages to it); a change of the entity itself, or of a thing both name, still does."""
+    from datetime import datetime, timezone
+
+    from memory_pipeline.resources.embedding.embedder import get_embedder
+    from memory_pipeline.stages.ledger.derive import FactInput, derive_events
+    from memory_pipeline.stages.ledger.state import LedgerState
+    from memory_pipeline.stages.vectors import cosine
+
+    embed = get_embedder().encode
+
+    def similarity(text, others):
+        first, *rest = embed([text, *others])
+        return [max(0.0, cosine(first, other)) for other in rest]
+
+    def derived(said: list[str]):
+        facts = [FactInput(fact_id=f"f{n}", text=text, observer_priority="high", day=f"2026-11-2{n}",
+                           ts=datetime(2026, 11, 20 + n, 9, tzinfo=timezone.utc), source="memory/x.md",
+                           roles=("user",)) for n, text in enumerate(said)]
+        kinds = [classify_fact(f.text, "high") for f in facts]
+        return kinds, derive_events(facts, kinds, LedgerState.of([]), similarity, {})
+
+    kinds, events = derived(["Last Friday Caroline went to a council meeting for adoption.",
+                             "One special memory for Caroline was this pride parade Caroline went to a few weeks ago.",
+                             "Caroline moved from Caroline's home country four years ago."])
+    assert [e.entity for e in events] == ["caroline"] * 3 and kinds[1].change and kinds[2].change  # cues, one name
+    assert [e.supersedes for e in events] == [None, None, None]
+    _, events = derived(["The orders service runs on Postgres 16.", "We moved to Postgres 17 last week.",
+                         "We moved the orders service to Postgres 18 today."])
+    assert events[1].supersedes == events[0].id and events[2].supersedes == events[1].id

@@ -21,3 +21,17 @@ def test_hits_far_in_meaning_are_not_an_answer_and_one_close_hit_is():
     assert confidence([hit(None)]).answered  # a keyword-only search: nothing to judge by
     late = [*low[:3], hit(0.9, 3)]  # a close hit further down still answers
     assert confidence(late).answered
+
+
+def test_hits_between_the_two_thresholds_are_weak_matches():
+    from memory_pipeline.stages.recall.confidence import STRONG_ANSWER_COSINE
+
+    weak = [hit(STRONG_ANSWER_COSINE - 0.05, n) for n in range(10)]
+    assert confidence(weak).answered and confidence(weak).level == "weak"
+    assert "weak matches only" in confidence(weak).weak_line()
+    assert confidence(weak).as_dict()["level"] == "weak"
+    strong = [*weak[:9], hit(STRONG_ANSWER_COSINE, 9)]
+    assert confidence(strong).level == "strong"
+    assert confidence([hit(MIN_ANSWER_COSINE - 0.01)]).level == "none"
+    assert confidence([hit(None)]).level == "strong"  # a keyword-only search: nothing to judge by
+    assert MIN_ANSWER_COSINE < STRONG_ANSWER_COSINE
