@@ -33,5 +33,6 @@ def test_hits_between_the_two_thresholds_are_weak_matches():
     strong = [*weak[:9], hit(STRONG_ANSWER_COSINE, 9)]
     assert confidence(strong).level == "strong"
     assert confidence([hit(MIN_ANSWER_COSINE - 0.01)]).level == "none"
-    assert confidence([hit(None)]).level == "strong"  # a keyword-only search: nothing to judge by
+    assert confidence([hit(None)]).level == "weak"  # keyword matches alone: nothing says they answer
+    assert "none close in meaning" in confidence([hit(None)]).weak_line()
     assert MIN_ANSWER_COSINE < STRONG_ANSWER_COSINE
