@@ -30,10 +30,18 @@ CHANGE_WORDS = frozenset(tokenize(
     "replaced replace went now longer instead anymore actually update fyi use uses using run runs running"))
 
 
+# words that say how much or how good, or point, and name no thing: two facts sharing "really" or "us"
+# are not about one thing
+FILLER_WORDS = frozenset(tokenize(
+    "really very so much more most less since also just still even too quite pretty us our ours we you your "
+    "they them their good great awesome nice cool amazing fun happy glad lot lots thing things stuff one ones "
+    "few many some any way bit kind sort sure well always ever never new old big little own other another"))
+
+
 def subject_words(text: str, entity: str | None) -> set[str]:
     """The keyword terms of `text` that can name a subject: not the entity's, a verb of change, a light
-    verb, a time word or a bare number."""
-    left_out = LIGHT_VERBS | TIME_WORDS | CHANGE_WORDS | set(tokenize(entity or ""))
+    verb, a time word, a filler or a bare number."""
+    left_out = LIGHT_VERBS | TIME_WORDS | CHANGE_WORDS | FILLER_WORDS | set(tokenize(entity or ""))
     return {t for t in tokenize(text) if t not in left_out and not t.isdigit()}
 
 

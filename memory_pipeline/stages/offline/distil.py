@@ -152,9 +152,11 @@ def is_own_tool_failure(sentence: str) -> bool:
     return bool(_OWN_TOOL.search(sentence))
 
 
-# a correction in the words people use: "we moved to X", "X is gone", "now uses", "no longer", "switched from A to B"
+# a correction in the words people use: "we moved to X", "X is gone", "now uses", "no longer", "switched from A to B";
+# "went" only as "went from A", "went back to", "went over to": "went to a poetry reading" is an outing, not a change
 CHANGE = re.compile(
-    r"\b(?:(?:moved|switched|migrated|upgraded|downgraded|changed|went) (?:[\w.\-]+ ){0,5}(?:from|to|over to)|"
+    r"\b(?:(?:moved|switched|migrated|upgraded|downgraded|changed) (?:[\w.\-]+ ){0,5}(?:from|to|over to)|"
+    r"went (?:[\w.\-]+ ){0,5}from|went (?:back|over) to|"
     r"now (?:uses?|runs?|lives?|is|are|points?|reads?|goes|calls?|depends)|no longer|not \w+ any ?more|"
     r"(?:is|are|was|were) (?:gone|retired|decommissioned|dropped|removed|replaced|deprecated)|replaced (?:by|with)|"
     r"instead of|in place of)\b",
