@@ -287,6 +287,7 @@ class RecallHit(BaseModel):
     # who said it (stages/provenance.point_labels): a message its label, a fact the labels of the
     # messages it cites ("user" only for typed words); "unknown" where nothing was recorded
     provenance: list[str] = Field(default_factory=list)
+    kind: str = ""  # what the point is beyond its tier: "checkpoint" (a session's task checkpoint), else ""
 
 
 # --- reflection and review ---------------------------------------------------------------

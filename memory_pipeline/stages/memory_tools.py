@@ -60,7 +60,9 @@ def as_data(heading: str, lines: list[str], note: str = "") -> str:
     return visible("\n".join(parts)) + "\n"
 
 
-def kind_of(tier: str, priority: str | None) -> str:
+def kind_of(tier: str, priority: str | None, kind: str = "") -> str:
+    if kind:  # a session's task checkpoint: no message anyone wrote
+        return kind
     return f"obs/{priority}" if tier == "observations" and priority else ("obs" if tier == "observations" else "msg")
 
 
@@ -73,7 +75,7 @@ def compact_hit(hit: RecallHit) -> str:
     text = one_line(hit.text) + (f" [replaced by {one_line(hit.replaced_by, 100)}]" if hit.replaced_by else "")
     mentions = hit.why.get("mentions")  # a count of sessions
     seen = seen_in(hit.sources, int(mentions) if mentions is not None else None)
-    return (f"{hit.id} · {hit.date} · {where_of(hit.project, hit.scope)} · {kind_of(hit.tier, hit.priority)} · "
+    return (f"{hit.id} · {hit.date} · {where_of(hit.project, hit.scope)} · {kind_of(hit.tier, hit.priority, hit.kind)} · "
             f"said by {said_by(hit.provenance)} · {hit.score:.3f} · {text}" + (f" [{seen}]" if seen else ""))
 
 

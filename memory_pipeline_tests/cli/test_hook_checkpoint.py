@@ -82,6 +82,7 @@ def test_recall_from_the_project_folder_finds_the_checkpoint(session):
     assert answer["confidence"]["answered"], answer["confidence"]
     assert hit["id"] == checkpoint_id(SESSION_ID) and hit["session_id"] == SESSION_ID
     assert hit["tier"] == "messages" and hit["project"] == "shop-app" and hit["provenance"] == ["user"]
+    assert hit["kind"] == "checkpoint"
     assert hit["text"].startswith("Task in progress: ") and FIRST in hit["text"]
     assert "the user's last requests:" in hit["text"] and "files: /home/USER/" in hit["text"]
     assert "70.7 % of the context" in hit["text"] and not hit["text"].startswith("User:")
@@ -132,3 +133,5 @@ async def test_mcp_search_finds_the_checkpoint(session):
     text = "".join(c.text for c in result.content if c.type == "text")
     assert not result.is_error, text
     assert checkpoint_id(SESSION_ID) in text and "Task in progress: " in text and "said by user" in text, text
+    line = next(row for row in text.splitlines() if row.startswith(checkpoint_id(SESSION_ID)))
+    assert " · checkpoint · " in line and " · msg · " not in line, line  # its kind, not a message's

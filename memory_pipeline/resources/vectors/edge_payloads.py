@@ -1,7 +1,7 @@
 """The Edge shard's payloads kept beside it (`state/vectors.payloads.sqlite`): each point's whole payload
 (text and content hash included) by its id, read with the file's own reads, not through a memory map.
 
-Why (docs/vector-engine.md, "The payloads beside the shard"): Edge maps its payload files, and a recall
+Why (docs/vector-engine.md, "The shipped shard"): Edge maps its payload files, and a recall
 reads the payloads of its 80 ranked candidates at random; after a few hundred queries the service mapped
 every page of them (511 MiB at 1M points), counted in its RSS. Read here, the pages sit in the system's
 page cache, which the kernel gives back under pressure, and the service's memory is its own. The shard

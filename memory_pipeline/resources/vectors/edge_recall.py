@@ -73,7 +73,7 @@ class ShardRecall:
                     self.store.hold(ask=False)  # the service is the long holder: nobody to ask
                     # Edge drops the payload indexes' files from the page cache at each open, and after a
                     # restart nothing is cached: read what queries walk once in the background, or the
-                    # first queries fault it in from the disk page by page (docs/vector-engine.md, "Cold start")
+                    # first queries fault it in from the disk page by page (docs/vector-engine.md, "How the product uses it")
                     threading.Thread(target=self._page_in, name="recall-page-in", daemon=True).start()
                 stack.enter_context(self.store.session())
             except StoreLockedError as exc:

@@ -8,7 +8,7 @@ payload holds only the fields its filters use (SHARD_FIELDS). The sparse
 vector is the store's own: each point's keyword terms (`message_docs.keyword_counts`) at their BM25
 saturation (`sparse.keyword_vector`), against the average keyword length of the points held (each
 point's length in its payload-table row, the totals recorded in `vectors.bm25.json`); the engine's
-IDF completes BM25 at query time (docs/vector-engine.md, "Keyword search in the shard").
+IDF completes BM25 at query time (docs/vector-engine.md, "What a point holds").
 
 Edge lets one process open a shard folder at a time, so every opener takes the shard's file lock
 (resources/vectors/edge_shard.py) and holds the shard for the operations of one `session()` (the recall
@@ -70,17 +70,17 @@ INDEX_MEMORY = "Cold"  # the payload indexes memory-mapped, read on demand. "Pin
 # and 88 MB more of the process's own memory (~10x at 1M); on disk, the first few hundred queries after
 # an open fault their pages in from the disk (warm p95 72-124 ms against 45-77 in memory at 100k, load
 # 10-12) unless the recall service reads the files once after the open (edge_recall.read_once: 52.6-71.3
-# ms; docs/vector-engine.md, "Cold start"). optimize() moves a shard's indexes to their placement
+# ms; docs/vector-engine.md, "How the product uses it"). optimize() moves a shard's indexes to their placement
 PINNED_FIELDS = ("project", "scope", "tier", "merged_into", "date")  # but these, in memory: the fields of every
 # recall's filter, a few values each, checked at each point a filtered search visits. At 1M points a dense
 # search filtered to a tier and a date took p50 24.6-28.2 ms with them on disk, 13.0-15.8 in memory (16.2-20.3
 # → 11.9-14.1 with a project's filter); the open at 1M 0.3-0.5 s more CPU and 21 MB more memory, at 10k and
-# 100k 54-63 MB less (docs/vector-engine.md, "The filtered fields' indexes in memory")
+# 100k 54-63 MB less (docs/vector-engine.md, "The shipped shard")
 KEYWORD_INDEX_MEMORY = "Cold"  # the BM25 inverted index memory-mapped, each query reading its terms' lists. In
 # memory (Edge's default, as before session 16) it grows with the text: at 1M points of real turns (lme-dev's
 # own keyword vectors, 70 terms each) 421 MB of files and 498 MB of the process's own memory at the open,
 # against 64 MB on disk, keyword search p50 / p95 3.7-3.9 / 5.2-5.7 ms on disk against 3.9-4.1 / 5.3-6.1 in
-# memory (docs/vector-engine.md, "The BM25 index on disk"). A shard built before is rebuilt at its next
+# memory (docs/vector-engine.md, "The shipped shard"). A shard built before is rebuilt at its next
 # optimize(): Edge takes the placement from the configuration each open writes (54 s at 1M points)
 SHARD_FIELDS = (*KEYWORD_FIELDS, *DATE_FIELDS)  # the payload fields the shard itself holds: what its filters
 # and payload indexes use. The whole payload is in the payload table beside it (`vectors.payloads.sqlite`)

@@ -9,7 +9,7 @@ its own whose id names its turn (`passage_id`, `turn_of`; the payload's `passage
 Recall scores a turn by the best of its own vector and its windows' (MaxP, Dai & Callan 2019); the
 windows have no keyword vector and are never hits themselves.
 
-Measured (docs/recall.md, "best-passage dense scoring"; recall@10 / @5): lme-dev 0.765 / 0.658 →
+Measured (docs/recall.md, "How a query is ranked"; recall@10 / @5): lme-dev 0.765 / 0.658 →
 0.791 / 0.702, LoCoMo 0.795 / 0.708 → 0.802 / 0.715, every lme-dev question type at or above; windows
 of the assistant's replies, or on the keyword side, were worse on both sets.
 """

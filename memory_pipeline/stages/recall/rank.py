@@ -14,6 +14,7 @@ from datetime import date
 
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import RecallHit
+from memory_pipeline.stages.hooks.checkpoint_doc import KIND as CHECKPOINT
 from memory_pipeline.stages.index.echoes import cites_memory, is_narration
 from memory_pipeline.stages.index.sparse import STOP_WORDS, tokenize
 from memory_pipeline.stages.projects import ProjectScope, check_project
@@ -414,6 +415,7 @@ def _hit(payloads: dict[str, dict], fused: dict[str, Fused], key: str, unit: Uni
         scope=str(best.get("scope") or "project"),
         sources=hit_sources(payloads, [unit.best, *unit.members], key),
         provenance=point_labels(best),
+        kind=CHECKPOINT if best.get("kind") == CHECKPOINT else "",
         why={
             "dense_rank": item.dense_rank,
             "dense_score": None if item.dense_score is None else round(item.dense_score, 4),
