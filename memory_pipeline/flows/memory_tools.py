@@ -36,7 +36,7 @@ from memory_pipeline.stages.memory_tools import (
 )
 from memory_pipeline.stages.projects import ProjectScope
 from memory_pipeline.stages.provenance import label_of
-from memory_pipeline.stages.recall.confidence import SHOWN_WHEN_NOTHING, confidence
+from memory_pipeline.stages.recall.confidence import SHOWN_WHEN_NOTHING, SHOWN_WHEN_WEAK, confidence
 from memory_pipeline.stages.recall.sources import point_sources
 from memory_pipeline.stages.trace import UUID, render_trace
 from memory_pipeline.stages.untrusted import visible
@@ -54,8 +54,8 @@ def search_memory(workspace: Workspace, settings: Settings, scope: ProjectScope,
     found = confidence(hits)
     if hits and not found.answered:  # a short answer: the few nearest, said not to be answers
         return render_search(query, hits[:SHOWN_WHEN_NOTHING], f"{scope.describe()}; {found.line()}")
-    if hits and found.level == "weak":
-        return render_search(query, hits, f"{scope.describe()}; {found.weak_line()}")
+    if hits and found.level == "weak":  # short too: the first few, said to be weak
+        return render_search(query, hits[:SHOWN_WHEN_WEAK], f"{scope.describe()}; {found.weak_line()}")
     return render_search(query, hits, scope.describe())
 
 

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 # replaced_by: the ledger event that superseded the memory, or null; sources: every session, day and
 # message the memory was seen in (ids only; one unless maintenance merged it)
 HIT_FIELDS = {"id", "tier", "text", "score", "date", "session_id", "priority", "source_message_ids", "why",
-              "replaced_by", "project", "scope", "sources", "provenance"}
+              "replaced_by", "project", "scope", "sources", "provenance", "kind"}
 
 
 @pytest.fixture
