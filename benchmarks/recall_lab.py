@@ -105,6 +105,7 @@ class Lab:
 
         self.name, self.parts, self.overall, self.project = name, parts, overall, project
         self.embedder, self.now = _Remembered(embedder), now
+        self.workspaces: list[Path] = []  # each part's ingested workspace, when loaded from one
         self.edge_batch = 0  # points per write into the Edge shard (0: all at once)
         self._engine = RecallEngine
         self.anchors = [index_turns(index) for index, _ in parts]
@@ -117,8 +118,11 @@ class Lab:
     def points(self) -> int:
         return sum(len(index) for index, _ in self.parts)
 
-    def engine(self, options: RankOptions, index: RecallIndex):
-        engine = self._engine(Workspace(Path("/nonexistent-recall-lab")), Settings.from_env(), options,
+    def engine(self, options: RankOptions, index: RecallIndex, part: int | None = None):
+        """The product's engine over `index`; with the part's ingested workspace (`workspaces`), its ledger's
+        superseded facts too (`memory/index/superseded.json`), as the product ranks them."""
+        root = self.workspaces[part] if part is not None and part < len(self.workspaces) else None
+        engine = self._engine(Workspace(root or Path("/nonexistent-recall-lab")), Settings.from_env(), options,
                               embedder=self.embedder)
         engine._index = index
         engine._generation = lambda: engine._index.generation
@@ -154,8 +158,8 @@ class Lab:
         from memory_pipeline.flows.recall.engine import SearchRequest
 
         scores: dict[str, Scores] = defaultdict(Scores)
-        for (index, questions), bm25 in zip(self.parts, self.anchors, strict=True):
-            engine = self.engine(options or RankOptions(), reindex(index) if reindex else index)
+        for part, ((index, questions), bm25) in enumerate(zip(self.parts, self.anchors, strict=True)):
+            engine = self.engine(options or RankOptions(), reindex(index) if reindex else index, part)
             for q in questions:
                 if anchor:
                     hits = bm25.search(q.query, 10)
@@ -179,7 +183,7 @@ def load_lab(name: str, workdir: Path | None, cache_dir: Path, embedder, now: fl
         convs = [moved_to_recent(c) for c in load_conversations(SHARED / "locomo-dev.json")]
         sets = [(f"{c.sample_id}-import", lambda c=c: _sessions_locomo(c), locomo_questions(c)) for c in convs]
         overall, project = "1-4", "locomo"
-    parts = []
+    parts, workspaces = [], []
     for folder_name, sessions, questions in sets:
         if workdir is not None:  # the workspace's shard read into the in-memory index (`--edge` writes it back)
             from memory_pipeline.flows.recall.engine import open_store
@@ -187,12 +191,15 @@ def load_lab(name: str, workdir: Path | None, cache_dir: Path, embedder, now: fl
 
             index = load_index(open_store(Workspace(workdir / folder_name / "ws"), Settings.from_env(),
                                           embedder.dimension))
+            workspaces.append(workdir / folder_name / "ws")
         else:
             ids, payloads, texts = transcript_points(sessions(), project=project)
             vectors = embedded(texts, cache_dir / f"{folder_name}-vectors.npz", embedder)
             index = RecallIndex.from_columns(ids, payloads, vectors)
         parts.append((index, questions))
-    return Lab(name, parts, overall, project, embedder, now)
+    lab = Lab(name, parts, overall, project, embedder, now)
+    lab.workspaces = workspaces
+    return lab
 
 
 def summary(scores: dict[str, Scores], overall: str) -> str:

@@ -55,7 +55,7 @@ def judged(workdir: Path) -> dict[str, dict[str, list[Confidence]]]:
     for name in ("lme-dev", "locomo"):
         lab = load_lab(name, workdir, Path("/tmp/recall-lab"), embedder, now)
         for number, (index, questions) in enumerate(lab.parts):
-            engine = lab.engine(RankOptions(), index)
+            engine = lab.engine(RankOptions(), index, number)
             groups = {"answerable": [q.query for q in questions], "tuning": TUNING, "held": HELD}
             label = name if name == "lme-dev" else CONVERSATIONS[number]
             found[label] = {
