@@ -747,7 +747,9 @@ class KeywordStats:
     holds values made with the averages of each day's write. The file keeps their range (`made_with`, low
     and high; [] before any value is made); once it strays more than SETTLE_TOLERANCE from the shard's
     average, the next `optimize()` (after a run's writes) makes every point's values again with that
-    average (`_rekey`). Without it a store's first days keep values made with the average of a few sessions
+    average (`_rekey`). A file of before the range counts as made with the average it records: an upgrade
+    rewrites nothing (a re-key takes ~0.5 ms a point: minutes at 1M, holding the shard). Without the range a
+    store's first days keep values made with the average of a few sessions
     for good. On LoCoMo dev's three shards, ingested day by day, the values end within 2.5 % of the average,
     and recall@10 with every value made again is the same within noise (0.793 against 0.795)."""
 
@@ -779,7 +781,7 @@ class KeywordStats:
 
     def made_with(self) -> list[float] | None:
         """The lowest and highest average the stored values were made with ([] none made yet), None when
-        unknown (a file of before the range was kept)."""
+        not recorded (a file of before the range was kept: its values count as made with its average)."""
         made = self._data().get("made_with")
         if isinstance(made, list) and len(made) in (0, 2) and all(isinstance(x, (int, float)) for x in made):
             return [float(x) for x in made]
@@ -793,21 +795,22 @@ class KeywordStats:
             return True
         made, average = self.made_with(), length / documents
         margin = average * (SETTLE_TOLERANCE if tolerance is None else tolerance)
-        return made is not None and (not made or (made[0] >= average - margin and made[1] <= average + margin))
+        return not made or (made[0] >= average - margin and made[1] <= average + margin)
 
     def record(self, documents: int, length: float, made: bool = False, settled: bool = False) -> float:
         """Write the payload table's counts and return the average length (the caller holds the shard's
         lock); `made`: values are made with that average now (all of them: `settled`)."""
         average = length / documents if documents else 1.0
         range_ = self.made_with() if self.path.exists() else []
+        if range_ is None:  # a file of before the range: its values count as made with the average it recorded
+            before, total = self.read()
+            range_ = [total / before] * 2 if before else []
         if settled:
             range_ = [average, average] if documents else []
-        elif made and documents and range_ is not None:
+        elif made and documents:
             range_ = [min(range_[0], average), max(range_[1], average)] if range_ else [average, average]
-        data: dict[str, Any] = {"documents": documents, "length": length, "keys": KEYS_VERSION}
-        if range_ is not None:
-            data["made_with"] = range_
-        atomic_write_json(self.path, data)
+        atomic_write_json(self.path, {"documents": documents, "length": length, "keys": KEYS_VERSION,
+                                      "made_with": range_})
         return average
 
 
