@@ -4,20 +4,30 @@ dev's three conversations), the best cosine of each answerable dev question agai
 no set answers: TUNING (the ones the thresholds were set on) and HELD (written after, to check them).
 Prints, per set, how many of each group recall calls nothing (best cosine below MIN_ANSWER_COSINE), a weak
 match (below STRONG_ANSWER_COSINE, or no hit close in meaning at all) and an answer, with the highest best
-cosine of the group — stages/recall/confidence.py, docs/recall.md."""
+cosine of the group — stages/recall/confidence.py, docs/recall.md.
+
+`--worth DIR` (a `bench worth --keep DIR` folder: the labelled coding transcripts ingested) asks what a
+compaction hook asks: each labelled session's task queries (`stages/hooks/recovery.task_queries` over its
+user prompts so far), of its own project's memories and of another project's, and prints the levels."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
+from collections import Counter
 from pathlib import Path
 
 from benchmarks.recall_lab import load_lab
+from benchmarks.worth import DURABLE_DEV, TRANSCRIPTS, labelled_transcripts
 from memory_pipeline.config import Settings
-from memory_pipeline.flows.recall.engine import SearchRequest
+from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
 from memory_pipeline.resources.embedding.onnx_embedder import embedder_for
+from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.stages.hooks.recovery import task_queries
 from memory_pipeline.stages.recall.confidence import Confidence, confidence
 from memory_pipeline.stages.recall.rank import RankOptions, RecallFilters
+from memory_pipeline.stages.transcripts.parse import parse_transcript
 
 TUNING = [
     "Which Postgres version does the orders service run on?",
@@ -66,10 +76,35 @@ def judged(workdir: Path) -> dict[str, dict[str, list[Confidence]]]:
     return found
 
 
+def hook_levels(worth: Path) -> dict[str, tuple[Counter, Counter]]:
+    """project → (levels of its sessions' task queries against its own memories, against another project's)."""
+    labels = json.loads((DURABLE_DEV / "labels.json").read_text(encoding="utf-8"))
+    files = labelled_transcripts(labels, TRANSCRIPTS)
+    projects = sorted({project for _, project in files})
+    engine = RecallEngine(Workspace(worth / "workspace"), Settings.from_env())
+    found: dict[str, tuple[Counter, Counter]] = {}
+    for path, project in files:
+        other = next((p for p in projects if p != project), project)
+        prompts = [m.text for m in parse_transcript(path).messages if m.role == "user" and m.text]
+        own, elsewhere = found.setdefault(project, (Counter(), Counter()))
+        for upto in range(1, len(prompts) + 1):
+            for query in task_queries(prompts[:upto]):
+                for counter, looked in ((own, project), (elsewhere, other)):
+                    hits = engine.search(SearchRequest(query=query, limit=5, record=False,
+                                                       filters=RecallFilters(project=looked)))
+                    counter[confidence(hits).level] += 1
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--workdir", required=True, help="a `bench recall --quality --workdir` folder")
+    parser.add_argument("--worth", help="a `bench worth --keep` folder: the compaction hooks' queries too")
     args = parser.parse_args()
+    if args.worth:
+        for project, (own, elsewhere) in hook_levels(Path(args.worth)).items():
+            print(f"{project}: task queries of its sessions, its own memories {dict(own)}, "
+                  f"another project's {dict(elsewhere)}")
     found = judged(Path(args.workdir))
     print(f"{'set':8} {'group':10} {'n':>4} {'nothing':>8} {'weak':>5} {'answer':>7}  highest best cosine")
     for label, groups in found.items():
