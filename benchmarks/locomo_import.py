@@ -93,7 +93,7 @@ def import_folder(folder: Path, root: Path) -> dict:
 def recall_queries(questions: list[str], root: Path, project: str = "locomo") -> dict[str, list[RecallHit]]:
     """question → hits, from one `recall --queries FILE --json` (no other flags) run inside the
     conversation's project folder, as its user would (the transcripts ran in `/locomo`, project
-    `locomo`; the generated history in `/history`); the service is stopped after."""
+    `locomo`; the generated history in `/history`); the workspace's services are stopped after."""
     env = cli_env(root)
     project_folder = root / "projects" / project
     project_folder.mkdir(parents=True, exist_ok=True)
@@ -103,7 +103,7 @@ def recall_queries(questions: list[str], root: Path, project: str = "locomo") ->
     try:
         out = run_cli(["recall", "--queries", str(path), "--json"], env, cwd=project_folder)
     finally:
-        run_cli(["recall-service", "stop"], env)
+        run_cli(["service", "stop"], env)  # the recall service and the redis-server ingest started
     answers: dict[str, list[RecallHit]] = {}
     for line in out.splitlines():
         row = json.loads(line)

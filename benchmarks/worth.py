@@ -113,6 +113,9 @@ def bench_worth(transcripts_dir: Path = TRANSCRIPTS, labels_dir: Path = DURABLE_
                 "briefs": {p: {k: v for k, v in b.items() if k != "path"} for p, b in briefs.items()},
                 "kept": str(root) if keep else None}
     finally:
+        # the workspace's redis-server and recall service (started by ingest and brief) end with the bench
+        subprocess.run([sys.executable, "-m", "memory_pipeline.cli", "service", "stop"], env=user_env(root / "workspace"),
+                       cwd=root, capture_output=True, check=False)
         if holder:
             holder.cleanup()
 
