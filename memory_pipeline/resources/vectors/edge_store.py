@@ -764,11 +764,7 @@ class KeywordStats:
         return data if isinstance(data, dict) else {}
 
     def read(self) -> tuple[int, float]:
-        try:
-            data = self._data()
-            return int(data["documents"]), float(data["length"])
-        except (KeyError, TypeError, ValueError):
-            return 0, 0.0
+        return _counts(self._data())
 
     def current(self) -> bool:
         """Whether the file exists and the shard's values were made by this `tokenize` (a file of
@@ -782,28 +778,26 @@ class KeywordStats:
     def made_with(self) -> list[float] | None:
         """The lowest and highest average the stored values were made with ([] none made yet), None when
         not recorded (a file of before the range was kept: its values count as made with its average)."""
-        made = self._data().get("made_with")
-        if isinstance(made, list) and len(made) in (0, 2) and all(isinstance(x, (int, float)) for x in made):
-            return [float(x) for x in made]
-        return None
+        return _made_range(self._data())
 
-    def settled(self, totals: tuple[int, float], tolerance: float | None = None) -> bool:
-        """Whether every stored value was made with an average within `tolerance` of the shard's (`totals`
-        as the payload table counts them); a shard with no keyword documents is settled."""
+    def settled(self, totals: tuple[int, float]) -> bool:
+        """Whether every stored value was made with an average within SETTLE_TOLERANCE of the shard's
+        (`totals` as the payload table counts them); a shard with no keyword documents is settled."""
         documents, length = totals
         if not documents:
             return True
         made, average = self.made_with(), length / documents
-        margin = average * (SETTLE_TOLERANCE if tolerance is None else tolerance)
+        margin = average * SETTLE_TOLERANCE
         return not made or (made[0] >= average - margin and made[1] <= average + margin)
 
     def record(self, documents: int, length: float, made: bool = False, settled: bool = False) -> float:
         """Write the payload table's counts and return the average length (the caller holds the shard's
         lock); `made`: values are made with that average now (all of them: `settled`)."""
         average = length / documents if documents else 1.0
-        range_ = self.made_with() if self.path.exists() else []
-        if range_ is None:  # a file of before the range: its values count as made with the average it recorded
-            before, total = self.read()
+        data = self._data()
+        range_ = _made_range(data)
+        if range_ is None:  # none yet, or a file of before the range: its values count as made with its average
+            before, total = _counts(data)
             range_ = [total / before] * 2 if before else []
         if settled:
             range_ = [average, average] if documents else []
@@ -812,6 +806,22 @@ class KeywordStats:
         atomic_write_json(self.path, {"documents": documents, "length": length, "keys": KEYS_VERSION,
                                       "made_with": range_})
         return average
+
+
+def _counts(data: dict[str, Any]) -> tuple[int, float]:
+    """The keyword documents and their total length a stats file records; (0, 0.0) when it records none."""
+    try:
+        return int(data["documents"]), float(data["length"])
+    except (KeyError, TypeError, ValueError):
+        return 0, 0.0
+
+
+def _made_range(data: dict[str, Any]) -> list[float] | None:
+    """The `made_with` range a stats file records, None when it records none."""
+    made = data.get("made_with")
+    if isinstance(made, list) and len(made) in (0, 2) and all(isinstance(x, (int, float)) for x in made):
+        return [float(x) for x in made]
+    return None
 
 
 def keyword_length(payload: dict[str, Any]) -> float | None:

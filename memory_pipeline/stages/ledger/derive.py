@@ -69,10 +69,9 @@ def _supersedes(kind: Classified, content: str, candidates: list[LedgerEvent], s
     for event, score in sorted(zip(candidates, scores, strict=False), key=lambda p: p[0].ts, reverse=True):
         if event.type == "commitment" and kind.type != "commitment":
             continue
-        if not same_subject(content, event.content, kind.entity):
-            continue
-        if (kind.change and score >= CHANGE_SIMILARITY) or (
-                score >= UPDATE_SIMILARITY and numbers_differ(content, event.content)):
+        qualifies = (kind.change and score >= CHANGE_SIMILARITY) or (
+            score >= UPDATE_SIMILARITY and numbers_differ(content, event.content))
+        if qualifies and same_subject(content, event.content, kind.entity):  # tokenized only when it qualifies
             return event.id
     return None
 
