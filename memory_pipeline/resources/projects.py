@@ -8,11 +8,10 @@ transcript from another machine, a deleted worktree) is named by MEMORY_PROJECT_
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from memory_pipeline.config import Settings
-from memory_pipeline.resources.workspace import Workspace
+from memory_pipeline.resources.workspace import Workspace, read_json_dict
 from memory_pipeline.stages.projects import (
     UNKNOWN,
     check_project,
@@ -116,11 +115,7 @@ class FolderRecord:
         self.path = self.workspace.state_path("folder_projects")
 
     def _read(self) -> dict[str, str]:
-        try:
-            found = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return found if isinstance(found, dict) else {}
+        return read_json_dict(self.path)
 
     def recall(self, folder: str) -> str | None:
         """The project recorded for `folder` or its nearest recorded parent."""

@@ -125,6 +125,15 @@ def atomic_write_json(path: Path, value: object) -> None:
     atomic_write_text(path, json.dumps(value, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
+def read_json_dict(path: Path) -> dict:
+    """The JSON object a small state file holds; {} when the file is missing, unreadable or not an object."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 DAY_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}$")  # events/<day>/
 
 # The state/ layout: every path the pipeline keeps for itself, by name.

@@ -22,7 +22,6 @@ of a full disk ends the process with SIGBUS, not an error.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import sqlite3
@@ -45,7 +44,7 @@ from memory_pipeline.resources.vectors.edge_shard import (
     wanted_by,
 )
 from memory_pipeline.resources.vectors.vector_points import StorePoint, filter_conditions, filter_field
-from memory_pipeline.resources.workspace import atomic_write_json, atomic_write_text
+from memory_pipeline.resources.workspace import atomic_write_json, atomic_write_text, read_json_dict
 from memory_pipeline.stages.index.message_docs import has_keywords, keyword_counts
 from memory_pipeline.stages.index.sparse import KEYS_VERSION, keyword_vector
 
@@ -757,11 +756,7 @@ class KeywordStats:
         self.path = path
 
     def _data(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        return read_json_dict(self.path)
 
     def read(self) -> tuple[int, float]:
         return _counts(self._data())
