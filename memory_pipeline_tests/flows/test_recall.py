@@ -384,6 +384,32 @@ def test_a_question_about_what_the_user_did_prefers_the_user_turn(workspace):
     assert first(base) == ["u1"]
 
 
+def test_a_question_naming_one_speaker_of_a_dialogue_prefers_that_speakers_turns(workspace):
+    """An imported dialogue between named people (each turn opens with its speaker's name): a question
+    that names one of them ranks that one's turn above the other's closer match (stages/recall/speaker.py)."""
+    from dataclasses import replace
+
+    from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
+    from memory_pipeline.stages.recall.rank import RankOptions
+
+    turns = [("user", "c1", "Caroline: Melanie, what painting did you do? My painting of a lake is done"),
+             ("assistant", "m1", "Melanie: I did a sunset painting last weekend, Caroline"),
+             ("user", "c2", "Caroline: The support group meeting was on Friday"),
+             ("assistant", "m2", "Melanie: The kids loved the museum"),
+             ("user", "c3", "Caroline: I joined a mentorship program"),
+             ("assistant", "m3", "Melanie: We went camping at the beach")]
+    index_turns(workspace, "named", turns)
+
+    def first(query: str, options: RankOptions) -> list[str]:
+        request = SearchRequest(query=query, limit=2, record=False, now=NOW.timestamp())
+        return RecallEngine(workspace, Settings.from_env(), options).search(request)[0].source_message_ids
+
+    base = replace(RankOptions(), answer_weight=0.0)
+    assert first("What painting did Melanie do?", replace(base, speaker_factor=1.0)) == ["c1"]  # the closer match
+    assert first("What painting did Melanie do?", base) == ["m1"]
+    assert first("What painting did Caroline do?", base) == ["c1"]
+
+
 def test_a_question_about_my_thing_lifts_the_turn_where_the_user_says_my_thing(workspace):
     """The engine rescores its top candidates (stages/recall/proximity.py): a turn holding the
     question's words in order ("cousin's wedding") gains pair_weight × the share of its pairs, and

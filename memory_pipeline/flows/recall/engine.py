@@ -46,7 +46,7 @@ from memory_pipeline.stages.recall.rank import (
     fuse,
     rank,
 )
-from memory_pipeline.stages.recall.speaker import asked_about
+from memory_pipeline.stages.recall.speaker import asked_about, named_speaker
 from memory_pipeline.stages.recall.supersession import with_supersession
 from memory_pipeline.stages.recall.terms import query_terms
 from memory_pipeline.stages.recall.when import named_window
@@ -283,6 +283,8 @@ class RecallEngine:
             texts = {pid: (keyword_parts(payloads[pid])[0], payloads[pid].get("role"))
                      for pid in top_ids(fused, options.rescore_depth)}
             fused = rescored(fused, texts, terms(query), query, options.pair_weight, options.owned_weight)
+        if speaker is None:  # a conversation between named people: the one the question names
+            speaker = named_speaker(query, [str(p.get("message") or "") for p in payloads.values()])
         if options.answer_weight > 0 and request.mode != "dense" and (kind := asked_type(query)) is not None:
             # the top candidates that hold the kind of answer the question asks for (a number, a time …)
             # beside its words

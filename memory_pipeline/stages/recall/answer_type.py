@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from memory_pipeline.stages.recall.rank import Fused
+from memory_pipeline.stages.recall.speaker import said_by_other
 
 NUMBER, TIME, PLACE, NAME = "number", "time", "place", "name"
 
@@ -148,4 +149,4 @@ def answer_texts(payloads: Mapping[str, dict], ids: Iterable[str], speaker: str 
     "1. … 2. …" is no answer to "how many did I …"; and its long replies are the costly ones to read)."""
     return {pid: own_words(payloads[pid]) for pid in ids
             if speaker is None or payloads[pid].get("tier") != "messages"
-            or payloads[pid].get("role") in (None, speaker)}
+            or not said_by_other(payloads[pid], speaker)}
