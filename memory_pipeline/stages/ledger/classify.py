@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from memory_pipeline.stages.ledger.change import states_change
 from memory_pipeline.stages.ledger.model import snake_entity
-from memory_pipeline.stages.offline.distil import is_correction_of_fact, is_rule, is_stated_rule, statement
+from memory_pipeline.stages.offline.distil import is_rule, is_stated_rule, statement
 from memory_pipeline.stages.provenance import user_typed
 
 _PREFIX = re.compile(r"^(?:User (?:stated|decided|corrected the agent|reported|asked)|Failed approach|Decision|Fact)"
@@ -32,9 +33,6 @@ TYPE_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("relationship", re.compile(r"\b(?:depends on|owned by|owns|maintainer|contact|works with|belongs to|"
                                 r"part of|reports to|is the \w+ (?:of|for))\b", re.I)),
 )
-CHANGE = re.compile(r"\b(?:moved (?:from|to)|switch(?:ed)? (?:from|to)|migrat\w* (?:from|to)|no longer|"
-                    r"instead of|replaced|changed (?:from|to)|upgraded|downgraded|now (?:uses?|is|runs?)|"
-                    r"not \w+ anymore|actually)\b", re.I)
 CLOSING = re.compile(r"\b(?:done|completed|finished|fixed|resolved|shipped|closed|followed up|delivered|"
                      r"merged|sent)\b", re.I)
 WAITING = re.compile(r"\b(?:(?<!without )waiting (?:on|for)|blocked (?:on|by)|depends on|pending (?:from|on))\b", re.I)
@@ -135,7 +133,7 @@ def classify_fact(text: str, observer_priority: str) -> Classified:
     body = plain_text(text)
     return Classified(type=kind, priority=priority_for(observer_priority, kind, body), entity=entity_of(text),
                       tags=tags_for(body), status="open" if kind == "commitment" else None,
-                      change=bool(CHANGE.search(body)) or is_correction_of_fact(body))
+                      change=states_change(body))
 
 
 def closes_commitment(text: str) -> bool:

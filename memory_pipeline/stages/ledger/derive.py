@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from memory_pipeline.stages.ledger.change import advice_only
 from memory_pipeline.stages.ledger.classify import Classified, closes_commitment, plain_text
 from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT, LedgerEvent, event_id, id_parts
 from memory_pipeline.stages.ledger.state import LedgerState
@@ -65,11 +66,13 @@ def next_numbers(ids: list[str]) -> dict[str, int]:
     return {day: n + 1 for day, n in found.items()}
 
 
-def _supersedes(kind: Classified, content: str, candidates: list[LedgerEvent], scores: list[float]) -> str | None:
+def _supersedes(kind: Classified, content: str, candidates: list[LedgerEvent], scores: list[float],
+                roles: tuple[str, ...] = ()) -> str | None:
+    change = kind.change and not advice_only(content, roles)
     for event, score in sorted(zip(candidates, scores, strict=False), key=lambda p: p[0].ts, reverse=True):
         if event.type == "commitment" and kind.type != "commitment":
             continue
-        qualifies = (kind.change and score >= CHANGE_SIMILARITY) or (
+        qualifies = (change and score >= CHANGE_SIMILARITY) or (
             score >= UPDATE_SIMILARITY and numbers_differ(content, event.content))
         if qualifies and same_subject(content, event.content, kind.entity):  # tokenized only when it qualifies
             return event.id
@@ -96,7 +99,7 @@ def derive_event(fact: FactInput, kind: Classified, state: LedgerState, similari
     project = fact.project or DEFAULT_PROJECT  # one project's fact never supersedes another's
     candidates = [e for e in state.active_about(kind.entity) if not e.closes and e.project == project]
     scores = similarity(content, [e.content for e in candidates]) if candidates else []
-    supersedes = _supersedes(kind, content, candidates, scores)
+    supersedes = _supersedes(kind, content, candidates, scores, fact.roles)
     related = [e.id for e, s in sorted(zip(candidates, scores, strict=False), key=lambda p: p[0].ts, reverse=True)
                if s >= RELATED_SIMILARITY and e.id != supersedes][:MAX_RELATED]
     closes = _closes(state, kind, content, similarity)

@@ -192,7 +192,7 @@ def test_a_change_supersedes_only_a_fact_about_the_same_thing():
     assert kinds[2].change  # "moved from" is, but of nothing the others name
     assert [e.supersedes for e in events] == [None, None, None]
     kinds, events = derived(["Caroline feels really proud of the LGBTQ community.",
-                             "Actually, Caroline really enjoyed the camping trip with the kids."])
+                             "Actually, Caroline is really enjoying the camping trip with the kids."])
     assert kinds[1].change and events[1].supersedes is None  # a cue, and only a filler in common
     _, events = derived(["The orders service runs on Postgres 16.", "We moved to Postgres 17 last week.",
                          "We moved the orders service to Postgres 18 today."])

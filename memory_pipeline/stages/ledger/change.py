@@ -1,0 +1,61 @@
+"""Whether a fact states that something changed (pure): the cue that lets it supersede an older fact.
+
+A cue counts where it tells the change, not where it tells the background or an event:
+
+- a change inside a clause of time or reason is background to what the fact says ("They've been there
+  through everything, Caroline has known these friends for 4 years, since Caroline moved from her home
+  country"; "after we migrated to 17, the queries got faster");
+- "actually" corrects a state ("Actually, it's port 6380"; "actually the service runs on 17 now"), not
+  an event told ("Actually, Melanie just took her family camping last week");
+- "instead of" from the assistant alone is advice or the reason for a choice ("Opt for natural sweeteners
+  instead of refined sugar"; "I used a Map instead of an object"), not a correction of what is true:
+  only a user's "we use pnpm instead of npm now" corrects.
+
+On the dev sets every supersession the ledger made before these rules was one of the three (LoCoMo
+conv-26: 2 facts, lme-dev: 10 facts of the assistant's advice): none was a correction.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from memory_pipeline.stages.offline.distil import CHANGE as TOLD_CHANGE
+
+# the ledger's own cues (a decision's words) beside the Observer's (distil.CHANGE)
+CHANGE = re.compile(r"\b(?:moved (?:from|to)|switch(?:ed)? (?:from|to)|migrat\w* (?:from|to)|no longer|"
+                    r"instead of|replaced|changed (?:from|to)|upgraded|downgraded|now (?:uses?|is|runs?)|"
+                    r"not \w+ anymore|actually)\b", re.I)
+# a clause of time or reason opened within three words before the cue, no comma between
+_BACKGROUND = re.compile(r"\b(?:since|when|after|before|because|once|until|while|as)\s+(?:[\w'’-]+\s+){0,3}$", re.I)
+# a state said after "actually": a present verb of being or using, or a rule
+_STATE = re.compile(r"\b(?:is|are|isn't|aren't|(?:it|that|this|there|he|she|what)['’]s|runs?|uses?|lives?|works?|"
+                    r"has|have|points?|means?|should|must|needs?)\b", re.I)
+CONTRAST = ("instead of", "in place of")
+
+
+def _cues(body: str) -> Iterator[str]:
+    """The change cues of `body` that tell a change (lowercased)."""
+    for pattern in (CHANGE, TOLD_CHANGE):
+        for found in pattern.finditer(body):
+            cue = found.group(0).lower()
+            if _BACKGROUND.search(body[:found.start()]):
+                continue
+            if cue == "actually" and not _STATE.search(body[found.end():]):
+                continue
+            if pattern is TOLD_CHANGE and body.rstrip().endswith("?"):
+                continue  # "did we move to 17?" asks
+            yield cue
+
+
+def states_change(body: str) -> bool:
+    """Whether `body` states that something changed (see the module's rules)."""
+    return any(True for _ in _cues(body))
+
+
+def advice_only(body: str, roles: tuple[str, ...]) -> bool:
+    """Whether the only change `body` tells is an "instead of" that no user said (the assistant's advice)."""
+    if not roles or "user" in roles:
+        return False
+    cues = set(_cues(body))
+    return bool(cues) and cues <= set(CONTRAST)

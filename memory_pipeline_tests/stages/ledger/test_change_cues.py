@@ -1,0 +1,72 @@
+"""Which facts state a change (stages/ledger/change.py): a cue told as background, "actually" before an
+event, and the assistant's "instead of" advice supersede nothing; the corrections of a user still do."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from memory_pipeline.stages.ledger.change import advice_only, states_change
+from memory_pipeline.stages.ledger.classify import classify_fact
+
+
+@pytest.mark.parametrize("text", [
+    "We moved to Postgres 17 last week.",
+    "Update: we upgraded the orders service from Postgres 15 to Postgres 16 last night; 15 is gone.",
+    "Actually, it's port 6380, not 6379.",
+    "Actually the service runs on 17 now.",
+    "Caroline moved from her home country four years ago.",  # a move told as what happened
+    "Same as before, we now use pnpm.",  # "as" behind a comma opens no clause around the cue
+    "We no longer deploy on Fridays.",
+])
+def test_a_change_told_as_what_the_fact_says_is_a_change(text):
+    assert states_change(text)
+
+
+@pytest.mark.parametrize("text", [
+    # background: the clause of time or reason the cue sits in
+    "They've been there through everything, Caroline has known these friends for 4 years, since Caroline moved "
+    "from Caroline's home country.",
+    "After we migrated to Postgres 17, the queries got faster.",
+    "The build broke because we switched to pnpm yesterday.",
+    # "actually" before an event, not a state
+    "Actually, Melanie just took her fam camping in the mountains last week - it was a really nice time!",
+    "Did we move to Postgres 17?",  # a question
+])
+def test_a_change_told_as_background_or_an_event_is_no_change(text):
+    assert not states_change(text)
+
+
+def test_instead_of_corrects_from_the_user_and_advises_from_the_assistant():
+    advice = "Opt for natural sweeteners like dates or maple syrup instead of refined sugar."
+    assert states_change(advice) and advice_only(advice, ("assistant",))
+    assert not advice_only(advice, ("user",)) and not advice_only(advice, ("user", "assistant"))
+    assert not advice_only(advice, ())  # nobody known: as before, a change
+    assert not advice_only("We moved to Postgres 17 instead of 16.", ("assistant",))  # a move besides
+
+
+def _derived(said: list[tuple[str, tuple[str, ...]]]):
+    from memory_pipeline.resources.embedding.embedder import get_embedder
+    from memory_pipeline.stages.ledger.derive import FactInput, derive_events
+    from memory_pipeline.stages.ledger.state import LedgerState
+    from memory_pipeline.stages.vectors import cosine
+
+    embed = get_embedder().encode
+
+    def similarity(text, others):
+        first, *rest = embed([text, *others])
+        return [max(0.0, cosine(first, other)) for other in rest]
+
+    facts = [FactInput(fact_id=f"f{n}", text=text, observer_priority="high", day=f"2026-11-2{n}",
+                       ts=datetime(2026, 11, 20 + n, 9, tzinfo=timezone.utc), source="memory/x.md", roles=roles)
+             for n, (text, roles) in enumerate(said)]
+    return derive_events(facts, [classify_fact(f.text, "high") for f in facts], LedgerState.of([]), similarity, {})
+
+
+def test_the_assistants_advice_supersedes_nothing_a_users_instead_of_does():
+    old, new = "The Checkout service uses Yarn for installs.", "The Checkout service installs with pnpm instead of Yarn."
+    advised = _derived([(old, ("user",)), (new, ("assistant",))])
+    assert advised[1].supersedes is None
+    corrected = _derived([(old, ("user",)), (new, ("user",))])
+    assert corrected[1].supersedes == corrected[0].id
