@@ -29,6 +29,22 @@ CORRECTION = re.compile(
     r"|^(?=(?:please )?(?:don'?t|do not) .*\binstead\b)",  # "Don't mock X; use the test data source instead"
     re.IGNORECASE,
 )
+# a user telling of their own doings, plans or thoughts ("I've started taking the stairs instead of the
+# elevator", "Actually, I remember taking my bike in on April 20th", "We're considering camping instead of a
+# hotel"): their "instead of" or "actually" corrects no one. A wish about the work still does ("I'd rather use
+# X instead of Y", "Actually, I want …"), and so does any other cue ("No, we want …", "not X but Y").
+SELF_TOLD = re.compile(r"^(?:actually,?\s+)?(?:i|we)(?:['’](?:m|ve|ll|d|re))?\b"
+                       r"(?!.{0,24}\b(?:want|need|prefer|meant|mean|rather|like|asked|said|told|should|must|have to)\b)", re.IGNORECASE)
+_TOLD_CUES = re.compile(r"^actually\b|\binstead of\b", re.IGNORECASE)
+
+
+def corrects(sentence: str) -> bool:
+    """The user corrects or redirects the agent (CORRECTION), unless they tell of their own doings."""
+    if not CORRECTION.search(sentence):
+        return False
+    return not SELF_TOLD.match(sentence) or bool(CORRECTION.search(_TOLD_CUES.sub(" ", sentence)))
+
+
 DECISION = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|going with|because|chose|opted|"
                       r"(?:moved|switched|migrated|upgraded) (?:[\w.\-]+ ){0,4}(?:from|to)|no longer|let'?s not|"
                       r"any ?more|reason being|the reason (?:is|was))\b", re.I)

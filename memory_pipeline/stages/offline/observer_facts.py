@@ -76,7 +76,7 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
         return "high", f'User corrected the agent: "{rules.clip(rule)}"' if rule else f"User corrected the agent: {quoted}"
     if shape.PENDING_CHANGE.search(sentence):
         return None  # a change still to make, which a later turn may well change
-    if cues.CORRECTION.search(sentence):
+    if cues.corrects(sentence):
         if cues.is_self_contained(cues.CORRECTION.sub("", sentence).strip(" ,.;:")):
             return "high", f"User corrected the agent: {quoted}"
         if following and not cues.is_question(following) and len(rules.content_words(following)) >= 2:

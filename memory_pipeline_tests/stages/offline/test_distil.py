@@ -96,6 +96,21 @@ def test_rules_and_corrections_in_ordinary_words_become_distilled_facts(said, fa
     assert [f.text for f in facts] == [fact] and facts[0].priority == "high"
 
 
+@pytest.mark.parametrize(("said", "label"), [
+    # a user telling of their own doings or plans: "instead of" and "actually" correct no one
+    ("I've started taking the stairs instead of the elevator at work, and I walk to the office now.",
+     "User stated"),
+    ("We're considering camping at Lake Tahoe instead of staying in a hotel this summer.", "User stated"),
+    # a wish about the work, or a redirect, still corrects the agent
+    ("I'd rather use pnpm instead of npm for the frontend packages.", "User corrected the agent"),
+    ("Use the fixtures in tests/data instead of mocking the database.", "User corrected the agent"),
+    ("No, we want to put it in the pending message container.", "User corrected the agent"),
+])
+def test_a_user_telling_of_their_own_plans_is_no_correction_of_the_agent(said, label):
+    facts = facts_of(one_turn("User", said) + "\n[10:01] [Assistant] (m2): Understood.")
+    assert [f.text.split(":")[0] for f in facts] == [label]
+
+
 @pytest.mark.parametrize("text", [
     "Dialyzer knows `session_record` is always a `%Session{}` because of the `with` clause.",  # a checker's report
     "The `TranscriptRenderer` alias was removed since it came from the old alias group.",  # this session's change
