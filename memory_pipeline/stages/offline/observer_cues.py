@@ -33,8 +33,8 @@ CORRECTION = re.compile(
 # elevator", "Actually, I remember taking my bike in on April 20th", "We're considering camping instead of a
 # hotel"): their "instead of" or "actually" corrects no one. A wish about the work still does ("I'd rather use
 # X instead of Y", "Actually, I want …"), and so does any other cue ("No, we want …", "not X but Y").
-SELF_TOLD = re.compile(r"^(?:actually,?\s+)?(?:i|we)(?:['’](?:m|ve|ll|d|re))?\b"
-                       r"(?!.{0,24}\b(?:want|need|prefer|meant|mean|rather|like|asked|said|told|should|must|have to)\b)", re.IGNORECASE)
+SELF_TOLD = re.compile(r"^(?:actually,?\s+)?(?:i|we)(?:['’](?:m|ve|ll|d|re))?\b(?!.{0,24}\b(?:want|need|prefer|"
+                       r"meant|mean|rather|like|asked|said|told|should|must|have to)\b)", re.IGNORECASE)
 _TOLD_CUES = re.compile(r"^actually\b|\binstead of\b", re.IGNORECASE)
 
 
