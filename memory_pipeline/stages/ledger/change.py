@@ -9,7 +9,9 @@ A cue counts where it tells the change, not where it tells the background or an 
   an event told ("Actually, Melanie just took her family camping last week");
 - "instead of" from the assistant alone is advice or the reason for a choice ("Opt for natural sweeteners
   instead of refined sugar"; "I used a Map instead of an object"), not a correction of what is true:
-  only a user's "we use pnpm instead of npm now" corrects.
+  only a user's "we use pnpm instead of npm now" corrects; and so is the assistant's imperative ("Switch
+  to metal straws instead of plastic ones"), where its report of a change it made is not ("Switched to
+  BlockingConnectionPool; all 5 tests pass").
 
 On the dev sets every supersession the ledger made before these rules was one of the three (LoCoMo
 conv-26: 2 facts, lme-dev: 10 facts of the assistant's advice): none was a correction.
@@ -32,6 +34,9 @@ _BACKGROUND = re.compile(r"\b(?:since|when|after|before|because|once|until|while
 _STATE = re.compile(r"\b(?:is|are|isn't|aren't|(?:it|that|this|there|he|she|what)['’]s|runs?|uses?|lives?|works?|"
                     r"has|have|points?|means?|should|must|needs?)\b", re.I)
 CONTRAST = ("instead of", "in place of")
+# advice: a sentence (or a "Label: " item) that opens with a verb in the imperative
+_IMPERATIVE = re.compile(r"^(?:[^:]{1,40}:\s*)?(?:switch|move|migrate|upgrade|downgrade|change|replace|use|opt|choose|"
+                         r"try|consider|go|stick)\b", re.I)
 
 
 def _cues(body: str) -> Iterator[str]:
@@ -54,8 +59,9 @@ def states_change(body: str) -> bool:
 
 
 def advice_only(body: str, roles: tuple[str, ...]) -> bool:
-    """Whether the only change `body` tells is an "instead of" that no user said (the assistant's advice)."""
+    """Whether the change `body` tells is advice no user gave: the assistant's "instead of", or its
+    imperative."""
     if not roles or "user" in roles:
         return False
     cues = set(_cues(body))
-    return bool(cues) and cues <= set(CONTRAST)
+    return bool(cues) and (cues <= set(CONTRAST) or bool(_IMPERATIVE.match(body.strip())))

@@ -38,12 +38,16 @@ def test_a_change_told_as_background_or_an_event_is_no_change(text):
     assert not states_change(text)
 
 
-def test_instead_of_corrects_from_the_user_and_advises_from_the_assistant():
+def test_instead_of_and_the_imperative_correct_from_the_user_and_advise_from_the_assistant():
     advice = "Opt for natural sweeteners like dates or maple syrup instead of refined sugar."
     assert states_change(advice) and advice_only(advice, ("assistant",))
     assert not advice_only(advice, ("user",)) and not advice_only(advice, ("user", "assistant"))
     assert not advice_only(advice, ())  # nobody known: as before, a change
     assert not advice_only("We moved to Postgres 17 instead of 16.", ("assistant",))  # a move besides
+    imperative = "Metal or bamboo straws: Switch to metal or bamboo straws instead of plastic ones."
+    assert advice_only(imperative, ("assistant",)) and not advice_only(imperative, ("user",))
+    report = "Switched to BlockingConnectionPool(max_connections=10, timeout=5); all 5 tests pass."
+    assert states_change(report) and not advice_only(report, ("assistant",))  # a change the agent made
 
 
 def _derived(said: list[tuple[str, tuple[str, ...]]]):
