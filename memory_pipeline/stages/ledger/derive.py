@@ -67,7 +67,7 @@ def next_numbers(ids: list[str]) -> dict[str, int]:
 
 
 def _supersedes(kind: Classified, content: str, candidates: list[LedgerEvent], scores: list[float],
-                roles: tuple[str, ...] = ()) -> str | None:
+                roles: tuple[str, ...]) -> str | None:
     change = kind.change and not advice_only(content, roles)
     for event, score in sorted(zip(candidates, scores, strict=False), key=lambda p: p[0].ts, reverse=True):
         if event.type == "commitment" and kind.type != "commitment":

@@ -352,7 +352,7 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
 
     `payloads` holds every fused id and every message point in `message_of` (built from `payloads`
     when not given); `window` is the time the query names, if any; `speaker` the one whose words it
-    asks about ("user", "assistant"), if any.
+    asks about ("user", "assistant", or a dialogue's speaker by name: stages/recall/speaker.py), if any.
     """
     message_of = message_index(payloads) if message_of is None else message_of
     bounds = window_bounds(window, options.report_lag_days) if window is not None and options.time_aware else None
