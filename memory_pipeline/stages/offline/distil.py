@@ -60,10 +60,14 @@ _RULE_HEAD = re.compile(
     r"only|use|prefer|make sure|ensure|keep|must|put|write|run|read|fix|test|call|let'?s not|from now on|"
     r"going forward|in (?:the )?future)\b|"
     r"^(?!(?:that|this|it|which)\b)[\w\s`'./-]{0,60}?\b(?:should|must|shall)\s+(?:never|always|not|only)\b|"
-    r"^(?:you|we|agents?|everyone|the agent)\s+(?:must|should|need to|have to|always|never|may not|can'?t|cannot)\b|"
+    r"^(?:you|we|agents?|everyone|the agent)\s+(?:must|should|need to|have to|may not|can'?t|cannot)\b|"
+    r"^(?:we|agents?|everyone|the agent)\s+(?:always|never)\b|"
     r"^no\s+\w+",
     re.IGNORECASE,
 )
+# "no X" heads a rule only as the sentence's first clause ("No force pushes, CI deploys main"); after another
+# clause it is relief or emphasis ("My pantry is organized, no more expired cans"; "…, no mess at all!")
+_NO_HEAD = re.compile(r"^no\s+\w+", re.IGNORECASE)
 # what makes a rule standing rather than one-off
 STANDING = re.compile(r"\b(?:always|never|must(?:n'?t| not)?|from now on|going forward|in future|in the future|no exceptions|"
                       r"every time|each time|ever|any ?more|whenever|by default|in general)\b", re.IGNORECASE)
@@ -90,14 +94,16 @@ def is_rule(text: str) -> bool:
     """Shaped like a rule of how to work: one clause opens with an imperative or a must/should/never
     about what to do, no clause asks for the task at hand, and it is no habit described or remark
     about what just happened. "Never push to main, CI deploys it" is one; "I've always been
-    interested in X", "that should never happen" and "Should be dimmer, don't modify the theme,
-    look into the footer sources" are not."""
+    interested in X", "that should never happen", "you never know what might come of it" (the
+    generic "you" describes; a rule to "you" says must, should or can't) and "Should be dimmer, don't
+    modify the theme, look into the footer sources" are not."""
     parts = clauses(text)
     if not parts or text.rstrip().endswith("?") or _DESCRIBED.search(text):
         return False
     if any(_TASK_CLAUSE.match(part) for part in parts):
         return False
-    heads = [part for part in parts if _RULE_HEAD.match(part) and not _GUESS.match(part)]
+    heads = [part for n, part in enumerate(parts)
+             if _RULE_HEAD.match(part) and not _GUESS.match(part) and (n == 0 or not _NO_HEAD.match(part))]
     return bool(heads) and not all(_DEICTIC_HEAD.match(part) for part in heads)
 
 
@@ -146,6 +152,31 @@ PASSING = re.compile(r"\b(?:still|currently|for now|right now|at the moment|yet|
 _OWN_TOOL = re.compile(r"\b(?:the|my|that|this|previous|last) (?:sed|grep|awk|edit|command|replacement|patch|search|"
                        r"tool call|heredoc|regex|str_replace|write|find)\b[^.]{0,60}\b(?:didn'?t|did not|failed|"
                        r"doesn'?t|does not|won'?t)\b", re.IGNORECASE)
+
+
+# the agent's advice to the person it talks to: "Remember to always warm up first", "You can always add
+# more later", "Since you've booked the resort, …", "Snorkelling with a buddy is always safer and more fun!"
+_ADVICE_LEAD = re.compile(
+    r"^(?:(?:just|and|but|also|so|please|however|finally|lastly|overall),?\s+)?(?:remember\b|always\b|never\b|"
+    r"don'?t\b|do not\b|make sure\b|be (?:sure|careful|mindful|patient|honest|prepared|flexible)\b|keep in mind\b|"
+    r"feel free\b|consider\b|try\b|focus on\b|prioriti[sz]e\b|enjoy\b|have fun\b|good luck\b|happy \w+ing\b)",
+    re.IGNORECASE)
+_READER = re.compile(r"\b(?:you|you'(?:re|ve|ll|d)|yourself|yourselves)\b", re.IGNORECASE)
+_PRAISE = re.compile(r"\balways\s+(?:(?:a|an|so|very|more|really)\s+)?(?:\w+\s+)?(?:great|good|nice|fun|safer|"
+                     r"better|wise|smart|important|essential|recommended|helpful|worth|appreciated|satisfying|"
+                     r"delight\w*|win|welcome|exciting|wonderful|fantastic|amazing|entertaining|electric|happy)\b",
+                     re.IGNORECASE)
+_OUTLINE_HEAD = re.compile(r"^[^:]{1,60}:\s+")
+
+
+def is_advice(sentence: str) -> bool:
+    """The agent's advice to the person it talks to, not what it found about the work: a sentence to
+    "you", an imperative led by advice ("Remember to…", "Always…", "Make sure…", also after an outline
+    label "Read reviews: Always read…"), or a praise of what is "always" good. A finding names the work
+    ("The export scans the whole table because created_at has no index")."""
+    text = sentence.strip()
+    return bool(_READER.search(text) or _ADVICE_LEAD.match(text) or _ADVICE_LEAD.match(_OUTLINE_HEAD.sub("", text))
+                or _PRAISE.search(text))
 
 
 def is_own_tool_failure(sentence: str) -> bool:

@@ -209,10 +209,11 @@ def observe_offline(system: str, prompt: str) -> str:
     out = ["<observations>", f"Date: {date.group(1)}" if date else "", ""]
     segments = segment_blocks(blocks)
     chat_log = is_chat_log(blocks)
+    code = rules.about_code(blocks)
     for segment in segments:
         if segment[0].role == "Summary" and len(segment) == 1:
             continue
-        facts = facts_for(segment, chat_log, before=_before(blocks, segment))
+        facts = facts_for(segment, chat_log, before=_before(blocks, segment), about_code=code)
         out += ["<segment>", f"<title>{title_for(segment)}</title>", f"<narrative>{narrative_for(segment)}</narrative>"]
         out += ["<facts>", *[_render_fact(f) for f in facts], "</facts>", "</segment>", ""]
     out.append("</observations>")

@@ -71,6 +71,7 @@ REQUEST = re.compile(
 ASSISTANT_DECISION = re.compile(
     r"\b(?:decided|let'?s go with|we'?ll go with|chose|opted for|instead of|instead$)\b", re.IGNORECASE
 )
+INSTEAD_OF = re.compile(r"\binstead(?: of)?\b", re.IGNORECASE)
 # a measured result ("now finishes in 40 seconds instead of 12 minutes"): this session's outcome
 # a change log line the agent writes ("Removed 7 hide methods…", "Minor cleanup (removed a cast since …)"):
 # the narrative's, not a fact (issue 26), whatever reason it gives

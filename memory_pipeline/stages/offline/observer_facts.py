@@ -103,8 +103,12 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
     return None
 
 
-def _assistant_candidates(block: Block) -> list[Candidate]:
-    """Root causes, fixes, decisions and state changes the agent states; no running commentary or status."""
+def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candidate]:
+    """Root causes, fixes, decisions and state changes the agent states; no running commentary or status.
+    Outside work on software (`observer_rules.about_code`) a reason ("due to", "since"), an "always" or
+    "never" and an "instead of" are how advice and general knowledge read ("In winter, plants need less
+    water due to lower temperatures"): there only a root cause, a decision, a change made, how something
+    behaves or an abandoned approach counts."""
     found = []
     for sentence in (cues.ACK_LEAD.sub("", s) for s in rules.sentences(block.text)):
         if cues.is_question(sentence) or rules.is_fragment(sentence) or cues.COMMENTARY.search(sentence):
@@ -114,29 +118,32 @@ def _assistant_candidates(block: Block) -> list[Candidate]:
         if _not_a_finding(sentence):
             continue
         text = rules.clip(sentence)
+        decided = cues.ASSISTANT_DECISION.search(sentence if about_code else cues.INSTEAD_OF.sub("", sentence))
         if cues.ROOT_CAUSE.search(sentence):
             found.append(Candidate("high", block.time, text, [block.ref]))
-        elif (cues.ASSISTANT_DECISION.search(sentence) and not cues.RESULT.search(sentence)) or (
+        elif (decided and not cues.RESULT.search(sentence)) or (
             cues.STATE_CHANGE.search(sentence) and not cues.FUTURE.search(sentence)
         ):
             found.append(Candidate("high", block.time, text, [block.ref]))
-        elif cues.REASON.search(sentence) and not (cues.TRANSIENT.search(claim_of(sentence))
-                                                   or cues.FUTURE.search(sentence)):
+        elif about_code and cues.REASON.search(sentence) and not (cues.TRANSIENT.search(claim_of(sentence))
+                                                                  or cues.FUTURE.search(sentence)):
             found.append(Candidate("high", block.time, text, [block.ref]))
         elif cues.BEHAVIOUR.search(sentence) and not cues.FUTURE.search(sentence):
             found.append(Candidate("medium", block.time, text, [block.ref]))
         elif cues.FAILURE.search(sentence) and cues.ABANDONED.search(sentence):
             found.append(Candidate("medium", block.time, f"Failed approach: {text}", [block.ref]))
-        elif cues.INVARIANT.search(sentence) and not cues.FUTURE.search(cues.CAN_NEVER.sub("", sentence)):
+        elif about_code and cues.INVARIANT.search(sentence) and not cues.FUTURE.search(cues.CAN_NEVER.sub("", sentence)):
             found.append(Candidate("medium", block.time, text, [block.ref]))
     return found
 
 
 def _not_a_finding(sentence: str) -> bool:
     """A plan step ("Use X instead of Y"), an outline label ("Naming clarity: …"), a pointer to
-    something only the session shows ("that branch"), the agent's own tool failing, or a reason
-    that names a passing state ("…because the code still uses…"): none is what the project is."""
+    something only the session shows ("that branch"), advice to the person it talks to ("Remember to
+    always…"), the agent's own tool failing, or a reason that names a passing state ("…because the code
+    still uses…"): none is what the project is."""
     return (shape.is_plan_step(sentence) or shape.is_outline_label(sentence) or bool(shape.POINTER.search(sentence))
+            or shape.is_advice(sentence)
             or shape.is_own_tool_failure(sentence) or shape.is_tool_report(sentence)
             or shape.is_session_change(sentence) or shape.is_proposed_fix(sentence)
             or (bool(cues.REASON.search(sentence)) and bool(shape.PASSING.search(sentence))
@@ -218,8 +225,10 @@ def _about(candidate: Candidate, topic: str) -> Candidate:
                      candidate.refs)
 
 
-def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None = None) -> list[Candidate]:
-    """The facts of one segment; `before` is the block just before it (a question the first turn answers)."""
+def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None = None,
+              about_code: bool = True) -> list[Candidate]:
+    """The facts of one segment; `before` is the block just before it (a question the first turn answers);
+    `about_code`: whether its window is work on software (`observer_rules.about_code`)."""
     if chat_log:
         return _personal_candidates(segment)
     candidates: list[Candidate] = []
@@ -233,7 +242,7 @@ def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None
             ask = rules.intent(block.text)
             topic = ask if len(rules.content_words(ask)) >= 4 else topic
         elif block.role == "Assistant":
-            candidates += _assistant_candidates(block)
+            candidates += _assistant_candidates(block, about_code)
             candidates += [Candidate(priority, block.time, rules.clip(fact, 280), [block.ref])
                            for priority, fact in summary.state_facts(block.text)]
         if block.role in ("User", "Assistant") and (block.text or block.role == "User"):

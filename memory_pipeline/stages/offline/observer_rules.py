@@ -72,6 +72,20 @@ STOPWORDS = frozenset(
 )
 
 
+# code in prose: a backtick, a file path, a snake_case or UPPER_SNAKE name, a command-line flag
+_CODE_TOKEN = re.compile(
+    r"`|\b[\w./-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|json|md|toml|ya?ml|sql|sh|go|rs|java|rb|c|cc|cpp|h|hpp|cs|php|kt|"
+    r"swift|ex|exs|vue|css|html|xml|ini|cfg|conf|lock|env|proto|tf|log|txt|csv)\b|\b[a-z][a-z0-9]*_[a-z0-9_]+\b|"
+    r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|(?<![\w-])--[a-z][\w-]+"
+)
+
+
+def about_code(blocks) -> bool:
+    """Whether a window is work on software: a tool was called or answered, or a message holds code
+    (`_CODE_TOKEN`: a backtick, a file path, `orders_v2_rollout`, `LD_SDK_KEY`, `--dry-run`)."""
+    return any(b.calls or b.role == "Tool" or _CODE_TOKEN.search(b.text) for b in blocks)
+
+
 def neutralize_tags(text: str) -> str:
     """Keep transcript text from closing or opening the Observer's own XML tags."""
     return re.sub(

@@ -19,6 +19,8 @@ from memory_pipeline_tests.stages.ledger.helpers import TODAY, Events
     ('User decided: "We moved from Postgres 15 to 16 last night."', "high", "decision", "P1", "postgres"),
     ('User stated: "Never force-push to main."', "high", "constraint", "P0", None),
     ("I will follow up with Scott about the invoice", "medium", "commitment", "P1", "scott"),
+    ("We'll move Billing to the new queue next sprint", "medium", "commitment", "P1", "billing"),
+    ("the Spring fair needs new stock, which will increase my costs", "medium", "fact", "P2", "spring"),
     ("User prefers tabs over spaces", "low", "preference", "P3", None),
     ("Modified `src/app/db.py` — pool size", "medium", "fact", "P2", "db"),
     ("Redis runs on port 6380", "high", "fact", "P1", "redis"),
@@ -113,6 +115,14 @@ def test_knowledge_pages_keep_hand_written_text():
     ('User stated: "I\'ve always been interested in ancient civilizations."', "fact", "P1"),
     ('User stated: "Should be dimmer, don\'t modify the theme, look into the footer sources"', "fact", "P1"),
     ('User stated: "Hm, i selected the theme and got a crash, that should never happen."', "fact", "P1"),
+    # the generic "you" describes; "no X" after another clause is relief, not a rule (lme-dev's P0s)
+    ('User stated: "And you\'re right, you never know what opportunities might arise from those connections."',
+     "fact", "P1"),
+    ('User stated: "My pantry is finally organized and I can see everything I have, no more expired cans."',
+     "fact", "P1"),
+    ('User stated: "I did the hoof trimming two weeks ago and it was a success, no mess at all!"', "fact", "P1"),
+    ('User stated: "You must never call the production API from the tests."', "constraint", "P0"),
+    ('User stated: "We never deploy on Fridays, the on-call is thin."', "constraint", "P0"),
 ])
 def test_p0_is_for_rules_shaped_like_rules(text, kind, priority):
     found = classify_fact(text, "high")

@@ -142,3 +142,33 @@ def test_a_coding_session_is_not_read_as_a_chat_log():
               "[09:01] [Assistant] (m2): Note: reading the config.\n  → Read(file_path=webpack.config.js)")
     assert not is_chat_log(read_blocks(coding))
     assert is_chat_log(read_blocks(CHAT))
+
+
+ADVICE_CHAT = """[10:00] [User] (m1): I'm training for a 10K in May and I run every morning before work. Any tips for my plyometric days?
+
+[10:01] [Assistant] (m2): Remember to always warm up before starting any plyometric exercise. Since you've already got a morning routine, you can add box jumps twice a week. In winter, muscles take longer to warm up due to lower temperatures. Snorkelling with a buddy is always safer and more fun!"""
+
+
+def test_the_agents_advice_and_general_knowledge_in_a_chat_are_not_facts_and_the_users_words_are():
+    facts = facts_of(ADVICE_CHAT)
+    assert [f.source_message_ids for f in facts] == [["id-1"]]
+    assert "10K in May" in facts[0].text
+
+
+def test_a_reason_the_agent_gives_counts_where_the_window_is_work_on_software():
+    said = ("[09:01] [Assistant] (m2): The health check times out because it queries the database, and the "
+            "staging replica is paused at night.")
+    asked = "[09:00] [User] (m1): Why does the health check fail every night on staging?\n\n"
+    worked = asked + said.replace("at night.", "at night.\n  → Bash(command=psql -c 'select 1')")
+    assert facts_of(asked + said) == []  # no tool, no code: how general knowledge reads
+    assert [f.source_message_ids for f in facts_of(worked)] == [["id-2"]]
+    assert [f.source_message_ids for f in facts_of(asked.replace("health check", "`/healthz` check") + said)] == [["id-2"]]
+
+
+@pytest.mark.parametrize("text", [
+    "Remember to always run the migrations before the tests.\n  → Bash(command=alembic upgrade head)",
+    "Make sure you restart the worker after changing `config.yaml`, because it reads it once.",
+    "Running the linter before each push is always a good idea.\n  → Bash(command=ruff check .)",
+])
+def test_the_agents_advice_to_the_user_is_no_fact_even_in_a_coding_session(text):
+    assert facts_of(one_turn("Assistant", text)) == []
