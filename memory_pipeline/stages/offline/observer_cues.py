@@ -48,6 +48,29 @@ def corrects(sentence: str) -> bool:
 DECISION = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|going with|because|chose|opted|"
                       r"(?:moved|switched|migrated|upgraded) (?:[\w.\-]+ ){0,4}(?:from|to)|no longer|let'?s not|"
                       r"any ?more|reason being|the reason (?:is|was))\b", re.I)
+# a reaction to what the agent offered: "I like the idea of a fruit tart", "I love those ideas", "I like the
+# exercises you suggested"; the liking is of this answer, not a standing taste
+REACTION = re.compile(
+    r"\bi (?:\w+ )?(?:like|love|liked|loved) (?:(?:the|your|this|that|these|those) (?:\w+ ){0,3}"
+    r"(?:ideas?|suggestions?|sound|look|options?|tips|list|plan|mix)\b|(?:this|that|these|those|it|them)\b|"
+    r"how you|what you|the \w+(?: \w+)? you (?:suggested|provided|mentioned|recommended|listed|shared|gave))",
+    re.IGNORECASE)
+# "I'd like to plan 5 dinners", "I'd like some recommendations": what the user wants from this conversation
+WANT_NOW = re.compile(r"\bi(?: would|'d) (?:really )?(?:like|want|love) (?:to \w+|some|a |an |more|help)\b", re.I)
+_PREFER = re.compile(r"\b(?:i (?:\w+ )?prefer|i'?d prefer|i would prefer|i'?d rather|i would rather|my preference)\b",
+                     re.I)
+STANDING_WANT = re.compile(r"\b(?:always|never|every time|whenever|from now on|in general|by default|usually)\b", re.I)
+
+
+def states_preference(sentence: str) -> bool:
+    """A taste or a way the user wants things done ("I prefer weighted keys", "I'd rather use pnpm", "I like
+    hotels with a rooftop pool"), not a reaction to the agent's offer (`REACTION`) nor a want for the task
+    at hand ("I'd like to budget for groceries this week"; `WANT_NOW`) unless it says it holds beyond it."""
+    if not PREFERENCE.search(sentence) or REACTION.search(sentence):
+        return False
+    return not WANT_NOW.search(sentence) or bool(STANDING_WANT.search(sentence) or _PREFER.search(sentence))
+
+
 # what the user states about their setup: services, versions, hosts, environments, conventions, history
 USER_CONTEXT = re.compile(
     r"\b(?:context(?: for (?:today|this))?:|runs? (?:on|at|every)|listens on|(?:is|are) (?:called|named)|"

@@ -82,7 +82,7 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
         if following and not cues.is_question(following) and len(rules.content_words(following)) >= 2:
             return "high", f'User corrected the agent: "{rules.clip(sentence + " " + shape.distil(following))}"'
     if (shape.EXPLICIT.match(raw) and cues.is_self_contained(sentence) and not shape.is_task_request(sentence)) or (
-            cues.RULE.search(sentence) and shape.is_rule(sentence)) or cues.PREFERENCE.search(sentence) or (
+            cues.RULE.search(sentence) and shape.is_rule(sentence)) or cues.states_preference(sentence) or (
             shape.is_stated_rule(sentence)):
         return "high", f"User stated: {quoted}"
     if shape.is_how_to(sentence):

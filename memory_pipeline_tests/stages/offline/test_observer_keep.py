@@ -172,3 +172,24 @@ def test_a_reason_the_agent_gives_counts_where_the_window_is_work_on_software():
 ])
 def test_the_agents_advice_to_the_user_is_no_fact_even_in_a_coding_session(text):
     assert facts_of(one_turn("Assistant", text)) == []
+
+
+@pytest.mark.parametrize("text", [
+    "I like the idea of a fruit tart for the party dessert table.",  # a reaction to what the agent offered
+    "I like those ideas, especially the personalized cookbook.",
+    "I like the exercises you suggested, especially the Pallof Press and Bird Dog.",
+    "I'd like to budget for my groceries this week.",  # a want for the task at hand
+    "I'd like some recommendations for board games similar to Ticket to Ride.",
+])
+def test_a_reaction_to_the_agents_offer_or_a_want_for_the_task_is_no_preference(text):
+    assert facts_of(one_turn("User", text)) == []
+
+
+@pytest.mark.parametrize("text", [
+    "I mostly play piano and some synth sounds, and I prefer weighted keys.",
+    "I'd rather use pnpm than npm in every repository.",
+    "I like hotels with a rooftop pool and a quiet street.",
+    "I'd like the integration tests to always use the real Redis, never a mock.",
+])
+def test_a_taste_or_a_standing_want_is_still_a_preference(text):
+    assert [f.source_message_ids for f in facts_of(one_turn("User", text))] == [["id-1"]]
