@@ -47,7 +47,25 @@ def corrects(sentence: str) -> bool:
 
 DECISION = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|going with|because|chose|opted|"
                       r"(?:moved|switched|migrated|upgraded) (?:[\w.\-]+ ){0,4}(?:from|to)|no longer|let'?s not|"
-                      r"any ?more|reason being|the reason (?:is|was))\b", re.I)
+                      r"anymore|any more(?! \w)|reason being|the reason (?:is|was))\b", re.I)
+# a reason alone ("I canceled the subscription because the articles bored me") tells why, not a choice made
+REASON_ONLY = re.compile(r"\b(?:because|reason being|the reason (?:is|was))\b", re.I)
+# still weighing it: "I'm thinking of going with quartz", "trying to decide between a tour or going alone"
+UNDECIDED = re.compile(r"\b(?:thinking (?:of|about)|considering|trying to decide|decide between|deciding|not sure|"
+                       r"torn between|might|maybe)\b", re.I)
+
+
+def decision_kind(sentence: str) -> str | None:
+    """"decided" for a choice the user made (with its reason or not), "stated" for a statement that gives
+    its reason without a choice ("…, because the gears were getting stuck"), None when neither or still
+    weighing it ("I'm thinking of going with the black dress")."""
+    found = {m.group(0).lower() for m in DECISION.finditer(sentence)}
+    if not found:
+        return None
+    if all(REASON_ONLY.fullmatch(word) for word in found):
+        return "stated"
+    return None if UNDECIDED.search(sentence) and not re.search(r"\b(?:decided|chose|opted)\b", sentence, re.I) \
+        else "decided"
 # a reaction to what the agent offered: "I like the idea of a fruit tart", "I love those ideas", "I like the
 # exercises you suggested"; the liking is of this answer, not a standing taste
 REACTION = re.compile(

@@ -91,8 +91,8 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
         return None
     if shape.is_correction_of_fact(sentence) and cues.is_self_contained(sentence):
         return "high", f"User stated: {quoted}"
-    if cues.DECISION.search(sentence) and cues.is_self_contained(sentence):
-        return "high", f"User decided: {quoted}"
+    if (kind := cues.decision_kind(sentence)) and cues.is_self_contained(sentence):
+        return "high", f"User {kind}: {quoted}"
     if cues.USER_CONTEXT.search(sentence) and cues.is_self_contained(sentence):
         return "high", f"User stated: {quoted}"
     if (cues.USER_DESIGN.search(sentence) and not cues.EMBEDDED_QUESTION.search(sentence)

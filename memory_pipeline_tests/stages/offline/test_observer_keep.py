@@ -193,3 +193,23 @@ def test_a_reaction_to_the_agents_offer_or_a_want_for_the_task_is_no_preference(
 ])
 def test_a_taste_or_a_standing_want_is_still_a_preference(text):
     assert [f.source_message_ids for f in facts_of(one_turn("User", text))] == [["id-1"]]
+
+
+@pytest.mark.parametrize(("text", "lead"), [
+    ("We decided to keep one migration per change because reviews stay small.", "User decided:"),
+    ("I think we'll go with the deluxe cabin rental.", "User decided:"),
+    ("Actually, I remember taking my bike in for a tune-up on April 20th because the gears were getting stuck.",
+     "User stated:"),  # a reason tells why; no choice was made
+    ("I canceled my Forbes magazine subscription in early March because the articles bored me.", "User stated:"),
+])
+def test_a_decision_is_a_choice_made_and_a_reason_alone_is_a_statement(text, lead):
+    facts = facts_of(one_turn("User", text))
+    assert len(facts) == 1 and facts[0].text.startswith(lead)
+
+
+@pytest.mark.parametrize("text", [
+    "I'm thinking of going with the little black dress option for the gala.",  # still weighing it
+    "If you have any more advice or tips, feel free to share them.",  # "any more advice" is no "anymore"
+])
+def test_weighing_a_choice_or_asking_for_more_is_no_decision(text):
+    assert facts_of(one_turn("User", text)) == []
