@@ -94,7 +94,11 @@ USER_CONTEXT = re.compile(
     r"\b(?:context(?: for (?:today|this))?:|runs? (?:on|at|every)|listens on|(?:is|are) (?:called|named)|"
     r"(?:is|are) (?:hosted|deployed) (?:on|in|at)|lives (?:in|at)|every (?:night|day|morning|evening|hour|week|month)|"
     r"(?:is|are) at|we use|we keep|we run|we(?:'re| are) on|(?:this|the|our) (?:repo|project|service|team|app) "
-    r"uses|\w+ use \w+|our (?:[\w\-]+ ){0,3}(?:is|are)|is gone|is the new|we tried|tried .{0,60}"
+    r"uses|"
+    # "projects use uv", "I use it to play music": not "I'll use", "to use", "the use of", "can use"
+    r"\b(?!(?:ll|d|to|the|can|could|would|will|should|might|may|and|or|also|just|not|of|you|please|then|always|"
+    r"never|often|sometimes|usually|rarely)\b)\w+ use \w+|"
+    r"our (?:[\w\-]+ ){0,3}(?:is|are)|is gone|is the new|we tried|tried .{0,60}"
     r"(?:abandoned|gave up|dropped|reverted)|gave up on|abandoned)\b",
     re.IGNORECASE,
 )

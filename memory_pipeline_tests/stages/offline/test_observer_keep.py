@@ -213,3 +213,10 @@ def test_a_decision_is_a_choice_made_and_a_reason_alone_is_a_statement(text, lea
 ])
 def test_weighing_a_choice_or_asking_for_more_is_no_decision(text):
     assert facts_of(one_turn("User", text)) == []
+
+
+def test_what_the_user_uses_is_context_and_what_they_will_use_for_the_task_is_not():
+    assert facts_of(one_turn("User", "I'll use specific keywords like custom baby blanket to find listings.")) == []
+    assert facts_of(one_turn("User", "I think I'll use the extra time to catch up on some reading.")) == []
+    kept = facts_of(one_turn("User", "I use a Belkin Boost Up pad to charge my phone and my watch."))
+    assert [f.source_message_ids for f in kept] == [["id-1"]]
