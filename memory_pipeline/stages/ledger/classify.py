@@ -34,6 +34,15 @@ TYPE_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("relationship", re.compile(r"\b(?:depends on|owned by|owns|maintainer|contact|works with|belongs to|"
                                 r"part of|reports to|is the \w+ (?:of|for))\b", re.I)),
 )
+# taking the agent's advice ("I'll definitely use some of those ideas", "I think I'll try Mint", "I'll make sure
+# to keep it concise"): no one waits on it, so it is no open commitment unless it names when
+ACKNOWLEDGED = re.compile(
+    r"\bi think (?:i|we)'?ll\b|\b(?:i|we)(?:'ll| will) (?:\w+ )?(?:try|make sure|keep (?:that|this|it) in mind|"
+    r"consider|think about|look into|check out|explore|start by)\b|"
+    r"\b(?:those|these|the|your) (?:\w+ ){0,2}(?:ideas|tips|suggestions|resources|recommendations|options)\b|"
+    r"\byou(?:'ve| have)? (?:mentioned|suggested|recommended)\b", re.I)
+DEADLINE = re.compile(r"\b(?:by|before|until) \w+|\b(?:today|tonight|tomorrow|next (?:week|month|sprint)|this "
+                      r"(?:week|afternoon|evening))\b", re.I)
 CLOSING = re.compile(r"\b(?:done|completed|finished|fixed|resolved|shipped|closed|followed up|delivered|"
                      r"merged|sent)\b", re.I)
 WAITING = re.compile(r"\b(?:(?<!without )waiting (?:on|for)|blocked (?:on|by)|depends on|pending (?:from|on))\b", re.I)
@@ -93,7 +102,9 @@ def event_type(text: str) -> str:
         return "decision"  # the user settled how to do something the agent asked about
     if is_rule(body) and (TYPE_RULES[0][1].search(body) or is_stated_rule(body)):
         return "constraint"
-    return next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body)), "fact")
+    acknowledged = bool(ACKNOWLEDGED.search(body)) and not DEADLINE.search(body)
+    return next((name for name, pattern in TYPE_RULES[1:]
+                 if pattern.search(body) and not (name == "commitment" and acknowledged)), "fact")
 
 
 def priority_for(observer_priority: str, kind: str, text: str) -> str:

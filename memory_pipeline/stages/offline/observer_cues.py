@@ -70,8 +70,9 @@ def decision_kind(sentence: str) -> str | None:
 # exercises you suggested"; the liking is of this answer, not a standing taste
 REACTION = re.compile(
     r"\bi (?:\w+ )?(?:like|love|liked|loved) (?:(?:the|your|this|that|these|those) (?:\w+ ){0,3}"
-    r"(?:ideas?|suggestions?|sound|look|options?|tips|list|plan|mix)\b|(?:this|that|these|those|it|them)\b|"
-    r"how you|what you|the \w+(?: \w+)? you (?:suggested|provided|mentioned|recommended|listed|shared|gave))",
+    r"(?:ideas?|suggestions?|sound|look|options?|tips|list|plan|mix|template|outline|draft|example|sample|format|"
+    r"itinerary|routine|recipe)\b|(?:this|that|these|those|it|them)\b|how you|what you|"
+    r"the (?:\w+ ){1,4}you(?:'ve| have)? (?:suggested|provided|mentioned|recommended|listed|shared|gave))",
     re.IGNORECASE)
 # "I'd like to plan 5 dinners", "I'd like some recommendations": what the user wants from this conversation
 WANT_NOW = re.compile(r"\bi(?: would|'d) (?:really )?(?:like|want|love) (?:to \w+|some|a |an |more|help)\b", re.I)

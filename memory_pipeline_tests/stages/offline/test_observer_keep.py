@@ -178,6 +178,8 @@ def test_the_agents_advice_to_the_user_is_no_fact_even_in_a_coding_session(text)
     "I like the idea of a fruit tart for the party dessert table.",  # a reaction to what the agent offered
     "I like those ideas, especially the personalized cookbook.",
     "I like the exercises you suggested, especially the Pallof Press and Bird Dog.",
+    "I like the variety of workouts you've suggested.",
+    "I like the template, it's simple and easy to use.",
     "I'd like to budget for my groceries this week.",  # a want for the task at hand
     "I'd like some recommendations for board games similar to Ticket to Ride.",
 ])
