@@ -43,6 +43,10 @@ ACKNOWLEDGED = re.compile(
     r"\byou(?:'ve| have)? (?:mentioned|suggested|recommended)\b", re.I)
 DEADLINE = re.compile(r"\b(?:by|before|until) \w+|\b(?:today|tonight|tomorrow|next (?:week|month|sprint)|this "
                       r"(?:week|afternoon|evening))\b", re.I)
+# the user telling of their own doings ("I currently run 3 times a week", "I've been busy and missed a 5K fun run",
+# "I was wondering how to use…"): a procedure is the way to do something, not a life told
+TOLD = re.compile(r"^(?:\w+,? )?(?:i|i'm|i've|i was|i had|i did|i went|we've been|we were)\b", re.I)
+CODE = re.compile(r"`|\$ |\b[\w./-]+\.(?:py|ts|js|json|md|toml|ya?ml|sh|sql)\b|(?<![\w-])--[a-z]")
 CLOSING = re.compile(r"\b(?:done|completed|finished|fixed|resolved|shipped|closed|followed up|delivered|"
                      r"merged|sent)\b", re.I)
 WAITING = re.compile(r"\b(?:(?<!without )waiting (?:on|for)|blocked (?:on|by)|depends on|pending (?:from|on))\b", re.I)
@@ -103,8 +107,10 @@ def event_type(text: str) -> str:
     if is_rule(body) and (TYPE_RULES[0][1].search(body) or is_stated_rule(body)):
         return "constraint"
     acknowledged = bool(ACKNOWLEDGED.search(body)) and not DEADLINE.search(body)
+    told = bool(TOLD.match(body)) and not CODE.search(body)
     return next((name for name, pattern in TYPE_RULES[1:]
-                 if pattern.search(body) and not (name == "commitment" and acknowledged)), "fact")
+                 if pattern.search(body) and not (name == "commitment" and acknowledged)
+                 and not (name == "procedure" and told)), "fact")
 
 
 def priority_for(observer_priority: str, kind: str, text: str) -> str:

@@ -25,6 +25,9 @@ from memory_pipeline_tests.stages.ledger.helpers import TODAY, Events
     ("I'll definitely use some of those ideas to reach my Fundraising goal", "medium", "fact", "P2", "fundraising"),
     ("I think I'll try out Mint and Personal Capital", "medium", "fact", "P2", "mint"),
     ("I'll look into the flaky Billing test tomorrow", "medium", "commitment", "P1", "billing"),
+    # a life told is no procedure, whatever its "run" or "how to"; the way to do something still is
+    ("I currently run 3 times a week, with one longer Saturday run", "high", "fact", "P1", None),
+    ("I always run `make gen` after editing the protos", "high", "procedure", "P1", None),
     ("User prefers tabs over spaces", "low", "preference", "P3", None),
     ("Modified `src/app/db.py` — pool size", "medium", "fact", "P2", "db"),
     ("Redis runs on port 6380", "high", "fact", "P1", "redis"),
