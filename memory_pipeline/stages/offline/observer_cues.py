@@ -78,14 +78,17 @@ REACTION = re.compile(
 WANT_NOW = re.compile(r"\bi(?: would|'d) (?:really )?(?:like|want|love) (?:to \w+|some|a |an |more|help)\b", re.I)
 _PREFER = re.compile(r"\b(?:i (?:\w+ )?prefer|i'?d prefer|i would prefer|i'?d rather|i would rather|my preference)\b",
                      re.I)
+# "I'd rather not talk about the book right now": a wish for this moment
+_THIS_TIME = re.compile(r"\b(?:right now|for now|at the moment|today|tonight|this time)\b", re.I)
 STANDING_WANT = re.compile(r"\b(?:always|never|every time|whenever|from now on|in general|by default|usually)\b", re.I)
 
 
 def states_preference(sentence: str) -> bool:
     """A taste or a way the user wants things done ("I prefer weighted keys", "I'd rather use pnpm", "I like
-    hotels with a rooftop pool"), not a reaction to the agent's offer (`REACTION`) nor a want for the task
-    at hand ("I'd like to budget for groceries this week"; `WANT_NOW`) unless it says it holds beyond it."""
-    if not PREFERENCE.search(sentence) or REACTION.search(sentence):
+    hotels with a rooftop pool"), not a reaction to the agent's offer (`REACTION`), a wish for this moment
+    ("I'd rather not talk about the book right now") nor a want for the task at hand ("I'd like to budget for
+    groceries this week"; `WANT_NOW`) unless it says it holds beyond it."""
+    if not PREFERENCE.search(sentence) or REACTION.search(sentence) or _THIS_TIME.search(sentence):
         return False
     return not WANT_NOW.search(sentence) or bool(STANDING_WANT.search(sentence) or _PREFER.search(sentence))
 

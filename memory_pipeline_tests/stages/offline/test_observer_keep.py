@@ -181,6 +181,7 @@ def test_the_agents_advice_to_the_user_is_no_fact_even_in_a_coding_session(text)
     "I like the variety of workouts you've suggested.",
     "I like the template, it's simple and easy to use.",
     "I'd like to budget for my groceries this week.",  # a want for the task at hand
+    "I'd rather not talk about the book right now, let's plan the trip.",  # a wish for this moment
     "I'd like some recommendations for board games similar to Ticket to Ride.",
 ])
 def test_a_reaction_to_the_agents_offer_or_a_want_for_the_task_is_no_preference(text):
