@@ -19,7 +19,8 @@ import re
 
 # chat before the statement: interjections, discourse markers, labels ("Update:", "FYI:", "Remember:")
 _LEAD = re.compile(
-    r"^(?:(?:(?:omfg|omg|wtf|ugh+|argh+|hm+|hmm+|uh+|um+|oh+|ah+|ok(?:ay)?|alright|so+|also|btw|by the way|"
+    r"^(?:(?:(?:omfg|omg|wtf|ugh+|argh+|hm+|hmm+|uh+|um+|oh+|ah+|ok(?:ay)?|alright|so+|also|and|btw|by the way|"
+    r"speaking of (?:which|that)|"
     r"anyway|yeah|yep|yes|jeez|geez|sigh|lol|haha)\b[\s,.!:;—–-]*)|"
     r"(?:(?:well|sure|right|look|listen|dude|man)\s*[,!:;—–]+\s*)|"
     r"(?:(?:fyi|update|quick update|heads[- ]up|note|nb|ps|p\.s\.|remember|correction|reminder)\s*[:—–-]+\s*)|"

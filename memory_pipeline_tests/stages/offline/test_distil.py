@@ -19,6 +19,9 @@ from memory_pipeline_tests.stages.offline.test_observer_keep import facts_of, on
     ("Remember: never push to main directly.", "Never push to main directly."),
     ("Remember that staging uses the eu-west-1 region.", "Staging uses the eu-west-1 region."),
     ("you haven't read the renderer in full i suppose", "You haven't read the renderer in full"),
+    ("And by the way, the orders service runs on Postgres 16.", "The orders service runs on Postgres 16."),
+    ("Speaking of which, staging reads from the replica.", "Staging reads from the replica."),
+    ("Android builds use Gradle 8.", "Android builds use Gradle 8."),  # a word that starts with "and"
 ])
 def test_the_chat_around_a_statement_is_dropped(said, kept):
     assert distil(said) == kept
