@@ -171,13 +171,19 @@ _OUTLINE_HEAD = re.compile(r"^[^:]{1,60}:\s+")
 
 
 def is_advice(sentence: str) -> bool:
-    """The agent's advice to the person it talks to, not what it found about the work: a sentence to
-    "you", an imperative led by advice ("Remember to…", "Always…", "Make sure…", also after an outline
-    label "Read reviews: Always read…"), or a praise of what is "always" good. A finding names the work
-    ("The export scans the whole table because created_at has no index")."""
+    """The agent's advice to the person it talks to, not what it found about the work: an imperative led
+    by advice ("Remember to…", "Always…", "Make sure…", also after an outline label "Read reviews: Always
+    read…") or a praise of what is "always" good. A finding names the work ("The export scans the whole
+    table because created_at has no index")."""
     text = sentence.strip()
-    return bool(_READER.search(text) or _ADVICE_LEAD.match(text) or _ADVICE_LEAD.match(_OUTLINE_HEAD.sub("", text))
-                or _PRAISE.search(text))
+    return bool(_ADVICE_LEAD.match(text) or _ADVICE_LEAD.match(_OUTLINE_HEAD.sub("", text)) or _PRAISE.search(text))
+
+
+def addresses_reader(sentence: str) -> bool:
+    """A sentence to "you" ("Since you've booked the resort, …", "You can always add more later"): in a
+    conversation, what the agent tells the person about their own situation; in work on software the
+    generic "you" of an explanation ("If you run it twice, it fails because the lock file remains")."""
+    return bool(_READER.search(sentence))
 
 
 def is_own_tool_failure(sentence: str) -> bool:

@@ -105,8 +105,8 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
 
 def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candidate]:
     """Root causes, fixes, decisions and state changes the agent states; no running commentary or status.
-    Outside work on software (`observer_rules.about_code`) a reason ("due to", "since"), an "always" or
-    "never" and an "instead of" are how advice and general knowledge read ("In winter, plants need less
+    Outside work on software (`observer_rules.about_code`) a sentence to "you", a reason ("due to",
+    "since"), an "always" or "never" and an "instead of" are how advice and general knowledge read ("In winter, plants need less
     water due to lower temperatures"): there only a root cause, a decision, a change made, how something
     behaves or an abandoned approach counts."""
     found = []
@@ -115,7 +115,7 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
             continue
         if not cues.is_self_contained(sentence) or cues.TASK_STATUS.match(sentence) or cues.CHANGE_LOG.match(sentence):
             continue
-        if _not_a_finding(sentence):
+        if _not_a_finding(sentence) or (not about_code and shape.addresses_reader(sentence)):
             continue
         text = rules.clip(sentence)
         decided = cues.ASSISTANT_DECISION.search(sentence if about_code else cues.INSTEAD_OF.sub("", sentence))

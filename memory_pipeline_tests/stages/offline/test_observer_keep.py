@@ -223,3 +223,11 @@ def test_what_the_user_uses_is_context_and_what_they_will_use_for_the_task_is_no
     assert facts_of(one_turn("User", "I think I'll use the extra time to catch up on some reading.")) == []
     kept = facts_of(one_turn("User", "I use a Belkin Boost Up pad to charge my phone and my watch."))
     assert [f.source_message_ids for f in kept] == [["id-1"]]
+
+
+def test_the_generic_you_of_an_explanation_in_work_on_software_is_still_a_finding():
+    said = one_turn("Assistant", "If you run the migration twice, it fails because the lock file in "
+                                 "`migrations/.lock` remains.\n  → Bash(command=alembic upgrade head)")
+    assert [f.source_message_ids for f in facts_of(said)] == [["id-1"]]
+    chat = one_turn("Assistant", "Since you've already booked the resort, it's a good reason to look for free activities.")
+    assert facts_of(chat) == []
