@@ -21,8 +21,11 @@ _PREFIX = re.compile(r"^(?:User (?:stated|decided|corrected the agent|reported|a
 TYPE_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("constraint", re.compile(r"\b(?:never|must(?: not)?|do not|don'?t|cannot|can'?t|not allowed|only ever|"
                               r"budget|limit(?:ed)? to|at most|required|forbidden|always)\b", re.I)),
-    # someone's promise ("I will follow up", "we'll migrate billing next"), not a prediction ("which will raise costs")
-    ("commitment", re.compile(r"\b(?:(?:i|we) will|(?:i|we)'ll|need to|todo|to-do|follow up|promised?|remember to|by (?:mon|tue|"
+    # someone's promise ("I will follow up", "we'll migrate billing next", "Dana will review the PR"), not a
+    # prediction ("which will raise costs", "it will match my other gear")
+    ("commitment", re.compile(r"\b(?:(?:i|we|he|she|they) will|(?:i|we|he|she|they)'ll|"
+                              r"(?-i:[A-Z][a-z]+) will (?!be\b|have\b|need\b)|need to|todo|to-do|follow up|promised?|"
+                              r"remember to|by (?:mon|tue|"
                               r"wed|thu|fri|sat|sun|next|tomorrow|end of)|next step|(?<!without )waiting (?:on|for)|owe)\b", re.I)),
     ("decision", re.compile(r"\b(?:decided|decide to|chose|choose|opted|going with|go with|switch(?:ed)? (?:to|from)|"
                             r"moved (?:from|to)|migrat\w*|upgraded|downgraded|adopt\w*|replaced|instead of|"

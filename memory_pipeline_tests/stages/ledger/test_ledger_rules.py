@@ -21,6 +21,7 @@ from memory_pipeline_tests.stages.ledger.helpers import TODAY, Events
     ("I will follow up with Scott about the invoice", "medium", "commitment", "P1", "scott"),
     ("We'll move Billing to the new queue next sprint", "medium", "commitment", "P1", "billing"),
     ("the Spring fair needs new stock, which will increase my costs", "medium", "fact", "P2", "spring"),
+    ("Dana will review the Billing migration before it ships", "medium", "commitment", "P1", "dana"),
     # taking the agent's advice is no open commitment unless it names when
     ("I'll definitely use some of those ideas to reach my Fundraising goal", "medium", "fact", "P2", "fundraising"),
     ("I think I'll try out Mint and Personal Capital", "medium", "fact", "P2", "mint"),
