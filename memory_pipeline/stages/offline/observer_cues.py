@@ -50,9 +50,12 @@ DECISION = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|goi
                       r"anymore|any more(?! \w)|reason being|the reason (?:is|was))\b", re.I)
 # a reason alone ("I canceled the subscription because the articles bored me") tells why, not a choice made
 REASON_ONLY = re.compile(r"\b(?:because|reason being|the reason (?:is|was))\b", re.I)
+# a cue a sentence still weighing the choice holds too ("thinking of going with"); "let's go with",
+# "decided", "switched to" are made whatever hedge follows ("We're going with Postgres 16, not sure about 17 yet")
+_WEIGHED = re.compile(r"going with|decide to", re.I)
 # still weighing it: "I'm thinking of going with quartz", "trying to decide between a tour or going alone"
-UNDECIDED = re.compile(r"\b(?:thinking (?:of|about)|considering|trying to decide|decide between|deciding|not sure|"
-                       r"torn between|might|maybe)\b", re.I)
+UNDECIDED = re.compile(r"\b(?:thinking (?:of|about)|considering|might|maybe|torn between)\s+(?:\w+\s+){0,2}going with\b|"
+                       r"\b(?:trying to decide|decide between|deciding (?:between|whether))\b", re.I)
 
 
 def decision_kind(sentence: str) -> str | None:
@@ -64,8 +67,8 @@ def decision_kind(sentence: str) -> str | None:
         return None
     if all(REASON_ONLY.fullmatch(word) for word in found):
         return "stated"
-    return None if UNDECIDED.search(sentence) and not re.search(r"\b(?:decided|chose|opted)\b", sentence, re.I) \
-        else "decided"
+    weighed = all(REASON_ONLY.fullmatch(word) or _WEIGHED.fullmatch(word) for word in found)
+    return None if weighed and UNDECIDED.search(sentence) else "decided"
 # a reaction to what the agent offered: "I like the idea of a fruit tart", "I love those ideas", "I like the
 # exercises you suggested"; the liking is of this answer, not a standing taste
 REACTION = re.compile(

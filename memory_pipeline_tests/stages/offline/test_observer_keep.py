@@ -201,6 +201,7 @@ def test_a_taste_or_a_standing_want_is_still_a_preference(text):
 @pytest.mark.parametrize(("text", "lead"), [
     ("We decided to keep one migration per change because reviews stay small.", "User decided:"),
     ("I think we'll go with the deluxe cabin rental.", "User decided:"),
+    ("We're going with Postgres 16 for the orders service, not sure about 17 yet.", "User decided:"),
     ("Actually, I remember taking my bike in for a tune-up on April 20th because the gears were getting stuck.",
      "User stated:"),  # a reason tells why; no choice was made
     ("I canceled my Forbes magazine subscription in early March because the articles bored me.", "User stated:"),
