@@ -44,7 +44,9 @@ ACKNOWLEDGED = re.compile(
     r"consider|think about|look into|check out|explore|start by)\b|"
     r"\b(?:those|these|the|your) (?:\w+ ){0,2}(?:ideas|tips|suggestions|resources|recommendations|options)\b|"
     r"\byou(?:'ve| have)? (?:mentioned|suggested|recommended)\b", re.I)
-DEADLINE = re.compile(r"\b(?:by|before|until) \w+|\b(?:today|tonight|tomorrow|next (?:week|month|sprint)|this "
+# a when ("by Friday", "before the 3rd", "tomorrow"), not a means ("start by exploring")
+DEADLINE = re.compile(r"\b(?:by|before|until) (?:the )?(?:mon|tue|wed|thu|fri|sat|sun|next|tomorrow|tonight|today|end|"
+                      r"eod|eow|noon|midnight|\d)\w*|\b(?:today|tonight|tomorrow|next (?:week|month|sprint)|this "
                       r"(?:week|afternoon|evening))\b", re.I)
 # the user telling of their own doings ("I currently run 3 times a week", "I've been busy and missed a 5K fun run",
 # "I was wondering how to use…"): a procedure is the way to do something, not a life told

@@ -25,6 +25,8 @@ from memory_pipeline_tests.stages.ledger.helpers import TODAY, Events
     # taking the agent's advice is no open commitment unless it names when
     ("I'll definitely use some of those ideas to reach my Fundraising goal", "medium", "fact", "P2", "fundraising"),
     ("I think I'll try out Mint and Personal Capital", "medium", "fact", "P2", "mint"),
+    ("I think I'll start by exploring the Plotly resources you mentioned", "medium", "fact", "P2", "plotly"),
+    ("I'll try to ship the Billing fix by Friday", "medium", "commitment", "P1", "billing"),
     ("I'll look into the flaky Billing test tomorrow", "medium", "commitment", "P1", "billing"),
     # a life told is no procedure, whatever its "run" or "how to"; the way to do something still is
     ("I currently run 3 times a week, with one longer Saturday run", "high", "fact", "P1", None),
