@@ -106,9 +106,9 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
 def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candidate]:
     """Root causes, fixes, decisions and state changes the agent states; no running commentary or status.
     Outside work on software (`observer_rules.about_code`) a sentence to "you", a reason ("due to",
-    "since"), an "always" or "never" and an "instead of" are how advice and general knowledge read ("In winter, plants need less
-    water due to lower temperatures"): there only a root cause, a decision, a change made, how something
-    behaves or an abandoned approach counts."""
+    "since"), an "always" or "never" and an "instead of" are how advice and general knowledge read ("In
+    winter, plants need less water due to lower temperatures"): there only a root cause, a decision, a
+    change made, how something behaves or an abandoned approach counts."""
     found = []
     for sentence in (cues.ACK_LEAD.sub("", s) for s in rules.sentences(block.text)):
         if cues.is_question(sentence) or rules.is_fragment(sentence) or cues.COMMENTARY.search(sentence):
