@@ -14,6 +14,7 @@ from memory_pipeline.defs.ledger import ledger_assets, ledger_defs
 from memory_pipeline.defs.maintenance import maintenance_assets, maintenance_defs
 from memory_pipeline.defs.observe import observe_assets
 from memory_pipeline.defs.partitions import daily_partitions
+from memory_pipeline.defs.pools import pools_defs
 from memory_pipeline.defs.reflect import reflect_assets, reflect_defs
 from memory_pipeline.defs.resources import build_resources
 from memory_pipeline.defs.review import review_assets, review_defs
@@ -35,4 +36,5 @@ def build_definitions(settings: Settings) -> dg.Definitions:
         dg.Definitions(assets=stage_assets(settings), resources=build_resources(settings), executor=dg.in_process_executor),
         intake_defs(partitions), reflect_defs(partitions, settings), review_defs(partitions), automation_defs(),
         maintenance_defs(partitions, settings), friction_defs(partitions, settings), ledger_defs(partitions, settings),
+        pools_defs(),
     )
