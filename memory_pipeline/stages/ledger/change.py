@@ -7,6 +7,8 @@ A cue counts where it tells the change, not where it tells the background or an 
   country"; "after we migrated to 17, the queries got faster");
 - "actually" corrects a state ("Actually, it's port 6380"; "actually the service runs on 17 now"), not
   an event told ("Actually, Melanie just took her family camping last week");
+- a change still weighed before its cue ("I'm considering switching to pnpm instead of npm", "maybe we move
+  to 17") is not made;
 - "instead of" from the assistant alone is advice or the reason for a choice ("Opt for natural sweeteners
   instead of refined sugar"; "I used a Map instead of an object"), not a correction of what is true:
   only a user's "we use pnpm instead of npm now" corrects; and so is the assistant's imperative ("Switch
@@ -33,6 +35,12 @@ _BACKGROUND = re.compile(r"\b(?:since|when|after|before|because|once|until|while
 # a state said after "actually": a present verb of being or using, or a rule
 _STATE = re.compile(r"\b(?:is|are|isn't|aren't|(?:it|that|this|there|he|she|what)['’]s|runs?|uses?|lives?|works?|"
                     r"has|have|points?|means?|should|must|needs?)\b", re.I)
+# still weighing a choice ("I'm thinking of visiting Tsukiji instead of Toyosu", "maybe we switch to pnpm",
+# "I'm leaning towards Todoist"), unless it was made ("we decided", "switched to", "went with")
+WEIGHING = re.compile(r"\b(?:thinking (?:of|about)|considering|might|maybe|torn between|leaning (?:towards?|toward)|"
+                      r"not sure (?:if|whether|about)|trying to decide|deciding (?:between|whether))\b", re.I)
+MADE = re.compile(r"\b(?:decided|chose|opted|settled on|went with|switched|moved|migrated|upgraded|downgraded|"
+                  r"replaced|adopted)\b", re.I)
 CONTRAST = ("instead of", "in place of")
 # advice: a sentence (or a "Label: " item) that opens with a verb in the imperative
 _IMPERATIVE = re.compile(r"^(?:[^:]{1,40}:\s*)?(?:switch|move|migrate|upgrade|downgrade|change|replace|use|opt|choose|"
@@ -46,6 +54,8 @@ def _cues(body: str) -> Iterator[str]:
             cue = found.group(0).lower()
             if _BACKGROUND.search(body[:found.start()]):
                 continue
+            if WEIGHING.search(body[:found.start()]) and not MADE.search(body[:found.end()]):
+                continue  # "I'm considering switching to pnpm": weighed, not made
             if cue == "actually" and not _STATE.search(body[found.end():]):
                 continue
             if pattern is TOLD_CHANGE and body.rstrip().endswith("?"):

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from memory_pipeline.stages.ledger.change import states_change
+from memory_pipeline.stages.ledger.change import MADE, WEIGHING, states_change
 from memory_pipeline.stages.ledger.model import snake_entity
 from memory_pipeline.stages.offline.distil import is_rule, is_stated_rule, statement
+from memory_pipeline.stages.offline.observer_rules import CODE_IN_PROSE
 from memory_pipeline.stages.provenance import user_typed
 
 _PREFIX = re.compile(r"^(?:User (?:stated|decided|corrected the agent|reported|asked)|Failed approach|Decision|Fact)"
@@ -44,6 +45,8 @@ ACKNOWLEDGED = re.compile(
     r"consider|think about|look into|check out|explore|start by)\b|"
     r"\b(?:those|these|the|your) (?:\w+ ){0,2}(?:ideas|tips|suggestions|resources|recommendations|options)\b|"
     r"\byou(?:'ve| have)? (?:mentioned|suggested|recommended)\b", re.I)
+# a promise on a condition ("If I find a design I like, I'll save it"): no one waits on it until it holds
+CONDITIONAL = re.compile(r"^(?:\w+,? )?(?:if|in case|unless|should i|should we)\b", re.I)
 # a when ("by Friday", "before the 3rd", "tomorrow"), not a means ("start by exploring")
 DEADLINE = re.compile(r"\b(?:by|before|until) (?:the )?(?:mon|tue|wed|thu|fri|sat|sun|next|tomorrow|tonight|today|end|"
                       r"eod|eow|noon|midnight|\d)\w*|\b(?:today|tonight|tomorrow|next (?:week|month|sprint)|this "
@@ -51,7 +54,6 @@ DEADLINE = re.compile(r"\b(?:by|before|until) (?:the )?(?:mon|tue|wed|thu|fri|sa
 # the user telling of their own doings ("I currently run 3 times a week", "I've been busy and missed a 5K fun run",
 # "I was wondering how to use…"): a procedure is the way to do something, not a life told
 TOLD = re.compile(r"^(?:\w+,? )?(?:i|i'm|i've|i was|i had|i did|i went|we've been|we were)\b", re.I)
-CODE = re.compile(r"`|\$ |\b[\w./-]+\.(?:py|ts|js|json|md|toml|ya?ml|sh|sql)\b|(?<![\w-])--[a-z]")
 CLOSING = re.compile(r"\b(?:done|completed|finished|fixed|resolved|shipped|closed|followed up|delivered|"
                      r"merged|sent)\b", re.I)
 WAITING = re.compile(r"\b(?:(?<!without )waiting (?:on|for)|blocked (?:on|by)|depends on|pending (?:from|on))\b", re.I)
@@ -73,7 +75,8 @@ _STOP = {"user", "assistant", "the", "we", "i", "it", "this", "that", "a", "an",
          "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
          "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
          "context", "today", "tomorrow", "yesterday", "note", "fyi", "update", "btw", "heads", "correction", "we're",
-         "we've", "need", "needs", "last", "night", "week", "month", "year", "gone", "upgraded", "migrated", "uses"}
+         "we've", "need", "needs", "last", "night", "week", "month", "year", "gone", "upgraded", "migrated", "uses",
+         "maybe", "perhaps", "probably", "considering", "thinking"}
 _CANDIDATE = re.compile(r"`([^`]{2,80})`|([A-Za-z][A-Za-z0-9.+#/_-]*[A-Za-z0-9+#])")
 _VERSION = re.compile(r"[\s_-]*v?\d+(?:\.\d+)*$")
 RAN = re.compile(r"^(?:ran|running|executed|\$ )", re.I)
@@ -112,10 +115,10 @@ def event_type(text: str) -> str:
     if is_rule(body) and (TYPE_RULES[0][1].search(body) or is_stated_rule(body)):
         return "constraint"
     acknowledged = bool(ACKNOWLEDGED.search(body)) and not DEADLINE.search(body)
-    told = bool(TOLD.match(body)) and not CODE.search(body)
-    return next((name for name, pattern in TYPE_RULES[1:]
-                 if pattern.search(body) and not (name == "commitment" and acknowledged)
-                 and not (name == "procedure" and told)), "fact")
+    told = bool(TOLD.match(body)) and not CODE_IN_PROSE.search(body)
+    weighing = bool(WEIGHING.search(body)) and not MADE.search(body)
+    skipped = {"commitment": acknowledged or bool(CONDITIONAL.match(body)), "decision": weighing, "procedure": told}
+    return next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body) and not skipped.get(name)), "fact")
 
 
 def priority_for(observer_priority: str, kind: str, text: str) -> str:

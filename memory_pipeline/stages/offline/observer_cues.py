@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from memory_pipeline.stages.offline.observer_rules import FILLER, content_words
+from memory_pipeline.stages.offline.observer_rules import CODE_IN_PROSE, FILLER, content_words
 
 RULE = re.compile(
     r"\b(?:always|never|prefer|we use|we always|from now on|going forward|in future|remember (?:that|to)|"
@@ -77,6 +77,11 @@ REACTION = re.compile(
     r"itinerary|routine|recipe)\b|(?:this|that|these|those|it|them)\b|how you|what you|"
     r"the (?:\w+ ){1,4}you(?:'ve| have)? (?:suggested|provided|mentioned|recommended|listed|shared|gave))",
     re.IGNORECASE)
+# the same reaction opening the sentence, its object a pronoun ("I like its sleek design", "I like how it includes
+# range maps", "I love how they go with my jeans"): of the thing just offered, and out of the chat it names nothing
+# ("I've had gochujang before, and I love its sweet and spicy flavor" names what it likes)
+PRONOUN_REACTION = re.compile(r"^(?:\w+,\s*)?i (?:\w+ )?(?:like|love|liked|loved|enjoy|appreciate) "
+                              r"(?:its|their|how (?:it|they|this|that)|the way (?:it|they))\b", re.I)
 # "I'd like to plan 5 dinners", "I'd like some recommendations": what the user wants from this conversation
 WANT_NOW = re.compile(r"\bi(?: would|'d) (?:really )?(?:like|want|love) (?:to \w+|some|a |an |more|help)\b", re.I)
 _PREFER = re.compile(r"\b(?:i (?:\w+ )?prefer|i'?d prefer|i would prefer|i'?d rather|i would rather|my preference)\b",
@@ -91,7 +96,8 @@ def states_preference(sentence: str) -> bool:
     hotels with a rooftop pool"), not a reaction to the agent's offer (`REACTION`), a wish for this moment
     ("I'd rather not talk about the book right now") nor a want for the task at hand ("I'd like to budget for
     groceries this week"; `WANT_NOW`) unless it says it holds beyond it."""
-    if not PREFERENCE.search(sentence) or REACTION.search(sentence) or _THIS_TIME.search(sentence):
+    reaction = REACTION.search(sentence) or PRONOUN_REACTION.match(sentence.strip())
+    if not PREFERENCE.search(sentence) or reaction or _THIS_TIME.search(sentence):
         return False
     return not WANT_NOW.search(sentence) or bool(STANDING_WANT.search(sentence) or _PREFER.search(sentence))
 
@@ -182,14 +188,13 @@ COMMENTARY = re.compile(
 )
 FUTURE = re.compile(r"\b(?:needs? to|to be|will|should|would|could|can|must|going to|let me|i'll|plan)\b", re.I)
 _CUE_WORDS = frozenset("issue problem bug fix fixed root cause culprit turns decided chose opted".split())
-_SPECIFIC = re.compile(r"`[^`]+`|\b[\w\-]+\.(?:py|ts|tsx|js|md|ex|exs|rs|go|json|ya?ml|toml|sh|sql)\b|/[\w.\-]+/")
 
 
 def is_self_contained(sentence: str) -> bool:
     """Names what it is about: a path or code name, or at least three content words besides the cue."""
     if DEICTIC.match(sentence.strip()):
         return False
-    return bool(_SPECIFIC.search(sentence)) or len(content_words(sentence) - _CUE_WORDS) >= 3
+    return bool(CODE_IN_PROSE.search(sentence)) or len(content_words(sentence) - _CUE_WORDS) >= 3
 
 
 def is_request(sentence: str) -> bool:

@@ -72,18 +72,21 @@ STOPWORDS = frozenset(
 )
 
 
-# code in prose: a backtick, a file path, a snake_case or UPPER_SNAKE name, a command-line flag
-_CODE_TOKEN = re.compile(
-    r"`|\b[\w./-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|json|md|toml|ya?ml|sql|sh|go|rs|java|rb|c|cc|cpp|h|hpp|cs|php|kt|"
-    r"swift|ex|exs|vue|css|html|xml|ini|cfg|conf|lock|env|proto|tf|log|txt|csv)\b|\b[a-z][a-z0-9]*_[a-z0-9_]+\b|"
-    r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|(?<![\w-])--[a-z][\w-]+"
+# code in prose, one pattern for every reader (the Observer's windows and sentences, the ledger's types): a
+# backtick, a shell prompt before a command, a file path, a snake_case or UPPER_SNAKE name, a command-line
+# flag. Not a bare folder ("/r/", "breakfast/lunch/", a link's "/www.youtube.com/": chats hold those too).
+CODE_IN_PROSE = re.compile(
+    r"`|(?<!\S)\$ [a-z]|"
+    r"\b[\w./-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|json|md|toml|ya?ml|sql|sh|go|rs|java|rb|c|cc|cpp|h|hpp|cs|php|kt|"
+    r"swift|ex|exs|vue|css|html|xml|ini|cfg|conf|lock|env|proto|tf|log|txt|csv)\b|"
+    r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|(?<![\w-])--[a-z][\w-]+"
 )
 
 
 def about_code(blocks) -> bool:
     """Whether a window is work on software: a tool was called or answered, or a message holds code
-    (`_CODE_TOKEN`: a backtick, a file path, `orders_v2_rollout`, `LD_SDK_KEY`, `--dry-run`)."""
-    return any(b.calls or b.role == "Tool" or _CODE_TOKEN.search(b.text) for b in blocks)
+    (`CODE_IN_PROSE`: a backtick, a file path, `orders_v2_rollout`, `LD_SDK_KEY`, `--dry-run`)."""
+    return any(b.calls or b.role == "Tool" or CODE_IN_PROSE.search(b.text) for b in blocks)
 
 
 def neutralize_tags(text: str) -> str:

@@ -19,6 +19,8 @@ from memory_pipeline.stages.ledger.classify import classify_fact
     "Caroline moved from her home country four years ago.",  # a move told as what happened
     "Same as before, we now use pnpm.",  # "as" behind a comma opens no clause around the cue
     "We no longer deploy on Fridays.",
+    "We moved to Postgres 17 last week, though we might roll back.",  # the hedge comes after the change
+    "We were considering Redis, but we switched to Valkey last month.",  # weighed, then made
 ])
 def test_a_change_told_as_what_the_fact_says_is_a_change(text):
     assert states_change(text)
@@ -33,6 +35,10 @@ def test_a_change_told_as_what_the_fact_says_is_a_change(text):
     # "actually" before an event, not a state
     "Actually, Melanie just took her fam camping in the mountains last week - it was a really nice time!",
     "Did we move to Postgres 17?",  # a question
+    # still weighed, not made
+    "I'm considering switching to pnpm instead of npm.",
+    "Maybe we should move the orders service to Postgres 17 next quarter.",
+    "I'm actually thinking of visiting the Tsukiji Outer Market instead of the Toyosu Market.",
 ])
 def test_a_change_told_as_background_or_an_event_is_no_change(text):
     assert not states_change(text)

@@ -28,6 +28,11 @@ from memory_pipeline_tests.stages.ledger.helpers import TODAY, Events
     ("I think I'll start by exploring the Plotly resources you mentioned", "medium", "fact", "P2", "plotly"),
     ("I'll try to ship the Billing fix by Friday", "medium", "commitment", "P1", "billing"),
     ("I'll look into the flaky Billing test tomorrow", "medium", "commitment", "P1", "billing"),
+    # a promise on a condition is no open commitment; a choice still weighed is no decision
+    ("If the Billing build fails again, I'll pin the old version", "medium", "fact", "P2", "billing"),
+    ("I'm thinking of moving Billing to the new queue instead of cron", "medium", "fact", "P2", "billing"),
+    ("Maybe we should go with Valkey for the Billing cache", "medium", "fact", "P2", "valkey"),
+    ("We decided to go with Valkey for the Billing cache", "medium", "decision", "P1", "valkey"),
     # a life told is no procedure, whatever its "run" or "how to"; the way to do something still is
     ("I currently run 3 times a week, with one longer Saturday run", "high", "fact", "P1", None),
     ("I always run `make gen` after editing the protos", "high", "procedure", "P1", None),

@@ -6,9 +6,11 @@ import pytest
 
 from memory_pipeline.models import SerializedTranscript
 from memory_pipeline.prompts import load_prompt
+from memory_pipeline.stages.ledger.classify import classify_fact
 from memory_pipeline.stages.observe.observer import build_observer_messages, parse_observer_output
 from memory_pipeline.stages.offline.observer import observe_offline, read_blocks
 from memory_pipeline.stages.offline.observer_people import is_chat_log, personal_fact, third_person
+from memory_pipeline.stages.offline.observer_rules import CODE_IN_PROSE
 
 
 def facts_of(transcript: str, refs: int = 20):
@@ -165,6 +167,22 @@ def test_a_reason_the_agent_gives_counts_where_the_window_is_work_on_software():
     assert [f.source_message_ids for f in facts_of(asked.replace("health check", "`/healthz` check") + said)] == [["id-2"]]
 
 
+@pytest.mark.parametrize("text, code", [
+    ("The health check lives in src/health/check.py and pings the replica.", True),  # a file path
+    ("run it from the top:\n$ make test", True),  # a shell prompt before a command
+    ("Set ORDERS_DB_URL before starting the worker.", True),
+    ("Start the worker with --dry-run first.", True),
+    ("I moved in on 3/15/2024 and the rent is $ 1,200.", False),  # a date and a price, not code
+    ("Open 24/7, and breakfast/lunch/dinner are all fine; see /r/cooking.", False),  # no folder of code
+])
+def test_one_pattern_tells_code_in_prose_for_the_observer_and_the_ledger(text, code):
+    assert bool(CODE_IN_PROSE.search(text)) is code
+    said = f"[09:01] [Assistant] (m2): The check fails because the replica is paused at night. {text}"
+    assert bool(facts_of("[09:00] [User] (m1): Why does the check fail?\n\n" + said)) is code  # work on software
+    told = f"I always run the suite before a push. {text}"
+    assert (classify_fact(told, "high").type == "procedure") is code  # a way of working, or a life told
+
+
 @pytest.mark.parametrize("text", [
     "Remember to always run the migrations before the tests.\n  → Bash(command=alembic upgrade head)",
     "Make sure you restart the worker after changing `config.yaml`, because it reads it once.",
@@ -180,6 +198,8 @@ def test_the_agents_advice_to_the_user_is_no_fact_even_in_a_coding_session(text)
     "I like the exercises you suggested, especially the Pallof Press and Bird Dog.",
     "I like the variety of workouts you've suggested.",
     "I like the template, it's simple and easy to use.",
+    "I like its sleek design and versatility, and it seems like a great fit for my street photography.",
+    "I like how it includes detailed illustrations and range maps.",  # of what? the answer just given
     "I'd like to budget for my groceries this week.",  # a want for the task at hand
     "I'd rather not talk about the book right now, let's plan the trip.",  # a wish for this moment
     "I'd like some recommendations for board games similar to Ticket to Ride.",
