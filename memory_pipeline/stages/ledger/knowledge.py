@@ -8,7 +8,7 @@ part sits between two marker comments; whatever a person wrote outside them is k
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import date
+from datetime import date, datetime
 
 from memory_pipeline.stages.ledger.decay import age_days
 from memory_pipeline.stages.ledger.model import LedgerEvent
@@ -23,10 +23,11 @@ def kebab(name: str) -> str:
     return name.replace("_", "-").strip("-") or GENERAL
 
 
-def _mark(event: LedgerEvent, today: date) -> str:
-    age = age_days(event, today)
+def _mark(event: LedgerEvent, today: date, verified: datetime | None = None) -> str:
+    """Its source and when it was last verified: said, or spoken of again (`LedgerState.verified`)."""
+    age = age_days(event, today, verified)
     stale = " [⚠️ STALE]" if 30 < age <= 60 else " [❌ STALE]" if age > 60 else ""
-    return f"[source: {event.source}] [verified: {event.ts.date().isoformat()}]{stale}"
+    return f"[source: {event.source}] [verified: {(verified or event.ts).date().isoformat()}]{stale}"
 
 
 def entity_page(entity: str, events: list[LedgerEvent], state: LedgerState, today: date) -> str:
@@ -35,9 +36,10 @@ def entity_page(entity: str, events: list[LedgerEvent], state: LedgerState, toda
     newest = max(active or events, key=lambda e: (e.ts, e.id))
     lines = [f"# {entity.replace('_', ' ').title()}", "*Type: topic*", f"*Last updated: {newest.ts.date()}*", "",
              "## Summary", newest.content, "", "## Key Facts"]
-    lines += [f"- {e.content} ({e.id}) {_mark(e, today)}" for e in facts] or ["_none_"]
+    lines += [f"- {e.content} ({e.id}) {_mark(e, today, state.verified(e))}" for e in facts] or ["_none_"]
     lines += ["", "## Relationships"]
-    lines += [f"- {e.content} ({e.id}) {_mark(e, today)}" for e in active if e.type == "relationship"] or ["_none_"]
+    lines += [f"- {e.content} ({e.id}) {_mark(e, today, state.verified(e))}" for e in active
+              if e.type == "relationship"] or ["_none_"]
     lines += ["", "## Active Context"]
     lines += [f"- open: {e.content} ({e.id}, since {e.ts.date()})" for e in active if e.id in state.open_loops] \
         or ["_none_"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from memory_pipeline.stages.ledger.model import LedgerEvent
 from memory_pipeline.stages.union_find import UnionFind
@@ -21,6 +22,7 @@ class LedgerState:
     open_loops: dict[str, None] = field(default_factory=dict)  # open commitment ids, oldest first
     by_entity: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     fact_ids: set[str] = field(default_factory=set)
+    referenced: dict[str, datetime] = field(default_factory=dict)  # id -> when a later event last spoke of it
     _content_keys: set[tuple[str, str]] | None = None  # (session, normalized content), built when asked
 
     @classmethod
@@ -42,6 +44,10 @@ class LedgerState:
                     self.open_loops.pop(target, None)
         elif event.type == "commitment" and event.status == "open" and event.id not in self.superseded_by:
             self.open_loops[event.id] = None
+        if not event.closes:
+            for target in event.related:  # a later event about the same thing: the older one was referenced
+                if target in self.events and event.ts > self.referenced.get(target, self.events[target].ts):
+                    self.referenced[target] = event.ts
         if event.entity:
             self.by_entity[event.entity].append(event.id)
         if event.fact_id:
@@ -70,6 +76,10 @@ class LedgerState:
         if self._content_keys is None:
             self._content_keys = {content_key(e.session, e.content) for e in self.events.values()}
         return content_key(session, content) in self._content_keys
+
+    def verified(self, event: LedgerEvent) -> datetime:
+        """When the event was last said or spoken of again (seed 001: "stale if not referenced")."""
+        return max(event.ts, self.referenced.get(event.id, event.ts))
 
     def replacement(self, event_id: str) -> str | None:
         """The newest event in the supersession chain starting at `event_id` (None if not superseded)."""

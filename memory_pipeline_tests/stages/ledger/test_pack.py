@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from memory_pipeline.stages.ledger.model import EVENT_TYPES, PRIORITIES
+from memory_pipeline.stages.ledger.knowledge import knowledge_pages
 from memory_pipeline.stages.ledger.pack import SECTIONS, TOTAL_WORDS, build_pack, words
 from memory_pipeline_tests.stages.ledger.helpers import TODAY, Events
 
@@ -39,6 +40,27 @@ def test_binding_commitment_older_than_90_days_stays_while_old_facts_expire():
     assert old_fact.id not in pack.text and ephemeral.id not in pack.text
     assert {old_fact.id, ephemeral.id} <= set(pack.excluded_expired) and pack.binding_decayed == []
     assert f"[{aging.id}]" in pack.text and "⚠️ STALE" in pack.text.split(aging.id, 1)[1].split("\n", 1)[0]
+
+
+def test_a_fact_spoken_of_again_ages_from_then_and_a_news_of_a_commitment_is_news():
+    log = Events()
+    pref = log.add("The team prefers squash merges on the billing repo", type="preference", priority="P1",
+                   entity="billing", days_ago=100)
+    alone = log.add("The team prefers tabs in the Makefile", type="preference", priority="P1", entity="make",
+                    days_ago=100)
+    old_fact = log.add("Staging runs on node 18", priority="P2", entity="staging", days_ago=95)
+    promise = log.add("Follow up with Dana about the billing export", type="commitment", priority="P1",
+                      entity="dana", days_ago=60)
+    log.add("Squash merges keep the billing history readable", entity="billing", days_ago=10, related=[pref.id])
+    log.add("Staging's node 18 image was rebuilt", entity="staging", days_ago=20, related=[old_fact.id])
+    log.add("Dana asked for the export as CSV", entity="dana", days_ago=5, related=[promise.id])
+    pack = build_pack(log.events, TODAY)
+    line = lambda event: pack.text.split(f"[{event.id}]", 1)[1].split("\n", 1)[0]  # noqa: E731
+    assert "STALE" not in line(pref) and "⚠️ STALE" in line(alone)  # 10 days since it was spoken of, not 100
+    assert old_fact.id not in pack.excluded_expired and old_fact.id in pack.text  # 95 days old, verified 20 days ago
+    assert "open, 60 days" in line(promise) and "STALE" not in line(promise)  # news 5 days ago
+    page = knowledge_pages(log.events, TODAY)["entities/staging.md"]
+    assert f"({old_fact.id}) [source: memory/2026-08-20.md] [verified: 2026-11-03]" in page
 
 
 def test_a_closed_commitment_leaves_the_open_loops():
