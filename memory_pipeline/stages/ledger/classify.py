@@ -46,7 +46,9 @@ ACKNOWLEDGED = re.compile(
     r"\b(?:those|these|the|your) (?:\w+ ){0,2}(?:ideas|tips|suggestions|resources|recommendations|options)\b|"
     r"\byou(?:'ve| have)? (?:mentioned|suggested|recommended)\b", re.I)
 # a promise on a condition ("If I find a design I like, I'll save it"): no one waits on it until it holds
-CONDITIONAL = re.compile(r"^(?:\w+,? )?(?:if|in case|unless|should i|should we)\b", re.I)
+# ("If possible, I'll finish the migration by Friday" is a promise with a hedge)
+CONDITIONAL = re.compile(r"^(?:\w+,? )?(?:if|in case|unless|should i|should we)\b"
+                         r"(?! (?:possible|needed|necessary|so|not|time allows)\b)", re.I)
 # a when ("by Friday", "before the 3rd", "tomorrow"), not a means ("start by exploring")
 DEADLINE = re.compile(r"\b(?:by|before|until) (?:the )?(?:mon|tue|wed|thu|fri|sat|sun|next|tomorrow|tonight|today|end|"
                       r"eod|eow|noon|midnight|\d)\w*|\b(?:today|tonight|tomorrow|next (?:week|month|sprint)|this "

@@ -30,6 +30,7 @@ from memory_pipeline_tests.stages.ledger.helpers import TODAY, Events
     ("I'll look into the flaky Billing test tomorrow", "medium", "commitment", "P1", "billing"),
     # a promise on a condition is no open commitment; a choice still weighed is no decision
     ("If the Billing build fails again, I'll pin the old version", "medium", "fact", "P2", "billing"),
+    ("If possible, I'll finish the Billing migration by Friday", "medium", "commitment", "P1", "billing"),
     ("I'm thinking of moving Billing to the new queue instead of cron", "medium", "fact", "P2", "billing"),
     ("Maybe we should go with Valkey for the Billing cache", "medium", "fact", "P2", "valkey"),
     ("We decided to go with Valkey for the Billing cache", "medium", "decision", "P1", "valkey"),
