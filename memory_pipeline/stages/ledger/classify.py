@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from memory_pipeline.stages.ledger.change import MADE, WEIGHING, states_change
 from memory_pipeline.stages.ledger.model import snake_entity
 from memory_pipeline.stages.offline.distil import is_rule, is_stated_rule, statement
+from memory_pipeline.stages.offline.observer_cues import PREFERENCE, states_preference
 from memory_pipeline.stages.offline.observer_rules import CODE_IN_PROSE
 from memory_pipeline.stages.provenance import user_typed
 
@@ -39,10 +40,10 @@ TYPE_RULES: tuple[tuple[str, re.Pattern], ...] = (
                                 r"part of|reports to|is the \w+ (?:of|for))\b", re.I)),
 )
 # taking the agent's advice ("I'll definitely use some of those ideas", "I think I'll try Mint", "I'll make sure
-# to keep it concise"): no one waits on it, so it is no open commitment unless it names when
+# to keep it concise", "I'll use my Fitbit to track my sleep", "I'll have to give the Bee's Knees a shot"): no one waits on it, so it is no open commitment unless it names when
 ACKNOWLEDGED = re.compile(
     r"\bi think (?:i|we)'?ll\b|\b(?:i|we)(?:'ll| will) (?:\w+ )?(?:try|make sure|keep (?:that|this|it) in mind|"
-    r"consider|think about|look into|check out|explore|start by)\b|"
+    r"consider|think about|look into|check out|explore|start by|use)\b|\bgive (?:[\w'’]+ ){1,4}a (?:shot|try|go)\b|"
     r"\b(?:those|these|the|your) (?:\w+ ){0,2}(?:ideas|tips|suggestions|resources|recommendations|options)\b|"
     r"\byou(?:'ve| have)? (?:mentioned|suggested|recommended)\b", re.I)
 # a promise on a condition ("If I find a design I like, I'll save it"): no one waits on it until it holds
@@ -119,7 +120,11 @@ def event_type(text: str) -> str:
     acknowledged = bool(ACKNOWLEDGED.search(body)) and not DEADLINE.search(body)
     told = bool(TOLD.match(body)) and not CODE_IN_PROSE.search(body)
     weighing = bool(WEIGHING.search(body)) and not MADE.search(body)
-    skipped = {"commitment": acknowledged or bool(CONDITIONAL.match(body)), "decision": weighing, "procedure": told}
+    # the user's own "I like"/"I'd prefer" is a preference where the Observer reads one (not "a design I like", not
+    # a reaction to the agent's offer); a third person's ("User prefers tabs") is read by the words alone
+    no_taste = bool(PREFERENCE.search(body)) and not states_preference(body)
+    skipped = {"commitment": acknowledged or bool(CONDITIONAL.match(body)), "decision": weighing, "procedure": told,
+               "preference": no_taste}
     return next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body) and not skipped.get(name)), "fact")
 
 

@@ -82,6 +82,17 @@ REACTION = re.compile(
 # ("I've had gochujang before, and I love its sweet and spicy flavor" names what it likes)
 PRONOUN_REACTION = re.compile(r"^(?:\w+,\s*)?i (?:\w+ )?(?:like|love|liked|loved|enjoy|appreciate) "
                               r"(?:its|their|how (?:it|they|this|that)|the way (?:it|they))\b", re.I)
+# the liking qualifies a thing, it states no taste: "if I find a design I like", "to see which one I like better",
+# "not working as well as I'd like" ("Architectural Digest, which I love for its inspiration" is one)
+_QUALIFIED = re.compile(r"(?:\b(?:which|what|whatever) ones?|\bas (?:\w+ )?as|\bthan|\b(?:find|found|get|got|"
+                        r"see|saw|pick|choose|chose|have) (?:a|an|the|any|some) (?:\w+ ){0,2}\w+)\s+$", re.I)
+
+
+def _likings(sentence: str) -> bool:
+    """A liking said of the user's own taste: a PREFERENCE cue that does not qualify a thing (`_QUALIFIED`)."""
+    return any(not _QUALIFIED.search(sentence[:m.start()]) for m in PREFERENCE.finditer(sentence))
+
+
 # "I'd like to plan 5 dinners", "I'd like some recommendations": what the user wants from this conversation
 WANT_NOW = re.compile(r"\bi(?: would|'d) (?:really )?(?:like|want|love) (?:to \w+|some|a |an |more|help)\b", re.I)
 _PREFER = re.compile(r"\b(?:i (?:\w+ )?prefer|i'?d prefer|i would prefer|i'?d rather|i would rather|my preference)\b",
@@ -97,7 +108,7 @@ def states_preference(sentence: str) -> bool:
     ("I'd rather not talk about the book right now") nor a want for the task at hand ("I'd like to budget for
     groceries this week"; `WANT_NOW`) unless it says it holds beyond it."""
     reaction = REACTION.search(sentence) or PRONOUN_REACTION.match(sentence.strip())
-    if not PREFERENCE.search(sentence) or reaction or _THIS_TIME.search(sentence):
+    if not _likings(sentence) or reaction or _THIS_TIME.search(sentence):
         return False
     return not WANT_NOW.search(sentence) or bool(STANDING_WANT.search(sentence) or _PREFER.search(sentence))
 

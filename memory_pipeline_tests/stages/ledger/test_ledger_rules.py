@@ -31,6 +31,13 @@ from memory_pipeline_tests.stages.ledger.helpers import TODAY, Events
     # a promise on a condition is no open commitment; a choice still weighed is no decision
     ("If the Billing build fails again, I'll pin the old version", "medium", "fact", "P2", "billing"),
     ("If possible, I'll finish the Billing migration by Friday", "medium", "commitment", "P1", "billing"),
+    ("I'll definitely use my Fitbit Versa 3 to track my sleep patterns", "medium", "fact", "P2", "fitbit"),
+    ("I'll also have to give the Bee's Knees a shot, since I love gin and honey", "medium", "fact", "P2", "bee"),
+    # "I like" that qualifies a thing states no taste
+    ("If I find a design I like, I'll save it to my favorites", "medium", "fact", "P2", None),
+    ("I think I'll try out Mint and Personal Capital to see which one I like better", "medium", "fact", "P2", "mint"),
+    ("The medications don't seem to be working as well as I'd like", "medium", "fact", "P2", None),
+    ("For the Billing backend I prefer Go", "medium", "preference", "P2", "billing"),
     ("I'm thinking of moving Billing to the new queue instead of cron", "medium", "fact", "P2", "billing"),
     ("Maybe we should go with Valkey for the Billing cache", "medium", "fact", "P2", "valkey"),
     ("We decided to go with Valkey for the Billing cache", "medium", "decision", "P1", "valkey"),

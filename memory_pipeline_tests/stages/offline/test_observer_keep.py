@@ -10,6 +10,7 @@ from memory_pipeline.stages.ledger.classify import classify_fact
 from memory_pipeline.stages.observe.observer import build_observer_messages, parse_observer_output
 from memory_pipeline.stages.offline.observer import observe_offline, read_blocks
 from memory_pipeline.stages.offline.observer_people import is_chat_log, personal_fact, third_person
+from memory_pipeline.stages.offline.observer_cues import states_preference
 from memory_pipeline.stages.offline.observer_rules import CODE_IN_PROSE
 
 
@@ -206,6 +207,18 @@ def test_the_agents_advice_to_the_user_is_no_fact_even_in_a_coding_session(text)
 ])
 def test_a_reaction_to_the_agents_offer_or_a_want_for_the_task_is_no_preference(text):
     assert facts_of(one_turn("User", text)) == []
+
+
+@pytest.mark.parametrize("text, taste", [
+    ("If I find a design I like, I'll save it to my favorites.", False),  # the liking qualifies a thing
+    ("I'll try out Mint and Personal Capital to see which one I like better.", False),
+    ("The medications don't seem to be working as well as I'd like.", False),
+    ("For the backend I prefer Go.", True),
+    ("I'm also getting Architectural Digest, which I love for home decor inspiration.", True),
+    ("I found a recipe I like, and I prefer it spicy.", True),
+])
+def test_a_liking_that_qualifies_a_thing_states_no_taste(text, taste):
+    assert states_preference(text) is taste
 
 
 @pytest.mark.parametrize("text", [
