@@ -32,7 +32,11 @@ TYPE_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("decision", re.compile(r"\b(?:decided|decide to|chose|choose|opted|going with|go with|switch(?:ed)? (?:to|from)|"
                             r"moved (?:from|to)|migrat\w*|upgraded|downgraded|adopt\w*|replaced|instead of|"
                             r"settled on|we use|we'?ll use)\b", re.I)),
-    ("preference", re.compile(r"\b(?:prefers?|preferred|likes?|dislikes?|rather|favou?rs?|wants?|style)\b", re.I)),
+    # "like" as the verb of liking ("I like", "we'd like", "don't like"), not a comparison ("moments like these",
+    # "it feels like", "tools like a cordless vacuum")
+    ("preference", re.compile(r"\b(?:prefers?|preferred|likes|liked|dislikes?|rather|favou?rs?|wants?|style)\b|"
+                              r"(?:\b(?:i|we|you|they|would|do|does|did|don'?t|doesn'?t|didn'?t|really|also|still|"
+                              r"always|usually|just)|['’]d)\s+like\b", re.I)),
     # the way to do something ("to deploy, run …", "run `uv sync` first"), not a record of what ran
     ("procedure", re.compile(r"\b(?:run|steps?|how to|workflow|to deploy|to release|invoke|first .+ then|"
                              r"waits? (?:on|for) .+ (?:first|before))\b", re.I)),
