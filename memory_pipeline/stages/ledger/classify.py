@@ -44,12 +44,15 @@ TYPE_RULES: tuple[tuple[str, re.Pattern], ...] = (
                                 r"part of|reports to|is the \w+ (?:of|for))\b", re.I)),
 )
 # taking the agent's advice ("I'll definitely use some of those ideas", "I think I'll try Mint", "I'll make sure
-# to keep it concise", "I'll use my Fitbit to track my sleep", "I'll have to give the Bee's Knees a shot"): no one waits on it, so it is no open commitment unless it names when
+# to keep it concise", "I'll use my Fitbit to track my sleep", "I'll have to give the Bee's Knees a shot"): no one
+# waits on it, so it is no open commitment unless it names when
 ACKNOWLEDGED = re.compile(
     r"\bi think (?:i|we)'?ll\b|\b(?:i|we)(?:'ll| will) (?:\w+ )?(?:try|make sure|keep (?:that|this|it) in mind|"
     r"consider|think about|look into|check out|explore|start by|use)\b|\bgive (?:[\w'’]+ ){1,4}a (?:shot|try|go)\b|"
     r"\b(?:those|these|the|your) (?:\w+ ){0,2}(?:ideas|tips|suggestions|resources|recommendations|options)\b|"
     r"\byou(?:'ve| have)? (?:mentioned|suggested|recommended)\b", re.I)
+# a feeling, not a promise: "Melanie will never forget it", "I'll always remember that trip"
+SENTIMENT = re.compile(r"(?:\bwill|['’]ll) (?:always |never |forever )?(?:remember|forget|cherish|treasure|miss)\b", re.I)
 # a promise on a condition ("If I find a design I like, I'll save it"): no one waits on it until it holds
 # ("If possible, I'll finish the migration by Friday" is a promise with a hedge)
 CONDITIONAL = re.compile(r"^(?:\w+,? )?(?:if|in case|unless|should i|should we)\b"
@@ -127,7 +130,8 @@ def event_type(text: str) -> str:
     # the user's own "I like"/"I'd prefer" is a preference where the Observer reads one (not "a design I like", not
     # a reaction to the agent's offer); a third person's ("User prefers tabs") is read by the words alone
     no_taste = bool(PREFERENCE.search(body)) and not states_preference(body)
-    skipped = {"commitment": acknowledged or bool(CONDITIONAL.match(body)), "decision": weighing, "procedure": told,
+    felt = bool(SENTIMENT.search(body)) and not TYPE_RULES[1][1].search(SENTIMENT.sub(" ", body))
+    skipped = {"commitment": acknowledged or felt or bool(CONDITIONAL.match(body)), "decision": weighing, "procedure": told,
                "preference": no_taste}
     return next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body) and not skipped.get(name)), "fact")
 

@@ -31,6 +31,10 @@ from memory_pipeline_tests.stages.ledger.helpers import TODAY, Events
     # a promise on a condition is no open commitment; a choice still weighed is no decision
     ("If the Billing build fails again, I'll pin the old version", "medium", "fact", "P2", "billing"),
     ("If possible, I'll finish the Billing migration by Friday", "medium", "commitment", "P1", "billing"),
+    # a feeling is no promise
+    ("Melanie will never forget the Perseid camping trip", "medium", "fact", "P2", "melanie"),
+    ("I'll always remember the Perseid trip, and I'll send Dana the photos tomorrow", "medium", "commitment", "P1",
+     "perseid"),
     ("I'll definitely use my Fitbit Versa 3 to track my sleep patterns", "medium", "fact", "P2", "fitbit"),
     ("I'll also have to give the Bee's Knees a shot, since I love gin and honey", "medium", "fact", "P2", "bee"),
     # "I like" that qualifies a thing states no taste
