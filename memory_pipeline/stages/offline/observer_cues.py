@@ -160,7 +160,6 @@ REASON = re.compile(r"\b(?:because|since|which means|due to|so that|bypass(?:es)
 CLAIM = re.compile(r"^(.*?)\b(?:because|since|which means|due to|so that)\b", re.IGNORECASE)
 # "the guard can never be false": a claim about the code, not a plan ("can" is no future there)
 CAN_NEVER = re.compile(r"\bcan(?:not)? (?=never\b|always\b)", re.IGNORECASE)
-TRANSIENT = re.compile(r"\b(?:yet|for now|right now|at the moment|currently|still)\b", re.IGNORECASE)
 # a user's design statement: how something should be, or what to use instead
 USER_DESIGN = re.compile(r"\b(?:should (?:be|have|go|live|use)|instead of|i would assume)\b", re.IGNORECASE)
 # a progress bullet led by a task or work-package id: "PROJ-12 — Upgraded the renderer", "WP3: done"

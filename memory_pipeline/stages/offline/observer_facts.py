@@ -125,7 +125,7 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
             cues.STATE_CHANGE.search(sentence) and not cues.FUTURE.search(sentence)
         ):
             found.append(Candidate("high", block.time, text, [block.ref]))
-        elif about_code and cues.REASON.search(sentence) and not (cues.TRANSIENT.search(claim_of(sentence))
+        elif about_code and cues.REASON.search(sentence) and not (shape.PASSING.search(claim_of(sentence))
                                                                   or cues.FUTURE.search(sentence)):
             found.append(Candidate("high", block.time, text, [block.ref]))
         elif cues.BEHAVIOUR.search(sentence) and not cues.FUTURE.search(sentence):
