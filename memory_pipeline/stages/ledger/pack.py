@@ -14,6 +14,7 @@ commit …`"), only ways of doing something. Total ≤ 3,000 words.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
@@ -100,9 +101,9 @@ def _recency(event: LedgerEvent, today: date) -> int:
 
 
 class _Writer:
-    def __init__(self, today: date, referenced: dict[str, datetime] | None = None) -> None:
+    def __init__(self, today: date, verified: Callable[[LedgerEvent], datetime] = lambda e: e.ts) -> None:
         self.today = today
-        self.referenced = referenced or {}  # id -> when a later event last spoke of it (LedgerState)
+        self.verified = verified  # when an event was last said or spoken of again (`LedgerState.verified`)
         self.lines: dict[str, list[str]] = {key: [] for key, _, _ in SECTIONS}
         self.used: dict[str, int] = {key: 0 for key, _, _ in SECTIONS}
         self.shown: set[str] = set()
@@ -132,13 +133,13 @@ def build_pack(events: list[LedgerEvent], today: date, *, project: str | None = 
             and e.ts.date() <= today]
     state = LedgerState.of(mine)
     active = state.active()
-    expired = [e.id for e in active if freshness(e, today, state.referenced.get(e.id)) == "expired"]
+    expired = [e.id for e in active if freshness(e, today, state.verified(e)) == "expired"]
     gone = set(expired)
     # what the agent read (tool output, files, web pages) is never in the pack: it reaches an agent only by recall
     live = [e for e in active if e.id not in gone and not from_tool_output(e.said_by)]
     header_words = words(pack_header(today.isoformat(), project)) + sum(words(h) for _, h, _ in SECTIONS)
     buffer = TOTAL_WORDS - sum(b for _, _, b in SECTIONS) - header_words - len(SECTIONS)  # "_none_" lines
-    w = _Writer(today, state.referenced)
+    w = _Writer(today, state.verified)
     budgets = {key: budget for key, _, budget in SECTIONS}
     loops = sorted((state.events[i] for i in state.open_loops if i not in gone), key=lambda e: (e.ts, e.id))
     conflicts = find_conflicts(_by_relevance([e for e in live if e.type != "commitment"], today)[:CONFLICT_SCOPE])
@@ -162,7 +163,7 @@ def _spend(w: _Writer, key: str, budgets: dict[str, int], buffer: int, items, to
         return budgets[key] - RESERVE + max(0, buffer - borrowed)
 
     for n, event in enumerate(items):
-        if not w.add(key, _line(event, today, note(event), w.referenced.get(event.id)), room(), (event.id,)):
+        if not w.add(key, _line(event, today, note(event), w.verified(event)), room(), (event.id,)):
             rest = [e.id for e in items[n + 1:]]
             w.omitted.setdefault(key, []).extend(rest)
             w.lines[key].append(f"- … {len(rest) + 1} more not shown (word budget); see `memory-pipeline ledger show`")
@@ -177,7 +178,7 @@ def _fill(w: _Writer, budgets, buffer: int, live, loops, today: date, conflicted
     w.add("mantra",
           shown(mantra.content, 18) + said(mantra) if mantra else "_No mantra recorded (tag an event `mantra`)._",
           budgets["mantra"], (mantra.id,) if mantra else ())
-    stale = {e.id for e in loops if age_days(e, today, w.referenced.get(e.id)) > STALE_COMMITMENT_DAYS}
+    stale = {e.id for e in loops if age_days(e, today, w.verified(e)) > STALE_COMMITMENT_DAYS}
     note = lambda e: f" — open, {age_days(e, today)} days ({e.priority})" + (  # noqa: E731
         " ⚠️ STALE: no news since; close or confirm it" if e.id in stale else "")
     ordered = sorted(loops, key=lambda e: e.id in stale)  # live ones first, the stale after them
