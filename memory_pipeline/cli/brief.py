@@ -11,7 +11,8 @@ def register(sub) -> None:
     parser = sub.add_parser("brief", help="print what an agent should read at session start")
     parser.add_argument("--budget-tokens", type=int, default=2000,
                         help="token budget for the observation part (default 2000)")
-    parser.add_argument("--date", help="the session's day, YYYY-MM-DD (default today)")
+    parser.add_argument("--date", help="the session's day, YYYY-MM-DD (default today; a day before the "
+                        "recall pack's gets the pack as of that day)")
     add_project_flags(parser)
     add_json_flag(parser)
     parser.set_defaults(handler=run_brief)

@@ -24,6 +24,7 @@ from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import is_held
 from memory_pipeline.stages.hooks.budget import Fitted, Section, fit, left_out_words
 from memory_pipeline.stages.ledger.model import USER_PACK
+from memory_pipeline.stages.ledger.pack import build_pack
 from memory_pipeline.stages.observe.observer import optimize_for_context
 from memory_pipeline.stages.projects import USER, ProjectScope
 from memory_pipeline.stages.provenance import from_tool_output
@@ -166,12 +167,18 @@ def pending_in_review(review_text: str | None, project: str | None = None) -> in
     return pending_for(review_text, project)
 
 
-def pack_for(workspace: Workspace, project: str | None) -> str | None:
+def pack_for(workspace: Workspace, project: str | None, today: str | None = None) -> str | None:
     """The recall pack a session in `project` reads: its own; for a project with none yet (a new
-    repository), the pack of user-level memories only, never another project's."""
+    repository), the pack of user-level memories only, never another project's. A briefing for a day
+    before the written pack's (`brief --date`) gets the pack as of its own day, built from the ledger:
+    it never tells a session what was said after it, nor ages what it tells from a later day."""
     files = LedgerFiles(workspace)
     own = files.read_pack(project)
-    return own if own is not None or project is None else files.read_pack(USER_PACK)
+    which = project if own is not None or project is None else USER_PACK
+    day = files.pack_day(which)
+    if today is not None and day is not None and day > today:
+        return build_pack(files.read().events, date.fromisoformat(today), project=which).text
+    return own if which == project else files.read_pack(USER_PACK)
 
 
 def _flat(text: str | None, max_tokens: int) -> str | None:
@@ -239,7 +246,7 @@ def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str |
     what was looked at and why, on the briefing's second line."""
     today = today or date.today().isoformat()
     files = MemoryFiles(workspace)
-    pack = pack_for(workspace, project)
+    pack = pack_for(workspace, project, today)
     brief = Brief(date=today, memory_md=without_marker(for_project(files.read_memory(), project)),
                   pending_proposals=pending_in_review(files.read_review(), project), budget_tokens=budget_tokens,
                   pack=nested_pack(pack), project=project, scope=scope, max_chars=max_chars, footer=footer)

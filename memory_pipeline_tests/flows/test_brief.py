@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 from memory_pipeline.flows.brief import build_brief
+from memory_pipeline.flows.ledger.pack import build_packs
 from memory_pipeline.models import Segment
+from memory_pipeline.resources.files.ledger_files import LedgerFiles
 from memory_pipeline.resources.files.observation_files import observation_path
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.tokens import estimate_tokens
+from memory_pipeline_tests.stages.ledger.helpers import TODAY as LATEST
+from memory_pipeline_tests.stages.ledger.helpers import Events
 from memory_pipeline_tests.support.review_fixtures import fact, observation
 
 TODAY = "2026-11-21"
@@ -67,3 +72,24 @@ def test_the_observation_part_stays_within_the_budget(tmp_path):
 def test_an_empty_workspace_gives_a_short_brief(tmp_path):
     brief = build_brief(Workspace(tmp_path / "empty").create(), today=TODAY)
     assert "_MEMORY.md is empty._" in brief.text and brief.observations == [] and brief.current_task is None
+
+
+def test_a_briefing_for_an_earlier_day_gets_the_pack_of_its_own_day(tmp_path):
+    """`brief --date D` on a workspace whose pack was written later: the pack as of D, from the ledger (not
+    what was said after D, nor its facts aged from the later day); a briefing for the pack's day reads the file."""
+    workspace = Workspace(tmp_path / "ws").create()
+    log = Events()
+    log.add("The orders service runs on Postgres 16", priority="P1", entity="postgres", days_ago=70, project="shop")
+    log.add("Deploys go through the staging cluster first", priority="P1", entity="deploys", days_ago=1,
+            project="shop")
+    LedgerFiles(workspace).append(log.events)
+    build_packs(workspace, LATEST.isoformat())
+    written = LedgerFiles(workspace).read_pack("shop") or ""
+    assert "⚠️ STALE" in written and "staging cluster" in written  # 70 days old on the pack's day
+
+    early = (LATEST - timedelta(days=65)).isoformat()
+    text = build_brief(workspace, today=early, project="shop").text
+    assert f"Recall Pack — {early} · shop" in text and "Postgres 16" in text
+    assert "staging cluster" not in text and "⚠️ STALE" not in text
+    assert f"Recall Pack — {LATEST.isoformat()} · shop" in build_brief(workspace, today=LATEST.isoformat(),
+                                                                       project="shop").text

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -103,7 +104,8 @@ class LedgerFiles:
         if not path.exists():
             return None
         first = path.read_text(encoding="utf-8").split("\n", 1)[0]
-        return first.split("— ", 1)[1][:10] if "— " in first else None
+        day = first.split("— ", 1)[1][:10] if "— " in first else ""
+        return day if re.fullmatch(r"\d{4}-\d{2}-\d{2}", day) else None
 
     def read_pack(self, project: str | None = "default") -> str | None:
         path = self.workspace.pack_path(project)
