@@ -127,7 +127,7 @@ class ShardRecall:
                     searches.append((name, group, Query.Nearest(SparseVector(ids, [1.0] * len(ids)), using=SPARSE),
                                      k, where))
         found: dict[tuple[str, int], dict[str, float]] = {}
-        walk = dense_walk()
+        walk = dense_walk(2 * query.k)
         with self._shard() as shard:
             if shard is not None and searches:
                 batch = shard.query_batch(QueryBatchRequest([

@@ -117,13 +117,16 @@ def shard_config(dimension: int):
     )
 
 
-def dense_walk():
+def dense_walk(limit: int | None = None):
     """The dense search's parameters: the HNSW walk scores the 4-bit copies and nothing more. Edge would
     rescore its hits from the float vectors, whose pages a query then maps (1.49 GB of the recall service's
-    RSS after 400 queries at 1M); the hits are rescored from the payload table instead (`dense_scores`)."""
+    RSS after 400 queries at 1M); the hits are rescored from the payload table instead (`dense_scores`).
+    With `limit` (the hits asked for) the walk's beam is twice that: Edge's default beam equals the limit,
+    and a walk over 4-bit copies that keeps no more candidates than it returns misses true neighbours
+    (docs/vector-engine.md, "Limits")."""
     from qdrant_edge import QuantizationSearchParams, SearchParams
 
-    return SearchParams(quantization=QuantizationSearchParams(rescore=False))
+    return SearchParams(hnsw_ef=2 * limit if limit else None, quantization=QuantizationSearchParams(rescore=False))
 
 
 def check_free_space(folder: Path, need: int | None = None) -> None:
