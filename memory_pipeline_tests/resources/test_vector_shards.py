@@ -115,3 +115,12 @@ def test_a_qdrant_url_gives_one_unsharded_store_and_local_mode_one_edge_shard(tm
     assert local.path == tmp_path.resolve() / "vectors" and local.generation_file == tmp_path / "index-generation"
     legacy = legacy_store(tmp_path, dimension=DIM)
     assert legacy.shard_path("2026-11-22") == tmp_path.resolve() / "qdrant" / "2026-W47"
+
+
+def test_the_dense_walk_keeps_twice_the_hits_it_is_asked_for():
+    """Edge's default beam equals the limit; the recall's walk over 4-bit copies keeps twice that
+    (docs/vector-engine.md, "Limits"), and a walk given no limit keeps Edge's default."""
+    from memory_pipeline.resources.vectors.edge_store import dense_walk
+
+    assert dense_walk(200).hnsw_ef == 400 and dense_walk().hnsw_ef is None
+    assert dense_walk(200).quantization.rescore is False  # the hits are rescored from the payload table
