@@ -64,6 +64,14 @@ DEADLINE = re.compile(r"\b(?:by|before|until) (?:the )?(?:mon|tue|wed|thu|fri|sa
 # the user telling of their own doings ("I currently run 3 times a week", "I've been busy and missed a 5K fun run",
 # "I was wondering how to use…"): a procedure is the way to do something, not a life told
 TOLD = re.compile(r"^(?:\w+,? )?(?:i|i'm|i've|i was|i had|i did|i went|we've been|we were)\b", re.I)
+# a way of doing something names what to run (a command, a file, an identifier: CODE_IN_PROSE) or is said as one: an
+# instruction ("To release, run …", "First run the migrations, then …"), a "how to" heading, the steps of a named
+# process. "John's last run", "every step of the way", "took his first steps", "showed Caroline how to find support"
+# are a life told, whoever tells it
+DIRECTED = re.compile(
+    r"^(?:(?:to|before|after|when|once) [^,]{1,40},\s*)?(?:always |never |first |then |please |just )?"
+    r"(?:run|use|call|invoke|execute|start|restart|deploy|build|install|follow|rebuild|regenerate)\b|^how to\b|"
+    r"\bworkflow\b|\b(?:deploy|release|build|setup|install|migration|test|upgrade)\w* (?:steps?|process)\b", re.I)
 CLOSING = re.compile(r"\b(?:done|completed|finished|fixed|resolved|shipped|closed|followed up|delivered|"
                      r"merged|sent)\b", re.I)
 WAITING = re.compile(r"\b(?:(?<!without )waiting (?:on|for)|blocked (?:on|by)|depends on|pending (?:from|on))\b", re.I)
@@ -131,7 +139,9 @@ def event_type(text: str) -> str:
     # a reaction to the agent's offer); a third person's ("User prefers tabs") is read by the words alone
     no_taste = bool(PREFERENCE.search(body)) and not states_preference(body)
     felt = bool(SENTIMENT.search(body)) and not TYPE_RULES[1][1].search(SENTIMENT.sub(" ", body))
-    skipped = {"commitment": acknowledged or felt or bool(CONDITIONAL.match(body)), "decision": weighing, "procedure": told,
+    undirected = not CODE_IN_PROSE.search(body) and not DIRECTED.search(body)
+    skipped = {"commitment": acknowledged or felt or bool(CONDITIONAL.match(body)), "decision": weighing,
+               "procedure": told or undirected,
                "preference": no_taste}
     return next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body) and not skipped.get(name)), "fact")
 

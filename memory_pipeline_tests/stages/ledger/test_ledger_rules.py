@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memory_pipeline.stages.ledger.archive import plan_compaction
-from memory_pipeline.stages.ledger.classify import classify_fact
+from memory_pipeline.stages.ledger.classify import classify_fact, event_type
 from memory_pipeline.stages.ledger.event_typing import facts_block, parse_typing, type_facts_offline
 from memory_pipeline.stages.ledger.index import advance_open_loops, rebuild_open_loops
 from memory_pipeline.stages.ledger.integrity import structural_checks
@@ -237,3 +237,21 @@ def test_a_change_supersedes_only_a_fact_about_the_same_thing():
     _, events = derived(["The orders service runs on Postgres 16.", "We moved to Postgres 17 last week.",
                          "We moved the orders service to Postgres 18 today."])
     assert events[1].supersedes == events[0].id and events[2].supersedes == events[1].id
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    # a life told, whoever tells it: "run", "steps" and "how to" name no way of doing something
+    ("They've been there for Caroline every step of the way", "fact"),
+    ("Melanie will never forget the day her son took his first steps", "fact"),
+    ("It taught Caroline self-acceptance and how to find support", "fact"),
+    ("After John's last run, John saw the impact John could make in the community", "fact"),
+    ("John set up a 5K charity run in our neighborhood", "fact"),
+    # the way to do something: a command named, an instruction, a "how to", a named process's steps
+    ("Run bd show spotter-dov to see the issue details", "procedure"),
+    ("To deploy, run the deploy script from the ops repo", "procedure"),
+    ("How to release: tag main and push the tag", "procedure"),
+    ("The release steps are: tag, build, publish", "procedure"),
+    ("Our workflow: branch, open a PR, squash-merge", "procedure"),
+])
+def test_a_procedure_names_a_way_of_doing_something(text, kind):
+    assert event_type(text) == kind
