@@ -31,7 +31,7 @@ CHANGE = re.compile(r"\b(?:moved (?:from|to)|switch(?:ed)? (?:from|to)|migrat\w*
                     r"instead of|replaced|changed (?:from|to)|upgraded|downgraded|now (?:uses?|is|runs?)|"
                     r"not \w+ anymore|actually)\b", re.I)
 # a clause of time or reason opened within three words before the cue, no comma between
-_BACKGROUND = re.compile(r"\b(?:since|when|after|before|because|once|until|while|as)\s+(?:[\w'’-]+\s+){0,3}$", re.I)
+BACKGROUND = re.compile(r"\b(?:since|when|after|before|because|once|until|while|as)\s+(?:[\w'’-]+\s+){0,3}$", re.I)
 # a state said after "actually": a present verb of being or using, or a rule
 _STATE = re.compile(r"\b(?:is|are|isn't|aren't|(?:it|that|this|there|he|she|what)['’]s|runs?|uses?|lives?|works?|"
                     r"has|have|points?|means?|should|must|needs?)\b", re.I)
@@ -52,7 +52,7 @@ def _cues(body: str) -> Iterator[str]:
     for pattern in (CHANGE, TOLD_CHANGE):
         for found in pattern.finditer(body):
             cue = found.group(0).lower()
-            if _BACKGROUND.search(body[:found.start()]):
+            if BACKGROUND.search(body[:found.start()]):
                 continue
             if WEIGHING.search(body[:found.start()]) and not MADE.search(body[:found.end()]):
                 continue  # "I'm considering switching to pnpm": weighed, not made

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from memory_pipeline.stages.ledger.change import MADE, WEIGHING, states_change
+from memory_pipeline.stages.ledger.change import BACKGROUND, MADE, WEIGHING, states_change
 from memory_pipeline.stages.ledger.model import snake_entity
 from memory_pipeline.stages.offline.distil import is_rule, is_stated_rule, statement
 from memory_pipeline.stages.offline.observer_cues import PREFERENCE, states_preference
@@ -29,9 +29,11 @@ TYPE_RULES: tuple[tuple[str, re.Pattern], ...] = (
                               r"(?-i:[A-Z][a-z]+) will (?!be\b|have\b|need\b)|need to|todo|to-do|follow up|promised?|"
                               r"remember to|by (?:mon|tue|"
                               r"wed|thu|fri|sat|sun|next|tomorrow|end of)|next step|(?<!without )waiting (?:on|for)|owe)\b", re.I)),
-    ("decision", re.compile(r"\b(?:decided|decide to|chose|choose|opted|going with|go with|switch(?:ed)? (?:to|from)|"
-                            r"moved (?:from|to)|migrat\w*|upgraded|downgraded|adopt\w*|replaced|instead of|"
-                            r"settled on|we use|we'?ll use)\b", re.I)),
+    # the verbs of a choice made, not their nouns ("the migrations", "adoption") nor a fit ("they go with my jeans")
+    ("decision", re.compile(r"\b(?:decided|decide to|chose|opted|switch(?:ed)? (?:to|from)|moved (?:from|to)|"
+                            r"migrat(?:e|ed|es|ing)|upgraded|downgraded|adopted|replaced|instead of|"
+                            r"settled on|we use|we'?ll use)\b|"
+                            r"(?:^|\b(?:i|we|let['’]?s|to|will|['’]ll|['’]m|am|are|['’]re|should|gonna)\s+)go(?:ing)? with\b", re.I)),
     # "like" as the verb of liking ("I like", "we'd like", "don't like"), not a comparison ("moments like these",
     # "it feels like", "tools like a cordless vacuum")
     ("preference", re.compile(r"\b(?:prefers?|preferred|likes|liked|dislikes?|rather|favou?rs?|wants?|style)\b|"
@@ -135,12 +137,16 @@ def event_type(text: str) -> str:
     acknowledged = bool(ACKNOWLEDGED.search(body)) and not DEADLINE.search(body)
     told = bool(TOLD.match(body)) and not CODE_IN_PROSE.search(body)
     weighing = bool(WEIGHING.search(body)) and not MADE.search(body)
+    # a choice told as the time of something else ("since Caroline moved from her home country", "when I first
+    # moved to Japan") is background, as it is to a change (stages/ledger/change.py)
+    chosen = [m.start() for m in TYPE_RULES[2][1].finditer(body)]
+    background = bool(chosen) and all(BACKGROUND.search(body[:start]) for start in chosen)
     # the user's own "I like"/"I'd prefer" is a preference where the Observer reads one (not "a design I like", not
     # a reaction to the agent's offer); a third person's ("User prefers tabs") is read by the words alone
     no_taste = bool(PREFERENCE.search(body)) and not states_preference(body)
     felt = bool(SENTIMENT.search(body)) and not TYPE_RULES[1][1].search(SENTIMENT.sub(" ", body))
     undirected = not CODE_IN_PROSE.search(body) and not DIRECTED.search(body)
-    skipped = {"commitment": acknowledged or felt or bool(CONDITIONAL.match(body)), "decision": weighing,
+    skipped = {"commitment": acknowledged or felt or bool(CONDITIONAL.match(body)), "decision": weighing or background,
                "procedure": told or undirected,
                "preference": no_taste}
     return next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body) and not skipped.get(name)), "fact")

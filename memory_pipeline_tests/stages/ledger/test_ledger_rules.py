@@ -255,3 +255,20 @@ def test_a_change_supersedes_only_a_fact_about_the_same_thing():
 ])
 def test_a_procedure_names_a_way_of_doing_something(text, kind):
     assert event_type(text) == kind
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    # a decision's words as verbs of a choice made: not their nouns, not a fit, not the time of something else
+    ("Caroline just contacted her mentor for adoption advice", "fact"),
+    ("First run the migrations, then restart the workers", "procedure"),
+    ("They're so comfortable and I love how they go with my jeans and dresses", "fact"),
+    ("I found it hard to understand the cultural context when I first moved to Japan", "fact"),
+    ("Both blood and the ones we choose", "fact"),
+    ("We migrated billing to the new queue", "decision"),
+    ("We adopted Biome instead of ESLint", "decision"),
+    ("I'm going with the black dress", "decision"),
+    ("Go with BlockingConnectionPool with a 5 second timeout", "decision"),
+    ("We moved to Postgres 17 last week", "decision"),
+])
+def test_a_decision_is_a_choice_made(text, kind):
+    assert event_type(text) == kind
