@@ -24,7 +24,7 @@ from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import is_held
 from memory_pipeline.stages.hooks.budget import Fitted, Section, fit, left_out_words
 from memory_pipeline.stages.ledger.model import USER_PACK
-from memory_pipeline.stages.ledger.pack import build_pack
+from memory_pipeline.stages.ledger.pack import build_pack, header_day
 from memory_pipeline.stages.observe.observer import optimize_for_context
 from memory_pipeline.stages.projects import USER, ProjectScope
 from memory_pipeline.stages.provenance import from_tool_output
@@ -174,11 +174,11 @@ def pack_for(workspace: Workspace, project: str | None, today: str | None = None
     it never tells a session what was said after it, nor ages what it tells from a later day."""
     files = LedgerFiles(workspace)
     own = files.read_pack(project)
-    which = project if own is not None or project is None else USER_PACK
-    day = files.pack_day(which)
+    which, text = (project, own) if own is not None or project is None else (USER_PACK, files.read_pack(USER_PACK))
+    day = header_day(text)
     if today is not None and day is not None and day > today:
         return build_pack(files.read().events, date.fromisoformat(today), project=which).text
-    return own if which == project else files.read_pack(USER_PACK)
+    return text
 
 
 def _flat(text: str | None, max_tokens: int) -> str | None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from memory_pipeline.resources.workspace import Workspace, atomic_write_bytes
 from memory_pipeline.stages.ledger.knowledge import merge_generated
 from memory_pipeline.stages.ledger.knowledge_changes import change_note, generated_block, with_change_note
 from memory_pipeline.stages.ledger.model import LedgerEvent, ParsedLedger, parse_lines
+from memory_pipeline.stages.ledger.pack import header_day
 
 LOCK = "ledger"
 LOCK_TIMEOUT = 600.0
@@ -100,12 +100,7 @@ class LedgerFiles:
     # --- the pack and the knowledge base ---------------------------------------------
     def pack_day(self, project: str | None) -> str | None:
         """The day in the header of the project's current pack.md (None when there is none)."""
-        path = self.workspace.pack_path(project)
-        if not path.exists():
-            return None
-        first = path.read_text(encoding="utf-8").split("\n", 1)[0]
-        day = first.split("— ", 1)[1][:10] if "— " in first else ""
-        return day if re.fullmatch(r"\d{4}-\d{2}-\d{2}", day) else None
+        return header_day(self.read_pack(project))
 
     def read_pack(self, project: str | None = "default") -> str | None:
         path = self.workspace.pack_path(project)

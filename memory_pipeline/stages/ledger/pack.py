@@ -14,6 +14,7 @@ commit …`"), only ways of doing something. Total ≤ 3,000 words.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -124,6 +125,13 @@ def pack_header(day: str, project: str | None) -> str:
     suffix = ("" if project == DEFAULT_PROJECT else " · all projects" if project is None
               else " · user-level only" if not project else f" · {project}")
     return f"# Recall Pack — {day}{suffix}"
+
+
+def header_day(text: str | None) -> str | None:
+    """The day `pack_header` wrote on a pack's first line (None when the text has no dated header)."""
+    first = (text or "").split("\n", 1)[0]
+    day = first.split("— ", 1)[1][:10] if "— " in first else ""
+    return day if re.fullmatch(r"\d{4}-\d{2}-\d{2}", day) else None
 
 
 def build_pack(events: list[LedgerEvent], today: date, *, project: str | None = DEFAULT_PROJECT,
