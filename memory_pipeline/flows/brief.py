@@ -8,7 +8,9 @@ from tool output, and any text the guard holds (dangerous commands, instructions
 are left out; the "suggested response" belongs to the same session's compaction recovery and is
 never given to a fresh session. The notes stay within `budget_tokens`; the whole text is
 redacted. The recall pack (recall/pack.md, from the ledger) comes in its own fenced block, held
-lines left out. Reads files only: no Redis, no model, fast enough for a SessionStart hook.
+lines left out, and so are the lines that restate a note shown above it (stages/ledger/overlap: each
+part says how many are in the notes; when the notes are cut for room, the pack keeps them). Reads files
+only: no Redis, no model, fast enough for a SessionStart hook.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import is_held
 from memory_pipeline.stages.hooks.budget import Fitted, Section, fit, left_out_words
 from memory_pipeline.stages.ledger.model import USER_PACK
+from memory_pipeline.stages.ledger.overlap import without_notes
 from memory_pipeline.stages.ledger.pack import build_pack, header_day
 from memory_pipeline.stages.observe.observer import optimize_for_context
 from memory_pipeline.stages.projects import USER, ProjectScope
@@ -96,8 +99,9 @@ class Brief:
             parts += [f"({self.withheld} observed item{plural} withheld: tool output or held for review)", ""]
         return "\n".join(parts).strip()
 
-    def sections(self) -> list[Section]:
-        """The briefing's sections in priority order (the order they are shown in), redacted."""
+    def sections(self, once: bool = True) -> list[Section]:
+        """The briefing's sections in priority order (the order they are shown in), redacted; with
+        `once`, the pack without the lines that restate a note (stages/ledger/overlap)."""
         # None: every project; "": no project (a session folder that is no plain absolute path)
         where = f" · project {project_name(self.project)}" if self.project else (
             " · all projects" if self.project is None else "")
@@ -112,6 +116,8 @@ class Brief:
                                  share=NOTES_SHARE if self.pack else 1.0))
         if self.pack:
             pack = "\n".join(line for line in self.pack.splitlines() if not is_held(line))
+            if once and notes:
+                pack = without_notes(pack, notes)[0]
             found.append(Section("the recall pack", lines(pack), head=[PACK_HEADING, "", NOTES_LABEL, ""], fenced=True,
                                  balanced=True))
         return found
@@ -123,6 +129,8 @@ class Brief:
         footer = redact(one_line(self.footer)) if self.footer else ""
         budget = (self.max_chars or UNLIMITED) - (len(footer) + 2 if footer else 0)
         fitted = fit(self.sections(), budget, left_out_line(self.max_chars or UNLIMITED))
+        if "the notes" in fitted.left_out:  # a note cut for room: the pack keeps its own copy of it
+            fitted = fit(self.sections(once=False), budget, left_out_line(self.max_chars or UNLIMITED))
         if not footer:
             return fitted
         body, left = fitted.text.rstrip("\n"), ""

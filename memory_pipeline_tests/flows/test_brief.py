@@ -93,3 +93,28 @@ def test_a_briefing_for_an_earlier_day_gets_the_pack_of_its_own_day(tmp_path):
     assert "staging cluster" not in text and "⚠️ STALE" not in text
     assert f"Recall Pack — {LATEST.isoformat()} · shop" in build_brief(workspace, today=LATEST.isoformat(),
                                                                        project="shop").text
+
+
+def test_a_statement_in_the_notes_is_not_read_again_in_the_pack(tmp_path):
+    """The pack's newest events come from the notes the briefing shows above it: each is said once, the
+    pack's part counting what is in the notes; when the notes are cut for room, the pack keeps its copy."""
+    workspace = Workspace(tmp_path / "ws").create()
+    said = "Deploys go through the staging cluster first, never straight to production"
+    write(workspace, observation(LATEST.isoformat(), "today", [Segment(title="Deploys", facts=[fact("high", said)])]))
+    log = Events()
+    log.add(said, priority="P1", entity="deploys", project="shop")
+    log.add("The orders service runs on Postgres 17", priority="P1", entity="postgres", days_ago=3, project="shop")
+    LedgerFiles(workspace).append(log.events)
+    build_packs(workspace, LATEST.isoformat())
+
+    brief = build_brief(workspace, today=LATEST.isoformat(), project="shop")
+    assert brief.text.count("staging cluster") == 1 and "Postgres 17" in brief.text
+    assert "in the notes above)_" in brief.text
+    assert said in (LedgerFiles(workspace).read_pack("shop") or "")  # pack.md itself keeps every line
+
+    filler = "\n".join(f"* 🔴 (08:0{n}) (said by user) note {n} " + "word " * 40 for n in range(9))
+    brief.observations[0]["text"] = filler + "\n" + brief.observations[0]["text"]
+    brief.max_chars = 3000  # the notes are cut before the statement: it is read in the pack
+    fitted = brief.fitted()
+    notes, _, pack = fitted.text.partition("## Recall pack")
+    assert "the notes" in fitted.left_out and "staging cluster" not in notes and "staging cluster" in pack

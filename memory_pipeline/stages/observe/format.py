@@ -6,11 +6,14 @@ import re
 
 from memory_pipeline.models import Fact, Observation, ObserverOutput, Segment
 from memory_pipeline.stages.offline.distil import statement
+from memory_pipeline.stages.offline.observer import ASKED
 from memory_pipeline.stages.provenance import said_by
 
 SHORT_NARRATIVE_CHARS = 160
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 _NONE = {"", "none", "n/a", "na", "-", "—", "nothing"}
+_ASKED = re.compile("^" + re.escape(ASKED).replace(re.escape("{}"), "(?P<quote>.*?)") + r"(?=\s|$)")
+_WORD = re.compile(r"[\w'’]+")
 
 
 def _inline(text: str) -> str:
@@ -27,8 +30,33 @@ def format_fact(fact: Fact, *, said: bool = False) -> str:
     return f"* {fact.emoji} {time}{who}{_inline(text)}"
 
 
-def _short(narrative: str) -> str:
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def restates(quote: str, title: str) -> bool:
+    """Whether the request a narrative quotes is the segment's title again (the title is the request,
+    clipped: its words, less a last word cut by "…", open the quote's)."""
+    words = _words(title.rstrip().removesuffix("…"))
+    if title.rstrip().endswith("…"):
+        words = words[:-1]
+    return bool(words) and _words(quote)[:len(words)] == words
+
+
+def after_request(narrative: str, title: str) -> str | None:
+    """What a narrative says after quoting the request its title already shows ('The user wrote:
+    "…".'), or None when it opens otherwise: the rest is the agent's doing (the files it edited, the
+    commands it ran, its last words on it: stages/offline/observer.narrative_for)."""
     text = _inline(narrative)
+    asked = _ASKED.match(text)
+    return text[asked.end():].strip() if asked and restates(asked["quote"], title) else None
+
+
+def _short(narrative: str) -> str:
+    """The narrative's first sentence, in the briefing's one line."""
+    text = _inline(narrative)
+    if not text:
+        return ""
     first = _SENTENCE_END.split(text, maxsplit=1)[0]
     if len(first) > SHORT_NARRATIVE_CHARS:
         first = first[: SHORT_NARRATIVE_CHARS - 1].rsplit(" ", 1)[0] + "…"
@@ -51,7 +79,11 @@ def optimize_for_context(output: ObserverOutput | Observation, *, said: bool = F
         lines: list[str] = []
         if not flat:
             lines.append(f"#### {_inline(segment.title) or 'Session'}")
-            if segment.narrative:
+            rest = after_request(segment.narrative, segment.title)
+            if rest is not None:  # the request is the title: the rest is what the agent did and said
+                who = "(said by assistant) " if said else ""
+                lines += [f"*{who}{_short(rest)}*"] if rest else []
+            elif segment.narrative:
                 roles = [r for f in segment.facts for r in f.source_roles]
                 who = f"(said by {said_by(roles)}) " if said else ""
                 lines.append(f"*{who}{_short(segment.narrative)}*")

@@ -133,12 +133,15 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+ASKED = 'The user wrote: "{}".'  # a narrative's first sentence: the request, quoted
+
+
 def narrative_for(segment: list[Block]) -> str:
     """Up to four sentences: what was asked, what was edited and run, how it ended."""
     parts = []
     ask = next((rules.intent(b.text) for b in segment if b.is_user_intent), "")
     if ask:
-        parts.append(f'The user wrote: "{ask.rstrip(".")}".')
+        parts.append(ASKED.format(ask.rstrip(".")))
     elif segment[0].role == "Summary":
         parts.append("Context carried over from an earlier compaction summary.")
     edited = list(dict.fromkeys(p for b in segment for n, a in b.calls if (p := rules.edited_path(n, a))))

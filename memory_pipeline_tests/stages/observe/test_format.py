@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memory_pipeline.errors import MemoryPipelineError
-from memory_pipeline.models import EventData, LLMUsage, SerializedTranscript, SessionEvent, stable_id
+from memory_pipeline.models import EventData, LLMUsage, Segment, SerializedTranscript, SessionEvent, stable_id
 from memory_pipeline.prompts import PROJECT_PROMPTS as PROMPTS
 from memory_pipeline.prompts import load_prompt
 from memory_pipeline.stages.observe.format import format_fact
@@ -21,6 +21,7 @@ from memory_pipeline.stages.observe.observer import (
     transcript_tag,
 )
 from memory_pipeline.stages.tokens import estimate_tokens
+from memory_pipeline_tests.support.review_fixtures import fact, observation
 
 SEGMENTED = """<observations>
 Date: 2026-02-15
@@ -140,6 +141,28 @@ def test_optimize_for_context_handles_flat_output_and_returns_empty_without_high
     )
     assert optimize_for_context(parse_observer_output("* 🟡 only medium\n* 🟢 and low")) == ""
     assert optimize_for_context(parse_observer_output("")) == ""
+
+
+def test_a_narrative_quoting_its_title_shows_what_the_agent_did_instead():
+    """The offline Observer's narrative opens with the request its title already is ('The user wrote:
+    "…".'): the briefing shows what came after it, the agent's doing (said by the assistant); a
+    narrative that opens otherwise is shown as before."""
+    ask = "Slight steering: why does unsubscribe clear the event listeners?"
+    def shown(title: str, narrative: str) -> list[str]:
+        said = fact("high", "I would assume a user sets up their listener once").model_copy(
+            update={"source_roles": ["user"]})
+        segment = Segment(title=title, narrative=narrative, facts=[said])
+        return optimize_for_context(observation("2025-12-09", "s", [segment]), said=True).splitlines()[2:4]
+
+    did = f'The user wrote: "{ask}". The agent modified `agent-session.ts` (48 tool calls). Outcome: Fixed it.'
+    assert shown("Slight steering: why does unsubscribe clear the event…", did) == [
+        "#### Slight steering: why does unsubscribe clear the event…",
+        "*(said by assistant) The agent modified `agent-session.ts` (48 tool calls).*"]
+    assert shown(ask, f'The user wrote: "{ask}". Outcome: The listeners now survive unsubscribe.')[1] == (
+        "*(said by assistant) Outcome: The listeners now survive unsubscribe.*")
+    assert shown(ask, f'The user wrote: "{ask}".')[1].startswith("* 🔴")  # nothing after the quote: no line
+    assert shown("Another request", did)[1] == f'*(said by user) The user wrote: "{ask}".*'  # not its title
+    assert shown(ask, "Debugged the listeners. Root cause: a clear() call.")[1] == "*(said by user) Debugged the listeners.*"
 
 
 def test_observation_ids_are_content_derived_and_facts_deduplicated():

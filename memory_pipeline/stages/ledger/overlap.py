@@ -1,0 +1,73 @@
+"""What a briefing would say twice (pure): the recall pack's lines that restate a note shown above it.
+
+A briefing shows the 🔴 notes of today and yesterday, then the recall pack; the pack's newest events
+come from those same notes, so an active day's statements were each read twice ("I would only want
+e2e tests for AgentSession…" in the notes, again under TODAY'S FOCUS or CONTEXT). A pack line whose
+statement opens with the words of a shown note is left out of the briefing's copy of the pack; its
+part says how many are in the notes (pack.md itself is unchanged, and `memory-pipeline ledger` lists
+every event).
+"""
+
+from __future__ import annotations
+
+import re
+
+# "* 🔴 (22:50) (said by user) I would only want …" (stages/observe/format.format_fact)
+_NOTE = re.compile(r"^\* 🔴 (?:\(\d{1,2}:\d{2}\) )?(?:\(said by [^)]*\) )?(?P<text>.+)$")
+# "- [EVT-20251209-002] I would only want … (e2e) (said by user)" (stages/ledger/pack._line)
+_PACK_LINE = re.compile(r"^- \[[^\]]+\] (?P<text>.+)$")
+_WORD = re.compile(r"[\w'’]+")
+OPENING_WORDS = 12  # a note's first words a pack line must open with to restate it
+MIN_WORDS = 3  # a shorter note ("Done.") is no statement to match
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text.rstrip("…").rstrip())]
+
+
+def note_openings(notes: str) -> set[tuple[str, ...]]:
+    """The opening words of each 🔴 note line in `notes`."""
+    found = set()
+    for line in notes.splitlines():
+        if (note := _NOTE.match(line.strip())) and len(words := _words(note["text"])) >= MIN_WORDS:
+            found.add(tuple(words[:OPENING_WORDS]))
+    return found
+
+
+def restates(pack_line: str, openings: set[tuple[str, ...]]) -> bool:
+    """Whether a pack event line's statement opens with the words of one of the notes."""
+    if not (line := _PACK_LINE.match(pack_line.strip())):
+        return False
+    words = _words(line["text"])
+    return any(tuple(words[:len(opening)]) == opening for opening in openings)
+
+
+def without_notes(pack: str, notes: str) -> tuple[str, int]:
+    """The pack without the event lines that restate a note; each part that lost lines ends with one
+    saying how many are in the notes above (a part left with none keeps just that line). Returns the
+    text and how many lines were left out."""
+    openings = note_openings(notes)
+    if not openings:
+        return pack, 0
+    kept: list[str] = []
+    dropped = total = listed = 0
+
+    def close() -> None:
+        nonlocal dropped, listed
+        if dropped:
+            while kept and not kept[-1].strip():
+                kept.pop()
+            kept.extend([f"_({dropped}{' more' if listed else ''} in the notes above)_", ""])
+        dropped = listed = 0
+
+    for line in pack.splitlines():
+        if line.lstrip().startswith("#"):
+            close()
+        if restates(line, openings):
+            dropped += 1
+            total += 1
+            continue
+        listed += bool(_PACK_LINE.match(line.strip()))
+        kept.append(line)
+    close()
+    return "\n".join(kept).rstrip("\n") + ("\n" if pack.endswith("\n") else ""), total
