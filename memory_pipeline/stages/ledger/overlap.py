@@ -2,15 +2,18 @@
 
 A briefing shows the 🔴 notes of today and yesterday, then the recall pack; the pack's newest events
 come from those same notes, so an active day's statements were each read twice ("I would only want
-e2e tests for AgentSession…" in the notes, again under TODAY'S FOCUS or CONTEXT). A pack line whose
-statement opens with the words of a shown note is left out of the briefing's copy of the pack; its
-part says how many are in the notes (pack.md itself is unchanged, and `memory-pipeline ledger` lists
-every event).
+e2e tests for AgentSession…" in the notes, again under TODAY'S FOCUS or CONTEXT). A line of those two
+parts (what is recent: the notes' own subject) whose statement opens with the words of a shown note
+is left out of the briefing's copy of the pack; its part says how many are in the notes (pack.md
+itself is unchanged, and `memory-pipeline ledger` lists every event). The other parts keep theirs:
+that a note is a P0 constraint, an open commitment or a procedure is news the notes do not tell.
 """
 
 from __future__ import annotations
 
 import re
+
+from memory_pipeline.stages.ledger.pack import SECTIONS
 
 # "* 🔴 (22:50) (said by user) I would only want …" (stages/observe/format.format_fact)
 _NOTE = re.compile(r"^\* 🔴 (?:\(\d{1,2}:\d{2}\) )?(?:\(said by [^)]*\) )?(?P<text>.+)$")
@@ -19,6 +22,7 @@ _PACK_LINE = re.compile(r"^- \[[^\]]+\] (?P<text>.+)$")
 _WORD = re.compile(r"[\w'’]+")
 OPENING_WORDS = 12  # a note's first words a pack line must open with to restate it
 MIN_WORDS = 3  # a shorter note ("Done.") is no statement to match
+RECENT = tuple(heading.lstrip("#").strip() for key, heading, _ in SECTIONS if key in ("focus", "context"))
 
 
 def _words(text: str) -> list[str]:
@@ -43,14 +47,15 @@ def restates(pack_line: str, openings: set[tuple[str, ...]]) -> bool:
 
 
 def without_notes(pack: str, notes: str) -> tuple[str, int]:
-    """The pack without the event lines that restate a note; each part that lost lines ends with one
-    saying how many are in the notes above (a part left with none keeps just that line). Returns the
-    text and how many lines were left out."""
+    """The pack without the lines of its recent parts that restate a note; each part that lost lines
+    ends with one saying how many are in the notes above (a part left with none keeps just that line).
+    Returns the text and how many lines were left out."""
     openings = note_openings(notes)
     if not openings:
         return pack, 0
     kept: list[str] = []
     dropped = total = listed = 0
+    recent = False
 
     def close() -> None:
         nonlocal dropped, listed
@@ -63,7 +68,8 @@ def without_notes(pack: str, notes: str) -> tuple[str, int]:
     for line in pack.splitlines():
         if line.lstrip().startswith("#"):
             close()
-        if restates(line, openings):
+            recent = line.lstrip("#").strip() in RECENT
+        if recent and restates(line, openings):
             dropped += 1
             total += 1
             continue

@@ -197,7 +197,7 @@ def edited_path(name: str, args: str) -> str | None:
     if short not in EDIT_TOOLS:
         return None
     m = _PATH_ARG.search(args) or _PATCH_PATH.search(args)
-    return m.group(1) if m else None
+    return m.group(1) if m and not m.group(1).endswith("…") else None  # "…": cut off by the call's one-line rendering
 
 
 def noteworthy_command(name: str, args: str) -> str | None:

@@ -15,6 +15,9 @@ NOTES = """### 2025-12-09 · s1 (🔴 observations)
 
 PACK = """## Recall Pack — 2025-12-10 · pi-mono
 
+### 🔴 P0 CONSTRAINTS — Rules that must never be violated
+- [EVT-20251209-001] I would only want e2e tests for AgentSession, anything else is shitty. (e2e) (said by user)
+
 ### 🎯 TODAY'S FOCUS — Priority work for the day
 - [EVT-20251209-006] I would assume a user of agentSession would setup their listener once, then assume agent session holds on to them. (said by user)
 
@@ -31,7 +34,8 @@ _none_
 def test_pack_lines_the_notes_already_say_are_counted_not_repeated():
     text, dropped = without_notes(PACK, NOTES)
     assert dropped == 2
-    assert "I would assume a user" not in text and "e2e tests" not in text
+    assert "I would assume a user" not in text
+    assert text.count("e2e tests") == 1  # a P0 constraint stays: that it is one is news the notes do not tell
     lines = text.splitlines()
     focus = lines.index("### 🎯 TODAY'S FOCUS — Priority work for the day")
     assert lines[focus + 1] == "_(1 in the notes above)_"  # a part left with none says so

@@ -184,3 +184,10 @@ def test_real_transcripts_give_grounded_observations(relative, needs_high):
     # whole lines of tool output (not bare paths, which calls name too) never reach the facts
     assert not [line for line in tool_lines(serialized.text) if len(line.split()) >= 4 and line in written]
     assert output.suggested_response.startswith("Continue with:")
+
+
+def test_a_path_cut_off_by_the_calls_rendering_is_not_named_as_edited():
+    from memory_pipeline.stages.offline.observer_rules import edited_path
+    assert edited_path("Edit", "file_path=/srv/app/uploader/retry.py, old_string=url") == "/srv/app/uploader/retry.py"
+    assert edited_path("Edit", "file_path=/srv/app/uploader/sli…") is None  # `sli…` is no file the agent edited
+    assert edited_path("Read", "file_path=/srv/app/uploader/retry.py") is None
