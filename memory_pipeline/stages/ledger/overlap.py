@@ -14,26 +14,22 @@ from __future__ import annotations
 import re
 
 from memory_pipeline.stages.ledger.pack import SECTIONS
+from memory_pipeline.stages.observe.format import word_list
 
 # "* 🔴 (22:50) (said by user) I would only want …" (stages/observe/format.format_fact)
 _NOTE = re.compile(r"^\* 🔴 (?:\(\d{1,2}:\d{2}\) )?(?:\(said by [^)]*\) )?(?P<text>.+)$")
 # "- [EVT-20251209-002] I would only want … (e2e) (said by user)" (stages/ledger/pack._line)
 _PACK_LINE = re.compile(r"^- \[[^\]]+\] (?P<text>.+)$")
-_WORD = re.compile(r"[\w'’]+")
 OPENING_WORDS = 12  # a note's first words a pack line must open with to restate it
 MIN_WORDS = 3  # a shorter note ("Done.") is no statement to match
 RECENT = tuple(heading.lstrip("#").strip() for key, heading, _ in SECTIONS if key in ("focus", "context"))
-
-
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text.rstrip("…").rstrip())]
 
 
 def note_openings(notes: str) -> set[tuple[str, ...]]:
     """The opening words of each 🔴 note line in `notes`."""
     found = set()
     for line in notes.splitlines():
-        if (note := _NOTE.match(line.strip())) and len(words := _words(note["text"])) >= MIN_WORDS:
+        if (note := _NOTE.match(line.strip())) and len(words := word_list(note["text"])) >= MIN_WORDS:
             found.add(tuple(words[:OPENING_WORDS]))
     return found
 
@@ -42,7 +38,7 @@ def restates(pack_line: str, openings: set[tuple[str, ...]]) -> bool:
     """Whether a pack event line's statement opens with the words of one of the notes."""
     if not (line := _PACK_LINE.match(pack_line.strip())):
         return False
-    words = _words(line["text"])
+    words = word_list(line["text"])
     return any(tuple(words[:len(opening)]) == opening for opening in openings)
 
 

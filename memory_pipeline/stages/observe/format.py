@@ -30,17 +30,18 @@ def format_fact(fact: Fact, *, said: bool = False) -> str:
     return f"* {fact.emoji} {time}{who}{_inline(text)}"
 
 
-def _words(text: str) -> list[str]:
+def word_list(text: str) -> list[str]:
+    """The text's words, lowercased, in order (an apostrophe stays in its word; an ellipsis is none)."""
     return _WORD.findall(text.lower())
 
 
 def restates(quote: str, title: str) -> bool:
     """Whether the request a narrative quotes is the segment's title again (the title is the request,
     clipped: its words, less a last word cut by "…", open the quote's)."""
-    words = _words(title.rstrip().removesuffix("…"))
+    words = word_list(title)
     if title.rstrip().endswith("…"):
         words = words[:-1]
-    return bool(words) and _words(quote)[:len(words)] == words
+    return bool(words) and word_list(quote)[:len(words)] == words
 
 
 def after_request(narrative: str, title: str) -> str | None:
