@@ -1,8 +1,10 @@
 """Scoring recall (LoCoMo, lme-dev): recall@5, recall@10, hit@5 per question type, several variants.
 
-A hit covers the evidence ids among its `source_message_ids`. A narrative citing many messages
-covers evidence cheaply, so hits citing more than `max_sources` ids get no credit unless
-`max_sources` is None; the mean number of source ids per returned hit is reported either way.
+A hit covers the evidence ids among the messages it cites: its `source_message_ids` and those of its
+`sources` (a memory seen in several sessions, merged by maintenance or the same words said twice and
+listed once: stages/recall/sources.py). A narrative citing many messages covers evidence cheaply, so
+hits citing more than `max_sources` ids get no credit unless `max_sources` is None; the mean number
+of cited ids per returned hit is reported either way.
 """
 
 from __future__ import annotations
@@ -42,6 +44,11 @@ class Variant:
     anchor: bool = False  # BM25 over the raw turns (bench/bm25_turns.py), not this project's ranking
 
 
+def cited(hit: RecallHit) -> set[str]:
+    """Every message id `hit` cites: its own and its sources'."""
+    return set(hit.source_message_ids) | {m for source in hit.sources for m in source.message_ids}
+
+
 @dataclass
 class Scores:
     recall5: list[float] = field(default_factory=list)
@@ -55,14 +62,15 @@ class Scores:
         def covered(k: int) -> set[str]:
             found: set[str] = set()
             for hit in hits[:k]:
-                if max_sources is None or len(hit.source_message_ids) <= max_sources:
-                    found |= set(hit.source_message_ids) & wanted
+                ids = cited(hit)
+                if max_sources is None or len(ids) <= max_sources:
+                    found |= ids & wanted
             return found
 
         self.recall5.append(len(covered(5)) / len(wanted))
         self.recall10.append(len(covered(10)) / len(wanted))
         self.hit5.append(1.0 if covered(5) else 0.0)
-        self.sources_per_hit.extend(len(h.source_message_ids) for h in hits[:10])
+        self.sources_per_hit.extend(len(cited(h)) for h in hits[:10])
 
     def summary(self) -> dict:
         mean = lambda xs: round(statistics.fmean(xs), 3) if xs else None  # noqa: E731

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from benchmarks.history import default_today, generate, write_history
+from benchmarks.locomo_eval import cited
 from benchmarks.locomo_import import import_folder, recall_queries
 
 BUCKETS = ((0, 182, "< 6 months"), (182, 365, "6-12 months"), (365, 730, "12-24 months"), (730, 10**6, "> 24 months"))
@@ -44,7 +45,7 @@ def bench_recall_by_age(workdir: Path | None = None, sessions: int = 540, seed: 
     found: dict[str, list[int | None]] = {}
     for q in questions:
         hits = answers.get(q.question, [])[:10]
-        rank = next((n for n, h in enumerate(hits, start=1) if q.evidence in h.source_message_ids), None)
+        rank = next((n for n, h in enumerate(hits, start=1) if q.evidence in cited(h)), None)
         age = (today - q.evidence_time).total_seconds() / 86_400
         for name in (bucket(age), "names a time" if q.names_time else "names no time", "all"):
             found.setdefault(name, []).append(rank)

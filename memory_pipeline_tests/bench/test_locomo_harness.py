@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.locomo import evidence_ids, load_conversations, parse_session_date, session_jsonl
 from benchmarks.locomo_eval import Scores
-from memory_pipeline.models import RecallHit
+from memory_pipeline.models import MemorySource, RecallHit
 from memory_pipeline.stages.index.message_docs import message_documents
 from memory_pipeline.stages.transcripts.claude_code import parse_claude_code
 from memory_pipeline_tests.support.paths import locomo_data
@@ -68,3 +68,18 @@ def test_import_harness_moves_a_conversation_into_the_past_months_by_whole_years
     question = {"question": "What happened in May 2023?", "evidence": ["D1:1"], "category": 2}
     shifted = moved_to_recent(replace(conversation, questions=[question]), today)
     assert shifted.questions[0]["question"] == f"What happened in May {2023 + shifted.year_shift}?"
+
+
+def test_a_hit_covers_the_messages_its_sources_cite():
+    """The same words said in two sessions are one hit with both sources: it cites both messages; a
+    hit whose sources cite more than the cap gets no credit, as one citing them itself."""
+    twice = RecallHit(id="x", tier="messages", text="t", score=1.0, date="d", session_id="s1",
+                      source_message_ids=["D1:1"], sources=[MemorySource(session_id="s1", message_ids=["D1:1"]),
+                                                           MemorySource(session_id="s4", message_ids=["D4:2"])])
+    wide = RecallHit(id="y", tier="observations", text="t", score=1.0, date="d", session_id="s2",
+                     source_message_ids=["D2:1"], sources=[MemorySource(session_id=f"s{n}", message_ids=[f"D{n}:5"])
+                                                           for n in range(6)])
+    scores = Scores()
+    scores.add(["D4:2", "D3:5"], [twice, wide], max_sources=5)
+    assert scores.recall5 == [pytest.approx(1 / 2)]
+    assert scores.summary()["sources_per_hit"] == pytest.approx((2 + 7) / 2)

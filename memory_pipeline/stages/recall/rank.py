@@ -30,7 +30,7 @@ from memory_pipeline.stages.recall.evidence import (
 )
 from memory_pipeline.stages.recall.quoted import quoted_in, quotes
 from memory_pipeline.stages.recall.sessions import session_terms
-from memory_pipeline.stages.recall.sources import hit_sources
+from memory_pipeline.stages.recall.sources import also_seen, hit_sources
 from memory_pipeline.stages.recall.speaker import said_by_other
 from memory_pipeline.stages.recall.when import Window
 
@@ -348,7 +348,9 @@ def time_term(created_ts: float | None, options: RankOptions, bounds: tuple[floa
 
 def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOptions, window: Window | None = None,
          message_of: Mapping[tuple[str, str], str] | None = None, speaker: str | None = None) -> list[RecallHit]:
-    """Units scored and dated, sorted, near-duplicates collapsed, capped.
+    """Units scored and dated, sorted, near-duplicates collapsed, capped. A near-duplicate left out
+    (the same words said again, in this session or another) gives the hit it repeats its sources,
+    below the cap too: the list shows the words once and every place they were said.
 
     `payloads` holds every fused id and every message point in `message_of` (built from `payloads`
     when not given); `window` is the time the query names, if any; `speaker` the one whose words it
@@ -369,10 +371,18 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
     kept: list[set[str]] = []
     shown_sources: set[tuple[str, str]] = set()  # (session, message id): a message id is one session's
     for score, key, unit, extra in scored:
+        full = len(hits) >= options.limit
+        if full and not _may_repeat(display_text(payloads[unit.best]), hits):
+            continue  # the list is full: what is left is read only for the same words said again
         hit = _hit(payloads, fused, key, unit, score, extra, together.get(key, 0.0))
         words = word_set(hit.text)
         sources = {(hit.session_id, m) for m in hit.source_message_ids}
-        if any(_similar(words, seen, options.collapse_jaccard) for seen in kept):
+        twin = next((at for at, seen in enumerate(kept) if _similar(words, seen, options.collapse_jaccard)), None)
+        if twin is not None:
+            if evidence_share(payloads[unit.best], options) == 1.0 and not hit.replaced_by:
+                hits[twin] = also_seen(hits[twin], hit)  # the same words said again: one hit, both sources
+            continue
+        if full:
             continue
         if options.collapse_same_sources and sources and sources <= shown_sources:
             continue  # a fact restating messages already shown (or the message of a fact shown)
@@ -382,9 +392,13 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
         kept.append(words)
         shown_sources |= sources
         hits.append(hit)
-        if len(hits) >= options.limit:
-            break
     return hits
+
+
+def _may_repeat(text: str, hits: list[RecallHit]) -> bool:
+    """Whether `text` is near enough in length to a listed hit's to share 0.9 of its words (a cheap
+    test before the words are read)."""
+    return any(0.7 * len(h.text) <= len(text) <= len(h.text) / 0.7 for h in hits)
 
 
 def _quoted_collapse(hits: list[RecallHit], kept: list[set[str]], hit: RecallHit, words: set[str]) -> bool:

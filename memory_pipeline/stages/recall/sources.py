@@ -8,7 +8,7 @@ A hit carries them as `MemorySource`s, oldest first, at most MAX_SOURCES (the `m
 
 from __future__ import annotations
 
-from memory_pipeline.models import MemorySource
+from memory_pipeline.models import MemorySource, RecallHit
 from memory_pipeline.stages.provenance import point_labels
 
 MAX_SOURCES = 20  # sources a hit carries (a memory seen in a hundred sessions stays a small answer)
@@ -41,12 +41,37 @@ def hit_sources(payloads: dict[str, dict], members: list[str], key: str) -> list
     return point_sources(observed, payloads[observed]) if observed else point_sources(key, payloads[key])
 
 
+def also_seen(hit: RecallHit, twin: RecallHit) -> RecallHit:
+    """`hit` with the sources of `twin`, a hit of the same words (a near-duplicate the list leaves
+    out: the user said it again, in this session or another) that it did not have yet, oldest first;
+    its `mentions` counts them. The list shows one hit, "seen in 2 sessions", not one session's words
+    and nothing of the other's."""
+    have = {(s.session_id, tuple(s.message_ids)) for s in hit.sources}
+    new = [s for s in twin.sources if (s.session_id, tuple(s.message_ids)) not in have]
+    if not new:
+        return hit
+    sources = sorted([*hit.sources, *new], key=lambda s: s.date)[:MAX_SOURCES]
+    mentions = int(hit.why.get("mentions") or 1) + int(twin.why.get("mentions") or 1)
+    return hit.model_copy(update={"sources": sources, "why": {**hit.why, "mentions": mentions}})
+
+
 def sessions_of(sources: list[MemorySource]) -> list[MemorySource]:
     """The first source of each session, in order."""
     first: dict[str, MemorySource] = {}
     for source in sources:
         first.setdefault(source.session_id, source)
     return list(first.values())
+
+
+def distinct_width(ids: list[str], least: int) -> int:
+    """The fewest leading characters, at least `least`, that tell `ids` apart (all of them if none do):
+    UUIDs differ in their first 8, an imported history's "answer_88841f26_1" and "answer_88841f27_1"
+    only further on."""
+    width = least
+    longest = max((len(i) for i in ids), default=0)
+    while width < longest and len({i[:width] for i in ids}) < len(set(ids)):
+        width += 1
+    return width
 
 
 def seen_in(sources: list[MemorySource], mentions: int | None = None, id_chars: int = 8) -> str:
@@ -57,6 +82,8 @@ def seen_in(sources: list[MemorySource], mentions: int | None = None, id_chars: 
     if len(sessions) < 2:
         return ""
     plus = "+" if mentions is not None and mentions > len(sources) else ""
-    named = ", ".join(f"{s.session_id[:id_chars]} ({s.date})" for s in sessions[:SHOWN_SESSIONS])
+    shown = sessions[:SHOWN_SESSIONS]
+    width = distinct_width([s.session_id for s in shown], id_chars)
+    named = ", ".join(f"{s.session_id[:width]} ({s.date})" for s in shown)
     more = f" and {len(sessions) - SHOWN_SESSIONS}{plus} more" if len(sessions) > SHOWN_SESSIONS else ""
     return f"seen in {len(sessions)}{plus} sessions: {named}{more}"

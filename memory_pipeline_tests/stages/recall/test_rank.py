@@ -23,6 +23,7 @@ from memory_pipeline.stages.recall.rank import (
     rank,
     recency_term,
 )
+from memory_pipeline.stages.recall.sources import seen_in
 from memory_pipeline.stages.recall.when import named_window
 
 NOW = 1_800_000_000.0
@@ -178,6 +179,31 @@ def test_near_duplicates_and_restated_sources_collapse():
     assert [h.id for h in kept] == ["m1", "f1", "m3"]
     fused_by_message = rank(payloads, fused, RankOptions(now_ts=NOW, collapse_same_sources=False))
     assert [(h.id, h.why["members"]) for h in fused_by_message] == [("m1", 2), ("m3", 1)]
+
+
+def test_the_same_words_said_in_two_sessions_are_one_hit_citing_both():
+    """A near-duplicate left out of the list gives the hit it repeats its source: the list shows the
+    words once, seen in both sessions (and both dates), not one session's turn and nothing of the other."""
+    said = ("I got my own set of sculpting tools today: a wire cutter, a modeling set, loop tools, a "
+            "sculpting mat and rubber shapers for the clay pieces in my spring pottery class, plus calipers, "
+            "sponges, a banding wheel and ribs in wood and steel")
+    payloads = {
+        "a": payload(said, session_id="s1", date="2026-01-13", source_message_ids=["m1"]),
+        "b": payload(said + "!", session_id="s2", date="2025-12-23", source_message_ids=["m7"]),
+        "e": payload(said, role="assistant", echo=True, session_id="s3", source_message_ids=["m9"]),
+        "c": payload("Keyset pagination for the orders API", source_message_ids=["m3"]),
+    }
+    fused = fuse([("a", 0.9), ("b", 0.89), ("e", 0.88), ("c", 0.5)], [], RankOptions())
+    hits = rank(payloads, fused, RankOptions(now_ts=NOW))
+    assert [h.id for h in hits] == ["a", "c"]
+    assert hits[0].source_message_ids == ["m1"]  # its own message, its own session and date
+    assert [(s.session_id, s.message_ids, s.date) for s in hits[0].sources] == [
+        ("s2", ["m7"], "2025-12-23"), ("s1", ["m1"], "2026-01-13")]  # oldest first; the echo is no source
+    assert hits[0].why["mentions"] == 2
+    assert seen_in(hits[0].sources, hits[0].why["mentions"]) == "seen in 2 sessions: s2 (2025-12-23), s1 (2026-01-13)"
+    assert [s.session_id for s in hits[1].sources] == ["s1"]
+    [first] = rank(payloads, fused, RankOptions(now_ts=NOW, limit=1))  # the twin ranks below the cap
+    assert [s.session_id for s in first.sources] == ["s2", "s1"]
 
 
 def test_a_narrative_quoting_a_listed_message_is_one_hit_with_it():

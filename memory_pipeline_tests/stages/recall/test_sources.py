@@ -48,7 +48,10 @@ def test_seen_in_names_sessions_once_and_caps_the_line():
             for n in range(MAX_SOURCES + 5)]
     sources = point_sources("k", {"sources": many, "mentions": len(many)})
     assert len(sources) == MAX_SOURCES
-    assert seen_in(sources, len(many)) == ("seen in 20+ sessions: session- (2026-11-01), session- (2026-11-02), "
-                                           "session- (2026-11-03) and 17+ more")
-    assert seen_in(sources[:4]) == ("seen in 4 sessions: session- (2026-11-01), session- (2026-11-02), "
-                                    "session- (2026-11-03) and 1 more")
+    # ids alike in their first 8 characters are named as far as they differ
+    assert seen_in(sources, len(many)) == ("seen in 20+ sessions: session-00 (2026-11-01), session-01 (2026-11-02), "
+                                           "session-02 (2026-11-03) and 17+ more")
+    assert seen_in(sources[:4]) == ("seen in 4 sessions: session-00 (2026-11-01), session-01 (2026-11-02), "
+                                    "session-02 (2026-11-03) and 1 more")
+    uuids = point_sources("k", {"sources": [fact("1a2b3c4d-0000", "2026-11-20", "m1"), fact("9f8e7d6c-1111", "2026-11-21", "m2")]})
+    assert seen_in(uuids) == "seen in 2 sessions: 1a2b3c4d (2026-11-20), 9f8e7d6c (2026-11-21)"
