@@ -26,7 +26,7 @@ from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.guard import is_held
 from memory_pipeline.stages.hooks.budget import Fitted, Section, fit, left_out_words
 from memory_pipeline.stages.ledger.model import USER_PACK
-from memory_pipeline.stages.ledger.overlap import without_notes
+from memory_pipeline.stages.ledger.overlap import task_note, without_notes
 from memory_pipeline.stages.ledger.pack import build_pack, header_day
 from memory_pipeline.stages.observe.observer import optimize_for_context
 from memory_pipeline.stages.projects import USER, ProjectScope
@@ -85,11 +85,16 @@ class Brief:
             return None
         return f"📋 {n} pending memory proposal{'s' if n != 1 else ''} in REVIEW.md — review when ready"
 
-    def notes(self) -> str:
+    def notes(self, once: bool = True) -> str:
         """The unreviewed part: where the last session left off, then the recent 🔴 observations,
-        newest first (what a briefing cut short keeps first)."""
+        newest first (what a briefing cut short keeps first). With `once`, a task that is the request
+        of a note shown below points at it instead of quoting it again (stages/ledger/overlap)."""
         parts: list[str] = []
-        if self.current_task:
+        shown = "\n".join(block["text"] for block in self.observations)
+        at = task_note(self.current_task, shown) if self.current_task and once else None
+        if at is not None:
+            parts += [f"Last session's task (as observed): the request {f'at {at} ' if at else ''}in the notes below.", ""]
+        elif self.current_task:
             parts += [f"Last session's task (as observed; the Observer's summary of that session): "
                       f"{self.current_task}", ""]
         for block in self.observations:
@@ -110,7 +115,7 @@ class Brief:
                  Section("MEMORY.md", lines(self.memory_md.strip() or "_MEMORY.md is empty._"), head=["## MEMORY.md", ""])]
         if self.nudge:
             found.append(Section("the review nudge", [self.nudge]))
-        notes = self.notes()
+        notes = self.notes(once)
         if notes:
             found.append(Section("the notes", lines(notes), head=[NOTES_HEADING, "", NOTES_LABEL, ""], fenced=True,
                                  share=NOTES_SHARE if self.pack else 1.0))

@@ -118,3 +118,28 @@ def test_a_statement_in_the_notes_is_not_read_again_in_the_pack(tmp_path):
     fitted = brief.fitted()
     notes, _, pack = fitted.text.partition("## Recall pack")
     assert "the notes" in fitted.left_out and "staging cluster" not in notes and "staging cluster" in pack
+
+
+def test_a_task_that_is_a_note_points_at_it_instead_of_quoting_it_again(tmp_path):
+    """The offline Observer's task is the session's last request, which its last note already quotes: the
+    line above the notes says where it is; a task the notes do not state is quoted; a briefing whose notes
+    are cut for room quotes it again."""
+    workspace = Workspace(tmp_path / "ws").create()
+    asked = "No, we want to put it in pendingMessageContainer and move it to the chat on the next submit"
+    write(workspace, observation(TODAY, "today", [Segment(title="Bash", facts=[fact("high", asked)])], hour=9,
+                                 current_task=f"Primary: {asked}.\nSecondary: none"))
+    brief = build_brief(workspace, today=TODAY)
+    assert brief.text.count("pendingMessageContainer") == 1
+    assert "Last session's task (as observed): the request " in brief.text and "in the notes below." in brief.text
+
+    brief.current_task = f"Primary: {asked}. Secondary: rename the RPC mode file"  # a second request, not a note
+    assert brief.text.count("pendingMessageContainer") == 2 and "rename the RPC mode file" in brief.text
+    brief.current_task = "Primary: wire the briefing hook Secondary: none"
+    assert "Primary: wire the briefing hook" in brief.text
+
+    brief.current_task = f"Primary: {asked}. Secondary: none"
+    brief.observations[0]["text"] += "\n" + "\n".join(f"* 🔴 (10:0{n}) (said by user) note {n} " + "word " * 40
+                                                      for n in range(9))
+    brief.max_chars = 2000  # the note is cut: the task line says it whole
+    fitted = brief.fitted()
+    assert "the notes" in fitted.left_out and f"Primary: {asked}" in fitted.text

@@ -7,6 +7,8 @@ parts (what is recent: the notes' own subject) whose statement opens with the wo
 is left out of the briefing's copy of the pack; its part says how many are in the notes (pack.md
 itself is unchanged, and `memory-pipeline ledger` lists every event). The other parts keep theirs:
 that a note is a P0 constraint, an open commitment or a procedure is news the notes do not tell.
+The same holds for the line "Last session's task" above the notes: a task that is a note's request
+points at it instead of quoting it again (`task_note`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from memory_pipeline.stages.ledger.pack import SECTIONS
 from memory_pipeline.stages.observe.format import word_list
 
 # "* 🔴 (22:50) (said by user) I would only want …" (stages/observe/format.format_fact)
-_NOTE = re.compile(r"^\* 🔴 (?:\(\d{1,2}:\d{2}\) )?(?:\(said by [^)]*\) )?(?P<text>.+)$")
+_NOTE = re.compile(r"^\* 🔴 (?:\((?P<time>\d{1,2}:\d{2})\) )?(?:\(said by [^)]*\) )?(?P<text>.+)$")
+# the Observer's current task as the briefing holds it: "Primary: … Secondary: …" on one line
+_TASK = re.compile(r"^\s*Primary:\s*(?P<primary>.*?)(?:\s+Secondary:\s*(?P<secondary>.*))?$", re.S)
+_NO_SECONDARY = {"none", "n/a", "na", "nothing"}
 # "- [EVT-20251209-002] I would only want … (e2e) (said by user)" (stages/ledger/pack._line)
 _PACK_LINE = re.compile(r"^- \[[^\]]+\] (?P<text>.+)$")
 OPENING_WORDS = 12  # a note's first words a pack line must open with to restate it
@@ -25,13 +30,33 @@ MIN_WORDS = 3  # a shorter note ("Done.") is no statement to match
 RECENT = tuple(heading.lstrip("#").strip() for key, heading, _ in SECTIONS if key in ("focus", "context"))
 
 
-def note_openings(notes: str) -> set[tuple[str, ...]]:
-    """The opening words of each 🔴 note line in `notes`."""
-    found = set()
+def _openings(notes: str) -> list[tuple[tuple[str, ...], str]]:
+    """The opening words of each 🔴 note line in `notes`, with its time ("" when it has none)."""
+    found = []
     for line in notes.splitlines():
         if (note := _NOTE.match(line.strip())) and len(words := word_list(note["text"])) >= MIN_WORDS:
-            found.add(tuple(words[:OPENING_WORDS]))
+            found.append((tuple(words[:OPENING_WORDS]), note["time"] or ""))
     return found
+
+
+def note_openings(notes: str) -> set[tuple[str, ...]]:
+    """The opening words of each 🔴 note line in `notes`."""
+    return {opening for opening, _ in _openings(notes)}
+
+
+def task_note(task: str, notes: str) -> str | None:
+    """The time of the 🔴 note in `notes` that the current task's primary request opens with ("00:37";
+    "" for a note without a time), None when no note states it. The offline Observer's task is the
+    session's last requests, which its last notes already quote; a second request ("Secondary: …")
+    must be in the notes as well."""
+    parts = _TASK.match(task)
+    words = word_list(parts["primary"] if parts else task)
+    at = next((time for opening, time in _openings(notes) if tuple(words[:len(opening)]) == opening), None)
+    also = word_list(parts["secondary"] or "") if parts else []
+    if at is None or not also or " ".join(also) in _NO_SECONDARY:
+        return at
+    said = " ".join(word_list(notes))
+    return at if f" {' '.join(also[:OPENING_WORDS])} " in f" {said} " else None  # the other request is shown too
 
 
 def restates(pack_line: str, openings: set[tuple[str, ...]]) -> bool:
