@@ -289,8 +289,8 @@ def word_set(text: str) -> set[str]:
 
 
 def _similar(a: set[str], b: set[str], threshold: float) -> bool:
-    if not a or not b:
-        return False
+    if not a or not b or min(len(a), len(b)) < threshold * max(len(a), len(b)):
+        return False  # Jaccard is at most the smaller set's size over the larger's
     return len(a & b) / len(a | b) >= threshold
 
 
@@ -349,8 +349,9 @@ def time_term(created_ts: float | None, options: RankOptions, bounds: tuple[floa
 def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOptions, window: Window | None = None,
          message_of: Mapping[tuple[str, str], str] | None = None, speaker: str | None = None) -> list[RecallHit]:
     """Units scored and dated, sorted, near-duplicates collapsed, capped. A near-duplicate left out
-    (the same words said again, in this session or another) gives the hit it repeats its sources,
-    below the cap too: the list shows the words once and every place they were said.
+    (the same words said again, in this session or another) gives the hit it repeats its sources, one
+    among as many candidates again as the list holds too: the list shows the words once and where
+    they were said.
 
     `payloads` holds every fused id and every message point in `message_of` (built from `payloads`
     when not given); `window` is the time the query names, if any; `speaker` the one whose words it
@@ -370,19 +371,23 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
     hits: list[RecallHit] = []
     kept: list[set[str]] = []
     shown_sources: set[tuple[str, str]] = set()  # (session, message id): a message id is one session's
+    after = 0  # candidates read after the list is full: as many as it holds, for its words said again
     for score, key, unit, extra in scored:
-        full = len(hits) >= options.limit
-        if full and not _may_repeat(display_text(payloads[unit.best]), hits):
-            continue  # the list is full: what is left is read only for the same words said again
+        best = payloads[unit.best]
+        if len(hits) >= options.limit:
+            if (after := after + 1) > options.limit:
+                break
+            text = display_text(best)
+            if _may_repeat(text, hits) and (twin := _twin(word_set(text), kept, options)) is not None \
+                    and _adds_a_source(best, options):
+                hits[twin] = also_seen(hits[twin], _hit(payloads, fused, key, unit, score, extra, together.get(key, 0.0)))
+            continue
         hit = _hit(payloads, fused, key, unit, score, extra, together.get(key, 0.0))
         words = word_set(hit.text)
         sources = {(hit.session_id, m) for m in hit.source_message_ids}
-        twin = next((at for at, seen in enumerate(kept) if _similar(words, seen, options.collapse_jaccard)), None)
-        if twin is not None:
-            if evidence_share(payloads[unit.best], options) == 1.0 and not hit.replaced_by:
+        if (twin := _twin(words, kept, options)) is not None:
+            if _adds_a_source(best, options):
                 hits[twin] = also_seen(hits[twin], hit)  # the same words said again: one hit, both sources
-            continue
-        if full:
             continue
         if options.collapse_same_sources and sources and sources <= shown_sources:
             continue  # a fact restating messages already shown (or the message of a fact shown)
@@ -393,6 +398,17 @@ def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOption
         shown_sources |= sources
         hits.append(hit)
     return hits
+
+
+def _twin(words: set[str], kept: list[set[str]], options: RankOptions) -> int | None:
+    """The place of the listed hit whose words these nearly are, if any."""
+    return next((at for at, seen in enumerate(kept) if _similar(words, seen, options.collapse_jaccard)), None)
+
+
+def _adds_a_source(payload: dict, options: RankOptions) -> bool:
+    """Whether a near-duplicate left out is a source of the hit it repeats: not the agent echoing memory
+    or narrating, not a superseded memory."""
+    return evidence_share(payload, options) == 1.0 and not payload.get("superseded_by")
 
 
 def _may_repeat(text: str, hits: list[RecallHit]) -> bool:
