@@ -349,7 +349,7 @@ def time_term(created_ts: float | None, options: RankOptions, bounds: tuple[floa
 def rank(payloads: dict[str, dict], fused: dict[str, Fused], options: RankOptions, window: Window | None = None,
          message_of: Mapping[tuple[str, str], str] | None = None, speaker: str | None = None) -> list[RecallHit]:
     """Units scored and dated, sorted, near-duplicates collapsed, capped. A near-duplicate left out
-    (the same words said again, in this session or another) gives the hit it repeats its sources, one
+    (the same words said again, in the same session or another) gives the hit it repeats its sources, one
     among as many candidates again as the list holds too: the list shows the words once and where
     they were said.
 

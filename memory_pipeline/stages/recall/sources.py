@@ -43,7 +43,7 @@ def hit_sources(payloads: dict[str, dict], members: list[str], key: str) -> list
 
 def also_seen(hit: RecallHit, twin: RecallHit) -> RecallHit:
     """`hit` with the sources of `twin`, a hit of the same words (a near-duplicate the list leaves
-    out: the user said it again, in this session or another) that it did not have yet, oldest first;
+    out: the user said it again, in the same session or another) that it did not have yet, oldest first;
     its `mentions` counts them. The list shows one hit, "seen in 2 sessions", not one session's words
     and nothing of the other's."""
     have = {(s.session_id, tuple(s.message_ids)) for s in hit.sources}
