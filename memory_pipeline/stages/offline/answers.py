@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from memory_pipeline.stages.offline import distil as shape
-from memory_pipeline.stages.offline.observer_rules import content_words, sentences
+from memory_pipeline.stages.offline.observer_rules import ASIDE, content_words, sentences
 
 ASK_TOOLS = frozenset({"askuserquestion"})
 _ASKED = re.compile(r"^(?P<question>.+\?)\s*\(options: (?P<options>.+)\)\s*$")
@@ -24,7 +24,6 @@ _COMMON = frozenset("skip fix use keep run add remove drop leave ignore stop sta
                     "push merge rebase write delete move rename make do go try accept reject allow block disable "
                     "enable update upgrade downgrade install pin".split())
 CHOSEN_SHARE = 0.5  # an option counts as the one chosen when the answer holds half its words
-_PARENTHESES = re.compile(r"\s*\([^()]*\)")  # an option's detail: the line names what was not chosen, briefly
 
 
 def asked_with_tool(calls: list[tuple[str, str]]) -> bool:
@@ -87,7 +86,8 @@ def decision(question_text: str, answer: str) -> str | None:
     if picked and not content_words(picked[0]) - _AFFIRMATIVE:
         return None  # "Yes" / "No" picked
     doing, because = _decision_and_reason(answer)
-    rejected = [_PARENTHESES.sub("", o).strip() for o in options if not _chosen(o, answer, doing) and o not in picked]
+    # an option's detail left out: the line names what was not chosen, briefly
+    rejected = [ASIDE.sub("", o).strip() for o in options if not _chosen(o, answer, doing) and o not in picked]
     said = sentences(question)
     context = " ".join(s for s in said if not s.rstrip().endswith("?")).rstrip(" .")
     head = context or question.rstrip(" ?")

@@ -132,7 +132,8 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
             found.append(Candidate("medium", block.time, text, [block.ref]))
         elif cues.FAILURE.search(sentence) and cues.ABANDONED.search(sentence):
             found.append(Candidate("medium", block.time, f"Failed approach: {text}", [block.ref]))
-        elif about_code and cues.INVARIANT.search(sentence) and not cues.FUTURE.search(cues.CAN_NEVER.sub("", sentence)):
+        elif about_code and cues.INVARIANT.search(rules.ASIDE.sub("", sentence)) \
+                and not cues.FUTURE.search(cues.CAN_NEVER.sub("", sentence)):
             found.append(Candidate("medium", block.time, text, [block.ref]))
     return found
 

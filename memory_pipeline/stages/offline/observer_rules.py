@@ -15,6 +15,9 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\w\"'`(\[@~/])")
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|approx|incl)\.$", re.IGNORECASE)
 _EMPHASIS = re.compile(r"\*\*")
 _BULLET = re.compile(r"^(?:[-*•+]|\d{1,3}[.)])\s+")
+# an aside in parentheses ("TUI rendering (visual testing is always tricky)", "fix the issues (main was
+# clean)"): a detail of the sentence, not what it claims
+ASIDE = re.compile(r"\s*\([^()]*\)")
 _CODE_START = re.compile(
     r"^(?:[{}\[\]<>|$#%➜]|//|/\*|\*/|at \S+ \(|import |from \S+ import|def |class |const |let |var |function |return |"
     r"export |if \(|for \(|\w+\(.*\);?$|[\w.]+ = |[-=]{3,}|\+\+\+|---|@@)"

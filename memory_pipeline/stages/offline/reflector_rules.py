@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from memory_pipeline.stages.offline import distil as shape
+from memory_pipeline.stages.offline.observer_rules import ASIDE
 
 STOPWORDS = frozenset(
     "the a an and or but if then than that this these those with without from into onto for of on in at to by "
@@ -70,7 +71,6 @@ CHANGE_LOG = re.compile(rf"^{CHANGE_VERB}\b|\b(?:was|were|has been|have been|got
                         rf"{CHANGE_VERB}\b|^[^,;:.]{{0,60}}?\s{CHANGE_VERB}\s+(?:to|from|into|with|in)\b|"
                         rf"\ball\s+[\w-]+\s+{CHANGE_VERB}\b", re.IGNORECASE)
 REASON = re.compile(r"\b(?:because|since|so that|due to|which means)\b", re.IGNORECASE)
-_PARENTHESES = re.compile(r"\([^)]*\)")
 # points at something only the session shows: "for that branch", "this file"; or note shorthand ("a + b")
 POINTER = re.compile(r"\b(?:that|this|these|those) (?:branch|file|function|method|test|error|issue|one|case|change|"
                      r"approach|code|line|call|thing|stuff)s?\b|\s\+\s", re.IGNORECASE)
@@ -145,11 +145,11 @@ def rejection(item: Item) -> str | None:
         return "not a high-priority fact"
     if (is_routine(text) and not item.correction) or TASK_STATUS.match(text):
         return "activity or task status"
-    if STATUS.search(_PARENTHESES.sub("", text)) and not LESSON.search(text):
+    if STATUS.search(ASIDE.sub("", text)) and not LESSON.search(text):
         return "status line"  # a status given as the reason in brackets ("fix them (main was clean)") is no status line
     if ERROR_LINE.match(text) or text.rstrip(".").endswith("?"):
         return "error line or question"
-    main_clause = _PARENTHESES.sub("", text).split()
+    main_clause = ASIDE.sub("", text).split()
     clipped = text.rstrip(".").endswith("…")
     if DEICTIC.match(text) or POINTER.search(text) or text.rstrip(".").endswith(":") or clipped or len(main_clause) < 4:
         return "not self-contained"

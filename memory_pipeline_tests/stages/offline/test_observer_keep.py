@@ -265,3 +265,14 @@ def test_the_generic_you_of_an_explanation_in_work_on_software_is_still_a_findin
     assert [f.source_message_ids for f in facts_of(said)] == [["id-1"]]
     chat = one_turn("Assistant", "Since you've already booked the resort, it's a good reason to look for free activities.")
     assert facts_of(chat) == []
+
+
+def test_an_always_in_an_aside_makes_no_invariant_of_a_list_item():
+    """In work on code the agent's "always" or "never" about the code is kept ("Model changes always go through
+    `setModel()`"); one inside parentheses is an aside, and the item it hangs on is a fragment of a list."""
+    lines = ["[10:00] [User] (m1): Refactor `agent-session.ts` so the modes share one session.",
+             "[10:01] [Assistant] (m2): Model/thinking changes always go through one path in `agent-session.ts`.",
+             "[10:02] [Assistant] (m3): TUI rendering in `tui-renderer.ts` (visual testing is always tricky)"]
+    texts = [f.text for f in facts_of("\n".join(lines))]
+    assert any("always go through one path" in t for t in texts)
+    assert not any("visual testing" in t for t in texts)
