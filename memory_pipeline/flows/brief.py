@@ -90,8 +90,9 @@ class Brief:
         newest first (what a briefing cut short keeps first). With `once`, a task that is the request
         of a note shown below points at it instead of quoting it again (stages/ledger/overlap)."""
         parts: list[str] = []
-        shown = "\n".join(block["text"] for block in self.observations)
-        at = task_note(self.current_task, shown) if self.current_task and once else None
+        at = None
+        if self.current_task and once:  # the notes' words are read only for a task to compare
+            at = task_note(self.current_task, "\n".join(block["text"] for block in self.observations))
         if at is not None:
             parts += [f"Last session's task (as observed): the request {f'at {at} ' if at else ''}in the notes below.", ""]
         elif self.current_task:

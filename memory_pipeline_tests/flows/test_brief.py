@@ -134,6 +134,8 @@ def test_a_task_that_is_a_note_points_at_it_instead_of_quoting_it_again(tmp_path
 
     brief.current_task = f"Primary: {asked}. Secondary: rename the RPC mode file"  # a second request, not a note
     assert brief.text.count("pendingMessageContainer") == 2 and "rename the RPC mode file" in brief.text
+    brief.current_task = f"Primary: {asked}. Secondary: n/a"  # no second request, as the notes' task line reads it
+    assert brief.text.count("pendingMessageContainer") == 1
     brief.current_task = "Primary: wire the briefing hook Secondary: none"
     assert "Primary: wire the briefing hook" in brief.text
 

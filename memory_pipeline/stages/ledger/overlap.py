@@ -16,13 +16,12 @@ from __future__ import annotations
 import re
 
 from memory_pipeline.stages.ledger.pack import SECTIONS
-from memory_pipeline.stages.observe.format import word_list
+from memory_pipeline.stages.observe.format import NO_VALUE, word_list
 
 # "* 🔴 (22:50) (said by user) I would only want …" (stages/observe/format.format_fact)
 _NOTE = re.compile(r"^\* 🔴 (?:\((?P<time>\d{1,2}:\d{2})\) )?(?:\(said by [^)]*\) )?(?P<text>.+)$")
 # the Observer's current task as the briefing holds it: "Primary: … Secondary: …" on one line
 _TASK = re.compile(r"^\s*Primary:\s*(?P<primary>.*?)(?:\s+Secondary:\s*(?P<secondary>.*))?$", re.S)
-_NO_SECONDARY = {"none", "n/a", "na", "nothing"}
 # "- [EVT-20251209-002] I would only want … (e2e) (said by user)" (stages/ledger/pack._line)
 _PACK_LINE = re.compile(r"^- \[[^\]]+\] (?P<text>.+)$")
 OPENING_WORDS = 12  # a note's first words a pack line must open with to restate it
@@ -52,8 +51,9 @@ def task_note(task: str, notes: str) -> str | None:
     parts = _TASK.match(task)
     words = word_list(parts["primary"] if parts else task)
     at = next((time for opening, time in _openings(notes) if tuple(words[:len(opening)]) == opening), None)
-    also = word_list(parts["secondary"] or "") if parts else []
-    if at is None or not also or " ".join(also) in _NO_SECONDARY:
+    secondary = (parts["secondary"] or "") if parts else ""
+    also = word_list(secondary)
+    if at is None or not also or secondary.strip().lower().strip(".") in NO_VALUE:
         return at
     said = " ".join(word_list(notes))
     return at if f" {' '.join(also[:OPENING_WORDS])} " in f" {said} " else None  # the other request is shown too

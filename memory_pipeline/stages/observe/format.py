@@ -11,7 +11,7 @@ from memory_pipeline.stages.provenance import said_by
 
 SHORT_NARRATIVE_CHARS = 160
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
-_NONE = {"", "none", "n/a", "na", "-", "—", "nothing"}
+NO_VALUE = {"", "none", "n/a", "na", "-", "—", "nothing"}  # a task line's "Secondary: none"
 _ASKED = re.compile("^" + re.escape(ASKED).replace(re.escape("{}"), "(?P<quote>.*?)") + r"(?=\s|$)")
 _WORD = re.compile(r"[\w'’]+")
 
@@ -108,7 +108,7 @@ def _current_task_line(text: str | None) -> str | None:
     primary = primary or _inline(text)
     if not primary:
         return None
-    if secondary and secondary.lower().strip(".") not in _NONE:
+    if secondary and secondary.lower().strip(".") not in NO_VALUE:
         primary = f"{primary} (also: {secondary})"
     return f"**Current task**: {primary}"
 
