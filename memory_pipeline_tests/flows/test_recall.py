@@ -100,7 +100,10 @@ def test_service_starts_on_demand_is_reused_and_reloads_new_points(indexed):
     shard = workspace.state_path("vectors")
     found = {p for pattern in PAGED_IN for p in shard.glob(pattern)} | {table_path(shard)}  # the payload table too
     walked = sum(data_bytes(f) for f in found | {f for d in found if d.is_dir() for f in d.rglob("*")} if f.is_file())
-    assert table_path(shard).is_file() and paged["paged_in_mb"] == round(walked / (1 << 20), 1)
+    # the shard is live (the open shard's files and the table's write-ahead log may change size between the
+    # page-in and this walk: 33.0 MiB read against 32.8 walked was seen), so the two agree to half a MiB
+    assert table_path(shard).is_file() and paged["paged_in_mb"] > 0
+    assert abs(paged["paged_in_mb"] - walked / (1 << 20)) <= 0.5, (paged["paged_in_mb"], walked / (1 << 20))
     socket = recall_service.socket_path(workspace, runtime_dir())
     assert socket.stat().st_mode & 0o777 == 0o600
     recall(workspace, "docker build", now=NOW, settings=env_settings())

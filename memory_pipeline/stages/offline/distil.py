@@ -61,6 +61,9 @@ _RULE_HEAD = re.compile(
     r"only|use|prefer|make sure|ensure|keep|must|put|write|run|read|fix|test|call|let'?s not|from now on|"
     r"going forward|in (?:the )?future)\b|"
     r"^(?!(?:that|this|it|which)\b)[\w\s`'./-]{0,60}?\b(?:should|must|shall)\s+(?:never|always|not|only)\b|"
+    # what a part of the code must do: "truncated text must stop at a newline", "the selector needs to push the
+    # update to the next tick, or else …" (not "must be dimmer", a change still to make)
+    r"^(?!(?:that|this|it|which|i|you|we)\b)[\w\s`'./-]{0,60}?\b(?:must|needs to|has to)\s+(?!be\b)\w+|"
     r"^(?:you|we|agents?|everyone|the agent)\s+(?:must|should|need to|have to|may not|can'?t|cannot)\b|"
     r"^(?:we|agents?|everyone|the agent)\s+(?:always|never)\b|"
     r"^no\s+\w+",
@@ -121,6 +124,7 @@ def is_standing_rule(text: str) -> bool:
 # an agent's plan step: an imperative, after any "In `f`," / "If X," / "When X," lead
 _LEAD_CLAUSE = re.compile(r"^(?:(?:in|if|when|for|on|after|before|once|then|otherwise|else)\b[^,]{0,80},\s*)+",
                           re.IGNORECASE)
+_PLAN_LEAD = re.compile(r"^(?:actually|instead|so|now|then),?\s+", re.IGNORECASE)  # "Actually use `toolText` - …"
 _PLAN_VERB = re.compile(
     r"^(?:use|take|remove|add|queue|move|keep|call|make|create|replace|rename|extract|pass|return|store|put|set|"
     r"wrap|switch|change|update|delete|drop|flush|split|merge|run|check|avoid|ensure|handle|emit|skip|implement|"
@@ -133,7 +137,7 @@ _PLAN_VERB = re.compile(
 def is_plan_step(sentence: str) -> bool:
     """"Use X instead of Y", "In `executeBash`, if streaming, queue the message": what the agent is
     about to do, an outline of its plan; the user's words or the outcome say what was decided."""
-    return bool(_PLAN_VERB.match(_LEAD_CLAUSE.sub("", sentence.strip())))
+    return bool(_PLAN_VERB.match(_LEAD_CLAUSE.sub("", _PLAN_LEAD.sub("", sentence.strip()))))
 
 
 # "Naming clarity: `A` instead of `B`": a label and a fragment, an outline's bullet
@@ -243,13 +247,21 @@ def is_tool_report(sentence: str) -> bool:
     return bool(_TOOL_REPORT.match(sentence.strip()))
 
 
+# "Empty padding lines are now `" ".repeat(width)` instead of `""`": the before and after of an edit
+_NOW_INSTEAD = re.compile(r"\b(?:is|are|was|were) now\b.{0,120}\binstead of\b", re.IGNORECASE)
+
+
 def is_session_change(sentence: str) -> bool:
-    return bool(_PASSIVE_CHANGE.search(sentence))
+    return bool(_PASSIVE_CHANGE.search(sentence) or _NOW_INSTEAD.search(sentence))
+
+
+# "The fix is to make `invalidate()` invalidate, or to improve the cache key": two ways, none chosen yet
+_FIX_OPTIONS = re.compile(r"^(?:so,? )?the (?:fix|solution) (?:is|would be) to\b.*\bor (?:to )?\w+", re.IGNORECASE)
 
 
 def is_proposed_fix(sentence: str) -> bool:
     found = _PROPOSED_FIX.match(sentence.strip())
-    return found is not None and is_plan_step(found.group("rest"))
+    return (found is not None and is_plan_step(found.group("rest"))) or bool(_FIX_OPTIONS.match(sentence.strip()))
 
 
 # "Run `bd show <id>` to see the details": how to do something with a named command (a procedure)

@@ -27,6 +27,7 @@ MIN_BLOCKS_FOR_TOPIC_SHIFT = 8
 MIN_BLOCKS_FOR_BREAK = 3
 TOPIC_OVERLAP = 0.2
 MAX_REFS = 6
+ANSWER_WORDS = 12  # a reply to the agent's question is this short; a longer turn may be a new request
 EMOJI = {"high": "🔴", "medium": "🟡", "low": "🟢"}
 
 
@@ -175,10 +176,19 @@ def title_for(segment: list[Block]) -> str:
     return rules.title_from(next((p for p in stated if p), "")) or "Agent activity"
 
 
+def _answers_a_question(blocks: list[Block], at: int) -> bool:
+    """A short user turn right after the agent asked something ("minor, this is a big change" to "a minor
+    or a patch release?"): the answer, not the task."""
+    said = next((b for b in reversed(blocks[:at]) if b.role in ("User", "Assistant") and b.text.strip()), None)
+    return (said is not None and said.role == "Assistant" and said.text.rstrip().endswith("?")
+            and len(blocks[at].text.split()) <= ANSWER_WORDS)
+
+
 def _last_intents(blocks: list[Block], count: int) -> list[str]:
     found: list[str] = []
-    for block in reversed(blocks):
-        text = rules.intent(block.text) if block.is_user_intent else ""
+    for at in range(len(blocks) - 1, -1, -1):
+        block = blocks[at]
+        text = rules.intent(block.text) if block.is_user_intent and not _answers_a_question(blocks, at) else ""
         if len(rules.content_words(text)) >= 2 and text not in found:
             found.append(text)
         if len(found) == count:

@@ -145,7 +145,9 @@ INSTEAD_OF = re.compile(r"\binstead(?: of)?\b", re.IGNORECASE)
 # a change log line the agent writes ("Removed 7 hide methods…", "Minor cleanup (removed a cast since …)"):
 # the narrative's, not a fact (issue 26), whatever reason it gives
 CHANGE_LOG = re.compile(r"^(?:minor |small )?(?:cleanup|clean-up|(?:removed|added|replaced|moved|renamed|updated|"
-                        r"extracted|deleted|refactored|cleaned up|simplified|tidied)\b)", re.IGNORECASE)
+                        r"extracted|deleted|refactored|cleaned up|simplified|tidied)\b|"
+                        # "Fixed X to use Y", "Changed the tests to pass …": what was edited ("Fixed it by …" is a fix)
+                        r"(?:fixed|changed|converted)\b(?!.{0,80}\bby\b))", re.IGNORECASE)
 # how the code behaves or where its settings come from: "falls back to the old flow when …",
 # "the port now comes from the ORDERS_API_PORT environment variable"
 BEHAVIOUR = re.compile(r"\b(?:falls? back to|defaults? to|comes from|is read from|is taken from)\b", re.IGNORECASE)
@@ -196,6 +198,17 @@ COMMENTARY = re.compile(
     r"\b(?:i'm|i am|i'll|i will|i need|let me|i can see|i see)\b",
     re.IGNORECASE,
 )
+# the user's own next step: "let me try …", "I'll edit it myself" (a decision reads "let's go with", "we'll use")
+OWN_ACTION = re.compile(r"^(?:let me|i'?ll|i will|i'?m going to|i am going to)\b", re.IGNORECASE)
+# a state of the moment, the claim of "The build is failing because …"
+STATUS_NOW = re.compile(r"\b(?:is|are) (?:failing|broken|passing|running|hanging|crashing)\b", re.IGNORECASE)
+# a guess, not a finding: "I bet VS Code is detecting a light theme", "it might be loading the light theme, which
+# would explain …" (a diagnosis the user may reject next turn; what was found is said without a hedge)
+HEDGE = re.compile(r"\b(?:i bet|i suspect|my guess|might|maybe|perhaps|possibly|probably|presumably|"
+                   r"would explain)\b", re.IGNORECASE)
+# the user turning down the agent's diagnosis: "no, that's not it", "that's not the problem", "wrong"
+REJECTS_DIAGNOSIS = re.compile(r"^\W*(?:(?:no|nope)\b[\s,.!]*)?(?:that'?s|that is|it'?s|it is) not (?:it|the (?:issue|problem|"
+                               r"cause|reason|bug))\b|^\W*(?:nope|wrong)\b", re.IGNORECASE)
 FUTURE = re.compile(r"\b(?:needs? to|to be|will|should|would|could|can|must|going to|let me|i'll|plan)\b", re.I)
 _CUE_WORDS = frozenset("issue problem bug fix fixed root cause culprit turns decided chose opted".split())
 

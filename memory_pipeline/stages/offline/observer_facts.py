@@ -4,7 +4,7 @@ root causes, fixes and decisions the agent stated. Edited files and commands go 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from memory_pipeline.stages.offline import answers, summary
 from memory_pipeline.stages.offline import distil as shape
@@ -42,6 +42,7 @@ class Candidate:
     time: str | None
     text: str
     refs: list[str]
+    agent: bool = False  # the agent's finding (a user's "no, that's not it" takes it back)
 
 
 def _user_candidates(block: Block) -> list[Candidate]:
@@ -70,6 +71,8 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
     raw, sentence = sentence, shape.distil(sentence)
     if shape.POINTER.search(sentence):
         return None  # "move those files": what it is about is in another turn
+    if cues.OWN_ACTION.match(sentence) and not shape.STANDING.search(sentence):
+        return None  # "let me try the light theme real quick, then …": what the user does next, not a fact
     quoted = f'"{rules.clip(sentence)}"'
     if shape.MISSED.match(sentence) and cues.is_self_contained(sentence):
         rule = shape.missed_as_rule(sentence)
@@ -141,13 +144,15 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
 def _not_a_finding(sentence: str) -> bool:
     """A plan step ("Use X instead of Y"), an outline label ("Naming clarity: …"), a pointer to
     something only the session shows ("that branch"), advice to the person it talks to ("Remember to
-    always…"), the agent's own tool failing, or a reason that names a passing state ("…because the code
-    still uses…"): none is what the project is."""
+    always…"), the agent's own tool failing, a guess ("I bet …", "it might be …"), or a reason that
+    names a passing state ("…because the code still uses…", "The build is failing because …"): none is
+    what the project is."""
     return (shape.is_plan_step(sentence) or shape.is_outline_label(sentence) or bool(shape.POINTER.search(sentence))
             or shape.is_advice(sentence)
-            or shape.is_own_tool_failure(sentence) or shape.is_tool_report(sentence)
+            or shape.is_own_tool_failure(sentence) or shape.is_tool_report(sentence) or bool(cues.HEDGE.search(sentence))
             or shape.is_session_change(sentence) or shape.is_proposed_fix(sentence)
-            or (bool(cues.REASON.search(sentence)) and bool(shape.PASSING.search(sentence))
+            or (bool(cues.REASON.search(sentence)) and bool(shape.PASSING.search(sentence) or
+                                                           cues.STATUS_NOW.search(claim_of(sentence)))
                 and not cues.ROOT_CAUSE.search(sentence)))
 
 
@@ -233,17 +238,21 @@ def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None
     if chat_log:
         return _personal_candidates(segment)
     candidates: list[Candidate] = []
-    previous, topic = before, ""
+    previous, topic, since_asked = before, "", 0
     for block in segment:
         if block.role == "User" and not rules.is_meta_user_text(block.text):
+            if cues.REJECTS_DIAGNOSIS.match(block.text):  # "no, that's not it": what the agent found since the
+                # user asked ("any idea why the colors differ?") was wrong
+                candidates = candidates[:since_asked] + [c for c in candidates[since_asked:] if not c.agent]
             asked = previous if previous is not None and previous.role == "Assistant" else None
             chose = _choice(block, asked)
             said = chose if chose is not None else _answer(block, asked) or _user_candidates(block)
             candidates += [_about(c, topic) for c in said]
             ask = rules.intent(block.text)
             topic = ask if len(rules.content_words(ask)) >= 4 else topic
+            since_asked = len(candidates) if "?" in block.text else since_asked
         elif block.role == "Assistant":
-            candidates += _assistant_candidates(block, about_code)
+            candidates += [replace(c, agent=True) for c in _assistant_candidates(block, about_code)]
             candidates += [Candidate(priority, block.time, rules.clip(fact, 280), [block.ref])
                            for priority, fact in summary.state_facts(block.text)]
         if block.role in ("User", "Assistant") and (block.text or block.role == "User"):

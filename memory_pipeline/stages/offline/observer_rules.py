@@ -23,6 +23,10 @@ _CODE_START = re.compile(
     r"export |if \(|for \(|\w+\(.*\);?$|[\w.]+ = |[-=]{3,}|\+\+\+|---|@@)"
 )
 _WORD = re.compile(r"[a-z][a-z0-9_\-]{2,}")
+# a line of a diff pasted as the agent's TUI shows it, with its line number ("+314 - Tips for …", "+ 9 - **Tool
+# Title**: …"): the file's words, not the speaker's
+_ERROR_START = re.compile(r"^\s*[\w.]*(?:error|exception|traceback)\b\s*[:(\d]", re.IGNORECASE)
+_DIFF_LINE = re.compile(r"^\s*(?:\+\s?\d+|-\d+)(?:\s|$)")
 _META_USER = re.compile(
     r"^\s*(?:<(?:command-|local-command|task-notification|system-reminder|user-prompt|bash-)|"
     r"\[Request interrupted|Caveat: The messages below)",
@@ -119,9 +123,11 @@ def is_meta_user_text(text: str) -> bool:
 
 
 def _prose_lines(text: str) -> list[str]:
-    lines = []
+    lines, in_error = [], False
     for raw in _FENCE.sub("\n", text).splitlines():
-        if not raw.strip() or raw.startswith(("    ", "\t")):
+        # a pasted error goes on in the lines indented under it (" Error: 400 {…", " `tool_use` block must …")
+        in_error = bool(_ERROR_START.match(raw)) or (in_error and raw[:1].isspace() and bool(raw.strip()))
+        if not raw.strip() or raw.startswith(("    ", "\t")) or _DIFF_LINE.match(raw) or in_error:
             continue
         line = _EMPHASIS.sub("", _BULLET.sub("", raw.strip()))
         letters = sum(ch.isalpha() or ch.isspace() for ch in line)

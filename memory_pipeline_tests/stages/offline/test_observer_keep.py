@@ -276,3 +276,63 @@ def test_an_always_in_an_aside_makes_no_invariant_of_a_list_item():
     texts = [f.text for f in facts_of("\n".join(lines))]
     assert any("always go through one path" in t for t in texts)
     assert not any("visual testing" in t for t in texts)
+
+
+@pytest.mark.parametrize("text", [
+    "I bet the worker is reading `staging.toml` instead of the production config.",  # a guess
+    "If `COLORFGBG` is set, it might be loading the `light` palette instead of `dark`, which would explain it.",
+    "Fixed `DateField` objects to use parser functions instead of strings.",  # what was edited
+    "Changed the `export_rows` tests to pass a callback instead of a dict (API changed).",
+    "Empty rows are now `None` instead of `\"\"` in the exporter output.",
+    "The build is failing because the `shared` package hasn't exported its types.",  # a state of the moment
+    "The fix is to make `Cache.clear()` actually clear, or to key the cache on the theme name.",  # two ways, none chosen
+    "Actually use `headerText` - wrap the heading in `theme.fg(\"headerText\", ...)` instead of `theme.bold()`.",
+])
+def test_guesses_edits_and_fixes_not_yet_chosen_are_not_the_agents_findings(text):
+    assert facts_of(one_turn("Assistant", text)) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("truncated text must stop when it encounters a tab character ...", "must stop"),
+    ("hmmm, the settings dialog needs to save on the next tick, or else the form flickers", "next tick"),
+])
+def test_what_a_part_of_the_code_must_do_is_the_users_rule(text, expected):
+    assert [f for f in facts_of(one_turn("User", text)) if expected in f.text]
+
+
+@pytest.mark.parametrize("text", [
+    "ok, let me try the staging deploy real quick, then we should be good to go for a release",  # the user's next step
+    "the footer must be dimmer, look into the footer sources",  # a change still to make
+])
+def test_the_users_own_next_step_or_a_change_to_make_is_no_rule(text):
+    assert facts_of(one_turn("User", text)) == []
+
+
+def test_a_diagnosis_the_user_turns_down_is_dropped_with_the_guesses_since_the_question():
+    lines = ["[10:00] [User] (m1): any idea why the export to `reports/` is so slow on staging?",
+             "[10:01] [Assistant] (m2): The issue is that the exporter opens a new connection for each row.",
+             "[10:02] [User] (m3): staging uses pgbouncer in transaction mode with a pool of 20",
+             "[10:03] [Assistant] (m4): The issue is that pgbouncer in transaction mode drops the prepared statements.",
+             "[10:04] [User] (m5): no, that's not it, both environments use the same pool settings.",
+             "[10:05] [Assistant] (m6): The root cause was the N+1 query in `export_rows`, one SELECT per invoice."]
+    texts = [f.text for f in facts_of("\n".join(lines))]
+    assert not any("new connection for each row" in t or "prepared statements" in t for t in texts)
+    assert any("N+1 query" in t for t in texts)
+
+
+def test_a_pasted_diff_or_error_is_not_what_the_user_said():
+    diff = one_turn("User", "+ 12 - **Theme Colors**: the tool boxes must now use separate colours for titles\n"
+                            "+314 - Tips for creating harmonious themes never hurt anyone\n\nkill this")
+    error = one_turn("User", "this results in\n\n Error: 400 {\"type\":\"error\",\"message\":\"messages.236: `tool_use`\n"
+                             " ids were found without `tool_result` blocks. Each\n"
+                             " `tool_use` block must have a corresponding `tool_result` block in the next\n message.\"}")
+    assert facts_of(diff) == [] and facts_of(error) == []
+
+
+def test_the_answer_to_the_agents_question_is_not_the_sessions_task():
+    from memory_pipeline.stages.offline.observer import _last_intents
+    blocks = read_blocks("\n".join([
+        "[10:00] [User] (m1): Release a new version of the CLI with the theme changes.",
+        "[10:01] [Assistant] (m2): The release script bumps every package. Should it be a minor or a patch release?",
+        "[10:02] [User] (m3): minor, this is a big change"]))
+    assert _last_intents(blocks, 2) == ["Release a new version of the CLI with the theme changes."]
