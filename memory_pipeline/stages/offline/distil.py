@@ -328,6 +328,8 @@ def missed_as_rule(sentence: str) -> str | None:
 _FRAME = re.compile(r"^User (?:stated|decided|corrected the agent|reported|asked):\s*", re.IGNORECASE)
 _ANSWERED = re.compile(r'^User answered "(?P<question>.+?)": "(?P<answer>.+)"$')
 _ABOUT = re.compile(r'^"(?P<said>.+)"\s*\(about: "(?P<topic>.+)"\)$')
+ASKED_AGAIN = re.compile(r'^User asked (?P<times>\d+) times: "(?P<said>.+)"\.?$')
+ASKED_MARK = re.compile(r"\(the user asked \d+ times\)\.?$")  # statement()'s mark of a request made again
 # "Reason being that we injected …": a cause, said as the chat's follow-up
 _CAUSE_LEAD = re.compile(r"^(?:reason being|the reason (?:is|was)|that'?s because)(?: that)?,?\s+", re.IGNORECASE)
 
@@ -339,6 +341,8 @@ def statement(fact: str) -> str:
     body = " ".join(fact.split())
     if answered := _ANSWERED.match(body):
         return f"{distil(answered['answer']).rstrip('.')} (the user's answer to: {answered['question']})"
+    if again := ASKED_AGAIN.match(body):
+        return f"{distil(again['said']).rstrip('.')} (the user asked {again['times']} times)"
     body = _FRAME.sub("", body).strip()
     if about := _ABOUT.match(body):
         return f"{distil(about['said']).rstrip('.')} (about: {about['topic']})"

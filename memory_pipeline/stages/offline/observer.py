@@ -15,6 +15,7 @@ import re
 
 from memory_pipeline.stages.offline import observer_cues as cues
 from memory_pipeline.stages.offline import observer_rules as rules
+from memory_pipeline.stages.offline.observer_asks import repeated_asks
 from memory_pipeline.stages.offline.observer_facts import Block, Candidate, facts_for, noteworthy_commands
 from memory_pipeline.stages.offline.observer_people import is_chat_log
 from memory_pipeline.stages.untrusted import unescape_block_line
@@ -223,10 +224,12 @@ def observe_offline(system: str, prompt: str) -> str:
     segments = segment_blocks(blocks)
     chat_log = is_chat_log(blocks)
     code = rules.about_code(blocks)
+    repeats = {} if chat_log else repeated_asks(blocks)
     for segment in segments:
         if segment[0].role == "Summary" and len(segment) == 1:
             continue
-        facts = facts_for(segment, chat_log, before=_before(blocks, segment), about_code=code)
+        facts = facts_for(segment, chat_log, before=_before(blocks, segment), about_code=code,
+                          also=[repeats[id(b)] for b in segment if id(b) in repeats])
         out += ["<segment>", f"<title>{title_for(segment)}</title>", f"<narrative>{narrative_for(segment)}</narrative>"]
         out += ["<facts>", *[_render_fact(f) for f in facts], "</facts>", "</segment>", ""]
     out.append("</observations>")

@@ -198,6 +198,12 @@ COMMENTARY = re.compile(
     r"\b(?:i'm|i am|i'll|i will|i need|let me|i can see|i see)\b",
     re.IGNORECASE,
 )
+# the user naming a rule of the code: "… doesn't adhere to the invariant that every line … must not be wider than …"
+NAMED_RULE = re.compile(r"\b(?:invariant|contract|guarantee|convention|the rule) (?:is )?that\b", re.IGNORECASE)
+# a list item whose subject is its heading: "Uses `Text` and `Spacer` components instead of raw strings"
+ELIDED_SUBJECT = re.compile(r"^(?:Uses|Returns|Calls|Takes|Adds|Removes|Renders|Shows|Creates|Handles|Has|Keeps|"
+                            r"Makes|Sets|Gets|Reads|Writes|Runs|Loads|Stores|Sends|Wraps|Accepts|Exposes|Emits|"
+                            r"Supports|Provides|Contains|Includes|Applies|Passes|Checks)\s")
 # the user's own next step: "let me try …", "I'll edit it myself" (a decision reads "let's go with", "we'll use")
 OWN_ACTION = re.compile(r"^(?:let me|i'?ll|i will|i'?m going to|i am going to)\b", re.IGNORECASE)
 # a state of the moment, the claim of "The build is failing because …"

@@ -96,7 +96,7 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
         return "high", f"User stated: {quoted}"
     if (kind := cues.decision_kind(sentence)) and cues.is_self_contained(sentence):
         return "high", f"User {kind}: {quoted}"
-    if cues.USER_CONTEXT.search(sentence) and cues.is_self_contained(sentence):
+    if (cues.USER_CONTEXT.search(sentence) or cues.NAMED_RULE.search(sentence)) and cues.is_self_contained(sentence):
         return "high", f"User stated: {quoted}"
     if (cues.USER_DESIGN.search(sentence) and not cues.EMBEDDED_QUESTION.search(sentence)
             and len(sentence.split()) >= 6 and cues.is_self_contained(sentence)):
@@ -148,6 +148,7 @@ def _not_a_finding(sentence: str) -> bool:
     names a passing state ("…because the code still uses…", "The build is failing because …"): none is
     what the project is."""
     return (shape.is_plan_step(sentence) or shape.is_outline_label(sentence) or bool(shape.POINTER.search(sentence))
+            or bool(cues.ELIDED_SUBJECT.match(sentence))
             or shape.is_advice(sentence)
             or shape.is_own_tool_failure(sentence) or shape.is_tool_report(sentence) or bool(cues.HEDGE.search(sentence))
             or shape.is_session_change(sentence) or shape.is_proposed_fix(sentence)
@@ -232,12 +233,13 @@ def _about(candidate: Candidate, topic: str) -> Candidate:
 
 
 def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None = None,
-              about_code: bool = True) -> list[Candidate]:
+              about_code: bool = True, also: list[Candidate] | None = None) -> list[Candidate]:
     """The facts of one segment; `before` is the block just before it (a question the first turn answers);
-    `about_code`: whether its window is work on software (`observer_rules.about_code`)."""
+    `about_code`: whether its window is work on software (`observer_rules.about_code`); `also`: facts of
+    the whole window that land in this segment (a request asked again)."""
     if chat_log:
         return _personal_candidates(segment)
-    candidates: list[Candidate] = []
+    candidates: list[Candidate] = list(also or [])
     previous, topic, since_asked = before, "", 0
     for block in segment:
         if block.role == "User" and not rules.is_meta_user_text(block.text):

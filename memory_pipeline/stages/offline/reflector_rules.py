@@ -115,9 +115,9 @@ def overlap(a: str, b: str) -> float:
 def clean_fact(text: str) -> tuple[str, bool]:
     """Drop the 'User stated:' frame and outer quotes; True when the words are the user's own."""
     text = " ".join(text.split())
-    framed = bool(_SPEAKER.match(text)) or text.startswith('User answered "')
+    framed = bool(_SPEAKER.match(text) or shape.ASKED_AGAIN.match(text)) or text.startswith('User answered "')
     corrected = bool(CORRECTED.match(text))
-    if text.startswith('User answered "') or _ABOUT.match(_SPEAKER.sub("", text)):
+    if text.startswith('User answered "') or _ABOUT.match(_SPEAKER.sub("", text)) or shape.ASKED_AGAIN.match(text):
         text = shape.statement(text)  # the answer first, then what it answers or is about
     text = _SPEAKER.sub("", text)
     quoted = _OUTER_QUOTES.match(text)
@@ -141,9 +141,10 @@ def is_routine(text: str) -> bool:
 def rejection(item: Item) -> str | None:
     """Why a fact cannot become a MEMORY.md line, or None when it can."""
     text = item.text
+    again = bool(shape.ASKED_MARK.search(text))  # asked in several turns: how the user wants the work done
     if item.priority != "high" and not text.lower().startswith("failed approach"):
         return "not a high-priority fact"
-    if (is_routine(text) and not item.correction) or TASK_STATUS.match(text):
+    if (is_routine(text) and not (item.correction or again)) or TASK_STATUS.match(text):
         return "activity or task status"
     if STATUS.search(ASIDE.sub("", text)) and not LESSON.search(text):
         return "status line"  # a status given as the reason in brackets ("fix them (main was clean)") is no status line
@@ -163,12 +164,12 @@ def rejection(item: Item) -> str | None:
     if REPORT.match(text) and not REASON.search(text) and not (item.quoted and STRUCTURE.search(text)):
         return "a report of that session's work"
     if REQUEST.match(text) and not (HARD_RULE.search(text) or PREFERENCE.search(text) or shape.is_how_to(text)
-                                    or item.correction):
+                                    or item.correction or again):
         return "a request for that session's work"
     if not item.quoted and (shape.is_plan_step(text) or shape.is_proposed_fix(text) or shape.is_outline_label(text)
                             or shape.is_tool_report(text) or shape.is_own_tool_failure(text)):
         return "a plan step, outline or report of that session"
-    if item.quoted and shape.is_task_request(text) and not shape.is_stated_rule(text):
+    if item.quoted and shape.is_task_request(text) and not (shape.is_stated_rule(text) or again):
         return "a request for that session's work"
     return None
 

@@ -336,3 +336,22 @@ def test_the_answer_to_the_agents_question_is_not_the_sessions_task():
         "[10:01] [Assistant] (m2): The release script bumps every package. Should it be a minor or a patch release?",
         "[10:02] [User] (m3): minor, this is a big change"]))
     assert _last_intents(blocks, 2) == ["Release a new version of the CLI with the theme changes."]
+
+
+def test_a_way_of_working_asked_for_in_several_turns_is_a_fact_citing_each_turn():
+    lines = ["[10:00] [User] (m1): read src/exporter/rows.ts in full, then add the CSV header option",
+             "[10:05] [Assistant] (m2): Added the header option to `rows.ts`.",
+             "[10:06] [User] (m3): you broke the quoting. i undid it, read it in full this time",
+             "[10:09] [User] (m4): create a new custom theme and open it with the code command for me",
+             "[10:20] [User] (m5): ok, create a new custom theme and open it with the code command for me"]
+    facts = facts_of("\n".join(lines))
+    asked = [f for f in facts if f.text.startswith("User asked")]
+    assert [f.source_message_ids for f in asked] == [["id-1", "id-3"]]  # a task made twice is no way of working
+    assert asked[0].text.startswith('User asked 2 times: "Read it in full')
+
+
+def test_a_rule_of_the_code_the_user_names_or_a_list_item_without_its_subject():
+    named = facts_of(one_turn("User", "i think the queue view breaks the invariant that every rendered line must "
+                                      "fit the width it is given"))
+    assert [f for f in named if "invariant" in f.text]
+    assert facts_of(one_turn("Assistant", "Uses `Text` and `Spacer` components instead of raw strings.")) == []

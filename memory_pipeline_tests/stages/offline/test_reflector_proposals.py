@@ -95,3 +95,9 @@ def test_a_cause_and_its_fix_from_the_same_stretch_of_work_are_one_proposal():
                                       "the package root.",
                                       "Fixed by making `getPackageDir()` walk up to the nearest `package.json` instead."]))
     assert len(proposals) == 1 and "__dirname" in proposals[0].text and "getPackageDir" in proposals[0].text
+
+
+def test_a_request_the_user_made_in_several_turns_is_proposed_with_how_often():
+    [proposal] = proposals_for(("s1", ['User asked 3 times: "read it in full"']))
+    assert proposal.text == "Read it in full (the user asked 3 times)."
+    assert proposals_for(("s1", ['User stated: "Read it in full."'])) == []  # once: a request for that task
