@@ -78,7 +78,9 @@ CLOSING = re.compile(r"\b(?:done|completed|finished|fixed|resolved|shipped|close
                      r"merged|sent)\b", re.I)
 WAITING = re.compile(r"\b(?:(?<!without )waiting (?:on|for)|blocked (?:on|by)|depends on|pending (?:from|on))\b", re.I)
 ACCOUNT = re.compile(r"\b(?:account|acct|id|user ?name|org|tenant|project id)\b\s*(?:[:=#]|is)?\s*[\w-]{3,}", re.I)
-SECURITY = re.compile(r"\b(?:secret|password|credential|token|security|private key|prod(?:uction)? data)\b", re.I)
+# a token that grants access, not a theme's colour token or a model's context tokens ("a separate `linkUrl` token")
+SECURITY = re.compile(r"\b(?:secret|password|credential|(?:api|access|auth|bearer|refresh|session|oauth|jwt|csrf|"
+                      r"github|npm|personal access)[ _-]?tokens?|security|private key|prod(?:uction)? data)\b", re.I)
 TAG_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("waiting", WAITING), ("account", ACCOUNT), ("security", SECURITY),
     ("insight", re.compile(r"\b(?:root cause|turns out|lesson|learned|the (?:problem|issue|bug) (?:was|is))\b", re.I)),

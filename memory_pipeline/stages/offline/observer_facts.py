@@ -71,6 +71,8 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
     raw, sentence = sentence, shape.distil(sentence)
     if shape.POINTER.search(sentence):
         return None  # "move those files": what it is about is in another turn
+    if cues.REJECTS_DIAGNOSIS.match(raw) and not shape.is_stated_rule(cues.REJECTS_DIAGNOSIS.sub("", raw)):
+        return None  # "no, that's not it, both use the dark theme": what the cause is not, that day
     if cues.OWN_ACTION.match(sentence) and not shape.STANDING.search(sentence):
         return None  # "let me try the light theme real quick, then …": what the user does next, not a fact
     quoted = f'"{rules.clip(sentence)}"'

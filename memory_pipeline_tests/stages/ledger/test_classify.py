@@ -1,0 +1,12 @@
+"""The ledger's types, priorities and tags of a fact."""
+
+from __future__ import annotations
+
+from memory_pipeline.stages.ledger.classify import classify_fact
+
+
+def test_an_access_token_is_security_and_a_themes_colour_token_is_not():
+    assert "security" in classify_fact("Rotate the GitHub API token before the release branch is cut.", "high").tags
+    answer = classify_fact('User answered "We would need a separate `linkUrl` token to style links differently.": '
+                           '"In old pi the link url was 666666"', "high")
+    assert "security" not in answer.tags and answer.priority != "P0"
