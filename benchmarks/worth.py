@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -77,6 +78,19 @@ def parse_rows(printed: str) -> dict[str, dict]:
     return rows
 
 
+def scorer(labels_dir: Path, root: Path) -> Path:
+    """The folder whose score.py reads `labels_dir`'s labels.json (it reads the labels beside it): the labels'
+    own, or a copy of the shared scorer beside a copy of them (labels of another transcript, such as
+    benchmarks/labels/second_pi_session)."""
+    if (labels_dir / "score.py").is_file():
+        return labels_dir
+    folder = root / "scorer"
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(DURABLE_DEV / "score.py", folder / "score.py")
+    shutil.copy(labels_dir / "labels.json", folder / "labels.json")
+    return folder
+
+
 def bench_worth(transcripts_dir: Path = TRANSCRIPTS, labels_dir: Path = DURABLE_DEV, keep: Path | None = None,
                 verbose: bool = False) -> dict:
     labels = json.loads((labels_dir / "labels.json").read_text(encoding="utf-8"))
@@ -104,7 +118,7 @@ def bench_worth(transcripts_dir: Path = TRANSCRIPTS, labels_dir: Path = DURABLE_
             path = root / f"brief-{project}.md"
             path.write_text(text, encoding="utf-8")
             briefs[project] = {"day": when, "path": path, "text": text, "lines": _bullets(text)}
-        score = [sys.executable, str(labels_dir / "score.py"), str(workspace),
+        score = [sys.executable, str(scorer(labels_dir, root) / "score.py"), str(workspace),
                  *[f"{b['path']}:{p}" for p, b in briefs.items()], *(["-v"] if verbose else [])]
         printed = subprocess.run(score, capture_output=True, text=True, check=False).stdout
         return {"transcripts": [f.name for f, _ in files], "rows": parse_rows(printed), "scorer": printed,

@@ -30,8 +30,9 @@ def register_quality(kinds) -> None:
     worth = kinds.add_parser("worth", help="is memory worth reading: the default path (import, ingest, reflect "
                              "--backfill, offline) on the shared transcripts, scored by the durable-dev labels")
     worth.add_argument("--transcripts", help="shared transcripts folder (default ../shared/fixtures/transcripts)")
-    worth.add_argument("--labels", help="durable-dev folder with labels.json and score.py "
-                       "(default ../shared/bench/durable-dev)")
+    worth.add_argument("--labels", help="folder with labels.json in the durable-dev format, and score.py or the "
+                       "shared one is used (default ../shared/bench/durable-dev; benchmarks/labels/second_pi_session "
+                       "labels pi-mono's large-session.jsonl, see its README)")
     worth.add_argument("--keep", help="build the workspace and briefings in this folder and keep them")
     worth.add_argument("-v", "--verbose", action="store_true", help="also print each entry's verdict")
     add_json_flag(worth)
@@ -133,8 +134,10 @@ def run_bench_worth(args) -> int:
     labels = Path(args.labels).expanduser() if args.labels else DURABLE_DEV
     if not transcripts.is_dir():
         raise BadInputError(f"shared transcripts not found: {transcripts}")
-    if not (labels / "labels.json").is_file() or not (labels / "score.py").is_file():
-        raise BadInputError(f"durable-dev labels not found: {labels}")
+    if not (labels / "labels.json").is_file():
+        raise BadInputError(f"labels not found: {labels / 'labels.json'}")
+    if not (labels / "score.py").is_file() and not (DURABLE_DEV / "score.py").is_file():
+        raise BadInputError(f"no score.py in {labels} nor in {DURABLE_DEV}")
     figures = bench_worth(transcripts, labels, Path(args.keep).expanduser() if args.keep else None, args.verbose)
     if args.json:
         print_json(figures)

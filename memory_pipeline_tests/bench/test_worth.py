@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from benchmarks.worth import labelled_transcripts, parse_rows, table, user_env
 
 PRINTED = """labels: 39 items (13 high) for pi-mono, spotter
@@ -37,3 +39,19 @@ def test_user_env_drops_settings_and_keys(monkeypatch, tmp_path: Path):
     env = user_env(tmp_path)
     assert "MEMORY_LLM_PROVIDER" not in env and "ANTHROPIC_API_KEY" not in env
     assert env["MEMORY_WORKSPACE"] == str(tmp_path)
+
+
+def test_labels_without_a_scorer_are_read_by_a_copy_of_the_shared_one(tmp_path: Path):
+    from benchmarks.worth import DURABLE_DEV, scorer
+
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "labels.json").write_text('{"x.jsonl": {"project": "p", "items": [], "noise": []}}\n')
+    (own / "score.py").write_text("print('own')\n")
+    assert scorer(own, tmp_path) == own
+    (own / "score.py").unlink()
+    if not (DURABLE_DEV / "score.py").is_file():
+        pytest.skip(f"no shared scorer at {DURABLE_DEV} (../shared beside the checkout)")
+    folder = scorer(own, tmp_path / "run")
+    assert (folder / "labels.json").read_text() == (own / "labels.json").read_text()
+    assert (folder / "score.py").read_bytes() == (DURABLE_DEV / "score.py").read_bytes()
