@@ -210,11 +210,15 @@ OWN_ACTION = re.compile(r"^(?:let me|i'?ll|i will|i'?m going to|i am going to)\b
 STATUS_NOW = re.compile(r"\b(?:is|are) (?:failing|broken|passing|running|hanging|crashing)\b", re.IGNORECASE)
 # a guess, not a finding: "I bet VS Code is detecting a light theme", "it might be loading the light theme, which
 # would explain …" (a diagnosis the user may reject next turn; what was found is said without a hedge)
-HEDGE = re.compile(r"\b(?:i bet|i suspect|my guess|might|maybe|perhaps|possibly|probably|presumably|"
+HEDGE = re.compile(r"\b(?:i bet|i suspect|my guess|maybe|perhaps|possibly|probably|presumably|"
                    r"would explain)\b", re.IGNORECASE)
-# the user turning down the agent's diagnosis: "no, that's not it", "that's not the problem", "wrong"
+# "might" guesses too, unless the sentence states a cause found ("The root cause was that `session` might be None
+# when the cache is cold": how the code can behave)
+MIGHT = re.compile(r"\bmight\b", re.IGNORECASE)
+# the user turning down the agent's diagnosis: "no, that's not it", "that's not the problem" (a bare "wrong, we use
+# pnpm" corrects what the agent did, not what it found)
 REJECTS_DIAGNOSIS = re.compile(r"^\W*(?:(?:no|nope)\b[\s,.!]*)?(?:that'?s|that is|it'?s|it is) not (?:it|the (?:issue|problem|"
-                               r"cause|reason|bug))\b|^\W*(?:nope|wrong)\b", re.IGNORECASE)
+                               r"cause|reason|bug))\b", re.IGNORECASE)
 FUTURE = re.compile(r"\b(?:needs? to|to be|will|should|would|could|can|must|going to|let me|i'll|plan)\b", re.I)
 _CUE_WORDS = frozenset("issue problem bug fix fixed root cause culprit turns decided chose opted".split())
 

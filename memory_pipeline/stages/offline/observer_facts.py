@@ -152,11 +152,15 @@ def _not_a_finding(sentence: str) -> bool:
     return (shape.is_plan_step(sentence) or shape.is_outline_label(sentence) or bool(shape.POINTER.search(sentence))
             or bool(cues.ELIDED_SUBJECT.match(sentence))
             or shape.is_advice(sentence)
-            or shape.is_own_tool_failure(sentence) or shape.is_tool_report(sentence) or bool(cues.HEDGE.search(sentence))
+            or shape.is_own_tool_failure(sentence) or shape.is_tool_report(sentence) or _guesses(sentence)
             or shape.is_session_change(sentence) or shape.is_proposed_fix(sentence)
             or (bool(cues.REASON.search(sentence)) and bool(shape.PASSING.search(sentence) or
                                                            cues.STATUS_NOW.search(claim_of(sentence)))
                 and not cues.ROOT_CAUSE.search(sentence)))
+
+
+def _guesses(sentence: str) -> bool:
+    return bool(cues.HEDGE.search(sentence) or (cues.MIGHT.search(sentence) and not cues.ROOT_CAUSE.search(sentence)))
 
 
 def claim_of(sentence: str) -> str:

@@ -87,6 +87,8 @@ def test_a_failing_run_is_not_a_failed_approach_unless_it_was_abandoned():
     ("Assistant", "The handler falls back to the old flow when the flag is off.", "falls back"),
     ("Assistant", "The port now comes from the ORDERS_API_PORT environment variable.", "ORDERS_API_PORT"),
     ("Assistant", "Okay, I switched the helper to the LaunchDarkly test data source.", "switched the helper"),
+    # a cause found may say how the code can behave: no guess
+    ("Assistant", "The root cause was that `session` might be None when the cache is cold.", "might be None"),
 ])
 def test_durable_statements_are_kept_with_their_message(role, text, expected):
     facts = facts_of(one_turn(role, text))
