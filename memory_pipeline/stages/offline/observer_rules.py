@@ -23,9 +23,10 @@ _CODE_START = re.compile(
     r"export |if \(|for \(|\w+\(.*\);?$|[\w.]+ = |[-=]{3,}|\+\+\+|---|@@)"
 )
 _WORD = re.compile(r"[a-z][a-z0-9_\-]{2,}")
+# a pasted error's first line (" Error: 400 {…"); the lines indented under it are the error's too
+_ERROR_START = re.compile(r"^\s*[\w.]*(?:error|exception|traceback)\b\s*[:(\d]", re.IGNORECASE)
 # a line of a diff pasted as the agent's TUI shows it, with its line number ("+314 - Tips for …", "+ 9 - **Tool
 # Title**: …"): the file's words, not the speaker's
-_ERROR_START = re.compile(r"^\s*[\w.]*(?:error|exception|traceback)\b\s*[:(\d]", re.IGNORECASE)
 _DIFF_LINE = re.compile(r"^\s*(?:\+\s?\d+|-\d+)(?:\s|$)")
 _META_USER = re.compile(
     r"^\s*(?:<(?:command-|local-command|task-notification|system-reminder|user-prompt|bash-)|"
