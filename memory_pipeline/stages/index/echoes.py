@@ -25,7 +25,8 @@ _SAYS_MEMORY = re.compile(
     r"|(?:earlier|previous) sessions? (?:say|said|noted|recorded)"
     r"|I (?:remember|recall) (?:from (?:an? )?(?:earlier|previous) session))", re.IGNORECASE)
 _NARRATION = re.compile(
-    r"^(?:(?:ok(?:ay)?|now|next|first|great|good|alright)[,.!]?\s+)*"
+    r"^(?:(?:ok(?:ay)?|now|next|first|great|good|alright|perfect|sure|right|got it|understood|excellent|ah|hmm|"
+    r"(?:good|great|fair) (?:question|point|catch|idea)|you'?re (?:absolutely )?right)[,.!]?\s+)*"
     r"(?:let me|let's|i'll|i will|i'm going to|i am going to|going to)\s+"
     r"(?:now\s+|first\s+|also\s+|quickly\s+)*"
     r"(?:check|look|see|run|read|open|search|find|inspect|verify|examine|review|try|start|explore|investigate|"

@@ -18,6 +18,8 @@ def test_an_answer_from_memory_is_an_echo_and_a_step_announcement_is_narration()
     assert not cites_memory("I added a memory limit of 512 MB to the container.")
     assert is_narration("Let me check the docker-compose file.", "assistant")
     assert is_narration("Now I'll run the tests.", "assistant")
+    assert is_narration("Good question! Let me check what happens:", "assistant")  # a remark before the step
+    assert is_narration("Perfect! Now let me update the README to mention this:", "assistant")
     assert not is_narration("Let me check the docker-compose file.", "user")
     assert not is_narration("The root cause is a missing index on orders.created_at.", "assistant")
 
