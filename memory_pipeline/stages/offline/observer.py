@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from memory_pipeline.stages.offline import distil as shape
 from memory_pipeline.stages.offline import observer_cues as cues
 from memory_pipeline.stages.offline import observer_rules as rules
 from memory_pipeline.stages.offline.observer_asks import repeated_asks
@@ -179,10 +180,13 @@ def title_for(segment: list[Block]) -> str:
 
 def _answers_a_question(blocks: list[Block], at: int) -> bool:
     """A short user turn right after the agent asked something ("minor, this is a big change" to "a minor
-    or a patch release?"): the answer, not the task."""
+    or a patch release?"): the answer, not the task; "yes, add dark mode too" to "anything else?" asks for
+    work, and is one."""
     said = next((b for b in reversed(blocks[:at]) if b.role in ("User", "Assistant") and b.text.strip()), None)
+    text = blocks[at].text
+    asks = cues.is_request(shape.answer_rest(text) or text) or shape.is_task_request(text)
     return (said is not None and said.role == "Assistant" and said.text.rstrip().endswith("?")
-            and len(blocks[at].text.split()) <= ANSWER_WORDS)
+            and len(text.split()) <= ANSWER_WORDS and not asks)
 
 
 def _last_intents(blocks: list[Block], count: int) -> list[str]:
