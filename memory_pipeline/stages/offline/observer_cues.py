@@ -204,8 +204,9 @@ NAMED_RULE = re.compile(r"\b(?:invariant|contract|guarantee|convention|the rule)
 ELIDED_SUBJECT = re.compile(r"^(?:Uses|Returns|Calls|Takes|Adds|Removes|Renders|Shows|Creates|Handles|Has|Keeps|"
                             r"Makes|Sets|Gets|Reads|Writes|Runs|Loads|Stores|Sends|Wraps|Accepts|Exposes|Emits|"
                             r"Supports|Provides|Contains|Includes|Applies|Passes|Checks)\s")
-# the user's own next step: "let me try …", "I'll edit it myself" (a decision reads "let's go with", "we'll use")
-OWN_ACTION = re.compile(r"^(?:let me|i'?ll|i will|i'?m going to|i am going to)\b", re.IGNORECASE)
+# the user's own next step: "let me try the light theme real quick, then …" (a decision reads "let's go with"; "I'm
+# going to Japan in April" is a plan of theirs that a chat keeps)
+OWN_ACTION = re.compile(r"^let me\b(?! know\b)", re.IGNORECASE)
 # a state of the moment, the claim of "The build is failing because …"
 STATUS_NOW = re.compile(r"\b(?:is|are) (?:failing|broken|passing|running|hanging|crashing)\b", re.IGNORECASE)
 # a guess, not a finding: "I bet VS Code is detecting a light theme", "it might be loading the light theme, which
