@@ -61,9 +61,6 @@ _RULE_HEAD = re.compile(
     r"only|use|prefer|make sure|ensure|keep|must|put|write|run|read|fix|test|call|let'?s not|from now on|"
     r"going forward|in (?:the )?future)\b|"
     r"^(?!(?:that|this|it|which)\b)[\w\s`'./-]{0,60}?\b(?:should|must|shall)\s+(?:never|always|not|only)\b|"
-    # what a part of the code must do: "truncated text must stop at a newline", "the selector needs to push the
-    # update to the next tick, or else …" (not "must be dimmer", a change still to make)
-    r"^(?!(?:that|this|it|which|i|you|we)\b)[\w\s`'./-]{0,60}?\b(?:must|needs to|has to)\s+(?!be\b)\w+|"
     r"^(?:you|we|agents?|everyone|the agent)\s+(?:must|should|need to|have to|may not|can'?t|cannot)\b|"
     r"^(?:we|agents?|everyone|the agent)\s+(?:always|never)\b|"
     r"^no\s+\w+",
@@ -109,6 +106,22 @@ def is_rule(text: str) -> bool:
     heads = [part for n, part in enumerate(parts)
              if _RULE_HEAD.match(part) and not _GUESS.match(part) and (n == 0 or not _NO_HEAD.match(part))]
     return bool(heads) and not all(_DEICTIC_HEAD.match(part) for part in heads)
+
+
+# what a part of the code must do: "truncated text must stop at a newline", "the selector needs to push the
+# update to the next tick, or else …" (not "must be dimmer", a change still to make)
+_CODE_MUST = re.compile(r"^(?!(?:that|this|it|which|i|you|we)\b)[\w\s`'./-]{0,60}?\b(?:must|needs to|has to)\s+"
+                        r"(?!be\b)\w+", re.IGNORECASE)
+
+
+def is_code_requirement(text: str) -> bool:
+    """In work on software, what a part of the code must do, with its mark ("must") or its reason ("or else
+    …"); in a chat "my son has to wear braces" is a fact of the user's life, no rule, so the Observer asks
+    this only of a window that is work on software."""
+    parts = clauses(text)
+    if not parts or text.rstrip().endswith("?") or any(_TASK_CLAUSE.match(part) for part in parts):
+        return False
+    return bool(_CODE_MUST.match(parts[0])) and bool(STANDING.search(text) or _REASON.search(text))
 
 
 def is_task_request(text: str) -> bool:

@@ -45,7 +45,7 @@ class Candidate:
     agent: bool = False  # the agent's finding (a user's "no, that's not it" takes it back)
 
 
-def _user_candidates(block: Block) -> list[Candidate]:
+def _user_candidates(block: Block, about_code: bool = True) -> list[Candidate]:
     """Corrections, rules, preferences, decisions and the user's stated context (services, versions,
     environments, conventions, abandoned approaches); never questions, greetings or requests."""
     found, mapping = [], []
@@ -57,14 +57,14 @@ def _user_candidates(block: Block) -> list[Candidate]:
             continue
         if cues.is_question(sentence) or cues.GREETING.match(cleaned) or len(rules.content_words(cleaned)) < 2:
             continue
-        if fact := _user_fact(sentence, said[i + 1] if i + 1 < len(said) else ""):
+        if fact := _user_fact(sentence, said[i + 1] if i + 1 < len(said) else "", about_code):
             found.append(Candidate(fact[0], block.time, fact[1], [block.ref]))
     if mapping:  # a list of "a -> b" lines: where things go, as the user decided it
         found.append(Candidate("high", block.time, f"User decided: {'; '.join(mapping)}", [block.ref]))
     return found
 
 
-def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
+def _user_fact(sentence: str, following: str, about_code: bool = True) -> tuple[str, str] | None:
     """(priority, text) of the fact a user sentence states, or None; a bare correction ("No, don't use
     pip here.") takes the sentence after it, which says what to do instead. The words are the
     user's, without the chat around them (stages/offline/distil)."""
@@ -90,7 +90,7 @@ def _user_fact(sentence: str, following: str) -> tuple[str, str] | None:
             cues.RULE.search(sentence) and shape.is_rule(sentence)) or cues.states_preference(sentence) or (
             shape.is_stated_rule(sentence)):
         return "high", f"User stated: {quoted}"
-    if shape.is_how_to(sentence):
+    if shape.is_how_to(sentence) or (about_code and shape.is_code_requirement(sentence)):
         return "high", f"User stated: {quoted}"
     if cues.is_request(sentence) or shape.is_task_request(sentence):
         return None
@@ -254,7 +254,7 @@ def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None
                 candidates = candidates[:since_asked] + [c for c in candidates[since_asked:] if not c.agent]
             asked = previous if previous is not None and previous.role == "Assistant" else None
             chose = _choice(block, asked)
-            said = chose if chose is not None else _answer(block, asked) or _user_candidates(block)
+            said = chose if chose is not None else _answer(block, asked) or _user_candidates(block, about_code)
             candidates += [_about(c, topic) for c in said]
             ask = rules.intent(block.text)
             topic = ask if len(rules.content_words(ask)) >= 4 else topic

@@ -295,11 +295,18 @@ def test_guesses_edits_and_fixes_not_yet_chosen_are_not_the_agents_findings(text
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ("truncated text must stop when it encounters a tab character ...", "must stop"),
-    ("hmmm, the settings dialog needs to save on the next tick, or else the form flickers", "next tick"),
+    ("`TruncatedText` must stop when it encounters a tab character ...", "must stop"),
+    ("hmmm, the settings dialog in `settings.ts` needs to save on the next tick, or else the form flickers",
+     "next tick"),
 ])
 def test_what_a_part_of_the_code_must_do_is_the_users_rule(text, expected):
     assert [f for f in facts_of(one_turn("User", text)) if expected in f.text]
+
+
+def test_what_must_happen_in_a_users_life_is_no_rule_of_the_code():
+    """In a chat (no tool, no code) "has to" tells of the user's life; a rule there would be a P0 of the pack."""
+    said = facts_of(one_turn("User", "My son has to wear braces until June, or else his teeth shift back."))
+    assert not any(classify_fact(f.text, "high").type == "constraint" for f in said)
 
 
 @pytest.mark.parametrize("text", [
