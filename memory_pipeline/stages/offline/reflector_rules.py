@@ -44,8 +44,9 @@ STATUS = re.compile(r"\b(?:(?:all )?\d* ?(?:tests?|checks?) (?:now )?pass\w*|all
                     r"(?:is|are|was|were) (?:done|clean|completed|committed|pushed)|compiles? clean|"
                     r"we(?:'ve| have)? completed)\b", re.IGNORECASE)
 ERROR_LINE = re.compile(r"^[\w.]*(?:error|exception|traceback|warning)\b\s*[:(]", re.IGNORECASE)
-DEICTIC = re.compile(r"^(?:(?:but|and|so|also|then),? )?(?:that|this|it|they|these|those|here|there|now|no|yes|ok"
-                     r"|okay)\b", re.IGNORECASE)
+# "No, …", "Yes." open an answer to what came before; "No console logs!" is a rule ("no" before a noun)
+DEICTIC = re.compile(r"^(?:(?:but|and|so|also|then),? )?(?:(?:that|this|it|they|these|those|here|there|now)\b|"
+                     r"(?:no|yes|ok|okay)\b(?=\s*(?:[,.!;:—-]|$)))", re.IGNORECASE)
 TASK_STATUS = re.compile(r"^[\w.\-]*\d[\w.\-]*\s*(?:[—–:]|-\s)")
 # a request for this session's work ("Propose where …", "Read X in full"), not a standing rule
 REQUEST = re.compile(r"^(?:please |can you |could you )?(?:propose|read|check|create|add|remove|move|run|make|start|"

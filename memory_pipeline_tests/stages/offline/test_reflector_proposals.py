@@ -101,3 +101,9 @@ def test_a_request_the_user_made_in_several_turns_is_proposed_with_how_often():
     [proposal] = proposals_for(("s1", ['User asked 3 times: "read it in full"']))
     assert proposal.text == "Read it in full (the user asked 3 times)."
     assert proposals_for(("s1", ['User stated: "Read it in full."'])) == []  # once: a request for that task
+
+
+def test_a_rule_that_opens_with_no_before_a_noun_is_proposed():
+    [proposal] = proposals_for(("s1", ['User corrected the agent: "No console logs! `setTheme` should return an error '
+                                       'the caller can display however it wants"']))
+    assert proposal.text.startswith("No console logs!") and proposal.section == "Hard Rules"
