@@ -228,7 +228,7 @@ def observe_offline(system: str, prompt: str) -> str:
     segments = segment_blocks(blocks)
     chat_log = is_chat_log(blocks)
     code = rules.about_code(blocks)
-    repeats = {} if chat_log else repeated_asks(blocks)
+    repeats = repeated_asks(blocks) if code and not chat_log else {}  # a chat's "tell me more", twice, is no way of working
     for segment in segments:
         if segment[0].role == "Summary" and len(segment) == 1:
             continue

@@ -370,3 +370,10 @@ def test_a_rule_of_the_code_the_user_names_or_a_list_item_without_its_subject():
                                       "fit the width it is given"))
     assert [f for f in named if "invariant" in f.text]
     assert facts_of(one_turn("Assistant", "Uses `Text` and `Spacer` components instead of raw strings.")) == []
+
+
+def test_a_request_made_twice_in_a_chat_is_no_way_of_working():
+    lines = ["[10:00] [User] (m1): Can you suggest more trails?",
+             "[10:01] [Assistant] (m2): Sure: the Ridge Loop and the Pine Trail are both close.",
+             "[10:02] [User] (m3): Thanks! Can you suggest more trails?"]
+    assert not [f for f in facts_of("\n".join(lines)) if f.text.startswith("User asked")]
