@@ -209,6 +209,9 @@ ELIDED_SUBJECT = re.compile(r"^(?:Uses|Returns|Calls|Takes|Adds|Removes|Renders|
 OWN_ACTION = re.compile(r"^let me\b(?! know\b)", re.IGNORECASE)
 # a state of the moment, the claim of "The build is failing because …"
 STATUS_NOW = re.compile(r"\b(?:is|are) (?:failing|broken|passing|running|hanging|crashing)\b", re.IGNORECASE)
+# dead code as the agent finds it ("`toolText` is defined but never used!"), which the session then wires up: a
+# state of the moment, unless its consequence is said ("never called for that branch, which means …")
+UNUSED = re.compile(r"\bnever used\b", re.IGNORECASE)
 # a guess, not a finding: "I bet VS Code is detecting a light theme", "it might be loading the light theme, which
 # would explain …" (a diagnosis the user may reject next turn; what was found is said without a hedge)
 HEDGE = re.compile(r"\b(?:i bet|i suspect|my guess|maybe|perhaps|possibly|probably|presumably|"

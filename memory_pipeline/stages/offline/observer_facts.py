@@ -138,7 +138,8 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
         elif cues.FAILURE.search(sentence) and cues.ABANDONED.search(sentence):
             found.append(Candidate("medium", block.time, f"Failed approach: {text}", [block.ref]))
         elif about_code and cues.INVARIANT.search(rules.ASIDE.sub("", sentence)) \
-                and not cues.FUTURE.search(cues.CAN_NEVER.sub("", sentence)):
+                and not cues.FUTURE.search(cues.CAN_NEVER.sub("", sentence)) \
+                and not (cues.UNUSED.search(sentence) and not cues.REASON.search(sentence)):
             found.append(Candidate("medium", block.time, text, [block.ref]))
     return found
 
