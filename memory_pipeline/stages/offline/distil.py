@@ -327,6 +327,25 @@ _PAST = {"read": "read", "run": "run", "ran": "run", "done": "do", "did": "do", 
          "checked": "check", "tested": "test", "looked": "look", "asked": "ask", "updated": "update", "used": "use"}
 
 
+# a reproach: "how can you say things look up-to-date if you haven't checked the source code?" — what to do
+# before such a claim
+_REPROACH = re.compile(r"^(?:(?:my )?(?:dude|man|bro),?\s+)?how (?:can|could|do) you (?P<claim>say|claim|tell me|"
+                       r"conclude|know) (?P<what>.+?),? if you (?:still )?(?:hav(?:en|ne|n)'?t|have not|did\s?n'?t|"
+                       r"did not|never)\s+(?P<rest>\w.+?)[\s.?!]*$", re.IGNORECASE)
+
+
+def reproach_as_rule(sentence: str) -> str | None:
+    """"How can you say X if you haven't checked Y?" → "Check Y before saying X.": the check the user expects."""
+    found = _REPROACH.match(" ".join(sentence.split()))
+    if not found:
+        return None
+    verb, _, rest = found.group("rest").partition(" ")
+    verb = _PAST.get(verb.lower(), verb.lower())
+    claim = {"say": "saying", "claim": "claiming", "tell me": "telling", "conclude": "concluding",
+             "know": "claiming"}[found.group("claim").lower()]
+    return f"{verb[:1].upper()}{verb[1:]} {rest.rstrip(' .')} before {claim} {found.group('what')}."
+
+
 def missed_as_rule(sentence: str) -> str | None:
     """"you haven't read X in full" → "Read X in full": what the agent failed to do, as the rule."""
     found = _MISSED_VERB.match(sentence.strip().rstrip("."))

@@ -55,6 +55,9 @@ def _user_candidates(block: Block, about_code: bool = True) -> list[Candidate]:
         if cues.MAPPING.match(cleaned) and not cues.is_question(sentence):
             mapping.append(cleaned)
             continue
+        if rule := shape.reproach_as_rule(cleaned):  # "how can you say X if you haven't checked Y?"
+            found.append(Candidate("high", block.time, f'User corrected the agent: "{rules.clip(rule)}"', [block.ref]))
+            continue
         if cues.is_question(sentence) or cues.GREETING.match(cleaned) or len(rules.content_words(cleaned)) < 2:
             continue
         if fact := _user_fact(sentence, said[i + 1] if i + 1 < len(said) else "", about_code):

@@ -170,7 +170,7 @@ def rejection(item: Item) -> str | None:
     if not item.quoted and (shape.is_plan_step(text) or shape.is_proposed_fix(text) or shape.is_outline_label(text)
                             or shape.is_tool_report(text) or shape.is_own_tool_failure(text)):
         return "a plan step, outline or report of that session"
-    if item.quoted and shape.is_task_request(text) and not (shape.is_stated_rule(text) or again):
+    if item.quoted and shape.is_task_request(text) and not (shape.is_stated_rule(text) or again or item.correction):
         return "a request for that session's work"
     return None
 

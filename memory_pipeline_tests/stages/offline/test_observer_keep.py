@@ -378,3 +378,11 @@ def test_a_request_made_twice_in_a_chat_is_no_way_of_working():
              "[10:01] [Assistant] (m2): Sure: the Ridge Loop and the Pine Trail are both close.",
              "[10:02] [User] (m3): Thanks! Can you suggest more trails?"]
     assert not [f for f in facts_of("\n".join(lines)) if f.text.startswith("User asked")]
+
+
+def test_a_reproach_says_what_to_check_before_a_claim():
+    said = one_turn("User", "my dude, how can you say the docs look up-to-date if you haven't checked the source "
+                            "code and matched the .md files against it")
+    texts = [f.text for f in facts_of(said)]
+    assert texts == ['User corrected the agent: "Check the source code and matched the .md files against it before '
+                     'saying the docs look up-to-date."']

@@ -107,3 +107,9 @@ def test_a_rule_that_opens_with_no_before_a_noun_is_proposed():
     [proposal] = proposals_for(("s1", ['User corrected the agent: "No console logs! `setTheme` should return an error '
                                        'the caller can display however it wants"']))
     assert proposal.text.startswith("No console logs!") and proposal.section == "Hard Rules"
+
+
+def test_a_reproach_turned_into_what_to_check_is_proposed():
+    [proposal] = proposals_for(("s1", ['User corrected the agent: "Check the source code before saying the docs '
+                                       'look up-to-date."']))
+    assert proposal.text == "Check the source code before saying the docs look up-to-date."
