@@ -339,11 +339,16 @@ def reproach_as_rule(sentence: str) -> str | None:
     found = _REPROACH.match(" ".join(sentence.split()))
     if not found:
         return None
-    verb, _, rest = found.group("rest").partition(" ")
-    verb = _PAST.get(verb.lower(), verb.lower())
     claim = {"say": "saying", "claim": "claiming", "tell me": "telling", "conclude": "concluding",
              "know": "claiming"}[found.group("claim").lower()]
-    return f"{verb[:1].upper()}{verb[1:]} {rest.rstrip(' .')} before {claim} {found.group('what')}."
+    return f"{_imperative(found.group('rest')).rstrip(' .')} before {claim} {found.group('what')}."
+
+
+def _imperative(done: str) -> str:
+    """What the agent did not do, as what to do: "checked the source code" → "Check the source code"."""
+    verb, _, rest = done.partition(" ")
+    verb = _PAST.get(verb.lower(), verb.lower())
+    return f"{verb[:1].upper()}{verb[1:]} {rest}".strip()
 
 
 def missed_as_rule(sentence: str) -> str | None:
@@ -351,9 +356,7 @@ def missed_as_rule(sentence: str) -> str | None:
     found = _MISSED_VERB.match(sentence.strip().rstrip("."))
     if not found:
         return None
-    verb, _, rest = found.group("rest").partition(" ")
-    verb = _PAST.get(verb.lower(), verb.lower())
-    return f"{verb[:1].upper()}{verb[1:]} {rest}".strip() + "."
+    return _imperative(found.group("rest")) + "."
 
 
 # the Observer's frames around the user's words: 'User stated: "…"', 'User answered "Q": "A"', '"A" (about: "T")'

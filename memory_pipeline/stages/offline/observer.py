@@ -182,11 +182,13 @@ def _answers_a_question(blocks: list[Block], at: int) -> bool:
     """A short user turn right after the agent asked something ("minor, this is a big change" to "a minor
     or a patch release?"): the answer, not the task; "yes, add dark mode too" to "anything else?" asks for
     work, and is one."""
-    said = next((b for b in reversed(blocks[:at]) if b.role in ("User", "Assistant") and b.text.strip()), None)
+    said = next((blocks[i] for i in range(at - 1, -1, -1)
+                 if blocks[i].role in ("User", "Assistant") and blocks[i].text.strip()), None)
     text = blocks[at].text
-    asks = cues.is_request(shape.answer_rest(text) or text) or shape.is_task_request(text)
-    return (said is not None and said.role == "Assistant" and said.text.rstrip().endswith("?")
-            and len(text.split()) <= ANSWER_WORDS and not asks)
+    if said is None or said.role != "Assistant" or not said.text.rstrip().endswith("?"):
+        return False
+    return len(text.split()) <= ANSWER_WORDS and not (cues.is_request(shape.answer_rest(text) or text)
+                                                     or shape.is_task_request(text))
 
 
 def _last_intents(blocks: list[Block], count: int) -> list[str]:

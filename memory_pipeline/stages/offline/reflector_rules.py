@@ -116,9 +116,10 @@ def overlap(a: str, b: str) -> float:
 def clean_fact(text: str) -> tuple[str, bool]:
     """Drop the 'User stated:' frame and outer quotes; True when the words are the user's own."""
     text = " ".join(text.split())
-    framed = bool(_SPEAKER.match(text) or shape.ASKED_AGAIN.match(text)) or text.startswith('User answered "')
+    again = bool(shape.ASKED_AGAIN.match(text))
+    framed = bool(_SPEAKER.match(text)) or again or text.startswith('User answered "')
     corrected = bool(CORRECTED.match(text))
-    if text.startswith('User answered "') or _ABOUT.match(_SPEAKER.sub("", text)) or shape.ASKED_AGAIN.match(text):
+    if text.startswith('User answered "') or _ABOUT.match(_SPEAKER.sub("", text)) or again:
         text = shape.statement(text)  # the answer first, then what it answers or is about
     text = _SPEAKER.sub("", text)
     quoted = _OUTER_QUOTES.match(text)
