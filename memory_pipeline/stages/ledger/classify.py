@@ -117,6 +117,8 @@ class Classified:
 
 # 'User answered "Q": "A"': the user settled how to do something the agent asked about
 _ANSWERED = re.compile(r'^User answered "(?P<question>.+?)": "(?P<answer>.+)"$')
+# what the Observer marked a decision ("User decided: …"): a choice made, not a promise still open
+_DECIDED = re.compile(r"^User decided:", re.IGNORECASE)
 
 
 def plain_text(text: str) -> str:
@@ -148,10 +150,11 @@ def event_type(text: str) -> str:
     no_taste = bool(PREFERENCE.search(body)) and not states_preference(body)
     felt = bool(SENTIMENT.search(body)) and not TYPE_RULES[1][1].search(SENTIMENT.sub(" ", body))
     undirected = not CODE_IN_PROSE.search(body) and not DIRECTED.search(body)
-    skipped = {"commitment": acknowledged or felt or bool(CONDITIONAL.match(body)), "decision": weighing or background,
-               "procedure": told or undirected,
-               "preference": no_taste}
-    return next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body) and not skipped.get(name)), "fact")
+    decided = bool(_DECIDED.match(text.strip()))  # "User decided: we need to use findModel": done, not owed
+    skipped = {"commitment": acknowledged or felt or decided or bool(CONDITIONAL.match(body)),
+               "decision": weighing or background, "procedure": told or undirected, "preference": no_taste}
+    kind = next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body) and not skipped.get(name)), "fact")
+    return "decision" if decided and kind == "fact" else kind
 
 
 def priority_for(observer_priority: str, kind: str, text: str) -> str:

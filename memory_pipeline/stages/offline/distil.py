@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from memory_pipeline.stages.offline.observer_rules import content_words
+
 # chat before the statement: interjections, discourse markers, labels ("Update:", "FYI:", "Remember:")
 _LEAD = re.compile(
     r"^(?:(?:(?:omfg|omg|wtf|ugh+|argh+|hm+|hmm+|uh+|um+|oh+|ah+|ok(?:ay)?|alright|so+|also|and|btw|by the way|"
@@ -57,7 +59,7 @@ _DESCRIBED = re.compile(r"\b(?:i|i'?ve|i have|i'?d|we'?ve|we have|you'?ve|has|ha
 # the imperative or modal head of a rule clause ("never push to main", "use hex RGB", "you must …",
 # "tests should never call the real API", "from now on, …")
 _RULE_HEAD = re.compile(
-    r"^(?:(?:so|and|but|then|thus|hence),?\s+)?(?:please\s+)?(?:always|never|don'?t|do not|no more|stop|avoid|"
+    r"^(?:(?:so|and|but|then|thus|hence),?\s+)?(?:(?:please|plase|pleas|pls|plz)\s+)?(?:always|never|don'?t|do not|no more|stop|avoid|"
     r"only|use|prefer|make sure|ensure|keep|must|put|write|run|read|fix|test|call|let'?s not|from now on|"
     r"going forward|in (?:the )?future)\b|"
     r"^(?!(?:that|this|it|which)\b)[\w\s`'./-]{0,60}?\b(?:should|must|shall)\s+(?:never|always|not|only)\b|"
@@ -127,6 +129,36 @@ def is_code_requirement(text: str) -> bool:
 def is_task_request(text: str) -> bool:
     """One of its clauses asks for the task at hand ("…, look into the footer sources")."""
     return any(_TASK_CLAUSE.match(part) for part in clauses(text))
+
+
+# "don't rewrite the changelog, make surgical edits", "stop committing everything", "no deprecation alias!": the
+# user forbids a way of working, said of what the agent just did; it holds beyond the task even unmarked. Not a
+# reaction ("stop doing that", "don't worry"), a wish for the moment ("don't commit yet") nor a question.
+_PLEASE = r"(?:please|plase|pleas|pls|plz)"
+_PROHIBITION = re.compile(rf"^(?:{_PLEASE}\s+)?(?:don'?t|do not|stop|no more|never)\s+(?:(?:ever|again)\s+)?"
+                          r"(?!(?:worry|worrying|bother|know|think|thinking|understand|get|see|care|mind|forget|be|being|do|doing|"
+                          r"say|saying|talk|talking|apologi[sz]e|apologi[sz]ing|that|this|it|there|here|now|yet)\b)"
+                          r"(?P<verb>\w+)", re.IGNORECASE)
+# "No console logs!", "no deprecation alias!": a noun forbidden with an exclamation mark ("no worries!" is none)
+_NO_NOUN = re.compile(r"^no\s+(?!(?:idea|problem|problems|worries|worry|thanks|thank|luck|way|need|doubt|wonder|clue|"
+                      r"matter|difference|change|changes|kidding|offen[cs]e|rush|pressure|big|one|error|errors|output|"
+                      r"issue|issues|more)\b)[\w`.\-]+(?:\s+[\w`.\-]+){0,4}\s*!+$", re.IGNORECASE)
+_NOT_YET = re.compile(r"\b(?:yet|for now|right now|at the moment|this time|today|until)\b", re.IGNORECASE)
+
+
+def is_prohibition(text: str) -> bool:
+    """The user forbids a way of working ("don't rewrite the changelog, make surgical edits", "stop committing
+    everything", "no deprecation alias!"): what to do is the rest of the sentence, or the thing named."""
+    text = distil(text).strip()
+    if text.endswith("?") or _NOT_YET.search(text) or is_task_request(text):
+        return False
+    if _NO_NOUN.match(text):
+        return True
+    found = _PROHIBITION.match(text)
+    if found is None:
+        return False
+    # "stop committing": the habit is the verb; "don't modify" needs what it forbids to touch
+    return found["verb"].lower().endswith("ing") or len(content_words(text[found.start("verb"):])) >= 2
 
 
 def is_standing_rule(text: str) -> bool:
@@ -238,9 +270,17 @@ _CONTRAST = re.compile(r"(?:,|;|—|–|\s-)\s*(?:not|no|never)\b|\b(?:instead o
 _REASON = re.compile(r"\b(?:because|since|so that|otherwise|or else)\b", re.IGNORECASE)
 
 
+# "please write a compaction example that summarises everything instead of keeping the last turns": asks for
+# one new thing, and its "instead of" tells what that thing does differently (no rule, no correction)
+MAKES_NEW = re.compile(r"^(?:(?:please|pls|plase|can you|could you),?\s+)?(?:write|create|add|make|build|implement|"
+                       r"generate|draft)\s+(?:a|an|one|some|new|another)\b", re.IGNORECASE)
+
+
 def is_stated_rule(text: str) -> bool:
     """A user's sentence that states how to work from now on: rule-shaped and marked as standing,
-    contrasted with what not to do, or given with its reason."""
+    contrasted with what not to do, or given with its reason; not a request for one new thing."""
+    if MAKES_NEW.match(distil(text)) and not STANDING.search(text):
+        return False
     return is_rule(text) and bool(STANDING.search(text) or _CONTRAST.search(text) or _REASON.search(text))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from memory_pipeline.stages.offline import distil as shape
 from memory_pipeline.stages.offline.observer_rules import CODE_IN_PROSE, FILLER, content_words
 
 RULE = re.compile(
@@ -23,12 +24,15 @@ PREFERENCE = re.compile(
     r"i would rather|my preference)\b",
     re.IGNORECASE,
 )
+_DENIED = r"(?:that|this|it)(?:'?s| is) (?:not (?:how|what|true|right|correct)\b|wrong\b|incorrect\b)"
 CORRECTION = re.compile(
-    r"^(?:no\b|nope\b|actually\b|that'?s wrong|that is wrong|wrong\b|not quite\b|that'?s not\b|you'?re wrong)"
+    rf"^(?:no\b|nope\b|actually\b|that'?s not\b|wrong\b|not quite\b|you'?re wrong|{_DENIED})"
     r"|\bnot \w+(?: \w+)?,? but\b|\binstead of\b|\bi actually (?:want|need|prefer|meant)\b"
     r"|^(?=(?:please )?(?:don'?t|do not) .*\binstead\b)",  # "Don't mock X; use the test data source instead"
     re.IGNORECASE,
 )
+# the agent's account denied, what is true said next: "this is not how it works. the log is append only"
+DENIES = re.compile(rf"^(?:(?:no|nope)[,.!]?\s+)?{_DENIED}", re.IGNORECASE)
 # a user telling of their own doings, plans or thoughts ("I've started taking the stairs instead of the
 # elevator", "Actually, I remember taking my bike in on April 20th", "We're considering camping instead of a
 # hotel"): their "instead of" or "actually" corrects no one. A wish about the work still does ("I'd rather use
@@ -39,8 +43,11 @@ _TOLD_CUES = re.compile(r"^actually\b|\binstead of\b", re.IGNORECASE)
 
 
 def corrects(sentence: str) -> bool:
-    """The user corrects or redirects the agent (CORRECTION), unless they tell of their own doings."""
+    """The user corrects or redirects the agent (CORRECTION), unless they tell of their own doings or ask for
+    something new that does a thing "instead of" another."""
     if not CORRECTION.search(sentence):
+        return False
+    if shape.MAKES_NEW.match(sentence) and not CORRECTION.search(INSTEAD_OF.sub(" ", sentence)):
         return False
     return not SELF_TOLD.match(sentence) or bool(CORRECTION.search(_TOLD_CUES.sub(" ", sentence)))
 
@@ -206,6 +213,8 @@ ELIDED_SUBJECT = re.compile(r"^(?:Uses|Returns|Calls|Takes|Adds|Removes|Renders|
                             r"Supports|Provides|Contains|Includes|Applies|Passes|Checks)\s")
 # the user's own next step: "let me try the light theme real quick, then …" (a decision reads "let's go with"; "I'm
 # going to Japan in April" is a plan of theirs that a chat keeps)
+# "The problem is at line 543: …": placed by a line number, it is about that day's file (the next edit moves it)
+LINE_REF = re.compile(r"\b(?:at|on|in) lines? \d+\b|\blines? \d+(?:\s*[-–]\s*\d+)?:", re.IGNORECASE)
 OWN_ACTION = re.compile(r"^let me\b(?! know\b)", re.IGNORECASE)
 # a state of the moment, the claim of "The build is failing because …"
 STATUS_NOW = re.compile(r"\b(?:is|are) (?:failing|broken|passing|running|hanging|crashing)\b", re.IGNORECASE)

@@ -10,6 +10,7 @@ from memory_pipeline.stages.offline import answers, summary
 from memory_pipeline.stages.offline import distil as shape
 from memory_pipeline.stages.offline import observer_cues as cues
 from memory_pipeline.stages.offline import observer_rules as rules
+from memory_pipeline.stages.offline.observer_agreed import agreed
 from memory_pipeline.stages.offline.observer_people import personal_fact
 
 CAPS = {"high": 8, "medium": 6, "low": 3}
@@ -58,7 +59,8 @@ def _user_candidates(block: Block, about_code: bool = True) -> list[Candidate]:
         if rule := shape.reproach_as_rule(cleaned):  # "how can you say X if you haven't checked Y?"
             found.append(Candidate("high", block.time, f'User corrected the agent: "{rules.clip(rule)}"', [block.ref]))
             continue
-        if cues.is_question(sentence) or cues.GREETING.match(cleaned) or len(rules.content_words(cleaned)) < 2:
+        short = len(rules.content_words(cleaned)) < 2 and not (i + 1 < len(said) and cues.DENIES.match(cleaned))
+        if cues.is_question(sentence) or cues.GREETING.match(cleaned) or short:  # "This is not how it works. X is …"
             continue
         if fact := _user_fact(sentence, said[i + 1] if i + 1 < len(said) else "", about_code):
             found.append(Candidate(fact[0], block.time, fact[1], [block.ref]))
@@ -93,6 +95,8 @@ def _user_fact(sentence: str, following: str, about_code: bool = True) -> tuple[
             cues.RULE.search(sentence) and shape.is_rule(sentence)) or cues.states_preference(sentence) or (
             shape.is_stated_rule(sentence)):
         return "high", f"User stated: {quoted}"
+    if shape.is_prohibition(sentence):  # "stop committing everything", "no deprecation alias!": of what it just did
+        return "high", f"User corrected the agent: {quoted}"
     if shape.is_how_to(sentence) or (about_code and shape.is_code_requirement(sentence)):
         return "high", f"User stated: {quoted}"
     if cues.is_request(sentence) or shape.is_task_request(sentence):
@@ -149,12 +153,12 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
 
 def _not_a_finding(sentence: str) -> bool:
     """A plan step ("Use X instead of Y"), an outline label ("Naming clarity: …"), a pointer to
-    something only the session shows ("that branch"), advice to the person it talks to ("Remember to
+    something only the session shows ("that branch", "at line 543"), advice to the person it talks to ("Remember to
     always…"), the agent's own tool failing, a guess ("I bet …", "it might be …"), or a reason that
     names a passing state ("…because the code still uses…", "The build is failing because …"): none is
     what the project is."""
     return (shape.is_plan_step(sentence) or shape.is_outline_label(sentence) or bool(shape.POINTER.search(sentence))
-            or bool(cues.ELIDED_SUBJECT.match(sentence))
+            or bool(cues.ELIDED_SUBJECT.match(sentence)) or bool(cues.LINE_REF.search(sentence))
             or shape.is_advice(sentence)
             or shape.is_own_tool_failure(sentence) or shape.is_tool_report(sentence) or _guesses(sentence)
             or shape.is_session_change(sentence) or shape.is_proposed_fix(sentence)
@@ -264,6 +268,9 @@ def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None
             topic = ask if len(rules.content_words(ask)) >= 4 else topic
             since_asked = len(candidates) if "?" in block.text else since_asked
         elif block.role == "Assistant":
+            if previous is not None and previous.role == "User" and block.text:  # "…should take X?" "Good idea."
+                candidates += [Candidate("high", previous.time, f'User decided: "{rules.clip(made)}"',
+                                         [previous.ref, block.ref]) for made in agreed(previous.text, block.text)]
             candidates += [replace(c, agent=True) for c in _assistant_candidates(block, about_code)]
             candidates += [Candidate(priority, block.time, rules.clip(fact, 280), [block.ref])
                            for priority, fact in summary.state_facts(block.text)]

@@ -23,6 +23,9 @@ CORRECTED = re.compile(r"^(?:the\s+)?user\s+corrected the agent\s*:", re.IGNOREC
 _OUTER_QUOTES = re.compile(r'^["“](?P<inner>.+)["”]\.?$')
 _ABOUT = re.compile(r'^"(?P<said>.+)"\s*\(about: "(?P<topic>.+)"\)\.?$')
 _CORRECTION_LEAD = re.compile(r"^(?:no+|nope|actually)\s*[,.!:;—-]\s*", re.IGNORECASE)
+# "This is not how it works. The session entry array is append only": the correction is the sentence after it
+_REJECTION_LEAD = re.compile(r"^(?:(?:no+|nope)[,.!]?\s+)?(?:that|this|it)(?:'?s| is) (?:not\b[^.!?]{0,40}|wrong|incorrect)"
+                             r"[.!?]+\s+(?=\S)", re.IGNORECASE)
 _ROUTINE = re.compile(r"^(?:modified|edited|read|ran|opened|viewed|listed|pushed|committed|created branch)\b", re.IGNORECASE)
 
 HARD_RULE = re.compile(r"\b(?:always|never|must(?:n't| not)?|no exceptions|from now on|do not|don't|forbidden|"
@@ -125,6 +128,8 @@ def clean_fact(text: str) -> tuple[str, bool]:
     quoted = _OUTER_QUOTES.match(text)
     if quoted:
         text = quoted.group("inner").strip()
+    if corrected:
+        text = _REJECTION_LEAD.sub("", text)
     rule = _CORRECTION_LEAD.sub("", text)
     if (framed or quoted) and rule != text and (HARD_RULE.search(rule) or corrected):
         text = rule  # "No, don't use pip here. This repo uses uv…": the rule without the "no" it answered with
@@ -154,10 +159,12 @@ def rejection(item: Item) -> str | None:
         return "error line or question"
     main_clause = ASIDE.sub("", text).split()
     clipped = text.rstrip(".").endswith("…")
-    if DEICTIC.match(text) or POINTER.search(text) or text.rstrip(".").endswith(":") or clipped or len(main_clause) < 4:
+    shortest = 3 if item.correction and shape.is_prohibition(text) else 4  # "No deprecation alias!"
+    if DEICTIC.match(text) or POINTER.search(text) or text.rstrip(".").endswith(":") or clipped or \
+            len(main_clause) < shortest:
         return "not self-contained"
     stated_rule = item.quoted and (HARD_RULE.search(text) or PREFERENCE.search(text) or item.correction)
-    if len(text.split()) < (4 if stated_rule else MIN_WORDS if item.quoted or "`" in text else MIN_AGENT_WORDS):
+    if len(text.split()) < (shortest if stated_rule else MIN_WORDS if item.quoted or "`" in text else MIN_AGENT_WORDS):
         return "too short to stand alone"
     if CHANGE_REPORT.match(text) and "`" not in text and "/" not in text:
         return "a change report that names no code"

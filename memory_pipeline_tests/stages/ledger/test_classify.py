@@ -10,3 +10,11 @@ def test_an_access_token_is_security_and_a_themes_colour_token_is_not():
     answer = classify_fact('User answered "We would need a separate `linkUrl` token to style links differently.": '
                            '"In old pi the link url was 666666"', "high")
     assert "security" not in answer.tags and answer.priority != "P0"
+
+
+def test_a_decision_the_observer_marked_is_no_open_commitment():
+    decided = classify_fact('User decided: "We need to use `findModel` from model-config.ts, so custom models are '
+                            'found too"', "high")
+    assert decided.type == "decision" and decided.status is None
+    owed = classify_fact('User stated: "We need to migrate the billing service by Friday"', "high")
+    assert owed.type == "commitment" and owed.status == "open"

@@ -386,3 +386,54 @@ def test_a_reproach_says_what_to_check_before_a_claim():
     texts = [f.text for f in facts_of(said)]
     assert texts == ['User corrected the agent: "Check the source code and matched the .md files against it before '
                      'saying the docs look up-to-date."']
+
+
+@pytest.mark.parametrize("text", [
+    "pls don't squash the migration commits make one commit per migration",
+    "stop amending commits",
+    "no default exports!",
+])
+def test_a_way_of_working_the_user_forbids_is_a_correction_even_unmarked(text):
+    assert [f.text for f in facts_of(one_turn("User", text))][0].startswith("User corrected the agent:")
+    assert facts_of(one_turn("User", "Never push to main"))[0].text == 'User stated: "Never push to main"'  # marked
+
+
+@pytest.mark.parametrize("text", [
+    "stop doing that!",  # a reaction
+    "don't worry about the flaky test in the billing suite",
+    "don't push the release branch yet",  # for the moment
+    "no worries!",
+    "don't we load the settings file on startup?",  # a question
+    "the badge must be dimmer, don't modify the theme, look into the footer sources",  # the task at hand
+])
+def test_a_reaction_a_wish_for_the_moment_or_a_question_forbids_nothing(text):
+    assert not [f for f in facts_of(one_turn("User", text)) if f.text.startswith("User corrected the agent")]
+
+
+def test_a_short_rejection_takes_the_statement_after_it():
+    said = one_turn("User", "this is not how it works. the audit log table is insert only")
+    assert [f.text for f in facts_of(said)] == [
+        'User corrected the agent: "This is not how it works. The audit log table is insert only"']
+
+
+def test_a_proposal_asked_as_a_question_is_decided_when_the_agent_agrees():
+    def facts(question: str, reply: str) -> list[str]:
+        return [f.text for f in facts_of("\n".join([f"[10:00] [User] (m1): {question}",
+                                                    f"[10:01] [Assistant] (m2): {reply}"]))]
+    asked = "actually, i think ExportJob should take a resolveCredentials(bucket: string)?"
+    assert facts(asked, "Good idea. That keeps the job free of global state.") == [
+        'User decided: "ExportJob should take a resolveCredentials(bucket: string)"']
+    assert facts("- should we drop the retry queue and always use the dead-letter topic?", "Makes sense, doing it.") == [
+        'User decided: "We should drop the retry queue and always use the dead-letter topic"']
+    assert facts(asked, "Let me look at how ExportJob is built first.") == []  # not agreed (yet)
+    assert facts("well, i think it should be titleColor and bodyColor?", "You're right!") == []  # "it": the chat's
+    assert facts("what about the split batches?", "Good point, let me check.") == []  # asks, proposes nothing
+
+
+def test_a_request_for_something_new_is_no_correction_and_a_finding_by_line_number_is_that_days():
+    asked = one_turn("User", "please write an export example in examples/ that streams every row to S3 instead of "
+                             "buffering the last 10k rows")
+    assert facts_of(asked) == []
+    assert facts_of(one_turn("Assistant", "The problem is at line 212: `if (!job.bucket)` throws when `job` is "
+                                          "undefined.")) == []
+    assert facts_of(one_turn("User", "no, use the staging bucket instead of the prod bucket for the export tests"))

@@ -113,3 +113,11 @@ def test_a_reproach_turned_into_what_to_check_is_proposed():
     [proposal] = proposals_for(("s1", ['User corrected the agent: "Check the source code before saying the docs '
                                        'look up-to-date."']))
     assert proposal.text == "Check the source code before saying the docs look up-to-date."
+
+
+def test_a_short_prohibition_and_a_correction_after_a_rejection_are_proposed():
+    [short] = proposals_for(("s1", ['User corrected the agent: "No deprecation aliases!"']))
+    assert short.text == "No deprecation aliases!" and short.section == "Hard Rules"
+    [fact] = proposals_for(("s1", ['User corrected the agent: "This is not how it works. The audit log table is '
+                                   'insert only"']))
+    assert fact.text == "The audit log table is insert only."
