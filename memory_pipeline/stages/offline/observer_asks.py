@@ -14,6 +14,15 @@ from memory_pipeline.stages.offline.observer_facts import Block, Candidate
 # made twice is a task done twice ("create a new custom theme and open it with the code command")
 ASK_WORDS = 6
 _PATHLIKE = re.compile(r"\S*[/.@]\S*")
+# the project's check or test command, asked for in the user's turn ("did more stuff, npm run check", "do a npm
+# run check in root dir"): asked in several turns, it is how work is checked there. Not a command the user ran
+# and pasted ("➜ repo git:(main) npx tsx src/cli.ts") nor one they will run ("so i can execute it with npx tsx").
+_COMMAND = (r"(?:(?:npm|pnpm|yarn|bun) (?:run [\w:.-]+|test|build|lint)|npx [\w@/.:-]+|cargo (?:test|build|check|"
+            r"clippy|fmt)|go (?:test|build|vet)|uv run [\w.:-]+|pytest|tox|mix (?:test|format|compile|precommit|credo|"
+            r"dialyzer)|ruff(?: check)?|mypy|tsc)")
+COMMAND_ASK = re.compile(rf"^(?:(?:please|pls|now|then|and|also|ok(?:ay)?|did (?:some )?more(?: \w+)?|do(?: a| an| "
+                         rf"another)?|run)\s+)*(?P<command>{_COMMAND})(?:\s+(?:(?:in|at|from) (?:the )?[\w/.-]+(?: dir"
+                         rf"(?:ectory)?)?|again|please))*$", re.IGNORECASE)
 
 
 def _ask_key(clause: str) -> frozenset[str]:
@@ -31,6 +40,10 @@ def repeated_asks(blocks: list[Block], times: int = 2) -> dict[int, Candidate]:
             continue
         keys = set()
         for sentence in rules.sentences(block.text):
+            for command in {m["command"].lower() for c in shape.clauses(sentence) if (m := COMMAND_ASK.match(c))}:
+                if (key := frozenset({"$", command})) not in keys:  # "npm run check" asked in several turns
+                    keys.add(key)
+                    asked.setdefault(key, []).append((block, f"Run `{command}`"))
             for clause in shape.clauses(sentence):
                 key = _ask_key(clause)
                 if (len(key) >= 2 and key not in keys and len(clause.split()) <= ASK_WORDS

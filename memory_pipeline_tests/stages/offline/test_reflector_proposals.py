@@ -101,6 +101,8 @@ def test_a_request_the_user_made_in_several_turns_is_proposed_with_how_often():
     [proposal] = proposals_for(("s1", ['User asked 3 times: "read it in full"']))
     assert proposal.text == "Read it in full (the user asked 3 times)."
     assert proposals_for(("s1", ['User stated: "Read it in full."'])) == []  # once: a request for that task
+    [command] = proposals_for(("s1", ['User asked 2 times: "Run `pnpm run verify`"']))
+    assert command.text == "Run `pnpm run verify` (the user asked 2 times)."
 
 
 def test_a_rule_that_opens_with_no_before_a_noun_is_proposed():
