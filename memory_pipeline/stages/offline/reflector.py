@@ -27,6 +27,7 @@ _OBSERVATION = re.compile(r'<observation ref="(?P<ref>O\d+)" session="(?P<sessio
                           r'distilled="(?P<distilled>yes|no)">\n(?P<body>.*?)\n</observation>', re.DOTALL)
 _FACT = re.compile(r"^\* (?P<emoji>🔴|🟡|🟢) (?:\((?P<time>\d{2}:\d{2})\) )?(?P<text>.*?)\s*\{(?P<ref>F\d+)\}\s*$")
 _PRIORITY = {"🔴": "high", "🟡": "medium", "🟢": "low"}
+_OUTCOME = re.compile(r"\bOutcome: (.+)$")
 
 
 def _between(prompt: str, tag: str) -> str:
@@ -47,13 +48,15 @@ def read_items(observations: str) -> list[Item]:
     """Every fact of every `<observation>` element, in prompt order."""
     items: list[Item] = []
     for match in _OBSERVATION.finditer(observations):
-        segment = ""
+        segment, outcome = "", ""
         for line in match.group("body").splitlines():
             if line.startswith("#### "):
-                segment = line[5:].strip()
+                segment, outcome = line[5:].strip(), ""
                 continue
             fact = _FACT.match(line)
             if not fact:
+                found = _OUTCOME.search(line)  # the segment's narrative: "… Outcome: The fix is complete."
+                outcome = found.group(1) if found and segment else outcome
                 continue
             text, quoted = rules.clean_fact(fact.group("text"))
             when = f"{match.group('date')} {fact.group('time') or ''}".strip()
@@ -61,7 +64,7 @@ def read_items(observations: str) -> list[Item]:
                               text=text, observation=match.group("ref"), segment=segment,
                               session=match.group("session"), distilled=match.group("distilled") == "yes",
                               when=when, quoted=quoted, refs=[fact.group("ref")], parts=[text],
-                              correction=rules.CORRECTED.match(fact.group("text")) is not None))
+                              correction=rules.CORRECTED.match(fact.group("text")) is not None, outcome=outcome))
     return items
 
 

@@ -97,6 +97,7 @@ class Item:
     when: str = ""  # "YYYY-MM-DD HH:MM" (time may be empty)
     quoted: bool = False
     correction: bool = False  # the user corrected the agent: what to do, even when worded as a request
+    outcome: str = ""  # how its segment ended, as the Observer's narrative says ("The fix is complete.")
     section: str = "Patterns"
     refs: list[str] = field(default_factory=list)
     parts: list[str] = field(default_factory=list)
@@ -220,7 +221,10 @@ def is_problem(text: str) -> bool:
 
 
 def resolved(problem: Item, later: list[Item]) -> bool:
-    """A problem is resolved by a fix in the same segment, or by a later fix about the same thing."""
+    """A problem is resolved by a fix in the same segment (a fact, or how the segment ended: "The fix is
+    complete."), or by a later fix about the same thing."""
+    if RESOLUTION.search(problem.outcome):
+        return True
     for item in later:
         if item is problem or not RESOLUTION.search(item.text):
             continue

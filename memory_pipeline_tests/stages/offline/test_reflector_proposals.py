@@ -123,3 +123,16 @@ def test_a_short_prohibition_and_a_correction_after_a_rejection_are_proposed():
     [fact] = proposals_for(("s1", ['User corrected the agent: "This is not how it works. The audit log table is '
                                    'insert only"']))
     assert fact.text == "The audit log table is insert only."
+
+
+def test_a_problem_whose_segment_ended_with_the_fix_is_not_proposed():
+    def proposed(outcome: str) -> list[str]:
+        segment = Segment(title="startup without keys", narrative=f"The user wrote: \"fix #288\". The agent modified "
+                                                                  f"`sdk.ts` (12 tool calls). Outcome: {outcome}",
+                          facts=[fact("high", "The issue is that `createSession` throws an error when no models are "
+                                              "available.", key="s1"),
+                                 *(fact("low", c, key="s1") for c in CONTEXT)])
+        _, output, _ = offline([observation("2026-11-17", "s1", [segment])])
+        return [p.text for p in output.proposals]
+    assert proposed("The fix is complete.") == []
+    assert [t for t in proposed("Let me look at the model resolver next.") if "createSession" in t]  # still open
