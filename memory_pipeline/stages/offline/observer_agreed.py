@@ -1,6 +1,7 @@
 """A proposal the user asked as a question and the agent agreed to: "actually, i think AgentSessionConfig should
 take a resolveApiKey(provider: string)?" answered "Good idea. …" is a decision the user made, though its words
-end with a question mark (and questions are never facts on their own)."""
+end with a question mark (and questions are never facts on their own). Asked of work on software only: in a chat
+"Should I get a Fitbit?" answered "Yes!" is advice taken, no decision of a project."""
 
 from __future__ import annotations
 
@@ -21,8 +22,8 @@ _HEDGE_LEAD = re.compile(r"^(?:(?:well|actually|ok|okay|so|hm+|also|and),?\s+)*"
                          r"(?:i think|i guess|i believe|i suppose|i(?: would|'d) think(?: that)?|maybe|perhaps)\s+", re.IGNORECASE)
 # ", no?", ", right?", "?": the tag that makes a statement a question
 _TAG = re.compile(r"[\s,]*(?:\b(?:no|right|yes|correct|or not|isn'?t it|don'?t you think))?\s*\?+$", re.IGNORECASE)
-# "should we X" asks whether to do X: the statement is "We should X"
-_INVERTED = re.compile(r"^(?:should|shall) (we|i) ", re.IGNORECASE)
+# "should we X" proposes X for the work: the statement is "We should X" ("should I X?" asks for advice)
+_INVERTED = re.compile(r"^(?:should|shall) we ", re.IGNORECASE)
 # what a part of the work should do, with its subject named ("it should be …" points at the chat)
 _MODAL = re.compile(r"^(?!(?:that|this|it|which|they|there|you)\b)[^?]{0,140}?\b(?:should|needs? to|has to|have to|must)"
                     r"\s+\w+", re.IGNORECASE)
@@ -32,7 +33,7 @@ def proposal(question: str) -> str | None:
     """The statement a proposal asked as a question makes ("i think X should take Y?" → "X should take Y"), or
     None when the question asks something else ("what about split turns?", "can we add X?")."""
     text = _TAG.sub("", _HEDGE_LEAD.sub("", shape.distil(question).lstrip("-* "))).strip(" ,")
-    text = _INVERTED.sub(lambda m: f"{'We' if m[1].lower() == 'we' else 'I'} should ", text)
+    text = _INVERTED.sub("We should ", text)
     if not _MODAL.match(text) or not cues.is_self_contained(text):
         return None
     return text[:1].upper() + text[1:]

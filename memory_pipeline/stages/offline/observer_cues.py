@@ -213,8 +213,9 @@ ELIDED_SUBJECT = re.compile(r"^(?:Uses|Returns|Calls|Takes|Adds|Removes|Renders|
                             r"Supports|Provides|Contains|Includes|Applies|Passes|Checks)\s")
 # the user's own next step: "let me try the light theme real quick, then …" (a decision reads "let's go with"; "I'm
 # going to Japan in April" is a plan of theirs that a chat keeps)
-# "The problem is at line 543: …": placed by a line number, it is about that day's file (the next edit moves it)
-LINE_REF = re.compile(r"\b(?:at|on|in) lines? \d+\b|\blines? \d+(?:\s*[-–]\s*\d+)?:", re.IGNORECASE)
+# "The problem is at line 543: …": placed by a line number, it is about that day's file (the next edit moves it);
+# "looking at the screenshot again, the issue is …": what that moment's screen showed
+MOMENT_REF = re.compile(r"\b(?:at|on|in) lines? \d+\b|\blines? \d+(?:\s*[-–]\s*\d+)?:|\bscreenshots?\b", re.IGNORECASE)
 OWN_ACTION = re.compile(r"^let me\b(?! know\b)", re.IGNORECASE)
 # a state of the moment, the claim of "The build is failing because …"
 STATUS_NOW = re.compile(r"\b(?:is|are) (?:failing|broken|passing|running|hanging|crashing)\b", re.IGNORECASE)

@@ -95,7 +95,7 @@ def _user_fact(sentence: str, following: str, about_code: bool = True) -> tuple[
             cues.RULE.search(sentence) and shape.is_rule(sentence)) or cues.states_preference(sentence) or (
             shape.is_stated_rule(sentence)):
         return "high", f"User stated: {quoted}"
-    if shape.is_prohibition(sentence):  # "stop committing everything", "no deprecation alias!": of what it just did
+    if about_code and shape.is_prohibition(sentence):  # "stop committing everything": of what the agent just did
         return "high", f"User corrected the agent: {quoted}"
     if shape.is_how_to(sentence) or (about_code and shape.is_code_requirement(sentence)):
         return "high", f"User stated: {quoted}"
@@ -158,7 +158,7 @@ def _not_a_finding(sentence: str) -> bool:
     names a passing state ("…because the code still uses…", "The build is failing because …"): none is
     what the project is."""
     return (shape.is_plan_step(sentence) or shape.is_outline_label(sentence) or bool(shape.POINTER.search(sentence))
-            or bool(cues.ELIDED_SUBJECT.match(sentence)) or bool(cues.LINE_REF.search(sentence))
+            or bool(cues.ELIDED_SUBJECT.match(sentence)) or bool(cues.MOMENT_REF.search(sentence))
             or shape.is_advice(sentence)
             or shape.is_own_tool_failure(sentence) or shape.is_tool_report(sentence) or _guesses(sentence)
             or shape.is_session_change(sentence) or shape.is_proposed_fix(sentence)
@@ -268,7 +268,7 @@ def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None
             topic = ask if len(rules.content_words(ask)) >= 4 else topic
             since_asked = len(candidates) if "?" in block.text else since_asked
         elif block.role == "Assistant":
-            if previous is not None and previous.role == "User" and block.text:  # "…should take X?" "Good idea."
+            if about_code and previous is not None and previous.role == "User" and block.text:  # "…X?" "Good idea."
                 candidates += [Candidate("high", previous.time, f'User decided: "{rules.clip(made)}"',
                                          [previous.ref, block.ref]) for made in agreed(previous.text, block.text)]
             candidates += [replace(c, agent=True) for c in _assistant_candidates(block, about_code)]

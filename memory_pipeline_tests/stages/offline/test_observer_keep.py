@@ -388,13 +388,18 @@ def test_a_reproach_says_what_to_check_before_a_claim():
                      'saying the docs look up-to-date."']
 
 
+def after_an_edit(text: str) -> str:
+    """The user's turn right after the agent edited a file: a window of work on software."""
+    return f"[09:59] [Assistant] (m1): Updated the changelog.\n  → Edit(path=CHANGELOG.md)\n[10:00] [User] (m2): {text}"
+
+
 @pytest.mark.parametrize("text", [
     "pls don't squash the migration commits make one commit per migration",
     "stop amending commits",
     "no default exports!",
 ])
 def test_a_way_of_working_the_user_forbids_is_a_correction_even_unmarked(text):
-    assert [f.text for f in facts_of(one_turn("User", text))][0].startswith("User corrected the agent:")
+    assert [f.text for f in facts_of(after_an_edit(text))][0].startswith("User corrected the agent:")
     assert facts_of(one_turn("User", "Never push to main"))[0].text == 'User stated: "Never push to main"'  # marked
 
 
@@ -407,7 +412,7 @@ def test_a_way_of_working_the_user_forbids_is_a_correction_even_unmarked(text):
     "the badge must be dimmer, don't modify the theme, look into the footer sources",  # the task at hand
 ])
 def test_a_reaction_a_wish_for_the_moment_or_a_question_forbids_nothing(text):
-    assert not [f for f in facts_of(one_turn("User", text)) if f.text.startswith("User corrected the agent")]
+    assert not [f for f in facts_of(after_an_edit(text)) if f.text.startswith("User corrected the agent")]
 
 
 def test_a_short_rejection_takes_the_statement_after_it():
@@ -419,7 +424,7 @@ def test_a_short_rejection_takes_the_statement_after_it():
 def test_a_proposal_asked_as_a_question_is_decided_when_the_agent_agrees():
     def facts(question: str, reply: str) -> list[str]:
         return [f.text for f in facts_of("\n".join([f"[10:00] [User] (m1): {question}",
-                                                    f"[10:01] [Assistant] (m2): {reply}"]))]
+                                                    f"[10:01] [Assistant] (m2): {reply}\n  → Read(path=src/job.ts)"]))]
     asked = "actually, i think ExportJob should take a resolveCredentials(bucket: string)?"
     assert facts(asked, "Good idea. That keeps the job free of global state.") == [
         'User decided: "ExportJob should take a resolveCredentials(bucket: string)"']
@@ -436,6 +441,8 @@ def test_a_request_for_something_new_is_no_correction_and_a_finding_by_line_numb
     assert facts_of(asked) == []
     assert facts_of(one_turn("Assistant", "The problem is at line 212: `if (!job.bucket)` throws when `job` is "
                                           "undefined.")) == []
+    assert facts_of(one_turn("Assistant", "Wait, looking at the screenshot again, the issue is that the legend starts "
+                                          "at `cmp` instead of `usr`.")) == []
     assert facts_of(one_turn("User", "no, use the staging bucket instead of the prod bucket for the export tests"))
 
 
@@ -453,3 +460,10 @@ def test_the_check_command_named_in_several_turns_is_how_work_is_checked_there()
            "[10:05] [User] (m2): put the check in test/ so i can execute it with npx tsx",
            "[10:09] [User] (m3): same again\n\n➜  shop git:(main) ✗ npx tsx src/cli.ts"]
     assert not [f for f in facts_of("\n".join(ran)) if f.text.startswith("User asked")]  # ran or will run it
+
+
+def test_in_a_chat_advice_taken_or_a_wish_is_no_decision_nor_correction():
+    chat = "\n".join(["[10:00] [User] (m1): I think I should get a fitness tracker for my morning runs?",
+                      "[10:01] [Assistant] (m2): Yes, great idea! A tracker helps you pace your runs.",
+                      "[10:02] [User] (m3): don't include any seafood in the dinner recipes"])
+    assert not [f for f in facts_of(chat) if f.text.startswith(("User decided", "User corrected"))]
