@@ -56,10 +56,12 @@ def distil(sentence: str) -> str:
 _DESCRIBED = re.compile(r"\b(?:i|i'?ve|i have|i'?d|we'?ve|we have|you'?ve|has|have|had|was|were|been|is|are|"
                         r"it'?s|it has|they'?ve)\s+(?:always|never)\b|\b(?:always|never) (?:been|had|was|were)\b",
                         re.IGNORECASE)
+# "please", and how it is typed in a hurry
+_PLEASE = r"(?:please|plase|pleas|pls|plz)"
 # the imperative or modal head of a rule clause ("never push to main", "use hex RGB", "you must …",
 # "tests should never call the real API", "from now on, …")
 _RULE_HEAD = re.compile(
-    r"^(?:(?:so|and|but|then|thus|hence),?\s+)?(?:(?:please|plase|pleas|pls|plz)\s+)?(?:always|never|don'?t|do not|no more|stop|avoid|"
+    rf"^(?:(?:so|and|but|then|thus|hence),?\s+)?(?:{_PLEASE}\s+)?(?:always|never|don'?t|do not|no more|stop|avoid|"
     r"only|use|prefer|make sure|ensure|keep|must|put|write|run|read|fix|test|call|let'?s not|from now on|"
     r"going forward|in (?:the )?future)\b|"
     r"^(?!(?:that|this|it|which)\b)[\w\s`'./-]{0,60}?\b(?:should|must|shall)\s+(?:never|always|not|only)\b|"
@@ -134,7 +136,6 @@ def is_task_request(text: str) -> bool:
 # "don't rewrite the changelog, make surgical edits", "stop committing everything", "no deprecation alias!": the
 # user forbids a way of working, said of what the agent just did; it holds beyond the task even unmarked. Not a
 # reaction ("stop doing that", "don't worry"), a wish for the moment ("don't commit yet") nor a question.
-_PLEASE = r"(?:please|plase|pleas|pls|plz)"
 _PROHIBITION = re.compile(rf"^(?:{_PLEASE}\s+)?(?:don'?t|do not|stop|no more|never)\s+(?:(?:ever|again)\s+)?"
                           r"(?!(?:worry|worrying|bother|know|think|thinking|understand|get|see|care|mind|forget|be|being|do|doing|"
                           r"say|saying|talk|talking|apologi[sz]e|apologi[sz]ing|that|this|it|there|here|now|yet)\b)"
@@ -272,7 +273,7 @@ _REASON = re.compile(r"\b(?:because|since|so that|otherwise|or else)\b", re.IGNO
 
 # "please write a compaction example that summarises everything instead of keeping the last turns": asks for
 # one new thing, and its "instead of" tells what that thing does differently (no rule, no correction)
-MAKES_NEW = re.compile(r"^(?:(?:please|pls|plase|can you|could you),?\s+)?(?:write|create|add|make|build|implement|"
+MAKES_NEW = re.compile(rf"^(?:(?:{_PLEASE}|can you|could you),?\s+)?(?:write|create|add|make|build|implement|"
                        r"generate|draft)\s+(?:a|an|one|some|new|another)\b", re.IGNORECASE)
 
 

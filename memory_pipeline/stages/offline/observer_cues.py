@@ -24,15 +24,16 @@ PREFERENCE = re.compile(
     r"i would rather|my preference)\b",
     re.IGNORECASE,
 )
-_DENIED = r"(?:that|this|it)(?:'?s| is) (?:not (?:how|what|true|right|correct)\b|wrong\b|incorrect\b)"
+# "this is not how it works", "that's wrong": the agent's account denied
+DENIED = r"(?:that|this|it)(?:'?s| is) (?:not (?:how|what|true|right|correct)\b|wrong\b|incorrect\b)"
 CORRECTION = re.compile(
-    rf"^(?:no\b|nope\b|actually\b|that'?s not\b|wrong\b|not quite\b|you'?re wrong|{_DENIED})"
+    rf"^(?:no\b|nope\b|actually\b|that'?s not\b|wrong\b|not quite\b|you'?re wrong|{DENIED})"
     r"|\bnot \w+(?: \w+)?,? but\b|\binstead of\b|\bi actually (?:want|need|prefer|meant)\b"
     r"|^(?=(?:please )?(?:don'?t|do not) .*\binstead\b)",  # "Don't mock X; use the test data source instead"
     re.IGNORECASE,
 )
 # the agent's account denied, what is true said next: "this is not how it works. the log is append only"
-DENIES = re.compile(rf"^(?:(?:no|nope)[,.!]?\s+)?{_DENIED}", re.IGNORECASE)
+DENIES = re.compile(rf"^(?:(?:no|nope)[,.!]?\s+)?{DENIED}", re.IGNORECASE)
 # a user telling of their own doings, plans or thoughts ("I've started taking the stairs instead of the
 # elevator", "Actually, I remember taking my bike in on April 20th", "We're considering camping instead of a
 # hotel"): their "instead of" or "actually" corrects no one. A wish about the work still does ("I'd rather use
@@ -211,11 +212,11 @@ NAMED_RULE = re.compile(r"\b(?:invariant|contract|guarantee|convention|the rule)
 ELIDED_SUBJECT = re.compile(r"^(?:Uses|Returns|Calls|Takes|Adds|Removes|Renders|Shows|Creates|Handles|Has|Keeps|"
                             r"Makes|Sets|Gets|Reads|Writes|Runs|Loads|Stores|Sends|Wraps|Accepts|Exposes|Emits|"
                             r"Supports|Provides|Contains|Includes|Applies|Passes|Checks)\s")
-# the user's own next step: "let me try the light theme real quick, then …" (a decision reads "let's go with"; "I'm
-# going to Japan in April" is a plan of theirs that a chat keeps)
 # "The problem is at line 543: …": placed by a line number, it is about that day's file (the next edit moves it);
 # "looking at the screenshot again, the issue is …": what that moment's screen showed
 MOMENT_REF = re.compile(r"\b(?:at|on|in) lines? \d+\b|\blines? \d+(?:\s*[-–]\s*\d+)?:|\bscreenshots?\b", re.IGNORECASE)
+# the user's own next step: "let me try the light theme real quick, then …" (a decision reads "let's go with"; "I'm
+# going to Japan in April" is a plan of theirs that a chat keeps)
 OWN_ACTION = re.compile(r"^let me\b(?! know\b)", re.IGNORECASE)
 # a state of the moment, the claim of "The build is failing because …"
 STATUS_NOW = re.compile(r"\b(?:is|are) (?:failing|broken|passing|running|hanging|crashing)\b", re.IGNORECASE)

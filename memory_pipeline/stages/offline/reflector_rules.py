@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from memory_pipeline.stages.offline import distil as shape
+from memory_pipeline.stages.offline.observer_cues import DENIED
 from memory_pipeline.stages.offline.observer_rules import ASIDE
 
 STOPWORDS = frozenset(
@@ -24,8 +25,7 @@ _OUTER_QUOTES = re.compile(r'^["“](?P<inner>.+)["”]\.?$')
 _ABOUT = re.compile(r'^"(?P<said>.+)"\s*\(about: "(?P<topic>.+)"\)\.?$')
 _CORRECTION_LEAD = re.compile(r"^(?:no+|nope|actually)\s*[,.!:;—-]\s*", re.IGNORECASE)
 # "This is not how it works. The session entry array is append only": the correction is the sentence after it
-_REJECTION_LEAD = re.compile(r"^(?:(?:no+|nope)[,.!]?\s+)?(?:that|this|it)(?:'?s| is) (?:not\b[^.!?]{0,40}|wrong|incorrect)"
-                             r"[.!?]+\s+(?=\S)", re.IGNORECASE)
+_REJECTION_LEAD = re.compile(rf"^(?:(?:no+|nope)[,.!]?\s+)?{DENIED}[^.!?]{{0,40}}[.!?]+\s+(?=\S)", re.IGNORECASE)
 _ROUTINE = re.compile(r"^(?:modified|edited|read|ran|opened|viewed|listed|pushed|committed|created branch)\b", re.IGNORECASE)
 
 HARD_RULE = re.compile(r"\b(?:always|never|must(?:n't| not)?|no exceptions|from now on|do not|don't|forbidden|"
