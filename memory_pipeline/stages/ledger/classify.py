@@ -88,7 +88,7 @@ TAG_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("mantra", re.compile(r"\b(?:mission|mantra|north star|the goal is)\b", re.I)),
 )
 _STOP = {"user", "assistant", "the", "we", "i", "it", "this", "that", "a", "an", "and", "or", "but", "if", "when",
-         "then", "so", "no", "yes", "ok", "also", "please", "let", "let's", "now", "always", "never", "don't",
+         "then", "so", "no", "yes", "ok", "also", "please", "plase", "pls", "plz", "let", "let's", "now", "always", "never", "don't",
          "do", "not", "use", "using", "run", "ran", "modified", "failed", "decided", "stated", "fact", "decision",
          "moved", "switched", "after", "before", "from", "to", "for", "in", "on", "of", "with", "by", "at", "our",
          "my", "you", "they", "he", "she", "is", "are", "was", "were", "be", "will", "should", "must", "can",

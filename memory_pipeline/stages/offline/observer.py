@@ -235,7 +235,7 @@ def observe_offline(system: str, prompt: str) -> str:
         if segment[0].role == "Summary" and len(segment) == 1:
             continue
         facts = facts_for(segment, chat_log, before=_before(blocks, segment), about_code=code,
-                          also=[repeats[id(b)] for b in segment if id(b) in repeats])
+                          also={id(b): repeats[id(b)] for b in segment if id(b) in repeats})
         out += ["<segment>", f"<title>{title_for(segment)}</title>", f"<narrative>{narrative_for(segment)}</narrative>"]
         out += ["<facts>", *[_render_fact(f) for f in facts], "</facts>", "</segment>", ""]
     out.append("</observations>")

@@ -247,13 +247,14 @@ def _about(candidate: Candidate, topic: str) -> Candidate:
 
 
 def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None = None,
-              about_code: bool = True, also: list[Candidate] | None = None) -> list[Candidate]:
+              about_code: bool = True, also: dict[int, Candidate] | None = None) -> list[Candidate]:
     """The facts of one segment; `before` is the block just before it (a question the first turn answers);
     `about_code`: whether its window is work on software (`observer_rules.about_code`); `also`: facts of
-    the whole window that land in this segment (a request asked again)."""
+    the whole window that land in this segment, by the `id()` of the block they follow (a request asked
+    again, at its last asking)."""
     if chat_log:
         return _personal_candidates(segment)
-    candidates: list[Candidate] = list(also or [])
+    candidates: list[Candidate] = []
     previous, topic, since_asked = before, "", 0
     for block in segment:
         if block.role == "User" and not rules.is_meta_user_text(block.text):
@@ -274,6 +275,8 @@ def facts_for(segment: list[Block], chat_log: bool = False, before: Block | None
             candidates += [replace(c, agent=True) for c in _assistant_candidates(block, about_code)]
             candidates += [Candidate(priority, block.time, rules.clip(fact, 280), [block.ref])
                            for priority, fact in summary.state_facts(block.text)]
+        if also and id(block) in also:
+            candidates.append(also[id(block)])
         if block.role in ("User", "Assistant") and (block.text or block.role == "User"):
             previous = block
     return _select(candidates)  # edits and commands are the narrative's, not facts

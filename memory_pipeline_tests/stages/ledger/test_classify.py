@@ -18,3 +18,8 @@ def test_a_decision_the_observer_marked_is_no_open_commitment():
     assert decided.type == "decision" and decided.status is None
     owed = classify_fact('User stated: "We need to migrate the billing service by Friday"', "high")
     assert owed.type == "commitment" and owed.status == "open"
+
+
+def test_please_typed_in_a_hurry_names_nothing():
+    rule = classify_fact('User corrected the agent: "Plase don\'t rewrite the Changelog, make surgical edits"', "high")
+    assert rule.entity == "changelog"

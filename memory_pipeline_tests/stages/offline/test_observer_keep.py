@@ -449,11 +449,13 @@ def test_a_request_for_something_new_is_no_correction_and_a_finding_by_line_numb
 def test_the_check_command_named_in_several_turns_is_how_work_is_checked_there():
     lines = ["[10:00] [User] (m1): change the export to stream rows, do a pnpm run verify in the root dir",
              "[10:05] [Assistant] (m2): Streaming now; `pnpm run verify` passes.",
-             "[10:30] [User] (m3): fixed some more stuff myself, pnpm run verify",
-             "[10:40] [User] (m4): add the CSV header option to the exporter"]
-    asked = [f for f in facts_of("\n".join(lines)) if f.text.startswith("User asked")]
+             "[10:20] [User] (m3): stop amending commits",
+             "[10:30] [User] (m4): fixed some more stuff myself, pnpm run verify"]
+    facts = facts_of("\n".join(lines))
+    asked = [f for f in facts if f.text.startswith("User asked")]
     assert [(f.text, f.source_message_ids) for f in asked] == [
-        ('User asked 2 times: "Run `pnpm run verify`"', ["id-1", "id-3"])]
+        ('User asked 2 times: "Run `pnpm run verify`"', ["id-1", "id-4"])]
+    assert [f.source_message_ids[-1] for f in facts] == ["id-3", "id-4"]  # each where it was said (last asked)
     once = facts_of("[10:00] [User] (m1): change the export to stream rows, then pnpm run verify")
     assert not [f for f in once if f.text.startswith("User asked")]
     ran = ["[10:00] [User] (m1): this exploded\n\n➜  shop git:(main) ✗ npx tsx src/cli.ts -r\nError: bad colour",
