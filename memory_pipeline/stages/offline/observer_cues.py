@@ -172,6 +172,12 @@ CLAIM = re.compile(r"^(.*?)\b(?:because|since|which means|due to|so that)\b", re
 CAN_NEVER = re.compile(r"\bcan(?:not)? (?=never\b|always\b)", re.IGNORECASE)
 # a user's design statement: how something should be, or what to use instead
 USER_DESIGN = re.compile(r"\b(?:should (?:be|have|go|live|use)|instead of|i would assume)\b", re.IGNORECASE)
+# a property the design holds, as the user states it of the code: "the session entry array is append only", "the
+# only requirement is a SKILL.md file", "skills are freeform" (asked of work on software: "my mom relies on me" is
+# a chat's)
+DESIGN_PROPERTY = re.compile(r"\b(?:append[- ]only|read[- ]only|write[- ]once|immutable|idempotent|stateless|"
+                             r"thread[- ]safe|source of truth|the only requirement|(?:is|are) (?:required|optional|"
+                             r"freeform)|relies on|depends on)\b", re.IGNORECASE)
 # a progress bullet led by a task or work-package id: "PROJ-12 — Upgraded the renderer", "WP3: done"
 TASK_STATUS = re.compile(r"^[\w.\-]*\d[\w.\-]*\s*(?:[—–:]|-\s)")
 # opens by pointing at something said before: "It uses …", "That's fine since …", "Now X is unused"

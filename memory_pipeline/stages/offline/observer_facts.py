@@ -49,9 +49,11 @@ class Candidate:
 def _user_candidates(block: Block, about_code: bool = True) -> list[Candidate]:
     """Corrections, rules, preferences, decisions and the user's stated context (services, versions,
     environments, conventions, abandoned approaches); never questions, greetings or requests."""
-    found, mapping = [], []
+    found, mapping, taken = [], [], -1
     said = rules.sentences(block.text)
     for i, sentence in enumerate(said):
+        if i == taken:
+            continue  # the sentence a correction before it took in ("No. …", "This is not how it works. …")
         cleaned = rules.FILLER.sub("", sentence).strip()
         if cues.MAPPING.match(cleaned) and not cues.is_question(sentence):
             mapping.append(cleaned)
@@ -62,8 +64,10 @@ def _user_candidates(block: Block, about_code: bool = True) -> list[Candidate]:
         short = len(rules.content_words(cleaned)) < 2 and not (i + 1 < len(said) and cues.DENIES.match(cleaned))
         if cues.is_question(sentence) or cues.GREETING.match(cleaned) or short:  # "This is not how it works. X is …"
             continue
-        if fact := _user_fact(sentence, said[i + 1] if i + 1 < len(said) else "", about_code):
+        following = said[i + 1] if i + 1 < len(said) else ""
+        if fact := _user_fact(sentence, following, about_code):
             found.append(Candidate(fact[0], block.time, fact[1], [block.ref]))
+            taken = i + 1 if following and shape.distil(following)[:40] in fact[1] else taken
     if mapping:  # a list of "a -> b" lines: where things go, as the user decided it
         found.append(Candidate("high", block.time, f"User decided: {'; '.join(mapping)}", [block.ref]))
     return found
@@ -106,6 +110,8 @@ def _user_fact(sentence: str, following: str, about_code: bool = True) -> tuple[
     if (kind := cues.decision_kind(sentence)) and cues.is_self_contained(sentence):
         return "high", f"User {kind}: {quoted}"
     if (cues.USER_CONTEXT.search(sentence) or cues.NAMED_RULE.search(sentence)) and cues.is_self_contained(sentence):
+        return "high", f"User stated: {quoted}"
+    if about_code and cues.DESIGN_PROPERTY.search(sentence) and cues.is_self_contained(sentence):
         return "high", f"User stated: {quoted}"
     if (cues.USER_DESIGN.search(sentence) and not cues.EMBEDDED_QUESTION.search(sentence)
             and len(sentence.split()) >= 6 and cues.is_self_contained(sentence)):

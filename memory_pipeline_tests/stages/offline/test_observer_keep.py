@@ -419,6 +419,9 @@ def test_a_short_rejection_takes_the_statement_after_it():
     said = one_turn("User", "this is not how it works. the audit log table is insert only")
     assert [f.text for f in facts_of(said)] == [
         'User corrected the agent: "This is not how it works. The audit log table is insert only"']
+    coding = after_an_edit("this is not how it works. the audit log table is append only")  # once, not twice
+    assert [f.text for f in facts_of(coding)] == [
+        'User corrected the agent: "This is not how it works. The audit log table is append only"']
 
 
 def test_a_proposal_asked_as_a_question_is_decided_when_the_agent_agrees():
@@ -469,3 +472,9 @@ def test_in_a_chat_advice_taken_or_a_wish_is_no_decision_nor_correction():
                       "[10:01] [Assistant] (m2): Yes, great idea! A tracker helps you pace your runs.",
                       "[10:02] [User] (m3): don't include any seafood in the dinner recipes"])
     assert not [f for f in facts_of(chat) if f.text.startswith(("User decided", "User corrected"))]
+
+
+def test_a_property_of_the_design_the_user_states_is_kept_in_work_on_software():
+    texts = [f.text for f in facts_of(after_an_edit("the audit log table is append only"))]
+    assert texts == ['User stated: "The audit log table is append only"']
+    assert facts_of(one_turn("User", "My mom relies on me for her weekly groceries.")) == []  # a chat's
