@@ -162,6 +162,28 @@ def is_prohibition(text: str) -> bool:
     return found["verb"].lower().endswith("ing") or len(content_words(text[found.start("verb"):])) >= 2
 
 
+# "open a new issue "Untangle OAuth/API key mess" with label coding-agent …", "file a ticket for the flaky export
+# test": work put off to later, the session's open end
+_OPEN_ISSUE = re.compile(rf"^(?:{_PLEASE}\s+)?(?:can you\s+)?(?:open|create|file|write)\s+(?:a\s+|an\s+)?(?:new\s+)?"
+                         r"(?:github\s+|gh\s+)?(?:issue|ticket|bug report)\b(?P<rest>.*)$", re.IGNORECASE)
+_TITLE = re.compile(r"[\"“]([^\"”]{4,120})[\"”]")
+_ISSUE_ABOUT = re.compile(r"\s+(?:for|about|on|to track)\s+(?P<about>[^,.;]+)", re.IGNORECASE)
+# how the Observer words it: an open commitment for the ledger's pack, no line for MEMORY.md
+FOLLOW_UP = "Follow up later (the user had an issue opened for it)"
+
+
+def issue_to_open(text: str) -> str | None:
+    """What the user asks an issue to be opened for, to be done later: its title in quotes, or what it is
+    "for" / "about"; None when the sentence asks no such thing."""
+    found = _OPEN_ISSUE.match(distil(text))
+    if found is None:
+        return None
+    if title := _TITLE.search(found["rest"]):
+        return title.group(1).strip()
+    about = _ISSUE_ABOUT.match(found["rest"])
+    return about["about"].strip() if about and len(content_words(about["about"])) >= 2 else None
+
+
 def is_standing_rule(text: str) -> bool:
     """A rule with a mark that it holds beyond the task at hand ("never", "always", "from now on")."""
     return is_rule(text) and bool(STANDING.search(text))

@@ -103,6 +103,8 @@ def _user_fact(sentence: str, following: str, about_code: bool = True) -> tuple[
         return "high", f"User corrected the agent: {quoted}"
     if shape.is_how_to(sentence) or (about_code and shape.is_code_requirement(sentence)):
         return "high", f"User stated: {quoted}"
+    if about_code and (later := shape.issue_to_open(sentence)):  # work put off, as an issue to open
+        return "high", f'{shape.FOLLOW_UP}: "{rules.clip(later, 120)}"'
     if cues.is_request(sentence) or shape.is_task_request(sentence):
         return None
     if shape.is_correction_of_fact(sentence) and cues.is_self_contained(sentence):

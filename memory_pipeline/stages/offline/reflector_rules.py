@@ -152,6 +152,8 @@ def rejection(item: Item) -> str | None:
     again = bool(shape.ASKED_MARK.search(text))  # asked in several turns: how the user wants the work done
     if item.priority != "high" and not text.lower().startswith("failed approach"):
         return "not a high-priority fact"
+    if text.startswith(shape.FOLLOW_UP):
+        return "an open item (the pack's open commitments keep it, with its age)"
     if (is_routine(text) and not (item.correction or again)) or TASK_STATUS.match(text):
         return "activity or task status"
     if STATUS.search(ASIDE.sub("", text)) and not LESSON.search(text):

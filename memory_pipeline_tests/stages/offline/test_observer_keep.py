@@ -478,3 +478,13 @@ def test_a_property_of_the_design_the_user_states_is_kept_in_work_on_software():
     texts = [f.text for f in facts_of(after_an_edit("the audit log table is append only"))]
     assert texts == ['User stated: "The audit log table is append only"']
     assert facts_of(one_turn("User", "My mom relies on me for her weekly groceries.")) == []  # a chat's
+
+
+def test_an_issue_opened_for_later_is_an_open_item_of_the_pack_not_a_memory_line():
+    said = after_an_edit('ok, open a new issue "Untangle the export retries" with label exporter, and describe the '
+                         'current mess')
+    [fact] = facts_of(said)
+    assert fact.text == 'Follow up later (the user had an issue opened for it): "Untangle the export retries"'
+    typed = classify_fact(fact.text, "high")
+    assert typed.type == "commitment" and typed.status == "open"
+    assert facts_of(after_an_edit("open issue 288 in the browser")) == []  # opens nothing for later

@@ -136,3 +136,8 @@ def test_a_problem_whose_segment_ended_with_the_fix_is_not_proposed():
         return [p.text for p in output.proposals]
     assert proposed("The fix is complete.") == []
     assert [t for t in proposed("Let me look at the model resolver next.") if "createSession" in t]  # still open
+
+
+def test_an_issue_opened_for_later_is_not_proposed_for_memory():
+    assert proposals_for(("s1", ['Follow up later (the user had an issue opened for it): "Untangle the export '
+                                 'retries"'])) == []
