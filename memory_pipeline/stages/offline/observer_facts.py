@@ -104,7 +104,7 @@ def _user_fact(sentence: str, following: str, about_code: bool = True) -> tuple[
     if shape.is_how_to(sentence) or (about_code and shape.is_code_requirement(sentence)):
         return "high", f"User stated: {quoted}"
     if about_code and (later := shape.issue_to_open(sentence)):  # work put off, as an issue to open
-        return "high", f'{shape.FOLLOW_UP}: "{rules.clip(later, 120)}"'
+        return "high", f"{shape.FOLLOW_UP}: {rules.clip(later, 120)}"
     if cues.is_request(sentence) or shape.is_task_request(sentence):
         return None
     if shape.is_correction_of_fact(sentence) and cues.is_self_contained(sentence):

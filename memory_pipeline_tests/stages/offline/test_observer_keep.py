@@ -484,7 +484,7 @@ def test_an_issue_opened_for_later_is_an_open_item_of_the_pack_not_a_memory_line
     said = after_an_edit('ok, open a new issue "Untangle the export retries" with label exporter, and describe the '
                          'current mess')
     [fact] = facts_of(said)
-    assert fact.text == 'Follow up later (the user had an issue opened for it): "Untangle the export retries"'
+    assert fact.text == "Follow up later (the user had an issue opened for it): Untangle the export retries"
     typed = classify_fact(fact.text, "high")
     assert typed.type == "commitment" and typed.status == "open"
     assert facts_of(after_an_edit("open issue 288 in the browser")) == []  # opens nothing for later

@@ -139,5 +139,5 @@ def test_a_problem_whose_segment_ended_with_the_fix_is_not_proposed():
 
 
 def test_an_issue_opened_for_later_is_not_proposed_for_memory():
-    assert proposals_for(("s1", ['Follow up later (the user had an issue opened for it): "Untangle the export '
-                                 'retries"'])) == []
+    assert proposals_for(("s1", ['Follow up later (the user had an issue opened for it): Untangle the export '
+                                 'retries'])) == []
