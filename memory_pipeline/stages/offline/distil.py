@@ -144,7 +144,9 @@ _PROHIBITION = re.compile(rf"^(?:{_PLEASE}\s+)?(?:don'?t|do not|stop|no more|nev
 _NO_NOUN = re.compile(r"^no\s+(?!(?:idea|problem|problems|worries|worry|thanks|thank|luck|way|need|doubt|wonder|clue|"
                       r"matter|difference|change|changes|kidding|offen[cs]e|rush|pressure|big|one|error|errors|output|"
                       r"issue|issues|more)\b)[\w`.\-]+(?:\s+[\w`.\-]+){0,4}\s*!+$", re.IGNORECASE)
-_NOT_YET = re.compile(r"\b(?:yet|for now|right now|at the moment|this time|today|until)\b", re.IGNORECASE)
+# a wish for this moment, not beyond it ("I'd rather not talk about it right now", "don't push yet")
+FOR_THE_MOMENT = r"right now|for now|at the moment|today|this time"
+_NOT_YET = re.compile(rf"\b(?:{FOR_THE_MOMENT}|yet|until)\b", re.IGNORECASE)
 
 
 def is_prohibition(text: str) -> bool:

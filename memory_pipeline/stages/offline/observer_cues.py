@@ -106,7 +106,7 @@ WANT_NOW = re.compile(r"\bi(?: would|'d) (?:really )?(?:like|want|love) (?:to \w
 _PREFER = re.compile(r"\b(?:i (?:\w+ )?prefer|i'?d prefer|i would prefer|i'?d rather|i would rather|my preference)\b",
                      re.I)
 # "I'd rather not talk about the book right now": a wish for this moment
-_THIS_TIME = re.compile(r"\b(?:right now|for now|at the moment|today|tonight|this time)\b", re.I)
+_THIS_TIME = re.compile(rf"\b(?:{shape.FOR_THE_MOMENT}|tonight)\b", re.I)
 STANDING_WANT = re.compile(r"\b(?:always|never|every time|whenever|from now on|in general|by default|usually)\b", re.I)
 
 
