@@ -17,7 +17,7 @@ def _line(uuid: str, content, kind: str = "user", **extra) -> str:
     if kind == "assistant":
         message["id"] = f"msg-{uuid}"
     return json.dumps({"type": kind, "uuid": uuid, "sessionId": "s1", "cwd": "/tmp/p",
-                       "timestamp": "2026-11-24T10:00:00Z", "message": message, **extra})
+                       "timestamp": "2026-11-24T10:00:00Z", "message": message} | extra)
 
 
 def test_interactive_compact_lines_with_ansi_escapes_are_not_user_messages() -> None:
@@ -37,6 +37,23 @@ def test_interactive_compact_lines_with_ansi_escapes_are_not_user_messages() -> 
     assert [m.text for m in transcript.messages if m.role == "user"] == ["fix the flaky test", "now rename it"]
     assert transcript.user_message_count == 2
     assert not any("Compacted" in m.text or "\x1b" in m.text for m in transcript.messages)
+
+
+def test_a_custom_commands_text_written_after_it_is_not_the_users() -> None:
+    # a mid-2025 transcript: the text of ~/.claude/commands/export.md follows the command's line, at its time,
+    # without the isMeta flag Claude Code sets on it now
+    text = "\n".join([
+        _line("u1", "<command-message>export is running…</command-message>\n<command-name>/export</command-name>"),
+        _line("u2", "Export the current session to a timestamped folder.\n\n!python3 ~/export.py"),
+        _line("a1", [{"type": "text", "text": "Exported."}], kind="assistant"),
+        _line("u3", "i dont see the folder in the working directory", timestamp="2026-11-24T10:05:00Z"),
+        _line("u4", "<command-name>/clear</command-name>", timestamp="2026-11-24T10:06:00Z"),
+        _line("u5", "list the files", timestamp="2026-11-24T10:07:00Z"),
+    ]) + "\n"
+    transcript = parse_transcript(text, format="claude-code")
+    assert [m.text for m in transcript.messages if m.role == "user"] == [
+        "i dont see the folder in the working directory", "list the files"]
+    assert not any("timestamped folder" in m.text for m in transcript.messages)
 
 
 def test_a_task_notification_is_the_clients_not_the_users() -> None:

@@ -77,7 +77,9 @@ DIRECTED = re.compile(
 CLOSING = re.compile(r"\b(?:done|completed|finished|fixed|resolved|shipped|closed|followed up|delivered|"
                      r"merged|sent)\b", re.I)
 WAITING = re.compile(r"\b(?:(?<!without )waiting (?:on|for)|blocked (?:on|by)|depends on|pending (?:from|on))\b", re.I)
-ACCOUNT = re.compile(r"\b(?:account|acct|id|user ?name|org|tenant|project id)\b\s*(?:[:=#]|is)?\s*[\w-]{3,}", re.I)
+# "account: acme-prod", "tenant is t-3", "org 4411": an identifier given; not "the session ID inside the file"
+ACCOUNT = re.compile(r"\b(?:account|acct|id|user ?name|org|tenant|project id)\b\s*(?:(?:[:=#]|\bis\b)\s*[\w-]{3,}|"
+                     r"[\w-]*\d[\w-]*)", re.I)
 # a token that grants access, not a theme's colour token or a model's context tokens ("a separate `linkUrl` token")
 SECURITY = re.compile(r"\b(?:secret|password|credential|(?:api|access|auth|bearer|refresh|session|oauth|jwt|csrf|"
                       r"github|npm|personal access)[ _-]?tokens?|security|private key|prod(?:uction)? data)\b", re.I)

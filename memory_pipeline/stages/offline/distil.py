@@ -42,14 +42,30 @@ EXPLICIT = re.compile(r"^\W*(?:(?:please\s+)?(?:remember|note|keep in mind|don'?
                       r"(?:for the record|fyi|heads[- ]up|update|correction)\s*[:,—–-])", re.IGNORECASE)
 
 
+# "i have", "i'm", as typed in a hurry: the pronoun, not a loop variable ("for i in …", "i = 0")
+_LONE_I = re.compile(r"(?<![\w`'/.\-])i(?=(?:'(?:m|ve|d|ll))?\s(?!in\b|=))")
+# "that looks good, but keep in mind often i have several sessions open in one folder": what the user asks the agent
+# to keep, after a reply to something else ("… and remember to X" asks for a task, "… keep in mind that it …" points)
+_KEEP_IN_MIND = re.compile(r"(?:[,;]\s*|\s(?:but|and|also|just|though)\s+)(?:please\s+)?(?:keep in mind|bear in mind|"
+                           r"remember|note|be aware|don'?t forget)(?:\s+that)?[,:]?\s+"
+                           r"(?P<what>(?!(?:to|this|that|it|these|those)\b)[^?]+)$", re.IGNORECASE)
+
+
 def distil(sentence: str) -> str:
     """The statement without the chat around it; first letter capitalised, end punctuation kept."""
     text = " ".join(sentence.split())
     text = _INTENSIFIER.sub("", _LEAD.sub("", text))
-    text = _TAIL.sub("", text).strip(" ,;:—–-")
+    text = _LONE_I.sub("I", _TAIL.sub("", text).strip(" ,;:—–-"))
     if not text:
         return sentence.strip()
     return text[:1].upper() + text[1:]
+
+
+def kept_in_mind(sentence: str) -> str | None:
+    """What a sentence asks the agent to keep in mind after a reply to something else ("looks good, but keep in
+    mind X" → "X"), when it states something of its own."""
+    found = _KEEP_IN_MIND.search(" ".join(sentence.split()))
+    return found["what"].strip() if found and len(content_words(found["what"])) >= 3 else None
 
 
 # "I've always been interested", "it has never worked": a habit or history described, not a rule
@@ -58,6 +74,12 @@ _DESCRIBED = re.compile(r"\b(?:i|i'?ve|i have|i'?d|we'?ve|we have|you'?ve|has|ha
                         re.IGNORECASE)
 # "please", and how it is typed in a hurry
 _PLEASE = r"(?:please|plase|pleas|pls|plz)"
+_PLEASE_LEAD = re.compile(rf"^{_PLEASE}[,!]?\s+(?=\w)", re.IGNORECASE)
+
+
+def without_please(text: str) -> str:
+    """"Please make sure X" → "make sure X": the rule, without how it was asked that day."""
+    return _PLEASE_LEAD.sub("", text)
 # the imperative or modal head of a rule clause ("never push to main", "use hex RGB", "you must …",
 # "tests should never call the real API", "from now on, …")
 _RULE_HEAD = re.compile(

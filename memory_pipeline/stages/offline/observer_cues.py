@@ -34,6 +34,10 @@ CORRECTION = re.compile(
 )
 # the agent's account denied, what is true said next: "this is not how it works. the log is append only"
 DENIES = re.compile(rf"^(?:(?:no|nope)[,.!]?\s+)?{DENIED}", re.IGNORECASE)
+# after a request, the user saw it was not done: "please keep the docs folder up to date. I didn't see any files
+# updated there"
+NOT_SEEN = re.compile(r"^(?:but |and |however,? )?i (?:still )?(?:did\s?n'?t|did not|do\s?n'?t|do not|can'?t|cannot|"
+                      r"could\s?n'?t|could not) (?:see|find|notice|spot)\b", re.IGNORECASE)
 # a user telling of their own doings, plans or thoughts ("I've started taking the stairs instead of the
 # elevator", "Actually, I remember taking my bike in on April 20th", "We're considering camping instead of a
 # hotel"): their "instead of" or "actually" corrects no one. A wish about the work still does ("I'd rather use
@@ -189,8 +193,10 @@ ROOT_CAUSE = re.compile(
     re.IGNORECASE,
 )
 # a change to the environment (not a code change log: removed, replaced, moved and renamed stay narrative)
+# "the installed version", "Installed copy (`~/bin/x`)": which copy is meant, not a change made
 STATE_CHANGE = re.compile(
-    r"\b(?:installed|uninstalled|migrated|upgraded|downgraded|switched|reconfigured|deprecated)\b", re.IGNORECASE
+    r"\b(?:installed(?!\s+(?:version|copy|script|package|binary|file|location|path|one)s?\b)|uninstalled|migrated|"
+    r"upgraded|downgraded|switched|reconfigured|deprecated)\b", re.IGNORECASE
 )
 FAILURE = re.compile(
     r"\b(?:didn'?t work|did not work|doesn'?t work|does not work|failed|failing|still broken|not working)\b|error:",

@@ -65,12 +65,26 @@ def _user_candidates(block: Block, about_code: bool = True) -> list[Candidate]:
         if cues.is_question(sentence) or cues.GREETING.match(cleaned) or short:  # "This is not how it works. X is …"
             continue
         following = said[i + 1] if i + 1 < len(said) else ""
+        if about_code and (missed := _not_seen_done(sentence, following)):
+            found.append(Candidate("high", block.time, missed, [block.ref]))
+            taken = i + 1
+            continue
         if fact := _user_fact(sentence, following, about_code):
             found.append(Candidate(fact[0], block.time, fact[1], [block.ref]))
             taken = i + 1 if following and shape.distil(following)[:40] in fact[1] else taken
     if mapping:  # a list of "a -> b" lines: where things go, as the user decided it
         found.append(Candidate("high", block.time, f"User decided: {'; '.join(mapping)}", [block.ref]))
     return found
+
+
+def _not_seen_done(sentence: str, following: str) -> str | None:
+    """"please make sure the files in the working directory are updated. I didn't see any files updated there":
+    what the user asks for again after seeing that it was not done, a correction (of work on software)."""
+    if not following or not cues.NOT_SEEN.match(following) or not (cues.is_request(sentence) or shape.is_rule(sentence)):
+        return None
+    if shape.is_task_request(sentence) or not cues.is_self_contained(sentence) or shape.POINTER.search(sentence):
+        return None
+    return f'User corrected the agent: "{rules.clip(shape.distil(sentence))}"'  # the sentence after it points ("there")
 
 
 def _user_fact(sentence: str, following: str, about_code: bool = True) -> tuple[str, str] | None:
@@ -84,6 +98,8 @@ def _user_fact(sentence: str, following: str, about_code: bool = True) -> tuple[
         return None  # "no, that's not it, both use the dark theme": what the cause is not, that day
     if cues.OWN_ACTION.match(sentence) and not shape.STANDING.search(sentence):
         return None  # "let me try the light theme real quick, then …": what the user does next, not a fact
+    if (kept := shape.kept_in_mind(raw)) and cues.is_self_contained(kept) and not cues.is_request(kept):
+        return "high", f'User stated: "{rules.clip(shape.distil(kept))}"'  # "looks good, but keep in mind X"
     quoted = f'"{rules.clip(sentence)}"'
     if shape.MISSED.match(sentence) and cues.is_self_contained(sentence):
         rule = shape.missed_as_rule(sentence)

@@ -134,6 +134,8 @@ def clean_fact(text: str) -> tuple[str, bool]:
     rule = _CORRECTION_LEAD.sub("", text)
     if (framed or quoted) and rule != text and (HARD_RULE.search(rule) or corrected):
         text = rule  # "No, don't use pip here. This repo uses uv…": the rule without the "no" it answered with
+    if framed or quoted:
+        text = shape.without_please(text)
     text = shape.as_cause(text)
     text = text[:1].upper() + text[1:]
     if text and text[-1] not in ".!?":

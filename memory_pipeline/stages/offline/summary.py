@@ -27,6 +27,9 @@ MAX_NAMES = 3
 # "`cli/args.ts` - CLI argument parsing and help": a module and what it holds
 _MODULE_LINE = re.compile(r"^`(?P<name>[^`]+)`\s+(?:-|—|–)\s+(?P<what>[A-Za-z@`][^`]{2,80}?)\s*$")
 _CODE_PATH = re.compile(r"/|\.\w{1,4}$")
+# "`export.py` - Updated with the fix", "`~/bin/x.py` - Installed version updated": what was done to it, not what it holds
+_CHANGED = re.compile(r"\b(?:updated|fixed|added|removed|created|modified|changed|renamed|moved|deleted|copied|replaced|"
+                      r"rewritten|refactored|edited)\b", re.IGNORECASE)
 
 
 def is_closing(text: str) -> bool:
@@ -64,7 +67,8 @@ def _groups(text: str) -> list[list[str]]:
 
 def _module_map(group: list[str]) -> str | None:
     """"`cli/args.ts` - CLI argument parsing", … : where each part of the code lives, in one line."""
-    parts = [m for item in group if (m := _MODULE_LINE.match(item)) and _CODE_PATH.search(m.group("name"))]
+    parts = [m for item in group if (m := _MODULE_LINE.match(item)) and _CODE_PATH.search(m.group("name"))
+             and not _CHANGED.search(m.group("what"))]
     if len(parts) < 2:
         return None
     return "; ".join(f"`{m.group('name')}` holds {_lower(m.group('what').rstrip(' .'))}" for m in parts) + "."

@@ -3,9 +3,9 @@
 Assistant replies are written one content block per line; lines sharing `message.id` are merged
 into one Message whose id is the first line's `uuid`. Sidechain (subagent) lines are skipped in a
 main session (a subagent's own file is read whole), and so are meta, progress and bookkeeping
-lines, and the client's own text in user lines (`bookkeeping.user_words`: slash commands, their
-output, task notifications); a `compact_boundary` plus the `isCompactSummary` line after it become
-one compaction summary.
+lines, a custom slash command's text written after it (`is_command_text`), and the client's own
+text in user lines (`bookkeeping.user_words`: slash commands, their output, task notifications); a
+`compact_boundary` plus the `isCompactSummary` line after it become one compaction summary.
 
 The user's answer to the agent's AskUserQuestion call is the user's own words: Claude Code records
 it structurally (`toolUseResult.answers`, question → the option chosen or the text typed), and it
@@ -16,6 +16,7 @@ added to the asking assistant message (`question_text`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -37,6 +38,7 @@ from memory_pipeline.stages.transcripts.pastes import PASTED_FIELD
 from memory_pipeline.stages.untrusted import working_folder
 
 ASK_TOOLS = frozenset({"AskUserQuestion"})
+COMMAND_LINE = re.compile(r"<command-name>/[^<]+</command-name>")
 ANSWER_SUFFIX = "#answer"
 
 
@@ -59,6 +61,16 @@ def answer_text(record: object) -> str:
     return "\n".join(" ".join(a.split()) for a in (as_str(v) for v in answers.values()) if a.strip())
 
 
+def is_command_text(line: dict[str, Any], command_at: str | None) -> bool:
+    """The text of a custom slash command (`~/.claude/commands/export.md`), written as the user line right after
+    the command's own line and at its timestamp: the command file's words, not what the user said then. Claude
+    Code marks it `isMeta` now; transcripts of mid-2025 and exports of them do not."""
+    if not command_at or as_str(line.get("timestamp")) != command_at:
+        return False
+    content = as_dict(line.get("message")).get("content")
+    return not any(as_dict(b).get("type") == "tool_result" for b in as_list(content))
+
+
 def _context_tokens(usage: dict[str, Any]) -> int | None:
     if not usage:
         return None
@@ -76,6 +88,7 @@ class _Reader:
         self.title: str | None = None
         self.pending_boundary: dict[str, Any] | None = None
         self.asks: set[str] = set()  # ids of the agent's AskUserQuestion calls
+        self.command_at: str | None = None  # the timestamp of a slash command's line, until the line after it
 
     def read(self, line: dict[str, Any]) -> None:
         kind = line.get("type")
@@ -94,10 +107,13 @@ class _Reader:
             return
         self.session_id = self.session_id or as_str(line.get("sessionId"))
         self.cwd = self.cwd or working_folder(as_str(line.get("cwd")))
+        command_at, self.command_at = self.command_at, None
         if kind == "assistant":
             self._assistant(line, message, uuid)
-        else:
+        elif not is_command_text(line, command_at):
             self._user(line, message, uuid)
+            if COMMAND_LINE.search(block_text(message.get("content"))):
+                self.command_at = as_str(line.get("timestamp"))
 
     def flush_boundary(self) -> None:
         """A compact boundary with no summary line after it still marks a compaction."""

@@ -23,3 +23,10 @@ def test_a_decision_the_observer_marked_is_no_open_commitment():
 def test_please_typed_in_a_hurry_names_nothing():
     rule = classify_fact('User corrected the agent: "Plase don\'t rewrite the Changelog, make surgical edits"', "high")
     assert rule.entity == "changelog"
+
+
+def test_an_account_names_an_identifier_and_a_session_id_in_prose_is_none():
+    assert "account" in classify_fact("The billing account is acme-prod-7.", "high").tags
+    assert "account" in classify_fact("Deploys go to org 4411 on the staging cluster.", "high").tags
+    cause = "Root Cause: Claude Code writes session data to files with other names than the session ID inside the file."
+    assert "account" not in classify_fact(cause, "high").tags

@@ -167,6 +167,13 @@ Split into modules:
     assert state_facts(closing) == [("medium", "`cli/args.ts` holds CLI argument parsing and help; "
                                                "`core/model-resolver.ts` holds model resolution and scoping.")]
     assert state_facts(closing.replace("Done. Here's a summary of what was accomplished:", "Plan:")) == []
+    changed = """## Summary of Changes
+
+Files Updated:
+- `/srv/export/export_session.py` - Updated with the fix
+- `~/bin/export_session.py` - Installed version updated
+"""
+    assert state_facts(changed) == []  # what was done to each file, not what it holds
 
 
 RULES = ["always run the linter before committing", "never push to main directly", "always pin the base image tag",

@@ -488,3 +488,29 @@ def test_an_issue_opened_for_later_is_an_open_item_of_the_pack_not_a_memory_line
     typed = classify_fact(fact.text, "high")
     assert typed.type == "commitment" and typed.status == "open"
     assert facts_of(after_an_edit("open issue 288 in the browser")) == []  # opens nothing for later
+
+
+def test_which_copy_is_meant_is_no_change_of_state():
+    said = "\n".join(["[10:00] [User] (m1): the export is missing the xml file",
+                      "[10:01] [Assistant] (m2): The feature is in the installed script. Installed version "
+                      "(`~/bin/export_session.py`). The export script was installed to ~/bin with setup.sh."])
+    assert [f.text for f in facts_of(said)] == ["The export script was installed to ~/bin with setup.sh."]
+
+
+def test_what_the_user_asks_to_keep_in_mind_after_a_reply_is_stated():
+    said = after_an_edit("that looks good and would work but keep in mind often i have several sessions running at "
+                         "one time in the same folder.")
+    assert [f.text for f in facts_of(said)] == [
+        'User stated: "Often I have several sessions running at one time in the same folder."']
+    assert facts_of(after_an_edit("looks good, and remember to run the tests")) == []  # a task, not a fact
+    assert facts_of(after_an_edit("ok but keep in mind that it is slow")) == []  # points at what was said
+
+
+def test_a_request_the_user_saw_was_not_done_is_a_correction():
+    said = after_an_edit("please make sure all files in the working directory are updated to latest versions.  "
+                         "I didnt see any files updated there with this change.")
+    assert [f.text for f in facts_of(said)] == [
+        'User corrected the agent: "Please make sure all files in the working directory are updated to latest '
+        'versions."']
+    assert facts_of(after_an_edit("i dont see the folder copied to the working directory")) == []  # a report
+    assert facts_of(after_an_edit("please update the readme. I like it.")) == []

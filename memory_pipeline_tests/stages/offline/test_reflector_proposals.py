@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory_pipeline.models import Segment
+from memory_pipeline.stages.offline.reflector_rules import clean_fact
 from memory_pipeline_tests.stages.offline.test_reflector import offline
 from memory_pipeline_tests.support.review_fixtures import fact, observation
 
@@ -141,3 +142,11 @@ def test_a_problem_whose_segment_ended_with_the_fix_is_not_proposed():
 def test_an_issue_opened_for_later_is_not_proposed_for_memory():
     assert proposals_for(("s1", ['Follow up later (the user had an issue opened for it): Untangle the export '
                                  'retries'])) == []
+
+
+def test_a_rule_is_proposed_without_the_please_it_was_asked_with():
+    assert clean_fact('User corrected the agent: "Please make sure the docs folder is updated."')[0] == \
+        "Make sure the docs folder is updated."
+    assert clean_fact('User stated: "Plase don\'t rewrite the changelog, make surgical edits"')[0] == \
+        "Don't rewrite the changelog, make surgical edits."
+    assert clean_fact("Please note the cache is rebuilt nightly.")[0] == "Please note the cache is rebuilt nightly."
