@@ -1,6 +1,6 @@
 """Rebuild a Claude Code transcript (JSONL) from cctrace's exports of it.
 
-cctrace (github.com/yigitkonur/cctrace-js, MIT) exported its own development session twice: as XML
+cctrace (github.com/jimmc414/cctrace, MIT) exported its own development session twice: as XML
 (`conversation_full.xml`: every line of the session with its uuid, parent, timestamp and content blocks, up to
 the moment of that export) and later as markdown (`conversation_full.md`: the whole session). The XML is
 structured, so the lines it holds come from it. The markdown's later sections come after them: each is
