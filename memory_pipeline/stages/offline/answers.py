@@ -24,6 +24,11 @@ _COMMON = frozenset("skip fix use keep run add remove drop leave ignore stop sta
                     "push merge rebase write delete move rename make do go try accept reject allow block disable "
                     "enable update upgrade downgrade install pin".split())
 CHOSEN_SHARE = 0.5  # an option counts as the one chosen when the answer holds half its words
+# "Given this explanation, should I proceed with the hands-on testing?": whether to go on with the work, which
+# decides only what comes next, whatever option is picked ("How should we proceed?" asks how)
+_GO_ON = re.compile(r"(?<!how )\b(?:should|shall|can|may) (?:i|we) (?:proceed|continue|go ahead|start|begin|move on)\b"
+                    r"(?: (?:with|to) [^,;?]+)?\?$|\b(?:want|like) me to (?:proceed|continue|go ahead|start|begin)\b",
+                    re.IGNORECASE)
 
 
 def asked_with_tool(calls: list[tuple[str, str]]) -> bool:
@@ -79,6 +84,8 @@ def decision(question_text: str, answer: str) -> str | None:
     if asked is None or not answer.strip():
         return None
     question, options = asked
+    if _GO_ON.search(question):
+        return None
     words = content_words(answer)
     picked = [o for o in options if o.lower() == answer.strip().lower()]
     if not picked and (len(words - _AFFIRMATIVE) < 2 or answer.rstrip().endswith("?")):

@@ -317,6 +317,41 @@ _CONTRAST = re.compile(r"(?:,|;|—|–|\s-)\s*(?:not|no|never)\b|\b(?:instead o
 _REASON = re.compile(r"\b(?:because|since|so that|otherwise|or else)\b", re.IGNORECASE)
 
 
+# "i think we would want to include all sources related to a session", "i think for now we should keep writing the old
+# export files for backwards compatibility": how the user wants the thing built, said as what "we" want or should do,
+# with its scope or its reason. Not a next step ("we should fix the bug first", "we need to commit now").
+_WE_WANT = re.compile(r"^(?:(?:i think|i guess|i believe|i feel like|imo|ideally|probably),?\s+)?(?:if [^,]{3,40}?,?\s+)?"
+                      r"(?:for now,?\s+)?we\s+(?:would\s+|'d\s+|really\s+)?(?:want|need|should|must|have to)\b",
+                      re.IGNORECASE)
+_SCOPE = re.compile(r"\b(?:all|every|each|always|never|whenever|if (?:they|it) exists?|if present|by default|"
+                    r"in addition to|as well as|compatib\w*)\b", re.IGNORECASE)
+_DONE_NEXT = re.compile(r"\b(?:first|next|now|then|right away|today|tonight|asap)\W*$", re.IGNORECASE)
+# what is done to the code or docs now ("we need to improve the docs", "we should rename X"): a task, not how it is built
+_TASK_VERB = re.compile(r"\b(?:want|need|should|must|have) to (?:also )?(?:improve|fix|update|adjust|tackle|review|refactor|"
+                        r"rename|renamte|document|add|write|go through|clean|test|check|look|reference|release|commit|"
+                        r"push|merge|make sure|pass|tell|better|explain|show|use)\b|\bshould (?:also )?(?:improve|fix|"
+                        r"update|adjust|review|refactor|rename|renamte|document|add|write|reference|release|commit|be)\b",
+                        re.IGNORECASE)
+
+
+_HEDGE_LEAD = re.compile(r"^(?:i think|i guess|i believe|i feel like|imo|ideally|probably)[,]?\s+", re.IGNORECASE)
+
+
+def unhedged(text: str) -> str:
+    """"I think we would want X" → "We would want X": the choice, without the hedge it was said with."""
+    kept = _HEDGE_LEAD.sub("", text)
+    return kept[:1].upper() + kept[1:]
+
+
+def is_design_choice(text: str) -> bool:
+    """The user's choice of how the thing is built, said as what "we" want or should do, with its scope or
+    reason ("i think we would want to include all sources related to a session")."""
+    said = " ".join(text.split())
+    return (bool(_WE_WANT.match(said)) and bool(_SCOPE.search(said) or _REASON.search(said))
+            and not _DONE_NEXT.search(said) and not _TASK_VERB.search(said) and not said.endswith("?")
+            and len(content_words(said)) >= 5)
+
+
 # "please write a compaction example that summarises everything instead of keeping the last turns": asks for
 # one new thing, and its "instead of" tells what that thing does differently (no rule, no correction)
 MAKES_NEW = re.compile(rf"^(?:(?:{_PLEASE}|can you|could you),?\s+)?(?:write|create|add|make|build|implement|"

@@ -34,6 +34,22 @@ CORRECTION = re.compile(
 )
 # the agent's account denied, what is true said next: "this is not how it works. the log is append only"
 DENIES = re.compile(rf"^(?:(?:no|nope)[,.!]?\s+)?{DENIED}", re.IGNORECASE)
+# what the agent found, named as such: "Major finding: the SQLite store is not required", "Key finding: Claude Code
+# turns underscores into hyphens too:"
+_FINDING_LEAD = re.compile(r"^(?:(?:key|major|critical|important|main|big|interesting|new)\s+)?(?:finding|discovery|"
+                           r"insight|lesson(?: learned)?|takeaway|gotcha)\s*[:—–]\s*(?=\S)", re.IGNORECASE)
+
+
+def named_finding(sentence: str) -> str | None:
+    """The finding a sentence names as one ("Key finding: X" → "X"), when it says something in four words or more."""
+    found = _FINDING_LEAD.match(sentence)
+    if not found:
+        return None
+    finding = sentence[found.end():].strip().rstrip(":").strip()
+    finding = finding[:1].upper() + finding[1:]
+    return finding if len(finding.split()) >= 4 and not finding.endswith("?") else None
+
+
 # after a request, the user saw it was not done: "please keep the docs folder up to date. I didn't see any files
 # updated there"
 NOT_SEEN = re.compile(r"^(?:but |and |however,? )?i (?:still )?(?:did\s?n'?t|did not|do\s?n'?t|do not|can'?t|cannot|"

@@ -121,6 +121,8 @@ def _user_fact(sentence: str, following: str, about_code: bool = True) -> tuple[
         return "high", f"User stated: {quoted}"
     if about_code and (later := shape.issue_to_open(sentence)):  # work put off, as an issue to open
         return "high", f"{shape.FOLLOW_UP}: {rules.clip(later, 120)}"
+    if about_code and shape.is_design_choice(raw) and cues.is_self_contained(sentence):
+        return "high", f'User decided: "{rules.clip(shape.unhedged(sentence))}"'  # "i think we would want to include …"
     if cues.is_request(sentence) or shape.is_task_request(sentence):
         return None
     if shape.is_correction_of_fact(sentence) and cues.is_self_contained(sentence):
@@ -147,6 +149,9 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
     change made, how something behaves or an abandoned approach counts."""
     found = []
     for sentence in (cues.ACK_LEAD.sub("", s) for s in rules.sentences(block.text)):
+        if (finding := cues.named_finding(sentence)) and cues.is_self_contained(finding):
+            found.append(Candidate("high", block.time, f"Finding: {rules.clip(finding)}", [block.ref]))  # "Key finding: X"
+            continue
         if cues.is_question(sentence) or rules.is_fragment(sentence) or cues.COMMENTARY.search(sentence):
             continue
         if not cues.is_self_contained(sentence) or cues.TASK_STATUS.match(sentence) or cues.CHANGE_LOG.match(sentence):

@@ -28,6 +28,10 @@ _ERROR_START = re.compile(r"^\s*[\w.]*(?:error|exception|traceback)\b\s*[:(\d]",
 # a line of a diff pasted as the agent's TUI shows it, with its line number ("+314 - Tips for …", "+ 9 - **Tool
 # Title**: …"): the file's words, not the speaker's
 _DIFF_LINE = re.compile(r"^\s*(?:\+\s?\d+|-\d+)(?:\s|$)")
+# a terminal pasted with its prompt ("(venv) jim@box:/srv/app$ claude -c", "$ npm test", "➜  app git:(main) make",
+# "PS C:\\app> dotnet test"): that line and the output under it, up to a blank line, are the shell's words
+_SHELL_PROMPT = re.compile(r"^\s*(?:\([\w.-]+\)\s+)?(?:[\w.-]+@[\w.-]+(?::\S*?)?\s?[$#%]\s|\$\s+\S|➜\s|"
+                           r"PS [A-Za-z]:\\[^>]*>\s)")
 _META_USER = re.compile(
     r"^\s*(?:<(?:command-|local-command|task-notification|system-reminder|user-prompt|bash-)|"
     r"\[Request interrupted|Caveat: The messages below)",
@@ -124,11 +128,12 @@ def is_meta_user_text(text: str) -> bool:
 
 
 def _prose_lines(text: str) -> list[str]:
-    lines, in_error = [], False
+    lines, in_error, in_shell = [], False, False
     for raw in _FENCE.sub("\n", text).splitlines():
         # a pasted error goes on in the lines indented under it (" Error: 400 {…", " `tool_use` block must …")
         in_error = bool(_ERROR_START.match(raw)) or (in_error and raw[:1].isspace() and bool(raw.strip()))
-        if not raw.strip() or raw.startswith(("    ", "\t")) or _DIFF_LINE.match(raw) or in_error:
+        in_shell = bool(_SHELL_PROMPT.match(raw)) or (in_shell and bool(raw.strip()))
+        if not raw.strip() or raw.startswith(("    ", "\t")) or _DIFF_LINE.match(raw) or in_error or in_shell:
             continue
         line = _EMPHASIS.sub("", _BULLET.sub("", raw.strip()))
         letters = sum(ch.isalpha() or ch.isspace() for ch in line)

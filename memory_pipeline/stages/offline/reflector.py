@@ -64,7 +64,8 @@ def read_items(observations: str) -> list[Item]:
                               text=text, observation=match.group("ref"), segment=segment,
                               session=match.group("session"), distilled=match.group("distilled") == "yes",
                               when=when, quoted=quoted, refs=[fact.group("ref")], parts=[text],
-                              correction=rules.CORRECTED.match(fact.group("text")) is not None, outcome=outcome))
+                              correction=rules.CORRECTED.match(fact.group("text")) is not None, outcome=outcome,
+                              finding=fact.group("text").startswith(rules.FINDING)))
     return items
 
 

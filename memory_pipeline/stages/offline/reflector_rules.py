@@ -21,6 +21,7 @@ _SPECIFIC = re.compile(r"`[^`]+`|(?:~|\.{0,2})/[\w.\-/]+|\b[\w\-]+\.(?:py|ts|js|
 _SPEAKER = re.compile(r"^(?:the\s+)?(?:user|developer)\s+(?:stated|decided|said|reported|wrote|noted|confirmed|"
                       r"corrected the agent|explained|asked)\s*:\s*", re.IGNORECASE)
 CORRECTED = re.compile(r"^(?:the\s+)?user\s+corrected the agent\s*:", re.IGNORECASE)
+FINDING = "Finding: "  # what the agent named a finding ("Key finding: X"), as the Observer writes it
 _OUTER_QUOTES = re.compile(r'^["“](?P<inner>.+)["”]\.?$')
 _ABOUT = re.compile(r'^"(?P<said>.+)"\s*\(about: "(?P<topic>.+)"\)\.?$')
 _CORRECTION_LEAD = re.compile(r"^(?:no+|nope|actually)\s*[,.!:;—-]\s*", re.IGNORECASE)
@@ -97,6 +98,7 @@ class Item:
     when: str = ""  # "YYYY-MM-DD HH:MM" (time may be empty)
     quoted: bool = False
     correction: bool = False  # the user corrected the agent: what to do, even when worded as a request
+    finding: bool = False  # the agent named it a finding: not vague, though short
     outcome: str = ""  # how its segment ended, as the Observer's narrative says ("The fix is complete.")
     section: str = "Patterns"
     refs: list[str] = field(default_factory=list)
@@ -119,7 +121,7 @@ def overlap(a: str, b: str) -> float:
 
 def clean_fact(text: str) -> tuple[str, bool]:
     """Drop the 'User stated:' frame and outer quotes; True when the words are the user's own."""
-    text = " ".join(text.split())
+    text = " ".join(text.split()).removeprefix(FINDING)
     again = bool(shape.ASKED_AGAIN.match(text))
     framed = bool(_SPEAKER.match(text)) or again or text.startswith('User answered "')
     corrected = bool(CORRECTED.match(text))
@@ -169,7 +171,8 @@ def rejection(item: Item) -> str | None:
             len(main_clause) < shortest:
         return "not self-contained"
     stated_rule = item.quoted and (HARD_RULE.search(text) or PREFERENCE.search(text) or item.correction)
-    if len(text.split()) < (shortest if stated_rule else MIN_WORDS if item.quoted or "`" in text else MIN_AGENT_WORDS):
+    if len(text.split()) < (shortest if stated_rule else MIN_WORDS if item.quoted or item.finding or "`" in text
+                            else MIN_AGENT_WORDS):
         return "too short to stand alone"
     if CHANGE_REPORT.match(text) and "`" not in text and "/" not in text:
         return "a change report that names no code"

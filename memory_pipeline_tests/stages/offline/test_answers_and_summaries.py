@@ -194,3 +194,9 @@ def test_reflecting_many_sessions_at_once_cuts_no_more_than_a_few_at_a_time():
     assert len(output.proposals) == len(RULES)  # nine Hard Rules (the cap was 8) and one Patterns line
     _, few, _ = offline(sessions[:4])
     assert len(few.proposals) == 4
+
+
+def test_whether_to_go_on_with_the_work_is_no_decision():
+    asked = ("Given this explanation, should I proceed with the hands-on testing? "
+             "(options: Yes, run the tests; Skip testing for now; Limited testing only)")
+    assert decision(asked, "Yes, run the tests") is None

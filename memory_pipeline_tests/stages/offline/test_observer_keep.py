@@ -514,3 +514,35 @@ def test_a_request_the_user_saw_was_not_done_is_a_correction():
         'versions."']
     assert facts_of(after_an_edit("i dont see the folder copied to the working directory")) == []  # a report
     assert facts_of(after_an_edit("please update the readme. I like it.")) == []
+
+
+def test_a_terminal_pasted_with_its_prompt_is_the_shells_not_the_users():
+    said = after_an_edit("still no\n\n(venv) jim@box:/srv/app_test$ claude -c\nNo conversation found to continue\n"
+                         "$ claude -r\nNo conversations found to resume.\n\nnow the app folder is renamed, so what next")
+    assert facts_of(said) == []
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("i think we would want to include all sources related to a session and name an empty one as empty.",
+     'User decided: "We would want to include all sources related to a session and name an empty one as empty."'),
+    ("i think for now we should keep writing all of the old export files for backwards compatibility",
+     'User decided: "For now we should keep writing all of the old export files for backwards compatibility"'),
+])
+def test_how_we_want_it_built_with_its_scope_or_reason_is_a_decision(said, kept):
+    assert [f.text for f in facts_of(after_an_edit(said))] == [kept]
+
+
+@pytest.mark.parametrize("said", [
+    "we need to improve the custom compaction docs, we need to explain what all the fields mean",
+    "i think we should fix all of the failing tests first",
+    "we should rename all of the session helpers",
+])
+def test_what_we_do_next_is_no_decision(said):
+    assert not [f for f in facts_of(after_an_edit(said)) if f.text.startswith("User decided")]
+
+
+def test_a_finding_the_agent_names_is_kept_without_its_label():
+    said = ("[10:00] [User] (m1): why can't it resume the session in the test folder?\n"
+            "[10:01] [Assistant] (m2): **Key finding:** Claude Code turns underscores into hyphens:\n"
+            "- `/srv/app_test` → `-srv-app-test`")
+    assert [f.text for f in facts_of(said)] == ["Finding: Claude Code turns underscores into hyphens"]

@@ -150,3 +150,9 @@ def test_a_rule_is_proposed_without_the_please_it_was_asked_with():
     assert clean_fact('User stated: "Plase don\'t rewrite the changelog, make surgical edits"')[0] == \
         "Don't rewrite the changelog, make surgical edits."
     assert clean_fact("Please note the cache is rebuilt nightly.")[0] == "Please note the cache is rebuilt nightly."
+
+
+def test_a_short_finding_the_agent_named_is_proposed():
+    kept = proposals_for(("s1", ["Finding: Claude Code turns underscores into hyphens"]))
+    assert [p.text for p in kept if "hyphens" in p.text] == ["Claude Code turns underscores into hyphens."]
+    assert not [p for p in proposals_for(("s1", ["Claude Code turns underscores into hyphens"])) if "hyphens" in p.text]
