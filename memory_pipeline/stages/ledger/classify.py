@@ -100,7 +100,8 @@ _STOP = {"user", "assistant", "the", "we", "i", "it", "this", "that", "a", "an",
          "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
          "context", "today", "tomorrow", "yesterday", "note", "fyi", "update", "btw", "heads", "correction", "we're",
          "we've", "need", "needs", "last", "night", "week", "month", "year", "gone", "upgraded", "migrated", "uses",
-         "maybe", "perhaps", "probably", "considering", "thinking"}
+         "maybe", "perhaps", "probably", "considering", "thinking", "often", "usually", "sometimes", "finding",
+         "root", "cause"}  # "Root cause: …", "Finding: …" (the Observer's label of an agent's finding)
 _CANDIDATE = re.compile(r"`([^`]{2,80})`|([A-Za-z][A-Za-z0-9.+#/_-]*[A-Za-z0-9+#])")
 _VERSION = re.compile(r"[\s_-]*v?\d+(?:\.\d+)*$")
 RAN = re.compile(r"^(?:ran|running|executed|\$ )", re.I)
@@ -121,6 +122,13 @@ class Classified:
 _ANSWERED = re.compile(r'^User answered "(?P<question>.+?)": "(?P<answer>.+)"$')
 # what the Observer marked a decision ("User decided: …"): a choice made, not a promise still open
 _DECIDED = re.compile(r"^User decided:", re.IGNORECASE)
+# the user told the agent how to work by correcting it ("User corrected the agent: "make sure the files in the working
+# directory are updated""): a way of working they want, not a fact that ages out
+_CORRECTED = re.compile(r"^User corrected the agent:", re.IGNORECASE)
+# what the code does now, against what it should ("`export_session` has a default of 'md' instead of 'all'", "the
+# script is using X instead of Y"): a finding, no choice made
+_DOES_INSTEAD = re.compile(r"\b(?:is|are|was|were) (?:still )?(?:using|returning|reading|writing|calling|sending|passing|"
+                           r"pointing|loading|looking)\b[^.]{0,80}\binstead of\b|\bhas a default of\b", re.IGNORECASE)
 
 
 def plain_text(text: str) -> str:
@@ -154,8 +162,11 @@ def event_type(text: str) -> str:
     undirected = not CODE_IN_PROSE.search(body) and not DIRECTED.search(body)
     decided = bool(_DECIDED.match(text.strip()))  # "User decided: we need to use findModel": done, not owed
     skipped = {"commitment": acknowledged or felt or decided or bool(CONDITIONAL.match(body)),
-               "decision": weighing or background, "procedure": told or undirected, "preference": no_taste}
+               "decision": weighing or background or bool(_DOES_INSTEAD.search(body)), "procedure": told or undirected,
+               "preference": no_taste}
     kind = next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body) and not skipped.get(name)), "fact")
+    if kind == "fact" and _CORRECTED.match(text.strip()) and is_rule(body):
+        return "preference"
     return "decision" if decided and kind == "fact" else kind
 
 

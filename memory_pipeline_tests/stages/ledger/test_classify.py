@@ -30,3 +30,21 @@ def test_an_account_names_an_identifier_and_a_session_id_in_prose_is_none():
     assert "account" in classify_fact("Deploys go to org 4411 on the staging cluster.", "high").tags
     cause = "Root Cause: Claude Code writes session data to files with other names than the session ID inside the file."
     assert "account" not in classify_fact(cause, "high").tags
+
+
+def test_a_way_of_working_the_user_corrected_the_agent_into_is_a_preference():
+    said = 'User corrected the agent: "Please make sure all files in the working directory are updated."'
+    assert classify_fact(said, "high").type == "preference"  # it does not age out as a fact does
+    assert classify_fact('User corrected the agent: "The port is 8080 on staging."', "high").type == "fact"
+
+
+def test_what_the_code_does_instead_of_what_it_should_is_no_decision():
+    assert classify_fact("The `export` function has a default of 'md' instead of 'all'.", "high").type == "fact"
+    assert classify_fact("The script is using the file name instead of the session ID inside it.", "high").type == "fact"
+    assert classify_fact("We use Redis instead of Memcached for the cache.", "high").type == "decision"
+
+
+def test_a_label_or_an_adverb_names_no_entity():
+    assert classify_fact("Finding: The SQLite store is not required.", "high").entity == "sqlite"
+    assert classify_fact("Root Cause: Claude Code writes to a file named unlike its session.", "high").entity == "claude"
+    assert classify_fact("Often I have several Claude Code sessions open in one folder.", "high").entity == "claude"
