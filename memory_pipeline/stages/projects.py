@@ -20,6 +20,7 @@ from pathlib import PurePath
 
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import Observation
+from memory_pipeline.stages.offline.distil import ABOUT_THE_WORK
 from memory_pipeline.stages.provenance import user_typed
 
 UNKNOWN = ""  # no project known: a plain-text import without --project
@@ -202,7 +203,7 @@ def fact_scope(text: str, roles: list[str] | tuple[str, ...] = ()) -> str:
     personal = _FIRST_PERSON.search(body) or _THIRD_PERSON.search(text.strip())
     if _EVERYWHERE.search(body) and (personal or re.search(r"\b(?:always|never|prefer)", body, re.IGNORECASE)):
         return USER
-    if not personal or _HERE.search(body) or _PROJECT_THING.search(body):
+    if not personal or _HERE.search(body) or _PROJECT_THING.search(body) or ABOUT_THE_WORK.search(body):
         return PROJECT
     return USER
 

@@ -27,6 +27,7 @@ PROJECT_LEVEL = [
     'User corrected the agent: "no, use pnpm"',
     'User stated: "We always deploy with Fly.io"',  # "we": the team's project
     "Decided to keep thinking blocks out of the export",
+    'User stated: "I would prefer for this to be something I run by hand instead of something that runs all the time"',
 ]
 
 

@@ -26,7 +26,8 @@ _LEAD = re.compile(
     r"anyway|yeah|yep|yes|jeez|geez|sigh|lol|haha)\b[\s,.!:;—–-]*)|"
     r"(?:(?:well|sure|right|look|listen|dude|man)\s*[,!:;—–]+\s*)|"
     r"(?:(?:fyi|update|quick update|heads[- ]up|note|nb|ps|p\.s\.|remember|correction|reminder)\s*[:—–-]+\s*)|"
-    r"(?:(?:please )?(?:remember|note|keep in mind|don'?t forget) that\s+)|(?:fyi|for the record),?\s+)+",
+    r"(?:(?:please )?(?:remember|note|keep in mind|don'?t forget) that\s+)|(?:fyi|for the record),?\s+|"
+    r"(?:what i (?:was|am|'m) trying to say|what i meant|what i wanted to say)(?: is| was)?,?\s+)+",
     re.IGNORECASE,
 )
 # swearing used for emphasis, dropped with the space after it
@@ -66,6 +67,12 @@ def kept_in_mind(sentence: str) -> str | None:
     mind X" → "X"), when it states something of its own."""
     found = _KEEP_IN_MIND.search(" ".join(sentence.split()))
     return found["what"].strip() if found and len(content_words(found["what"])) >= 3 else None
+
+
+# "I would prefer for this to be something I run by hand", "I'd like it to stay small": a wish about the thing being
+# built, so of its project, not a taste of the user's that holds in every project
+ABOUT_THE_WORK = re.compile(r"\b(?:for|want|like|prefer) (?:this|it|that) to\b|\b(?:this|it) (?:should|must|needs to)\b",
+                            re.IGNORECASE)
 
 
 # "I've always been interested", "it has never worked": a habit or history described, not a rule

@@ -93,6 +93,11 @@ def select(items: list[Item], level: int, memory: str) -> list[Item]:
             continue
         if _known(item.text, memory, memory_lines):
             continue
+        if said := next((c for c in chosen if c.session == item.session and rules.restates(item.text, c.text)), None):
+            said.refs += [r for r in item.refs if r not in said.refs]  # the same finding said again that day,
+            if rules.specifics(item.text) > rules.specifics(said.text):  # in the words that name more of it
+                said.text, said.parts = item.text, [item.text]
+            continue
         item.section = rules.categorize(item.text, item.quoted, item.correction)
         chosen.append(item)
     if level >= 3:
@@ -115,7 +120,8 @@ def merge(items: list[Item], max_parts: int, max_words: int) -> list[Item]:
         lead = ranked[0]
         parts: list[str] = []
         for item in ranked:
-            if len(parts) < max_parts and all(rules.overlap(item.text, p) < 0.8 for p in parts):
+            if len(parts) < max_parts and all(rules.overlap(item.text, p) < 0.8 and not rules.restates(item.text, p)
+                                              for p in parts):
                 parts.append(item.text.rstrip("."))
         text = "; ".join(parts)
         dropped = {s for i in ranked for s in rules.specifics(i.text)} - rules.specifics(text)

@@ -59,6 +59,7 @@ REQUEST = re.compile(r"^(?:please |can you |could you )?(?:propose|read|check|cr
 STRUCTURE = re.compile(r"\b(?:moved|renamed|lives in|live in|installed|upgraded|migrated|layout|structure)\b|->|→",
                        re.IGNORECASE)
 MIN_WORDS = 6
+RESTATED_SHARE = 0.75  # a merged line's part that has this share of its words in another part says it again
 # what makes a line with "tests pass" in it more than a status: the fix or the cause it reports
 LESSON = re.compile(r"\b(?:root cause|the fix|fixed by|because|instead|caused by|the (?:issue|problem) (?:is|was)|"
                     r"switched to|points? at|now (?:uses|reads|runs))\b", re.IGNORECASE)
@@ -117,6 +118,14 @@ def specifics(text: str) -> set[str]:
 def overlap(a: str, b: str) -> float:
     left, right = words(a), words(b)
     return len(left & right) / len(left | right) if left and right else 0.0
+
+
+def restates(a: str, b: str) -> bool:
+    """One says what the other says, in fewer words ("The SQLite store is not required." beside "The SQLite store is
+    not required for sessions!"): three or more words, nearly all of them in the other."""
+    left, right = words(a), words(b)
+    small, large = sorted((left, right), key=len)
+    return len(small) >= 3 and len(small & large) / len(small) >= RESTATED_SHARE
 
 
 def clean_fact(text: str) -> tuple[str, bool]:
@@ -212,7 +221,7 @@ def categorize(text: str, quoted: bool = False, correction: bool = False) -> str
     """
     if quoted and (HARD_RULE.search(text) or shape.is_stated_rule(text) or correction) and shape.is_rule(text):
         return "Hard Rules"
-    if PREFERENCE.search(text) and not names_project_code(text):
+    if PREFERENCE.search(text) and not names_project_code(text) and not shape.ABOUT_THE_WORK.search(text):
         return "User"
     if PREFERENCE.search(text):
         return "Hard Rules" if quoted else "Patterns"  # "I'd only want e2e tests for AgentSession": this project's

@@ -153,6 +153,7 @@ def test_a_preference_about_a_projects_code_is_that_projects_not_the_users_every
     assert categorize("I would only want e2e tests for AgentSession, anything else is shitty.", True) == "Hard Rules"
     assert categorize("I'd rather keep `billing.py` free of ORM calls.", True) == "Hard Rules"
     assert categorize("I prefer squash merges for feature branches.", True) == "User"
+    assert categorize("I would prefer for this to be something I run by hand, not a daemon.", True) != "User"
 
 
 def test_a_closing_summarys_module_list_is_where_code_lives():

@@ -156,3 +156,10 @@ def test_a_short_finding_the_agent_named_is_proposed():
     kept = proposals_for(("s1", ["Finding: Claude Code turns underscores into hyphens"]))
     assert [p.text for p in kept if "hyphens" in p.text] == ["Claude Code turns underscores into hyphens."]
     assert not [p for p in proposals_for(("s1", ["Claude Code turns underscores into hyphens"])) if "hyphens" in p.text]
+
+
+def test_a_finding_said_again_in_fewer_words_is_not_a_second_part():
+    kept = proposals_for(("s1", ["Finding: The SQLite store is not required for sessions to resume!",
+                                 "Finding: The SQLite store (`__store.db`) is not required."]))
+    [line] = [p.text for p in kept if "SQLite" in p.text]
+    assert line == "The SQLite store (`__store.db`) is not required."  # the wording that names more of it
