@@ -80,7 +80,7 @@ def select(items: list[Item], level: int, memory: str) -> list[Item]:
     """Facts worth a proposal at this level, minus resolved problems and what MEMORY.md says."""
     keep_medium = LEVELS[level][3]
     memory_lines = [line for line in memory.splitlines() if line.strip().startswith(("-", "*"))]
-    chosen = []
+    chosen: list[Item] = []
     for item in items:
         if rules.rejection(item) or (item.priority == "medium" and (not keep_medium or item.distilled)):
             continue
