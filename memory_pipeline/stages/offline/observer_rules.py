@@ -158,9 +158,18 @@ def sentences(text: str) -> list[str]:
     return result
 
 
+# Claude Code's words for a larger thinking budget ("ULTRATHINK this one.", "think hard about it"): no request
+_THINK_HARDER = re.compile(r"\b(?:really\s+)?(?:ultrathink|ultra think|megathink|think (?:really )?hard(?:er)?)\b"
+                           r"(?:\s+(?:this(?: one)?|about (?:this|it)))?[.!]*", re.IGNORECASE)
+# how the last try went ("still didnt work.", "still no", "it worked!"): a reaction, not what the work is
+_REACTION = re.compile(r"^(?:still\s+)?(?:(?:it|that|this)\s+)?(?:(?:still\s+)?(?:did\s?n'?t|does\s?n'?t|is\s?n'?t|not)\s+)?"
+                       r"(?:work(?:ed|s|ing)?|no|nope|nothing|the same(?: error| thing)?)\W*$", re.IGNORECASE)
+
+
 def intent(text: str) -> str:
-    """The first prose sentence with its filler removed ("ok, so …"); a "…:" lead-in takes the next one too."""
-    found = sentences(text)
+    """The first prose sentence with its filler removed ("ok, so …"); a "…:" lead-in takes the next one too;
+    not a thinking-budget word nor a reaction to the last try ("still didnt work.")."""
+    found = [s for s in sentences(_THINK_HARDER.sub("", text)) if not _REACTION.match(FILLER.sub("", s).strip())]
     for i, sentence in enumerate(found):
         cleaned = FILLER.sub("", sentence).strip()
         if cleaned.endswith(":") and i + 1 < len(found):

@@ -191,3 +191,13 @@ def test_a_path_cut_off_by_the_calls_rendering_is_not_named_as_edited():
     assert edited_path("Edit", "file_path=/srv/app/uploader/retry.py, old_string=url") == "/srv/app/uploader/retry.py"
     assert edited_path("Edit", "file_path=/srv/app/uploader/sli…") is None  # `sli…` is no file the agent edited
     assert edited_path("Read", "file_path=/srv/app/uploader/retry.py") is None
+
+
+def test_a_thinking_budget_word_or_a_reaction_to_the_last_try_titles_nothing():
+    from memory_pipeline.stages.offline.observer_rules import title_from
+    assert title_from("ULTRATHINK this one.  I am running the exporter on wsl and want a log per session") == \
+        "I am running the exporter on wsl and…"
+    assert title_from("still didnt work.  the session is not found after the folder is renamed") == \
+        "The session is not found after the folder…"
+    assert title_from("@prompt.md really ULTRATHINK this") == ""
+    assert title_from("still no luck with the build") == "Still no luck with the build"
