@@ -192,6 +192,11 @@ CLAIM = re.compile(r"^(.*?)\b(?:because|since|which means|due to|so that)\b", re
 CAN_NEVER = re.compile(r"\bcan(?:not)? (?=never\b|always\b)", re.IGNORECASE)
 # a user's design statement: how something should be, or what to use instead
 USER_DESIGN = re.compile(r"\b(?:should (?:be|have|go|live|use)|instead of|i would assume)\b", re.IGNORECASE)
+# what comes before any edit, as the user orders the work: "let's think first, before we change anything", "before you
+# touch anything, run the suite" (of work on software; "before we go" is no edit)
+BEFORE_ANY_EDIT = re.compile(r"\bbefore (?:we|you|i|anyone) (?:change|edit|touch|modify|rewrite|refactor|implement|"
+                             r"write|commit|push)\w* anything\b|\bbefore (?:changing|editing|touching|modifying|"
+                             r"rewriting|refactoring|writing) anything\b", re.IGNORECASE)
 # a property the design holds, as the user states it of the code: "the session entry array is append only", "the
 # only requirement is a SKILL.md file", "skills are freeform" (asked of work on software: "my mom relies on me" is
 # a chat's)

@@ -123,6 +123,8 @@ def _user_fact(sentence: str, following: str, about_code: bool = True) -> tuple[
         return "high", f"{shape.FOLLOW_UP}: {rules.clip(later, 120)}"
     if about_code and shape.is_design_choice(raw) and cues.is_self_contained(sentence):
         return "high", f'User decided: "{rules.clip(shape.unhedged(sentence))}"'  # "i think we would want to include …"
+    if about_code and cues.BEFORE_ANY_EDIT.search(sentence) and not cues.is_question(sentence):
+        return "high", f"User stated: {quoted}"  # "let's think first, before we change anything"
     if cues.is_request(sentence) or shape.is_task_request(sentence):
         return None
     if shape.is_correction_of_fact(sentence) and cues.is_self_contained(sentence):

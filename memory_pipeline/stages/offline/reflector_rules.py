@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from memory_pipeline.stages.offline import distil as shape
-from memory_pipeline.stages.offline.observer_cues import DENIED
+from memory_pipeline.stages.offline.observer_cues import BEFORE_ANY_EDIT, DENIED
 from memory_pipeline.stages.offline.observer_rules import ASIDE
 
 STOPWORDS = frozenset(
@@ -189,13 +189,15 @@ def rejection(item: Item) -> str | None:
         return "a change log of that session (its narrative keeps it)"
     if REPORT.match(text) and not REASON.search(text) and not (item.quoted and STRUCTURE.search(text)):
         return "a report of that session's work"
+    ordered = bool(BEFORE_ANY_EDIT.search(text))  # "let's think first, before we change anything": how work goes
     if REQUEST.match(text) and not (HARD_RULE.search(text) or PREFERENCE.search(text) or shape.is_how_to(text)
-                                    or item.correction or again):
+                                    or item.correction or again or ordered):
         return "a request for that session's work"
     if not item.quoted and (shape.is_plan_step(text) or shape.is_proposed_fix(text) or shape.is_outline_label(text)
                             or shape.is_tool_report(text) or shape.is_own_tool_failure(text)):
         return "a plan step, outline or report of that session"
-    if item.quoted and shape.is_task_request(text) and not (shape.is_stated_rule(text) or again or item.correction):
+    if item.quoted and shape.is_task_request(text) and not (shape.is_stated_rule(text) or again or item.correction
+                                                            or ordered):
         return "a request for that session's work"
     return None
 

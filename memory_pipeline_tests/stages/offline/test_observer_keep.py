@@ -546,3 +546,10 @@ def test_a_finding_the_agent_names_is_kept_without_its_label():
             "[10:01] [Assistant] (m2): **Key finding:** Claude Code turns underscores into hyphens:\n"
             "- `/srv/app_test` → `-srv-app-test`")
     assert [f.text for f in facts_of(said)] == ["Finding: Claude Code turns underscores into hyphens"]
+
+
+def test_what_comes_before_any_edit_is_how_the_user_orders_the_work():
+    assert [f.text for f in facts_of(after_an_edit("let's think first, before we change anything"))] == [
+        'User stated: "Let\'s think first, before we change anything"']
+    assert facts_of(after_an_edit("can we look at the logs before we change anything?")) == []
+    assert facts_of(one_turn("User", "let's grab lunch before we go anywhere")) == []
