@@ -21,6 +21,7 @@ _SPECIFIC = re.compile(r"`[^`]+`|(?:~|\.{0,2})/[\w.\-/]+|\b[\w\-]+\.(?:py|ts|js|
 _SPEAKER = re.compile(r"^(?:the\s+)?(?:user|developer)\s+(?:stated|decided|said|reported|wrote|noted|confirmed|"
                       r"corrected the agent|explained|asked)\s*:\s*", re.IGNORECASE)
 CORRECTED = re.compile(r"^(?:the\s+)?user\s+corrected the agent\s*:", re.IGNORECASE)
+_LETS = re.compile(r"^let'?s\s+(?=\w)", re.IGNORECASE)
 FINDING = "Finding: "  # what the agent named a finding ("Key finding: X"), as the Observer writes it
 _OUTER_QUOTES = re.compile(r'^["“](?P<inner>.+)["”]\.?$')
 _ABOUT = re.compile(r'^"(?P<said>.+)"\s*\(about: "(?P<topic>.+)"\)\.?$')
@@ -147,6 +148,8 @@ def clean_fact(text: str) -> tuple[str, bool]:
         text = rule  # "No, don't use pip here. This repo uses uv…": the rule without the "no" it answered with
     if framed or quoted:
         text = shape.without_please(text)
+        if BEFORE_ANY_EDIT.search(text):
+            text = _LETS.sub("", text)  # "let's think first, before we change anything": the order, as a rule
     text = shape.as_cause(text)
     text = text[:1].upper() + text[1:]
     if text and text[-1] not in ".!?":
@@ -221,7 +224,8 @@ def categorize(text: str, quoted: bool = False, correction: bool = False) -> str
 
     Only words the user said make a Hard Rule; an agent's "never" describes code, not a rule.
     """
-    if quoted and (HARD_RULE.search(text) or shape.is_stated_rule(text) or correction) and shape.is_rule(text):
+    if quoted and (((HARD_RULE.search(text) or shape.is_stated_rule(text) or correction) and shape.is_rule(text))
+                   or BEFORE_ANY_EDIT.search(text)):
         return "Hard Rules"
     if PREFERENCE.search(text) and not names_project_code(text) and not shape.ABOUT_THE_WORK.search(text):
         return "User"

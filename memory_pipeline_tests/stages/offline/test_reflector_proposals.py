@@ -167,4 +167,5 @@ def test_a_finding_said_again_in_fewer_words_is_not_a_second_part():
 
 def test_an_order_of_work_said_with_lets_is_proposed():
     kept = proposals_for(("s1", ['User stated: "Let\'s think first, before we change anything"']))
-    assert [p.text for p in kept if "before we change" in p.text] == ["Let's think first, before we change anything."]
+    assert [(p.section, p.text) for p in kept if "before we change" in p.text] == [  # a rule, not narration
+        ("Hard Rules", "Think first, before we change anything.")]
