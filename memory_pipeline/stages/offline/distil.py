@@ -327,7 +327,8 @@ _REASON = re.compile(r"\b(?:because|since|so that|otherwise|or else)\b", re.IGNO
 # "i think we would want to include all sources related to a session", "i think for now we should keep writing the old
 # export files for backwards compatibility": how the user wants the thing built, said as what "we" want or should do,
 # with its scope or its reason. Not a next step ("we should fix the bug first", "we need to commit now").
-_WE_WANT = re.compile(r"^(?:(?:i think|i guess|i believe|i feel like|imo|ideally|probably),?\s+)?(?:if [^,]{3,40}?,?\s+)?"
+_HEDGE = r"(?:i think|i guess|i believe|i feel like|imo|ideally|probably)"
+_WE_WANT = re.compile(rf"^(?:{_HEDGE},?\s+)?(?:if [^,]{{3,40}}?,?\s+)?"
                       r"(?:for now,?\s+)?we\s+(?:would\s+|'d\s+|really\s+)?(?:want|need|should|must|have to)\b",
                       re.IGNORECASE)
 _SCOPE = re.compile(r"\b(?:all|every|each|always|never|whenever|if (?:they|it) exists?|if present|by default|"
@@ -335,13 +336,13 @@ _SCOPE = re.compile(r"\b(?:all|every|each|always|never|whenever|if (?:they|it) e
 _DONE_NEXT = re.compile(r"\b(?:first|next|now|then|right away|today|tonight|asap)\W*$", re.IGNORECASE)
 # what is done to the code or docs now ("we need to improve the docs", "we should rename X"): a task, not how it is built
 _TASK_VERB = re.compile(r"\b(?:want|need|should|must|have) to (?:also )?(?:improve|fix|update|adjust|tackle|review|refactor|"
-                        r"rename|renamte|document|add|write|go through|clean|test|check|look|reference|release|commit|"
+                        r"rename|document|add|write|go through|clean|test|check|look|reference|release|commit|"
                         r"push|merge|make sure|pass|tell|better|explain|show|use)\b|\bshould (?:also )?(?:improve|fix|"
-                        r"update|adjust|review|refactor|rename|renamte|document|add|write|reference|release|commit|be)\b",
+                        r"update|adjust|review|refactor|rename|document|add|write|reference|release|commit|be)\b",
                         re.IGNORECASE)
 
 
-_HEDGE_LEAD = re.compile(r"^(?:i think|i guess|i believe|i feel like|imo|ideally|probably)[,]?\s+", re.IGNORECASE)
+_HEDGE_LEAD = re.compile(rf"^{_HEDGE},?\s+", re.IGNORECASE)
 
 
 def unhedged(text: str) -> str:
