@@ -208,6 +208,8 @@ TASK_STATUS = re.compile(r"^[\w.\-]*\d[\w.\-]*\s*(?:[—–:]|-\s)")
 # opens by pointing at something said before: "It uses …", "That's fine since …", "Now X is unused"
 DEICTIC = re.compile(r"^(?:(?:but|and|so|also),? )?(?:that|this|it|they|these|those|here|there|now)\b", re.IGNORECASE)
 MAPPING = re.compile(r"^\S.{0,120}?\s(?:->|→|=>)\s\S")
+# a line the user quotes and turns down at its end: "… → make a custom tool nahhh", "… -> Y? nope", "… => X ???"
+TURNED_DOWN = re.compile(r"(?:\bna+h+|\bnope|\bmeh|\bno+|\bwrong|\?{2,}|\bwtf)\W*$", re.IGNORECASE)
 ROOT_CAUSE = re.compile(
     r"\b(?:root cause|the (?:problem|issue|bug) (?:was|is)|caused by|fixed by|the fix (?:is|was)|"
     r"fix(?:ed)? (?:it|this) by|the culprit|turns out)\b",

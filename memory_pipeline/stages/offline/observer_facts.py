@@ -55,6 +55,8 @@ def _user_candidates(block: Block, about_code: bool = True) -> list[Candidate]:
         if i == taken:
             continue  # the sentence a correction before it took in ("No. …", "This is not how it works. …")
         cleaned = rules.FILLER.sub("", sentence).strip()
+        if cues.MAPPING.match(cleaned) and cues.TURNED_DOWN.search(cleaned):
+            continue  # "Database query function → make a custom tool nahhh": the agent's row quoted and turned down
         if cues.MAPPING.match(cleaned) and not cues.is_question(sentence):
             mapping.append(cleaned)
             continue

@@ -553,3 +553,9 @@ def test_what_comes_before_any_edit_is_how_the_user_orders_the_work():
         'User stated: "Let\'s think first, before we change anything"']
     assert facts_of(after_an_edit("can we look at the logs before we change anything?")) == []
     assert facts_of(one_turn("User", "let's grab lunch before we go anywhere")) == []
+
+
+def test_a_line_the_user_quotes_and_turns_down_is_no_decision():
+    assert facts_of(after_an_edit("Database query function with parameters → make a custom tool nahhh")) == []
+    assert [f.text for f in facts_of(after_an_edit("api.ts -> core/api.ts\nutils.ts -> core/utils.ts"))] == [
+        "User decided: api.ts -> core/api.ts; utils.ts -> core/utils.ts"]
