@@ -15,6 +15,7 @@ from memory_pipeline.stages.ledger.model import snake_entity
 from memory_pipeline.stages.offline.distil import is_rule, is_stated_rule, statement
 from memory_pipeline.stages.offline.observer_cues import PREFERENCE, states_preference
 from memory_pipeline.stages.offline.observer_rules import CODE_IN_PROSE
+from memory_pipeline.stages.offline.reflector_rules import CORRECTED
 from memory_pipeline.stages.provenance import user_typed
 
 _PREFIX = re.compile(r"^(?:User (?:stated|decided|corrected the agent|reported|asked)|Failed approach|Decision|Fact)"
@@ -122,9 +123,6 @@ class Classified:
 _ANSWERED = re.compile(r'^User answered "(?P<question>.+?)": "(?P<answer>.+)"$')
 # what the Observer marked a decision ("User decided: …"): a choice made, not a promise still open
 _DECIDED = re.compile(r"^User decided:", re.IGNORECASE)
-# the user told the agent how to work by correcting it ("User corrected the agent: "make sure the files in the working
-# directory are updated""): a way of working they want, not a fact that ages out
-_CORRECTED = re.compile(r"^User corrected the agent:", re.IGNORECASE)
 # what the code does now, against what it should ("`export_session` has a default of 'md' instead of 'all'", "the
 # script is using X instead of Y"): a finding, no choice made
 _DOES_INSTEAD = re.compile(r"\b(?:is|are|was|were) (?:still )?(?:using|returning|reading|writing|calling|sending|passing|"
@@ -165,8 +163,8 @@ def event_type(text: str) -> str:
                "decision": weighing or background or bool(_DOES_INSTEAD.search(body)), "procedure": told or undirected,
                "preference": no_taste}
     kind = next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body) and not skipped.get(name)), "fact")
-    if kind == "fact" and _CORRECTED.match(text.strip()) and is_rule(body):
-        return "preference"
+    if kind == "fact" and CORRECTED.match(text.strip()) and is_rule(body):
+        return "preference"  # the user told the agent how to work by correcting it: not a fact that ages out
     return "decision" if decided and kind == "fact" else kind
 
 

@@ -87,6 +87,8 @@ _PLEASE_LEAD = re.compile(rf"^{_PLEASE}[,!]?\s+(?=\w)", re.IGNORECASE)
 def without_please(text: str) -> str:
     """"Please make sure X" → "make sure X": the rule, without how it was asked that day."""
     return _PLEASE_LEAD.sub("", text)
+
+
 # the imperative or modal head of a rule clause ("never push to main", "use hex RGB", "you must …",
 # "tests should never call the real API", "from now on, …")
 _RULE_HEAD = re.compile(
@@ -328,6 +330,7 @@ _REASON = re.compile(r"\b(?:because|since|so that|otherwise|or else)\b", re.IGNO
 # export files for backwards compatibility": how the user wants the thing built, said as what "we" want or should do,
 # with its scope or its reason. Not a next step ("we should fix the bug first", "we need to commit now").
 _HEDGE = r"(?:i think|i guess|i believe|i feel like|imo|ideally|probably)"
+_HEDGE_LEAD = re.compile(rf"^{_HEDGE},?\s+", re.IGNORECASE)
 _WE_WANT = re.compile(rf"^(?:{_HEDGE},?\s+)?(?:if [^,]{{3,40}}?,?\s+)?"
                       r"(?:for now,?\s+)?we\s+(?:would\s+|'d\s+|really\s+)?(?:want|need|should|must|have to)\b",
                       re.IGNORECASE)
@@ -340,9 +343,6 @@ _TASK_VERB = re.compile(r"\b(?:want|need|should|must|have) to (?:also )?(?:impro
                         r"push|merge|make sure|pass|tell|better|explain|show|use)\b|\bshould (?:also )?(?:improve|fix|"
                         r"update|adjust|review|refactor|rename|document|add|write|reference|release|commit|be)\b",
                         re.IGNORECASE)
-
-
-_HEDGE_LEAD = re.compile(rf"^{_HEDGE},?\s+", re.IGNORECASE)
 
 
 def unhedged(text: str) -> str:

@@ -71,6 +71,13 @@ def is_command_text(line: dict[str, Any], command_at: str | None) -> bool:
     return not any(as_dict(b).get("type") == "tool_result" for b in as_list(content))
 
 
+def _names_command(content: object) -> bool:
+    """A user line that is a slash command's own line; only its text is read, never a tool result's output."""
+    texts = [b for b in as_list(content) if as_dict(b).get("type") == "text"]
+    text = content if isinstance(content, str) else block_text(texts)
+    return bool(COMMAND_LINE.search(text))
+
+
 def _context_tokens(usage: dict[str, Any]) -> int | None:
     if not usage:
         return None
@@ -112,7 +119,7 @@ class _Reader:
             self._assistant(line, message, uuid)
         elif not is_command_text(line, command_at):
             self._user(line, message, uuid)
-            if COMMAND_LINE.search(block_text(message.get("content"))):
+            if _names_command(message.get("content")):
                 self.command_at = as_str(line.get("timestamp"))
 
     def flush_boundary(self) -> None:
