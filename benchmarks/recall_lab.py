@@ -106,6 +106,7 @@ class Lab:
         self.name, self.parts, self.overall, self.project = name, parts, overall, project
         self.embedder, self.now = _Remembered(embedder), now
         self.workspaces: list[Path] = []  # each part's ingested workspace, when loaded from one
+        self.labels: list[str] = []  # each part's name: "lme-dev", or its LoCoMo conversation
         self.edge_batch = 0  # points per write into the Edge shard (0: all at once)
         self._engine = RecallEngine
         self.anchors = [index_turns(index) for index, _ in parts]
@@ -172,15 +173,17 @@ class Lab:
         return scores
 
 
-def load_lab(name: str, workdir: Path | None, cache_dir: Path, embedder, now: float) -> Lab:
+def load_lab(name: str, workdir: Path | None, cache_dir: Path, embedder, now: float,
+             locomo: Path = SHARED / "locomo-dev.json", lme: Path = SHARED / "lme-dev") -> Lab:
     """lme-dev (one workspace) or LoCoMo dev (one per conversation), from `workdir`'s ingested
-    workspaces when given, else from the transcripts."""
+    workspaces when given, else from the transcripts. `locomo` and `lme` name other sets of the same
+    formats (the held-out sets of `benchmarks.heldout`, ingested by `bench recall --quality --data --lme`)."""
     if name == "lme-dev":
-        folder = SHARED / "lme-dev"
+        folder = lme
         sets = [("lme-dev", lambda: _sessions_lme(folder), load_questions(folder))]
         overall, project = "all", "chat"
     else:
-        convs = [moved_to_recent(c) for c in load_conversations(SHARED / "locomo-dev.json")]
+        convs = [moved_to_recent(c) for c in load_conversations(locomo)]
         sets = [(f"{c.sample_id}-import", lambda c=c: _sessions_locomo(c), locomo_questions(c)) for c in convs]
         overall, project = "1-4", "locomo"
     parts, workspaces = [], []
@@ -199,6 +202,7 @@ def load_lab(name: str, workdir: Path | None, cache_dir: Path, embedder, now: fl
         parts.append((index, questions))
     lab = Lab(name, parts, overall, project, embedder, now)
     lab.workspaces = workspaces
+    lab.labels = [folder_name.removesuffix("-import") for folder_name, _, _ in sets]
     return lab
 
 
@@ -218,6 +222,8 @@ def main() -> None:
     parser.add_argument("--sets", default="lme-dev,locomo")
     parser.add_argument("--workdir", help="a `bench recall --quality --workdir` folder (ingested workspaces)")
     parser.add_argument("--cache", default="/tmp/recall-lab")
+    parser.add_argument("--data", default=str(SHARED / "locomo-dev.json"), help="the LoCoMo JSON the workspaces hold")
+    parser.add_argument("--lme", default=str(SHARED / "lme-dev"), help="the lme folder the workspace holds")
     parser.add_argument("--variants", default="{}", help='JSON: {"name": {RankOptions field: value}}')
     parser.add_argument("--edge", action="store_true", help="also each variant on a Qdrant Edge shard of the points")
     parser.add_argument("--edge-batch", type=int, default=0,
@@ -229,7 +235,8 @@ def main() -> None:
     embedder = embedder_for(settings.embedding_model, settings, 1)
     now = time.time()
     for name in args.sets.split(","):
-        lab = load_lab(name, Path(args.workdir) if args.workdir else None, cache, embedder, now)
+        lab = load_lab(name, Path(args.workdir) if args.workdir else None, cache, embedder, now, Path(args.data),
+                       Path(args.lme))
         lab.edge_batch = args.edge_batch
         print(f"{name}: {lab.points} points, {len(lab.questions)} questions")
         print(f"  anchor  {summary(lab.score(anchor=True), lab.overall)}")

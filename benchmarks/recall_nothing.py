@@ -18,7 +18,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from benchmarks.recall_lab import load_lab
+from benchmarks.recall_lab import SHARED, load_lab
 from benchmarks.worth import DURABLE_DEV, TRANSCRIPTS, labelled_transcripts
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
@@ -53,21 +53,20 @@ HELD = [
     "How many replicas does the search deployment run?",
     "What did we name the migration that splits the users table?",
 ]
-CONVERSATIONS = ("conv-26", "conv-30", "conv-41")
 
 
-def judged(workdir: Path) -> dict[str, dict[str, list[Confidence]]]:
+def judged(workdir: Path, **sets: Path) -> dict[str, dict[str, list[Confidence]]]:
     """set → group ("answerable", "tuning", "held") → what recall says of each question's hits."""
     settings = Settings.from_env()
     embedder = embedder_for(settings.embedding_model, settings, 1)
     now = time.time()
     found: dict[str, dict[str, list[Confidence]]] = {}
     for name in ("lme-dev", "locomo"):
-        lab = load_lab(name, workdir, Path("/tmp/recall-lab"), embedder, now)
+        lab = load_lab(name, workdir, Path("/tmp/recall-lab"), embedder, now, **sets)
         for number, (index, questions) in enumerate(lab.parts):
             engine = lab.engine(RankOptions(), index, number)
             groups = {"answerable": [q.query for q in questions], "tuning": TUNING, "held": HELD}
-            label = name if name == "lme-dev" else CONVERSATIONS[number]
+            label = lab.labels[number]
             found[label] = {
                 group: [confidence(engine.search(SearchRequest(query=query, limit=10, record=False, now=now,
                                                                filters=RecallFilters(project=lab.project))))
@@ -100,12 +99,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--workdir", required=True, help="a `bench recall --quality --workdir` folder")
     parser.add_argument("--worth", help="a `bench worth --keep` folder: the compaction hooks' queries too")
+    parser.add_argument("--data", default=str(SHARED / "locomo-dev.json"), help="the LoCoMo JSON the workspaces hold")
+    parser.add_argument("--lme", default=str(SHARED / "lme-dev"), help="the lme folder the workspace holds")
     args = parser.parse_args()
     if args.worth:
         for project, (own, elsewhere) in hook_levels(Path(args.worth)).items():
             print(f"{project}: task queries of its sessions, its own memories {dict(own)}, "
                   f"another project's {dict(elsewhere)}")
-    found = judged(Path(args.workdir))
+    found = judged(Path(args.workdir), locomo=Path(args.data), lme=Path(args.lme))
     print(f"{'set':8} {'group':10} {'n':>4} {'nothing':>8} {'weak':>5} {'answer':>7}  highest best cosine")
     for label, groups in found.items():
         for group, judgements in groups.items():
