@@ -54,6 +54,15 @@ ACKNOWLEDGED = re.compile(
     r"consider|think about|look into|check out|explore|start by|use)\b|\bgive (?:[\w'’]+ ){1,4}a (?:shot|try|go)\b|"
     r"\b(?:those|these|the|your) (?:\w+ ){0,2}(?:ideas|tips|suggestions|resources|recommendations|options)\b|"
     r"\byou(?:'ve| have)? (?:mentioned|suggested|recommended)\b", re.I)
+# goodwill, not a promise anyone waits on, whoever says it ("I'll keep pushing forward", "Jon will keep you posted",
+# "John will definitely check them out", "I'll take your advice", "talk to you soon"): a way of going on or of
+# staying in touch names nothing to deliver ("I'll let you know the numbers by Friday" names when: DEADLINE)
+GOODWILL = re.compile(
+    r"(?:\bwill|['’]ll)\s+(?:(?:definitely|always|just|also|surely|certainly|still)\s+)?(?:"
+    r"keep (?:on )?\w+ing\b|keep (?:\w+ )?(?:posted|updated|in the loop|in touch|at it)|keep (?:that|this|it) in mind|"
+    r"stay (?:in touch|focused|positive|optimistic|strong|motivated)|talk (?:to you )?(?:soon|later)|"
+    r"let (?:you|them|him|her) know|get back to you|check (?:it|them|that|those|this) out|take (?:your|the) advice|"
+    r"do (?:my|our|his|her|their|[\w'’]+['’]s) best|have fun|never give up|be there for)", re.I)
 # a feeling, not a promise: "Melanie will never forget it", "I'll always remember that trip"
 SENTIMENT = re.compile(r"(?:\bwill|['’]ll) (?:always |never |forever )?(?:remember|forget|cherish|treasure|miss)\b", re.I)
 # a promise on a condition ("If I find a design I like, I'll save it"): no one waits on it until it holds
@@ -146,20 +155,23 @@ def event_type(text: str) -> str:
         return "decision"  # the user settled how to do something the agent asked about
     if is_rule(body) and (TYPE_RULES[0][1].search(body) or is_stated_rule(body)):
         return "constraint"
-    acknowledged = bool(ACKNOWLEDGED.search(body)) and not DEADLINE.search(body)
+    acknowledged = bool(ACKNOWLEDGED.search(body) or GOODWILL.search(body)) and not DEADLINE.search(body)
     told = bool(TOLD.match(body)) and not CODE_IN_PROSE.search(body)
     weighing = bool(WEIGHING.search(body)) and not MADE.search(body)
     # a choice told as the time of something else ("since Caroline moved from her home country", "when I first
     # moved to Japan") is background, as it is to a change (stages/ledger/change.py)
     chosen = [m.start() for m in TYPE_RULES[2][1].finditer(body)]
     background = bool(chosen) and all(BACKGROUND.search(body[:start]) for start in chosen)
+    # a promise told as the reason or time of something else ("… since I'll be trekking for 10 days") is no promise
+    promised = [m.start() for m in TYPE_RULES[1][1].finditer(body)]
+    promised_aside = bool(promised) and all(BACKGROUND.search(body[:start]) for start in promised)
     # the user's own "I like"/"I'd prefer" is a preference where the Observer reads one (not "a design I like", not
     # a reaction to the agent's offer); a third person's ("User prefers tabs") is read by the words alone
     no_taste = bool(PREFERENCE.search(body)) and not states_preference(body)
     felt = bool(SENTIMENT.search(body)) and not TYPE_RULES[1][1].search(SENTIMENT.sub(" ", body))
     undirected = not CODE_IN_PROSE.search(body) and not DIRECTED.search(body)
     decided = bool(_DECIDED.match(text.strip()))  # "User decided: we need to use findModel": done, not owed
-    skipped = {"commitment": acknowledged or felt or decided or bool(CONDITIONAL.match(body)),
+    skipped = {"commitment": acknowledged or felt or decided or promised_aside or bool(CONDITIONAL.match(body)),
                "decision": weighing or background or bool(_DOES_INSTEAD.search(body)), "procedure": told or undirected,
                "preference": no_taste}
     kind = next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body) and not skipped.get(name)), "fact")

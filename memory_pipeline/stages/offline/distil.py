@@ -75,9 +75,12 @@ ABOUT_THE_WORK = re.compile(r"\b(?:for|want|like|prefer) (?:this|it|that) to\b|\
                             re.IGNORECASE)
 
 
-# "I've always been interested", "it has never worked": a habit or history described, not a rule
+# "I've always been interested", "it has never worked", "we never started over": a habit or history described, not a
+# rule (a rule's verb is the bare one: "never push", not "never pushed")
 _DESCRIBED = re.compile(r"\b(?:i|i'?ve|i have|i'?d|we'?ve|we have|you'?ve|has|have|had|was|were|been|is|are|"
-                        r"it'?s|it has|they'?ve)\s+(?:always|never)\b|\b(?:always|never) (?:been|had|was|were)\b",
+                        r"it'?s|it has|they'?ve)\s+(?:always|never)\b|\b(?:always|never) (?:been|had|was|were)\b|"
+                        r"\b(?:always|never)\s+(?:\w{3,}(?<!e)ed|went|did|got|said|told|saw|came|knew|thought|found|took|"
+                        r"gave|wrote|heard|felt)\b",
                         re.IGNORECASE)
 # "please", and how it is typed in a hurry
 _PLEASE = r"(?:please|plase|pleas|pls|plz)"
@@ -101,6 +104,12 @@ _RULE_HEAD = re.compile(
     r"^no\s+\w+",
     re.IGNORECASE,
 )
+# what opens like a rule and is none: "(and) don't want to carry a lot" (the user's want: no one orders a "don't want"),
+# "No we never started over" (an answer, then what happened), "must be 16+ years old" (a threshold of something
+# described: "Volunteer application process: …; must be 16+ years old")
+_NOT_A_HEAD = re.compile(r"^(?:(?:so|and|but|then),?\s+)?(?:don'?t|do not)\s+(?:really\s+)?(?:want|wanna|know|think|like|mind|"
+                         r"care|understand|feel)\b|^no,?\s+(?:we|i|you|it|that|this|they|he|she|there)\b|"
+                         r"^must\s+be\s+(?:at least\s+|over\s+|under\s+)?\d", re.IGNORECASE)
 # "no X" heads a rule only as the sentence's first clause ("No force pushes, CI deploys main"); after another
 # clause it is relief or emphasis ("My pantry is organized, no more expired cans"; "…, no mess at all!")
 _NO_HEAD = re.compile(r"^no\s+\w+", re.IGNORECASE)
@@ -139,7 +148,8 @@ def is_rule(text: str) -> bool:
     if any(_TASK_CLAUSE.match(part) for part in parts):
         return False
     heads = [part for n, part in enumerate(parts)
-             if _RULE_HEAD.match(part) and not _GUESS.match(part) and (n == 0 or not _NO_HEAD.match(part))]
+             if _RULE_HEAD.match(part) and not _GUESS.match(part) and not _NOT_A_HEAD.match(part)
+             and (n == 0 or not _NO_HEAD.match(part))]
     return bool(heads) and not all(_DEICTIC_HEAD.match(part) for part in heads)
 
 

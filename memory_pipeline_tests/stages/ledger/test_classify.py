@@ -48,3 +48,25 @@ def test_a_label_or_an_adverb_names_no_entity():
     assert classify_fact("Finding: The SQLite store is not required.", "high").entity == "sqlite"
     assert classify_fact("Root Cause: Claude Code writes to a file named unlike its session.", "high").entity == "claude"
     assert classify_fact("Often I have several Claude Code sessions open in one folder.", "high").entity == "claude"
+
+
+def test_a_want_an_answer_or_a_listing_is_no_p0_rule_and_a_promise_told_as_a_reason_is_none():
+    for said in ("I'm thinking about bringing a water filter instead of purification tablets, since I'll be trekking "
+                 "for 10 days and don't want to carry a lot of tablets.",
+                 "No we never started over",
+                 "Volunteer application process: Online application with a brief questionnaire; must be 16+ years old"):
+        kind = classify_fact(f'User stated: "{said}"', "high")
+        assert kind.type not in ("constraint", "commitment") and kind.priority != "P0", said
+    rule = classify_fact('User stated: "You must write in Australian English."', "high")
+    assert rule.type == "constraint" and rule.priority == "P0"
+    promise = classify_fact('User stated: "I\'ll follow up with the landlord about the lease on Monday."', "medium")
+    assert promise.type == "commitment"
+
+
+def test_goodwill_is_no_open_commitment_whoever_says_it_and_a_promise_with_a_when_still_is():
+    for said in ("I'll keep pushing forward.", "Jon will keep you posted on how it goes.",
+                 "John will definitely check them out.", "I'll take your advice, thanks!", "Andrew will talk to you soon, have fun!",
+                 "We'll keep going and never give up.", "Calvin will stay focused and keep going."):
+        assert classify_fact(said, "medium").type != "commitment", said
+    assert classify_fact("I'll let you know the load-test numbers by Friday.", "medium").type == "commitment"
+    assert classify_fact("We'll migrate the billing service to Postgres 17 next sprint.", "medium").type == "commitment"

@@ -44,6 +44,13 @@ def test_rules(text):
     "Should be dimmer, don't modify the theme, look into the footer sources",  # the task at hand
     "Why do we never cache this?",
     "It has always worked on Linux.",
+    "No we never started over",  # an answer, then what happened ("never" + a past verb)
+    "We never pushed to main before the freeze.",
+    # the user's want, in the clause after a reason: no one orders a "don't want"
+    "I'm thinking about bringing a water filter instead of tablets, since I'll be trekking for 10 days and don't want "
+    "to carry a lot of tablets.",
+    # a threshold of something described, pasted as a listing
+    "Volunteer application process: Online application with a brief questionnaire; must be 16+ years old",
 ])
 def test_not_rules(text):
     assert not is_rule(text)
