@@ -233,14 +233,16 @@ def is_standing_rule(text: str) -> bool:
 
 
 # an agent's plan step: an imperative, after any "In `f`," / "If X," / "When X," lead
-_LEAD_CLAUSE = re.compile(r"^(?:(?:in|if|when|for|on|after|before|once|then|otherwise|else)\b[^,]{0,80},\s*)+",
+_LEAD_CLAUSE = re.compile(r"^(?:(?:in|if|when|for|on|after|before|once|then|otherwise|else|during|while)\b[^,]{0,80},\s*)+",
                           re.IGNORECASE)
 _PLAN_LEAD = re.compile(r"^(?:actually|instead|so|now|then),?\s+", re.IGNORECASE)  # "Actually use `toolText` - …"
 _PLAN_VERB = re.compile(
     r"^(?:use|take|remove|add|queue|move|keep|call|make|create|replace|rename|extract|pass|return|store|put|set|"
     r"wrap|switch|change|update|delete|drop|flush|split|merge|run|check|avoid|ensure|handle|emit|skip|implement|"
     r"write|introduce|convert|expose|inject|register|subscribe|unsubscribe|save|load|append|insert|export|import|"
-    r"wire|hook|route|render|show|hide|display|pull|push|fetch|send|defer|delay|refactor|simplify|inline)\b",
+    r"wire|hook|route|render|show|hide|display|pull|push|fetch|send|defer|delay|refactor|simplify|inline|"
+    # what to have someone else do: "During the maintenance check, have the mechanic inspect the brakes"
+    r"have|ask|inspect|verify|confirm|schedule|consult|contact)\b",
     re.IGNORECASE,
 )
 

@@ -65,9 +65,17 @@ def test_a_request_is_no_standing_rule_without_a_contrast_reason_or_mark():
     "Use InteractiveMode instead of TuiRenderer",
     "In `executeBash`, if `isStreaming`, queue the message instead of appending immediately",
     "Remove `agent_end` flush - flush on `prompt()` instead",
+    # advice to have someone else do it, after a clause of when: no root cause found
+    "During the maintenance check, have the mechanic inspect the brake system to determine the root cause.",
+    "While you wait, ask the landlord for the inspection report.",
 ])
 def test_plan_steps(text):
     assert is_plan_step(text)
+
+
+def test_a_lead_clause_of_time_before_a_statement_is_no_plan_step():
+    assert not is_plan_step("While the lock is held, the writer cannot flush the WAL.")
+    assert not is_plan_step("The root cause was that the cache key ignored the locale.")
 
 
 def test_outline_labels_but_not_causes():
