@@ -63,6 +63,10 @@ GOODWILL = re.compile(
     r"stay (?:in touch|focused|positive|optimistic|strong|motivated)|talk (?:to you )?(?:soon|later)|"
     r"let (?:you|them|him|her) know|get back to you|check (?:it|them|that|those|this) out|take (?:your|the) advice|"
     r"do (?:my|our|his|her|their|[\w'’]+['’]s) best|have fun|never give up|be there for)", re.I)
+# a practice, not a promise that is ever done ("I'll need to regularly review my pricing", "we'll rotate the keys every
+# month"): no one waits on it to close
+HABITUAL = re.compile(r"\b(?:regularly|routinely|periodically|continuously|constantly|every (?:day|week|month|year|morning|"
+                      r"night|time)|each (?:day|week|month|year|time))\b", re.I)
 # a feeling, not a promise: "Melanie will never forget it", "I'll always remember that trip"
 SENTIMENT = re.compile(r"(?:\bwill|['’]ll) (?:always |never |forever )?(?:remember|forget|cherish|treasure|miss)\b", re.I)
 # a promise on a condition ("If I find a design I like, I'll save it"): no one waits on it until it holds
@@ -171,7 +175,8 @@ def event_type(text: str) -> str:
     felt = bool(SENTIMENT.search(body)) and not TYPE_RULES[1][1].search(SENTIMENT.sub(" ", body))
     undirected = not CODE_IN_PROSE.search(body) and not DIRECTED.search(body)
     decided = bool(_DECIDED.match(text.strip()))  # "User decided: we need to use findModel": done, not owed
-    skipped = {"commitment": acknowledged or felt or decided or promised_aside or bool(CONDITIONAL.match(body)),
+    habitual = bool(HABITUAL.search(body)) and not DEADLINE.search(body)
+    skipped = {"commitment": acknowledged or felt or decided or promised_aside or habitual or bool(CONDITIONAL.match(body)),
                "decision": weighing or background or bool(_DOES_INSTEAD.search(body)), "procedure": told or undirected,
                "preference": no_taste}
     kind = next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body) and not skipped.get(name)), "fact")

@@ -69,4 +69,7 @@ def test_goodwill_is_no_open_commitment_whoever_says_it_and_a_promise_with_a_whe
                  "We'll keep going and never give up.", "Calvin will stay focused and keep going."):
         assert classify_fact(said, "medium").type != "commitment", said
     assert classify_fact("I'll let you know the load-test numbers by Friday.", "medium").type == "commitment"
+    # a practice is never done: no open commitment
+    assert classify_fact("I'll need to regularly review and adjust my pricing strategy.", "medium").type != "commitment"
+    assert classify_fact("We'll rotate the staging keys every month.", "medium").type != "commitment"
     assert classify_fact("We'll migrate the billing service to Postgres 17 next sprint.", "medium").type == "commitment"
