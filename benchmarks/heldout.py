@@ -26,15 +26,15 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from benchmarks.lme import DEFAULT_LME
+from benchmarks.locomo import DEFAULT_DATA
 
-DEV_LOCOMO = Path(__file__).resolve().parents[1] / ".." / "shared" / "bench" / "locomo-dev.json"
 LOCOMO_KEYS = re.compile(r"session_\d+(?:_date_time)?|speaker_[ab]")
 LME_FOLDER = "evaluations/data/lme_jsons/"
 LAST_SESSION = datetime(2026, 11, 10)  # 14 days before 2026-11-24, as lme-dev
 NAMESPACE = uuid.UUID("6ba7b811-9dad-11d1-80b4-00c04fd430c8")
 
 
-def locomo_held(zip_path: Path, dev: Path = DEV_LOCOMO) -> list[dict]:
+def locomo_held(zip_path: Path, dev: Path = DEFAULT_DATA) -> list[dict]:
     """locomo10's conversations that the dev file does not hold, as `{sample_id, conversation, qa}`."""
     known = {row["sample_id"] for row in json.loads(dev.read_text(encoding="utf-8"))}
     held = []
@@ -95,8 +95,8 @@ def write_lme_held(instances: dict[str, dict], dev: Path, out: Path) -> dict:
         for sid, day, turns in zip(row["haystack_session_ids"], row["haystack_dates"], row["haystack_sessions"], strict=True):
             if sid not in dates:
                 dates[sid], sessions[sid] = _when(day), turns
-    shift = (LAST_SESSION.replace(hour=max(dates.values()).hour, minute=max(dates.values()).minute)
-             - max(dates.values())).days
+    last = max(dates.values())
+    shift = (LAST_SESSION.replace(hour=last.hour, minute=last.minute) - last).days
     (out / "transcripts").mkdir(parents=True, exist_ok=True)
     for sid, turns in sessions.items():
         start, parent, lines = dates[sid] + timedelta(days=shift), None, []

@@ -206,6 +206,12 @@ def load_lab(name: str, workdir: Path | None, cache_dir: Path, embedder, now: fl
     return lab
 
 
+def add_set_arguments(parser: argparse.ArgumentParser) -> None:
+    """--data and --lme: the sets the `--workdir` workspaces hold (the dev sets unless named)."""
+    parser.add_argument("--data", default=str(SHARED / "locomo-dev.json"), help="the LoCoMo JSON the workspaces hold")
+    parser.add_argument("--lme", default=str(SHARED / "lme-dev"), help="the lme folder the workspace holds")
+
+
 def summary(scores: dict[str, Scores], overall: str) -> str:
     parts = []
     for kind in [overall, *sorted(k for k in scores if k != overall)]:
@@ -222,8 +228,7 @@ def main() -> None:
     parser.add_argument("--sets", default="lme-dev,locomo")
     parser.add_argument("--workdir", help="a `bench recall --quality --workdir` folder (ingested workspaces)")
     parser.add_argument("--cache", default="/tmp/recall-lab")
-    parser.add_argument("--data", default=str(SHARED / "locomo-dev.json"), help="the LoCoMo JSON the workspaces hold")
-    parser.add_argument("--lme", default=str(SHARED / "lme-dev"), help="the lme folder the workspace holds")
+    add_set_arguments(parser)
     parser.add_argument("--variants", default="{}", help='JSON: {"name": {RankOptions field: value}}')
     parser.add_argument("--edge", action="store_true", help="also each variant on a Qdrant Edge shard of the points")
     parser.add_argument("--edge-batch", type=int, default=0,

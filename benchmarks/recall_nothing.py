@@ -18,7 +18,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from benchmarks.recall_lab import SHARED, load_lab
+from benchmarks.recall_lab import add_set_arguments, load_lab
 from benchmarks.worth import DURABLE_DEV, TRANSCRIPTS, labelled_transcripts
 from memory_pipeline.config import Settings
 from memory_pipeline.flows.recall.engine import RecallEngine, SearchRequest
@@ -99,8 +99,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--workdir", required=True, help="a `bench recall --quality --workdir` folder")
     parser.add_argument("--worth", help="a `bench worth --keep` folder: the compaction hooks' queries too")
-    parser.add_argument("--data", default=str(SHARED / "locomo-dev.json"), help="the LoCoMo JSON the workspaces hold")
-    parser.add_argument("--lme", default=str(SHARED / "lme-dev"), help="the lme folder the workspace holds")
+    add_set_arguments(parser)
     args = parser.parse_args()
     if args.worth:
         for project, (own, elsewhere) in hook_levels(Path(args.worth)).items():

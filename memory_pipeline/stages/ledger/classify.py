@@ -148,6 +148,12 @@ def plain_text(text: str) -> str:
     return statement(_PREFIX.sub("", statement(text)).strip())
 
 
+def _told_as_background(words: re.Pattern, body: str) -> bool:
+    """Every place `words` match sits in a clause of time or reason ("since I'll be trekking", "when I first moved")."""
+    starts = [m.start() for m in words.finditer(body)]
+    return bool(starts) and all(BACKGROUND.search(body[:start]) for start in starts)
+
+
 def event_type(text: str) -> str:
     """The first type whose words the text has; a constraint only when it is shaped like a rule
     (an imperative or must/never about how to work, not "I've always been…" or a request for the
@@ -159,24 +165,22 @@ def event_type(text: str) -> str:
         return "decision"  # the user settled how to do something the agent asked about
     if is_rule(body) and (TYPE_RULES[0][1].search(body) or is_stated_rule(body)):
         return "constraint"
-    acknowledged = bool(ACKNOWLEDGED.search(body) or GOODWILL.search(body)) and not DEADLINE.search(body)
+    # taken advice, goodwill or a practice: nothing anyone waits on, unless it names when
+    unowed = bool(ACKNOWLEDGED.search(body) or GOODWILL.search(body) or HABITUAL.search(body)) and not DEADLINE.search(body)
     told = bool(TOLD.match(body)) and not CODE_IN_PROSE.search(body)
     weighing = bool(WEIGHING.search(body)) and not MADE.search(body)
     # a choice told as the time of something else ("since Caroline moved from her home country", "when I first
     # moved to Japan") is background, as it is to a change (stages/ledger/change.py)
-    chosen = [m.start() for m in TYPE_RULES[2][1].finditer(body)]
-    background = bool(chosen) and all(BACKGROUND.search(body[:start]) for start in chosen)
+    background = _told_as_background(TYPE_RULES[2][1], body)
     # a promise told as the reason or time of something else ("… since I'll be trekking for 10 days") is no promise
-    promised = [m.start() for m in TYPE_RULES[1][1].finditer(body)]
-    promised_aside = bool(promised) and all(BACKGROUND.search(body[:start]) for start in promised)
+    promised_aside = _told_as_background(TYPE_RULES[1][1], body)
     # the user's own "I like"/"I'd prefer" is a preference where the Observer reads one (not "a design I like", not
     # a reaction to the agent's offer); a third person's ("User prefers tabs") is read by the words alone
     no_taste = bool(PREFERENCE.search(body)) and not states_preference(body)
     felt = bool(SENTIMENT.search(body)) and not TYPE_RULES[1][1].search(SENTIMENT.sub(" ", body))
     undirected = not CODE_IN_PROSE.search(body) and not DIRECTED.search(body)
     decided = bool(_DECIDED.match(text.strip()))  # "User decided: we need to use findModel": done, not owed
-    habitual = bool(HABITUAL.search(body)) and not DEADLINE.search(body)
-    skipped = {"commitment": acknowledged or felt or decided or promised_aside or habitual or bool(CONDITIONAL.match(body)),
+    skipped = {"commitment": unowed or felt or decided or promised_aside or bool(CONDITIONAL.match(body)),
                "decision": weighing or background or bool(_DOES_INSTEAD.search(body)), "procedure": told or undirected,
                "preference": no_taste}
     kind = next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body) and not skipped.get(name)), "fact")
