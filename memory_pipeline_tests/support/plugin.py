@@ -51,6 +51,7 @@ def pytest_runtest_call(item: pytest.Item):
 
 
 LEFTOVERS = "memory_pipeline_leftovers"
+LEFTOVERS_REPORT = "memory_pipeline_leftovers_report"
 
 
 @pytest.hookimpl(trylast=True)
@@ -69,9 +70,19 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if hasattr(session.config, "workeroutput"):  # an xdist worker: the controller reports it
         session.config.workeroutput[LEFTOVERS] = found
         return
-    lines = "\n".join(f"  {item}" for item in found)
-    sys.stderr.write(f"\nprocesses left behind by tests (now stopped):\n{lines}\n")
+    setattr(session.config, LEFTOVERS_REPORT, found)
     session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    """Name what was left behind just above the run's closing count, where a CI log's tail shows it, with the
+    folder that says which test started it."""
+    found = getattr(config, LEFTOVERS_REPORT, [])
+    if found:
+        terminalreporter.write_sep("=", "processes left behind by tests (now stopped): the run fails", red=True)
+        for item in found:
+            terminalreporter.write_line(f"  {item}")
 
 
 @pytest.hookimpl(optionalhook=True)
