@@ -377,12 +377,14 @@ def answer_hook(agent: str, raw: bytes, environ: dict[str, str], slow=handle_slo
 
 
 def service_pid(root: str, timeout: float = 60.0) -> int | None:
-    """The pid of the workspace's hook service, once it has done the work it was given; or None."""
+    """The pid of the workspace's hook service, once it has done the work it was given (one still
+    starting is waited for: a stop must not miss it); or None."""
     path = socket_path(root)
     if path is None or socket_refusal(path):
         return None
     answer = ask_service(path, request_bytes("ping"), timeout)
-    if answer is None and spooled(root):  # calls were answered while none ran: one is starting to do them
+    if answer is None and (spooled(root) or service_starting(path)):  # one is starting (holds its lock), or
+        # calls were answered while none ran and one is starting to do them: wait for it to come up
         answer = ask_when_up(path, request_bytes("ping"), None, timeout, grace=min(START_WAIT, timeout))
     return int(answer[0]) if isinstance(answer, tuple) and answer[0].isdigit() else None
 

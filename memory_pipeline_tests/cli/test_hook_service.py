@@ -16,7 +16,10 @@ import pytest
 
 from memory_pipeline import hook_entry
 from memory_pipeline.cli.hooks.install import hook_argv
+from memory_pipeline.resources.daemons.services import stop_workspace_services, workspace_processes
+from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline_tests.cli.hook_helpers import first_user_turns, hook_env, payload, run_hook, telemetry, wait_for
+from memory_pipeline_tests.support.doors import runtime_dir
 
 SESSION = "0b6f1c7e-5d1a-4c53-9a51-7d0e8a1f2c11"
 CONSOLE_SCRIPT = Path(sys.executable).parent / "memory-pipeline"
@@ -32,7 +35,7 @@ def ws(tmp_path: Path):
     workspace = tmp_path / "workspace"
     (workspace / "state").mkdir(parents=True)  # as after a first hook: a service may start
     yield workspace
-    hook_entry.stop_service(str(workspace.resolve()))
+    stop_workspace_services(Workspace(workspace), runtime_dir())  # a service a last hook just started too
 
 
 def test_the_installed_command_answers_like_the_cli_and_then_from_the_service(ws: Path, tmp_path: Path):
@@ -138,6 +141,18 @@ def test_stop_stops_the_service(ws: Path):
     assert "hook-service" in {p["name"] for p in json.loads(done.stdout)["stopped"]}
     assert hook_entry.service_pid(str(ws.resolve())) is None and not (ws / "state" / "hook.sock").exists()
     assert not Path(f"/proc/{pid}").exists()  # stop waited for it to exit
+
+
+def test_a_stop_right_after_a_hook_started_the_service_stops_it_too(ws: Path):
+    """A hook starts the service and returns at once: a stop that comes before the service answers
+    (or holds its lock) still finds it, by its command line and folder, and nothing is left running."""
+    workspace = Workspace(ws)
+    started = hook_entry.start_service(str(ws.resolve()), hook_env(ws))
+    assert started.pid in {p.pid for p in workspace_processes(workspace, runtime_dir()) if p.name == "hook-service"}
+    stopped = stop_workspace_services(workspace, runtime_dir())
+    assert started.pid in {p.pid for p in stopped if p.name == "hook-service"}
+    assert started.wait(timeout=30) is not None
+    assert not [p for p in workspace_processes(workspace, runtime_dir()) if p.name == "hook-service"]
 
 
 def test_install_hooks_writes_the_fast_door(ws: Path):

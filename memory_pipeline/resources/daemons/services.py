@@ -2,7 +2,8 @@
 
 - redis-server: the embedded Redis (state/redis/redis.pid) and its watchdog (state/redis/watchdog.pid);
 - recall service: state/recall-service.pid;
-- hook service: state/hook.sock (it answers with its pid);
+- hook service: state/hook.sock (it answers with its pid); one a hook started a moment ago, not
+  answering yet, by its command line and working folder (the workspace);
 - daemon: `dagster-daemon run`, the sensors and schedules (state/daemon.pid; it leads its own process
   group, with its code server and the run workers it launched);
 - ui: the Dagster webserver started by `memory-pipeline ui` (state/ui.pid; it leads its own process group).
@@ -23,10 +24,12 @@ from memory_pipeline.resources.processes import (
     command_line,
     environment_has,
     group_members,
+    own_pids,
     process_alive,
     process_info,
     read_pid,
     terminate,
+    working_dir,
 )
 from memory_pipeline.resources.redis.embedded_redis import EmbeddedRedis
 from memory_pipeline.resources.workspace import Workspace
@@ -53,6 +56,17 @@ def ui_pid(workspace: Workspace) -> int | None:
     return pid if environment_has(pid, "MEMORY_WORKSPACE", str(workspace.root)) else None
 
 
+HOOK_SERVICE = "memory_pipeline.services.hook_service"
+
+
+def hook_services_starting(workspace: Workspace) -> list[int]:
+    """Hook services started in this workspace (`hook_entry.start_service`: run in its folder) that
+    may not answer on state/hook.sock yet: a hook starts one and returns at once."""
+    root = str(workspace.root.resolve())
+    return [pid for pid in own_pids() if HOOK_SERVICE in " ".join(command_line(pid)[:3])
+            and working_dir(pid) == root and process_alive(pid)]
+
+
 def _described(name: str, pid: int, group: bool = False) -> ServiceProcess:
     info = process_info(pid)
     rss = info.rss_bytes
@@ -77,6 +91,7 @@ def workspace_processes(workspace: Workspace, runtime_dir: Path) -> list[Service
     hooks = hook_entry.service_pid(str(workspace.root), timeout=5.0)
     if hooks is not None:
         found.append(_described("hook-service", hooks))
+    found += [_described("hook-service", pid) for pid in hook_services_starting(workspace) if pid != hooks]
     daemon = daemon_pid(workspace)
     if daemon is not None:
         found.append(_described("daemon", daemon, group=True))
@@ -107,5 +122,7 @@ def stop_workspace_services(workspace: Workspace, runtime_dir: Path, timeout: fl
     stop_ui(workspace, timeout)
     recall_service.stop_service(workspace, runtime_dir, timeout)
     hook_entry.stop_service(str(workspace.root), timeout)
+    for pid in hook_services_starting(workspace):  # one a hook had just started: it holds no call yet
+        terminate(pid, (signal.SIGTERM, signal.SIGKILL), grace=timeout)
     EmbeddedRedis(workspace.state, runtime_dir).stop(timeout)
     return running
