@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from memory_pipeline.stages.offline import distil as shape
-from memory_pipeline.stages.offline.observer_cues import BEFORE_ANY_EDIT, DENIED
+from memory_pipeline.stages.offline.observer_cues import BEFORE_ANY_EDIT, DENIED, states_preference
 from memory_pipeline.stages.offline.observer_rules import ASIDE
 
 STOPWORDS = frozenset(
@@ -57,6 +57,12 @@ TASK_STATUS = re.compile(r"^[\w.\-]*\d[\w.\-]*\s*(?:[—–:]|-\s)")
 REQUEST = re.compile(r"^(?:please |can you |could you )?(?:propose|read|check|create|add|remove|move|run|make|start|"
                      r"continue|commit|tell|suggest|look|fix|implement|update|write|show|give|copy|revert|split|"
                      r"locations?|go|do)\b", re.IGNORECASE)
+# "I'm looking for some recipe ideas", "I was wondering if you could …", "I need some suggestions": the user asks
+# for help with that conversation's task in the first person (the chat's "can you …")
+ASKS_FOR_HELP = re.compile(r"\b(?:i'?m (?:\w+ )?(?:looking for|trying to find|searching for|hoping to find)|"
+                           r"i (?:was|am|'m) (?:\w+ )?wondering (?:if|whether) you|"
+                           r"\bneed (?:some |a few |more )?(?:new |good )?(?:\w+ )?(?:ideas|suggestions|recommendations|tips|advice)\b)",
+                           re.IGNORECASE)
 STRUCTURE = re.compile(r"\b(?:moved|renamed|lives in|live in|installed|upgraded|migrated|layout|structure)\b|->|→",
                        re.IGNORECASE)
 MIN_WORDS = 6
@@ -199,8 +205,8 @@ def rejection(item: Item) -> str | None:
     if not item.quoted and (shape.is_plan_step(text) or shape.is_proposed_fix(text) or shape.is_outline_label(text)
                             or shape.is_tool_report(text) or shape.is_own_tool_failure(text)):
         return "a plan step, outline or report of that session"
-    if item.quoted and shape.is_task_request(text) and not (shape.is_stated_rule(text) or again or item.correction
-                                                            or ordered):
+    if item.quoted and (shape.is_task_request(text) or ASKS_FOR_HELP.search(text)) and not (
+            shape.is_stated_rule(text) or again or item.correction or ordered):
         return "a request for that session's work"
     return None
 
@@ -227,7 +233,8 @@ def categorize(text: str, quoted: bool = False, correction: bool = False) -> str
     if quoted and (((HARD_RULE.search(text) or shape.is_stated_rule(text) or correction) and shape.is_rule(text))
                    or BEFORE_ANY_EDIT.search(text)):
         return "Hard Rules"
-    if PREFERENCE.search(text) and not names_project_code(text) and not shape.ABOUT_THE_WORK.search(text):
+    taste = PREFERENCE.search(text) or (quoted and states_preference(text))  # "I love the portability": the Observer's
+    if taste and not names_project_code(text) and not shape.ABOUT_THE_WORK.search(text):  # taste, not a pattern
         return "User"
     if PREFERENCE.search(text):
         return "Hard Rules" if quoted else "Patterns"  # "I'd only want e2e tests for AgentSession": this project's

@@ -114,6 +114,19 @@ def test_a_status_given_as_the_reason_in_brackets_is_no_status_line():
     assert rejection(item("The lint hook run on the legacy code was clean.")) == "status line"
 
 
+def test_a_user_asking_for_help_in_the_first_person_is_that_conversations_request():
+    def said(text: str) -> Item:
+        return Item(ref="f1", order=0, priority="high", text=text, observation="o", segment="s", session="s",
+                    distilled=False, quoted=True)
+    request = "a request for that session's work"
+    assert rejection(said("I'm also looking for some recipe ideas that use leftover peppers and onions.")) == request
+    assert rejection(said("I'm planning to do some grocery shopping this week and I was wondering if you could "
+                          "give me some recipe ideas.")) == request
+    assert rejection(said("I'm planning to meal prep for the week and need some recipe ideas with chicken.")) == request
+    assert rejection(said("I always need some tests for every bug fix I make.")) is None  # a standing want
+    assert rejection(said("I'd prefer a lightweight, non-greasy moisturizer with SPF.")) is None
+
+
 def test_a_fact_reads_as_a_statement_of_its_own():
     from memory_pipeline.stages.offline.distil import statement
     from memory_pipeline.stages.offline.reflector_rules import clean_fact
@@ -154,6 +167,18 @@ def test_a_preference_about_a_projects_code_is_that_projects_not_the_users_every
     assert categorize("I'd rather keep `billing.py` free of ORM calls.", True) == "Hard Rules"
     assert categorize("I prefer squash merges for feature branches.", True) == "User"
     assert categorize("I would prefer for this to be something I run by hand, not a daemon.", True) != "User"
+
+
+def test_a_taste_the_user_states_in_their_words_is_about_them_not_the_architecture():
+    """The Observer's taste ("I love …", `states_preference`) files under User like "I like …": a chat's
+    "I love the portability" is neither a pattern nor the project's architecture."""
+    from memory_pipeline.stages.offline.reflector_rules import categorize
+    assert categorize("I think what I love most about Dark Souls 3 is the sense of accomplishment.", True) == "User"
+    assert categorize("I've been listening to a lot of ukulele music lately and I love the portability.", True) == "User"
+    assert categorize("I love the challenging sequences and the feeling of building internal heat.", True) == "User"
+    assert categorize("I love how you structured the tests.", True) != "User"  # a reaction to the agent's work
+    assert categorize("I love that `AgentSession` keeps its listeners.", True) != "User"  # this project's code
+    assert categorize("I love the challenging sequences and the feeling of building internal heat.") != "User"  # not said
 
 
 def test_a_closing_summarys_module_list_is_where_code_lives():
