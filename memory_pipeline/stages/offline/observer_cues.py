@@ -262,6 +262,9 @@ UNUSED = re.compile(r"\bnever used\b", re.IGNORECASE)
 # would explain …" (a diagnosis the user may reject next turn; what was found is said without a hedge)
 HEDGE = re.compile(r"\b(?:i bet|i suspect|my guess|maybe|perhaps|possibly|probably|presumably|"
                    r"would explain)\b", re.IGNORECASE)
+# a wish for the person, not what is so: "I hope your movie night turns out to be a success", "good luck with the move"
+WISH = re.compile(r"\b(?:i|we) (?:\w+ )?(?:hope|wish)\b|\bhope (?:you|your|that|this|it)\b|\b(?:good|best of) luck\b",
+                  re.IGNORECASE)
 # "might" guesses too, unless the sentence states a cause found ("The root cause was that `session` might be None
 # when the cache is cold": how the code can behave)
 MIGHT = re.compile(r"\bmight\b", re.IGNORECASE)

@@ -187,7 +187,7 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
 def _not_a_finding(sentence: str) -> bool:
     """A plan step ("Use X instead of Y"), an outline label ("Naming clarity: …"), a pointer to
     something only the session shows ("that branch", "at line 543"), advice to the person it talks to ("Remember to
-    always…"), the agent's own tool failing, a guess ("I bet …", "it might be …"), or a reason that
+    always…"), the agent's own tool failing, a guess ("I bet …", "it might be …") or a wish ("I hope …"), or a reason that
     names a passing state ("…because the code still uses…", "The build is failing because …"): none is
     what the project is."""
     return (shape.is_plan_step(sentence) or shape.is_outline_label(sentence) or bool(shape.POINTER.search(sentence))
@@ -201,7 +201,9 @@ def _not_a_finding(sentence: str) -> bool:
 
 
 def _guesses(sentence: str) -> bool:
-    return bool(cues.HEDGE.search(sentence) or (cues.MIGHT.search(sentence) and not cues.ROOT_CAUSE.search(sentence)))
+    """A guess or a wish ("I hope it turns out a success"): neither says what is so."""
+    return bool(cues.HEDGE.search(sentence) or cues.WISH.search(sentence)
+                or (cues.MIGHT.search(sentence) and not cues.ROOT_CAUSE.search(sentence)))
 
 
 def claim_of(sentence: str) -> str:

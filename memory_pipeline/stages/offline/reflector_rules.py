@@ -59,7 +59,7 @@ REQUEST = re.compile(r"^(?:please |can you |could you )?(?:propose|read|check|cr
                      r"locations?|go|do)\b", re.IGNORECASE)
 # "I'm looking for some recipe ideas", "I was wondering if you could …", "I need some suggestions": the user asks
 # for help with that conversation's task in the first person (the chat's "can you …")
-ASKS_FOR_HELP = re.compile(r"\b(?:i'?m (?:\w+ )?(?:looking for|trying to find|searching for|hoping to find)|"
+ASKS_FOR_HELP = re.compile(r"\b(?:i'?m (?:\w+ )?(?:looking for|trying to find|searching for|hoping to find)\b|"
                            r"i (?:was|am|'m) (?:\w+ )?wondering (?:if|whether) you|"
                            r"\bneed (?:some |a few |more )?(?:new |good )?(?:\w+ )?(?:ideas|suggestions|recommendations|tips|advice)\b)",
                            re.IGNORECASE)

@@ -124,6 +124,7 @@ def test_a_user_asking_for_help_in_the_first_person_is_that_conversations_reques
                           "give me some recipe ideas.")) == request
     assert rejection(said("I'm planning to meal prep for the week and need some recipe ideas with chicken.")) == request
     assert rejection(said("I always need some tests for every bug fix I make.")) is None  # a standing want
+    assert rejection(said("I'm looking forward to backing up all those photos now that I've decided on a plan.")) is None
     assert rejection(said("I'd prefer a lightweight, non-greasy moisturizer with SPF.")) is None
 
 

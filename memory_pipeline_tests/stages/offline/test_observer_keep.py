@@ -290,6 +290,8 @@ def test_an_always_in_an_aside_makes_no_invariant_of_a_list_item():
     "The fix is to make `Cache.clear()` actually clear, or to key the cache on the theme name.",  # two ways, none chosen
     "Actually use `headerText` - wrap the heading in `theme.fg(\"headerText\", ...)` instead of `theme.bold()`.",
     "`footerText` is defined in the theme but never used.",  # dead code the session then wires up
+    "Otherwise, I hope your movie night turns out to be an amazing success, and your guests have a blast!",  # a wish
+    "I hope the retry turns out to be the fix for the flaky `export_rows` test.",
 ])
 def test_guesses_edits_and_fixes_not_yet_chosen_are_not_the_agents_findings(text):
     assert facts_of(one_turn("Assistant", text)) == []
