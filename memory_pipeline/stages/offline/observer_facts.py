@@ -150,7 +150,9 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
     Outside work on software (`observer_rules.about_code`) a sentence to "you", a reason ("due to",
     "since"), an "always" or "never" and an "instead of" are how advice and general knowledge read ("In
     winter, plants need less water due to lower temperatures"): there only a root cause, a decision, a
-    change made, how something behaves or an abandoned approach counts."""
+    change made, how something behaves or an abandoned approach counts, and none is high: an agent with no
+    tools found nothing in the user's work ("Often caused by smoking", "the US Mint switched to steel
+    cents" are what it knows)."""
     found = []
     for sentence in (cues.ACK_LEAD.sub("", s) for s in rules.sentences(block.text)):
         if (finding := cues.named_finding(sentence)) and cues.is_self_contained(finding):
@@ -164,12 +166,13 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
             continue
         text = rules.clip(sentence)
         decided = cues.ASSISTANT_DECISION.search(sentence if about_code else cues.INSTEAD_OF.sub("", sentence))
-        if cues.ROOT_CAUSE.search(sentence):
-            found.append(Candidate("high", block.time, text, [block.ref]))
+        found_here = "high" if about_code else "medium"  # a chat's agent has no tools: its "caused by", "switched"
+        if cues.ROOT_CAUSE.search(sentence):  # and "decided" tell general knowledge, kept for recall, no proposal
+            found.append(Candidate(found_here, block.time, text, [block.ref]))
         elif (decided and not cues.RESULT.search(sentence)) or (
             cues.STATE_CHANGE.search(sentence) and not cues.FUTURE.search(sentence)
         ):
-            found.append(Candidate("high", block.time, text, [block.ref]))
+            found.append(Candidate(found_here, block.time, text, [block.ref]))
         elif about_code and cues.REASON.search(sentence) and not (shape.PASSING.search(claim_of(sentence))
                                                                   or cues.FUTURE.search(sentence)):
             found.append(Candidate("high", block.time, text, [block.ref]))

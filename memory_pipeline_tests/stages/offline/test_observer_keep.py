@@ -561,3 +561,16 @@ def test_a_line_the_user_quotes_and_turns_down_is_no_decision():
     assert facts_of(after_an_edit("Database query function with parameters → make a custom tool nahhh")) == []
     assert [f.text for f in facts_of(after_an_edit("api.ts -> core/api.ts\nutils.ts -> core/utils.ts"))] == [
         "User decided: api.ts -> core/api.ts; utils.ts -> core/utils.ts"]
+
+
+def test_a_chat_agents_cause_or_change_is_what_it_knows_kept_but_not_high():
+    """An agent with no tools, in a chat, found nothing in the user's work: its "caused by" and "switched" are
+    general knowledge, kept as facts (recall reads them) but never high (no proposal, no 🔴 line)."""
+    chat = ("[09:00] [User] (m1): My sourdough keeps coming out dense, any idea why?\n"
+            "[09:01] [Assistant] (m2): Dense and heavy bread can be caused by a variety of factors, not just an "
+            "under-active starter. During the war the US Mint switched from copper to zinc-coated steel cents.")
+    code = ("[09:00] [User] (m1): The `export_rows` job keeps timing out, any idea why?\n"
+            "[09:01] [Assistant] (m2): The timeout was caused by the `export_rows` query scanning the orders table.")
+    in_chat = facts_of(chat)
+    assert {f.priority for f in in_chat} == {"medium"} and len(in_chat) == 2
+    assert [(f.priority, "caused by" in f.text) for f in facts_of(code)] == [("high", True)]
