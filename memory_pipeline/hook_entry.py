@@ -187,7 +187,8 @@ DAEMON_RETRY_SECONDS = 300.0  # a daemon that would not start is tried again aft
 
 def start_daemon_detached(root: str, environ: dict[str, str]) -> bool:
     """Start the workspace's Dagster daemon (sensors, schedules) when none runs, without waiting: a
-    detached `service start --no-recall` does the work and the checks. Not after `service stop`
+    detached `service start --no-recall --unless-stopped` does the work and the checks (a `service stop`
+    that comes meanwhile wins). Not after `service stop`
     (state/daemon-stopped), nor with MEMORY_DAEMON_AUTOSTART=0. True when one was asked to start."""
     if environ.get("MEMORY_DAEMON_AUTOSTART", "").strip().lower() in ("0", "false", "no", "off"):
         return False
@@ -212,7 +213,8 @@ def start_daemon_detached(root: str, environ: dict[str, str]) -> bool:
     with open(tried, "ab"):
         os.utime(tried)
     with open(os.path.join(state, "daemon.log"), "ab") as log:
-        subprocess.Popen([sys.executable, "-m", "memory_pipeline.cli", "service", "start", "--no-recall"],
+        subprocess.Popen([sys.executable, "-m", "memory_pipeline.cli", "service", "start", "--no-recall",
+                          "--unless-stopped"],
                          stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=child_environment(environ),
                          cwd=root, start_new_session=True, close_fds=True)
     return True

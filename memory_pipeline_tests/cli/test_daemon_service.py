@@ -75,6 +75,29 @@ def test_the_first_hook_starts_the_daemon_without_waiting_and_stop_keeps_it_stop
     assert leftover_services(tmp_path) == []
 
 
+def test_a_stop_while_a_hook_is_starting_the_daemon_wins(tmp_path: Path):
+    """The hook's detached `service start` takes seconds (Dagster's storage, the imports): a `service stop`
+    in that time finds no daemon yet; the start must not bring one up after it."""
+    from memory_pipeline import hook_entry
+    from memory_pipeline.resources.processes import command_line, own_pids, process_alive, working_dir
+
+    workspace = Workspace(tmp_path / "ws").create()
+    env = hook_env(workspace.root, MEMORY_DAEMON_AUTOSTART="1")
+    try:
+        assert hook_entry.start_daemon_detached(str(workspace.root), env)
+        [starting] = wait_for(lambda: [pid for pid in own_pids() if working_dir(pid) == str(workspace.root)
+                                       and "service start" in " ".join(command_line(pid))], 30, 0.05,
+                              what="the hook's `service start`")
+        stopped = run_cli(["service", "stop"], env, timeout=180)
+        assert stopped.returncode == 0, stopped.stderr
+        wait_for(lambda: not process_alive(starting), 180, 0.2, what="the hook's start to end")
+        assert daemon_pid(workspace) is None
+        assert (workspace.state / "daemon-stopped").exists()  # the user's stop stands
+    finally:
+        run_cli(["service", "stop"], env, timeout=180)
+    assert leftover_services(tmp_path) == []
+
+
 def test_a_service_manager_runs_the_daemon_in_the_foreground(tmp_path: Path):
     workspace = Workspace(tmp_path / "ws").create()
     env = hook_env(workspace.root, HOME=str(tmp_path / "home"), XDG_CONFIG_HOME=str(tmp_path / "config"))

@@ -5,6 +5,7 @@ with the user's service manager (systemd --user, launchd), `disable` removes tha
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ DISABLE_HELP = "remove the daemon from your user service manager (and stop it)"
 
 def add_start_arguments(parser) -> None:
     parser.add_argument("--no-recall", action="store_true", help="start only the daemon, not the recall service")
+    parser.add_argument("--unless-stopped", action="store_true",  # a hook's start: a `service stop` meanwhile wins
+                        help=argparse.SUPPRESS)
     add_json_flag(parser)
     parser.set_defaults(handler=run_start)
 
@@ -49,7 +52,8 @@ def run_start(args) -> int:
     from memory_pipeline.resources.daemons.dagster_daemon import start_daemon
 
     workspace = open_workspace(args.settings)
-    pid, started = start_daemon(workspace, prepared_home(workspace, args.settings), args.settings.runtime_dir)
+    pid, started = start_daemon(workspace, prepared_home(workspace, args.settings), args.settings.runtime_dir,
+                                unless_stopped=args.unless_stopped)
     report: dict[str, Any] = {"workspace": str(workspace.root), "daemon": {"pid": pid, "started": started,
                                                           "log": str(workspace.state_path("daemon_log"))}}
     if not args.no_recall:

@@ -90,12 +90,17 @@ def stopped_by_user(workspace: Workspace) -> bool:
 
 
 def start_daemon(workspace: Workspace, dagster_home: Path, runtime_dir: Path,
-                 wait: float = START_WAIT) -> tuple[int, bool]:
+                 wait: float = START_WAIT, unless_stopped: bool = False) -> tuple[int, bool]:
     """Start the daemon in the background unless one runs: (pid, started now). Clears the
     "stopped by the user" mark and the hooks' last try. Raises ServiceError when it exits at once
-    (its log says why)."""
-    workspace.state_path("daemon_stopped").unlink(missing_ok=True)
+    (its log says why). `unless_stopped` (a hook's start): a stop that came while this one was
+    starting wins, the mark stays and nothing starts (ServiceError); checked under the lock
+    `stop_daemon` reads the pid under, so one of the two always sees the other."""
+    if not unless_stopped:
+        workspace.state_path("daemon_stopped").unlink(missing_ok=True)
     with workspace.locked("dagster-daemon", timeout=60):
+        if unless_stopped and stopped_by_user(workspace):
+            raise ServiceError("not started: `memory-pipeline service stop` came while a hook was starting it")
         running = daemon_pid(workspace)
         if running is not None:
             return running, False
@@ -153,7 +158,8 @@ def stop_daemon(workspace: Workspace, timeout: float = 20.0, remember: bool = Tr
     `remember`, hooks do not start it again until `service start`."""
     if remember:
         atomic_write_text(workspace.state_path("daemon_stopped"), "stopped by `memory-pipeline service stop`\n")
-    pid = daemon_pid(workspace)
+    with workspace.locked("dagster-daemon", timeout=60):  # after a hook's start that is spawning one, not before
+        pid = daemon_pid(workspace)
     if pid is not None:
         members = group_members(pid)
         terminate(pid, (signal.SIGTERM, signal.SIGKILL), grace=timeout, group=True)
