@@ -51,7 +51,8 @@ def _meaning(action: argparse.Action) -> str:
 def _section(path: str, help_text: str, parser: argparse.ArgumentParser) -> list[str]:
     children = _subcommands(parser)
     lines = [f"### `{path}`", "", help_text or parser.description or "", ""]
-    rows = [a for a in parser._actions if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))]
+    rows = [a for a in parser._actions if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))
+            and a.help != argparse.SUPPRESS]  # hidden: what `--help` leaves out
     if rows:
         lines += ["| argument | meaning |", "|---|---|"] + [f"| {_argument(a)} | {_meaning(a)} |" for a in rows] + [""]
     for name, child_help, child in children:
