@@ -48,7 +48,7 @@ def read_items(observations: str) -> list[Item]:
     """Every fact of every `<observation>` element, in prompt order."""
     items: list[Item] = []
     for match in _OBSERVATION.finditer(observations):
-        segment, outcome = "", ""
+        segment, outcome, chat = "", "", rules.is_chat(match.group("body"))
         for line in match.group("body").splitlines():
             if line.startswith("#### "):
                 segment, outcome = line[5:].strip(), ""
@@ -65,7 +65,7 @@ def read_items(observations: str) -> list[Item]:
                               session=match.group("session"), distilled=match.group("distilled") == "yes",
                               when=when, quoted=quoted, refs=[fact.group("ref")], parts=[text],
                               correction=rules.CORRECTED.match(fact.group("text")) is not None, outcome=outcome,
-                              finding=fact.group("text").startswith(rules.FINDING)))
+                              finding=fact.group("text").startswith(rules.FINDING), chat=chat))
     return items
 
 
@@ -98,7 +98,7 @@ def select(items: list[Item], level: int, memory: str) -> list[Item]:
             if rules.specifics(item.text) > rules.specifics(said.text):  # in the words that name more of it
                 said.text, said.parts = item.text, [item.text]
             continue
-        item.section = rules.categorize(item.text, item.quoted, item.correction)
+        item.section = rules.categorize(item.text, item.quoted, item.correction, item.chat)
         chosen.append(item)
     if level >= 3:
         chosen = [i for i in chosen if i.section != "Patterns" and i.priority == "high"]

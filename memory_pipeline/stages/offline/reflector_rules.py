@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from memory_pipeline.stages.offline import distil as shape
 from memory_pipeline.stages.offline.observer_cues import BEFORE_ANY_EDIT, DENIED, states_preference
-from memory_pipeline.stages.offline.observer_rules import ASIDE
+from memory_pipeline.stages.offline.observer_rules import ASIDE, CODE_IN_PROSE
 
 STOPWORDS = frozenset(
     "the a an and or but if then than that this these those with without from into onto for of on in at to by "
@@ -108,6 +108,7 @@ class Item:
     correction: bool = False  # the user corrected the agent: what to do, even when worded as a request
     finding: bool = False  # the agent named it a finding: not vague, though short
     outcome: str = ""  # how its segment ended, as the Observer's narrative says ("The fix is complete.")
+    chat: bool = False  # its observation names no code (`is_chat`): a conversation, not work on software
     section: str = "Patterns"
     refs: list[str] = field(default_factory=list)
     parts: list[str] = field(default_factory=list)
@@ -225,14 +226,27 @@ def names_project_code(text: str) -> bool:
     return bool(_CODE_NAME.search(text))
 
 
-def categorize(text: str, quoted: bool = False, correction: bool = False) -> str:
-    """The MEMORY.md section: the user's own rules, then preferences, then lessons, then setup.
+def is_chat(observation: str) -> bool:
+    """An observation that names no code anywhere (no backtick, file, `snake_case` name or `--flag`; the
+    Observer's `about_code` signs): a conversation about the user's life, not work on software."""
+    return not CODE_IN_PROSE.search(observation)
+
+
+# the user speaking of themselves: "I currently run 3 times a week", "Actually, I remember …", "My friend …"
+_OF_THEMSELVES = re.compile(r"^(?:[\w' ]{1,25},\s*)?(?:i\b|i'|my\b)", re.IGNORECASE)
+
+
+def categorize(text: str, quoted: bool = False, correction: bool = False, chat: bool = False) -> str:
+    """The MEMORY.md section: the user's own rules, then preferences, then lessons, then setup. In a
+    chat (`is_chat`), what the user says of themselves is about them (User), not a pattern or the setup.
 
     Only words the user said make a Hard Rule; an agent's "never" describes code, not a rule.
     """
     if quoted and (((HARD_RULE.search(text) or shape.is_stated_rule(text) or correction) and shape.is_rule(text))
                    or BEFORE_ANY_EDIT.search(text)):
         return "Hard Rules"
+    if chat and quoted and _OF_THEMSELVES.match(text):
+        return "User"
     taste = PREFERENCE.search(text) or (quoted and states_preference(text))  # "I love the portability": the Observer's
     if taste and not names_project_code(text) and not shape.ABOUT_THE_WORK.search(text):  # taste, not a pattern
         return "User"

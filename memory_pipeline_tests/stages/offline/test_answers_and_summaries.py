@@ -114,6 +114,22 @@ def test_a_status_given_as_the_reason_in_brackets_is_no_status_line():
     assert rejection(item("The lint hook run on the legacy code was clean.")) == "status line"
 
 
+def test_in_a_chat_what_the_user_says_of_themselves_is_about_them():
+    """A chat (an observation that names no code) is no project's setup: "I currently run 3 times a week"
+    files under User, not System Architecture; in work on software the same words stay where they were."""
+    from memory_pipeline.stages.offline.reflector_rules import categorize, is_chat
+    assert is_chat("#### Running plan\n* 🔴 (09:00) User stated: \"I currently run 3 times a week.\" {F1}")
+    assert not is_chat("#### Export job\n* 🔴 (09:00) The timeout was in `export_rows`. {F1}")
+    assert not is_chat("* 🔴 (09:00) User stated: \"I moved the settings to config/app.toml.\" {F1}")
+    run = "I currently run 3 times a week, with one longer run on the weekends."
+    assert categorize(run, quoted=True, chat=True) == "User"
+    assert categorize(run, quoted=True) == "System Architecture"
+    assert categorize("Actually, I remember taking my bike in for a tune-up on April 20th.", True, chat=True) == "User"
+    assert categorize("We're considering camping instead of staying in a hotel.", True, chat=True) != "User"
+    assert categorize("You must write in Australian english language.", True, chat=True) == "Hard Rules"
+    assert categorize("I run 3 times a week.", quoted=False, chat=True) != "User"  # not the user's words
+
+
 def test_a_user_asking_for_help_in_the_first_person_is_that_conversations_request():
     def said(text: str) -> Item:
         return Item(ref="f1", order=0, priority="high", text=text, observation="o", segment="s", session="s",
