@@ -154,9 +154,10 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
     tools found nothing in the user's work ("Often caused by smoking", "the US Mint switched to steel
     cents" are what it knows)."""
     found = []
+    found_here = "high" if about_code else "medium"  # a chat's agent has no tools: what it found, it knew
     for sentence in (cues.ACK_LEAD.sub("", s) for s in rules.sentences(block.text)):
-        if (finding := cues.named_finding(sentence)) and cues.is_self_contained(finding):
-            found.append(Candidate("high", block.time, f"Finding: {rules.clip(finding)}", [block.ref]))  # "Key finding: X"
+        if (finding := cues.named_finding(sentence)) and cues.is_self_contained(finding):  # "Key finding: X"
+            found.append(Candidate(found_here, block.time, f"Finding: {rules.clip(finding)}", [block.ref]))
             continue
         if cues.is_question(sentence) or rules.is_fragment(sentence) or cues.COMMENTARY.search(sentence):
             continue
@@ -166,8 +167,7 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
             continue
         text = rules.clip(sentence)
         decided = cues.ASSISTANT_DECISION.search(sentence if about_code else cues.INSTEAD_OF.sub("", sentence))
-        found_here = "high" if about_code else "medium"  # a chat's agent has no tools: its "caused by", "switched"
-        if cues.ROOT_CAUSE.search(sentence):  # and "decided" tell general knowledge, kept for recall, no proposal
+        if cues.ROOT_CAUSE.search(sentence):
             found.append(Candidate(found_here, block.time, text, [block.ref]))
         elif (decided and not cues.RESULT.search(sentence)) or (
             cues.STATE_CHANGE.search(sentence) and not cues.FUTURE.search(sentence)

@@ -568,9 +568,10 @@ def test_a_chat_agents_cause_or_change_is_what_it_knows_kept_but_not_high():
     general knowledge, kept as facts (recall reads them) but never high (no proposal, no 🔴 line)."""
     chat = ("[09:00] [User] (m1): My sourdough keeps coming out dense, any idea why?\n"
             "[09:01] [Assistant] (m2): Dense and heavy bread can be caused by a variety of factors, not just an "
-            "under-active starter. During the war the US Mint switched from copper to zinc-coated steel cents.")
+            "under-active starter. During the war the US Mint switched from copper to zinc-coated steel cents. "
+            "Key takeaway: a cold kitchen slows the rise of any dough.")
     code = ("[09:00] [User] (m1): The `export_rows` job keeps timing out, any idea why?\n"
             "[09:01] [Assistant] (m2): The timeout was caused by the `export_rows` query scanning the orders table.")
     in_chat = facts_of(chat)
-    assert {f.priority for f in in_chat} == {"medium"} and len(in_chat) == 2
+    assert {f.priority for f in in_chat} == {"medium"} and len(in_chat) == 3
     assert [(f.priority, "caused by" in f.text) for f in facts_of(code)] == [("high", True)]
