@@ -242,8 +242,10 @@ def categorize(text: str, quoted: bool = False, correction: bool = False, chat: 
 
     Only words the user said make a Hard Rule; an agent's "never" describes code, not a rule.
     """
-    if quoted and (((HARD_RULE.search(text) or shape.is_stated_rule(text) or correction) and shape.is_rule(text))
-                   or BEFORE_ANY_EDIT.search(text)):
+    again = bool(shape.ASKED_MARK.search(text))  # an instruction given in several turns: how work is done here
+    text = shape.ASKED_MARK.sub("", text).rstrip()  # the mark's count is no detail of the setup
+    if quoted and (((HARD_RULE.search(text) or shape.is_stated_rule(text) or correction or again)
+                    and shape.is_rule(text)) or BEFORE_ANY_EDIT.search(text)):
         return "Hard Rules"
     if chat and quoted and _OF_THEMSELVES.match(text):
         return "User"

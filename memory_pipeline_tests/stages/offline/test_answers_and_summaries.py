@@ -114,6 +114,13 @@ def test_a_status_given_as_the_reason_in_brackets_is_no_status_line():
     assert rejection(item("The lint hook run on the legacy code was clean.")) == "status line"
 
 
+def test_an_instruction_the_user_gave_again_is_a_rule_and_its_count_no_setup():
+    from memory_pipeline.stages.offline.reflector_rules import categorize
+    assert categorize("Read it in full (the user asked 2 times).", True) == "Hard Rules"  # was System Architecture
+    assert categorize("Read it in full.", True) != "Hard Rules"  # once: that task's request
+    assert categorize("The cache lives in /var/cache/app (the user asked 2 times).", True) == "System Architecture"
+
+
 def test_in_a_chat_what_the_user_says_of_themselves_is_about_them():
     """A chat (an observation that names no code) is no project's setup: "I currently run 3 times a week"
     files under User, not System Architecture; in work on software the same words stay where they were."""
