@@ -164,6 +164,12 @@ def clean_fact(text: str) -> tuple[str, bool]:
     return text, framed or bool(quoted) or bool(INSTRUCTION.search(text))
 
 
+def cut_off(text: str) -> bool:
+    """A piece of a sentence cut at a stop inside brackets or quotes: "(Note: Please respond as the
+    assistant." (its ")" went with the next piece), 'Segmentation" and considering the feedback…'."""
+    return text.count("(") > text.count(")") or len(re.findall(r'(?<!\d)"', text)) % 2 == 1  # 24" is inches
+
+
 def is_routine(text: str) -> bool:
     """'Modified x', 'Ran y': the observer's record of activity, not memory."""
     return bool(_ROUTINE.match(text))
@@ -184,7 +190,7 @@ def rejection(item: Item) -> str | None:
     if ERROR_LINE.match(text) or text.rstrip(".").endswith("?"):
         return "error line or question"
     main_clause = ASIDE.sub("", text).split()
-    clipped = text.rstrip(".").endswith("…")
+    clipped = text.rstrip(".").endswith("…") or cut_off(text)
     shortest = 3 if item.correction and shape.is_prohibition(text) else 4  # "No deprecation alias!"
     if DEICTIC.match(text) or POINTER.search(text) or text.rstrip(".").endswith(":") or clipped or \
             len(main_clause) < shortest:

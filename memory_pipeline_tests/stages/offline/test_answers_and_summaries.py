@@ -114,6 +114,17 @@ def test_a_status_given_as_the_reason_in_brackets_is_no_status_line():
     assert rejection(item("The lint hook run on the legacy code was clean.")) == "status line"
 
 
+def test_a_piece_of_a_sentence_cut_inside_brackets_or_quotes_is_no_proposal():
+    def said(text: str) -> Item:
+        return Item(ref="f1", order=0, priority="high", text=text, observation="o", segment="s", session="s",
+                    distilled=False, quoted=True)
+    assert rejection(said("(Note: Please respond as the assistant in the first person.")) == "not self-contained"
+    assert rejection(said('Semantic Segmentation" and considering the feedback, the chair decided to reject it.')
+                     ) == "not self-contained"
+    assert rejection(said('I always want "pnpm" used instead of npm in this repository.')) is None
+    assert rejection(said('I moved my desk to fit the new 24" monitor from LG (a gift).')) is None
+
+
 def test_an_instruction_the_user_gave_again_is_a_rule_and_its_count_no_setup():
     from memory_pipeline.stages.offline.reflector_rules import categorize
     assert categorize("Read it in full (the user asked 2 times).", True) == "Hard Rules"  # was System Architecture
