@@ -168,6 +168,9 @@ def child_environment(environ: dict[str, str]) -> dict[str, str]:
     return {**environ, "PYTHONPATH": os.pathsep.join(paths)}
 
 
+SERVICE_MODULE = "memory_pipeline.services.hook_service"  # what `start_service` runs (and `stop` looks for)
+
+
 def start_service(root: str, environ: dict[str, str]):
     """Start the hook service detached (it outlives this hook; it exits at once if one runs); the
     process, or None when the workspace is not made yet (the slow path makes it)."""
@@ -177,7 +180,7 @@ def start_service(root: str, environ: dict[str, str]):
     import subprocess
 
     with open(os.path.join(state, "hook_service.log"), "ab") as log:
-        return subprocess.Popen([sys.executable, "-m", "memory_pipeline.services.hook_service"],
+        return subprocess.Popen([sys.executable, "-m", SERVICE_MODULE],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=child_environment(environ),
                                 cwd=root, start_new_session=True, close_fds=True)  # not the project: it may go
 

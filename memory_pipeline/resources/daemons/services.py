@@ -56,14 +56,11 @@ def ui_pid(workspace: Workspace) -> int | None:
     return pid if environment_has(pid, "MEMORY_WORKSPACE", str(workspace.root)) else None
 
 
-HOOK_SERVICE = "memory_pipeline.services.hook_service"
-
-
 def hook_services_starting(workspace: Workspace) -> list[int]:
     """Hook services started in this workspace (`hook_entry.start_service`: run in its folder) that
     may not answer on state/hook.sock yet: a hook starts one and returns at once."""
-    root = str(workspace.root.resolve())
-    return [pid for pid in own_pids() if HOOK_SERVICE in " ".join(command_line(pid)[:3])
+    root = str(workspace.root)  # resolved, as /proc shows a working folder
+    return [pid for pid in own_pids() if hook_entry.SERVICE_MODULE in " ".join(command_line(pid)[:3])
             and working_dir(pid) == root and process_alive(pid)]
 
 
