@@ -280,6 +280,11 @@ _ADVICE_LEAD = re.compile(
     r"feel free\b|consider\b|try\b|focus on\b|prioriti[sz]e\b|enjoy\b|have fun\b|good luck\b|happy \w+ing\b)",
     re.IGNORECASE)
 _READER = re.compile(r"\b(?:you|you'(?:re|ve|ll|d)|yourself|yourselves)\b", re.IGNORECASE)
+# "In your case, since you're new to clustering, I recommend starting with …", "you may want to normalize …": a
+# suggestion the person it talks to has not taken up, anywhere in the sentence
+_RECOMMENDS = re.compile(r"\b(?:i(?: would|'d)? (?:also |strongly |highly )?(?:recommend|suggest|advise)|"
+                         r"you (?:may|might|could) (?:also )?want to|you should (?:also )?(?:consider|try)|"
+                         r"my (?:recommendation|suggestion|advice) (?:is|would be))\b", re.IGNORECASE)
 _PRAISE = re.compile(r"\balways\s+(?:(?:a|an|so|very|more|really)\s+)?(?:\w+\s+)?(?:great|good|nice|fun|safer|"
                      r"better|wise|smart|important|essential|recommended|helpful|worth|appreciated|satisfying|"
                      r"delight\w*|win|welcome|exciting|wonderful|fantastic|amazing|entertaining|electric|happy)\b",
@@ -290,10 +295,11 @@ _OUTLINE_HEAD = re.compile(r"^[^:]{1,60}:\s+")
 def is_advice(sentence: str) -> bool:
     """The agent's advice to the person it talks to, not what it found about the work: an imperative led
     by advice ("Remember to…", "Always…", "Make sure…", also after an outline label "Read reviews: Always
-    read…") or a praise of what is "always" good. A finding names the work ("The export scans the whole
-    table because created_at has no index")."""
+    read…"), a praise of what is "always" good, or a suggestion ("I'd recommend …", "you may want to …"). A
+    finding names the work ("The export scans the whole table because created_at has no index")."""
     text = sentence.strip()
-    return bool(_ADVICE_LEAD.match(text) or _ADVICE_LEAD.match(_OUTLINE_HEAD.sub("", text)) or _PRAISE.search(text))
+    return bool(_ADVICE_LEAD.match(text) or _ADVICE_LEAD.match(_OUTLINE_HEAD.sub("", text)) or _PRAISE.search(text)
+                or _RECOMMENDS.search(text))
 
 
 def addresses_reader(sentence: str) -> bool:

@@ -63,6 +63,17 @@ ASKS_FOR_HELP = re.compile(r"\b(?:i'?m (?:\w+ )?(?:looking for|trying to find|se
                            r"i (?:was|am|'m) (?:\w+ )?wondering (?:if|whether) you|"
                            r"\bneed (?:some |a few |more )?(?:new |good )?(?:\w+ )?(?:ideas|suggestions|recommendations|tips|advice)\b)",
                            re.IGNORECASE)
+# "I'm thinking of visiting the outer market instead", "I hope they come soon", "I've been meaning to organize my tea
+# cabinet", "I think I'll start with the libraries you mentioned": the user's hope, plan or second thought of that
+# moment, not something that stays true of them or the work (a decision says "we'll go with", a rule "from now on")
+PASSING_THOUGHT = re.compile(
+    r"^(?:[\w' ]{1,25},\s*)?(?:(?:i|we)(?:'m|'re| am| are| was| were|'ve been| have been)\s+"
+    r"(?:(?:just|really|also|actually|so|still|now|kind of|sort of|seriously)\s+)?"
+    r"(?:hoping\b|looking forward\b|meaning to\b|thinking(?: of| about|,)|considering\b|leaning (?:towards?|toward)\b|"
+    r"not opposed to\b|planning\b|excited (?:to|about)\b|tempted to\b)|"
+    r"i (?:hope|guess|plan to|might|may)\b|i think (?:i|we)'?ll\b(?! (?:go|stick) with\b)|"
+    r"(?:maybe|perhaps) (?:i|we) (?:should|could|will)\b)",
+    re.IGNORECASE)
 STRUCTURE = re.compile(r"\b(?:moved|renamed|lives in|live in|installed|upgraded|migrated|layout|structure)\b|->|→",
                        re.IGNORECASE)
 MIN_WORDS = 6
@@ -87,6 +98,9 @@ REASON = re.compile(r"\b(?:because|since|so that|due to|which means)\b", re.IGNO
 # points at something only the session shows: "for that branch", "this file"; or note shorthand ("a + b")
 POINTER = re.compile(r"\b(?:that|this|these|those) (?:branch|file|function|method|test|error|issue|one|case|change|"
                      r"approach|code|line|call|thing|stuff)s?\b|\s\+\s", re.IGNORECASE)
+# what the agent said in that conversation: "You mentioned that I should use hashtags", "the cache you suggested"
+AGENT_SAID = re.compile(r"\b(?:you|you'?ve|you have)\s+(?:just\s+)?(?:mentioned|suggested|said|recommended|listed|"
+                        r"provided|shared|gave|showed|proposed|described)\b", re.IGNORECASE)
 INSTRUCTION = re.compile(r"\b(?:add (?:this |that )?to memory|memory\.md|remember (?:this|that)|"
                          r"ignore (?:your|the|all|previous))", re.IGNORECASE)
 
@@ -215,6 +229,12 @@ def rejection(item: Item) -> str | None:
     if item.quoted and (shape.is_task_request(text) or ASKS_FOR_HELP.search(text)) and not (
             shape.is_stated_rule(text) or again or item.correction or ordered):
         return "a request for that session's work"
+    if item.quoted and AGENT_SAID.search(text) and not (
+            HARD_RULE.search(text) or shape.is_stated_rule(text) or again or item.correction):
+        return "not self-contained"
+    if item.quoted and PASSING_THOUGHT.match(text) and not (
+            HARD_RULE.search(text) or shape.is_stated_rule(text) or again or item.correction or ordered):
+        return "a hope, plan or second thought of that moment"
     return None
 
 

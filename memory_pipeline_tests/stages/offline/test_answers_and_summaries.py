@@ -158,8 +158,36 @@ def test_a_user_asking_for_help_in_the_first_person_is_that_conversations_reques
                           "give me some recipe ideas.")) == request
     assert rejection(said("I'm planning to meal prep for the week and need some recipe ideas with chicken.")) == request
     assert rejection(said("I always need some tests for every bug fix I make.")) is None  # a standing want
-    assert rejection(said("I'm looking forward to backing up all those photos now that I've decided on a plan.")) is None
     assert rejection(said("I'd prefer a lightweight, non-greasy moisturizer with SPF.")) is None
+
+
+def test_a_hope_plan_or_second_thought_of_the_moment_is_no_lasting_fact():
+    """What the user hopes, plans or is weighing up that day is not what stays true of them or the work:
+    a chat history's review queue held dozens ("I've been meaning to organize my tea cabinet")."""
+    def said(text: str) -> Item:
+        return Item(ref="f1", order=0, priority="high", text=text, observation="o", segment="s", session="s",
+                    distilled=False, quoted=True)
+    passing = "a hope, plan or second thought of that moment"
+    for text in ("I'm looking forward to backing up all those photos now that I've decided on a plan.",
+                 "I've been meaning to organize my tea cabinet, so I'll definitely use these tips.",
+                 "I'm actually thinking of visiting the Tsukiji Outer Market instead of the Toyosu Market.",
+                 "I hope they come soon, as it's driving me crazy trying to find the right charger every day.",
+                 "I think I'll start by exploring the plotting libraries first and see how they fit.",
+                 "I was thinking, since I won $20 from my colleague, maybe I should buy prizes for the party.",
+                 "We're considering moving the build to Bazel next quarter.",
+                 "I'm not opposed to considering Fort Lauderdale airport instead of Miami."):
+        assert rejection(said(text)) == passing, text
+    for text in ("I think we'll go with the deluxe cabin rental for the whole family.",  # a decision
+                 "I'm thinking the cache should be keyed by the file's path.",  # how the work should be
+                 "I usually go to the gym on Mondays, Wednesdays and Fridays.",
+                 "I'm planning to always squash merge from now on in this repository."):  # a rule
+        assert rejection(said(text)) is None, text
+    assert rejection(said("You mentioned that I should use relevant hashtags and tag other users in my stories.")
+                     ) == "not self-contained"  # what the agent said in that conversation
+    assert rejection(said("Use the retry helper you suggested in every client from now on.")) is None  # a rule
+    agent = Item(ref="f1", order=0, priority="high", text="I'm thinking of switching the store to SQLite later on.",
+                 observation="o", segment="s", session="s", distilled=False)
+    assert rejection(agent) is None  # not the user's words: the rule reads only what the user said
 
 
 def test_a_fact_reads_as_a_statement_of_its_own():

@@ -190,6 +190,10 @@ def test_one_pattern_tells_code_in_prose_for_the_observer_and_the_ledger(text, c
     "Remember to always run the migrations before the tests.\n  → Bash(command=alembic upgrade head)",
     "Make sure you restart the worker after changing `config.yaml`, because it reads it once.",
     "Running the linter before each push is always a good idea.\n  → Bash(command=ruff check .)",
+    # a suggestion the user has not taken up, though it gives a reason
+    "In your case, since the table is large, I recommend adding an index on `created_at` first.\n"
+    "  → Bash(command=psql -c '\\d orders')",
+    "Since the export runs nightly, you may want to move it to the worker queue.\n  → Read(file_path=jobs/export.py)",
 ])
 def test_the_agents_advice_to_the_user_is_no_fact_even_in_a_coding_session(text):
     assert facts_of(one_turn("Assistant", text)) == []
