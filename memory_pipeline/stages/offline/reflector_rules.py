@@ -65,12 +65,14 @@ ASKS_FOR_HELP = re.compile(r"\b(?:i'?m (?:\w+ )?(?:looking for|trying to find|se
                            re.IGNORECASE)
 # "I'm thinking of visiting the outer market instead", "I hope they come soon", "I've been meaning to organize my tea
 # cabinet", "I think I'll start with the libraries you mentioned": the user's hope, plan or second thought of that
-# moment, not something that stays true of them or the work (a decision says "we'll go with", a rule "from now on")
+# moment, not something that stays true of them or the work (a decision says "we'll go with", a rule "from now on";
+# a team's plan, "we're planning to drop the v1 API in March", is the project's roadmap)
 PASSING_THOUGHT = re.compile(
     r"^(?:[\w' ]{1,25},\s*)?(?:(?:i|we)(?:'m|'re| am| are| was| were|'ve been| have been)\s+"
     r"(?:(?:just|really|also|actually|so|still|now|kind of|sort of|seriously)\s+)?"
     r"(?:hoping\b|looking forward\b|meaning to\b|thinking(?: of| about|,)|considering\b|leaning (?:towards?|toward)\b|"
-    r"not opposed to\b|planning\b|excited (?:to|about)\b|tempted to\b)|"
+    r"not opposed to\b|excited (?:to|about)\b|tempted to\b)|"
+    r"i(?:'m| am| was|'ve been| have been)\s+(?:(?:just|really|also|actually|now)\s+)?planning\b|"
     r"i (?:hope|guess|plan to|might|may)\b|i think (?:i|we)'?ll\b(?! (?:go|stick) with\b)|"
     r"(?:maybe|perhaps) (?:i|we) (?:should|could|will)\b)",
     re.IGNORECASE)

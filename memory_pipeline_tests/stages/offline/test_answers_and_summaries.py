@@ -175,12 +175,14 @@ def test_a_hope_plan_or_second_thought_of_the_moment_is_no_lasting_fact():
                  "I think I'll start by exploring the plotting libraries first and see how they fit.",
                  "I was thinking, since I won $20 from my colleague, maybe I should buy prizes for the party.",
                  "We're considering moving the build to Bazel next quarter.",
+                 "I'm planning a solo trip, so a smaller grill should be sufficient.",
                  "I'm not opposed to considering Fort Lauderdale airport instead of Miami."):
         assert rejection(said(text)) == passing, text
     for text in ("I think we'll go with the deluxe cabin rental for the whole family.",  # a decision
                  "I'm thinking the cache should be keyed by the file's path.",  # how the work should be
                  "I usually go to the gym on Mondays, Wednesdays and Fridays.",
-                 "I'm planning to always squash merge from now on in this repository."):  # a rule
+                 "I'm planning to always squash merge from now on in this repository.",  # a rule
+                 "We're planning to drop the v1 API at the end of March."):  # the project's roadmap
         assert rejection(said(text)) is None, text
     assert rejection(said("You mentioned that I should use relevant hashtags and tag other users in my stories.")
                      ) == "not self-contained"  # what the agent said in that conversation
