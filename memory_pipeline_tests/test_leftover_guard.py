@@ -10,13 +10,20 @@ from pathlib import Path
 
 from memory_pipeline.resources.processes import process_alive
 
+# Popen returns once the child's exec has closed its close-on-exec pipe, before the kernel has set up its
+# arguments: for that moment /proc/PID/cmdline reads empty, and a loaded machine can end the test there (a CI
+# run's guard found nothing, then the whole run's found it). The test waits until its command line shows.
 INNER = textwrap.dedent('''
-    import subprocess, sys
+    import pathlib, subprocess, sys, time
 
     def test_leaves_a_service_behind(tmp_path):
         # Named like the recall service on its command line, started in the test's folder.
         code = "import time; time.sleep(120)  # memory_pipeline.services.recall_server"
         proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, start_new_session=True)
+        deadline = time.monotonic() + 30
+        while b"recall_server" not in pathlib.Path(f"/proc/{proc.pid}/cmdline").read_bytes():
+            assert time.monotonic() < deadline, "the child never showed its command line"
+            time.sleep(0.01)
         (tmp_path.parent.parent / "pid").write_text(str(proc.pid))
 ''')
 
