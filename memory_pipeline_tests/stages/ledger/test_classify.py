@@ -73,3 +73,13 @@ def test_goodwill_is_no_open_commitment_whoever_says_it_and_a_promise_with_a_whe
     assert classify_fact("I'll need to regularly review and adjust my pricing strategy.", "medium").type != "commitment"
     assert classify_fact("We'll rotate the staging keys every month.", "medium").type != "commitment"
     assert classify_fact("We'll migrate the billing service to Postgres 17 next sprint.", "medium").type == "commitment"
+
+
+def test_a_passing_thought_of_the_user_is_a_p3_fact_that_ages_out_first():
+    """What the user was weighing up or hoping that day is no standing fact: it is what MEMORY.md gets no
+    proposal for (reflector_rules.PASSING_THOUGHT), and in the ledger it sorts last and expires first."""
+    for text in ('User stated: "I was thinking of going to the party on a weekday instead of a weekend."',
+                 'User stated: "I\'ve been meaning to move the nightly export to the worker queue."'):
+        assert (classify_fact(text, "high").type, classify_fact(text, "high").priority) == ("fact", "P3"), text
+    assert classify_fact('User stated: "I usually deploy from the release branch on Fridays."', "high").priority == "P1"
+    assert classify_fact('User stated: "I think we\'ll go with Postgres for the queue."', "high").type == "decision"

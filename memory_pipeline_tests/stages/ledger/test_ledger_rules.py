@@ -24,8 +24,8 @@ from memory_pipeline_tests.stages.ledger.helpers import TODAY, Events
     ("Dana will review the Billing migration before it ships", "medium", "commitment", "P1", "dana"),
     # taking the agent's advice is no open commitment unless it names when
     ("I'll definitely use some of those ideas to reach my Fundraising goal", "medium", "fact", "P2", "fundraising"),
-    ("I think I'll try out Mint and Personal Capital", "medium", "fact", "P2", "mint"),
-    ("I think I'll start by exploring the Plotly resources you mentioned", "medium", "fact", "P2", "plotly"),
+    ("I think I'll try out Mint and Personal Capital", "medium", "fact", "P3", "mint"),
+    ("I think I'll start by exploring the Plotly resources you mentioned", "medium", "fact", "P3", "plotly"),
     ("I'll try to ship the Billing fix by Friday", "medium", "commitment", "P1", "billing"),
     ("I'll look into the flaky Billing test tomorrow", "medium", "commitment", "P1", "billing"),
     # a promise on a condition is no open commitment; a choice still weighed is no decision
@@ -39,14 +39,14 @@ from memory_pipeline_tests.stages.ledger.helpers import TODAY, Events
     ("I'll also have to give the Bee's Knees a shot, since I love gin and honey", "medium", "fact", "P2", "bee"),
     # "I like" that qualifies a thing states no taste
     ("If I find a design I like, I'll save it to my favorites", "medium", "fact", "P2", None),
-    ("I think I'll try out Mint and Personal Capital to see which one I like better", "medium", "fact", "P2", "mint"),
+    ("I think I'll try out Mint and Personal Capital to see which one I like better", "medium", "fact", "P3", "mint"),
     ("The medications don't seem to be working as well as I'd like", "medium", "fact", "P2", None),
     ("For the Billing backend I prefer Go", "medium", "preference", "P2", "billing"),
     ("I'd like the Billing exports as CSV", "medium", "preference", "P2", "billing"),
     ("John says moments like these remind him to appreciate the ones he loves", "medium", "fact", "P2", "john"),
     ("I've got a few Dyson tools like a cordless vacuum that I use regularly", "medium", "fact", "P2", "dyson"),
-    ("I'm thinking of moving Billing to the new queue instead of cron", "medium", "fact", "P2", "billing"),
-    ("Maybe we should go with Valkey for the Billing cache", "medium", "fact", "P2", "valkey"),
+    ("I'm thinking of moving Billing to the new queue instead of cron", "medium", "fact", "P3", "billing"),
+    ("Maybe we should go with Valkey for the Billing cache", "medium", "fact", "P3", "valkey"),
     ("We decided to go with Valkey for the Billing cache", "medium", "decision", "P1", "valkey"),
     # a life told is no procedure, whatever its "run" or "how to"; the way to do something still is
     ("I currently run 3 times a week, with one longer Saturday run", "high", "fact", "P1", None),
