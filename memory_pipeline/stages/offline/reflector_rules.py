@@ -231,13 +231,16 @@ def rejection(item: Item) -> str | None:
     if item.quoted and (shape.is_task_request(text) or ASKS_FOR_HELP.search(text)) and not (
             shape.is_stated_rule(text) or again or item.correction or ordered):
         return "a request for that session's work"
-    if item.quoted and AGENT_SAID.search(text) and not (
-            HARD_RULE.search(text) or shape.is_stated_rule(text) or again or item.correction):
+    if item.quoted and AGENT_SAID.search(text) and not _given_as_rule(item, again):
         return "not self-contained"
-    if item.quoted and PASSING_THOUGHT.match(text) and not (
-            HARD_RULE.search(text) or shape.is_stated_rule(text) or again or item.correction or ordered):
+    if item.quoted and PASSING_THOUGHT.match(text) and not (_given_as_rule(item, again) or ordered):
         return "a hope, plan or second thought of that moment"
     return None
+
+
+def _given_as_rule(item: Item, again: bool) -> bool:
+    """The user's words given as a rule: a must or never, a stated rule, an instruction asked again, a correction."""
+    return bool(HARD_RULE.search(item.text) or shape.is_stated_rule(item.text) or again or item.correction)
 
 
 def is_notable(text: str) -> bool:
