@@ -15,7 +15,7 @@ from memory_pipeline.stages.ledger.model import snake_entity
 from memory_pipeline.stages.offline.distil import is_rule, is_stated_rule, statement
 from memory_pipeline.stages.offline.observer_cues import PREFERENCE, states_preference
 from memory_pipeline.stages.offline.observer_rules import CODE_IN_PROSE
-from memory_pipeline.stages.offline.reflector_rules import CORRECTED, PASSING_THOUGHT
+from memory_pipeline.stages.offline.reflector_rules import CORRECTED, PASSING_THOUGHT, REPLY_TO_OFFER, UNNAMED_OBJECT
 from memory_pipeline.stages.provenance import user_typed
 
 _PREFIX = re.compile(r"^(?:User (?:stated|decided|corrected the agent|reported|asked)|Failed approach|Decision|Fact)"
@@ -192,8 +192,11 @@ def event_type(text: str) -> str:
 def priority_for(observer_priority: str, kind: str, text: str) -> str:
     """P0–P3 from the Observer's mark and the type (see the module doc). A hope, plan or second thought of
     the moment ("I was thinking of going to the party on a weekday", "I'm really looking forward to…";
-    `reflector_rules.PASSING_THOUGHT`, what is no MEMORY.md proposal either) is P3: it ages out first."""
-    if kind == "fact" and PASSING_THOUGHT.match(text):
+    `reflector_rules.PASSING_THOUGHT`, what is no MEMORY.md proposal either) is P3: it ages out first, as is a pick
+    among what the agent offered ("I like the Classic and Simple style") and a line whose thing was named before it
+    ("I use it to play music")."""
+    if kind == "fact" and (PASSING_THOUGHT.match(text) or UNNAMED_OBJECT.match(text)) or \
+            kind in ("fact", "preference") and REPLY_TO_OFFER.match(text) and not CODE_IN_PROSE.search(text):
         return "P3"
     base = OBSERVER_PRIORITY.get(observer_priority, "P2")
     if kind == "constraint" and observer_priority == "high":

@@ -103,6 +103,25 @@ POINTER = re.compile(r"\b(?:that|this|these|those) (?:branch|file|function|metho
 # what the agent said in that conversation: "You mentioned that I should use hashtags", "the cache you suggested"
 AGENT_SAID = re.compile(r"\b(?:you|you'?ve|you have)\s+(?:just\s+)?(?:mentioned|suggested|said|recommended|listed|"
                         r"provided|shared|gave|showed|proposed|described)\b", re.IGNORECASE)
+# In a conversation about the user's life (`is_chat`): the user choosing among what the agent offered ("I like the
+# Quinoa and Black Bean Salad idea", "I like the Classic and Simple style") or answering its question ("As for the
+# trip length, I'd say around 7-10 days"): a reply in that conversation, which says nothing without it
+REPLY_TO_OFFER = re.compile(
+    r"^(?:[\w' ]{1,25},\s*)?(?:i (?:really |also |actually |definitely )?(?:like|love|liked|loved|prefer|'d prefer)\s+"
+    r"(?:the|that|this|those|these|your)\s+(?:[\w'&-]+\s+){0,6}?(?:idea|ideas|option|options|suggestion|suggestions|"
+    r"one|ones|style|plan|approach|recipe|list|aspect|aspects|feature|features)\b|as (?:for|to) (?:the|my|your)\b)",
+    re.IGNORECASE)
+# "I use it to play music", "I lent them to her because …": the thing spoken of is named only before that line
+# ("I found it hard to understand…", "I love it when…": an "it" that stands for what follows names nothing before)
+UNNAMED_OBJECT = re.compile(r"^(?:[\w' ]{1,25},\s*)?(?:i|we)\s+(?:(?:also|still|just|usually|often|really|even|already|"
+                            r"actually|only|always)\s+)?[a-z]+(?:ed)?\s+(?:it|them)\s+(?!when\b|if\b|that\b|\w+\s+to\b)",
+                            re.IGNORECASE)
+# the user or the user's people, by the first person: a chat's line without one is about neither them nor the work
+FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|we'd|we'll|us|our|ours)\b",
+                          re.IGNORECASE)
+# a line that opens by describing ("Many teachers felt …", "Every day there is …", "Feeling a bit stuck …"), not with
+# an order ("Wrap every migration in a transaction": a rule needs no first person)
+DESCRIBES = re.compile(r"^(?:the|a|an|many|most|some|every|each|all|sometimes|often|there|not|\w+ing)\b", re.IGNORECASE)
 INSTRUCTION = re.compile(r"\b(?:add (?:this |that )?to memory|memory\.md|remember (?:this|that)|"
                          r"ignore (?:your|the|all|previous))", re.IGNORECASE)
 
@@ -235,6 +254,13 @@ def rejection(item: Item) -> str | None:
         return "not self-contained"
     if item.quoted and PASSING_THOUGHT.match(text) and not (_given_as_rule(item, again) or ordered):
         return "a hope, plan or second thought of that moment"
+    if item.quoted and UNNAMED_OBJECT.match(text) and not _given_as_rule(item, again):
+        return "not self-contained"
+    if item.chat and item.quoted and not _given_as_rule(item, again):
+        if REPLY_TO_OFFER.match(text):
+            return "a reply to what the agent offered in that conversation"
+        if not FIRST_PERSON.search(text) and DESCRIBES.match(text) and not is_notable(text):
+            return "a remark of that conversation, about neither you nor the work"
     return None
 
 

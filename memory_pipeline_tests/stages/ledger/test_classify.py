@@ -79,7 +79,11 @@ def test_a_passing_thought_of_the_user_is_a_p3_fact_that_ages_out_first():
     """What the user was weighing up or hoping that day is no standing fact: it is what MEMORY.md gets no
     proposal for (reflector_rules.PASSING_THOUGHT), and in the ledger it sorts last and expires first."""
     for text in ('User stated: "I was thinking of going to the party on a weekday instead of a weekend."',
-                 'User stated: "I\'ve been meaning to move the nightly export to the worker queue."'):
+                 'User stated: "I\'ve been meaning to move the nightly export to the worker queue."',
+                 'User stated: "I use it to play music, set reminders, and make hands-free calls."'):  # named before
         assert (classify_fact(text, "high").type, classify_fact(text, "high").priority) == ("fact", "P3"), text
+    picked = classify_fact('User stated: "I like the Classic and Simple style."', "high")  # among the agent's offers
+    assert (picked.type, picked.priority) == ("preference", "P3")
+    assert classify_fact('User stated: "I like the `retry_client` approach for every service."', "high").priority != "P3"
     assert classify_fact('User stated: "I usually deploy from the release branch on Fridays."', "high").priority == "P1"
     assert classify_fact('User stated: "I think we\'ll go with Postgres for the queue."', "high").type == "decision"

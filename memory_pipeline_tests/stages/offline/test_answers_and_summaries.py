@@ -192,6 +192,41 @@ def test_a_hope_plan_or_second_thought_of_the_moment_is_no_lasting_fact():
     assert rejection(agent) is None  # not the user's words: the rule reads only what the user said
 
 
+def test_a_chat_reply_an_unnamed_thing_or_a_remark_about_no_one_is_no_memory():
+    """In a chat history's review queue: the user picking what the agent offered ("I like the … idea"), answering
+    its question ("As for the trip length, …"), a thing named only before ("I use it to play music"), and lines
+    about neither the user nor the work ("Every day there is something new on Netflix.")."""
+    def said(text: str, chat: bool = True) -> Item:
+        return Item(ref="f1", order=0, priority="high", text=text, observation="o", segment="s", session="s",
+                    distilled=False, quoted=True, chat=chat)
+    reply = "a reply to what the agent offered in that conversation"
+    for text in ("I like the Quinoa and Black Bean Salad idea, as I actually made something similar recently.",
+                 "I like the Classic and Simple style.",
+                 "I like the low maintenance aspect and the consistent patterns.",
+                 "As for the trip length, I'd say around 7-10 days should be good."):
+        assert rejection(said(text)) == reply, text
+    for text in ("I use it to play music, set reminders, and make hands-free calls.",
+                 "I already use it for work and personal appointments, so a separate calendar makes sense.",
+                 "I lent them to her because she wanted to start running, and it's been almost a month now."):
+        assert rejection(said(text)) == "not self-contained", text
+    remark = "a remark of that conversation, about neither you nor the work"
+    for text in ("Every day there is something new on Netflix.",
+                 "Many teachers felt that they lacked the necessary skills to use the systems.",
+                 "Feeling a bit stuck to a schedule."):
+        assert rejection(said(text)) == remark, text
+    for text in ("I mostly play piano and some synth sounds, and I prefer weighted keys.",
+                 "I love it when the lead singer interacts with the crowd at a live show.",
+                 "I found it hard to understand the cultural context when I first moved to Japan.",
+                 "Our anniversary is coming up on July 22nd and I want to make it special.",
+                 "You must write in Australian english language.",  # a rule, whoever it is about
+                 "Never book a flight that leaves before 8 am.",
+                 "Wrap every migration in a transaction."):  # an order: a rule needs no first person
+        assert rejection(said(text)) is None, text
+    # in work on software the first person is not needed: a line of the setup is about the work
+    assert rejection(said("The staging database is reset every Sunday night by the ops cron job.", chat=False)) is None
+    assert rejection(said("I like the second approach better, keep the retries in the client.", chat=False)) is None
+
+
 def test_a_fact_reads_as_a_statement_of_its_own():
     from memory_pipeline.stages.offline.distil import statement
     from memory_pipeline.stages.offline.reflector_rules import clean_fact
