@@ -191,11 +191,13 @@ def event_type(text: str) -> str:
 
 def priority_for(observer_priority: str, kind: str, text: str) -> str:
     """P0–P3 from the Observer's mark and the type (see the module doc). A hope, plan or second thought of
-    the moment ("I was thinking of going to the party on a weekday", "I'm really looking forward to…";
+    the moment, told as a fact, a taste or a choice ("I was thinking of going to the party on a weekday", "I'm
+    leaning towards Todoist", "I'm really looking forward to backing up the photos now that I've decided…";
     `reflector_rules.PASSING_THOUGHT`, what is no MEMORY.md proposal either) is P3: it ages out first, as is a pick
     among what the agent offered ("I like the Classic and Simple style") and a line whose thing was named before it
     ("I use it to play music")."""
-    if kind == "fact" and (PASSING_THOUGHT.match(text) or UNNAMED_OBJECT.match(text)) or \
+    if kind in ("fact", "preference", "decision") and PASSING_THOUGHT.match(text) or \
+            kind == "fact" and UNNAMED_OBJECT.match(text) or \
             kind in ("fact", "preference") and REPLY_TO_OFFER.match(text) and not CODE_IN_PROSE.search(text):
         return "P3"
     base = OBSERVER_PRIORITY.get(observer_priority, "P2")

@@ -82,6 +82,9 @@ def test_a_passing_thought_of_the_user_is_a_p3_fact_that_ages_out_first():
                  'User stated: "I\'ve been meaning to move the nightly export to the worker queue."',
                  'User stated: "I use it to play music, set reminders, and make hands-free calls."'):  # named before
         assert (classify_fact(text, "high").type, classify_fact(text, "high").priority) == ("fact", "P3"), text
+    for text in ('User stated: "I\'m leaning towards Todoist since I already use it for task management."',
+                 'User stated: "I\'m really looking forward to backing up the photos now that I\'ve decided on a plan."'):
+        assert classify_fact(text, "high").priority == "P3", text  # weighed up or hoped for, whatever its type
     picked = classify_fact('User stated: "I like the Classic and Simple style."', "high")  # among the agent's offers
     assert (picked.type, picked.priority) == ("preference", "P3")
     assert classify_fact('User stated: "I like the `retry_client` approach for every service."', "high").priority != "P3"
