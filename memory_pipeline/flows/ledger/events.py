@@ -23,7 +23,7 @@ from memory_pipeline.prompts import Prompt
 from memory_pipeline.resources.files.ledger_files import LedgerFiles
 from memory_pipeline.resources.files.observation_files import load_observations
 from memory_pipeline.resources.workspace import Workspace
-from memory_pipeline.stages.ledger.classify import Classified, by_provenance, plain_text
+from memory_pipeline.stages.ledger.classify import Classified, by_provenance, is_chat_observation, plain_text
 from memory_pipeline.stages.ledger.derive import FactInput, Similarity, derive_events, next_numbers
 from memory_pipeline.stages.ledger.event_typing import facts_block, parse_typing
 from memory_pipeline.stages.ledger.index import (
@@ -55,6 +55,7 @@ class LedgerDayResult:
 def fact_inputs(day: str, observations: list[Observation]) -> list[FactInput]:
     found = []
     for o in sorted(observations, key=lambda o: (o.captured_at, o.id)):
+        chat = is_chat_observation(o)
         for fact in o.facts:
             valid = None
             if fact.time:
@@ -63,7 +64,8 @@ def fact_inputs(day: str, observations: list[Observation]) -> list[FactInput]:
             found.append(FactInput(fact_id=fact.id, text=fact.text, observer_priority=fact.priority, day=day,
                                    ts=o.captured_at, source=f"memory/{day}.md", session=o.session_id,
                                    message_ids=list(fact.source_message_ids), valid_from=valid,
-                                   project=o.project or None, scope=fact.scope, roles=tuple(fact.source_roles)))
+                                   project=o.project or None, scope=fact.scope, roles=tuple(fact.source_roles),
+                                   chat=chat))
     return found
 
 
@@ -114,7 +116,7 @@ def record_day(workspace: Workspace, day: str, *, llm: Completer, prompt: Prompt
         todo = [f for f in facts if not state.seen(f.fact_id, f.session, plain_text(f.text) or f.text.strip())]
         if todo:
             kinds, result.usage = type_facts(todo, llm, prompt, model)
-            kinds = [by_provenance(kind, fact.roles) for kind, fact in zip(kinds, todo, strict=False)]
+            kinds = [by_provenance(kind, fact.roles, fact.chat) for kind, fact in zip(kinds, todo, strict=False)]
             numbers = next_numbers([e.id for e in parsed.events] + files.archive_ids())
             result.appended = derive_events(todo, kinds, state, embedding_similarity(embedder), numbers)
             files.append(result.appended)

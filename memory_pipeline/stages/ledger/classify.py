@@ -10,12 +10,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from memory_pipeline.models import Observation
 from memory_pipeline.stages.ledger.change import BACKGROUND, MADE, WEIGHING, states_change
 from memory_pipeline.stages.ledger.model import snake_entity
 from memory_pipeline.stages.offline.distil import is_rule, is_stated_rule, statement
 from memory_pipeline.stages.offline.observer_cues import PREFERENCE, states_preference
 from memory_pipeline.stages.offline.observer_rules import CODE_IN_PROSE
-from memory_pipeline.stages.offline.reflector_rules import CORRECTED, PASSING_THOUGHT, REPLY_TO_OFFER, UNNAMED_OBJECT
+from memory_pipeline.stages.offline.reflector_rules import (
+    CORRECTED,
+    PASSING_THOUGHT,
+    REPLY_TO_OFFER,
+    UNNAMED_OBJECT,
+    is_chat,
+)
 from memory_pipeline.stages.provenance import user_typed
 
 _PREFIX = re.compile(r"^(?:User (?:stated|decided|corrected the agent|reported|asked)|Failed approach|Decision|Fact)"
@@ -248,12 +255,25 @@ def closes_commitment(text: str) -> bool:
 USER_ONLY_TYPES = {"constraint": "fact", "preference": "fact", "procedure": "fact"}
 
 
-def by_provenance(kind: Classified, roles: list[str] | tuple[str, ...]) -> Classified:
+def by_provenance(kind: Classified, roles: list[str] | tuple[str, ...], chat: bool = False) -> Classified:
     """The typing a fact's sources allow: a rule (constraint), a preference or a procedure only from
-    what the user typed; the agent's words, tool output, files and web pages are facts, never above P1."""
+    what the user typed; the agent's words, tool output, files and web pages are facts, never above P1. In a
+    conversation about the user's life (`chat`), they are what the agent told, not what is true of the user: P3
+    ("During World War II, the US Mint switched from copper to zinc-coated steel cents")."""
     if user_typed(roles):
         return kind
+    if chat and kind.type != "commitment":
+        return replace(kind, type=USER_ONLY_TYPES.get(kind.type, kind.type), priority="P3")
     if kind.type not in USER_ONLY_TYPES and kind.priority != "P0":
         return kind
     priority = "P1" if kind.priority == "P0" else kind.priority
     return replace(kind, type=USER_ONLY_TYPES.get(kind.type, kind.type), priority=priority)
+
+
+def is_chat_observation(observation: Observation) -> bool:
+    """An observation of a conversation about the user's life: no file read or changed, and no code named in its
+    titles, narratives or facts (`reflector_rules.is_chat`, the Observer's own signs of code)."""
+    if observation.files_read or observation.files_modified:
+        return False
+    words = [part for s in observation.segments for part in (s.title, s.narrative, *(f.text for f in s.facts))]
+    return is_chat("\n".join(words))

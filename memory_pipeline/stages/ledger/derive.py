@@ -46,6 +46,7 @@ class FactInput:
     project: str | None = None
     scope: str = "project"  # "user": a preference about the user, in every project's pack
     roles: tuple[str, ...] = ()  # who said it: user, relayed, assistant, tool, file, web, summary (stages/provenance)
+    chat: bool = False  # its observation is a conversation about the user's life, not work on software (`is_chat`)
 
 
 USER_LEVEL_TAG = "user-level"

@@ -90,3 +90,30 @@ def test_a_passing_thought_of_the_user_is_a_p3_fact_that_ages_out_first():
     assert classify_fact('User stated: "I like the `retry_client` approach for every service."', "high").priority != "P3"
     assert classify_fact('User stated: "I usually deploy from the release branch on Fridays."', "high").priority == "P1"
     assert classify_fact('User stated: "I think we\'ll go with Postgres for the queue."', "high").type == "decision"
+
+
+def test_what_the_agent_told_in_a_chat_is_p3_and_in_work_on_software_as_before():
+    """In a conversation about the user's life, the agent's words are what it told, not what is true of the user:
+    a chat history's pack listed "the US Mint switched from copper to zinc-coated steel cents" as a P1 decision."""
+    from datetime import UTC, datetime
+
+    from memory_pipeline.models import Fact, Observation, Segment
+    from memory_pipeline.stages.ledger.classify import by_provenance, is_chat_observation
+
+    told = classify_fact("Decision: During World War II, the US Mint switched from copper to zinc-coated steel cents.",
+                         "medium")
+    assert told.type == "decision" and told.priority == "P1"
+    assert by_provenance(told, ["assistant"], chat=True).priority == "P3"
+    assert by_provenance(told, ["assistant"]) == told  # work on software: the agent's decision stands
+    assert by_provenance(told, ["user"], chat=True) == told  # the user's own words
+    promise = classify_fact("I'll send you the packing list tomorrow.", "medium")
+    assert by_provenance(promise, ["assistant"], chat=True) == promise  # an open commitment keeps its place
+
+    def observation(text: str, **files) -> Observation:
+        return Observation(id="o", dedupe_key="k", session_id="s", trigger="shutdown", date="2026-04-04",
+                           captured_at=datetime(2026, 4, 4, tzinfo=UTC), **files,
+                           segments=[Segment(title="Coins", narrative="The user asked about old coins.",
+                                             facts=[Fact(id="f", text=text, priority="medium")])])
+    assert is_chat_observation(observation("The US Mint switched to steel cents in 1943."))
+    assert not is_chat_observation(observation("The retry loop lives in `export_rows`."))
+    assert not is_chat_observation(observation("The US Mint switched to steel cents.", files_read=["notes/coins.txt"]))
