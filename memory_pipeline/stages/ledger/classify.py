@@ -203,7 +203,7 @@ def priority_for(observer_priority: str, kind: str, text: str) -> str:
     `reflector_rules.PASSING_THOUGHT`, what is no MEMORY.md proposal either) is P3: it ages out first, as is a pick
     among what the agent offered ("I like the Classic and Simple style") and a line whose thing was named before it
     ("I use it to play music")."""
-    if kind in ("fact", "preference", "decision") and PASSING_THOUGHT.match(text) or \
+    if kind in ("fact", "preference") and PASSING_THOUGHT.match(text) or \
             kind == "fact" and UNNAMED_OBJECT.match(text) or \
             kind in ("fact", "preference") and REPLY_TO_OFFER.match(text) and not CODE_IN_PROSE.search(text):
         return "P3"
@@ -241,6 +241,8 @@ def tags_for(text: str) -> list[str]:
 def classify_fact(text: str, observer_priority: str) -> Classified:
     kind = event_type(text)
     body = plain_text(text)
+    if kind == "decision" and PASSING_THOUGHT.match(body):  # a hope of the moment binds no one ("…now that I've decided")
+        kind = "fact"
     return Classified(type=kind, priority=priority_for(observer_priority, kind, body), entity=entity_of(text),
                       tags=tags_for(body), status="open" if kind == "commitment" else None,
                       change=states_change(body))
@@ -262,8 +264,8 @@ def by_provenance(kind: Classified, roles: list[str] | tuple[str, ...], chat: bo
     ("During World War II, the US Mint switched from copper to zinc-coated steel cents")."""
     if user_typed(roles):
         return kind
-    if chat and kind.type != "commitment":
-        return replace(kind, type=USER_ONLY_TYPES.get(kind.type, kind.type), priority="P3")
+    if chat and kind.type != "commitment":  # nor its "decision": the agent decides nothing of the user's life
+        return replace(kind, type="fact", priority="P3")
     if kind.type not in USER_ONLY_TYPES and kind.priority != "P0":
         return kind
     priority = "P1" if kind.priority == "P0" else kind.priority

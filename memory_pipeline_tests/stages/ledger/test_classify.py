@@ -85,6 +85,9 @@ def test_a_passing_thought_of_the_user_is_a_p3_fact_that_ages_out_first():
     for text in ('User stated: "I\'m leaning towards Todoist since I already use it for task management."',
                  'User stated: "I\'m really looking forward to backing up the photos now that I\'ve decided on a plan."'):
         assert classify_fact(text, "high").priority == "P3", text  # weighed up or hoped for, whatever its type
+    hoped = classify_fact('User stated: "I\'m really looking forward to backing up the photos now that I\'ve decided."',
+                          "high")
+    assert hoped.type == "fact"  # no decision: a decision never ages out of the pack
     picked = classify_fact('User stated: "I like the Classic and Simple style."', "high")  # among the agent's offers
     assert (picked.type, picked.priority) == ("preference", "P3")
     assert classify_fact('User stated: "I like the `retry_client` approach for every service."', "high").priority != "P3"
@@ -103,7 +106,8 @@ def test_what_the_agent_told_in_a_chat_is_p3_and_in_work_on_software_as_before()
     told = classify_fact("Decision: During World War II, the US Mint switched from copper to zinc-coated steel cents.",
                          "medium")
     assert told.type == "decision" and told.priority == "P1"
-    assert by_provenance(told, ["assistant"], chat=True).priority == "P3"
+    assert (by_provenance(told, ["assistant"], chat=True).type, by_provenance(told, ["assistant"], chat=True).priority
+            ) == ("fact", "P3")  # a fact ages out of the pack; a decision never would
     assert by_provenance(told, ["assistant"]) == told  # work on software: the agent's decision stands
     assert by_provenance(told, ["user"], chat=True) == told  # the user's own words
     promise = classify_fact("I'll send you the packing list tomorrow.", "medium")
