@@ -203,9 +203,7 @@ def priority_for(observer_priority: str, kind: str, text: str) -> str:
     `reflector_rules.PASSING_THOUGHT`, what is no MEMORY.md proposal either) is P3: it ages out first, as is a pick
     among what the agent offered ("I like the Classic and Simple style") and a line whose thing was named before it
     ("I use it to play music")."""
-    if kind in ("fact", "preference") and PASSING_THOUGHT.match(text) or \
-            kind == "fact" and UNNAMED_OBJECT.match(text) or \
-            kind in ("fact", "preference") and REPLY_TO_OFFER.match(text) and not CODE_IN_PROSE.search(text):
+    if _of_that_moment(kind, text):
         return "P3"
     base = OBSERVER_PRIORITY.get(observer_priority, "P2")
     if kind == "constraint" and observer_priority == "high":
@@ -236,6 +234,18 @@ def entity_of(text: str) -> str | None:
 
 def tags_for(text: str) -> list[str]:
     return [name for name, pattern in TAG_RULES if pattern.search(text)]
+
+
+def _of_that_moment(kind: str, text: str) -> bool:
+    """A fact or a taste that held only in that conversation (`priority_for`): a passing thought, a pick among what
+    the agent offered (naming no code), or a fact whose thing was named before it."""
+    if kind not in ("fact", "preference"):
+        return False
+    if PASSING_THOUGHT.match(text):
+        return True
+    if kind == "fact" and UNNAMED_OBJECT.match(text):
+        return True
+    return bool(REPLY_TO_OFFER.match(text)) and not CODE_IN_PROSE.search(text)
 
 
 def classify_fact(text: str, observer_priority: str) -> Classified:
