@@ -116,3 +116,44 @@ def test_a_model_saved_by_the_installed_sentence_transformers_runs_on_onnx(embed
     assert isinstance(onnx, OnnxEmbedder)
     for ours, theirs in zip(onnx.encode(TEXTS), embedder.encode(TEXTS), strict=True):
         assert max(abs(a - b) for a, b in zip(ours, theirs, strict=True)) < 1e-4
+
+
+def _tiny_mpnet(folder) -> str:
+    """A one-layer MPNet-shaped sentence-transformer with random weights: no segment ids (MPNet has no
+    token_type_ids) and "<pad>" at id 1, as all-mpnet-base-v2 has."""
+    from sentence_transformers import SentenceTransformer, models
+    from tokenizers import Tokenizer, models as tokenizer_models, pre_tokenizers
+    from transformers import MPNetConfig, MPNetModel, PreTrainedTokenizerFast
+
+    words = ["<s>", "<pad>", "</s>", "[UNK]", *sorted({w.lower() for t in TEXTS for w in t.replace(".", " ").split()})]
+    tokenizer = Tokenizer(tokenizer_models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    hf = folder / "hf"
+    PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
+                            unk_token="[UNK]", model_max_length=64).save_pretrained(str(hf))
+    config = MPNetConfig(vocab_size=len(words), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=64, max_position_embeddings=80, pad_token_id=1)
+    MPNetModel(config).save_pretrained(str(hf))
+    transformer = models.Transformer(str(hf), max_seq_length=64)
+    model = SentenceTransformer(modules=[transformer, models.Pooling(32, "mean"), models.Normalize()], device="cpu")
+    model.save(str(folder / "saved"))
+    return str(folder / "saved")
+
+
+def test_a_model_without_segment_ids_and_another_padding_token_runs_on_onnx(tmp_path, monkeypatch) -> None:
+    """MPNet (all-mpnet-base-v2) takes no token_type_ids and pads with "<pad>" (id 1): the export takes the
+    inputs the model has and the embedder feeds what the export declares; a batch of texts of unequal length
+    (padded, and masked) gives the vectors torch gives each text alone."""
+    from sentence_transformers import SentenceTransformer
+
+    saved = _tiny_mpnet(tmp_path)
+    assert plain_shape(saved) == {"max_seq_length": 64, "dimension": 32}
+    torch_model = SentenceTransformer(saved, device="cpu")
+    assert export_onnx(torch_model, saved, tmp_path / "models") is not None
+    monkeypatch.setenv("MEMORY_MODEL_CACHE", str(tmp_path / "models"))
+    onnx = embedder_for(saved, settings=Settings.from_env())
+    assert isinstance(onnx, OnnxEmbedder)
+    texts = TEXTS[:2]
+    alone = [torch_model.encode([t], normalize_embeddings=True)[0] for t in texts]
+    for ours, theirs in zip(onnx.encode(texts), alone, strict=True):
+        assert max(abs(a - float(b)) for a, b in zip(ours, theirs, strict=True)) < 1e-4

@@ -52,6 +52,7 @@ class OnnxEmbedder:
         self._session: Any = None
         self._tokenizer: Any = None
         self._run_options: Any = None
+        self._segments = True
         self._lock = threading.Lock()
 
     @property
@@ -77,7 +78,7 @@ class OnnxEmbedder:
         return_freed_buffers_to_the_os()
         tokenizer = Tokenizer.from_file(str(Path(self.location) / "tokenizer.json"))
         tokenizer.enable_truncation(self.shape["max_seq_length"])
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # masked out: any id serves (MPNet's "<pad>" is 1)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = max(0, self.threads)
         options.enable_mem_pattern = False  # plans per input shape: every batch has its own shape
@@ -88,6 +89,7 @@ class OnnxEmbedder:
         starting()
         self._session = onnxruntime.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
         self._tokenizer, self._run_options = tokenizer, run_options
+        self._segments = "token_type_ids" in {i.name for i in self._session.get_inputs()}
 
     def encode(self, texts: list[str]) -> list[list[float]]:
         """One unit-length vector per text, in length-sorted batches (as the torch Embedder batches)."""
@@ -104,8 +106,8 @@ class OnnxEmbedder:
         encoded = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encoded], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
-        hidden = self._session.run(None, {"input_ids": ids, "attention_mask": mask,
-                                          "token_type_ids": np.zeros_like(ids)}, self._run_options)[0]
+        feed = {"input_ids": ids, "attention_mask": mask} | ({"token_type_ids": np.zeros_like(ids)} if self._segments else {})
+        hidden = self._session.run(None, feed, self._run_options)[0]
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return (pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)).tolist()

@@ -15,7 +15,7 @@ PLAIN_KINDS = ["Transformer", "Pooling", "Normalize"]  # modules.json's types en
 LEGACY_POOLING = {"pooling_mode_mean_tokens": "mean", "pooling_mode_cls_token": "cls", "pooling_mode_max_tokens": "max",
                   "pooling_mode_mean_sqrt_len_tokens": "mean_sqrt_len_tokens",
                   "pooling_mode_weightedmean_tokens": "weightedmean", "pooling_mode_lasttoken": "lasttoken"}
-INPUTS = ["input_ids", "attention_mask", "token_type_ids"]
+INPUTS = ["input_ids", "attention_mask", "token_type_ids"]  # a model without segments (MPNet) takes the first two
 
 
 def cache_folder(model_cache: Path | None = None) -> Path:
@@ -89,15 +89,15 @@ def export_onnx(model: Any, location: str, model_cache: Path | None = None) -> P
     bert = model[0].auto_model
     if bert.device.type != "cpu":  # exported from the CPU copy only (a GPU process exports nothing)
         return None
+    inputs = INPUTS if getattr(bert.config, "type_vocab_size", 0) else INPUTS[:2]
 
     class Hidden(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.bert = bert
 
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            return self.bert(input_ids=input_ids, attention_mask=attention_mask,
-                             token_type_ids=token_type_ids).last_hidden_state
+        def forward(self, *tensors):
+            return self.bert(**dict(zip(inputs, tensors, strict=True))).last_hidden_state
 
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.{os.getpid()}.tmp")
@@ -105,10 +105,10 @@ def export_onnx(model: Any, location: str, model_cache: Path | None = None) -> P
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the tracer's notes on branches an encoder always takes one way
         try:
-            torch.onnx.export(Hidden().eval(), (ids, torch.ones_like(ids), torch.zeros_like(ids)), str(partial),
-                              input_names=INPUTS, output_names=["last_hidden_state"], opset_version=17,
+            torch.onnx.export(Hidden().eval(), (ids, torch.ones_like(ids), torch.zeros_like(ids))[:len(inputs)],
+                              str(partial), input_names=inputs, output_names=["last_hidden_state"], opset_version=17,
                               dynamo=False,
-                              dynamic_axes={n: {0: "batch", 1: "tokens"} for n in [*INPUTS, "last_hidden_state"]})
+                              dynamic_axes={n: {0: "batch", 1: "tokens"} for n in [*inputs, "last_hidden_state"]})
             os.replace(partial, target)
         finally:
             partial.unlink(missing_ok=True)
