@@ -97,12 +97,16 @@ def decision_kind(sentence: str) -> str | None:
         return "stated"
     weighed = all(REASON_ONLY.fullmatch(word) or _WEIGHED.fullmatch(word) for word in found)
     return None if weighed and UNDECIDED.search(sentence) else "decided"
+# what an agent offers in a conversation, as the user names it when they pick or like one ("the Quinoa salad
+# idea", "the Classic and Simple style", "those tips"): the Observer's REACTION and the Reflector's REPLY_TO_OFFER
+OFFERED = (r"(?:ideas?|suggestions?|options?|ones?|tips|lists?|plans?|approach(?:es)?|styles?|aspects?|features?|"
+           r"sound|look|mix|templates?|outlines?|drafts?|examples?|samples?|formats?|itinerar(?:y|ies)|routines?|"
+           r"recipes?)")
 # a reaction to what the agent offered: "I like the idea of a fruit tart", "I love those ideas", "I like the
 # exercises you suggested"; the liking is of this answer, not a standing taste
 REACTION = re.compile(
     r"\bi (?:\w+ )?(?:like|love|liked|loved) (?:(?:the|your|this|that|these|those) (?:\w+ ){0,3}"
-    r"(?:ideas?|suggestions?|sound|look|options?|tips|list|plan|mix|template|outline|draft|example|sample|format|"
-    r"itinerary|routine|recipe)\b|(?:this|that|these|those|it|them)\b|how you|what you|"
+    rf"{OFFERED}\b|(?:this|that|these|those|it|them)\b|how you|what you|"
     r"the (?:\w+ ){1,4}you(?:'ve| have)? (?:suggested|provided|mentioned|recommended|listed|shared|gave))",
     re.IGNORECASE)
 # the same reaction opening the sentence, its object a pronoun ("I like its sleek design", "I like how it includes

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from memory_pipeline.stages.offline import distil as shape
-from memory_pipeline.stages.offline.observer_cues import BEFORE_ANY_EDIT, DENIED, states_preference
+from memory_pipeline.stages.offline.observer_cues import BEFORE_ANY_EDIT, DENIED, OFFERED, states_preference
 from memory_pipeline.stages.offline.observer_rules import ASIDE, CODE_IN_PROSE
 
 STOPWORDS = frozenset(
@@ -108,8 +108,7 @@ AGENT_SAID = re.compile(r"\b(?:you|you'?ve|you have)\s+(?:just\s+)?(?:mentioned|
 # trip length, I'd say around 7-10 days"): a reply in that conversation, which says nothing without it
 REPLY_TO_OFFER = re.compile(
     r"^(?:[\w' ]{1,25},\s*)?(?:i (?:really |also |actually |definitely )?(?:like|love|liked|loved|prefer|'d prefer)\s+"
-    r"(?:the|that|this|those|these|your)\s+(?:[\w'&-]+\s+){0,6}?(?:idea|ideas|option|options|suggestion|suggestions|"
-    r"one|ones|style|plan|approach|recipe|list|aspect|aspects|feature|features)\b|as (?:for|to) (?:the|my|your)\b)",
+    rf"(?:the|that|this|those|these|your)\s+(?:[\w'&-]+\s+){{0,6}}?{OFFERED}\b|as (?:for|to) (?:the|my|your)\b)",
     re.IGNORECASE)
 # "I use it to play music", "I lent them to her because …": the thing spoken of is named only before that line
 # ("I found it hard to understand…", "I love it when…": an "it" that stands for what follows names nothing before)

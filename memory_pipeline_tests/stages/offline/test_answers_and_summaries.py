@@ -203,7 +203,11 @@ def test_a_chat_reply_an_unnamed_thing_or_a_remark_about_no_one_is_no_memory():
     for text in ("I like the Quinoa and Black Bean Salad idea, as I actually made something similar recently.",
                  "I like the Classic and Simple style.",
                  "I like the low maintenance aspect and the consistent patterns.",
-                 "As for the trip length, I'd say around 7-10 days should be good."):
+                 "As for the trip length, I'd say around 7-10 days should be good.",
+                 # what the Observer calls a reaction (observer_cues.OFFERED, one list for both)
+                 "I like those tips, especially the one about setting goals and challenges.",
+                 "I like the sound of the veggie frittata.",
+                 "I like the template, it's simple and easy to use."):
         assert rejection(said(text)) == reply, text
     for text in ("I use it to play music, set reminders, and make hands-free calls.",
                  "I already use it for work and personal appointments, so a separate calendar makes sense.",

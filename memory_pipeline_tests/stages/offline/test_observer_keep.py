@@ -205,6 +205,8 @@ def test_the_agents_advice_to_the_user_is_no_fact_even_in_a_coding_session(text)
     "I like the exercises you suggested, especially the Pallof Press and Bird Dog.",
     "I like the variety of workouts you've suggested.",
     "I like the template, it's simple and easy to use.",
+    "I like the Classic and Simple style.",  # what the Reflector calls a reply to the offer (one list for both)
+    "I like the low maintenance aspect and the consistent patterns.",
     "I like its sleek design and versatility, and it seems like a great fit for my street photography.",
     "I like how it includes detailed illustrations and range maps.",  # of what? the answer just given
     "I'd like to budget for my groceries this week.",  # a want for the task at hand
