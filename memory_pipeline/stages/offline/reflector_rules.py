@@ -110,10 +110,12 @@ REPLY_TO_OFFER = re.compile(
     r"^(?:[\w' ]{1,25},\s*)?(?:i (?:really |also |actually |definitely )?(?:like|love|liked|loved|prefer|'d prefer)\s+"
     rf"(?:the|that|this|those|these|your)\s+(?:[\w'&-]+\s+){{0,6}}?{OFFERED}\b|as (?:for|to) (?:the|my|your)\b)",
     re.IGNORECASE)
-# "I use it to play music", "I lent them to her because …": the thing spoken of is named only before that line
-# ("I found it hard to understand…", "I love it when…": an "it" that stands for what follows names nothing before)
-UNNAMED_OBJECT = re.compile(r"^(?:[\w' ]{1,25},\s*)?(?:i|we)\s+(?:(?:also|still|just|usually|often|really|even|already|"
-                            r"actually|only|always)\s+)?[a-z]+(?:ed)?\s+(?:it|them)\s+(?!when\b|if\b|that\b|\w+\s+to\b)",
+# "I use it to play music", "I lent them to her because …", "I'd prefer if they gave me the option …": the thing or
+# the people spoken of are named only before that line ("I found it hard to understand…", "I love it when…": an "it"
+# that stands for what follows names nothing before)
+UNNAMED_OBJECT = re.compile(r"^(?:[\w' ]{1,25},\s*)?(?:(?:i|we)\s+(?:(?:also|still|just|usually|often|really|even|already|"
+                            r"actually|only|always)\s+)?[a-z]+(?:ed)?\s+(?:it|them)\s+(?!when\b|if\b|that\b|\w+\s+to\b)|"
+                            r"(?:i|we)(?:'d|\s+would)?\s+(?:prefer|like|love|hate|want)\s+(?:it\s+)?(?:if|when)\s+they\b)",
                             re.IGNORECASE)
 # the user or the user's people, by the first person: a chat's line without one is about neither them nor the work
 FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|we'd|we'll|us|our|ours)\b",

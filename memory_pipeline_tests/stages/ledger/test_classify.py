@@ -89,7 +89,7 @@ def test_a_passing_thought_of_the_user_is_a_p3_fact_that_ages_out_first():
                           "high")
     assert hoped.type == "fact"  # no decision: a decision never ages out of the pack
     picked = classify_fact('User stated: "I like the Classic and Simple style."', "high")  # among the agent's offers
-    assert (picked.type, picked.priority) == ("preference", "P3")
+    assert (picked.type, picked.priority) == ("fact", "P3")  # a reaction to an offer states no taste (OFFERED)
     assert classify_fact('User stated: "I like the `retry_client` approach for every service."', "high").priority != "P3"
     assert classify_fact('User stated: "I usually deploy from the release branch on Fridays."', "high").priority == "P1"
     assert classify_fact('User stated: "I think we\'ll go with Postgres for the queue."', "high").type == "decision"

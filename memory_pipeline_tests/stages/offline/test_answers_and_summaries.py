@@ -211,7 +211,8 @@ def test_a_chat_reply_an_unnamed_thing_or_a_remark_about_no_one_is_no_memory():
         assert rejection(said(text)) == reply, text
     for text in ("I use it to play music, set reminders, and make hands-free calls.",
                  "I already use it for work and personal appointments, so a separate calendar makes sense.",
-                 "I lent them to her because she wanted to start running, and it's been almost a month now."):
+                 "I lent them to her because she wanted to start running, and it's been almost a month now.",
+                 "I'd prefer if they gave me the option to customize the types of notifications I receive."):
         assert rejection(said(text)) == "not self-contained", text
     remark = "a remark of that conversation, about neither you nor the work"
     for text in ("Every day there is something new on Netflix.",
@@ -221,6 +222,7 @@ def test_a_chat_reply_an_unnamed_thing_or_a_remark_about_no_one_is_no_memory():
     for text in ("I mostly play piano and some synth sounds, and I prefer weighted keys.",
                  "I love it when the lead singer interacts with the crowd at a live show.",
                  "I found it hard to understand the cultural context when I first moved to Japan.",
+                 "I prefer scenic routes, especially if they go through national parks.",  # "they": the routes
                  "Our anniversary is coming up on July 22nd and I want to make it special.",
                  "You must write in Australian english language.",  # a rule, whoever it is about
                  "Never book a flight that leaves before 8 am.",
