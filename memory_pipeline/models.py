@@ -234,6 +234,9 @@ class Observation(BaseModel):
     format: str = "empty"
     files_read: list[str] = Field(default_factory=list)
     files_modified: list[str] = Field(default_factory=list)
+    # the window is work on software (a tool called or answered, code in a message: observer_rules.about_code),
+    # decided once for the Reflector and the ledger; None: observed before it was recorded (they read the text)
+    about_code: bool | None = None
     token_count: int = 0
     usage: LLMUsage = Field(default_factory=LLMUsage)
     code_version: str = ""

@@ -283,8 +283,11 @@ def by_provenance(kind: Classified, roles: list[str] | tuple[str, ...], chat: bo
 
 
 def is_chat_observation(observation: Observation) -> bool:
-    """An observation of a conversation about the user's life: no file read or changed, and no code named in its
-    titles, narratives or facts (`reflector_rules.is_chat`, the Observer's own signs of code)."""
+    """An observation of a conversation about the user's life: a window that is not work on software, as the
+    Observer decided it (`about_code`); for one stored before that was recorded, no file read or changed and no
+    code named in its titles, narratives or facts (`reflector_rules.is_chat`, the Observer's own signs of code)."""
+    if observation.about_code is not None:
+        return not observation.about_code
     if observation.files_read or observation.files_modified:
         return False
     words = [part for s in observation.segments for part in (s.title, s.narrative, *(f.text for f in s.facts))]

@@ -12,6 +12,7 @@ from memory_pipeline.stages.observe.observer import (
     observation_from_output,
     parse_observer_output,
 )
+from memory_pipeline.stages.offline.observer_rules import messages_about_code
 from memory_pipeline.stages.provenance import labels_of
 from memory_pipeline.stages.transcripts import serialize_transcript
 
@@ -58,4 +59,5 @@ def observe_session(transcript: Transcript, event: SessionEvent, *, llm: Complet
                                        "current_task": grounded_task(output.current_task, serialized.refs, roles)})
     observation = observation_from_output(output, event=event, code_version=prompt.code_version(model), usage=usage,
                                           roles=roles)
-    return observation.model_copy(update={"prompt_sha": prompt.sha256[:12], "model": model, "unread_chars": unread})
+    return observation.model_copy(update={"prompt_sha": prompt.sha256[:12], "model": model, "unread_chars": unread,
+                                          "about_code": messages_about_code(transcript.messages)})

@@ -116,10 +116,13 @@ _NO_HEAD = re.compile(r"^no\s+\w+", re.IGNORECASE)
 # what makes a rule standing rather than one-off
 STANDING = re.compile(r"\b(?:always|never|must(?:n'?t| not)?|from now on|going forward|in future|in the future|no exceptions|"
                       r"every time|each time|ever|any ?more|whenever|by default|in general)\b", re.IGNORECASE)
+# "let's" that chooses, not a step of the work: "let's go with Postgres 17", "let's stick with pnpm" (a decision,
+# observer_cues.DECISION); "let's not …" forbids
+LETS_CHOOSE = r"let'?s (?:not|(?:go|stick|stay) with)\b"
 # a clause asking for the task at hand: "look into the footer sources", "check X", "can you …"
 _TASK_CLAUSE = re.compile(
     r"^(?:please\s+)?(?:look (?:into|at)|check|investigate|try|see (?:if|whether|why)|find|figure out|debug|"
-    r"can you|could you|would you|let'?s(?! not)|go ahead|continue|start|now)\b|^should be \w+(?:er)?$",
+    rf"can you|could you|would you|(?!{LETS_CHOOSE})let'?s|go ahead|continue|start|now)\b|^should be \w+(?:er)?$",
     re.IGNORECASE,
 )
 # a remark about what just happened, pointed at with a pronoun: "that should never happen"

@@ -74,6 +74,7 @@ def corrects(sentence: str) -> bool:
 
 
 DECISION = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|going with|because|chose|opted|"
+                      r"(?:let'?s|we'?ll|we will) (?:stick|stay) with|"
                       r"(?:moved|switched|migrated|upgraded) (?:[\w.\-]+ ){0,4}(?:from|to)|no longer|let'?s not|"
                       r"anymore|any more(?! \w)|reason being|the reason (?:is|was))\b", re.I)
 # a reason alone ("I canceled the subscription because the articles bored me") tells why, not a choice made

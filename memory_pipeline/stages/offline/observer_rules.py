@@ -101,6 +101,11 @@ def about_code(blocks) -> bool:
     return any(b.calls or b.role == "Tool" or CODE_IN_PROSE.search(b.text) for b in blocks)
 
 
+def messages_about_code(messages) -> bool:
+    """`about_code` of a window's transcript messages: what its Observation records."""
+    return any(m.tool_calls or m.tool_results or m.role == "tool" or CODE_IN_PROSE.search(m.text) for m in messages)
+
+
 def neutralize_tags(text: str) -> str:
     """Keep transcript text from closing or opening the Observer's own XML tags."""
     return re.sub(

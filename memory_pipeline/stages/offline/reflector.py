@@ -24,7 +24,8 @@ SECTION_ORDER = ("User", "Hard Rules", "System Architecture", "Patterns")
 SESSIONS_PER_CAP = 4
 LEVELS = {0: (8, 60, 3, True), 1: (6, 40, 2, True), 2: (4, 30, 2, False), 3: (2, 25, 1, False)}
 _OBSERVATION = re.compile(r'<observation ref="(?P<ref>O\d+)" session="(?P<session>[^"]*)" date="(?P<date>[^"]*)" '
-                          r'distilled="(?P<distilled>yes|no)">\n(?P<body>.*?)\n</observation>', re.DOTALL)
+                          r'distilled="(?P<distilled>yes|no)"(?: code="(?P<code>yes|no)")?>\n(?P<body>.*?)\n</observation>',
+                          re.DOTALL)
 _FACT = re.compile(r"^\* (?P<emoji>🔴|🟡|🟢) (?:\((?P<time>\d{2}:\d{2})\) )?(?P<text>.*?)\s*\{(?P<ref>F\d+)\}\s*$")
 _PRIORITY = {"🔴": "high", "🟡": "medium", "🟢": "low"}
 _OUTCOME = re.compile(r"\bOutcome: (.+)$")
@@ -48,7 +49,8 @@ def read_items(observations: str) -> list[Item]:
     """Every fact of every `<observation>` element, in prompt order."""
     items: list[Item] = []
     for match in _OBSERVATION.finditer(observations):
-        segment, outcome, chat = "", "", rules.is_chat(match.group("body"))
+        code = match.group("code")  # the Observer's decision; an observation stored before it: the text's signs
+        segment, outcome, chat = "", "", code == "no" if code else rules.is_chat(match.group("body"))
         for line in match.group("body").splitlines():
             if line.startswith("#### "):
                 segment, outcome = line[5:].strip(), ""

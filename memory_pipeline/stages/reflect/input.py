@@ -69,8 +69,9 @@ def render_observations(observations: list[Observation], distilled_ids: set[str]
             result.sessions.append(observation.session_id)
         label = _attr(observation.session_name or observation.session_id)
         distilled = "yes" if observation.id in distilled_ids else "no"
+        code = "" if observation.about_code is None else f' code="{"yes" if observation.about_code else "no"}"'
         lines = [f'<observation ref="{oref}" session="{_attr(label)}" date="{observation.date}" '
-                 f'distilled="{distilled}">']
+                 f'distilled="{distilled}"{code}>']
         for segment in observation.segments:
             if segment.title:
                 lines.append(f"#### {' '.join(segment.title.split())}")

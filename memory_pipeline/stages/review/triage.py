@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from memory_pipeline.stages.guard import hold_reasons
 from memory_pipeline.stages.offline import distil as shape
+from memory_pipeline.stages.offline import observer_cues as cues
 
 PROMOTE, REJECT, NEEDS_REVIEW = "promote", "reject", "needs-review"
 
@@ -33,8 +34,8 @@ DURABLE = re.compile(r"\b(always|never|prefers?|must|should|don'?t|do not|avoid|
                      r"because|so that|decided|chose|root cause|is configured|runs on|lives in|requires?)\b", re.I)
 
 
-NARRATION = re.compile(r"^(?:now,? |next,? |first,? )?(?:let me|let's|i'll|i will|i'm going to|i need to|i am going to)\b",
-                       re.I)
+NARRATION = re.compile(rf"^(?:now,? |next,? |first,? )?(?:let me|(?!{shape.LETS_CHOOSE})let's|i'll|i will|i'm going to|"
+                       r"i need to|i am going to)\b", re.I)
 TEST_COUNT = re.compile(r"^(?:added|wrote|removed|fixed)\s+\d+\b[^.]{0,40}\btests?\b|"
                         r"\b\d+\s+(?:new\s+)?(?:tests?|specs?|doctests?|checks?|assertions?)\b[^.]{0,40}\b(?:pass\w*|"
                         r"green|fail\w*|added|written)\b|\b\d+ (?:passed|failed|failures?)\b", re.I)
@@ -94,6 +95,8 @@ def users_words(body: str) -> str:
         return "an instruction the user gave: approve it if it holds beyond that task"
     if re.search(r"\b(?:i (?:would )?(?:only )?(?:want|prefer|like|assume)|i'?d rather)\b", body, re.I):
         return "what the user wants or expects: approve it if it holds beyond that session"
+    if cues.decision_kind(body) == "decided":  # "let's go with Postgres 17 …, because …", "we decided to …"
+        return "a decision the user made: approve it while it still stands"
     if re.search(r"^cause:|\b(?:reason being|because|the (?:issue|problem|cause) (?:is|was))\b", body, re.I):
         return "a cause the user gave: keep it if it explains something that can happen again"
     if re.search(r"(?:->|→)", body):
