@@ -74,16 +74,22 @@ def corrects(sentence: str) -> bool:
 
 
 DECISION = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|going with|because|chose|opted|"
-                      r"(?:let'?s|we'?ll|we will) (?:stick|stay) with|"
-                      r"(?:moved|switched|migrated|upgraded) (?:[\w.\-]+ ){0,4}(?:from|to)|no longer|let'?s not|"
+                      r"(?:let'?s|we'?ll|we will) (?:stick|stay) with|rather than|"
+                      r"(?:moved|switched|migrated|upgraded|moving|switching|migrating) (?:[\w.\-]+ ){0,4}"
+                      r"(?:from|to|off)|no longer|let'?s not|"
                       r"anymore|any more(?! \w)|reason being|the reason (?:is|was))\b", re.I)
 # a reason alone ("I canceled the subscription because the articles bored me") tells why, not a choice made
 REASON_ONLY = re.compile(r"\b(?:because|reason being|the reason (?:is|was))\b", re.I)
 # a cue a sentence still weighing the choice holds too ("thinking of going with"); "let's go with",
 # "decided", "switched to" are made whatever hedge follows ("We're going with Postgres 16, not sure about 17 yet")
 _WEIGHED = re.compile(r"going with|decide to", re.I)
+# a choice said while it may still be open: "switching to a coupon app, but I'm not sure if it would be worth it",
+# "I was wondering if you could suggest …, rather than …" (unlike "going with", a hedge after it undoes it)
+_OPEN = re.compile(r"rather than|(?:moving|switching|migrating)\b", re.I)
+_UNSURE = re.compile(r"\b(?:not sure|wondering)\b", re.I)
 # still weighing it: "I'm thinking of going with quartz", "trying to decide between a tour or going alone"
-UNDECIDED = re.compile(r"\b(?:thinking (?:of|about)|considering|might|maybe|torn between)\s+(?:\w+\s+){0,2}going with\b|"
+UNDECIDED = re.compile(r"\b(?:thinking (?:of|about)|considering|might|maybe|torn between)\s+(?:\w+\s+){0,2}"
+                       r"(?:going with|switching|moving|migrating)\b|"
                        r"\b(?:trying to decide|decide between|deciding (?:between|whether))\b", re.I)
 
 
@@ -96,8 +102,9 @@ def decision_kind(sentence: str) -> str | None:
         return None
     if all(REASON_ONLY.fullmatch(word) for word in found):
         return "stated"
-    weighed = all(REASON_ONLY.fullmatch(word) or _WEIGHED.fullmatch(word) for word in found)
-    return None if weighed and UNDECIDED.search(sentence) else "decided"
+    weighed = all(REASON_ONLY.fullmatch(word) or _WEIGHED.fullmatch(word) or _OPEN.match(word) for word in found)
+    unsure = any(_OPEN.match(word) for word in found) and _UNSURE.search(sentence)
+    return None if weighed and (UNDECIDED.search(sentence) or unsure) else "decided"
 # what an agent offers in a conversation, as the user names it when they pick or like one ("the Quinoa salad
 # idea", "the Classic and Simple style", "those tips"): the Observer's REACTION and the Reflector's REPLY_TO_OFFER
 OFFERED = (r"(?:ideas?|suggestions?|options?|ones?|tips|lists?|plans?|approach(?:es)?|styles?|aspects?|features?|"
@@ -255,6 +262,10 @@ ELIDED_SUBJECT = re.compile(r"^(?:Uses|Returns|Calls|Takes|Adds|Removes|Renders|
 # "The problem is at line 543: …": placed by a line number, it is about that day's file (the next edit moves it);
 # "looking at the screenshot again, the issue is …": what that moment's screen showed
 MOMENT_REF = re.compile(r"\b(?:at|on|in) lines? \d+\b|\blines? \d+(?:\s*[-–]\s*\d+)?:|\bscreenshots?\b", re.IGNORECASE)
+# a cause the user found, in work on software: "The bug was that the cache key ignored the tenant id" (not placed
+# by a line or a screenshot: MOMENT_REF)
+CAUSE_FOUND = re.compile(r"^(?:(?:so|ok(?:ay)?|turns out),?\s+)?(?:the\s+)?(?:root cause|bug|issue|problem|culprit)\s+"
+                         r"(?:is|was)\s+(?:that\s+)?(?!(?:at|on|in|here|there|this|that|it|not)\b)\w", re.IGNORECASE)
 # the user's own next step: "let me try the light theme real quick, then …" (a decision reads "let's go with"; "I'm
 # going to Japan in April" is a plan of theirs that a chat keeps)
 OWN_ACTION = re.compile(r"^let me\b(?! know\b)", re.IGNORECASE)

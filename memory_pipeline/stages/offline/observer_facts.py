@@ -137,6 +137,9 @@ def _user_fact(sentence: str, following: str, about_code: bool = True) -> tuple[
         return "high", f"User stated: {quoted}"
     if about_code and cues.DESIGN_PROPERTY.search(sentence) and cues.is_self_contained(sentence):
         return "high", f"User stated: {quoted}"
+    if (about_code and cues.CAUSE_FOUND.match(sentence) and not cues.MOMENT_REF.search(sentence)
+            and not cues.HEDGE.search(sentence) and cues.is_self_contained(sentence)):
+        return "high", f"User stated: {quoted}"  # "the bug was that the cache key ignored the tenant id"
     if (cues.USER_DESIGN.search(sentence) and not cues.EMBEDDED_QUESTION.search(sentence)
             and len(sentence.split()) >= 6 and cues.is_self_contained(sentence)):
         return "high", f"User stated: {quoted}"

@@ -243,6 +243,10 @@ def test_a_taste_or_a_standing_want_is_still_a_preference(text):
     ("We decided to keep one migration per change because reviews stay small.", "User decided:"),
     ("I think we'll go with the deluxe cabin rental.", "User decided:"),
     ("We're going with Postgres 16 for the orders service, not sure about 17 yet.", "User decided:"),
+    ("Let's go with Postgres 17 for the orders service, because we need logical replication.", "User decided:"),
+    ("Let's stick with pnpm for the monorepo.", "User decided:"),  # "let's" that chooses is no task
+    ("We're going to use Vitest rather than Jest for the new package.", "User decided:"),
+    ("We are moving off Heroku to Fly.io next month.", "User decided:"),
     ("Actually, I remember taking my bike in for a tune-up on April 20th because the gears were getting stuck.",
      "User stated:"),  # a reason tells why; no choice was made
     ("I canceled my Forbes magazine subscription in early March because the articles bored me.", "User stated:"),
@@ -254,10 +258,22 @@ def test_a_decision_is_a_choice_made_and_a_reason_alone_is_a_statement(text, lea
 
 @pytest.mark.parametrize("text", [
     "I'm thinking of going with the little black dress option for the gala.",  # still weighing it
+    "I've been thinking about switching to a digital coupon app, but I'm not sure if it would be worth it.",
+    "I was wondering if you could suggest a dinner party feel for the reception, rather than a formal one.",
     "If you have any more advice or tips, feel free to share them.",  # "any more advice" is no "anymore"
 ])
 def test_weighing_a_choice_or_asking_for_more_is_no_decision(text):
     assert facts_of(one_turn("User", text)) == []
+
+
+def test_a_cause_the_user_found_in_work_on_software_is_a_fact():
+    tool = "\n[10:01] [Assistant] (m2): Checking.\n  → Bash(command=grep -rn cache_key src)"
+    kept = facts_of(one_turn("User", "The bug was that the cache key ignored the tenant id.") + tool)
+    assert [f.text for f in kept] == ['User stated: "The bug was that the cache key ignored the tenant id."']
+    guessed = facts_of(one_turn("User", "The bug is probably that the cache expires too early.") + tool)
+    assert guessed == []  # a guess, not a cause found
+    chat = one_turn("User", "The problem is that my landlord never answers the phone.")
+    assert [f.text for f in facts_of(chat) if "landlord" in f.text and f.text.startswith("User stated")] == []
 
 
 def test_what_the_user_uses_is_context_and_what_they_will_use_for_the_task_is_not():
