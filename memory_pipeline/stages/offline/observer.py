@@ -191,11 +191,20 @@ def _answers_a_question(blocks: list[Block], at: int) -> bool:
                                                      or shape.is_task_request(text))
 
 
+def _tells_only(text: str) -> bool:
+    """A user turn that only tells how they want things ("I prefer small pull requests, one change each", "Always
+    run the linter first."): a preference or a standing rule, no task; the task is the one asked before it."""
+    said = rules.sentences(text)
+    return bool(said) and all((cues.states_preference(s) or shape.is_stated_rule(s))
+                              and not (cues.is_request(s) or shape.is_task_request(s)) for s in said)
+
+
 def _last_intents(blocks: list[Block], count: int) -> list[str]:
     found: list[str] = []
     for at in range(len(blocks) - 1, -1, -1):
         block = blocks[at]
-        text = rules.intent(block.text) if block.is_user_intent and not _answers_a_question(blocks, at) else ""
+        asks = block.is_user_intent and not _answers_a_question(blocks, at) and not _tells_only(block.text)
+        text = rules.intent(block.text) if asks else ""
         if len(rules.content_words(text)) >= 2 and text not in found:
             found.append(text)
         if len(found) == count:

@@ -201,3 +201,15 @@ def test_a_thinking_budget_word_or_a_reaction_to_the_last_try_titles_nothing():
         "The session is not found after the folder…"
     assert title_from("@prompt.md really ULTRATHINK this") == ""
     assert title_from("still no luck with the build") == "Still no luck with the build"
+
+
+def test_a_last_turn_that_only_tells_a_preference_is_no_task():
+    """After the work was asked, "I prefer small pull requests, one change each" tells how the user wants it done:
+    the current task a compaction resumes is still the one asked before it."""
+    transcript = ("[09:00] [User] (m1): Add retries to the billing client for 429 responses.\n"
+                  "[09:01] [Assistant] (m2): Adding them.\n  → Edit(file=billing/client.py)\n"
+                  "[09:05] [User] (m3): I prefer small pull requests, one change each, so reviews stay quick.\n"
+                  "[09:06] [Assistant] (m4): Noted.")
+    output = parse_observer_output(observe_offline(*prompt_for(transcript, "compaction")))
+    assert output.current_task.startswith("Primary: Add retries to the billing client for 429 responses.")
+    assert any(f.text.startswith("User stated: \"I prefer small pull requests") for f in output.facts)
