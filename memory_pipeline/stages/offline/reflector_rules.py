@@ -6,7 +6,13 @@ import re
 from dataclasses import dataclass, field
 
 from memory_pipeline.stages.offline import distil as shape
-from memory_pipeline.stages.offline.observer_cues import BEFORE_ANY_EDIT, DENIED, OFFERED, states_preference
+from memory_pipeline.stages.offline.observer_cues import (
+    BEFORE_ANY_EDIT,
+    DENIED,
+    OFFERED,
+    decision_kind,
+    states_preference,
+)
 from memory_pipeline.stages.offline.observer_rules import ASIDE, CODE_IN_PROSE
 
 STOPWORDS = frozenset(
@@ -312,6 +318,8 @@ def categorize(text: str, quoted: bool = False, correction: bool = False, chat: 
         return "User"
     if PREFERENCE.search(text):
         return "Hard Rules" if quoted else "Patterns"  # "I'd only want e2e tests for AgentSession": this project's
+    if quoted and not chat and ARCHITECTURE.search(text) and decision_kind(text) == "decided":
+        return "System Architecture"  # "Let's go with Postgres 17 for the orders service, because …": the setup chosen
     if PATTERN.search(text) and not STRUCTURE.search(text):
         return "Patterns"
     if STRUCTURE.search(text) or ARCHITECTURE.search(text) or specifics(text):

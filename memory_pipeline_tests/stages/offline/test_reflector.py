@@ -72,6 +72,16 @@ def test_categorizes_rules_preferences_architecture_and_patterns():
     assert any("small commits" in p.text for p in output.proposals if p.section == "User")
 
 
+def test_a_users_choice_of_the_stack_with_its_reason_is_the_setup():
+    narrative = ("The user wrote: \"We need to pick the database for the new orders service, Postgres or MySQL\". "
+                 "The agent compared logical replication, JSON support and what the billing team already runs.")
+    chose = observation("2026-11-18", "db", [Segment(title="Database", narrative=narrative, facts=[
+        fact("high", 'User decided: "Let\'s go with Postgres 17 for the orders service, because we need logical '
+                     'replication for the analytics feed."', "09:02")])]).model_copy(update={"about_code": True})
+    _, output, _ = offline([chose])  # a window of work on software (the Observer saw a tool run)
+    assert [(p.section, p.quotes_transcript) for p in output.proposals] == [("System Architecture", True)]
+
+
 def test_leaves_out_low_priority_and_routine_activity():
     raw, output, _ = offline(week())
     assert "Valkey" not in raw and "compose.yml" not in raw and "uv run pytest" not in raw
