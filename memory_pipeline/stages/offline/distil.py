@@ -62,11 +62,18 @@ def distil(sentence: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+# the user keeping it in mind themselves: "I'll also keep in mind the best practices for …" (a note to self after tips)
+_OWN_MIND = re.compile(r"\b(?:i|we)(?:['’](?:ll|d)|\s+(?:will|would|can|should|must|need to|have to))?$", re.IGNORECASE)
+
+
 def kept_in_mind(sentence: str) -> str | None:
     """What a sentence asks the agent to keep in mind after a reply to something else ("looks good, but keep in
     mind X" → "X"), when it states something of its own."""
-    found = _KEEP_IN_MIND.search(" ".join(sentence.split()))
-    return found["what"].strip() if found and len(content_words(found["what"])) >= 3 else None
+    text = " ".join(sentence.split())
+    found = _KEEP_IN_MIND.search(text)
+    if not found or _OWN_MIND.search(text[:found.start()].rstrip()):
+        return None
+    return found["what"].strip() if len(content_words(found["what"])) >= 3 else None
 
 
 # "I would prefer for this to be something I run by hand", "I'd like it to stay small": a wish about the thing being

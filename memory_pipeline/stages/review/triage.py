@@ -95,7 +95,7 @@ def users_words(body: str) -> str:
         return "an instruction the user gave: approve it if it holds beyond that task"
     if re.search(r"\b(?:i (?:would )?(?:only )?(?:want|prefer|like|assume)|i'?d rather)\b", body, re.I):
         return "what the user wants or expects: approve it if it holds beyond that session"
-    if cues.decision_kind(body) == "decided":  # "let's go with Postgres 17 …, because …", "we decided to …"
+    if cues.CHOSE.search(body) and cues.decision_kind(body) == "decided":  # "let's go with Postgres 17 …, because …"
         return "a decision the user made: approve it while it still stands"
     if re.search(r"^cause:|\b(?:reason being|because|the (?:issue|problem|cause) (?:is|was))\b", body, re.I):
         return "a cause the user gave: keep it if it explains something that can happen again"

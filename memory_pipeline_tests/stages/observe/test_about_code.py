@@ -75,3 +75,5 @@ def test_a_decision_that_says_lets_go_with_is_no_narration():
     assert verdict.verdict == NEEDS_REVIEW and verdict.reason.startswith("a decision the user made")
     assert triage("Let's check the logs of the orders service first.", quotes_transcript=True).reason == (
         "narration of that session's work")
+    told = triage("I found it hard to understand the culture when I first moved to Japan.", quotes_transcript=True)
+    assert not told.reason.startswith("a decision")  # a move told, no choice made

@@ -259,6 +259,8 @@ def test_a_decision_is_a_choice_made_and_a_reason_alone_is_a_statement(text, lea
 @pytest.mark.parametrize("text", [
     "I'm thinking of going with the little black dress option for the gala.",  # still weighing it
     "I've been thinking about switching to a digital coupon app, but I'm not sure if it would be worth it.",
+    # the user keeping it in mind themselves, after the agent's tips: a note to self, no fact
+    "Thanks for the tips! I'll also keep in mind the best practices for visualizing high-dimensional data.",
     "I was wondering if you could suggest a dinner party feel for the reception, rather than a formal one.",
     "If you have any more advice or tips, feel free to share them.",  # "any more advice" is no "anymore"
 ])
