@@ -193,7 +193,8 @@ CHANGE_LOG = re.compile(r"^(?:minor |small )?(?:cleanup|clean-up|(?:removed|adde
                         r"(?:fixed|changed|converted)\b(?!.{0,80}\bby\b))", re.IGNORECASE)
 # how the code behaves or where its settings come from: "falls back to the old flow when …",
 # "the port now comes from the ORDERS_API_PORT environment variable"
-BEHAVIOUR = re.compile(r"\b(?:falls? back to|defaults? to|comes from|is read from|is taken from)\b", re.IGNORECASE)
+BEHAVIOUR = re.compile(r"\b(?:falls? back to|defaults? to|comes from|is read from|is taken from|is required (?:for|by)|"
+                       r"returns? (?:an? )?[\w.\-]+ (?:when|if|whenever)\b)", re.IGNORECASE)
 # "Okay, I switched …": an acknowledgement before what the agent did, not a bare one
 ACK_LEAD = re.compile(r"^(?:ok(?:ay)?|alright|great|good|perfect|right|sure|understood|got it),\s+(?=\S)", re.IGNORECASE)
 RESULT = re.compile(r"\bnow (?:\w+ ){0,3}(?:in|at|takes|finishes|runs)\b.*\d", re.IGNORECASE)
@@ -220,14 +221,18 @@ DESIGN_PROPERTY = re.compile(r"\b(?:append[- ]only|read[- ]only|write[- ]once|im
                              r"freeform)|relies on|depends on)\b", re.IGNORECASE)
 # a progress bullet led by a task or work-package id: "PROJ-12 — Upgraded the renderer", "WP3: done"
 TASK_STATUS = re.compile(r"^[\w.\-]*\d[\w.\-]*\s*(?:[—–:]|-\s)")
-# opens by pointing at something said before: "It uses …", "That's fine since …", "Now X is unused"
-DEICTIC = re.compile(r"^(?:(?:but|and|so|also),? )?(?:that|this|it|they|these|those|here|there|now)\b", re.IGNORECASE)
+# opens by pointing at something said before: "It uses …", "That's fine since …", "Now X is unused" ("it turns out X"
+# points at nothing: its "it" is the finding's own)
+DEICTIC = re.compile(r"^(?:(?:but|and|so|also),? )?(?:that|this|it(?! turn(?:s|ed) out\b)|they|these|those|here|there|now)\b",
+                     re.IGNORECASE)
 MAPPING = re.compile(r"^\S.{0,120}?\s(?:->|→|=>)\s\S")
 # a line the user quotes and turns down at its end: "… → make a custom tool nahhh", "… -> Y? nope", "… => X ???"
 TURNED_DOWN = re.compile(r"(?:\bna+h+|\bnope|\bmeh|\bno+|\bwrong|\?{2,}|\bwtf)\W*$", re.IGNORECASE)
 ROOT_CAUSE = re.compile(
     r"\b(?:root cause|the (?:problem|issue|bug) (?:was|is)|caused by|fixed by|the fix (?:is|was)|"
-    r"fix(?:ed)? (?:it|this) by|the culprit|turns out)\b",
+    r"fix(?:ed)? (?:it|this) by|the culprit|turns out|"
+    # "The flaky test depended on dict ordering; sorting the keys fixed it" (not "I fixed it": a change told)
+    r"(?<!\bi )(?<!\bwe )fixe[sd] (?:it|this|the (?:bug|issue|problem|test))\b(?! by))\b",
     re.IGNORECASE,
 )
 # a change to the environment (not a code change log: removed, replaced, moved and renamed stay narrative)

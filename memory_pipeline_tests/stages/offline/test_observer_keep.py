@@ -599,3 +599,14 @@ def test_a_chat_agents_cause_or_change_is_what_it_knows_kept_but_not_high():
     in_chat = facts_of(chat)
     assert {f.priority for f in in_chat} == {"medium"} and len(in_chat) == 3
     assert [(f.priority, "caused by" in f.text) for f in facts_of(code)] == [("high", True)]
+
+
+@pytest.mark.parametrize("text", [
+    "It turns out the staging environment uses a different OAuth client id than production.",  # no "it" before
+    "The flaky test depended on dict ordering; sorting the keys fixed it.",  # a cause and what fixed it
+    "The API returns 429 when more than 100 requests per minute come from one key.",  # how it behaves
+    "Postgres 17 is required for the MERGE RETURNING syntax the importer uses.",
+])
+def test_what_the_agent_found_in_work_on_software_is_kept(text):
+    tool = "\n[10:02] [Assistant] (m2): Running the suite.\n  → Bash(command=pytest -q)"
+    assert [f.source_message_ids for f in facts_of(one_turn("Assistant", text) + tool)] == [["id-1"]]
