@@ -98,6 +98,30 @@ SESSIONS: dict[str, list[Turn]] = {
         ([("Looks good, thanks!", False)],
          [("Glad it helps.", False)]),
     ],
+    # a choice of the stack talked through, and findings said in ordinary words (2026-12-01): "let's go with",
+    # "rather than", "moving off … to", a cause the user found, "it turns out", "…fixed it", "returns 429 when …"
+    "orders-db-choice": [
+        ([("We need to pick the database for the new orders service: Postgres or MySQL?", False)],
+         [("Let me look at what the team already runs.", False),
+          ("The billing service runs MySQL 8 (billing/docker-compose.yml), nothing else uses Postgres yet.", False)]),
+        ([("Let's go with Postgres 17 for the orders service, because we need logical replication for the analytics feed.", True),
+          ("Never use MySQL for new services.", True)],
+         [("Understood: the orders service will run on Postgres 17.", False),
+          ("I added a postgres:17 service to orders/docker-compose.yml.", False)]),
+        ([("We're going to use Vitest rather than Jest for the new dashboard package.", True),
+          ("Set it up.", False)],
+         [("I'll add Vitest to packages/dashboard.", False),
+          ("It turns out the dashboard already depends on jsdom, so Vitest uses it as the test environment.", True)]),
+        ([("The dashboard tests are flaky, can you look?", False)],
+         [("The flaky test depended on object key order; sorting the keys fixed it.", True),
+          ("All 12 tests pass now.", False)]),
+        ([("The bug in last week's export was that the cache key ignored the tenant id.", True),
+          ("We are moving off Heroku to Fly.io next month.", True)],
+         [("Noted.", False),
+          ("The partner API returns 429 when more than 100 requests per minute come from one key.", True)]),
+        ([("I prefer small pull requests, one change each, so reviews stay quick.", True)],
+         [("Noted, I will keep pull requests small.", False)]),
+    ],
 }
 
 

@@ -17,7 +17,7 @@ from memory_pipeline.stages.offline import distil as shape
 from memory_pipeline.stages.offline import observer_cues as cues
 from memory_pipeline.stages.offline import observer_rules as rules
 from memory_pipeline.stages.offline.observer_asks import repeated_asks
-from memory_pipeline.stages.offline.observer_facts import Block, Candidate, facts_for, noteworthy_commands
+from memory_pipeline.stages.offline.observer_facts import Block, Candidate, facts_for, noteworthy_commands, user_fact
 from memory_pipeline.stages.offline.observer_people import is_chat_log
 from memory_pipeline.stages.untrusted import unescape_block_line
 
@@ -191,19 +191,21 @@ def _answers_a_question(blocks: list[Block], at: int) -> bool:
                                                      or shape.is_task_request(text))
 
 
-def _tells_only(text: str) -> bool:
-    """A user turn that only tells how they want things ("I prefer small pull requests, one change each", "Always
-    run the linter first."): a preference or a standing rule, no task; the task is the one asked before it."""
+def _tells_only(text: str, about_code: bool) -> bool:
+    """A user turn that only tells: a preference, a standing rule, a decision or a cause found ("I prefer small pull
+    requests, one change each", "The bug was that the cache key ignored the tenant id. We are moving off Heroku."),
+    each a fact of its own and none a request; the task is the one asked before it. A correction redirects the task."""
     said = rules.sentences(text)
-    return bool(said) and all((cues.states_preference(s) or shape.is_stated_rule(s))
-                              and not (cues.is_request(s) or shape.is_task_request(s)) for s in said)
+    told = [user_fact(s, "", about_code) for s in said]
+    return bool(said) and all(fact is not None and fact[1].startswith(("User stated", "User decided"))
+                              and not (cues.is_request(s) or shape.is_task_request(s)) for s, fact in zip(said, told, strict=True))
 
 
-def _last_intents(blocks: list[Block], count: int) -> list[str]:
+def _last_intents(blocks: list[Block], count: int, about_code: bool = True) -> list[str]:
     found: list[str] = []
     for at in range(len(blocks) - 1, -1, -1):
         block = blocks[at]
-        asks = block.is_user_intent and not _answers_a_question(blocks, at) and not _tells_only(block.text)
+        asks = block.is_user_intent and not _answers_a_question(blocks, at) and not _tells_only(block.text, about_code)
         text = rules.intent(block.text) if asks else ""
         if len(rules.content_words(text)) >= 2 and text not in found:
             found.append(text)
@@ -248,7 +250,7 @@ def observe_offline(system: str, prompt: str) -> str:
         out += ["<segment>", f"<title>{title_for(segment)}</title>", f"<narrative>{narrative_for(segment)}</narrative>"]
         out += ["<facts>", *[_render_fact(f) for f in facts], "</facts>", "</segment>", ""]
     out.append("</observations>")
-    intents = _last_intents(blocks, 2)
+    intents = _last_intents(blocks, 2, code)
     primary = _cited(intents[0], blocks) if intents else "No explicit request in this transcript."
     secondary = _cited(intents[1], blocks) if len(intents) > 1 else "none"
     out += ["", "<current-task>", f"Primary: {primary}", f"Secondary: {secondary}", "</current-task>", ""]

@@ -71,7 +71,7 @@ def _user_candidates(block: Block, about_code: bool = True) -> list[Candidate]:
             found.append(Candidate("high", block.time, missed, [block.ref]))
             taken = i + 1
             continue
-        if fact := _user_fact(sentence, following, about_code):
+        if fact := user_fact(sentence, following, about_code):
             found.append(Candidate(fact[0], block.time, fact[1], [block.ref]))
             taken = i + 1 if following and shape.distil(following)[:40] in fact[1] else taken
     if mapping:  # a list of "a -> b" lines: where things go, as the user decided it
@@ -89,7 +89,7 @@ def _not_seen_done(sentence: str, following: str) -> str | None:
     return f'User corrected the agent: "{rules.clip(shape.distil(sentence))}"'  # the sentence after it points ("there")
 
 
-def _user_fact(sentence: str, following: str, about_code: bool = True) -> tuple[str, str] | None:
+def user_fact(sentence: str, following: str, about_code: bool = True) -> tuple[str, str] | None:
     """(priority, text) of the fact a user sentence states, or None; a bare correction ("No, don't use
     pip here.") takes the sentence after it, which says what to do instead. The words are the
     user's, without the chat around them (stages/offline/distil)."""

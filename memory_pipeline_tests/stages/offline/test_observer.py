@@ -127,8 +127,10 @@ def test_suggested_response_depends_on_the_trigger():
     compaction = parse_observer_output(observe_offline(*prompt_for(TRANSCRIPT, "compaction")))
 
     assert shutdown.suggested_response == "Session completed normally."
-    assert compaction.suggested_response == "Continue with: Remember that staging uses the eu-west-1 region."
-    assert compaction.current_task.startswith("Primary: Remember that staging uses the eu-west-1 region.")
+    # the last turn only tells a fact to remember (kept as one): the work to continue is the one asked before it
+    assert compaction.suggested_response == "Continue with: The deploy script."
+    assert compaction.current_task.startswith("Primary: The deploy script.")
+    assert any("eu-west-1" in f.text for f in compaction.facts)
 
 
 def test_instructions_inside_the_transcript_are_only_observed():
@@ -213,3 +215,9 @@ def test_a_last_turn_that_only_tells_a_preference_is_no_task():
     output = parse_observer_output(observe_offline(*prompt_for(transcript, "compaction")))
     assert output.current_task.startswith("Primary: Add retries to the billing client for 429 responses.")
     assert any(f.text.startswith("User stated: \"I prefer small pull requests") for f in output.facts)
+    told = transcript.replace("I prefer small pull requests, one change each, so reviews stay quick.",
+                              "The bug in last week's export was that the cache key ignored the tenant id. "
+                              "We are moving off Heroku to Fly.io next month.")
+    output = parse_observer_output(observe_offline(*prompt_for(told, "compaction")))
+    assert output.current_task.startswith("Primary: Add retries to the billing client for 429 responses.")
+    assert len([f for f in output.facts if f.text.startswith(("User stated", "User decided"))]) == 2
