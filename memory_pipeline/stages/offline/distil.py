@@ -120,9 +120,13 @@ _NOT_A_HEAD = re.compile(r"^(?:(?:so|and|but|then),?\s+)?(?:don'?t|do not)\s+(?:
 # "no X" heads a rule only as the sentence's first clause ("No force pushes, CI deploys main"); after another
 # clause it is relief or emphasis ("My pantry is organized, no more expired cans"; "…, no mess at all!")
 _NO_HEAD = re.compile(r"^no\s+\w+", re.IGNORECASE)
-# what makes a rule standing rather than one-off
+# what makes a rule standing rather than one-off; a permission asked each time ("without asking me first") and a step
+# tied to every commit, push or review ("before you show me a diff", "before committing") hold beyond the task too
 STANDING = re.compile(r"\b(?:always|never|must(?:n'?t| not)?|from now on|going forward|in future|in the future|no exceptions|"
-                      r"every time|each time|ever|any ?more|whenever|by default|in general)\b", re.IGNORECASE)
+                      r"every time|each time|ever|any ?more|whenever|by default|in general|"
+                      r"without (?:asking|checking with) (?:me|us)(?: first)?|"
+                      r"before (?:you |we )?(?:commit|push|merg|open(?:ing)? (?:a|the) (?:pr|pull request)|show(?:ing)? me|"
+                      r"deploy|releas)\w*)\b", re.IGNORECASE)
 # "let's" that chooses, not a step of the work: "let's go with Postgres 17", "let's stick with pnpm" (a decision,
 # observer_cues.DECISION); "let's not …" forbids
 LETS_CHOOSE = r"let'?s (?:not|(?:go|stick|stay) with)\b"

@@ -610,3 +610,11 @@ def test_a_chat_agents_cause_or_change_is_what_it_knows_kept_but_not_high():
 def test_what_the_agent_found_in_work_on_software_is_kept(text):
     tool = "\n[10:02] [Assistant] (m2): Running the suite.\n  → Bash(command=pytest -q)"
     assert [f.source_message_ids for f in facts_of(one_turn("Assistant", text) + tool)] == [["id-1"]]
+
+
+@pytest.mark.parametrize("text", [
+    "Avoid adding new dependencies without asking me first.",  # a permission asked each time
+    "You should run the formatter before you show me a diff.",  # a step tied to every review
+])
+def test_a_rule_tied_to_every_change_holds_beyond_the_task(text):
+    assert [f.text for f in facts_of(one_turn("User", text))] == [f'User stated: "{text}"']
