@@ -18,7 +18,9 @@ RULE = re.compile(
 )
 # "I'd like to know more about X" asks for something; it states no preference
 PREFERENCE = re.compile(
-    r"\b(?:i (?:prefer|like|love|hate|dislike|don'?t like)|i(?: would|'d) (?:only |rather |much rather )?"
+    # "I want all commits to follow conventional commits": a want over every one of a kind, not this task's
+    r"\b(?:i want (?:all|every|each|any) (?:new |future )?[\w\-]+ to\b|"
+    r"i (?:prefer|like|love|hate|dislike|don'?t like)|i(?: would|'d) (?:only |rather |much rather )?"
     r"(?:want|like|prefer)(?! to (?:know|learn|understand|see|hear|read|find out|get|ask|talk|discuss|explore|try|"
     r"check|have a look)\b)|i'?d rather|"
     r"i would rather|my preference)\b",
@@ -159,7 +161,8 @@ def states_preference(sentence: str) -> bool:
 # what the user states about their setup: services, versions, hosts, environments, conventions, history
 USER_CONTEXT = re.compile(
     r"\b(?:context(?: for (?:today|this))?:|runs? (?:on|at|every)|listens on|(?:is|are) (?:called|named)|"
-    r"(?:is|are) (?:hosted|deployed) (?:on|in|at)|lives (?:in|at)|every (?:night|day|morning|evening|hour|week|month)|"
+    r"(?:is|are) (?:hosted|deployed) (?:on|in|at)|lives (?:in|at)|(?:go|goes|belongs?) (?:in|into|under) [^.;]{1,60}, not|"
+    r"every (?:night|day|morning|evening|hour|week|month)|"
     r"(?:is|are) at|we use|we keep|we run|we(?:'re| are) on|(?:this|the|our) (?:repo|project|service|team|app) "
     r"uses|"
     # "projects use uv", "I use it to play music": not "I'll use", "to use", "the use of", "can use"

@@ -234,6 +234,7 @@ def test_a_liking_that_qualifies_a_thing_states_no_taste(text, taste):
     "I'd rather use pnpm than npm in every repository.",
     "I like hotels with a rooftop pool and a quiet street.",
     "I'd like the integration tests to always use the real Redis, never a mock.",
+    "I want all commits to follow conventional commits.",  # a want over every one of a kind
 ])
 def test_a_taste_or_a_standing_want_is_still_a_preference(text):
     assert [f.source_message_ids for f in facts_of(one_turn("User", text))] == [["id-1"]]
@@ -613,6 +614,7 @@ def test_what_the_agent_found_in_work_on_software_is_kept(text):
 
 
 @pytest.mark.parametrize("text", [
+    "Tests go in tests/ next to the package, not inside src.",  # where things go, against where they do not
     "Avoid adding new dependencies without asking me first.",  # a permission asked each time
     "You should run the formatter before you show me a diff.",  # a step tied to every review
 ])
