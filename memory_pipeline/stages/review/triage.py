@@ -97,7 +97,8 @@ def users_words(body: str) -> str:
         return "what the user wants or expects: approve it if it holds beyond that session"
     if cues.CHOSE.search(body) and cues.decision_kind(body) == "decided":  # "let's go with Postgres 17 …, because …"
         return "a decision the user made: approve it while it still stands"
-    if re.search(r"^cause:|\b(?:reason being|because|the (?:issue|problem|cause) (?:is|was))\b", body, re.I):
+    if re.search(r"^cause:|\b(?:reason being|because|the (?:issue|problem|cause) (?:is|was))\b", body, re.I) or (
+            cues.CAUSE_FOUND.match(body)):
         return "a cause the user gave: keep it if it explains something that can happen again"
     if re.search(r"(?:->|→)", body):
         return "where things go, as the user laid it out: check it is still the layout"
@@ -136,6 +137,6 @@ def triage(text: str, *, quotes_transcript: bool = False) -> Triage:
         return Triage(REJECT, "a quote of the conversation")
     if DURABLE.search(body):
         return Triage(PROMOTE, worth(body, quotes_transcript))
-    if re.search(r"\bthe (?:issue|problem|bug|cause) (?:is|was)\b", body, re.I):
+    if re.search(r"\bthe (?:issue|problem|bug|cause) (?:is|was)\b", body, re.I) or cues.ROOT_CAUSE.search(body):
         return Triage(NEEDS_REVIEW, "a cause found in that work: keep it if it can happen again")
     return Triage(NEEDS_REVIEW, "no sign of a rule, preference or decision: keep it only if it stays true")

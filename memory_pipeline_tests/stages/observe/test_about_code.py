@@ -77,3 +77,7 @@ def test_a_decision_that_says_lets_go_with_is_no_narration():
         "narration of that session's work")
     told = triage("I found it hard to understand the culture when I first moved to Japan.", quotes_transcript=True)
     assert not told.reason.startswith("a decision")  # a move told, no choice made
+    assert triage("The bug in last week's export was that the cache key ignored the tenant id.",
+                  quotes_transcript=True).reason.startswith("a cause the user gave")
+    assert triage("The flaky cart test depended on object key order; sorting the keys fixed it.").reason.startswith(
+        "a cause found in that work")
