@@ -75,14 +75,15 @@ def corrects(sentence: str) -> bool:
     return not SELF_TOLD.match(sentence) or bool(CORRECTION.search(_TOLD_CUES.sub(" ", sentence)))
 
 
-DECISION = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|going with|because|chose|opted|"
-                      r"(?:let'?s|we'?ll|we will) (?:stick|stay) with|rather than|"
-                      r"(?:moved|switched|migrated|upgraded|moving|switching|migrating) (?:[\w.\-]+ ){0,4}"
-                      r"(?:from|to|off)|no longer|let'?s not|"
-                      r"anymore|any more(?! \w)|reason being|the reason (?:is|was))\b", re.I)
 # the words of a choice made, not of a change told ("when I first moved to Japan"): what triage calls a decision
-CHOSE = re.compile(r"\b(?:decided|decide to|let'?s go with|we'?ll go with|going with|chose|opted|rather than|let'?s not|"
-                   r"(?:let'?s|we'?ll|we will) (?:stick|stay) with)\b", re.I)
+_CHOICE = (r"decided|decide to|let'?s go with|we'?ll go with|going with|chose|opted|rather than|let'?s not|"
+           r"(?:let'?s|we'?ll|we will) (?:stick|stay) with")
+CHOSE = re.compile(rf"\b(?:{_CHOICE})\b", re.I)
+# a choice, a change made ("switched from … to", "moving off … to", "no longer") or a reason given
+DECISION = re.compile(rf"\b(?:{_CHOICE}|because|"
+                      r"(?:moved|switched|migrated|upgraded|moving|switching|migrating) (?:[\w.\-]+ ){0,4}"
+                      r"(?:from|to|off)|no longer|"
+                      r"anymore|any more(?! \w)|reason being|the reason (?:is|was))\b", re.I)
 # a reason alone ("I canceled the subscription because the articles bored me") tells why, not a choice made
 REASON_ONLY = re.compile(r"\b(?:because|reason being|the reason (?:is|was))\b", re.I)
 # a cue a sentence still weighing the choice holds too ("thinking of going with"); "let's go with",
