@@ -76,8 +76,8 @@ def corrects(sentence: str) -> bool:
 
 
 # the words of a choice made, not of a change told ("when I first moved to Japan"): what triage calls a decision
-_CHOICE = (r"decided|decide to|let'?s go with|we'?ll go with|going with|chose|opted|rather than|let'?s not|"
-           r"(?:let'?s|we'?ll|we will) (?:stick|stay) with")
+_CHOICE = (rf"decided|decide to|{shape.LETS_CHOOSE}|we'?ll go with|going with|chose|opted|rather than|"
+           r"(?:we'?ll|we will) (?:stick|stay) with")
 CHOSE = re.compile(rf"\b(?:{_CHOICE})\b", re.I)
 # a choice, a change made ("switched from … to", "moving off … to", "no longer") or a reason given
 DECISION = re.compile(rf"\b(?:{_CHOICE}|because|"

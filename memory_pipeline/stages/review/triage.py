@@ -137,6 +137,6 @@ def triage(text: str, *, quotes_transcript: bool = False) -> Triage:
         return Triage(REJECT, "a quote of the conversation")
     if DURABLE.search(body):
         return Triage(PROMOTE, worth(body, quotes_transcript))
-    if re.search(r"\bthe (?:issue|problem|bug|cause) (?:is|was)\b", body, re.I) or cues.ROOT_CAUSE.search(body):
+    if cues.ROOT_CAUSE.search(body) or re.search(r"\bthe cause (?:is|was)\b", body, re.I):  # "the bug was", "…fixed it"
         return Triage(NEEDS_REVIEW, "a cause found in that work: keep it if it can happen again")
     return Triage(NEEDS_REVIEW, "no sign of a rule, preference or decision: keep it only if it stays true")
