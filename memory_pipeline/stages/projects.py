@@ -21,6 +21,7 @@ from pathlib import PurePath
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import Observation
 from memory_pipeline.stages.offline.distil import ABOUT_THE_WORK
+from memory_pipeline.stages.offline.observer_standing import is_answer_style
 from memory_pipeline.stages.provenance import user_typed
 
 UNKNOWN = ""  # no project known: a plain-text import without --project
@@ -200,7 +201,8 @@ def fact_scope(text: str, roles: list[str] | tuple[str, ...] = ()) -> str:
     if not user_typed(roles):
         return PROJECT
     body = text.split(":", 1)[1] if text.lower().startswith(("user stated:", "user corrected the agent:")) else text
-    personal = _FIRST_PERSON.search(body) or _THIRD_PERSON.search(text.strip())
+    # "Please keep your answers short": how they want to be answered, whatever the project
+    personal = _FIRST_PERSON.search(body) or _THIRD_PERSON.search(text.strip()) or is_answer_style(body)
     if _EVERYWHERE.search(body) and (personal or re.search(r"\b(?:always|never|prefer)", body, re.IGNORECASE)):
         return USER
     if not personal or _HERE.search(body) or _PROJECT_THING.search(body) or ABOUT_THE_WORK.search(body):

@@ -122,6 +122,27 @@ SESSIONS: dict[str, list[Turn]] = {
         ([("I prefer small pull requests, one change each, so reviews stay quick.", True)],
          [("Noted, I will keep pull requests small.", False)]),
     ],
+    # conventions said once, in ordinary words, without "always" or "never" (stages/offline/observer_standing)
+    "payments-conventions": [
+        ([("Add a refund endpoint to the payments API.", False)],
+         [("Let me look at the existing routes.", False),
+          ("The payment routes are in payments/api/routes.py.", False)]),
+        ([("Any endpoint that moves money needs an idempotency key.", True),
+          ("When you add a route, also add it to the OpenAPI spec in docs/openapi.yaml.", True)],
+         [("I'll add the idempotency key check to the refund handler.", False),
+          ("Stripe rejects a refund larger than the original charge, so the handler validates the amount first.",
+           True)]),
+        ([("Amounts are stored as integer cents, never floats.", True),
+          ("Run the tests.", False)],
+         [("All 31 tests pass.", False)]),
+        ([("It's important that every refund is written to the audit table.", True),
+          ("The payments service owns the ledger table; no other service writes to it.", True)],
+         [("Noted.", False),
+          ("The audit logger defaults to async mode, so the test waits for the flush.", True)]),
+        ([("Please keep your answers short, I read them on my phone.", True),
+          ("Open the PR.", False)],
+         [("PR opened: refund endpoint with an idempotency key.", False)]),
+    ],
 }
 
 

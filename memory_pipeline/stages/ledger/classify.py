@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from memory_pipeline.models import Observation
 from memory_pipeline.stages.ledger.change import BACKGROUND, MADE, WEIGHING, states_change
 from memory_pipeline.stages.ledger.model import snake_entity
+from memory_pipeline.stages.offline import observer_standing as standing
 from memory_pipeline.stages.offline.distil import is_rule, is_stated_rule, statement
 from memory_pipeline.stages.offline.observer_cues import PREFERENCE, states_preference
 from memory_pipeline.stages.offline.observer_rules import CODE_IN_PROSE
@@ -172,6 +173,12 @@ def event_type(text: str) -> str:
         return "decision"  # the user settled how to do something the agent asked about
     if is_rule(body) and (TYPE_RULES[0][1].search(body) or is_stated_rule(body)):
         return "constraint"
+    if standing.is_answer_style(body):
+        return "preference"  # "Please keep your answers short": how the user wants to be answered
+    if standing.is_step_of_change(body):
+        return "procedure"  # "When you add a route, also add it to the OpenAPI spec"
+    if standing.says_how_to_work(body):
+        return "constraint"  # "It's important that every refund is written to the audit table", "Migrations must be …"
     # taken advice, goodwill or a practice: nothing anyone waits on, unless it names when
     unowed = bool(ACKNOWLEDGED.search(body) or GOODWILL.search(body) or HABITUAL.search(body)) and not DEADLINE.search(body)
     told = bool(TOLD.match(body)) and not CODE_IN_PROSE.search(body)

@@ -122,11 +122,12 @@ _NOT_A_HEAD = re.compile(r"^(?:(?:so|and|but|then),?\s+)?(?:don'?t|do not)\s+(?:
 _NO_HEAD = re.compile(r"^no\s+\w+", re.IGNORECASE)
 # what makes a rule standing rather than one-off; a permission asked each time ("without asking me first") and a step
 # tied to every commit, push or review ("before you show me a diff", "before committing") hold beyond the task too
+# ("before you commit this" is this change's)
 STANDING = re.compile(r"\b(?:always|never|must(?:n'?t| not)?|from now on|going forward|in future|in the future|no exceptions|"
                       r"every time|each time|ever|any ?more|whenever|by default|in general|"
                       r"without (?:asking|checking with) (?:me|us)(?: first)?|"
                       r"before (?:you |we )?(?:commit|push|merg|open(?:ing)? (?:a|the) (?:pr|pull request)|show(?:ing)? me|"
-                      r"deploy|releas)\w*)\b", re.IGNORECASE)
+                      r"deploy|releas)\w*(?! (?:it|this|that|these|those)\b))\b", re.IGNORECASE)
 # "let's" that chooses, not a step of the work: "let's go with Postgres 17", "let's stick with pnpm" (a decision,
 # observer_cues.DECISION); "let's not …" forbids
 LETS_CHOOSE = r"let'?s (?:not|(?:go|stick|stay) with)\b"

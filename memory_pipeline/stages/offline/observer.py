@@ -191,14 +191,27 @@ def _answers_a_question(blocks: list[Block], at: int) -> bool:
                                                      or shape.is_task_request(text))
 
 
+def _told(sentence: str, about_code: bool) -> bool:
+    """A sentence that only tells: a preference, a standing rule, a decision or a cause found, no request."""
+    fact = user_fact(sentence, "", about_code)
+    return (fact is not None and fact[1].startswith(("User stated", "User decided"))
+            and not (cues.is_request(sentence) or shape.is_task_request(sentence)))
+
+
 def _tells_only(text: str, about_code: bool) -> bool:
-    """A user turn that only tells: a preference, a standing rule, a decision or a cause found ("I prefer small pull
-    requests, one change each", "The bug was that the cache key ignored the tenant id. We are moving off Heroku."),
-    each a fact of its own and none a request; the task is the one asked before it. A correction redirects the task."""
+    """A user turn that only tells ("I prefer small pull requests, one change each", "The bug was that the cache key
+    ignored the tenant id. We are moving off Heroku."), each sentence a fact of its own (`_told`); the task is the one
+    asked before it. A correction redirects the task."""
     said = rules.sentences(text)
-    told = [user_fact(s, "", about_code) for s in said]
-    return bool(said) and all(fact is not None and fact[1].startswith(("User stated", "User decided"))
-                              and not (cues.is_request(s) or shape.is_task_request(s)) for s, fact in zip(said, told, strict=True))
+    return bool(said) and all(_told(s, about_code) for s in said)
+
+
+def _asked(text: str, about_code: bool) -> str:
+    """A user turn without what it only tells: "Please keep your answers short, I read them on my phone. Open the
+    PR." asks to open the PR."""
+    said = rules.sentences(text)
+    asked = [s for s in said if not _told(s, about_code)]
+    return " ".join(asked) if asked and len(asked) < len(said) else text
 
 
 def _last_intents(blocks: list[Block], count: int, about_code: bool = True) -> list[str]:
@@ -206,7 +219,7 @@ def _last_intents(blocks: list[Block], count: int, about_code: bool = True) -> l
     for at in range(len(blocks) - 1, -1, -1):
         block = blocks[at]
         asks = block.is_user_intent and not _answers_a_question(blocks, at) and not _tells_only(block.text, about_code)
-        text = rules.intent(block.text) if asks else ""
+        text = rules.intent(_asked(block.text, about_code)) if asks else ""
         if len(rules.content_words(text)) >= 2 and text not in found:
             found.append(text)
         if len(found) == count:
@@ -214,9 +227,10 @@ def _last_intents(blocks: list[Block], count: int, about_code: bool = True) -> l
     return found
 
 
-def _cited(text: str, blocks: list[Block]) -> str:
+def _cited(text: str, blocks: list[Block], about_code: bool = True) -> str:
     """A current-task line with the ref of the user's message it came from: `text [m7]`."""
-    ref = next((b.ref for b in reversed(blocks) if b.is_user_intent and rules.intent(b.text) == text), None)
+    ref = next((b.ref for b in reversed(blocks)
+                if b.is_user_intent and rules.intent(_asked(b.text, about_code)) == text), None)
     return f"{text} [{ref}]" if ref else text
 
 
@@ -251,8 +265,8 @@ def observe_offline(system: str, prompt: str) -> str:
         out += ["<facts>", *[_render_fact(f) for f in facts], "</facts>", "</segment>", ""]
     out.append("</observations>")
     intents = _last_intents(blocks, 2, code)
-    primary = _cited(intents[0], blocks) if intents else "No explicit request in this transcript."
-    secondary = _cited(intents[1], blocks) if len(intents) > 1 else "none"
+    primary = _cited(intents[0], blocks, code) if intents else "No explicit request in this transcript."
+    secondary = _cited(intents[1], blocks, code) if len(intents) > 1 else "none"
     out += ["", "<current-task>", f"Primary: {primary}", f"Secondary: {secondary}", "</current-task>", ""]
     if "pre-compaction" in header and intents:
         response = f"Continue with: {intents[0]}"

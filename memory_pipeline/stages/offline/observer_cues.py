@@ -197,8 +197,21 @@ CHANGE_LOG = re.compile(r"^(?:minor |small )?(?:cleanup|clean-up|(?:removed|adde
                         r"(?:fixed|changed|converted)\b(?!.{0,80}\bby\b))", re.IGNORECASE)
 # how the code behaves or where its settings come from: "falls back to the old flow when …",
 # "the port now comes from the ORDERS_API_PORT environment variable"
-BEHAVIOUR = re.compile(r"\b(?:falls? back to|defaults? to|comes from|is read from|is taken from|is required (?:for|by)|"
-                       r"returns? (?:an? )?[\w.\-]+ (?:when|if|whenever)\b)", re.IGNORECASE)
+# what a tool does not do or no longer does: "Webpack 5 no longer polyfills Node core modules", "pytest-xdist doesn't
+# share session fixtures between workers" (not the agent's own "I can't find …", nor "it doesn't support": of what it
+# was looking at)
+BEHAVIOUR = re.compile(r"\b(?:falls? back to|defaults? to|comes? from|(?:is|are) (?:read|taken|loaded) from|"
+                       r"(?:is|are) required (?:for|by)|"
+                       r"returns? (?:an? )?[\w.\-]+ (?:when|if|whenever)\b|no longer [a-z]+s\b|"
+                       r"(?<!\bi )(?<!\bwe )(?<!\byou )(?<!\bit )(?<!\bthey )"
+                       r"(?:doesn'?t|does not|won'?t|can'?t|cannot) (?:share|support|polyfill|preserve|persist|resolve|"
+                       r"expand|follow|reload|handle|inherit|propagate)\b|"
+                       # "Stripe rejects a refund larger than the original charge", "Postgres truncates identifiers …"
+                       r"^(?!(?:the|a|an|this|that|these|those|it|we|you|they|there|here|i)\b)"
+                       r"(?-i:[A-Z][\w.\-]*)(?: (?-i:[A-Z0-9][\w.\-]*)){0,2} (?:silently |always |only )?"
+                       r"(?:rejects|refuses|ignores|truncates|strips|rounds|caps|throttles|rate-limits|lowercases|"
+                       r"normali[sz]es|escapes|dedupes|deduplicates|reorders)\b)",
+                       re.IGNORECASE)
 # "Okay, I switched …": an acknowledgement before what the agent did, not a bare one
 ACK_LEAD = re.compile(r"^(?:ok(?:ay)?|alright|great|good|perfect|right|sure|understood|got it),\s+(?=\S)", re.IGNORECASE)
 RESULT = re.compile(r"\bnow (?:\w+ ){0,3}(?:in|at|takes|finishes|runs)\b.*\d", re.IGNORECASE)
@@ -207,7 +220,7 @@ INVARIANT = re.compile(r"\b(?:always|never)\b", re.IGNORECASE)
 # a statement with its reason: "X is unused because the code still uses the full paths"
 REASON = re.compile(r"\b(?:because|since|which means|due to|so that|bypass(?:es)?)\b", re.IGNORECASE)
 # the claim of a reason sentence: what comes before its "because" (a reason may name a passing state)
-CLAIM = re.compile(r"^(.*?)\b(?:because|since|which means|due to|so that)\b", re.IGNORECASE)
+CLAIM = re.compile(r"^(.*?)(?:\b(?:because|since|which means|due to|so that)\b|,\s*so\b)", re.IGNORECASE)
 # "the guard can never be false": a claim about the code, not a plan ("can" is no future there)
 CAN_NEVER = re.compile(r"\bcan(?:not)? (?=never\b|always\b)", re.IGNORECASE)
 # a user's design statement: how something should be, or what to use instead
@@ -235,6 +248,8 @@ TURNED_DOWN = re.compile(r"(?:\bna+h+|\bnope|\bmeh|\bno+|\bwrong|\?{2,}|\bwtf)\W
 ROOT_CAUSE = re.compile(
     r"\b(?:root cause|the (?:problem|issue|bug) (?:was|is)|caused by|fixed by|the fix (?:is|was)|"
     r"fix(?:ed)? (?:it|this) by|the culprit|turns out|"
+    # "The 502s came from the load balancer's idle timeout" (not "entries that came from a SessionManager")
+    r"(?<!that )(?<!which )(?<!who )came from|(?:was|were) coming from|stem(?:s|med) from|"
     # "The flaky test depended on dict ordering; sorting the keys fixed it" (not "I fixed it": a change told)
     r"(?<!\bi )(?<!\bwe )fixe[sd] (?:it|this|the (?:bug|issue|problem|test))\b(?! by))\b",
     re.IGNORECASE,

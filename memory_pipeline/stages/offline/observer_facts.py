@@ -10,6 +10,7 @@ from memory_pipeline.stages.offline import answers, summary
 from memory_pipeline.stages.offline import distil as shape
 from memory_pipeline.stages.offline import observer_cues as cues
 from memory_pipeline.stages.offline import observer_rules as rules
+from memory_pipeline.stages.offline import observer_standing as standing
 from memory_pipeline.stages.offline.observer_agreed import agreed
 from memory_pipeline.stages.offline.observer_people import personal_fact
 
@@ -127,6 +128,8 @@ def user_fact(sentence: str, following: str, about_code: bool = True) -> tuple[s
         return "high", f'User decided: "{rules.clip(shape.unhedged(sentence))}"'  # "i think we would want to include …"
     if about_code and cues.BEFORE_ANY_EDIT.search(sentence) and not cues.is_question(sentence):
         return "high", f"User stated: {quoted}"  # "let's think first, before we change anything"
+    if standing.is_answer_style(sentence) or (about_code and standing.is_standing_statement(sentence)):
+        return "high", f"User stated: {quoted}"  # "Any change to the public API needs a changelog entry"
     if cues.is_request(sentence) or shape.is_task_request(sentence):
         return None
     if shape.is_correction_of_fact(sentence) and cues.is_self_contained(sentence):
@@ -179,7 +182,7 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
         elif about_code and cues.REASON.search(sentence) and not (shape.PASSING.search(claim_of(sentence))
                                                                   or cues.FUTURE.search(sentence)):
             found.append(Candidate("high", block.time, text, [block.ref]))
-        elif cues.BEHAVIOUR.search(sentence) and not cues.FUTURE.search(sentence):
+        elif cues.BEHAVIOUR.search(sentence) and not cues.FUTURE.search(claim_of(sentence)):
             found.append(Candidate("medium", block.time, text, [block.ref]))
         elif cues.FAILURE.search(sentence) and cues.ABANDONED.search(sentence):
             found.append(Candidate("medium", block.time, f"Failed approach: {text}", [block.ref]))

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from memory_pipeline.stages.offline import distil as shape
+from memory_pipeline.stages.offline import observer_standing as standing
 from memory_pipeline.stages.offline.observer_cues import (
     BEFORE_ANY_EDIT,
     DENIED,
@@ -161,8 +162,9 @@ def words(text: str) -> set[str]:
 
 
 def specifics(text: str) -> set[str]:
-    """Paths, backticked names, numbers and calls: the details worth keeping."""
-    return {s.strip("`").lower() for s in _SPECIFIC.findall(text)}
+    """Paths, backticked names, numbers and calls: the details worth keeping (a path that ends a sentence without
+    its full stop: "… in docs/openapi.yaml." names `docs/openapi.yaml`)."""
+    return {s.strip("`").rstrip(".").lower() for s in _SPECIFIC.findall(text)}
 
 
 def overlap(a: str, b: str) -> float:
@@ -234,8 +236,9 @@ def rejection(item: Item) -> str | None:
     main_clause = ASIDE.sub("", text).split()
     clipped = text.rstrip(".").endswith("…") or cut_off(text)
     shortest = 3 if item.correction and shape.is_prohibition(text) else 4  # "No deprecation alias!"
-    if DEICTIC.match(text) or POINTER.search(text) or text.rstrip(".").endswith(":") or clipped or \
-            len(main_clause) < shortest:
+    standing_words = item.quoted and _standing(text, item.chat)  # "It's important that …" points at nothing
+    if (DEICTIC.match(text) and not standing_words) or POINTER.search(text) or text.rstrip(".").endswith(":") or \
+            clipped or len(main_clause) < shortest:
         return "not self-contained"
     stated_rule = item.quoted and (HARD_RULE.search(text) or PREFERENCE.search(text) or item.correction)
     if len(text.split()) < (shortest if stated_rule else MIN_WORDS if item.quoted or item.finding or "`" in text
@@ -273,7 +276,14 @@ def rejection(item: Item) -> str | None:
 
 def _given_as_rule(item: Item, again: bool) -> bool:
     """The user's words given as a rule: a must or never, a stated rule, an instruction asked again, a correction."""
-    return bool(HARD_RULE.search(item.text) or shape.is_stated_rule(item.text) or again or item.correction)
+    return bool(HARD_RULE.search(item.text) or shape.is_stated_rule(item.text) or again or item.correction
+                or _standing(item.text, item.chat))
+
+
+def _standing(text: str, chat: bool) -> bool:
+    """How the user wants answers to read, or (in work on software) what they said once for every later session
+    (stages/offline/observer_standing)."""
+    return standing.is_answer_style(text) or (not chat and standing.is_standing_statement(text))
 
 
 def is_notable(text: str) -> bool:
@@ -313,6 +323,10 @@ def categorize(text: str, quoted: bool = False, correction: bool = False, chat: 
         return "Hard Rules"
     if chat and quoted and _OF_THEMSELVES.match(text):
         return "User"
+    if quoted and standing.is_answer_style(text):
+        return "User"  # "Please keep your answers short": how they want to be answered, in every project
+    if quoted and not chat and standing.says_how_to_work(text):
+        return "Hard Rules"  # "When you add a route, also add it to the OpenAPI spec"
     taste = PREFERENCE.search(text) or (quoted and states_preference(text))  # "I love the portability": the Observer's
     if taste and not names_project_code(text) and not shape.ABOUT_THE_WORK.search(text):  # taste, not a pattern
         return "User"

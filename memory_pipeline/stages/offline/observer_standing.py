@@ -1,0 +1,145 @@
+"""What a user of a coding agent says once and means for every later session, in the words it is said in
+rather than a rule's marks ("always", "never", "from now on"): a step tied to a kind of change ("When you
+change the schema, also update the migration docs"), what is important ("It's important that the export
+stays backwards compatible"), how answers should read ("Be concise"), a statement over every one of a kind
+("Any change to the public API needs a changelog entry", "open a PR for everything", "nobody else writes to
+it"), how the project is laid out ("Feature flags live in config/flags.yaml", "The main branch is
+protected"), how the team works ("We deploy on Tuesdays and Thursdays only"), what a kind of thing must be
+("Migrations must be reversible") and what a rule's reason comes before ("I'm the only maintainer, so keep
+the dependencies minimal").
+
+Pure predicates over one sentence. The Observer asks them only of work on software
+(`observer_rules.messages_about_code`), where "the" and "we" are the project's; a sentence about this
+moment ("now", "today", "this PR", "before the demo") is this task's, whatever its shape.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_pipeline.stages.offline.observer_cues import DEICTIC
+from memory_pipeline.stages.offline.observer_rules import CODE_IN_PROSE, content_words
+
+# this task's moment or its thing: "before the demo", "for now", "this PR", "commit it" ("that file" is
+# distil.POINTER's: "that" also opens a clause, "It's important that …")
+_MOMENT = re.compile(
+    r"\b(?:now|right now|for now|today|tonight|tomorrow|yesterday|this (?:time|week|morning|afternoon|evening)|"
+    r"at the moment|currently|first|next|again|asap|yet|before the (?:demo|release|meeting|call|deadline)|"
+    r"by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|eod|end of (?:the )?day))\b|"
+    r"\b(?:this|these|those)\b(?!\s+(?:project|repo|repository|codebase|code base|team|service|app|package|"
+    r"library|company|org|organi[sz]ation)\b)|"
+    r"\b(?:commit|push|merge|ship|fix|run|test|revert|check) (?:it|them)\b",
+    re.IGNORECASE,
+)
+# the verbs of a kind of change the next clause's step is tied to ("when you change the schema, …")
+_CHANGE_VERB = (r"(?:add|chang|touch|modif|creat|bump|releas|deploy|writ|renam|remov|delet|updat|edit|introduc|"
+                r"upgrad|install|merg|push|commit|open|mak|drop|refactor|publish|tag)\w*")
+# a step tied to every change of a kind: "When you change the schema, also update the migration docs",
+# "Whenever you add a dependency, pin the exact version", "If you touch the parser, run the fuzz tests"
+_CONDITIONAL = re.compile(
+    rf"^(?:and |also )?(?:whenever|every time|each time|any ?time|when|if|once) (?:you|we|someone|anyone|somebody) "
+    rf"(?:\w+ )?{_CHANGE_VERB} (?!(?:it|this|that|these|those)\b)[^,;]{{2,80}}[,;]\s*(?:please |also |always |then )*"
+    r"(?!(?:let'?s|let me|i'?ll|i will|we'?ll|tell me|ask me|show me)\b)[a-z]\w+",
+    re.IGNORECASE,
+)
+# what is important, said of the thing built: "It's important that the export stays backwards compatible"
+# ("It's essential to develop models that are transparent" is an opinion: "to" counts only before keeping a property)
+_IMPORTANT = re.compile(r"^(?:it'?s|it is) (?:\w+ )?(?:important|crucial|essential|critical|vital|mandatory|required) "
+                        r"(?:that|to (?:keep|preserve|maintain|never|always|not))\b", re.IGNORECASE)
+# how the agent's answers should read: "Be concise in your answers", "I don't need long explanations"
+_ANSWER_STYLE = re.compile(
+    r"\b(?:be|stay) (?:more )?(?:concise|brief|terse|succinct)\b|"
+    r"\bkeep (?:your |the )?(?:answers|responses|replies|explanations|summaries) (?:short|brief|concise|terse)\b|"
+    r"\b(?:don'?t|do not) need (?:long|lengthy|detailed|verbose) (?:explanations|answers|summaries|responses)\b|"
+    r"\bno (?:long|lengthy) (?:explanations|answers|summaries)\b|"
+    r"^(?:please\s+)?(?:answer|reply|respond)(?: me)? (?:briefly|concisely|tersely|in short)\b",
+    re.IGNORECASE,
+)
+# every one of a kind, as the subject ("Any change to the public API needs …", "All money amounts are integers in
+# cents"; not "All 42 tests pass": a count of this run) or as the scope ("open a PR for everything", "Timestamps
+# are stored in UTC everywhere", "Make sure every new endpoint has an integration test")
+_EVERY_SUBJECT = re.compile(
+    r"^(?:all|every|each|any|no) (?!\d)(?:[\w\-`./]+ ){1,5}?(?:is|are|must|should|needs?|has|have|goes|go|lives?|"
+    r"uses?|gets?|requires?|belongs?|runs?|stays?|comes?)\b", re.IGNORECASE)
+_EVERY_SCOPE = re.compile(
+    r"\b(?:for everything|everywhere|for (?:every|each|any) (?:change|commit|pr|pull request|release|feature|"
+    r"deploy\w*)|on every (?:commit|push|pr|pull request|release|deploy\w*|merge)|"
+    r"(?:every|each|any|all) (?:new|future) [\w\-]+)\b", re.IGNORECASE)
+_NO_OTHER = re.compile(r"\b(?:nobody|no one|no other [\w\-]+)(?: else)? (?:writes?|reads?|touches|uses?|calls?|"
+                       r"deploys?|owns?|has access|can|may|should|is allowed)\b", re.IGNORECASE)
+# how the project is laid out: who owns what, where things live, what talks to what, what is generated
+_LAYOUT = re.compile(
+    r"\b(?:owns (?:the|all|every)|(?:talks?|connects?) to [^.;]{1,60}\bonly (?:through|via)|only (?:talks?|connects?) "
+    r"to|(?<!who )(?<!that )(?<!which )lives? (?:in|under|at) (?:[`\w\-]*[/._`][\w\-/._`]*|the [\w\-]+ (?:folder|"
+    r"directory|dir|repo|repository|package|module|file|crate|workspace))|"
+    r"(?:is|are) (?:legacy|deprecated|auto-?generated|generated|vendored|protected|a (?:copy|mirror|fork|snapshot) of|"
+    r"owned by|maintained by)|"
+    r"(?:is|are) (?:stored|kept|written|published|hosted|read|loaded|built|versioned) (?:in|on|as|with|to|by|from)|"
+    r"overwritten by|"
+    # "The build uses pnpm workspaces, not npm"
+    r"^(?:the|our) (?:build|ci|project|repo|monorepo|frontend|backend|api|app|service|team|stack|codebase|cli|"
+    r"server|client|site|docs) uses|"
+    # "Commit messages follow the conventional commits format"
+    r"follows? (?:the )?(?:[\w\-]+ ){0,2}(?:format|conventions?|style|pattern|spec|standard|guide)s?)\b", re.IGNORECASE)
+# how the team works: "We deploy on Tuesdays and Thursdays only", "We squash merge", "We support Node 18 and 20"
+_TEAM_HABIT = re.compile(
+    r"^(?:here,? )?(?:we|our team|the team)(?: (?:always|usually|only|normally|generally|typically))? "
+    r"(?:use|deploy|release|ship|follow|squash|rebase|tag|publish|support|target|pin|vendor|host|version|practi[sc]e|"
+    r"review)\w*\b", re.IGNORECASE)
+# a support ended: "We dropped Python 3.8 support in March"
+_SUPPORT_ENDED = re.compile(r"\b(?:dropped|ended|removed|stopped) (?:[\w.\-]+ ){0,4}support\b|"
+                            r"\bno longer supports?\b", re.IGNORECASE)
+# what every one of a kind must be: "Migrations must be reversible", "Tests should use the fixtures in conftest"
+# (its subject a bare plural: no "the", no "this")
+_KIND_MUST = re.compile(
+    r"^(?:[\w\-]+ )?(?!(?:this|its|his|is|was|as|us|yes|thus|things|guys)\b)[\w\-]+s (?:must|should|need to|have to) "
+    r"(?:always |never |not |only )?(?:be|have|go|live|use|stay|run|pass|include|follow|contain)\b", re.IGNORECASE)
+# what a part needs to run: "The integration tests need a running Redis on port 6380"
+_NEEDS_RUNNING = re.compile(r"^(?!(?:i|we|you)\b).{0,60}\b(?:needs?|requires?) (?:a |an )?(?:running|local) [\w\-]+",
+                            re.IGNORECASE)
+# a rule after its reason, a statement: "I'm the only maintainer, so keep the dependencies minimal", "The staging
+# database is a copy of prod, so don't trust the counts" ("Limited time only, so don't miss out!" states nothing)
+_REASON_THEN_RULE = re.compile(r"\b(?:is|are|am|'m|'re|was|were|has|have|owns|uses|needs?)\b[^,;]*[,;]\s*"
+                               r"(?:so|therefore|which is why),?\s+(?:please\s+)?(?:keep|avoid|don'?t|do not|"
+                               r"never|always|prefer|stick to|make sure)\b", re.IGNORECASE)
+# a kind of thing kept a way: "Please keep commit messages under 72 characters", "avoid refactoring the auth module"
+_KEEP_KIND = re.compile(r"^(?:please\s+)?(?:keep (?:the )?(?!(?:it|them|going|trying|working|looking|on|up|the|this|that|"
+                        r"my|your)\b)(?:[\w\-]+ ){1,2}(?:under|below|short|small|minimal|simple|focused|separate|sorted|"
+                        r"private|stable|lean|out of)\b|avoid [\w\-]+ing\b)", re.IGNORECASE)
+
+# the shapes that say how to work (a rule of the project), and those that say how the project is
+_RULE_SHAPES = (_CONDITIONAL, _IMPORTANT, _KIND_MUST, _REASON_THEN_RULE, _KEEP_KIND)
+_STANDING_SHAPES = (*_RULE_SHAPES, _EVERY_SUBJECT, _EVERY_SCOPE, _NO_OTHER, _LAYOUT, _TEAM_HABIT, _SUPPORT_ENDED,
+                    _NEEDS_RUNNING)
+
+
+def is_answer_style(sentence: str) -> bool:
+    """How the user wants the agent's answers to read ("Be concise in your answers"): a preference in any
+    conversation, work on software or not."""
+    return bool(_ANSWER_STYLE.search(sentence)) and not sentence.rstrip().endswith("?")
+
+
+def is_standing_statement(sentence: str, shapes: tuple[re.Pattern, ...] = _STANDING_SHAPES) -> bool:
+    """A sentence of work on software that holds beyond this task, in one of the shapes above, names what it
+    is about (a code name or two content words, not "it" or "that" at its head: "It's important that" is no
+    pointer) and no moment or thing of this task (`_MOMENT`)."""
+    said = " ".join(sentence.split())
+    if said.endswith("?") or _MOMENT.search(said):
+        return False
+    claim = _IMPORTANT.sub("", said).strip()
+    if DEICTIC.match(claim) or not (CODE_IN_PROSE.search(claim) or len(content_words(claim)) >= 2):
+        return False
+    return any(shape.search(said) for shape in shapes)
+
+
+def says_how_to_work(sentence: str) -> bool:
+    """A standing statement that is a rule of the project's work ("When you add a route, also …", "It's important
+    that every refund is written to the audit table", "Migrations must be reversible"), not how the project is."""
+    return is_standing_statement(sentence, _RULE_SHAPES)
+
+
+def is_step_of_change(sentence: str) -> bool:
+    """A step tied to every change of a kind ("When you add a route, also add it to the OpenAPI spec"): the way to
+    do something, as the ledger types it (a procedure)."""
+    said = " ".join(sentence.split())
+    return bool(_CONDITIONAL.search(said)) and not _MOMENT.search(said)
