@@ -156,7 +156,7 @@ def test_recorded_coding_sessions_hold_every_labelled_message():
     """The sessions of bench/sessions/ (recorded by support/coding_sessions.py with Claude Code, pi and
     Codex) cite real ids."""
     recorded = {path: sentences for path, sentences in load_labels(LABELS).items() if path.startswith("bench:")}
-    assert len(recorded) == 9 and sum(s.durable for sentences in recorded.values() for s in sentences) >= 57
+    assert len(recorded) == 10 and sum(s.durable for sentences in recorded.values() for s in sentences) >= 63
     for path, sentences in recorded.items():
         messages = {m.id: m.text for m in parse_transcript(SESSIONS_DIR / path.removeprefix("bench:")).messages}
         assert all(s.text in messages[s.message_id] for s in sentences), path

@@ -143,6 +143,26 @@ SESSIONS: dict[str, list[Turn]] = {
           ("Open the PR.", False)],
          [("PR opened: refund endpoint with an idempotency key.", False)]),
     ],
+    # what the user learnt before, told once while debugging (failed approaches, fixes, causes, reasons)
+    "search-timeouts": [
+        ([("The search endpoint times out under load again, can you look into it?", False)],
+         [("Let me check the slow query log.", False),
+          ("The query in `search/queries.py` scans the whole documents table.", False)]),
+        ([("We already tried adding more API workers; it made the database contention worse.", True),
+          ("The timeouts only happen when the nightly reindex is running.", True)],
+         [("That narrows it down.", False),
+          ("The reindex job holds a lock on the documents table for the whole run, so search queries wait on it.",
+           True)]),
+        ([("Switching the reindex to batches of 1000 fixed a similar lock problem in the billing service.", True),
+          ("Try that here.", False)],
+         [("I changed the reindex job to commit every 1000 rows.", False),
+          ("The search p95 dropped from 9 seconds to 300 ms under the load test.", False)]),
+        ([("Don't bother with the Elasticsearch plugin, it doesn't support our Postgres version.", True),
+          ("The reason we keep search in Postgres is that the team has no one to run an Elasticsearch cluster.", True)],
+         [("Understood, search stays in Postgres.", False)]),
+        ([("Great, commit it.", False)],
+         [("Committed.", False)]),
+    ],
 }
 
 

@@ -125,6 +125,7 @@ _STOP = {"user", "assistant", "the", "we", "i", "it", "this", "that", "a", "an",
          "maybe", "perhaps", "probably", "considering", "thinking", "often", "usually", "sometimes", "finding",
          "root", "cause"}  # "Root cause: …", "Finding: …" (the Observer's label of an agent's finding)
 _CANDIDATE = re.compile(r"`([^`]{2,80})`|([A-Za-z][A-Za-z0-9.+#/_-]*[A-Za-z0-9+#])")
+_CONTRACTED = re.compile(r"['’](?:t|re|ve|ll|d|m)\b")
 _VERSION = re.compile(r"[\s_-]*v?\d+(?:\.\d+)*$")
 RAN = re.compile(r"^(?:ran|running|executed|\$ )", re.I)
 OBSERVER_PRIORITY = {"high": "P1", "medium": "P2", "low": "P3"}
@@ -227,6 +228,8 @@ def entity_of(text: str) -> str | None:
     body = plain_text(text)
     for match in _CANDIDATE.finditer(body):
         code, word = match.groups()
+        if word and _CONTRACTED.match(body, match.end()):
+            continue  # a contraction's head ("Don't", "Isn't"), no name ("Bee's Knees" is one)
         raw = code or word
         if code:
             raw = raw.split()[0].rstrip("/").rsplit("/", 1)[-1].split(".")[0] or raw

@@ -291,7 +291,10 @@ ELIDED_SUBJECT = re.compile(r"^(?:Uses|Returns|Calls|Takes|Adds|Removes|Renders|
 MOMENT_REF = re.compile(r"\b(?:at|on|in) lines? \d+\b|\blines? \d+(?:\s*[-–]\s*\d+)?:|\bscreenshots?\b", re.IGNORECASE)
 # a cause the user found, in work on software: "The bug was that the cache key ignored the tenant id" (not placed
 # by a line or a screenshot: MOMENT_REF)
-CAUSE_FOUND = re.compile(r"^(?:(?:so|ok(?:ay)?|turns out),?\s+)?(?:the\s+)?(?:root cause|bug|issue|problem|culprit)"
+# ("Last month the culprit was the proxy …", "Setting the timeout higher just hides the problem, the real issue is …")
+CAUSE_FOUND = re.compile(r"^(?:[^,;]{0,80}[,;]\s*)?(?:(?:so|ok(?:ay)?|turns out|last (?:week|month|year|time)|earlier|"
+                         r"previously|before),?\s+)?(?:the\s+)?(?:(?:real|actual|underlying)\s+)?"
+                         r"(?:root cause|bug|issue|problem|culprit)"
                          r"(?:\s+(?:in|with|of|behind)\s+[^,;:]{1,40}?)?\s+(?:is|was)\s+(?:that\s+)?"
                          r"(?!(?:at|on|in|here|there|this|that|it|not)\b)\w", re.IGNORECASE)
 # the user's own next step: "let me try the light theme real quick, then …" (a decision reads "let's go with"; "I'm

@@ -24,7 +24,7 @@ from memory_pipeline.stages.offline.observer_rules import CODE_IN_PROSE, content
 # distil.POINTER's: "that" also opens a clause, "It's important that …")
 _MOMENT = re.compile(
     r"\b(?:now|right now|for now|today|tonight|tomorrow|yesterday|this (?:time|week|morning|afternoon|evening)|"
-    r"at the moment|currently|first|next|again|asap|yet|before the (?:demo|release|meeting|call|deadline)|"
+    r"at the moment|currently|first|next|again|still|asap|yet|before the (?:demo|release|meeting|call|deadline)|"
     r"by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|eod|end of (?:the )?day))\b|"
     r"\b(?:this|these|those)\b(?!\s+(?:project|repo|repository|codebase|code base|team|service|app|package|"
     r"library|company|org|organi[sz]ation)\b)|"
@@ -107,10 +107,37 @@ _KEEP_KIND = re.compile(r"^(?:please\s+)?(?:keep (?:the )?(?!(?:it|them|going|tr
                         r"my|your)\b)(?:[\w\-]+ ){1,2}(?:under|below|short|small|minimal|simple|focused|separate|sorted|"
                         r"private|stable|lean|out of)\b|avoid [\w\-]+ing\b)", re.IGNORECASE)
 
+# what the user learnt before, told once: an approach that failed ("I tried bumping the pool size to 50 but it didn't
+# help", "We already tried caching the tokens in Redis; it made the race worse"; not "I tried running it again and it
+# still fails": `_MOMENT`, nor "I tried your fix and it doesn't work": of this session's change), what fixed it
+# ("Downgrading to Node 18 fixed the build for me last time", "Turning off HTTP/2 made the timeouts go away"), when a
+# fault shows ("The flaky test only fails when the suite runs in parallel"), what not to bother with and why, what is
+# not used ("We're not using an ORM, raw SQL is easier to review here"), the reason for a choice ("The reason we pin
+# numpy is that …")
+_TRIED_FAILED = re.compile(
+    r"^(?:(?:i|we)(?:'ve| have)? (?:already |also |once )?(?:tried|attempted|experimented with)|(?:i|we) (?:already |also )?"
+    r"gave [\w\-]+ a (?:try|shot))\b(?! (?:your|it|that|this|the (?:fix|change|patch|suggestion))\b).{3,100}?\b"
+    r"(?:(?:didn'?t|did not|doesn'?t|does not|wasn'?t|won'?t) (?:help|work|fix|"
+    r"change|matter|improve|solve|make (?:a|any) difference)|made (?:[\w\-]+ ){0,3}[\w\-]+ worse|broke\b|"
+    r"no (?:luck|difference|effect|improvement))", re.IGNORECASE)
+_FIXED_BY = re.compile(
+    r"^(?!(?:nothing|something|everything|anything)\b)[\w\-]+ing\b[^,;]{2,80}?\b(?:fixe[sd]|solve[sd]|resolve[sd]|"
+    r"got rid of|gets rid of|makes? (?:the |all )?[\w\-/.]+(?: [\w\-/.]+)? go away|made (?:the |all )?[\w\-/.]+"
+    r"(?: [\w\-/.]+)? go away)\b(?! (?:it|this|that)\b)", re.IGNORECASE)
+_FAILS_WHEN = re.compile(r"\bonly (?:(?:fail|break|crash|hang|happen|show up|occur|reproduce|flake)s?|times? out) "
+                         r"(?:when|if|on|in|with|under|after|during)\b|\b(?:(?:fail|break|crash|hang)s?|times? out) only "
+                         r"(?:when|if|on|in|with|under|after|during)\b", re.IGNORECASE)
+_SKIP_WITH_REASON = re.compile(r"^(?:please\s+)?(?:don'?t|do not) bother (?:with|using|trying)\b[^,;]{3,80}[,;]\s*"
+                               r"(?:it|they|that)\b", re.IGNORECASE)
+_NOT_USED = re.compile(r"^(?:we|i)(?:'re| are|'m| am) not using [\w\-]+|^(?:we|i) (?:don'?t|do not|never) use\b",
+                       re.IGNORECASE)
+_REASON_FOR = re.compile(r"^the reason (?:we|i) (?:[\w\-]+ ){1,8}(?:is|was) (?:that|because)\b", re.IGNORECASE)
+_LESSON_SHAPES = (_TRIED_FAILED, _FIXED_BY, _FAILS_WHEN, _SKIP_WITH_REASON, _NOT_USED, _REASON_FOR)
+
 # the shapes that say how to work (a rule of the project), and those that say how the project is
 _RULE_SHAPES = (_CONDITIONAL, _IMPORTANT, _KIND_MUST, _REASON_THEN_RULE, _KEEP_KIND)
 _STANDING_SHAPES = (*_RULE_SHAPES, _EVERY_SUBJECT, _EVERY_SCOPE, _NO_OTHER, _LAYOUT, _TEAM_HABIT, _SUPPORT_ENDED,
-                    _NEEDS_RUNNING)
+                    _NEEDS_RUNNING, *_LESSON_SHAPES)
 
 
 def is_answer_style(sentence: str) -> bool:
@@ -143,3 +170,9 @@ def is_step_of_change(sentence: str) -> bool:
     do something, as the ledger types it (a procedure)."""
     said = " ".join(sentence.split())
     return bool(_CONDITIONAL.search(said)) and not _MOMENT.search(said)
+
+
+def is_lesson(sentence: str) -> bool:
+    """What the user learnt before: an approach that failed, what fixed it, when a fault shows (a pattern of the
+    work, as MEMORY.md files it), not a choice and its reason."""
+    return is_standing_statement(sentence, (_TRIED_FAILED, _FIXED_BY, _FAILS_WHEN))

@@ -327,6 +327,8 @@ def categorize(text: str, quoted: bool = False, correction: bool = False, chat: 
         return "User"  # "Please keep your answers short": how they want to be answered, in every project
     if quoted and not chat and standing.says_how_to_work(text):
         return "Hard Rules"  # "When you add a route, also add it to the OpenAPI spec"
+    if quoted and not chat and standing.is_lesson(text):
+        return "Patterns"  # "We already tried adding more API workers; it made the database contention worse"
     taste = PREFERENCE.search(text) or (quoted and states_preference(text))  # "I love the portability": the Observer's
     if taste and not names_project_code(text) and not shape.ABOUT_THE_WORK.search(text):  # taste, not a pattern
         return "User"

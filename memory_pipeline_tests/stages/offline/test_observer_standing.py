@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from memory_pipeline.stages.ledger.classify import classify_fact
+from memory_pipeline.stages.ledger.classify import classify_fact, entity_of
+from memory_pipeline.stages.offline.reflector_rules import categorize
 from memory_pipeline.stages.projects import fact_scope
 from memory_pipeline_tests.stages.offline.test_observer_keep import facts_of
 
@@ -53,6 +54,18 @@ def kept_in_chat(user_text: str) -> list[str]:
     "Please keep commit messages under 72 characters.",
     "Keep the public API small.",
     "The auth module is legacy code; avoid refactoring it unless necessary.",
+    # what the user learnt before: a failed approach, what fixed it, when a fault shows, a cause, a reason
+    "I tried bumping the pool size to 50 but it didn't help.",
+    "We already tried caching the tokens in Redis; it made the race worse.",
+    "I gave Celery a shot a while ago and the retries didn't work with our broker.",
+    "Downgrading to Node 18 fixed the build for me last time.",
+    "Turning off HTTP/2 made the timeouts go away.",
+    "The flaky test only fails when the suite runs in parallel.",
+    "Don't bother with the official Docker image, it doesn't ship an ARM build.",
+    "We're not using an ORM, raw SQL is easier to review here.",
+    "The reason we pin numpy is that the wheels for 2.0 break the CUDA build.",
+    "Last month the culprit was the proxy stripping the Authorization header.",
+    "Setting the timeout higher just hides the problem, the real issue is the N+1 query.",
 ])
 def test_a_standing_statement_of_work_on_software_is_kept(text):
     assert any(text.rstrip(".") in fact for fact in kept_in_work(text)), kept_in_work(text)
@@ -73,6 +86,11 @@ def test_a_standing_statement_of_work_on_software_is_kept(text):
     "I need this working by tomorrow.",
     "Limited time only, so don't miss out!",
     "I'm thinking of inviting some friends who live in Tokyo to join me.",
+    "I tried running it again and it still fails.",
+    "I tried your fix and it doesn't work.",
+    "Restarting fixed it.",
+    "I'm not using the debugger at the moment.",
+    "Something fixed it, no idea what.",
 ])
 def test_a_request_a_report_or_a_moment_of_this_task_is_not(text):
     assert kept_in_work(text) == []
@@ -130,3 +148,19 @@ def test_the_ledger_types_them_by_what_they_say(text, kind, priority):
 def test_how_answers_should_read_is_the_users_in_every_project():
     assert fact_scope('User stated: "Please keep your answers short, I read them on my phone."', ["user"]) == "user"
     assert fact_scope('User stated: "Migrations must be reversible."', ["user"]) == "project"
+
+
+@pytest.mark.parametrize(("text", "section"), [
+    ("We already tried adding more API workers; it made the database contention worse.", "Patterns"),
+    ("Switching the reindex to batches of 1000 fixed a similar lock problem in the billing service.", "Patterns"),
+    ("When you add a route, also add it to the OpenAPI spec in docs/openapi.yaml.", "Hard Rules"),
+    ("Please keep your answers short, I read them on my phone.", "User"),
+    ("The reason we keep search in Postgres is that no one here can run an Elasticsearch cluster.", "System Architecture"),
+])
+def test_a_proposal_files_them_where_memory_md_keeps_their_kind(text, section):
+    assert categorize(text, quoted=True) == section
+
+
+def test_a_contraction_names_nothing():
+    assert entity_of('User stated: "Don\'t bother with the Elasticsearch plugin, it doesn\'t support our Postgres."') \
+        == "elasticsearch"
