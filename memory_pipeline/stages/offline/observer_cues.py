@@ -197,20 +197,8 @@ CHANGE_LOG = re.compile(r"^(?:minor |small )?(?:cleanup|clean-up|(?:removed|adde
                         r"(?:fixed|changed|converted)\b(?!.{0,80}\bby\b))", re.IGNORECASE)
 # how the code behaves or where its settings come from: "falls back to the old flow when …",
 # "the port now comes from the ORDERS_API_PORT environment variable"
-# what a tool does not do or no longer does: "Webpack 5 no longer polyfills Node core modules", "pytest-xdist doesn't
-# share session fixtures between workers" (not the agent's own "I can't find …", nor "it doesn't support": of what it
-# was looking at)
 BEHAVIOUR = re.compile(r"\b(?:falls? back to|defaults? to|comes? from|(?:is|are) (?:read|taken|loaded) from|"
-                       r"(?:is|are) required (?:for|by)|"
-                       r"returns? (?:an? )?[\w.\-]+ (?:when|if|whenever)\b|no longer [a-z]+s\b|"
-                       r"(?<!\bi )(?<!\bwe )(?<!\byou )(?<!\bit )(?<!\bthey )"
-                       r"(?:doesn'?t|does not|won'?t|can'?t|cannot) (?:share|support|polyfill|preserve|persist|resolve|"
-                       r"expand|follow|reload|handle|inherit|propagate)\b|"
-                       # "Stripe rejects a refund larger than the original charge", "Postgres truncates identifiers …"
-                       r"^(?!(?:the|a|an|this|that|these|those|it|we|you|they|there|here|i)\b)"
-                       r"(?-i:[A-Z][\w.\-]*)(?: (?-i:[A-Z0-9][\w.\-]*)){0,2} (?:silently |always |only )?"
-                       r"(?:rejects|refuses|ignores|truncates|strips|rounds|caps|throttles|rate-limits|lowercases|"
-                       r"normali[sz]es|escapes|dedupes|deduplicates|reorders)\b)",
+                       r"(?:is|are) required (?:for|by)|returns? (?:an? )?[\w.\-]+ (?:when|if|whenever))\b",
                        re.IGNORECASE)
 # "Okay, I switched …": an acknowledgement before what the agent did, not a bare one
 ACK_LEAD = re.compile(r"^(?:ok(?:ay)?|alright|great|good|perfect|right|sure|understood|got it),\s+(?=\S)", re.IGNORECASE)
@@ -218,9 +206,32 @@ RESULT = re.compile(r"\bnow (?:\w+ ){0,3}(?:in|at|takes|finishes|runs)\b.*\d", r
 # an agent's claim that code always or never does something: context for the session, not a decision
 INVARIANT = re.compile(r"\b(?:always|never)\b", re.IGNORECASE)
 # a statement with its reason: "X is unused because the code still uses the full paths"
-REASON = re.compile(r"\b(?:because|since|which means|due to|so that|bypass(?:es)?)\b", re.IGNORECASE)
+# ("The CDN caches the 404 for an hour, which is why the fix didn't show up": a mechanism and what it causes; a ", so"
+# reads as often as advice, "Pothos loves bright light, so place it near a window", and is left out)
+REASON = re.compile(r"\b(?:because|since|which means|which is why|due to|so that|bypass(?:es)?)\b", re.IGNORECASE)
 # the claim of a reason sentence: what comes before its "because" (a reason may name a passing state)
-CLAIM = re.compile(r"^(.*?)(?:\b(?:because|since|which means|due to|so that)\b|,\s*so\b)", re.IGNORECASE)
+CLAIM = re.compile(r"^(.*?)(?:\b(?:because|since|which means|which is why|due to|so that)\b|,\s*so\b)", re.IGNORECASE)
+# how code or a tool behaves, said of work on software: "Vite only exposes variables prefixed with VITE_ …", "Node's
+# fetch doesn't send cookies across origins by default", "The ORM opens a new connection per request unless …" (in a
+# chat, "by default" and "unless" are how advice reads)
+# ("Webpack 5 no longer polyfills Node core modules", "pytest-xdist doesn't share session fixtures between workers",
+# not the agent's own "I can't find …" nor "it doesn't support": of what it was looking at; "Stripe rejects a refund
+# larger than the original charge", "Postgres truncates identifiers …", not "Doing 3 rounds …"; in a chat, "by
+# default", "unless" and "doesn't support" are how advice and what the agent knows read)
+CODE_BEHAVIOUR = re.compile(
+    r"\bby default\b|\bunless\b|\bonly (?:exposes|accepts|reads|loads|sends|supports|allows|matches|applies|runs|"
+    r"returns|includes|handles|checks|watches|caches|resolves|retries)\b|\bno longer [a-z]+s\b|"
+    r"(?<!\bi )(?<!\bwe )(?<!\byou )(?<!\bit )(?<!\bthey )(?:doesn'?t|does not|won'?t|can'?t|cannot) (?:share|support|"
+    r"polyfill|preserve|persist|resolve|expand|follow|reload|handle|inherit|propagate)\b|"
+    r"^(?!(?:the|a|an|this|that|these|those|it|we|you|they|there|here|i)\b)(?!\w+ing\b)"
+    r"(?-i:[A-Z][\w.\-]*)(?: (?-i:[A-Z][\w.\-]*)){0,2} (?:silently |always |only )?"
+    r"(?:rejects|refuses|ignores|truncates|strips|rounds|caps|throttles|rate-limits|lowercases|normali[sz]es|escapes|"
+    r"dedupes|deduplicates|reorders)\b", re.IGNORECASE)
+NOW = re.compile(r"\bnow\b", re.IGNORECASE)
+ONLY_LEAD = re.compile(r"^only\s+[a-z]+s\b", re.IGNORECASE)  # a list item: "Only watches the active custom theme"
+# who a claim is about: the agent or the person it talks to tell what they did or will do, not how the code behaves
+# ("we" is as often the project: "We store the token in Redis, so …")
+PERSON_CLAIM = re.compile(r"^(?:(?:ok(?:ay)?|so|now),?\s+)?(?:i|you)(?:'\w+)?\b", re.IGNORECASE)
 # "the guard can never be false": a claim about the code, not a plan ("can" is no future there)
 CAN_NEVER = re.compile(r"\bcan(?:not)? (?=never\b|always\b)", re.IGNORECASE)
 # a user's design statement: how something should be, or what to use instead
@@ -248,8 +259,9 @@ TURNED_DOWN = re.compile(r"(?:\bna+h+|\bnope|\bmeh|\bno+|\bwrong|\?{2,}|\bwtf)\W
 ROOT_CAUSE = re.compile(
     r"\b(?:root cause|the (?:problem|issue|bug) (?:was|is)|caused by|fixed by|the fix (?:is|was)|"
     r"fix(?:ed)? (?:it|this) by|the culprit|turns out|"
-    # "The 502s came from the load balancer's idle timeout" (not "entries that came from a SessionManager")
-    r"(?<!that )(?<!which )(?<!who )came from|(?:was|were) coming from|stem(?:s|med) from|"
+    # "The 502s came from the load balancer's idle timeout" (not "entries that came from a SessionManager", "the region
+    # your ancestors came from")
+    r"^[^,;]{1,50}?(?<!that )(?<!which )(?<!who )\bcame from|(?:was|were) coming from|"
     # "The flaky test depended on dict ordering; sorting the keys fixed it" (not "I fixed it": a change told)
     r"(?<!\bi )(?<!\bwe )fixe[sd] (?:it|this|the (?:bug|issue|problem|test))\b(?! by))\b",
     re.IGNORECASE,
@@ -288,7 +300,7 @@ ELIDED_SUBJECT = re.compile(r"^(?:Uses|Returns|Calls|Takes|Adds|Removes|Renders|
                             r"Supports|Provides|Contains|Includes|Applies|Passes|Checks)\s")
 # "The problem is at line 543: …": placed by a line number, it is about that day's file (the next edit moves it);
 # "looking at the screenshot again, the issue is …": what that moment's screen showed
-MOMENT_REF = re.compile(r"\b(?:at|on|in) lines? \d+\b|\blines? \d+(?:\s*[-–]\s*\d+)?:|\bscreenshots?\b", re.IGNORECASE)
+MOMENT_REF = re.compile(r"^lines? \d+\b|\b(?:at|on|in) lines? \d+\b|\blines? \d+(?:\s*[-–]\s*\d+)?:|\bscreenshots?\b", re.IGNORECASE)
 # a cause the user found, in work on software: "The bug was that the cache key ignored the tenant id" (not placed
 # by a line or a screenshot: MOMENT_REF)
 # ("Last month the culprit was the proxy …", "Setting the timeout higher just hides the problem, the real issue is …")

@@ -180,9 +180,12 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
         ):
             found.append(Candidate(found_here, block.time, text, [block.ref]))
         elif about_code and cues.REASON.search(sentence) and not (shape.PASSING.search(claim_of(sentence))
-                                                                  or cues.FUTURE.search(sentence)):
+                                                                  or cues.FUTURE.search(sentence)
+                                                                  or cues.PERSON_CLAIM.match(claim_of(sentence))
+                                                                  or rules.COMPLETION.search(claim_of(sentence))):
             found.append(Candidate("high", block.time, text, [block.ref]))
-        elif cues.BEHAVIOUR.search(sentence) and not cues.FUTURE.search(claim_of(sentence)):
+        elif (cues.BEHAVIOUR.search(sentence) or (about_code and _code_behaviour(sentence))) \
+                and not cues.FUTURE.search(claim_of(sentence)):
             found.append(Candidate("medium", block.time, text, [block.ref]))
         elif cues.FAILURE.search(sentence) and cues.ABANDONED.search(sentence):
             found.append(Candidate("medium", block.time, f"Failed approach: {text}", [block.ref]))
@@ -191,6 +194,15 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
                 and not (cues.UNUSED.search(sentence) and not cues.REASON.search(sentence)):
             found.append(Candidate("medium", block.time, text, [block.ref]))
     return found
+
+
+def _code_behaviour(sentence: str) -> bool:
+    """How a tool or the code behaves (`observer_cues.CODE_BEHAVIOUR`), not said of the agent or the reader, of this
+    session's change ("exports are now copied …") or a passing state ("currently"), nor said in an aside ("Generate the
+    XML file (using `--format all` by default)") or a list item whose subject is its heading ("Only watches the active theme")."""
+    return (bool(cues.CODE_BEHAVIOUR.search(rules.ASIDE.sub("", sentence))) and not cues.PERSON_CLAIM.match(sentence)
+            and not cues.NOW.search(sentence) and not shape.PASSING.search(sentence) and not shape.is_plan_step(sentence)
+            and not cues.ONLY_LEAD.match(sentence))
 
 
 def _not_a_finding(sentence: str) -> bool:

@@ -118,6 +118,10 @@ def test_how_answers_should_read_is_kept_in_any_conversation(text):
     "The 502s came from the load balancer's idle timeout being shorter than the upstream keep-alive.",
     "The deadlock came from two workers taking the locks in opposite order.",
     "Postgres truncates identifiers longer than 63 characters.",
+    "The CDN caches the 404 for an hour, which is why the fix didn't show up.",
+    "Vite only exposes variables prefixed with VITE_ to the client bundle.",
+    "Node's fetch doesn't send cookies across origins by default.",
+    "The ORM opens a new connection per request unless pooling is enabled in settings.py.",
 ])
 def test_what_a_tool_does_or_where_a_fault_came_from_is_the_agents_finding(text):
     facts = facts_of(f"[10:00] [User] (m1): Why does it fail?\n[10:01] [Assistant] (m2): {text}\n"
@@ -126,7 +130,9 @@ def test_what_a_tool_does_or_where_a_fault_came_from_is_the_agents_finding(text)
 
 
 @pytest.mark.parametrize("text", ["I can't find the config file in the repo.", "I've updated the handler and added a test.",
-                                  "The Stripe API rejects it."])
+                                  "The Stripe API rejects it.",
+                                  "Doing 3 rounds of the workout, 3 times a week, is a good way to make progress.",
+                                  "You're in luck because the hotel is in the heart of the shopping district."])
 def test_the_agents_own_doings_are_no_finding(text):
     facts = facts_of(f"[10:00] [User] (m1): Why does it fail?\n[10:01] [Assistant] (m2): {text}\n"
                      "  → Bash(command=npm test)")
@@ -164,3 +170,9 @@ def test_a_proposal_files_them_where_memory_md_keeps_their_kind(text, section):
 def test_a_contraction_names_nothing():
     assert entity_of('User stated: "Don\'t bother with the Elasticsearch plugin, it doesn\'t support our Postgres."') \
         == "elasticsearch"
+
+
+def test_outside_work_on_software_what_a_product_lacks_is_what_the_agent_knows():
+    facts = facts_of("[10:00] [User] (m1): Which soundbar should I get?\n[10:01] [Assistant] (m2): Like the Sonos Beam, "
+                     "the YAS-209 doesn't support Dolby Atmos by default.")
+    assert not any("Dolby" in f.text for f in facts)
