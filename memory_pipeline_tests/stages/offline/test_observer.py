@@ -221,3 +221,16 @@ def test_a_last_turn_that_only_tells_a_preference_is_no_task():
     output = parse_observer_output(observe_offline(*prompt_for(told, "compaction")))
     assert output.current_task.startswith("Primary: Add retries to the billing client for 429 responses.")
     assert len([f for f in output.facts if f.text.startswith(("User stated", "User decided"))]) == 2
+
+
+def test_the_task_of_a_turn_that_tells_and_asks_is_what_it_asks():
+    """"Please keep your answers short, I read them on my phone. Wire the refund route into routes.py." asks for the
+    route: the preference before it is a fact of its own, not the task a compaction resumes (cited to its message)."""
+    transcript = ("[09:00] [User] (m1): Add a refund endpoint to the payments API.\n"
+                  "[09:01] [Assistant] (m2): Adding it.\n  → Edit(file=payments/api/refunds.py)\n"
+                  "[09:05] [User] (m3): Please keep your answers short, I read them on my phone. "
+                  "Wire the refund route into routes.py next.\n"
+                  "[09:06] [Assistant] (m4): On it.")
+    output = parse_observer_output(observe_offline(*prompt_for(transcript, "compaction")))
+    assert output.current_task.startswith("Primary: Wire the refund route into routes.py next. [m3]")
+    assert any(f.text.startswith('User stated: "Please keep your answers short') for f in output.facts)
