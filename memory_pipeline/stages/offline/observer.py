@@ -198,40 +198,30 @@ def _told(sentence: str, about_code: bool) -> bool:
             and not (cues.is_request(sentence) or shape.is_task_request(sentence)))
 
 
-def _tells_only(text: str, about_code: bool) -> bool:
-    """A user turn that only tells ("I prefer small pull requests, one change each", "The bug was that the cache key
-    ignored the tenant id. We are moving off Heroku."), each sentence a fact of its own (`_told`); the task is the one
-    asked before it. A correction redirects the task."""
-    said = rules.sentences(text)
-    return bool(said) and all(_told(s, about_code) for s in said)
-
-
-def _asked(text: str, about_code: bool) -> str:
-    """A user turn without what it only tells: "Please keep your answers short, I read them on my phone. Open the
-    PR." asks to open the PR."""
+def _asked(text: str, about_code: bool) -> str | None:
+    """What a user turn asks, without what it only tells ("Please keep your answers short, I read them on my phone.
+    Open the PR." asks to open the PR); None when it only tells ("I prefer small pull requests, one change each", "The
+    bug was that the cache key ignored the tenant id. We are moving off Heroku."), each sentence a fact of its own
+    (`_told`): the task is then the one asked before it. A correction redirects the task."""
     said = rules.sentences(text)
     asked = [s for s in said if not _told(s, about_code)]
-    return " ".join(asked) if asked and len(asked) < len(said) else text
+    if said and not asked:
+        return None
+    return " ".join(asked) if len(asked) < len(said) else text
 
 
-def _last_intents(blocks: list[Block], count: int, about_code: bool = True) -> list[str]:
-    found: list[str] = []
+def _last_asks(blocks: list[Block], count: int, about_code: bool = True) -> list[tuple[str, str]]:
+    """The last `count` tasks the user asked, newest first, each with the ref of the message it came from."""
+    found: list[tuple[str, str]] = []
     for at in range(len(blocks) - 1, -1, -1):
         block = blocks[at]
-        asks = block.is_user_intent and not _answers_a_question(blocks, at) and not _tells_only(block.text, about_code)
-        text = rules.intent(_asked(block.text, about_code)) if asks else ""
-        if len(rules.content_words(text)) >= 2 and text not in found:
-            found.append(text)
+        asked = _asked(block.text, about_code) if block.is_user_intent and not _answers_a_question(blocks, at) else None
+        text = rules.intent(asked) if asked is not None else ""
+        if len(rules.content_words(text)) >= 2 and text not in (t for t, _ in found):
+            found.append((text, block.ref))
         if len(found) == count:
             break
     return found
-
-
-def _cited(text: str, blocks: list[Block], about_code: bool = True) -> str:
-    """A current-task line with the ref of the user's message it came from: `text [m7]`."""
-    ref = next((b.ref for b in reversed(blocks)
-                if b.is_user_intent and rules.intent(_asked(b.text, about_code)) == text), None)
-    return f"{text} [{ref}]" if ref else text
 
 
 def _before(blocks: list[Block], segment: list[Block]) -> Block | None:
@@ -264,9 +254,10 @@ def observe_offline(system: str, prompt: str) -> str:
         out += ["<segment>", f"<title>{title_for(segment)}</title>", f"<narrative>{narrative_for(segment)}</narrative>"]
         out += ["<facts>", *[_render_fact(f) for f in facts], "</facts>", "</segment>", ""]
     out.append("</observations>")
-    intents = _last_intents(blocks, 2, code)
-    primary = _cited(intents[0], blocks, code) if intents else "No explicit request in this transcript."
-    secondary = _cited(intents[1], blocks, code) if len(intents) > 1 else "none"
+    asks = _last_asks(blocks, 2, code)
+    intents = [text for text, _ in asks]
+    primary = f"{asks[0][0]} [{asks[0][1]}]" if asks else "No explicit request in this transcript."
+    secondary = f"{asks[1][0]} [{asks[1][1]}]" if len(asks) > 1 else "none"
     out += ["", "<current-task>", f"Primary: {primary}", f"Secondary: {secondary}", "</current-task>", ""]
     if "pre-compaction" in header and intents:
         response = f"Continue with: {intents[0]}"

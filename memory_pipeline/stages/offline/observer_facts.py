@@ -171,7 +171,7 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
             continue
         if _not_a_finding(sentence) or (not about_code and shape.addresses_reader(sentence)):
             continue
-        text = rules.clip(sentence)
+        text, claim = rules.clip(sentence), claim_of(sentence)
         decided = cues.ASSISTANT_DECISION.search(sentence if about_code else cues.INSTEAD_OF.sub("", sentence))
         if cues.ROOT_CAUSE.search(sentence):
             found.append(Candidate(found_here, block.time, text, [block.ref]))
@@ -179,13 +179,12 @@ def _assistant_candidates(block: Block, about_code: bool = True) -> list[Candida
             cues.STATE_CHANGE.search(sentence) and not cues.FUTURE.search(sentence)
         ):
             found.append(Candidate(found_here, block.time, text, [block.ref]))
-        elif about_code and cues.REASON.search(sentence) and not (shape.PASSING.search(claim_of(sentence))
-                                                                  or cues.FUTURE.search(sentence)
-                                                                  or cues.PERSON_CLAIM.match(claim_of(sentence))
-                                                                  or rules.COMPLETION.search(claim_of(sentence))):
+        elif about_code and cues.REASON.search(sentence) and not (shape.PASSING.search(claim) or cues.FUTURE.search(sentence)
+                                                                  or cues.PERSON_CLAIM.match(claim)
+                                                                  or rules.COMPLETION.search(claim)):
             found.append(Candidate("high", block.time, text, [block.ref]))
         elif (cues.BEHAVIOUR.search(sentence) or (about_code and _code_behaviour(sentence))) \
-                and not cues.FUTURE.search(claim_of(sentence)):
+                and not cues.FUTURE.search(claim):
             found.append(Candidate("medium", block.time, text, [block.ref]))
         elif cues.FAILURE.search(sentence) and cues.ABANDONED.search(sentence):
             found.append(Candidate("medium", block.time, f"Failed approach: {text}", [block.ref]))

@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import re
 
+from memory_pipeline.stages.offline.distil import FOR_THE_MOMENT
 from memory_pipeline.stages.offline.observer_cues import DEICTIC
 from memory_pipeline.stages.offline.observer_rules import CODE_IN_PROSE, content_words
 
 # this task's moment or its thing: "before the demo", "for now", "this PR", "commit it" ("that file" is
 # distil.POINTER's: "that" also opens a clause, "It's important that …")
 _MOMENT = re.compile(
-    r"\b(?:now|right now|for now|today|tonight|tomorrow|yesterday|this (?:time|week|morning|afternoon|evening)|"
-    r"at the moment|currently|first|next|again|still|asap|yet|before the (?:demo|release|meeting|call|deadline)|"
+    rf"\b(?:{FOR_THE_MOMENT}|now|tonight|tomorrow|yesterday|this (?:week|morning|afternoon|evening)|"
+    r"currently|first|next|again|still|asap|yet|before the (?:demo|release|meeting|call|deadline)|"
     r"by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|eod|end of (?:the )?day))\b|"
     r"\b(?:this|these|those)\b(?!\s+(?:project|repo|repository|codebase|code base|team|service|app|package|"
     r"library|company|org|organi[sz]ation)\b)|"
@@ -168,8 +169,7 @@ def says_how_to_work(sentence: str) -> bool:
 def is_step_of_change(sentence: str) -> bool:
     """A step tied to every change of a kind ("When you add a route, also add it to the OpenAPI spec"): the way to
     do something, as the ledger types it (a procedure)."""
-    said = " ".join(sentence.split())
-    return bool(_CONDITIONAL.search(said)) and not _MOMENT.search(said)
+    return is_standing_statement(sentence, (_CONDITIONAL,))
 
 
 def is_lesson(sentence: str) -> bool:

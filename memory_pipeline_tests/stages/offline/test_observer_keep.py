@@ -368,17 +368,17 @@ def test_a_pasted_diff_or_error_is_not_what_the_user_said():
 
 
 def test_the_answer_to_the_agents_question_is_not_the_sessions_task():
-    from memory_pipeline.stages.offline.observer import _last_intents
+    from memory_pipeline.stages.offline.observer import _last_asks
     blocks = read_blocks("\n".join([
         "[10:00] [User] (m1): Release a new version of the CLI with the theme changes.",
         "[10:01] [Assistant] (m2): The release script bumps every package. Should it be a minor or a patch release?",
         "[10:02] [User] (m3): minor, this is a big change"]))
-    assert _last_intents(blocks, 2) == ["Release a new version of the CLI with the theme changes."]
+    assert _last_asks(blocks, 2) == [("Release a new version of the CLI with the theme changes.", "m1")]
     more = read_blocks("\n".join([
         "[10:00] [User] (m1): Release a new version of the CLI with the theme changes.",
         "[10:01] [Assistant] (m2): Released 0.8.0 to npm. Anything else?",
         "[10:02] [User] (m3): yes, add a dark mode toggle to the settings page"]))
-    assert _last_intents(more, 1) == ["Yes, add a dark mode toggle to the settings page"]  # a new task
+    assert _last_asks(more, 1) == [("Yes, add a dark mode toggle to the settings page", "m3")]  # a new task
 
 
 def test_a_way_of_working_asked_for_in_several_turns_is_a_fact_citing_each_turn():
