@@ -39,7 +39,8 @@ def test_add_show_and_pack_keep_superseded_history_out_of_the_pack(workspace, ca
     assert "looked at all projects" in err and out.startswith(f"# Recall Pack — {date.today()} · all projects")
     assert new["id"] in out and workspace.pack_path(None).read_text() == out
     brief = build_brief(workspace)
-    assert "## Recall Pack" in brief.text and new["id"] in brief.text and "### 📋 OPEN COMMITMENTS" in brief.text
+    assert "## Recall Pack" in brief.text and new["id"] in brief.text and "### 🎯 TODAY'S FOCUS" in brief.text
+    assert "_Nothing recorded yet: P0 constraints" in brief.text  # the empty parts, on one line
 
 
 def test_bad_events_exit_2(workspace, capsys):

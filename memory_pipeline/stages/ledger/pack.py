@@ -8,7 +8,8 @@ disagree are both shown under a ⚠️ CONFLICT line.
 A commitment open longer than STALE_COMMITMENT_DAYS with no news is listed after the live ones,
 marked ⚠️ STALE (close or confirm it); the three oldest open ones are always listed, newer ones
 giving way when the budget is short; PROCEDURES holds no record of a command that ran ("Ran `git
-commit …`"), only ways of doing something. Total ≤ 3,000 words.
+commit …`"), only ways of doing something. Total ≤ 3,000 words. A section with nothing in it shows no
+heading: the pack's last line names the empty ones.
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ SECTIONS: tuple[tuple[str, str, int], ...] = (
     ("procedures", "## 📚 PROCEDURES — Key operational procedures", 500),
     ("accounts", "## 🔑 ACCOUNTS — Quick reference account IDs", 200),
 )
+# what the closing line calls a section with nothing in it
+EMPTY_NAMES = {"p0": "P0 constraints", "mantra": "mantra (tag an event `mantra`)", "commitments": "open commitments",
+               "waiting": "waiting on", "focus": "today's focus", "context": "context", "procedures": "procedures",
+               "accounts": "accounts"}
 OVERFLOW_SECTIONS = ("p0", "commitments")  # may spend the buffer
 MAX_ITEM_WORDS = 60
 FOCUS_ITEMS = 5
@@ -183,9 +188,8 @@ def _fill(w: _Writer, budgets, buffer: int, live, loops, today: date, conflicted
     p0 = sorted((e for e in live if e.priority == "P0" and e.type != "commitment"), key=lambda e: (e.ts, e.id))
     _spend(w, "p0", budgets, buffer, p0, today)
     mantra = max((e for e in live if "mantra" in e.tags), key=lambda e: (e.ts, e.id), default=None)
-    w.add("mantra",
-          shown(mantra.content, 18) + said(mantra) if mantra else "_No mantra recorded (tag an event `mantra`)._",
-          budgets["mantra"], (mantra.id,) if mantra else ())
+    if mantra:
+        w.add("mantra", shown(mantra.content, 18) + said(mantra), budgets["mantra"], (mantra.id,))
     stale = {e.id for e in loops if age_days(e, today, w.verified(e)) > STALE_COMMITMENT_DAYS}
     note = lambda e: f" — open, {age_days(e, today)} days ({e.priority})" + (  # noqa: E731
         " ⚠️ STALE: no news since; close or confirm it" if e.id in stale else "")
@@ -276,7 +280,15 @@ def is_work(event: LedgerEvent) -> bool:
 
 
 def _render(w: _Writer, day: str, project: str | None) -> str:
+    """The sections in their fixed order; an empty one is named on the last line instead of standing as a
+    heading over "_none_" (six empty parts were ~60 words of every session start)."""
     parts = [pack_header(day, project), ""]
+    empty = []
     for key, heading, _ in SECTIONS:
-        parts += [heading, *(w.lines[key] or ["_none_"]), ""]
+        if w.lines[key]:
+            parts += [heading, *w.lines[key], ""]
+        else:
+            empty.append(EMPTY_NAMES[key])
+    if empty:
+        parts.append(f"_Nothing recorded yet: {', '.join(empty)}._")
     return "\n".join(parts).rstrip() + "\n"

@@ -11,7 +11,7 @@ from memory_pipeline_tests.stages.ledger.helpers import TODAY, Events
 
 
 def section(text: str, key: str) -> str:
-    headings = [h for _, h, _ in SECTIONS]
+    headings = [h for _, h, _ in SECTIONS if h in text]  # an empty section has no heading
     start = text.index(dict((k, h) for k, h, _ in SECTIONS)[key])
     ends = [text.index(h) for h in headings if text.index(h) > start]
     return text[start:min(ends) if ends else len(text)]
@@ -125,7 +125,9 @@ def test_the_word_budget_holds_with_5000_events():
         if key not in ("p0", "commitments"):
             assert pack.section_words[key] <= budget, key
     assert pack.omitted["commitments"] and "more not shown" in section(pack.text, "commitments")
-    assert [h for _, h, _ in SECTIONS] == [line for line in pack.text.splitlines() if line.startswith("## ")]
+    assert [h for k, h, _ in SECTIONS if k != "mantra"] == [line for line in pack.text.splitlines()
+                                                            if line.startswith("## ")]  # in their fixed order
+    assert pack.text.rstrip().endswith("_Nothing recorded yet: mantra (tag an event `mantra`)._")
 
 
 def test_the_pack_is_deterministic_and_ignores_events_after_its_day():
@@ -138,6 +140,20 @@ def test_the_pack_is_deterministic_and_ignores_events_after_its_day():
 
     earlier = build_pack(log.events, TODAY - timedelta(days=1))
     assert "Mission" not in earlier.text and "Use uv" in earlier.text
+
+
+def test_empty_sections_are_named_on_one_line_not_shown_as_headings():
+    log = Events()
+    log.add("Run the migrations with `make migrate`, never by hand", type="procedure", entity="make", priority="P1")
+    pack = build_pack(log.events, TODAY)
+    headings = [line for line in pack.text.splitlines() if line.startswith("## ")]
+    assert headings == [h for k, h, _ in SECTIONS if k == "procedures"]
+    assert "_none_" not in pack.text and "No mantra" not in pack.text
+    assert pack.text.rstrip().splitlines()[-1] == (
+        "_Nothing recorded yet: P0 constraints, mantra (tag an event `mantra`), open commitments, waiting on, "
+        "today's focus, context, accounts._")
+    full = build_pack([], TODAY).text  # an empty ledger: the header and the one line
+    assert full.splitlines()[2].startswith("_Nothing recorded yet: P0 constraints, mantra") and words(full) < 30
 
 
 def test_each_project_gets_its_own_pack():
