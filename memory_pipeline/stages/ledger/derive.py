@@ -14,11 +14,10 @@ from datetime import datetime
 
 from memory_pipeline.stages.ledger.change import advice_only
 from memory_pipeline.stages.ledger.classify import Classified, closes_commitment, plain_text
-from memory_pipeline.stages.ledger.conflicts import signature
 from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT, LedgerEvent, event_id, id_parts
 from memory_pipeline.stages.ledger.state import LedgerState
 from memory_pipeline.stages.ledger.subject import same_subject
-from memory_pipeline.stages.offline.reflector_rules import restates
+from memory_pipeline.stages.restatement import says_again
 
 Similarity = Callable[[str, list[str]], list[float]]  # (text, others) -> cosine-like scores in [0, 1]
 
@@ -123,21 +122,15 @@ def derive_event(fact: FactInput, kind: Classified, state: LedgerState, similari
 
 
 def restated(fact: FactInput, kind: Classified, state: LedgerState) -> str | None:
-    """The active event of the same session, project, subject and type that `fact` says again in fewer or other
-    words ("Finding: The SQLite database (`__store.db`) is NOT required." after "Finding: The SQLite database is NOT
-    required for session functionality!"; the Reflector's `restates`), with the same polarity and numbers: one
-    statement, not two lines of the pack. None when there is none."""
+    """The active event of the same session, project, subject and type that `fact` says again in other words
+    (`restatement.says_again`): one statement, not two lines of the pack. None when there is none."""
     if fact.session is None:
         return None
     content = plain_text(fact.text) or fact.text.strip()
     project = fact.project or DEFAULT_PROJECT
-    negated = signature(content)[2]
-    for event in state.active_about(kind.entity):
-        if (event.session == fact.session and event.project == project and event.type == kind.type
-                and not event.closes and restates(content, event.content) and signature(event.content)[2] == negated
-                and not numbers_differ(content, event.content)):
-            return event.id
-    return None
+    return next((event.id for event in state.active_about(kind.entity)
+                 if event.session == fact.session and event.project == project and event.type == kind.type
+                 and not event.closes and says_again(event.content, content)), None)
 
 
 def derive_events(facts: list[FactInput], kinds: list[Classified], state: LedgerState, similarity: Similarity,

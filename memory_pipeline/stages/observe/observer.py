@@ -22,6 +22,8 @@ from memory_pipeline.models import (
 from memory_pipeline.prompts import Prompt
 from memory_pipeline.stages.observe.format import format_fact, format_segments_for_log, optimize_for_context
 from memory_pipeline.stages.observe.parser import parse_observer_output
+from memory_pipeline.stages.offline.reflector_rules import specifics
+from memory_pipeline.stages.restatement import says_again
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline.stages.untrusted import one_line
 
@@ -74,18 +76,23 @@ def with_roles(segments: list[Segment], roles: dict[str, str]) -> list[Segment]:
 
 
 def _dedupe_facts(segments: list[Segment], dedupe_key: str) -> list[Segment]:
-    """Give every fact its stable id; an identical fact text seen again merges into the first."""
+    """Give every fact its stable id; the same fact seen again, word for word or in other words
+    (`restatement.says_again`), merges into the first, worded as the one that names more of it (paths,
+    backticked names, numbers: the Reflector's `specifics`)."""
     seen: dict[str, Fact] = {}
     result: list[Segment] = []
     for segment in segments:
         kept: list[Fact] = []
         for fact in segment.facts:
-            first = seen.get(fact.text)
+            first = seen.get(fact.text) or next((f for f in kept_so_far(seen) if says_again(f.text, fact.text)), None)
             if first is None:
                 first = fact.model_copy(update={"id": stable_id(dedupe_key, fact.text)})
                 seen[fact.text] = first
                 kept.append(first)
                 continue
+            if first.text != fact.text and specifics(fact.text) > specifics(first.text):
+                first.text, first.id = fact.text, stable_id(dedupe_key, fact.text)
+                seen[fact.text] = first
             if _RANK[fact.priority] < _RANK[first.priority]:
                 first.priority = fact.priority
             first.time = first.time or fact.time
@@ -93,6 +100,11 @@ def _dedupe_facts(segments: list[Segment], dedupe_key: str) -> list[Segment]:
             first.source_roles = list(dict.fromkeys(first.source_roles + fact.source_roles))
         result.append(segment.model_copy(update={"facts": kept}))
     return result
+
+
+def kept_so_far(seen: dict[str, Fact]) -> list[Fact]:
+    """Each fact kept once (a reworded fact is known by both its texts)."""
+    return list({id(f): f for f in seen.values()}.values())
 
 
 def observation_from_output(

@@ -230,3 +230,27 @@ def test_code_version_follows_prompt_model_and_prompt_folder(tmp_path):
         (edited / f"{name}.md").write_text((PROMPTS / f"{name}.md").read_text() + "\nBe brief.\n")
     assert version != pipeline.code_version("observe", anthropic.replace(prompts_dir=edited))
     assert pipeline.code_version("sessions", anthropic) == pipeline.FIXED_VERSIONS["sessions"]
+
+
+def test_a_fact_said_again_in_other_words_is_one_fact_with_both_sources():
+    raw = """<observations>
+Date: 2026-01-06
+<segment>
+<title>Session storage</title>
+<narrative>Checked what sessions need.</narrative>
+<facts>
+* 🔴 (09:26) Finding: The SQLite database is NOT required for session functionality! [m1]
+* 🔴 (09:27) Finding: The SQLite database (`__store.db`) is NOT required. [m2]
+* 🔴 (09:28) Finding: The SQLite database (`__store.db`) is required. [m3]
+* 🟡 (09:29) The worker pool runs 4 threads [m4]
+* 🟡 (09:30) The worker pool runs 8 threads [m4]
+</facts>
+</segment>
+</observations>"""
+    facts = observe(raw).segments[0].facts
+    assert [f.text for f in facts] == [
+        "Finding: The SQLite database (`__store.db`) is NOT required.",  # the wording that names more of it
+        "Finding: The SQLite database (`__store.db`) is required.",  # the other polarity: another statement
+        "The worker pool runs 4 threads", "The worker pool runs 8 threads"]  # other numbers: another statement
+    assert facts[0].source_message_ids == ["src-a", "src-b"] and facts[0].time == "09:26"
+    assert len({f.id for f in facts}) == 4
