@@ -122,15 +122,16 @@ def derive_event(fact: FactInput, kind: Classified, state: LedgerState, similari
 
 
 def restated(fact: FactInput, kind: Classified, state: LedgerState) -> str | None:
-    """The active event of the same session, project, subject and type that `fact` says again in other words
-    (`restatement.says_again`): one statement, not two lines of the pack. None when there is none."""
+    """The active event of the same session, project, subject, type and speakers that `fact` says again in other
+    words (`restatement.says_again`): one statement, not two lines of the pack. None when there is none."""
     if fact.session is None:
         return None
     content = plain_text(fact.text) or fact.text.strip()
     project = fact.project or DEFAULT_PROJECT
     return next((event.id for event in state.active_about(kind.entity)
                  if event.session == fact.session and event.project == project and event.type == kind.type
-                 and not event.closes and says_again(event.content, content)), None)
+                 and not event.closes and event.said_by == list(dict.fromkeys(fact.roles))
+                 and says_again(event.content, content)), None)
 
 
 def derive_events(facts: list[FactInput], kinds: list[Classified], state: LedgerState, similarity: Similarity,

@@ -76,7 +76,7 @@ def with_roles(segments: list[Segment], roles: dict[str, str]) -> list[Segment]:
 
 
 def _dedupe_facts(segments: list[Segment], dedupe_key: str) -> list[Segment]:
-    """Give every fact its stable id; the same fact seen again, word for word or in other words
+    """Give every fact its stable id; the same fact seen again, word for word or in other words by the same speakers
     (`restatement.says_again`), merges into the first, worded as the one that names more of it (paths,
     backticked names, numbers: the Reflector's `specifics`)."""
     seen: dict[str, Fact] = {}
@@ -84,7 +84,8 @@ def _dedupe_facts(segments: list[Segment], dedupe_key: str) -> list[Segment]:
     for segment in segments:
         kept: list[Fact] = []
         for fact in segment.facts:
-            first = seen.get(fact.text) or next((f for f in kept_so_far(seen) if says_again(f.text, fact.text)), None)
+            first = seen.get(fact.text) or next((f for f in kept_so_far(seen) if f.source_roles == fact.source_roles
+                                                 and says_again(f.text, fact.text)), None)
             if first is None:
                 first = fact.model_copy(update={"id": stable_id(dedupe_key, fact.text)})
                 seen[fact.text] = first

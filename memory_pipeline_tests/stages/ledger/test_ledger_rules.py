@@ -247,10 +247,10 @@ def test_a_fact_its_session_already_stated_in_other_words_adds_no_second_event()
     from memory_pipeline.stages.ledger.derive import FactInput, derive_events
     from memory_pipeline.stages.ledger.state import LedgerState
 
-    def derived(said: list[tuple[str, str]]):
+    def derived(said: list[tuple[str, str]], roles=(("assistant",), ("assistant",))):
         facts = [FactInput(fact_id=f"f{n}", text=text, observer_priority="high", day="2026-01-06",
                            ts=datetime(2026, 1, 6, 9, n, tzinfo=timezone.utc), source="memory/x.md", session=session,
-                           roles=("assistant",)) for n, (session, text) in enumerate(said)]
+                           roles=roles[n]) for n, (session, text) in enumerate(said)]
         kinds = [classify_fact(f.text, "high") for f in facts]
         return derive_events(facts, kinds, LedgerState.of([]), lambda text, others: [0.0] * len(others), {})
 
@@ -259,6 +259,7 @@ def test_a_fact_its_session_already_stated_in_other_words_adds_no_second_event()
     events = derived([("s1", first), ("s1", again)])
     assert len(events) == 1 and "session functionality" in events[0].content
     assert len(derived([("s1", first), ("s2", again)])) == 2  # another session says it: the ledger shows both
+    assert len(derived([("s1", first), ("s1", again)], roles=(("assistant",), ("web",)))) == 2  # another speaker
     assert len(derived([("s1", first), ("s1", "Finding: The SQLite database (`__store.db`) is required.")])) == 2
     assert len(derived([("s1", "The worker pool runs 4 threads for the search index"),
                         ("s1", "The worker pool runs 8 threads")])) == 2
