@@ -121,12 +121,12 @@ def derive_event(fact: FactInput, kind: Classified, state: LedgerState, similari
     return event
 
 
-def restated(fact: FactInput, kind: Classified, state: LedgerState) -> str | None:
-    """The active event of the same session, project, subject, type and speakers that `fact` says again in other
-    words (`restatement.says_again`): one statement, not two lines of the pack. None when there is none."""
+def restated(fact: FactInput, content: str, kind: Classified, state: LedgerState) -> str | None:
+    """The active event of the same session, project, subject, type and speakers that `fact` (its words as the ledger
+    holds them: `content`) says again in other words (`restatement.says_again`): one statement, not two lines of the
+    pack. None when there is none."""
     if fact.session is None:
         return None
-    content = plain_text(fact.text) or fact.text.strip()
     project = fact.project or DEFAULT_PROJECT
     return next((event.id for event in state.active_about(kind.entity)
                  if event.session == fact.session and event.project == project and event.type == kind.type
@@ -140,8 +140,8 @@ def derive_events(facts: list[FactInput], kinds: list[Classified], state: Ledger
     ledger in other words (`restated`) adds none."""
     events = []
     for fact, kind in zip(facts, kinds, strict=True):
-        if state.seen(fact.fact_id, fact.session, plain_text(fact.text) or fact.text.strip()) or restated(
-                fact, kind, state):
+        content = plain_text(fact.text) or fact.text.strip()
+        if state.seen(fact.fact_id, fact.session, content) or restated(fact, content, kind, state):
             continue
         events.append(derive_event(fact, kind, state, similarity, numbers))
     return events

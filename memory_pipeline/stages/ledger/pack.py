@@ -151,7 +151,9 @@ def build_pack(events: list[LedgerEvent], today: date, *, project: str | None = 
     # what the agent read (tool output, files, web pages) is never in the pack: it reaches an agent only by recall
     live = [e for e in active if e.id not in gone and not from_tool_output(e.said_by)]
     header_words = words(pack_header(today.isoformat(), project)) + sum(words(h) for _, h, _ in SECTIONS)
-    buffer = TOTAL_WORDS - sum(b for _, _, b in SECTIONS) - header_words - len(SECTIONS)  # "_none_" lines
+    # every heading and a word per section kept back: an empty section's heading is not shown, and what it kept
+    # back is more than its name on the closing line takes
+    buffer = TOTAL_WORDS - sum(b for _, _, b in SECTIONS) - header_words - len(SECTIONS)
     w = _Writer(today, state.verified)
     budgets = {key: budget for key, _, budget in SECTIONS}
     loops = sorted((state.events[i] for i in state.open_loops if i not in gone), key=lambda e: (e.ts, e.id))

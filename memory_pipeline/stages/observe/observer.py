@@ -79,17 +79,19 @@ def _dedupe_facts(segments: list[Segment], dedupe_key: str) -> list[Segment]:
     """Give every fact its stable id; the same fact seen again, word for word or in other words by the same speakers
     (`restatement.says_again`), merges into the first, worded as the one that names more of it (paths,
     backticked names, numbers: the Reflector's `specifics`)."""
-    seen: dict[str, Fact] = {}
+    seen: dict[str, Fact] = {}  # by every text a kept fact was given
+    every: list[Fact] = []  # each kept fact once, in order
     result: list[Segment] = []
     for segment in segments:
         kept: list[Fact] = []
         for fact in segment.facts:
-            first = seen.get(fact.text) or next((f for f in kept_so_far(seen) if f.source_roles == fact.source_roles
+            first = seen.get(fact.text) or next((f for f in every if f.source_roles == fact.source_roles
                                                  and says_again(f.text, fact.text)), None)
             if first is None:
                 first = fact.model_copy(update={"id": stable_id(dedupe_key, fact.text)})
                 seen[fact.text] = first
                 kept.append(first)
+                every.append(first)
                 continue
             if first.text != fact.text and specifics(fact.text) > specifics(first.text):
                 first.text, first.id = fact.text, stable_id(dedupe_key, fact.text)
@@ -101,11 +103,6 @@ def _dedupe_facts(segments: list[Segment], dedupe_key: str) -> list[Segment]:
             first.source_roles = list(dict.fromkeys(first.source_roles + fact.source_roles))
         result.append(segment.model_copy(update={"facts": kept}))
     return result
-
-
-def kept_so_far(seen: dict[str, Fact]) -> list[Fact]:
-    """Each fact kept once (a reworded fact is known by both its texts)."""
-    return list({id(f): f for f in seen.values()}.values())
 
 
 def observation_from_output(
