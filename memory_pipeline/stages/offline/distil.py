@@ -165,7 +165,16 @@ def is_rule(text: str) -> bool:
     heads = [part for n, part in enumerate(parts)
              if _RULE_HEAD.match(part) and not _GUESS.match(part) and not _NOT_A_HEAD.match(part)
              and (n == 0 or not _NO_HEAD.match(part))]
+    if _CHANGE_ASKED.match(parts[0]) and not _RULE_HEAD.match(parts[0]) and not _BEYOND.search(text):
+        return False  # "Remove the -o option and always write to prompt_history.md": what the change makes it do
     return bool(heads) and not all(_DEICTIC_HEAD.match(part) for part in heads)
+
+
+# a change asked of the code, first: an "always" or "never" after it says what the changed code does ("Remove the -o
+# option and always write to prompt_history.md"), unless it holds beyond the change ("… and never commit them again")
+_CHANGE_ASKED = re.compile(r"^(?:remove|add|rename|drop|replace|delete|introduce|expose|make|change|rewrite)\b", re.I)
+_BEYOND = re.compile(r"\b(?:again|from now on|going forward|in (?:the )?future|every time|each time|whenever|"
+                     r"before (?:you |we )?(?:commit|push|merg|deploy|releas)\w*)\b", re.I)
 
 
 # what a part of the code must do: "truncated text must stop at a newline", "the selector needs to push the
@@ -425,10 +434,14 @@ def is_tool_report(sentence: str) -> bool:
 
 # "Empty padding lines are now `" ".repeat(width)` instead of `""`": the before and after of an edit
 _NOW_INSTEAD = re.compile(r"\b(?:is|are|was|were) now\b.{0,120}\binstead of\b", re.IGNORECASE)
+# an edit log's line under the file it changed: "`styles.css`: reintroduced a hover overlay …", "server.ts: rewrote the
+# handler …", "`app.js`: capture squares now …"
+_FILE_EDIT = re.compile(r"^`?[\w./\-]+\.[a-z]{1,6}`?\s*[:—–]\s+(?:\w+ed|rebuilt|made|wrote|rewrote|split|built|set|kept|"
+                        r"undid|(?:[\w\-`]+\s+){0,4}now)\b", re.IGNORECASE)
 
 
 def is_session_change(sentence: str) -> bool:
-    return bool(_PASSIVE_CHANGE.search(sentence) or _NOW_INSTEAD.search(sentence))
+    return bool(_PASSIVE_CHANGE.search(sentence) or _NOW_INSTEAD.search(sentence) or _FILE_EDIT.match(sentence.strip()))
 
 
 # "The fix is to make `invalidate()` invalidate, or to improve the cache key": two ways, none chosen yet

@@ -57,7 +57,8 @@ FILLER = re.compile(
 EDIT_TOOLS = {"edit", "write", "multiedit", "notebookedit", "apply_patch", "str_replace_based_edit_tool", "create"}
 COMMAND_TOOLS = {"bash", "shell", "exec_command", "run_command", "local_shell"}
 _PATH_ARG = re.compile(r"(?:file_path|notebook_path|path)=([^,)\s]+)")
-_PATCH_PATH = re.compile(r"\*\*\* (?:Update|Add|Delete) File: (\S+)")
+# the path, not the ")" that closes the call's one-line rendering ("apply_patch(*** Update File: app.js)")
+_PATCH_PATH = re.compile(r"\*\*\* (?:Update|Add|Delete) File: (\S+?)\)?(?=\s|$)")
 _CD_PREFIX = re.compile(r"^cd \S+ &&\s*")
 _COMMAND_ARG = re.compile(r"(?:command|cmd)=(.*?)(?:, (?:description|timeout|run_in_background|workdir|cwd)=|\)?\s*$)")
 NOTEWORTHY_COMMAND = re.compile(

@@ -200,6 +200,12 @@ def test_a_path_cut_off_by_the_calls_rendering_is_not_named_as_edited():
     assert edited_path("Read", "file_path=/srv/app/uploader/retry.py") is None
 
 
+def test_a_codex_patch_names_its_file_without_the_paren_that_closes_the_call():
+    from memory_pipeline.stages.offline.observer_rules import edited_path
+    assert edited_path("apply_patch", "*** Begin Patch *** Update File: app.js)") == "app.js"
+    assert edited_path("apply_patch", "*** Update File: src/weird(1).js ⏎ +x") == "src/weird(1).js"
+
+
 def test_a_thinking_budget_word_or_a_reaction_to_the_last_try_titles_nothing():
     from memory_pipeline.stages.offline.observer_rules import title_from
     assert title_from("ULTRATHINK this one.  I am running the exporter on wsl and want a log per session") == \
