@@ -133,6 +133,9 @@ def is_meta_user_text(text: str) -> bool:
     return not text.strip() or bool(_META_USER.match(text))
 
 
+_VERSION = re.compile(r"(?<![\w.#:/-])v?\d+(?:\.\d+){1,2}(?![\w.:/%-])")
+
+
 def _prose_lines(text: str) -> list[str]:
     lines, in_error, in_shell = [], False, False
     for raw in _FENCE.sub("\n", text).splitlines():
@@ -142,7 +145,8 @@ def _prose_lines(text: str) -> list[str]:
         if not raw.strip() or raw.startswith(("    ", "\t")) or _DIFF_LINE.match(raw) or in_error or in_shell:
             continue
         line = _EMPHASIS.sub("", _BULLET.sub("", raw.strip()))
-        letters = sum(ch.isalpha() or ch.isspace() for ch in line)
+        # a version counts as a word: "We target Python 3.11 and 3.12" is prose, "| 3.11 | 3.12 |" a table
+        letters = sum(ch.isalpha() or ch.isspace() for ch in _VERSION.sub("v", line)) + len(line) - len(_VERSION.sub("v", line))
         if _CODE_START.match(line) or letters < 0.75 * len(line) or len(line.split()) < 3:
             continue
         lines.append(line)

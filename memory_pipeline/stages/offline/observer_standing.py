@@ -32,6 +32,14 @@ _MOMENT = re.compile(
     r"\b(?:commit|push|merge|ship|fix|run|test|revert|check) (?:it|them)\b",
     re.IGNORECASE,
 )
+# what holds until someone changes it, not this task's moment: "The mobile app still calls the v1 API, so we can't
+# remove it yet", "We still support IE 11" (not "It still fails", "The test is still red", "still getting a 500":
+# a pointer, a state of the run, no verb of what the code or the team does; nor a failure)
+_STANDING_STILL = re.compile(
+    r"(?<=\w )still (?=(?:calls|reads|writes|uses|use|runs|run|supports?|depends|relies|needs?|serves|sends|talks|"
+    r"points|imports|ships|targets?)\b)(?!.*\b(?:fails?|failing|broken|error|red|after your)\b)", re.IGNORECASE)
+# "we can't remove it yet": a constraint until later, not this task's moment
+_CANT_YET = re.compile(r"\b((?:can'?t|cannot)\b[^.;]{0,40}?)\s+yet\b", re.IGNORECASE)
 # the verbs of a kind of change the next clause's step is tied to ("when you change the schema, …")
 _CHANGE_VERB = (r"(?:add|chang|touch|modif|creat|bump|releas|deploy|writ|renam|remov|delet|updat|edit|introduc|"
                 r"upgrad|install|merg|push|commit|open|mak|drop|refactor|publish|tag)\w*")
@@ -84,7 +92,7 @@ _LAYOUT = re.compile(
     r"follows? (?:the )?(?:[\w\-]+ ){0,2}(?:format|conventions?|style|pattern|spec|standard|guide)s?)\b", re.IGNORECASE)
 # how the team works: "We deploy on Tuesdays and Thursdays only", "We squash merge", "We support Node 18 and 20"
 _TEAM_HABIT = re.compile(
-    r"^(?:here,? )?(?:we|our team|the team)(?: (?:always|usually|only|normally|generally|typically))? "
+    r"^(?:here,? )?(?:we|our team|the team)(?: (?:always|usually|only|normally|generally|typically|still))? "
     r"(?:use|deploy|release|ship|follow|squash|rebase|tag|publish|support|target|pin|vendor|host|version|practi[sc]e|"
     r"review)\w*\b", re.IGNORECASE)
 # a support ended: "We dropped Python 3.8 support in March"
@@ -100,9 +108,11 @@ _NEEDS_RUNNING = re.compile(r"^(?!(?:i|we|you)\b).{0,60}\b(?:needs?|requires?) (
                             re.IGNORECASE)
 # a rule after its reason, a statement: "I'm the only maintainer, so keep the dependencies minimal", "The staging
 # database is a copy of prod, so don't trust the counts" ("Limited time only, so don't miss out!" states nothing)
-_REASON_THEN_RULE = re.compile(r"\b(?:is|are|am|'m|'re|was|were|has|have|owns|uses|needs?)\b[^,;]*[,;]\s*"
+_REASON_THEN_RULE = re.compile(r"\b(?:is|are|am|'m|'re|was|were|has|have|owns|uses|needs?|calls|reads|writes|"
+                               r"supports?|depends|relies)\b[^,;]*[,;]\s*"
                                r"(?:so|therefore|which is why),?\s+(?:please\s+)?(?:keep|avoid|don'?t|do not|"
-                               r"never|always|prefer|stick to|make sure)\b", re.IGNORECASE)
+                               r"never|always|prefer|stick to|make sure|we (?:can'?t|cannot|must(?: not)?|have to)|"
+                               r"no [\w\-]+)\b", re.IGNORECASE)
 # a kind of thing kept a way: "Please keep commit messages under 72 characters", "avoid refactoring the auth module"
 _KEEP_KIND = re.compile(r"^(?:please\s+)?(?:keep (?:the )?(?!(?:it|them|going|trying|working|looking|on|up|the|this|that|"
                         r"my|your)\b)(?:[\w\-]+ ){1,2}(?:under|below|short|small|minimal|simple|focused|separate|sorted|"
@@ -152,7 +162,7 @@ def is_standing_statement(sentence: str, shapes: tuple[re.Pattern, ...] = _STAND
     is about (a code name or two content words, not "it" or "that" at its head: "It's important that" is no
     pointer) and no moment or thing of this task (`_MOMENT`)."""
     said = " ".join(sentence.split())
-    if said.endswith("?") or _MOMENT.search(said):
+    if said.endswith("?") or _MOMENT.search(_CANT_YET.sub(r"\1", _STANDING_STILL.sub("", said))):
         return False
     claim = _IMPORTANT.sub("", said).strip()
     if DEICTIC.match(claim) or not (CODE_IN_PROSE.search(claim) or len(content_words(claim)) >= 2):

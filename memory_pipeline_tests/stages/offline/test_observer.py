@@ -200,6 +200,12 @@ def test_a_path_cut_off_by_the_calls_rendering_is_not_named_as_edited():
     assert edited_path("Read", "file_path=/srv/app/uploader/retry.py") is None
 
 
+def test_a_version_is_a_word_of_prose_and_a_row_of_versions_is_a_table():
+    from memory_pipeline.stages.offline.observer_rules import sentences
+    assert sentences("We target Python 3.11 and 3.12.\n| 3.11 | 3.12 | 3.13 |\nv1.2.3 -> v1.2.4 (2024-02-01)") == [
+        "We target Python 3.11 and 3.12."]
+
+
 def test_a_codex_patch_names_its_file_without_the_paren_that_closes_the_call():
     from memory_pipeline.stages.offline.observer_rules import edited_path
     assert edited_path("apply_patch", "*** Begin Patch *** Update File: app.js)") == "app.js"

@@ -66,6 +66,11 @@ def kept_in_chat(user_text: str) -> list[str]:
     "The reason we pin numpy is that the wheels for 2.0 break the CUDA build.",
     "Last month the culprit was the proxy stripping the Authorization header.",
     "Setting the timeout higher just hides the problem, the real issue is the N+1 query.",
+    # what holds until someone changes it: its "still" is no moment, its "can't … yet" a constraint
+    "The mobile app still calls the v1 API, so we can't remove it yet.",
+    "We still support Internet Explorer 11, so no optional chaining in the frontend.",
+    "The legacy admin still depends on jQuery.",
+    "We target Python 3.11 and 3.12.",  # its versions are words, not symbols
 ])
 def test_a_standing_statement_of_work_on_software_is_kept(text):
     assert any(text.rstrip(".") in fact for fact in kept_in_work(text)), kept_in_work(text)
@@ -91,6 +96,10 @@ def test_a_standing_statement_of_work_on_software_is_kept(text):
     "Restarting fixed it.",
     "I'm not using the debugger at the moment.",
     "Something fixed it, no idea what.",
+    "It still calls the old function after your edit, please check.",
+    "The test is still red on CI.",
+    "The page still doesn't load.",
+    "We still can't deploy, the pipeline is broken.",
 ])
 def test_a_request_a_report_or_a_moment_of_this_task_is_not(text):
     assert kept_in_work(text) == []
