@@ -183,16 +183,33 @@ def pending_in_review(review_text: str | None, project: str | None = None) -> in
 
 def pack_for(workspace: Workspace, project: str | None, today: str | None = None) -> str | None:
     """The recall pack a session in `project` reads: its own; for a project with none yet (a new
-    repository), the pack of user-level memories only, never another project's. A briefing for a day
-    before the written pack's (`brief --date`) gets the pack as of its own day, built from the ledger:
-    it never tells a session what was said after it, nor ages what it tells from a later day."""
+    repository), the pack of user-level memories only, never another project's. A briefing for another day
+    than the written pack's gets the pack as of its own day, built from the ledger: before it (`brief --date`),
+    it never tells a session what was said after it; after it (the daily rebuild has not run: no daemon, a
+    laptop asleep at the hour, history imported and ingested by hand), its ages, STALE flags, expiries and
+    today's focus are today's, not those of the last day ingested."""
     files = LedgerFiles(workspace)
     own = files.read_pack(project)
     which, text = (project, own) if own is not None or project is None else (USER_PACK, files.read_pack(USER_PACK))
     day = header_day(text)
-    if today is not None and day is not None and day > today:
-        return build_pack(files.read().events, date.fromisoformat(today), project=which).text
+    if today is not None and day is not None and day != today:
+        return _pack_as_of(files, today, which)
     return text
+
+
+_AS_OF: dict[tuple, str] = {}  # (ledger file, its size and time, day, project) -> the pack: a process builds it once a day
+_AS_OF_KEPT = 32
+
+
+def _pack_as_of(files: LedgerFiles, today: str, project: str | None) -> str:
+    path = files.workspace.ledger_path
+    stat = path.stat() if path.exists() else None
+    key = (str(path), stat.st_size if stat else 0, stat.st_mtime_ns if stat else 0, today, project)
+    if key not in _AS_OF:
+        if len(_AS_OF) >= _AS_OF_KEPT:
+            _AS_OF.pop(next(iter(_AS_OF)))
+        _AS_OF[key] = build_pack(files.read().events, date.fromisoformat(today), project=project).text
+    return _AS_OF[key]
 
 
 def _flat(text: str | None, max_tokens: int) -> str | None:

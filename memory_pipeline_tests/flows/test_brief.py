@@ -95,6 +95,26 @@ def test_a_briefing_for_an_earlier_day_gets_the_pack_of_its_own_day(tmp_path):
                                                                        project="shop").text
 
 
+def test_a_briefing_after_the_written_packs_day_gets_the_pack_of_its_own_day(tmp_path):
+    """No daily rebuild since the pack was written (no daemon, history ingested by hand): the briefing's pack is
+    today's, from the ledger (what was said since, the ages and STALE flags of today), not the last day ingested."""
+    workspace = Workspace(tmp_path / "ws").create()
+    log = Events()
+    log.add("The orders service runs on Postgres 16", priority="P1", entity="postgres", days_ago=70, project="shop")
+    log.add("Deploys go through the staging cluster first", priority="P1", entity="deploys", days_ago=1,
+            project="shop")
+    LedgerFiles(workspace).append(log.events)
+    early = (LATEST - timedelta(days=65)).isoformat()
+    build_packs(workspace, early)
+    written = LedgerFiles(workspace).read_pack("shop") or ""
+    assert f"Recall Pack — {early} · shop" in written and "⚠️ STALE" not in written
+
+    text = build_brief(workspace, today=LATEST.isoformat(), project="shop").text
+    assert f"Recall Pack — {LATEST.isoformat()} · shop" in text and f"Recall Pack — {early}" not in text
+    assert "staging cluster" in text and "⚠️ STALE" in text
+    assert LedgerFiles(workspace).read_pack("shop") == written  # a briefing reads; it writes no pack
+
+
 def test_a_statement_in_the_notes_is_not_read_again_in_the_pack(tmp_path):
     """The pack's newest events come from the notes the briefing shows above it: each is said once, the
     pack's part counting what is in the notes; when the notes are cut for room, the pack keeps its copy."""

@@ -17,6 +17,7 @@ from memory_pipeline.stages.offline import observer_standing as standing
 from memory_pipeline.stages.offline.distil import is_rule, is_stated_rule, statement
 from memory_pipeline.stages.offline.observer_cues import PREFERENCE, states_preference
 from memory_pipeline.stages.offline.observer_rules import CODE_IN_PROSE
+from memory_pipeline.stages.offline.observer_spec import specifies_behaviour
 from memory_pipeline.stages.offline.reflector_rules import (
     CORRECTED,
     PASSING_THOUGHT,
@@ -144,6 +145,7 @@ class Classified:
 # 'User answered "Q": "A"': the user settled how to do something the agent asked about
 _ANSWERED = re.compile(r'^User answered "(?P<question>.+?)": "(?P<answer>.+)"$')
 # what the Observer marked a decision ("User decided: …"): a choice made, not a promise still open
+_STATED = re.compile(r"^User stated:", re.IGNORECASE)
 _DECIDED = re.compile(r"^User decided:", re.IGNORECASE)
 # what the code does now, against what it should ("`export_session` has a default of 'md' instead of 'all'", "the
 # script is using X instead of Y"): a finding, no choice made
@@ -201,7 +203,10 @@ def event_type(text: str) -> str:
     kind = next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body) and not skipped.get(name)), "fact")
     if kind == "fact" and CORRECTED.match(text.strip()) and is_rule(body):
         return "preference"  # the user told the agent how to work by correcting it: not a fact that ages out
-    return "decision" if decided and kind == "fact" else kind
+    # how the thing built behaves, as the user specified it ("The game is lost when the king is captured"): a choice made
+    # for the product, binding as a decision is (the Observer states it so only of work on software)
+    specified = bool(_STATED.match(text.strip())) and specifies_behaviour(body)
+    return "decision" if (decided or specified) and kind == "fact" else kind
 
 
 def priority_for(observer_priority: str, kind: str, text: str) -> str:

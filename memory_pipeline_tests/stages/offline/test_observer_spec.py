@@ -66,9 +66,12 @@ def test_outside_work_on_software_a_condition_is_how_a_life_goes():
     assert kept_in_chat("When the store is closed, my neighbour waters the plants.") == []
 
 
-def test_a_behaviour_the_user_states_is_a_fact_of_the_project_not_a_rule():
+def test_a_behaviour_the_user_states_is_a_decision_of_the_project_not_a_rule():
+    """A choice made for the product: binding (it does not age out of the pack as a fact does), and no P0 rule."""
     typed = classify_fact('User stated: "If a piece is on cooldown, moving it queues a pre-move."', "high")
-    assert typed.type != "constraint" and typed.priority != "P0"
+    assert (typed.type, typed.priority) == ("decision", "P1")
+    # the same words in a chat's third-person fact are how a life goes, and the agent's are no choice of the user's
+    assert classify_fact("When Dave is stressed, Dave goes for a drive.", "medium").type != "decision"
 
 
 @pytest.mark.parametrize("text", [
