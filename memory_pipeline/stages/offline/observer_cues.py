@@ -295,9 +295,13 @@ COMMENTARY = re.compile(
 # the user naming a rule of the code: "… doesn't adhere to the invariant that every line … must not be wider than …"
 NAMED_RULE = re.compile(r"\b(?:invariant|contract|guarantee|convention|the rule) (?:is )?that\b", re.IGNORECASE)
 # a list item whose subject is its heading: "Uses `Text` and `Spacer` components instead of raw strings"
+# ("Warns explicitly when …", "Attempts to export …": any verb of its kind before what it does; "Tests run in parallel"
+# opens with a plural noun, its verb next)
 ELIDED_SUBJECT = re.compile(r"^(?:Uses|Returns|Calls|Takes|Adds|Removes|Renders|Shows|Creates|Handles|Has|Keeps|"
                             r"Makes|Sets|Gets|Reads|Writes|Runs|Loads|Stores|Sends|Wraps|Accepts|Exposes|Emits|"
-                            r"Supports|Provides|Contains|Includes|Applies|Passes|Checks)\s")
+                            r"Supports|Provides|Contains|Includes|Applies|Passes|Checks)\s|"
+                            r"^(?-i:[A-Z][a-z]+[^s\W]s) (?:to \w|(?:the|a|an|its|their|each|every|all|any|no) |"
+                            r"`|\w+ly\b|(?:when|if|whenever|once|only|back|out|up|over)\b)")
 # "The problem is at line 543: …": placed by a line number, it is about that day's file (the next edit moves it);
 # "looking at the screenshot again, the issue is …": what that moment's screen showed
 MOMENT_REF = re.compile(r"^lines? \d+\b|\b(?:at|on|in) lines? \d+\b|\blines? \d+(?:\s*[-–]\s*\d+)?:|\bscreenshots?\b", re.IGNORECASE)

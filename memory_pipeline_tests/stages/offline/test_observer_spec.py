@@ -8,6 +8,7 @@ import pytest
 
 from memory_pipeline.stages.ledger.classify import classify_fact
 from memory_pipeline.stages.offline.distil import is_rule
+from memory_pipeline.stages.offline.observer_cues import ELIDED_SUBJECT
 from memory_pipeline_tests.stages.offline.test_observer_keep import facts_of, one_turn
 from memory_pipeline_tests.stages.offline.test_observer_standing import kept_in_chat, kept_in_work
 
@@ -100,3 +101,18 @@ def test_an_always_after_a_change_asked_of_the_code_says_what_the_code_does(text
     assert is_rule(text) is rule
     typed = classify_fact(f'User stated: "{text}"', "high")
     assert (typed.priority == "P0") is rule
+
+
+@pytest.mark.parametrize("text", [
+    "Warns explicitly when no assistant responses are found (likely due to a failed export).",
+    "Attempts to export the session to `exported-session.jsonl`, then parses the messages from it.",
+])
+def test_a_list_item_whose_subject_is_its_heading_is_no_finding(text):
+    assert facts_of(one_turn("Assistant", text)) == []
+    assert ELIDED_SUBJECT.match(text)
+
+
+@pytest.mark.parametrize("text", ["Tests run in parallel.", "Migrations must be reversible.",
+                                  "Postgres truncates identifiers longer than 63 characters."])
+def test_a_plural_noun_or_a_name_before_its_verb_is_a_subject(text):
+    assert not ELIDED_SUBJECT.match(text)
