@@ -74,15 +74,21 @@ def test_an_empty_workspace_gives_a_short_brief(tmp_path):
     assert "_MEMORY.md is empty._" in brief.text and brief.observations == [] and brief.current_task is None
 
 
-def test_a_briefing_for_an_earlier_day_gets_the_pack_of_its_own_day(tmp_path):
-    """`brief --date D` on a workspace whose pack was written later: the pack as of D, from the ledger (not
-    what was said after D, nor its facts aged from the later day); a briefing for the pack's day reads the file."""
+def shop_ledger(tmp_path) -> Workspace:
+    """A workspace whose ledger holds a fact 70 days old and one of yesterday (of project shop), no pack yet."""
     workspace = Workspace(tmp_path / "ws").create()
     log = Events()
     log.add("The orders service runs on Postgres 16", priority="P1", entity="postgres", days_ago=70, project="shop")
     log.add("Deploys go through the staging cluster first", priority="P1", entity="deploys", days_ago=1,
             project="shop")
     LedgerFiles(workspace).append(log.events)
+    return workspace
+
+
+def test_a_briefing_for_an_earlier_day_gets_the_pack_of_its_own_day(tmp_path):
+    """`brief --date D` on a workspace whose pack was written later: the pack as of D, from the ledger (not
+    what was said after D, nor its facts aged from the later day); a briefing for the pack's day reads the file."""
+    workspace = shop_ledger(tmp_path)
     build_packs(workspace, LATEST.isoformat())
     written = LedgerFiles(workspace).read_pack("shop") or ""
     assert "⚠️ STALE" in written and "staging cluster" in written  # 70 days old on the pack's day
@@ -98,12 +104,7 @@ def test_a_briefing_for_an_earlier_day_gets_the_pack_of_its_own_day(tmp_path):
 def test_a_briefing_after_the_written_packs_day_gets_the_pack_of_its_own_day(tmp_path):
     """No daily rebuild since the pack was written (no daemon, history ingested by hand): the briefing's pack is
     today's, from the ledger (what was said since, the ages and STALE flags of today), not the last day ingested."""
-    workspace = Workspace(tmp_path / "ws").create()
-    log = Events()
-    log.add("The orders service runs on Postgres 16", priority="P1", entity="postgres", days_ago=70, project="shop")
-    log.add("Deploys go through the staging cluster first", priority="P1", entity="deploys", days_ago=1,
-            project="shop")
-    LedgerFiles(workspace).append(log.events)
+    workspace = shop_ledger(tmp_path)
     early = (LATEST - timedelta(days=65)).isoformat()
     build_packs(workspace, early)
     written = LedgerFiles(workspace).read_pack("shop") or ""
