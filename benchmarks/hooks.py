@@ -114,4 +114,27 @@ def bench_hooks(runs: int = 20, turns: int = 40) -> dict:
                 hook_entry.stop_service(str(workspace))
         finally:
             hook_entry.stop_service(str(workspace))
+            # the first hook also started the workspace's Dagster daemon, and a SessionEnd or PreCompact call leaves
+            # its index checkpoint running: stopped before the folder goes, or they write into it as it is removed
+            subprocess.run([sys.executable, "-m", "memory_pipeline.cli", "service", "stop"], env=env, cwd=project,
+                           capture_output=True, check=False, timeout=180)
+            settle_children(workspace)
     return figures
+
+
+def settle_children(workspace: Path, wait_s: float = 60.0) -> None:
+    """Wait for the hook calls' background children of this workspace (an index checkpoint) to end."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        found = subprocess.run(["pgrep", "-f", "--", "index-checkpoint"], capture_output=True, text=True, check=False)
+        mine = [pid for pid in found.stdout.split() if str(workspace) in _environ_of(pid)]
+        if not mine:
+            return
+        time.sleep(0.5)
+
+
+def _environ_of(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/environ").read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return ""
