@@ -131,10 +131,10 @@ def user_fact(sentence: str, following: str, about_code: bool = True) -> tuple[s
         return "high", f"User stated: {quoted}"  # "let's think first, before we change anything"
     if standing.is_answer_style(sentence) or (about_code and standing.is_standing_statement(sentence)):
         return "high", f"User stated: {quoted}"  # "Any change to the public API needs a changelog entry"
-    if about_code and spec.specifies_behaviour(sentence) and (
-            spec.NO_CONCEPT.match(sentence) or cues.is_self_contained(spec.ASKED.sub("", sentence))):
-        # "If a piece is on cooldown, moving it queues a pre-move"; "Make it so X" states X
-        return "high", f'User stated: "{rules.clip(shape.distil(spec.ASKED.sub("", sentence)))}"'
+    if about_code and spec.specifies_behaviour(sentence):  # "If a piece is on cooldown, moving it queues a pre-move"
+        specified = spec.ASKED.sub("", sentence)  # "Make it so X" states X
+        if spec.NO_CONCEPT.match(sentence) or cues.is_self_contained(specified):
+            return "high", f'User stated: "{rules.clip(shape.distil(specified))}"'
     if cues.is_request(sentence) or shape.is_task_request(sentence):
         return None
     if shape.is_correction_of_fact(sentence) and cues.is_self_contained(sentence):

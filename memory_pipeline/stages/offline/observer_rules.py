@@ -146,7 +146,8 @@ def _prose_lines(text: str) -> list[str]:
             continue
         line = _EMPHASIS.sub("", _BULLET.sub("", raw.strip()))
         # a version counts as a word: "We target Python 3.11 and 3.12" is prose, "| 3.11 | 3.12 |" a table
-        letters = sum(ch.isalpha() or ch.isspace() for ch in _VERSION.sub("v", line)) + len(line) - len(_VERSION.sub("v", line))
+        worded = _VERSION.sub("v", line)
+        letters = sum(ch.isalpha() or ch.isspace() for ch in worded) + len(line) - len(worded)
         if _CODE_START.match(line) or letters < 0.75 * len(line) or len(line.split()) < 3:
             continue
         lines.append(line)
