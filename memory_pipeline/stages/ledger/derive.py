@@ -12,11 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from memory_pipeline.stages.index.sparse import tokenize
 from memory_pipeline.stages.ledger.change import advice_only
 from memory_pipeline.stages.ledger.classify import Classified, closes_commitment, plain_text
 from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT, LedgerEvent, event_id, id_parts
 from memory_pipeline.stages.ledger.state import LedgerState
-from memory_pipeline.stages.ledger.subject import same_subject
+from memory_pipeline.stages.ledger.subject import same_subject, subject_words
+from memory_pipeline.stages.offline.observer_update import replaced_terms, states_update
 from memory_pipeline.stages.restatement import says_again
 
 Similarity = Callable[[str, list[str]], list[float]]  # (text, others) -> cosine-like scores in [0, 1]
@@ -24,6 +26,11 @@ Similarity = Callable[[str, list[str]], list[float]]  # (text, others) -> cosine
 CHANGE_SIMILARITY = 0.4  # a fact saying "moved from X to Y" supersedes an active fact this close about X
 # (and naming the same thing: stages/ledger/subject.py)
 UPDATE_SIMILARITY = 0.8  # a near-restatement with other numbers ("port 6380" after "port 6379") updates it
+# an update of the work ("We use pnpm now", "Redis is on port 6380, not 6379": stages/offline/observer_update.py)
+# supersedes the closest active fact of its project this close that speaks of the same thing or names the value
+# it replaces, whatever entity each was filed under ("Tests run on Vitest now, not Jest" / "Our tests run on Jest")
+UPDATE_ANY_SIMILARITY = 0.45
+UPDATE_POOL = 200  # the newest active events of the project an update is compared with
 CLOSE_SIMILARITY = 0.5  # "fixed the flaky test" closes "need to fix the flaky test" (same entity)
 CLOSE_ANY_SIMILARITY = 0.7  # ... or any open commitment this close
 RELATED_SIMILARITY = 0.5
@@ -81,6 +88,38 @@ def _supersedes(kind: Classified, content: str, candidates: list[LedgerEvent], s
     return None
 
 
+def _updated(content: str, entity: str | None, state: LedgerState, project: str, similarity: Similarity) -> str | None:
+    """The active fact of `project` that the update `content` replaces: the closest of the newest
+    `UPDATE_POOL`, at least `UPDATE_ANY_SIMILARITY` close, that shares a subject word with it (beyond the entities
+    each is filed under) or states a value it says it replaces; None when none does."""
+    pool = [e for e in reversed(state.events.values()) if e.project == project and e.type != "commitment"
+            and not e.closes and state.is_active(e.id)][:UPDATE_POOL]
+    if not pool:
+        return None
+    named = set(tokenize(" ".join(replaced_terms(content)))) - set(tokenize(entity or ""))
+    best: tuple[float, str] | None = None
+    for event, score in zip(pool, similarity(content, [e.content for e in pool]), strict=True):
+        if score < UPDATE_ANY_SIMILARITY or (best is not None and score <= best[0]):
+            continue
+        names = " ".join(filter(None, (entity, event.entity)))  # what each is filed under names no shared thing
+        if subject_words(content, names) & subject_words(event.content, names) or named & set(tokenize(event.content)) \
+                or (entity and event.entity == entity and (said := predicate(content, entity)) is not None
+                    and said == predicate(event.content, entity)):
+            best = (score, event.id)
+    return best[1] if best else None
+
+
+_WORDS = re.compile(r"[a-z][a-z'-]*")
+
+
+def predicate(text: str, entity: str) -> tuple[str, ...] | None:
+    """The two words after the entity's name ("Deploys go through Jenkins" → ("go", "through")): what is said of it,
+    the same in an update of the same thing ("Deploys go through Argo CD now"); None when the name is not there."""
+    words = _WORDS.findall(text.lower())
+    at = next((n for n, word in enumerate(words) if tokenize(word) == tokenize(entity)), None)
+    return tuple(words[at + 1:at + 3]) or None if at is not None else None
+
+
 def _closes(state: LedgerState, kind: Classified, content: str, similarity: Similarity) -> list[str]:
     if kind.type == "commitment" or not closes_commitment(content) or not state.open_loops:
         return []
@@ -102,6 +141,8 @@ def derive_event(fact: FactInput, kind: Classified, state: LedgerState, similari
     candidates = [e for e in state.active_about(kind.entity) if not e.closes and e.project == project]
     scores = similarity(content, [e.content for e in candidates]) if candidates else []
     supersedes = _supersedes(kind, content, candidates, scores, fact.roles)
+    if supersedes is None and not fact.chat and states_update(content) is not None:
+        supersedes = _updated(content, kind.entity, state, project, similarity)
     related = [e.id for e, s in sorted(zip(candidates, scores, strict=False), key=lambda p: p[0].ts, reverse=True)
                if s >= RELATED_SIMILARITY and e.id != supersedes][:MAX_RELATED]
     closes = _closes(state, kind, content, similarity)

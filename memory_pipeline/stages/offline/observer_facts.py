@@ -14,6 +14,7 @@ from memory_pipeline.stages.offline import observer_spec as spec
 from memory_pipeline.stages.offline import observer_standing as standing
 from memory_pipeline.stages.offline.observer_agreed import agreed
 from memory_pipeline.stages.offline.observer_people import personal_fact
+from memory_pipeline.stages.offline.observer_update import as_update
 
 CAPS = {"high": 8, "medium": 6, "low": 3}
 
@@ -65,7 +66,8 @@ def _user_candidates(block: Block, about_code: bool = True) -> list[Candidate]:
         if rule := shape.reproach_as_rule(cleaned):  # "how can you say X if you haven't checked Y?"
             found.append(Candidate("high", block.time, f'User corrected the agent: "{rules.clip(rule)}"', [block.ref]))
             continue
-        short = len(rules.content_words(cleaned)) < 2 and not (i + 1 < len(said) and cues.DENIES.match(cleaned))
+        short = len(rules.content_words(cleaned)) < 2 and not (i + 1 < len(said) and cues.DENIES.match(cleaned)) \
+            and not (about_code and as_update(cleaned))
         if cues.is_question(sentence) or cues.GREETING.match(cleaned) or short:  # "This is not how it works. X is …"
             continue
         following = said[i + 1] if i + 1 < len(said) else ""
@@ -104,6 +106,8 @@ def user_fact(sentence: str, following: str, about_code: bool = True) -> tuple[s
         return None  # "let me try the light theme real quick, then …": what the user does next, not a fact
     if (kept := shape.kept_in_mind(raw)) and cues.is_self_contained(kept) and not cues.is_request(kept):
         return "high", f'User stated: "{rules.clip(shape.distil(kept))}"'  # "looks good, but keep in mind X"
+    if about_code and (update := as_update(sentence) or as_update(raw)):
+        return "high", f'User stated: "{rules.clip(update)}"'  # "We use pnpm now.", "Redis is on 6380, not 6379."
     quoted = f'"{rules.clip(sentence)}"'
     if shape.MISSED.match(sentence) and cues.is_self_contained(sentence):
         rule = shape.missed_as_rule(sentence)

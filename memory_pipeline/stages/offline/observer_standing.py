@@ -90,6 +90,15 @@ _LAYOUT = re.compile(
     r"server|client|site|docs) uses|"
     # "Commit messages follow the conventional commits format"
     r"follows? (?:the )?(?:[\w\-]+ ){0,2}(?:format|conventions?|style|pattern|spec|standard|guide)s?)\b", re.IGNORECASE)
+# where a part of the setup is, or goes: "The staging URL is staging.example.com", "Deploys go through Jenkins",
+# "Our logs go to Datadog", "The orders database is db-3.internal" (its value a name, a host, a path or a number:
+# not "The build is broken", "The logs are empty", "The API is slow")
+_SETUP = re.compile(
+    r"^(?:the |our )?(?:[\w\-]+ ){0,2}(?:url|urls|endpoint|host|hostname|domain|port|database|db|cache|queue|broker|"
+    r"bucket|registry|cluster|region|deploys|deployments|releases|logs|metrics|traces|alerts|backups|secrets|builds|"
+    r"pipeline|docs|package manager|test runner|linter|formatter|bundler|default branch|main branch) "
+    r"(?:is|are|goes|go|runs?|lives?|points?|sits?)(?: (?:on|at|in|to|through|via|into|behind|under))? "
+    r"(?:the |a |an )?(?-i:(?=[`\w@-]*(?:[A-Z0-9`@]|\w[./:-]\w)))[`\w./:@-]+", re.IGNORECASE)
 # how the team works: "We deploy on Tuesdays and Thursdays only", "We squash merge", "We support Node 18 and 20"
 _TEAM_HABIT = re.compile(
     r"^(?:here,? )?(?:we|our team|the team)(?: (?:always|usually|only|normally|generally|typically|still))? "
@@ -147,7 +156,7 @@ _LESSON_SHAPES = (_TRIED_FAILED, _FIXED_BY, _FAILS_WHEN, _SKIP_WITH_REASON, _NOT
 
 # the shapes that say how to work (a rule of the project), and those that say how the project is
 _RULE_SHAPES = (_CONDITIONAL, _IMPORTANT, _KIND_MUST, _REASON_THEN_RULE, _KEEP_KIND)
-_STANDING_SHAPES = (*_RULE_SHAPES, _EVERY_SUBJECT, _EVERY_SCOPE, _NO_OTHER, _LAYOUT, _TEAM_HABIT, _SUPPORT_ENDED,
+_STANDING_SHAPES = (*_RULE_SHAPES, _EVERY_SUBJECT, _EVERY_SCOPE, _NO_OTHER, _LAYOUT, _SETUP, _TEAM_HABIT, _SUPPORT_ENDED,
                     _NEEDS_RUNNING, *_LESSON_SHAPES)
 
 

@@ -1,8 +1,9 @@
 """A fact the ledger superseded, marked on its payload so ranking de-ranks it and names its replacement.
 
-Three things carry the old value and are marked `superseded_by` ("EVT-…: the newer statement"):
+Four things carry the old value and are marked `superseded_by` ("EVT-…: the newer statement"):
 the observation fact the ledger superseded; the transcript messages that fact cites (the user's
-"the orders service runs on Postgres 16"); and any other message or fact of the same project,
+"the orders service runs on Postgres 16"); another observation that cites only those messages (its
+segment's narrative); and any other message or fact of the same project,
 written before the replacement, that restates the old value (the agent's "Noted: … Postgres 16"):
 it names the subject (the event's entity, or two of the old statement's words) and a value the
 replacement changed (a number, a version), and none of the new values.
@@ -78,6 +79,14 @@ def _replacing_message(payload: dict, replacing: dict) -> str | None:
                 None)
 
 
+def _of_cited_only(payload: dict, cited: dict[tuple[str, str], str]) -> str | None:
+    """The superseded fact whose messages are all that the observation `payload` cites, if any: another
+    observation of the same words (its segment's narrative), not a summary that cites other messages too."""
+    session = str(payload.get("session_id") or "")
+    found = {cited.get((session, mid)) for mid in payload.get("source_message_ids") or []}
+    return found.pop() if len(found) == 1 and None not in found else None
+
+
 def with_supersession(payloads: dict[str, dict], superseded: dict[str, dict]) -> dict[str, dict]:
     """Payloads of facts the ledger superseded, the messages they cite, and messages or facts that
     restate the replaced value get `superseded_by` ("EVT-…: the replacement")."""
@@ -98,6 +107,8 @@ def with_supersession(payloads: dict[str, dict], superseded: dict[str, dict]) ->
                 if (fid := cited.get((str(payload.get("session_id") or ""), mid))) is not None:
                     entry = superseded[fid]
                     break
+        elif entry is None and (fid := _of_cited_only(payload, cited)) is not None:
+            entry = superseded[fid]  # the segment's narrative of those messages: "Redis … 6379: The user wrote: …"
         if entry is None:
             text = str(payload.get("message") or payload.get("text") or "")
             entry = next((r.entry for r in replaced if _applies(r.entry, payload) and restates(r, text)), None)

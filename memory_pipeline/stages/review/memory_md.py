@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from memory_pipeline.stages.offline.observer_update import replaced_terms, states_update
 from memory_pipeline.stages.proposal_ids import ID_TEXT
 from memory_pipeline.stages.recall.supersession import subject_words, values
 from memory_pipeline.stages.untrusted import inline, project_name
@@ -191,7 +192,24 @@ def changes_value(old: str, new: str) -> bool:
     if changed and (words_old & words_new or words_new <= words_old):  # about the same thing, not another's
         return True
     gone, came = values(old) - values(new), values(new) - values(old)
-    return bool(gone and came and len(subject_words(old) & subject_words(new)) >= 2)
+    if gone and came and len(subject_words(old) & subject_words(new)) >= 2:
+        return True
+    return _updates(old, new)
+
+
+_WORDS = re.compile(r"[a-z0-9][\w.-]*", re.IGNORECASE)
+
+
+def _updates(old: str, new: str) -> bool:
+    """`new` is an update of the work (stages/offline/observer_update.py) that names `old`'s value as the one it
+    replaces ("Tests run on Vitest these days, not Jest" / "Our tests run on Jest"), or says the same of the same
+    thing with another value ("Deploys go through Argo CD now" / "Deploys go through Jenkins")."""
+    if states_update(new) is None:
+        return False
+    said, was = ([w.lower().rstrip(".-") for w in _WORDS.findall(text)] for text in (new, old))
+    if replaced_terms(new) & set(was) and subject_words(old) & subject_words(new):
+        return True
+    return len(said) > 3 and len(was) > 3 and said[:3] == was[:3] and said[3] != was[3]
 
 
 def contradicted_line(text: str, proposal_text: str, project: str) -> str | None:

@@ -56,7 +56,7 @@ def test_instead_of_and_the_imperative_correct_from_the_user_and_advise_from_the
     assert states_change(report) and not advice_only(report, ("assistant",))  # a change the agent made
 
 
-def _derived(said: list[tuple[str, tuple[str, ...]]]):
+def _derived(said: list[tuple[str, tuple[str, ...]]], chat: bool = False):
     from memory_pipeline.resources.embedding.embedder import get_embedder
     from memory_pipeline.stages.ledger.derive import FactInput, derive_events
     from memory_pipeline.stages.ledger.state import LedgerState
@@ -69,7 +69,8 @@ def _derived(said: list[tuple[str, tuple[str, ...]]]):
         return [max(0.0, cosine(first, other)) for other in rest]
 
     facts = [FactInput(fact_id=f"f{n}", text=text, observer_priority="high", day=f"2026-11-2{n}",
-                       ts=datetime(2026, 11, 20 + n, 9, tzinfo=timezone.utc), source="memory/x.md", roles=roles)
+                       ts=datetime(2026, 11, 20 + n, 9, tzinfo=timezone.utc), source="memory/x.md", roles=roles,
+                       chat=chat)
              for n, (text, roles) in enumerate(said)]
     return derive_events(facts, [classify_fact(f.text, "high") for f in facts], LedgerState.of([]), similarity, {})
 
@@ -80,3 +81,35 @@ def test_the_assistants_advice_supersedes_nothing_a_users_instead_of_does():
     assert advised[1].supersedes is None
     corrected = _derived([(old, ("user",)), (new, ("user",))])
     assert corrected[1].supersedes == corrected[0].id
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Our tests run on Jest.", "Tests run on Vitest these days, not Jest."),  # filed under "jest", then "tests"
+    ("We use npm for this repo.", "We dropped npm for pnpm."),  # no entity either: the value it replaces
+    ("The repo is called orders-service.", "We renamed the repo to orders-api."),
+    ("The API lives at /v1.", "The API lives at /v2 now."),
+    ("We deploy on Fridays.", "We stopped deploying on Fridays; we deploy on Tuesdays."),
+])
+def test_an_update_of_the_work_supersedes_what_it_updates_whatever_its_entity(old, new):
+    events = _derived([(old, ("user",)), (new, ("user",))])
+    assert events[1].supersedes == events[0].id
+
+
+def test_an_update_supersedes_the_closest_fact_it_speaks_of_and_nothing_unrelated():
+    events = _derived([("The repo is called orders-service.", ("user",)), ("The API lives at /v1.", ("user",)),
+                       ("CI runs on GitHub Actions.", ("user",)), ("We renamed the repo to orders-api.", ("user",))])
+    assert events[3].supersedes == events[0].id  # not the API's path, which shares "api" with it
+    unrelated = _derived([("CI runs on GitHub Actions.", ("user",)), ("Deploys go through Argo CD now.", ("user",))])
+    assert unrelated[1].supersedes is None
+
+
+def test_an_update_told_in_a_conversation_about_life_supersedes_by_the_ledgers_older_rules_only():
+    said = [("Our tests run on Jest.", ("user",)), ("Tests run on Vitest these days, not Jest.", ("user",))]
+    assert _derived(said, chat=True)[1].supersedes is None
+
+
+def test_an_update_of_what_is_said_of_the_same_thing_supersedes_it_another_aspect_is_kept():
+    events = _derived([("Deploys go through Jenkins.", ("user",)), ("Deploys go through Argo CD now.", ("user",))])
+    assert events[1].supersedes == events[0].id  # the same thing ("deploys"), the same "go through"
+    events = _derived([("Postgres 16 is the version we run.", ("user",)), ("Postgres runs in Docker now.", ("user",))])
+    assert events[1].supersedes is None  # where it runs is no version

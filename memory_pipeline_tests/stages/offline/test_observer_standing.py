@@ -71,6 +71,12 @@ def kept_in_chat(user_text: str) -> list[str]:
     "We still support Internet Explorer 11, so no optional chaining in the frontend.",
     "The legacy admin still depends on jQuery.",
     "We target Python 3.11 and 3.12.",  # its versions are words, not symbols
+    # where a part of the setup is or goes, named
+    "The staging URL is staging.example.com.",
+    "Deploys go through Jenkins.",
+    "Our logs go to Datadog.",
+    "The orders database is db-3.internal.",
+    "Secrets live in Vault.",
 ])
 def test_a_standing_statement_of_work_on_software_is_kept(text):
     assert any(text.rstrip(".") in fact for fact in kept_in_work(text)), kept_in_work(text)
@@ -100,6 +106,9 @@ def test_a_standing_statement_of_work_on_software_is_kept(text):
     "The test is still red on CI.",
     "The page still doesn't load.",
     "We still can't deploy, the pipeline is broken.",
+    # how a part of the setup is doing: no name of where it is
+    "The logs are empty.", "The cache is stale.", "The URL is wrong.", "The queue is full.",
+    "The port is already in use.", "The docs are out of date.",
 ])
 def test_a_request_a_report_or_a_moment_of_this_task_is_not(text):
     assert kept_in_work(text) == []

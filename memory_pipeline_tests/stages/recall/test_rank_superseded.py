@@ -66,3 +66,18 @@ def test_two_sessions_message_ids_are_not_one_message():
     options = RankOptions(fusion="weighted", now_ts=NOW, collapse_jaccard=1.1)
     fused = fuse([("a", 0.9), ("b", 0.8)], [("a", 5.0), ("b", 4.0)], options)
     assert [h.id for h in rank(payloads, fused, options)] == ["a", "b"]
+
+
+def test_an_observation_of_only_the_superseded_facts_messages_is_marked_a_summary_of_more_is_not():
+    said = message("m1", "Our tests run on Jest.")
+    narrative = {"tier": "observations", "text": 'Our tests run on Jest: The user wrote: "Our tests run on Jest".',
+                 "session_id": "s1", "source_message_ids": ["m1"], "created_ts": NOW - 2 * DAY_SECONDS}
+    summary = narrative | {"text": "Set up the test suite and the CI", "source_message_ids": ["m1", "m2"]}
+    elsewhere = narrative | {"session_id": "s2"}  # another session's message m1
+    superseded = {"fact": {"event": "EVT-20261120-001", "by": "EVT-20261127-001", "session": "s1", "messages": ["m1"],
+                           "text": "Tests run on Vitest these days, not Jest.", "old": "Our tests run on Jest."}}
+    marked = with_supersession({"said": said, "narrative": narrative, "summary": summary, "elsewhere": elsewhere},
+                               superseded)
+    replaced = "EVT-20261127-001: Tests run on Vitest these days, not Jest."
+    assert marked["said"]["superseded_by"] == replaced and marked["narrative"]["superseded_by"] == replaced
+    assert "superseded_by" not in marked["summary"] and "superseded_by" not in marked["elsewhere"]

@@ -159,6 +159,17 @@ def test_a_proposal_that_changes_a_lines_value_is_found_and_can_replace_it():
     assert replace_line(memory, "- a line the user removed", new) is None
 
 
+def test_an_update_without_numbers_is_found_against_the_line_it_updates():
+    from memory_pipeline.stages.review.memory_md import changes_value
+
+    assert changes_value("Our tests run on Jest.", "Tests run on Vitest these days, not Jest.")  # names the old value
+    assert changes_value("We use npm for this repo.", "We dropped npm for pnpm.")
+    assert changes_value("Deploys go through Jenkins.", "Deploys go through Argo CD now.")  # the same said of it
+    assert not changes_value("Deploys go through Jenkins.", "Deploys need a green build.")  # no update
+    assert not changes_value("Always run the migrations before deploying.", "Deploys go through Argo CD now.")
+    assert not changes_value("Deploys go through Jenkins.", "Deploys go through Jenkins and Argo CD.")  # adds, no update
+
+
 def test_a_proposal_pending_more_than_five_days_warns_that_it_expires_and_parses_back_clean():
     from memory_pipeline.stages.review.review_md import expiry_note
 
