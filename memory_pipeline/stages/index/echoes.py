@@ -6,7 +6,8 @@ right after a call to this project's memory tools (MCP `search`/`get`/`timeline`
 or `memory-pipeline recall` run as a command) and before the user's next turn. It is indexed with
 `echo: true` and ranked far below what was said first, so a stale fact is not reinforced by its
 own reflection. **Narration** is a short assistant turn announcing a step ("Let me check the
-logs…", "Now I'll run the tests"): it is indexed and ranked below statements.
+logs…", "Now I'll run the tests"), or one that only acknowledges ("Got it.", "Noted, I'll keep that in mind."):
+it is indexed and ranked below statements.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ _NARRATION = re.compile(
     r"(?:check|look|see|run|read|open|search|find|inspect|verify|examine|review|try|start|explore|investigate|"
     r"take a look|grep|list|view|fix|update|add|create|write|edit)\b"
     r"|^(?:checking|looking|running|reading|searching|opening|inspecting|investigating)\b", re.IGNORECASE)
+# an acknowledgement and nothing it found or did: "Got it.", "Noted, I will keep that in mind.", "Sure, will do!"
+_ACK = re.compile(
+    r"^(?:got it|noted|understood|sure(?: thing)?|ok(?:ay)?|will do|sounds good|thanks?(?: you)?|perfect|alright|"
+    r"roger|makes sense|of course|no problem|you'?re welcome|great|good)\b[\s,.!:—–-]*"
+    r"(?:(?:i(?:'ll| will)|will) (?:keep|remember|note|do|bear)(?:\s+(?:that|it|this|those|them))?(?:\s+in mind)?[.!]?)?$",
+    re.IGNORECASE)
 NARRATION_MAX_CHARS = 160
 MEMORY_TOOLS = frozenset({"search", "get", "timeline", "trace", "brief"})
 _MEMORY_COMMAND = re.compile(r"\bmemory-pipeline\s+(?:recall|brief|trace)\b")
@@ -43,9 +50,9 @@ def cites_memory(text: str) -> bool:
 
 
 def is_narration(text: str, role: str | None) -> bool:
-    """A short assistant turn announcing its next step ("Let me check…")."""
+    """A short assistant turn announcing its next step ("Let me check…") or only acknowledging ("Got it.")."""
     flat = " ".join((text or "").split())
-    return role == "assistant" and len(flat) <= NARRATION_MAX_CHARS and bool(_NARRATION.search(flat))
+    return role == "assistant" and len(flat) <= NARRATION_MAX_CHARS and bool(_NARRATION.search(flat) or _ACK.match(flat))
 
 
 def calls_memory(message: Message) -> bool:
