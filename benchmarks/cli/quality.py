@@ -37,6 +37,10 @@ def register_quality(kinds) -> None:
     worth.add_argument("-v", "--verbose", action="store_true", help="also print each entry's verdict")
     add_json_flag(worth)
     worth.set_defaults(handler=run_bench_worth)
+    corrections = kinds.add_parser("corrections", help="corrections in the words users use: does each supersede the "
+                                   "fact it corrects, through import → ingest → recall (docs/corrections.md)")
+    add_json_flag(corrections)
+    corrections.set_defaults(handler=run_bench_corrections)
 
 
 def _transcripts(args) -> Path:
@@ -151,6 +155,19 @@ def run_bench_worth(args) -> int:
         out.print(figures["scorer"], highlight=False, soft_wrap=True)
     if figures["kept"]:
         out.print(f"workspace and briefings kept in {figures['kept']}", highlight=False)
+    return 0
+
+
+def run_bench_corrections(args) -> int:
+    from benchmarks.corrections import bench_corrections, table
+
+    verdicts = bench_corrections()
+    if args.json:
+        print_json(verdicts)
+        return 0
+    out = console()
+    for line in table(verdicts):
+        out.print(line, highlight=False, soft_wrap=True)
     return 0
 
 
