@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import islice
 
 from memory_pipeline.stages.index.sparse import tokenize
 from memory_pipeline.stages.ledger.change import advice_only
@@ -92,8 +93,8 @@ def _updated(content: str, entity: str | None, state: LedgerState, project: str,
     """The active fact of `project` that the update `content` replaces: the closest of the newest
     `UPDATE_POOL`, at least `UPDATE_ANY_SIMILARITY` close, that shares a subject word with it (beyond the entities
     each is filed under) or states a value it says it replaces; None when none does."""
-    pool = [e for e in reversed(state.events.values()) if e.project == project and e.type != "commitment"
-            and not e.closes and state.is_active(e.id)][:UPDATE_POOL]
+    pool = list(islice((e for e in reversed(state.events.values()) if e.project == project
+                        and e.type != "commitment" and not e.closes and state.is_active(e.id)), UPDATE_POOL))
     if not pool:
         return None
     named = set(tokenize(" ".join(replaced_terms(content)))) - set(tokenize(entity or ""))
@@ -110,14 +111,18 @@ def _updated(content: str, entity: str | None, state: LedgerState, project: str,
 
 
 _WORDS = re.compile(r"[a-z][a-z'-]*")
+# "is on", "has": what a copula says of a thing is too many things ("Redis is on port 6380" / "Redis is on the old box")
+_COPULA = frozenset({"is", "are", "was", "were", "has", "have", "'s", "isn't", "aren't"})
 
 
 def predicate(text: str, entity: str) -> tuple[str, ...] | None:
-    """The two words after the entity's name ("Deploys go through Jenkins" → ("go", "through")): what is said of it,
-    the same in an update of the same thing ("Deploys go through Argo CD now"); None when the name is not there."""
+    """The two words after the entity's name when they open with a verb of its own ("Deploys go through Jenkins" →
+    ("go", "through")): what is said of it, the same in an update of the same thing ("Deploys go through Argo CD
+    now"); None when the name is not there or a copula follows it."""
     words = _WORDS.findall(text.lower())
     at = next((n for n, word in enumerate(words) if tokenize(word) == tokenize(entity)), None)
-    return tuple(words[at + 1:at + 3]) or None if at is not None else None
+    said = tuple(words[at + 1:at + 3]) if at is not None else ()
+    return said if said and said[0] not in _COPULA else None
 
 
 def _closes(state: LedgerState, kind: Classified, content: str, similarity: Similarity) -> list[str]:

@@ -198,6 +198,8 @@ def changes_value(old: str, new: str) -> bool:
 
 
 _WORDS = re.compile(r"[a-z0-9][\w.-]*", re.IGNORECASE)
+_VERB = re.compile(r"go|goes|runs?|lives?|points?|deploys?|builds?|ships?|uses?|calls?|reads?|writes?|sends?|"
+                   r"hosts?|listens?|serves?|stores?|sits?|targets?|depends")
 
 
 def _updates(old: str, new: str) -> bool:
@@ -209,7 +211,9 @@ def _updates(old: str, new: str) -> bool:
     said, was = ([w.lower().rstrip(".-") for w in _WORDS.findall(text)] for text in (new, old))
     if replaced_terms(new) & set(was) and subject_words(old) & subject_words(new):
         return True
-    return len(said) > 3 and len(was) > 3 and said[:3] == was[:3] and said[3] != was[3]
+    shared = next((n for n, (a, b) in enumerate(zip(said, was, strict=False)) if a != b), min(len(said), len(was)))
+    # the same subject and verb ("deploys go through"), then another value: not "the orders service" and another verb
+    return 3 <= shared < min(len(said), len(was)) and any(_VERB.fullmatch(w) for w in said[1:shared])
 
 
 def contradicted_line(text: str, proposal_text: str, project: str) -> str | None:

@@ -113,3 +113,5 @@ def test_an_update_of_what_is_said_of_the_same_thing_supersedes_it_another_aspec
     assert events[1].supersedes == events[0].id  # the same thing ("deploys"), the same "go through"
     events = _derived([("Postgres 16 is the version we run.", ("user",)), ("Postgres runs in Docker now.", ("user",))])
     assert events[1].supersedes is None  # where it runs is no version
+    events = _derived([("Redis is on the old box in the basement.", ("user",)), ("Redis is on port 6380 now.", ("user",))])
+    assert events[1].supersedes is None  # "is on" says too many things of it: a host is no port (cosine 0.62)

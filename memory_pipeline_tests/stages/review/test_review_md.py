@@ -168,6 +168,8 @@ def test_an_update_without_numbers_is_found_against_the_line_it_updates():
     assert not changes_value("Deploys go through Jenkins.", "Deploys need a green build.")  # no update
     assert not changes_value("Always run the migrations before deploying.", "Deploys go through Argo CD now.")
     assert not changes_value("Deploys go through Jenkins.", "Deploys go through Jenkins and Argo CD.")  # adds, no update
+    assert not changes_value("The orders service runs on Postgres 16.", "The orders service calls the billing API now.")
+    assert not changes_value("Redis is on the old box.", "Redis is on port 6380 now.")  # another thing said of it
 
 
 def test_a_proposal_pending_more_than_five_days_warns_that_it_expires_and_parses_back_clean():
