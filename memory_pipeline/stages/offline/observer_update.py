@@ -70,8 +70,16 @@ UNSURE = re.compile(r"\b(?:iiuc|iirc|afaik|afaict|i think|i believe|i guess|i su
                     r"\b\w+er than\b|\bmore \w+ than\b|\bless \w+ than\b", re.IGNORECASE)
 
 
+# what opens a sentence without being its subject: a speaker's label ("Deborah: …"), a conjunction or an interjection
+_OPENER = re.compile(r"^(?:[A-Z][\w'’-]{1,30}:\s+)?(?:(?:but|and|so|also|oh|well|yep|yeah|yes|ok(?:ay)?)\b[\s,!.]*)*",
+                     re.IGNORECASE)
+
+
 def states_update(sentence: str) -> str | None:
     """The statement of how things stand now that `sentence` makes (its lead left out), or None."""
+    opened = LEAD.sub("", _OPENER.sub("", sentence.strip(), count=1), count=1).strip()
+    if POINTS_BACK.match(opened):
+        return None  # "But she retired a long time ago", "Deborah: Yep, it's become part of my routine now"
     text = sentence.strip()
     rest = LEAD.sub("", text, count=1).strip()
     led = rest != text

@@ -37,6 +37,7 @@ def test_an_update_is_kept_as_how_things_stand_with_what_it_replaces(said, kept,
     "It works now.", "The tests pass now.", "The build is green now.", "We're all set now.",  # the session's status
     "The page loads much faster now.",
     "It's port 6380 now.", "Actually, it's port 6380.",  # "it" is what was said before
+    "But she retired a long time ago.", "Deborah: Yep, it's become part of my routine now.",  # after an opener too
     "We'll use pnpm now.", "Maybe we switch to pnpm now.", "If the build passes, we deploy with Helm now.",
     "I'm now looking at the logs.",  # the user's own doing
     "now the app folder is renamed, so what next",  # a step of the session just done
