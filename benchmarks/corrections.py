@@ -16,7 +16,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from benchmarks.worth import _cli, user_env
+from benchmarks.worth import cli_output, user_env
 
 # (what the first session states, how the later one corrects it, what is asked)
 CASES = (
@@ -94,12 +94,12 @@ def bench_corrections(today: datetime | None = None) -> list[dict]:
             _session(sessions, repo, new, now - timedelta(days=7, hours=n))
             folders.append(repo)
         try:
-            _cli(["import", str(home)], env, root)
-            _cli(["ingest"], env, root)
+            cli_output(["import", str(home)], env, root)
+            cli_output(["ingest"], env, root)
             events = _ledger(workspace)
             return [_verdict(case, repo, events, env) for case, repo in zip(CASES, folders, strict=True)]
         finally:
-            _cli(["service", "stop"], env, root)
+            cli_output(["service", "stop"], env, root)
 
 
 def _verdict(case: tuple[str, str, str], repo: Path, events: list[dict], env: dict[str, str]) -> dict:
@@ -108,7 +108,7 @@ def _verdict(case: tuple[str, str, str], repo: Path, events: list[dict], env: di
     ours = [e for e in events if e.get("project") == project]
     first = next((e for e in ours if e.get("content", "").rstrip(".") == old.rstrip(".")), None)
     update = next((e for e in ours if first is not None and e.get("supersedes") == first["id"]), None)
-    hits = json.loads(_cli(["recall", question, "--json", "--no-service"], env, repo))["hits"]
+    hits = json.loads(cli_output(["recall", question, "--json", "--no-service"], env, repo))["hits"]
     stale = [n for n, h in enumerate(hits) if old.rstrip(".") in h["text"]]
     marked = bool(stale) and all(hits[n].get("replaced_by") for n in stale)
     return {"fact": old, "correction": new, "kept": first is not None, "takes": update is not None,

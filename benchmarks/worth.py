@@ -38,7 +38,7 @@ def user_env(workspace: Path) -> dict[str, str]:
     return env | {"MEMORY_WORKSPACE": str(workspace), "TOKENIZERS_PARALLELISM": "false", "PYTHONPATH": path}
 
 
-def _cli(args: list[str], env: dict[str, str], cwd: Path) -> str:
+def cli_output(args: list[str], env: dict[str, str], cwd: Path) -> str:
     command = [sys.executable, "-m", "memory_pipeline.cli", *args]
     done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -103,9 +103,9 @@ def bench_worth(transcripts_dir: Path = TRANSCRIPTS, labels_dir: Path = DURABLE_
         root.mkdir(parents=True, exist_ok=True)
         workspace = root / "workspace"
         env = user_env(workspace)
-        _cli(["import", *[str(f) for f, _ in files]], env, root)
-        _cli(["ingest"], env, root)
-        _cli(["reflect", "--backfill"], env, root)
+        cli_output(["import", *[str(f) for f, _ in files]], env, root)
+        cli_output(["ingest"], env, root)
+        cli_output(["reflect", "--backfill"], env, root)
         days = last_days(workspace)
         briefs = {}
         for project in sorted({p for _, p in files}):
@@ -114,7 +114,7 @@ def bench_worth(transcripts_dir: Path = TRANSCRIPTS, labels_dir: Path = DURABLE_
             subprocess.run(["git", "init", "-q", str(folder)], check=True, capture_output=True)
             day = days.get(project)
             when = (date.fromisoformat(day) + timedelta(days=1)).isoformat() if day else date.today().isoformat()
-            text = _cli(["brief", "--date", when], env, folder)
+            text = cli_output(["brief", "--date", when], env, folder)
             path = root / f"brief-{project}.md"
             path.write_text(text, encoding="utf-8")
             briefs[project] = {"day": when, "path": path, "text": text, "lines": _bullets(text)}
