@@ -18,7 +18,7 @@ from benchmarks.paths import ROOT, SHARED
 from memory_pipeline.errors import BadInputError
 from memory_pipeline.models import Message, Transcript, WindowWork
 from memory_pipeline.stages.transcripts import parse_transcript
-from memory_pipeline.stages.windows import decide_observing, shows_work, window_work
+from memory_pipeline.stages.windows import decide_observing, window_work, worth_observing
 
 OLD_MIN_USER_MESSAGES = 5
 SOURCES = {
@@ -91,7 +91,7 @@ def measure(sources: dict[str, Path] = SOURCES) -> dict[str, Tally]:
         for transcript in sessions_in(folder):
             tally.sessions += 1
             tally.old_observed += transcript.user_message_count >= OLD_MIN_USER_MESSAGES
-            tally.new_observed += shows_work(window_work(transcript.messages))
+            tally.new_observed += worth_observing(window_work(transcript.messages))
             turns, old, new = per_turn(transcript.messages)
             tally.turns += turns
             tally.old_turns_observed += old

@@ -116,6 +116,8 @@ class WindowWork(BaseModel):
     tool_calls: int = Field(0, alias="toolCalls", ge=0)
     files_modified: int = Field(0, alias="filesModified", ge=0)
     chars: int = Field(0, ge=0)  # user and assistant text
+    # what the user asked to keep or stated as standing (counted only in a window short of the rest)
+    statements: int = Field(0, ge=0)
 
 
 class EventData(BaseModel):

@@ -6,7 +6,10 @@ observed is judged by the work in it (`shows_work`), a rule measured on real tra
 (`bench/observe_share.py`): coding agents give one or two instructions and then work for an hour,
 so counting user messages alone (the old rule: 5) left them unobserved. A window short of the rule
 waits: it is indexed now and observed together with the session's next window, or, when the
-session is over, observed if the session as a whole showed work.
+session is over, observed if the session as a whole showed work, or if the user stated something to
+keep in it ("Remember: never deploy the billing service on Fridays", "We moved the orders service to
+Postgres 17"), as the offline Observer's rules read a user's sentence: a two-line session is where
+such a note is often made.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from memory_pipeline.models import Message, Observing, Transcript, Trigger, WindowWork
+from memory_pipeline.stages.offline.observer_facts import user_statements
+from memory_pipeline.stages.offline.observer_rules import messages_about_code
 from memory_pipeline.stages.transcripts.files import files_touched
 
 # observe a window with any of these (bench/observe_share.py measures the share each rule observes)
@@ -23,8 +28,9 @@ MIN_USER_MESSAGES = 3  # a conversation
 MIN_TOOL_CALLS = 10  # agentic work
 MIN_FILES_MODIFIED = 1  # a change made
 MIN_CHARS = 2000  # what the user and the assistant wrote, in characters
-RULE = (f"{MIN_USER_MESSAGES} user messages, {MIN_TOOL_CALLS} tool calls, a modified file "
-        f"or {MIN_CHARS:,} characters of conversation")
+MIN_STATEMENTS = 1  # what the user asked to keep or stated as standing
+RULE = (f"{MIN_USER_MESSAGES} user messages, {MIN_TOOL_CALLS} tool calls, a modified file, "
+        f"{MIN_CHARS:,} characters of conversation or a statement to keep")
 # a session with no new line for this long is over (an import of it, or the sweep, closes it)
 SESSION_IDLE = timedelta(hours=2)
 # SessionEnd reasons after which the session is over ("other" is every `claude -p` turn: not over)
@@ -34,12 +40,16 @@ FINAL_END_REASONS = frozenset({"clear", "logout", "prompt_input_exit"})
 def window_work(messages: Sequence[Message]) -> WindowWork:
     users = [m for m in messages if m.role == "user" and m.text and not m.is_compaction_summary]
     said = [m for m in messages if m.role in ("user", "assistant") and not m.is_compaction_summary]
-    return WindowWork(
+    work = WindowWork(
         user_messages=len(users),
         tool_calls=sum(len(m.tool_calls) for m in messages),
         files_modified=len(files_touched(messages)[1]),
         chars=sum(len(m.text) for m in said),
     )
+    if shows_work(work):
+        return work  # what the user stated is read by the Observer; no need to count it here
+    code = messages_about_code(messages)
+    return work.model_copy(update={"statements": sum(len(user_statements(m.text, code)) for m in users)})
 
 
 def shows_work(work: WindowWork) -> bool:
@@ -47,20 +57,28 @@ def shows_work(work: WindowWork) -> bool:
             or work.files_modified >= MIN_FILES_MODIFIED or work.chars >= MIN_CHARS)
 
 
+def worth_observing(work: WindowWork) -> bool:
+    """Work, or a short session in which the user stated something to keep."""
+    return shows_work(work) or work.statements >= MIN_STATEMENTS
+
+
 def describe(work: WindowWork) -> str:
+    stated = f", {work.statements} statement{'s' if work.statements != 1 else ''} to keep" if work.statements else ""
     return (f"{work.user_messages} user message{'s' if work.user_messages != 1 else ''}, "
             f"{work.tool_calls} tool call{'s' if work.tool_calls != 1 else ''}, "
-            f"{work.files_modified} modified file{'s' if work.files_modified != 1 else ''}, {work.chars:,} characters")
+            f"{work.files_modified} modified file{'s' if work.files_modified != 1 else ''}, {work.chars:,} characters"
+            f"{stated}")
 
 
 def decide_observing(trigger: Trigger, window: WindowWork, session: WindowWork, session_over: bool) -> Observing:
     """Observed now, waiting for the next window, or skipped. A compaction window is always observed
-    (what it summarizes is about to leave the context); a waiting window joins the next one."""
+    (what it summarizes is about to leave the context); a waiting window joins the next one, and a
+    session over is observed for what the user stated in it even when it shows no work."""
     if trigger == "compaction" or shows_work(window):
         return "observed"
     if not session_over:
         return "waiting"
-    return "observed" if shows_work(session) else "skipped"
+    return "observed" if worth_observing(session) else "skipped"
 
 
 def is_idle(last_activity: datetime | None, now: datetime) -> bool:

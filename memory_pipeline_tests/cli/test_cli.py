@@ -60,7 +60,7 @@ def test_emit_short_session_shutdown_is_emitted_as_indexed_not_observed(workspac
     assert report["emitted"] and report["observed"] is False
     assert report["note"] == ("indexed, not observed: 1 user message, 0 tool calls, 0 modified files, 7 characters "
                               "when the session ended (observing needs 3 user messages, 10 tool calls, "
-                              "a modified file or 2,000 characters of conversation)")
+                              "a modified file, 2,000 characters of conversation or a statement to keep)")
     [event_file] = workspace.inbox.glob("*.json")
     assert str(event_file) == report["path"]
 

@@ -9,6 +9,7 @@ from memory_pipeline.resources.files.inbox import Inbox
 from memory_pipeline.resources.workspace import Workspace
 from memory_pipeline.stages.transcripts import parse_transcript
 from memory_pipeline_tests.cli.hook_helpers import first_user_turns, hook_env, hook_state, payload, run_cli, run_hook
+from memory_pipeline_tests.support.friction_sessions import claude_session
 from memory_pipeline_tests.support.paths import fixture_transcript
 
 
@@ -107,3 +108,25 @@ def test_a_session_captured_live_is_imported_only_from_where_the_hooks_stopped(t
     # the session is long over and showed little work: the rest is indexed only, nothing waits any more
     assert rest.data.observing == "skipped" and state["waiting_from_id"] is None
     assert run_import([growing], env)["already"] == 1
+
+
+def test_a_two_line_session_that_states_something_to_keep_is_observed_and_reaches_the_ledger(tmp_path: Path):
+    """"Remember: …" and the agent's "On it." is no work, but it is what memory is for: the session is
+    observed and the rule reaches the ledger; a greeting of the same length stays indexed only."""
+    folder, ws = tmp_path / "projects" / "-src-orders", tmp_path / "workspace"
+    folder.mkdir(parents=True)
+    env = hook_env(ws)
+    said = {"note": "Remember: never deploy the billing service on Fridays.", "hello": "hi there, are you up?"}
+    for name, text in said.items():
+        claude_session(folder / f"{name}.jsonl", f"session-{name}", "/src/orders", "2026-03-02", [("user", text)])
+    report = run_import([folder], env)
+    by_name = {Path(item["path"]).stem: item for item in report["items"]}
+    assert (by_name["note"]["status"], by_name["note"]["observed"]) == ("imported", True)
+    assert (by_name["hello"]["status"], by_name["hello"]["observed"]) == ("imported", False)
+    assert "observing needs" in by_name["hello"]["reason"] and report["indexed_not_observed"] == 1
+    try:
+        assert run_cli(["ingest", "--json"], env, timeout=300).returncode == 0
+    finally:
+        assert run_cli(["stop"], env).returncode == 0
+    events = [json.loads(line) for line in (ws / "memory" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [e["content"] for e in events] == ["Never deploy the billing service on Fridays."]

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from memory_pipeline.models import Message, ToolCall, Transcript, WindowWork
 from memory_pipeline.stages.transcripts import parse_transcript
-from memory_pipeline.stages.windows import decide_observing, plan_window, shows_work, split_window, window_work
+from memory_pipeline.stages.windows import (
+    decide_observing,
+    plan_window,
+    shows_work,
+    split_window,
+    window_work,
+    worth_observing,
+)
 from memory_pipeline_tests.support.paths import fixture_transcript
 
 
@@ -29,6 +36,30 @@ def test_a_short_window_waits_unless_the_session_is_over() -> None:
     assert decide_observing("shutdown", short, short, session_over=True) == "skipped"
     assert decide_observing("shutdown", short, busy, session_over=True) == "observed"  # the tail of real work
     assert decide_observing("compaction", short, short, session_over=False) == "observed"
+
+
+def _said(user: str, reply: str = "Got it, I'll keep that in mind.") -> list[Message]:
+    return [Message(id="u1", role="user", text=user), Message(id="a1", role="assistant", text=reply)]
+
+
+def test_a_short_window_is_observed_when_the_user_states_something_to_keep() -> None:
+    for note in ("Remember: never deploy the billing service on Fridays.",
+                 "FYI we moved the orders service to Postgres 17 last week.",
+                 "I prefer pytest over unittest for new tests.",
+                 "Please remember that the API keys rotate monthly."):
+        work = window_work(_said(note))
+        assert work.statements == 1 and not shows_work(work), note
+        assert decide_observing("shutdown", work, work, session_over=False) == "waiting"  # to join the next one
+        assert decide_observing("shutdown", work, work, session_over=True) == "observed"
+    for chat in ("hi", "how do I list the docker containers?", "fix the login bug", "Add a test for the parser."):
+        work = window_work(_said(chat))
+        assert work.statements == 0 and not worth_observing(work), chat
+        assert decide_observing("shutdown", work, work, session_over=True) == "skipped"
+
+
+def test_a_window_that_shows_work_is_not_read_for_statements() -> None:
+    work = window_work(_said("Remember: never deploy the billing service on Fridays.", "x" * 2000))
+    assert shows_work(work) and work.statements == 0  # the Observer reads it whole anyway
 
 
 def _messages(*ids: str) -> list[Message]:

@@ -10,7 +10,8 @@ its labels then say where the words really are (`user+file` is no rule and no P0
 
 The current task (the briefing's "Last session's task") cites the messages that asked for it the
 same way: one that cites only tool output, files or web pages is no task anyone gave
-(`grounded_task`), and its refs are taken off the text.
+(`grounded_task`), and its refs are taken off the text; one that says there was none ("Primary: No
+explicit request in this transcript.", "Primary: none") is none.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from memory_pipeline.stages.provenance import UNKNOWN, from_tool_output
 
 MIN_QUOTE_CHARS = 12
 _QUOTE = re.compile(r'"([^"\n]+)"|“([^”\n]+)”')
+# a task line that says there was no task (the offline Observer's words, or a model's)
+_NO_TASK = re.compile(r"^\s*(?:primary\s*:\s*)?(?:none|n/a|nothing|-|no (?:explicit |clear |specific )?"
+                      r"(?:request|task)\b.*)?\s*$", re.IGNORECASE)
 
 
 def _flat(text: str) -> str:
@@ -68,5 +72,8 @@ def grounded_task(task: str | None, refs: dict[str, str], roles: dict[str, str])
         lines.append(text)
         cited += [refs[ref] for ref in found if ref in refs]
     if cited and from_tool_output([roles.get(message_id, UNKNOWN) for message_id in cited]):
+        return None
+    primary = next((line for line in lines if line.strip().lower().startswith("primary")), lines[0] if lines else "")
+    if _NO_TASK.match(primary.rstrip(". ")):
         return None
     return "\n".join(line for line in lines if line.strip()) or None

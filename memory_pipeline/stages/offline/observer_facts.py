@@ -83,6 +83,14 @@ def _user_candidates(block: Block, about_code: bool = True) -> list[Candidate]:
     return found
 
 
+def user_statements(text: str, about_code: bool = True) -> list[str]:
+    """The facts the offline Observer keeps of one user message, by themselves (stages/windows.py
+    observes a short window that holds one)."""
+    if rules.is_meta_user_text(text):
+        return []
+    return [c.text for c in _user_candidates(Block(None, "User", "m1", text), about_code)]
+
+
 def _not_seen_done(sentence: str, following: str) -> str | None:
     """"please make sure the files in the working directory are updated. I didn't see any files updated there":
     what the user asks for again after seeing that it was not done, a correction (of work on software)."""
