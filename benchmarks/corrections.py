@@ -5,6 +5,8 @@ corrects it in other words ("Scratch that, Redis is on port 6380, not 6379"). Bo
 `~/.claude/projects` folder, ingested (offline provider, no variable a user would not set), then `recall --json`
 asks about it from the project's git folder. A case takes when the ledger's event of the correction supersedes
 the event of the fact, and every recall hit that states the fact says what replaced it, below the correction.
+With `short`, the correction is said in a session of its own line and the agent's "Got it." (no tool called,
+no code written): how a user often tells the agent that something changed.
 """
 
 from __future__ import annotations
@@ -41,9 +43,10 @@ CASES = (
 )
 
 
-def _session(folder: Path, cwd: Path, said: str, at: datetime) -> None:
+def _session(folder: Path, cwd: Path, said: str, at: datetime, short: bool = False) -> None:
     """A Claude Code session of some work (observed, as a session of three requests is: stages/windows.py): the
-    user's sentence among two requests, the agent running the tests and acknowledging."""
+    user's sentence among two requests, the agent running the tests and acknowledging; `short`: the sentence
+    alone and the agent's acknowledgement."""
     sid = str(uuid.uuid4())
     stamp = lambda n: (at + timedelta(seconds=n)).isoformat(timespec="milliseconds").replace("+00:00", "Z")  # noqa: E731
     base = {"isSidechain": False, "userType": "external", "cwd": str(cwd), "sessionId": sid, "version": "2.1.40",
@@ -64,6 +67,10 @@ def _session(folder: Path, cwd: Path, said: str, at: datetime) -> None:
                                           "stop_reason": "end_turn"}},
         {"type": "user", "message": {"role": "user", "content": "Thanks, that's all for today."}},
     ]
+    if short:
+        lines = [lines[2], {"type": "assistant", "message": {
+            "role": "assistant", "model": "claude-sonnet-4-5", "id": "msg_0", "type": "message",
+            "content": [{"type": "text", "text": "Got it, I'll keep that in mind."}], "stop_reason": "end_turn"}}]
     parent = None
     with (folder / f"{sid}.jsonl").open("w", encoding="utf-8") as handle:
         for n, line in enumerate(lines):
@@ -77,8 +84,9 @@ def _ledger(workspace: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def bench_corrections(today: datetime | None = None) -> list[dict]:
-    """Each case's verdict: whether the correction superseded the fact, and what recall answered."""
+def bench_corrections(today: datetime | None = None, short: bool = False) -> list[dict]:
+    """Each case's verdict: whether the correction superseded the fact, and what recall answered; `short`: each
+    correction said in a session of one line."""
     now = today or datetime.now(UTC)
     with tempfile.TemporaryDirectory(prefix="bench-corrections-") as name:
         root = Path(name)
@@ -91,7 +99,7 @@ def bench_corrections(today: datetime | None = None) -> list[dict]:
             sessions = home / str(repo).replace("/", "-")
             sessions.mkdir(parents=True)
             _session(sessions, repo, old, now - timedelta(days=14, hours=n))
-            _session(sessions, repo, new, now - timedelta(days=7, hours=n))
+            _session(sessions, repo, new, now - timedelta(days=7, hours=n), short=short)
             folders.append(repo)
         try:
             cli_output(["import", str(home)], env, root)
@@ -115,10 +123,11 @@ def _verdict(case: tuple[str, str, str], repo: Path, events: list[dict], env: di
             "recall_first": hits[0]["text"] if hits else "", "old_marked": marked or not stale}
 
 
-def table(verdicts: list[dict]) -> list[str]:
+def table(verdicts: list[dict], short: bool = False) -> list[str]:
     takes = sum(v["takes"] for v in verdicts)
+    said = "each said in a session of one line; " if short else ""
     lines = [f"{takes} of {len(verdicts)} corrections supersede the fact they correct "
-             f"(import → ingest, offline; recall from each project's folder)",
+             f"({said}import → ingest, offline; recall from each project's folder)",
              "| fact | correction | supersedes | every hit of the old fact marked | recall's first hit |",
              "|---|---|---|---|---|"]
     for v in verdicts:

@@ -39,6 +39,8 @@ def register_quality(kinds) -> None:
     worth.set_defaults(handler=run_bench_worth)
     corrections = kinds.add_parser("corrections", help="corrections in the words users use: does each supersede the "
                                    "fact it corrects, through import → ingest → recall (docs/corrections.md)")
+    corrections.add_argument("--short", action="store_true",
+                             help="say each correction in a session of its own line and the agent's 'Got it.'")
     add_json_flag(corrections)
     corrections.set_defaults(handler=run_bench_corrections)
 
@@ -161,12 +163,12 @@ def run_bench_worth(args) -> int:
 def run_bench_corrections(args) -> int:
     from benchmarks.corrections import bench_corrections, table
 
-    verdicts = bench_corrections()
+    verdicts = bench_corrections(short=args.short)
     if args.json:
         print_json(verdicts)
         return 0
     out = console()
-    for line in table(verdicts):
+    for line in table(verdicts, short=args.short):
         out.print(line, highlight=False, soft_wrap=True)
     return 0
 

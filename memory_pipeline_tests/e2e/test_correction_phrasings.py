@@ -56,3 +56,27 @@ def test_a_correction_in_other_words_supersedes_the_fact_it_corrects(old, new, q
     assert stale and all(h["replaced_by"] == f"{update.id}: {update.content}" for h in stale)
     assert hits.index(stale[0]) > next(n for n, h in enumerate(hits) if new.rstrip(".").split(", ")[-1] in h["text"]
                                        or update.content.rstrip(".") in h["text"])
+
+
+@pytest.mark.parametrize("old, new, kept", [
+    ("Redis listens on port 6379.", "Scratch that, Redis is on port 6380, not 6379.", "Redis is on port 6380, not 6379."),
+    ("Deploys go through Jenkins.", "That's outdated: deploys go through Argo CD now.", "Deploys go through Argo CD now."),
+])
+def test_a_correction_said_in_a_session_of_one_line_takes(old, new, kept, workspace, tmp_path, monkeypatch):
+    """The user opens the agent, says what changed, the agent says "Got it." and the session ends: no tool, no
+    code, no work, yet the window is observed (a statement to keep), it is work on software (a part of the setup
+    named: observer_rules.SETUP_TERM) and the update supersedes the fact. Before, it was indexed only."""
+    monkeypatch.setenv("MEMORY_LLM_PROVIDER", "offline")
+    for day, name, said in ((DAY1, "before", old), (DAY2, "after", new)):
+        path = tmp_path / f"{name}.txt"
+        path.write_text(f"[{day} 10:00] [User]: {said}\n[{day} 10:01] [Assistant]: Got it.\n")
+        result = emit_session_event(workspace, path, trigger="shutdown", session_id=name, project="orders",
+                                    captured_at=datetime.fromisoformat(f"{day}T18:00:00+00:00"),
+                                    settings=env_settings(), session_over=True)
+        assert result.event is not None and result.event.data.observing == "observed"
+        assert ingest(workspace, definitions(), Settings.from_env(), day=day).success
+
+    events = LedgerFiles(workspace).read().events
+    first = next(e for e in events if e.content == old)
+    update = next(e for e in events if e.day == DAY2 if e.supersedes)
+    assert update.supersedes == first.id and update.content == kept

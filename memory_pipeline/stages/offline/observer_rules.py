@@ -96,15 +96,32 @@ CODE_IN_PROSE = re.compile(
 )
 
 
+# a part of a software setup the user names in prose ("the orders service is on Postgres 17 now", "we renamed the
+# repo", "the staging URL is …"): work on software with no tool called and no code written, as in a session of
+# one line that corrects a fact of the project. Of the 1,154 chat sessions of LongMemEval's and LoCoMo's dev and
+# held-out sets read as no work on software, one user names one (a session on "our API"); words that are also
+# everyday words ("poetry", "yarn", "cargo", "Jenkins" the name, "deployed in remote areas") are left out.
+SETUP_TERM = re.compile(
+    r"\b(?:postgres(?:ql)?|mysql|redis|mongodb|sqlite|kafka|rabbitmq|elasticsearch|docker|kubernetes|k8s|terraform|"
+    r"ansible|argo ?cd|circleci|gitlab|github actions|npm|pnpm|pip|jest|vitest|pytest|webpack|vite|eslint|ruff|mypy|"
+    r"datadog|grafana|sentry|prometheus|nginx|repo|repository|monorepo|main branch|"
+    r"staging (?:url|server|env|environment|database|db|cluster|site)|(?:the|our|an?|this|that) api|"
+    r"api (?:keys?|endpoints?|calls?|server|responses?)|endpoints?|port \d{2,5}|localhost|"
+    r"env(?:ironment)? var(?:iable)?s?|test runner|linter|pull requests?|deploy(?:s|ing)?)\b", re.IGNORECASE)
+
+
 def about_code(blocks) -> bool:
-    """Whether a window is work on software: a tool was called or answered, or a message holds code
-    (`CODE_IN_PROSE`: a backtick, a file path, `orders_v2_rollout`, `LD_SDK_KEY`, `--dry-run`)."""
-    return any(b.calls or b.role == "Tool" or CODE_IN_PROSE.search(b.text) for b in blocks)
+    """Whether a window is work on software: a tool was called or answered, a message holds code
+    (`CODE_IN_PROSE`: a backtick, a file path, `orders_v2_rollout`, `LD_SDK_KEY`, `--dry-run`), or the user
+    names a part of a software setup (`SETUP_TERM`)."""
+    return any(b.calls or b.role == "Tool" or CODE_IN_PROSE.search(b.text)
+               or (b.role == "User" and SETUP_TERM.search(b.text)) for b in blocks)
 
 
 def messages_about_code(messages) -> bool:
     """`about_code` of a window's transcript messages: what its Observation records."""
-    return any(m.tool_calls or m.tool_results or m.role == "tool" or CODE_IN_PROSE.search(m.text) for m in messages)
+    return any(m.tool_calls or m.tool_results or m.role == "tool" or CODE_IN_PROSE.search(m.text)
+               or (m.role == "user" and SETUP_TERM.search(m.text)) for m in messages)
 
 
 def neutralize_tags(text: str) -> str:

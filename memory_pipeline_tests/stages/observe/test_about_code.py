@@ -39,11 +39,12 @@ def session(tool: bool) -> list[Message]:
             Message(id="a3", role="assistant", timestamp=at(4), text="Understood: Postgres 17 it is.")]
 
 
-def observed(tool: bool):
+def observed(tool: bool, messages: list[Message] | None = None):
     event = SessionEvent(name="memory/session.ended", data=EventData(
         session_id="s", dedupe_key=f"s:{tool}", trigger="shutdown", message_count=5, schema_version=1,
         captured_at=at(5)))
-    return observe_session(Transcript(format="claude-code", session_id="s", messages=session(tool)), event,
+    said = session(tool) if messages is None else messages
+    return observe_session(Transcript(format="claude-code", session_id="s", messages=said), event,
                            llm=LLMClient(default_offline_provider(), None), prompt=load_prompt("observer"),
                            model="offline")
 
@@ -65,9 +66,26 @@ def test_the_decision_is_kept_and_its_window_is_work_on_software_for_every_reade
 
 
 def test_a_window_with_no_tool_and_no_code_stays_a_conversation():
-    observation = observed(tool=False)
+    dinner = [Message(id="u1", role="user", timestamp=at(0), text="We need to pick a place for the team dinner. "
+                      "Italian or Thai?"),
+              Message(id="a1", role="assistant", timestamp=at(1), text="Thai has the bigger room."),
+              Message(id="u2", role="user", timestamp=at(2), text="Let's go with Thai, because Sam is vegetarian.")]
+    observation = observed(tool=False, messages=dinner)
     assert observation.about_code is False and is_chat_observation(observation)
     assert ' code="no">' in render_observations([observation], set()).text
+
+
+def test_a_window_where_the_user_names_a_part_of_the_setup_is_work_on_software():
+    """No tool called, no code written: the user picks the orders service's database (`SETUP_TERM`)."""
+    observation = observed(tool=False)
+    assert observation.about_code is True and not is_chat_observation(observation)
+    assert f'User decided: "{DECISION}"' in [f.text for f in observation.facts]
+    for said in ("FYI Redis is on port 6380 now.", "We renamed the repo to orders-api.",
+                 "Deploys go through Argo CD now.", "The staging URL is staging2.example.com."):
+        assert observed(tool=False, messages=[Message(id="u1", role="user", timestamp=at(0), text=said)]).about_code
+    for said in ("I've been reading a lot of poetry lately.", "Dr. Jenkins deployed the new clinic in 2019.",
+                 "I use API CO2 booster for my aquarium plants."):
+        assert not observed(tool=False, messages=[Message(id="u1", role="user", timestamp=at(0), text=said)]).about_code
 
 
 def test_a_decision_that_says_lets_go_with_is_no_narration():

@@ -117,10 +117,16 @@ def test_a_request_a_report_or_a_moment_of_this_task_is_not(text):
 @pytest.mark.parametrize("text", [
     "Any change to the public API needs a changelog entry.",
     "The billing service is owned by the payments team.",
-    "We deploy on Tuesdays and Thursdays only.",
+    "We ship on Tuesdays and Thursdays only.",
 ])
 def test_outside_work_on_software_the_project_shapes_are_not_read(text):
     assert kept_in_chat(text) == []
+
+
+def test_a_user_naming_a_part_of_the_setup_is_work_on_software_with_no_tool_called():
+    """"deploy" is a part of a software setup (observer_rules.SETUP_TERM): the window is work on software."""
+    assert kept_in_chat("We deploy on Tuesdays and Thursdays only.") == [
+        'User stated: "We deploy on Tuesdays and Thursdays only."']
 
 
 @pytest.mark.parametrize("text", ["Be concise in your answers, I don't need long explanations.",
