@@ -25,8 +25,9 @@ _LEAD = re.compile(
     r"speaking of (?:which|that)|"
     r"anyway|yeah|yep|yes|jeez|geez|sigh|lol|haha)\b[\s,.!:;—–-]*)|"
     r"(?:(?:well|sure|right|look|listen|dude|man)\s*[,!:;—–]+\s*)|"
-    r"(?:(?:fyi|update|quick update|heads[- ]up|note|nb|ps|p\.s\.|remember|correction|reminder)\s*[:—–-]+\s*)|"
-    r"(?:(?:please )?(?:remember|note|keep in mind|don'?t forget) that\s+)|(?:fyi|for the record),?\s+|"
+    r"(?:(?:fyi|update|quick update|heads[- ]up|note(?: for (?:the )?future| for later| to self)?|nb|ps|p\.s\.|remember|"
+    r"correction|reminder)\s*[:—–-]+\s*)|"
+    r"(?:(?:please )?(?:remember|note|keep in mind|don'?t forget) that\s+)|(?:fyi|for the record|for future reference),?\s+|"
     r"(?:what i (?:was|am|'m) trying to say|what i meant|what i wanted to say)(?: is| was)?,?\s+)+",
     re.IGNORECASE,
 )
@@ -40,7 +41,7 @@ _TAIL = re.compile(r"[\s,;]*\b(?:i suppose|i guess|imo|imho|btw|lol|please|pls|t
 
 # the user asks for it to be kept: "Remember that staging uses eu-west-1", "Note: …", "FYI: …"
 EXPLICIT = re.compile(r"^\W*(?:(?:please\s+)?(?:remember|note|keep in mind|don'?t forget)\b|"
-                      r"(?:for the record|fyi|heads[- ]up|update|correction)\s*[:,—–-])", re.IGNORECASE)
+                      r"(?:for the record|for future reference|fyi|heads[- ]up|update|correction)\s*[:,—–-])", re.IGNORECASE)
 
 
 # "i have", "i'm", as typed in a hurry: the pronoun, not a loop variable ("for i in …", "i = 0")
