@@ -100,11 +100,12 @@ CODE_IN_PROSE = re.compile(
 # repo", "the staging URL is …"): work on software with no tool called and no code written, as in a session of
 # one line that corrects a fact of the project. Of the 1,154 chat sessions of LongMemEval's and LoCoMo's dev and
 # held-out sets read as no work on software, one user names one (a session on "our API"); words that are also
-# everyday words ("poetry", "yarn", "cargo", "Jenkins" the name, "deployed in remote areas") are left out.
+# everyday words or names ("poetry", "yarn", "cargo", "Kafka", "Prometheus", "Jenkins", "in jest", "deployed in
+# remote areas") are left out.
 SETUP_TERM = re.compile(
-    r"\b(?:postgres(?:ql)?|mysql|redis|mongodb|sqlite|kafka|rabbitmq|elasticsearch|docker|kubernetes|k8s|terraform|"
-    r"ansible|argo ?cd|circleci|gitlab|github actions|npm|pnpm|pip|jest|vitest|pytest|webpack|vite|eslint|ruff|mypy|"
-    r"datadog|grafana|sentry|prometheus|nginx|repo|repository|monorepo|main branch|"
+    r"\b(?:postgres(?:ql)?|mysql|redis|mongodb|sqlite|rabbitmq|elasticsearch|docker|kubernetes|k8s|terraform|"
+    r"ansible|argo ?cd|circleci|gitlab|github actions|npm|pnpm|pip|(?<!in )jest|vitest|pytest|webpack|vite|eslint|"
+    r"ruff|mypy|datadog|grafana|nginx|repo|repository|monorepo|main branch|"
     r"staging (?:url|server|env|environment|database|db|cluster|site)|(?:the|our|an?|this|that) api|"
     r"api (?:keys?|endpoints?|calls?|server|responses?)|endpoints?|port \d{2,5}|localhost|"
     r"env(?:ironment)? var(?:iable)?s?|test runner|linter|pull requests?|deploy(?:s|ing)?)\b", re.IGNORECASE)

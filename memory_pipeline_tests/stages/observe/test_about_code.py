@@ -84,7 +84,8 @@ def test_a_window_where_the_user_names_a_part_of_the_setup_is_work_on_software()
                  "Deploys go through Argo CD now.", "The staging URL is staging2.example.com."):
         assert observed(tool=False, messages=[Message(id="u1", role="user", timestamp=at(0), text=said)]).about_code
     for said in ("I've been reading a lot of poetry lately.", "Dr. Jenkins deployed the new clinic in 2019.",
-                 "I use API CO2 booster for my aquarium plants."):
+                 "I use API CO2 booster for my aquarium plants.", "I'm rereading Kafka and the Prometheus myth.",
+                 "I only said it in jest."):
         assert not observed(tool=False, messages=[Message(id="u1", role="user", timestamp=at(0), text=said)]).about_code
 
 
