@@ -217,6 +217,8 @@ def _last_asks(blocks: list[Block], count: int, about_code: bool = True) -> list
         block = blocks[at]
         asked = _asked(block.text, about_code) if block.is_user_intent and not _answers_a_question(blocks, at) else None
         text = rules.intent(asked) if asked is not None else ""
+        if text.endswith(":"):
+            text = ""  # "Here is the staging env in case you need it:" and a pasted block: no task
         if len(rules.content_words(text)) >= 2 and text not in (t for t, _ in found):
             found.append((text, block.ref))
         if len(found) == count:

@@ -251,3 +251,15 @@ def test_the_task_of_a_turn_that_tells_and_asks_is_what_it_asks():
     output = observed(transcript, "compaction")
     assert output.current_task.startswith("Primary: Wire the refund route into routes.py next. [m3]")
     assert any(f.text.startswith('User stated: "Please keep your answers short') for f in output.facts)
+
+
+def test_a_turn_that_hands_over_a_pasted_block_is_no_task():
+    """"Here is the staging env in case you need it:" and the lines it pastes ask for nothing: the task a compaction
+    resumes is the one asked before it (the demo's first session once resumed on the env's lead-in)."""
+    transcript = ("[09:00] [User] (m1): Find out why the orders service drops Redis connections under load.\n"
+                  "[09:01] [Assistant] (m2): Looking.\n  → Read(file=orders/cache.py)\n"
+                  "[09:05] [User] (m3): Here is the staging env in case you need it:\n"
+                  "REDIS_URL=redis://redis-staging:6379/0\n"
+                  "[09:06] [Assistant] (m4): Thanks.")
+    output = observed(transcript, "compaction")
+    assert output.current_task.startswith("Primary: Find out why the orders service drops Redis connections")
