@@ -19,14 +19,14 @@ from __future__ import annotations
 import re
 
 from memory_pipeline.models import Fact, Message, Segment
+from memory_pipeline.stages.observe.format import NO_VALUE
 from memory_pipeline.stages.observe.parser import strip_refs
 from memory_pipeline.stages.provenance import UNKNOWN, from_tool_output
 
 MIN_QUOTE_CHARS = 12
 _QUOTE = re.compile(r'"([^"\n]+)"|“([^”\n]+)”')
-# a task line that says there was no task (the offline Observer's words, or a model's)
-_NO_TASK = re.compile(r"^\s*(?:primary\s*:\s*)?(?:none|n/a|nothing|-|no (?:explicit |clear |specific )?"
-                      r"(?:request|task)\b.*)?\s*$", re.IGNORECASE)
+# a task that says there was none in words (the offline Observer's, or a model's); "none" and the like: NO_VALUE
+_NO_REQUEST = re.compile(r"no (?:explicit |clear |specific )?(?:request|task)\b", re.IGNORECASE)
 
 
 def _flat(text: str) -> str:
@@ -73,7 +73,8 @@ def grounded_task(task: str | None, refs: dict[str, str], roles: dict[str, str])
         cited += [refs[ref] for ref in found if ref in refs]
     if cited and from_tool_output([roles.get(message_id, UNKNOWN) for message_id in cited]):
         return None
-    primary = next((line for line in lines if line.strip().lower().startswith("primary")), lines[0] if lines else "")
-    if _NO_TASK.match(primary.rstrip(". ")):
+    primary = next((line for line in lines if line.strip().lower().startswith("primary")), None)
+    asked = (primary.partition(":")[2] if primary is not None else lines[0]).strip().rstrip(".").strip()
+    if asked.lower() in NO_VALUE or _NO_REQUEST.match(asked):
         return None
     return "\n".join(line for line in lines if line.strip()) or None

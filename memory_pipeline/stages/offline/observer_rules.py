@@ -111,18 +111,21 @@ SETUP_TERM = re.compile(
     r"env(?:ironment)? var(?:iable)?s?|test runner|linter|pull requests?|deploy(?:s|ing)?)\b", re.IGNORECASE)
 
 
+def _names_code(text: str, by_user: bool) -> bool:
+    return bool(CODE_IN_PROSE.search(text) or (by_user and SETUP_TERM.search(text)))
+
+
 def about_code(blocks) -> bool:
     """Whether a window is work on software: a tool was called or answered, a message holds code
     (`CODE_IN_PROSE`: a backtick, a file path, `orders_v2_rollout`, `LD_SDK_KEY`, `--dry-run`), or the user
     names a part of a software setup (`SETUP_TERM`)."""
-    return any(b.calls or b.role == "Tool" or CODE_IN_PROSE.search(b.text)
-               or (b.role == "User" and SETUP_TERM.search(b.text)) for b in blocks)
+    return any(b.calls or b.role == "Tool" or _names_code(b.text, b.role == "User") for b in blocks)
 
 
 def messages_about_code(messages) -> bool:
     """`about_code` of a window's transcript messages: what its Observation records."""
-    return any(m.tool_calls or m.tool_results or m.role == "tool" or CODE_IN_PROSE.search(m.text)
-               or (m.role == "user" and SETUP_TERM.search(m.text)) for m in messages)
+    return any(m.tool_calls or m.tool_results or m.role == "tool" or _names_code(m.text, m.role == "user")
+               for m in messages)
 
 
 def neutralize_tags(text: str) -> str:
