@@ -40,6 +40,8 @@ CASES = (
     ("The repo is called orders-service.", "Heads up: we renamed the repo to orders-api.", "what is the repo called"),
     ("The API lives at /v1.", "No, the API lives at /v2 now.", "where does the API live"),
     ("We deploy on Fridays.", "We stopped deploying on Fridays; we deploy on Tuesdays.", "when do we deploy"),
+    ("Our tests run on Jest.", "We use Vitest now.", "what test runner do we use"),
+    ("The frontend is built with Webpack.", "The frontend uses Vite now.", "what builds the frontend"),
 )
 
 

@@ -29,6 +29,7 @@ DAY1, DAY2 = "2026-11-20", "2026-11-27"
     ("Our tests run on Jest.", "Tests run on Vitest these days, not Jest.", "what test runner do we use"),
     ("The API lives at /v1.", "No, the API lives at /v2 now.", "where does the API live"),
     ("Deploys go through Jenkins.", "That's outdated: deploys go through Argo CD now.", "how do deploys go out"),
+    ("We use npm for this repo.", "We use pnpm now.", "which package manager do we use"),  # another tool of the job
 ])
 def test_a_correction_in_other_words_supersedes_the_fact_it_corrects(old, new, question, workspace, tmp_path,
                                                                        monkeypatch, capsys):

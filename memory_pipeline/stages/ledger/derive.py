@@ -14,6 +14,7 @@ from datetime import datetime
 from itertools import islice
 
 from memory_pipeline.stages.index.sparse import tokenize
+from memory_pipeline.stages.ledger.alternatives import replaces_alternative
 from memory_pipeline.stages.ledger.change import advice_only
 from memory_pipeline.stages.ledger.classify import Classified, closes_commitment, plain_text
 from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT, LedgerEvent, event_id, id_parts
@@ -91,8 +92,10 @@ def _supersedes(kind: Classified, content: str, candidates: list[LedgerEvent], s
 
 def _updated(content: str, entity: str | None, state: LedgerState, project: str, similarity: Similarity) -> str | None:
     """The active fact of `project` that the update `content` replaces: the closest of the newest
-    `UPDATE_POOL`, at least `UPDATE_ANY_SIMILARITY` close, that shares a subject word with it (beyond the entities
-    each is filed under) or states a value it says it replaces; None when none does."""
+    `UPDATE_POOL` that says another tool of the same job is used (`alternatives.replaces_alternative`, at any
+    similarity: MiniLM puts "We use pnpm now" nearer "We use pytest" than "We use npm"), or is at least
+    `UPDATE_ANY_SIMILARITY` close and shares a subject word with it (beyond the entities each is filed under) or
+    states a value it says it replaces; None when none does."""
     pool = list(islice((e for e in reversed(state.events.values()) if e.project == project
                         and e.type != "commitment" and not e.closes and state.is_active(e.id)), UPDATE_POOL))
     if not pool:
@@ -100,7 +103,12 @@ def _updated(content: str, entity: str | None, state: LedgerState, project: str,
     named = set(tokenize(" ".join(replaced_terms(content)))) - set(tokenize(entity or ""))
     best: tuple[float, str] | None = None
     for event, score in zip(pool, similarity(content, [e.content for e in pool]), strict=True):
-        if score < UPDATE_ANY_SIMILARITY or (best is not None and score <= best[0]):
+        if best is not None and score <= best[0]:
+            continue
+        if replaces_alternative(content, event.content):  # "We use pnpm now" / "We use npm for this repo"
+            best = (score, event.id)
+            continue
+        if score < UPDATE_ANY_SIMILARITY:
             continue
         names = " ".join(filter(None, (entity, event.entity)))  # what each is filed under names no shared thing
         if subject_words(content, names) & subject_words(event.content, names) or named & set(tokenize(event.content)) \

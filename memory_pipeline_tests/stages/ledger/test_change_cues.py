@@ -89,6 +89,8 @@ def test_the_assistants_advice_supersedes_nothing_a_users_instead_of_does():
     ("The repo is called orders-service.", "We renamed the repo to orders-api."),
     ("The API lives at /v1.", "The API lives at /v2 now."),
     ("We deploy on Fridays.", "We stopped deploying on Fridays; we deploy on Tuesdays."),
+    ("We use npm for this repo.", "We use pnpm now."),  # another tool of the job, no word shared but "use"
+    ("Our logs go to Datadog.", "We use Grafana now."),  # cosine 0.16
 ])
 def test_an_update_of_the_work_supersedes_what_it_updates_whatever_its_entity(old, new):
     events = _derived([(old, ("user",)), (new, ("user",))])
@@ -115,3 +117,12 @@ def test_an_update_of_what_is_said_of_the_same_thing_supersedes_it_another_aspec
     assert events[1].supersedes is None  # where it runs is no version
     events = _derived([("Redis is on the old box in the basement.", ("user",)), ("Redis is on port 6380 now.", ("user",))])
     assert events[1].supersedes is None  # "is on" says too many things of it: a host is no port (cosine 0.62)
+
+
+def test_an_update_naming_another_tool_replaces_the_fact_of_its_use_not_one_that_mentions_the_tool():
+    events = _derived([("We use npm for this repo.", ("user",)), ("npm install fails with EACCES on the CI runner.",
+                                                                  ("user",)), ("We use pnpm now.", ("user",))])
+    assert events[2].supersedes == events[0].id
+    events = _derived([("npm install fails with EACCES on the CI runner.", ("user",)), ("We use pytest.", ("user",)),
+                       ("We use pnpm now.", ("user",))])
+    assert events[2].supersedes is None  # pytest is nearer (0.57) but runs tests; npm is only mentioned

@@ -1,0 +1,90 @@
+"""Tools that do one job (pure): an update naming one replaces a fact that says another is used.
+
+"We use pnpm now." says nothing of npm, and shares no word with "We use npm for this repo." but the tool;
+MiniLM puts the two at a cosine of 0.46, and "We use pytest." at 0.57 (`derive._updated` needs a shared
+word or the replaced value named). What a coding agent's user switches is most often one tool for
+another that does the same job: a package manager, a test runner, a database, a CI or deploy system.
+So an update that names a tool of one `JOBS` group replaces the project's fact that states the use of
+another tool of the same group, in a frame of use ("we use npm", "tests run on Jest", "deploys go
+through Jenkins", "logs go to Datadog"). A fact that only mentions the tool ("npm install fails with
+EACCES on CI", "Never run jest with --watch in CI", "The Jenkins job times out") is about something
+else and stays.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_pipeline.stages.offline.observer_update import replaced_terms
+
+# one job, the tools that do it (lowercase; a name of several words as written); names that are everyday words
+# too ("black", "render", "flux", "cursor", "node") are left out
+JOBS: dict[str, tuple[str, ...]] = {
+    "package manager": ("npm", "pnpm", "yarn", "pip", "poetry", "uv", "pipenv", "conda"),
+    "runtime": ("node.js", "nodejs", "deno", "bun"),
+    "test runner": ("jest", "vitest", "mocha", "jasmine", "pytest", "unittest", "nose2"),
+    "browser tests": ("cypress", "playwright", "selenium", "puppeteer"),
+    "bundler": ("webpack", "vite", "rollup", "esbuild", "parcel", "turbopack", "rspack"),
+    "linter": ("eslint", "biome", "tslint", "ruff", "flake8", "pylint"),
+    "formatter": ("prettier", "yapf", "autopep8"),
+    "type checker": ("mypy", "pyright", "pyre"),
+    "database": ("postgres", "postgresql", "mysql", "mariadb", "sqlite", "mongodb", "mongo", "dynamodb",
+                 "cockroachdb", "sql server"),
+    "cache": ("redis", "memcached", "valkey", "dragonfly"),
+    "queue": ("rabbitmq", "kafka", "sqs", "nats", "pulsar", "celery", "sidekiq"),
+    "ci": ("jenkins", "github actions", "gitlab ci", "circleci", "travis", "travis ci", "buildkite", "teamcity"),
+    # Jenkins does either job; a CI is no deploy system ("CI runs on GitHub Actions" stays beside "Deploys go
+    # through Argo CD now")
+    "deploys": ("jenkins", "argo cd", "argocd", "spinnaker", "octopus deploy"),
+    "hosting": ("heroku", "vercel", "netlify", "fly.io"),
+    "observability": ("datadog", "grafana", "grafana loki", "loki", "splunk", "new relic", "prometheus",
+                      "cloudwatch", "honeycomb", "kibana", "sentry", "papertrail"),
+    "orchestration": ("kubernetes", "k8s", "nomad", "ecs", "docker swarm"),
+    "infrastructure as code": ("terraform", "opentofu", "pulumi", "cloudformation", "ansible"),
+    "cloud": ("aws", "gcp", "google cloud", "azure"),
+    "web server": ("nginx", "caddy", "traefik", "haproxy", "envoy"),
+    "frontend": ("react", "vue", "svelte", "angular", "preact"),
+    "python web": ("django", "flask", "fastapi"),
+    "node web": ("express", "fastify", "koa", "nestjs", "hono"),
+    "editor": ("vim", "neovim", "emacs", "vs code", "vscode", "intellij", "pycharm"),
+}
+
+_NAME = r"(?<![\w.-])(?:{})(?![\w-])"
+_TOOL = {job: re.compile(_NAME.format("|".join(re.escape(t).replace(r"\ ", r"\s+") for t in sorted(tools, key=len,
+                                                                                                       reverse=True))),
+                         re.IGNORECASE)
+         for job, tools in JOBS.items()}
+# the frame of use before a tool's name: "we use npm", "run on Jest", "go through Jenkins", "go to Datadog",
+# "is on Postgres 16", "built with webpack", "deployed via Argo CD"; not a bare "in" or "with" ("a bug in webpack")
+_USE = re.compile(r"\b(?:use[sd]?|using|(?:run|runs|running|ran|is|are|'s|'re|was|were|live|lives|sits?|hosted)\s+"
+                  r"(?:on|in|under|with)|(?:go|goes|went|ship|ships|deploy|deploys|deployed)\s+(?:through|to|via|with|"
+                  r"on)|(?:built|managed|deployed|installed|hosted|tested|bundled|linted|formatted|written)\s+"
+                  r"(?:with|by|on|via|through|in))\s+(?:(?:the|our|a|an)\s+)?$", re.IGNORECASE)
+
+
+def tools_named(text: str) -> dict[str, set[str]]:
+    """The tools `text` names, by job: {"package manager": {"pnpm"}}, names lowercased."""
+    found: dict[str, set[str]] = {}
+    for job, pattern in _TOOL.items():
+        names = {" ".join(m.group(0).lower().split()) for m in pattern.finditer(text)}
+        if names:
+            found[job] = names
+    return found
+
+
+def _used(text: str, job: str) -> set[str]:
+    """The tools of `job` that `text` says are used: each name after a frame of use (`_USE`)."""
+    return {" ".join(m.group(0).lower().split()) for m in _TOOL[job].finditer(text)
+            if _USE.search(text[:m.start()][-40:])}
+
+
+def replaces_alternative(update: str, old: str) -> bool:
+    """Whether the update `update` names a tool in place of one that `old` says is used: a tool of one job
+    in each, none of the update's named in `old`. An update that says which tool of the job it replaces
+    ("We dropped npm for pnpm": `observer_update.replaced_terms`) replaces that one only, found by its name."""
+    new_tools, old_tools, replaced = tools_named(update), tools_named(old), replaced_terms(update)
+    for job, names in new_tools.items():
+        was = _used(old, job)
+        if was and not names & old_tools.get(job, set()) and not names & replaced:
+            return True
+    return False
