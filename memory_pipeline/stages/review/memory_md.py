@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from memory_pipeline.stages.ledger.alternatives import replaces_alternative
 from memory_pipeline.stages.offline.observer_update import replaced_terms, states_update
 from memory_pipeline.stages.proposal_ids import ID_TEXT
 from memory_pipeline.stages.recall.supersession import subject_words, values
@@ -205,9 +206,12 @@ _VERB = re.compile(r"go|goes|runs?|lives?|points?|deploys?|builds?|ships?|uses?|
 def _updates(old: str, new: str) -> bool:
     """`new` is an update of the work (stages/offline/observer_update.py) that names `old`'s value as the one it
     replaces ("Tests run on Vitest these days, not Jest" / "Our tests run on Jest"), or says the same of the same
-    thing with another value ("Deploys go through Argo CD now" / "Deploys go through Jenkins")."""
+    thing with another value ("Deploys go through Argo CD now" / "Deploys go through Jenkins"), or another tool of
+    the job `old` says is used ("We use pnpm now" / "We use npm for this repo": `ledger.alternatives`)."""
     if states_update(new) is None:
         return False
+    if replaces_alternative(new, old):
+        return True
     said, was = ([w.lower().rstrip(".-") for w in _WORDS.findall(text)] for text in (new, old))
     if replaced_terms(new) & set(was) and subject_words(old) & subject_words(new):
         return True

@@ -165,6 +165,8 @@ def test_an_update_without_numbers_is_found_against_the_line_it_updates():
     assert changes_value("Our tests run on Jest.", "Tests run on Vitest these days, not Jest.")  # names the old value
     assert changes_value("We use npm for this repo.", "We dropped npm for pnpm.")
     assert changes_value("Deploys go through Jenkins.", "Deploys go through Argo CD now.")  # the same said of it
+    assert changes_value("We use npm for this repo.", "We use pnpm now.")  # another tool of the same job
+    assert not changes_value("npm install fails with EACCES on the CI runner.", "We use pnpm now.")  # a mention
     assert not changes_value("Deploys go through Jenkins.", "Deploys need a green build.")  # no update
     assert not changes_value("Always run the migrations before deploying.", "Deploys go through Argo CD now.")
     assert not changes_value("Deploys go through Jenkins.", "Deploys go through Jenkins and Argo CD.")  # adds, no update
