@@ -25,9 +25,11 @@ _LEAD = re.compile(
     r"speaking of (?:which|that)|"
     r"anyway|yeah|yep|yes|jeez|geez|sigh|lol|haha)\b[\s,.!:;—–-]*)|"
     r"(?:(?:well|sure|right|look|listen|dude|man)\s*[,!:;—–]+\s*)|"
-    r"(?:(?:fyi|update|quick update|heads[- ]up|note(?: for (?:the )?future| for later| to self)?|nb|ps|p\.s\.|remember|"
+    r"(?:(?:fyi|update|quick update|heads[- ]up|(?:please )?note(?: for (?:the )?future| for later| to self)?|nb|ps|"
+    r"p\.s\.|remember|"
     r"correction|reminder)\s*[:—–-]+\s*)|"
-    r"(?:(?:please )?(?:remember|note|keep in mind|don'?t forget) that\s+)|(?:fyi|for the record|for future reference),?\s+|"
+    r"(?:(?:please )?(?:remember|note|keep in mind|don'?t forget) that\s+)|(?:please note,?\s+)|"
+    r"(?:fyi|for the record|for future reference),?\s+|"
     r"(?:what i (?:was|am|'m) trying to say|what i meant|what i wanted to say)(?: is| was)?,?\s+)+",
     re.IGNORECASE,
 )
@@ -39,8 +41,10 @@ _TAIL = re.compile(r"[\s,;]*\b(?:i suppose|i guess|imo|imho|btw|lol|please|pls|t
                    re.IGNORECASE)
 
 
-# the user asks for it to be kept: "Remember that staging uses eu-west-1", "Note: …", "FYI: …"
-EXPLICIT = re.compile(r"^\W*(?:(?:please\s+)?(?:remember|note|keep in mind|don'?t forget)\b|"
+# the user asks for it to be kept: "Remember that staging uses eu-west-1", "Note: …", "Note that …", "FYI: …"; not
+# "Note the version number in the footer" (look at it: a request)
+EXPLICIT = re.compile(r"^\W*(?:(?:please\s+)?(?:remember|keep in mind|don'?t forget)\b|please\s+note\b|"
+                      r"note(?=\s*[:,—–-]|\s+(?:that|to self|for the future)\b)|"
                       r"(?:for the record|for future reference|fyi|heads[- ]up|update|correction)\s*[:,—–-])", re.IGNORECASE)
 
 

@@ -22,6 +22,8 @@ from memory_pipeline_tests.stages.offline.test_observer_keep import facts_of, on
     ("For future reference, the staging database is reset every Sunday night.",
      "The staging database is reset every Sunday night."),
     ("Remember that staging uses the eu-west-1 region.", "Staging uses the eu-west-1 region."),
+    ("Please note: the staging database is reset every Sunday night.", "The staging database is reset every Sunday night."),
+    ("Please note the staging database is reset every Sunday night.", "The staging database is reset every Sunday night."),
     ("you haven't read the renderer in full i suppose", "You haven't read the renderer in full"),
     ("And by the way, the orders service runs on Postgres 16.", "The orders service runs on Postgres 16."),
     ("Speaking of which, staging reads from the replica.", "Staging reads from the replica."),

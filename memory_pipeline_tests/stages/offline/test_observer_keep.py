@@ -620,3 +620,15 @@ def test_what_the_agent_found_in_work_on_software_is_kept(text):
 ])
 def test_a_rule_tied_to_every_change_holds_beyond_the_task(text):
     assert [f.text for f in facts_of(one_turn("User", text))] == [f'User stated: "{text}"']
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("Note: the staging database is reset every Sunday night.", ['User stated: "The staging database is reset every '
+                                                                 'Sunday night."']),
+    ("Please note the staging database is reset every Sunday night.", ['User stated: "The staging database is reset '
+                                                                        'every Sunday night."']),
+    ("Note the version number in the footer.", []),  # look at it: a request, nothing to keep
+])
+def test_a_note_to_keep_is_kept_and_a_request_to_look_at_something_is_not(said, kept):
+    window = one_turn("User", said) + "\n[10:01] [Assistant] (m2): Got it, I'll keep that in mind."
+    assert [f.text for f in facts_of(window)] == kept
