@@ -19,11 +19,13 @@ from memory_pipeline.stages.offline.reflector_rules import clean_fact, specifics
 MIN_WORDS = 3  # a shorter statement is too little to tell one from another
 
 
-def says_again(first: str, second: str) -> bool:
-    """Whether `second` states what `first` states, in fewer or other words."""
+def says_again(first: str, second: str, share: float = 1.0) -> bool:
+    """Whether `second` states what `first` states, in fewer or other words: `share` of the shorter's words in the
+    longer (all of them, unless a caller that merges lines of one day asks for fewer: the Reflector's 0.75)."""
     (words_one, numbers_one, negated_one), (words_two, numbers_two, negated_two) = _read(first), _read(second)
     small, large = sorted((words_one, words_two), key=len)
-    return negated_one == negated_two and numbers_one == numbers_two and len(small) >= MIN_WORDS and small <= large
+    return negated_one == negated_two and numbers_one == numbers_two and len(small) >= MIN_WORDS and (
+        len(small & large) >= share * len(small))
 
 
 @lru_cache(maxsize=4096)
@@ -33,5 +35,8 @@ def _read(text: str) -> tuple[frozenset[str], frozenset[str], bool]:
     statement = clean_fact(text)[0]
     details = specifics(statement)
     _, numbers, negated = signature(statement)
-    plain = frozenset(w for w in words(statement) if not w[0].isdigit() and not any(w in d for d in details))
+    text = statement.lower()
+    for detail in details:  # "store" stays in "The SQLite store (`__store.db`)": said outside the detail too
+        text = text.replace(detail, " ")
+    plain = frozenset(w for w in words(text) if not w[0].isdigit())
     return plain, numbers, negated

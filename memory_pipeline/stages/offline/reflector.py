@@ -15,6 +15,7 @@ import re
 
 from memory_pipeline.stages.offline import reflector_rules as rules
 from memory_pipeline.stages.offline.reflector_rules import Item
+from memory_pipeline.stages.restatement import says_again
 from memory_pipeline.stages.tokens import estimate_tokens
 
 SECTION_ORDER = ("User", "Hard Rules", "System Architecture", "Patterns")
@@ -95,7 +96,7 @@ def select(items: list[Item], level: int, memory: str) -> list[Item]:
             continue
         if _known(item.text, memory, memory_lines):
             continue
-        if said := next((c for c in chosen if c.session == item.session and rules.restates(item.text, c.text)), None):
+        if said := next((c for c in chosen if c.session == item.session and says_again(item.text, c.text, rules.RESTATED_SHARE)), None):
             said.refs += [r for r in item.refs if r not in said.refs]  # the same finding said again that day,
             if rules.specifics(item.text) > rules.specifics(said.text):  # in the words that name more of it
                 said.text, said.parts = item.text, [item.text]
@@ -122,7 +123,7 @@ def merge(items: list[Item], max_parts: int, max_words: int) -> list[Item]:
         lead = ranked[0]
         parts: list[str] = []
         for item in ranked:
-            if len(parts) < max_parts and all(rules.overlap(item.text, p) < 0.8 and not rules.restates(item.text, p)
+            if len(parts) < max_parts and all(rules.overlap(item.text, p) < 0.8 and not says_again(item.text, p, rules.RESTATED_SHARE)
                                               for p in parts):
                 parts.append(item.text.rstrip("."))
         text = "; ".join(parts)

@@ -172,14 +172,6 @@ def overlap(a: str, b: str) -> float:
     return len(left & right) / len(left | right) if left and right else 0.0
 
 
-def restates(a: str, b: str) -> bool:
-    """One says what the other says, in fewer words ("The SQLite store is not required." beside "The SQLite store is
-    not required for sessions!"): three or more words, nearly all of them in the other."""
-    left, right = words(a), words(b)
-    small, large = sorted((left, right), key=len)
-    return len(small) >= 3 and len(small & large) / len(small) >= RESTATED_SHARE
-
-
 def clean_fact(text: str) -> tuple[str, bool]:
     """Drop the 'User stated:' frame and outer quotes; True when the words are the user's own."""
     text = " ".join(text.split()).removeprefix(FINDING)

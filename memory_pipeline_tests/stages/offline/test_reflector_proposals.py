@@ -165,6 +165,13 @@ def test_a_finding_said_again_in_fewer_words_is_not_a_second_part():
     assert line == "The SQLite store (`__store.db`) is not required."  # the wording that names more of it
 
 
+def test_a_finding_and_its_opposite_are_not_one_line():
+    kept = proposals_for(("s1", ["Finding: The SQLite store is required for sessions to resume!",
+                                 "Finding: The SQLite store (`__store.db`) is not required."]))
+    said = " ".join(p.text for p in kept if "SQLite" in p.text)
+    assert "is required for sessions" in said and "is not required" in said  # two lines, or two parts of one
+
+
 def test_an_order_of_work_said_with_lets_is_proposed():
     kept = proposals_for(("s1", ['User stated: "Let\'s think first, before we change anything"']))
     assert [(p.section, p.text) for p in kept if "before we change" in p.text] == [  # a rule, not narration
