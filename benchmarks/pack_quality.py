@@ -38,7 +38,7 @@ def pack_lines(text: str) -> list[tuple[str, str, int | None, bool]]:
     """(section key, event text, days open, marked stale) of every event line of a pack."""
     from memory_pipeline.stages.ledger.pack import SECTIONS
 
-    headings = {heading: key for key, heading, _ in SECTIONS}
+    headings = {section.heading: section.key for section in SECTIONS}
     found, section = [], ""
     for line in text.splitlines():
         section = headings.get(line, section)

@@ -26,7 +26,7 @@ _TASK = re.compile(r"^\s*Primary:\s*(?P<primary>.*?)(?:\s+Secondary:\s*(?P<secon
 _PACK_LINE = re.compile(r"^- \[[^\]]+\] (?P<text>.+)$")
 OPENING_WORDS = 12  # a note's first words a pack line must open with to restate it
 MIN_WORDS = 3  # a shorter note ("Done.") is no statement to match
-RECENT = tuple(heading.lstrip("#").strip() for key, heading, _ in SECTIONS if key in ("focus", "context"))
+RECENT = tuple(section.heading.lstrip("#").strip() for section in SECTIONS if section.key in ("focus", "context"))
 
 
 def _openings(notes: str) -> list[tuple[tuple[str, ...], str]]:

@@ -31,21 +31,30 @@ from memory_pipeline.stages.provenance import from_tool_output, said_by, user_ty
 from memory_pipeline.stages.untrusted import inline
 
 TOTAL_WORDS = 3000
-# (key, heading, budget in words), in the fixed order
-SECTIONS: tuple[tuple[str, str, int], ...] = (
-    ("p0", "## 🔴 P0 CONSTRAINTS — Rules that must never be violated", 200),
-    ("mantra", "## 🎯 THE MANTRA — Core mission", 20),
-    ("commitments", "## 📋 OPEN COMMITMENTS — Oldest first, with status and age", 500),
-    ("waiting", "## ⏳ WAITING ON — External dependencies", 150),
-    ("focus", "## 🎯 TODAY'S FOCUS — Priority work for the day", 300),
-    ("context", "## 🧠 CONTEXT — Current projects, recent decisions, state", 800),
-    ("procedures", "## 📚 PROCEDURES — Key operational procedures", 500),
-    ("accounts", "## 🔑 ACCOUNTS — Quick reference account IDs", 200),
+
+
+@dataclass(frozen=True)
+class Section:
+    """One part of the pack: its key, its heading, its budget in words, and what the closing line calls it when
+    nothing is in it."""
+
+    key: str
+    heading: str
+    budget: int
+    empty_name: str
+
+
+# in the fixed order
+SECTIONS: tuple[Section, ...] = (
+    Section("p0", "## 🔴 P0 CONSTRAINTS — Rules that must never be violated", 200, "P0 constraints"),
+    Section("mantra", "## 🎯 THE MANTRA — Core mission", 20, "mantra (tag an event `mantra`)"),
+    Section("commitments", "## 📋 OPEN COMMITMENTS — Oldest first, with status and age", 500, "open commitments"),
+    Section("waiting", "## ⏳ WAITING ON — External dependencies", 150, "waiting on"),
+    Section("focus", "## 🎯 TODAY'S FOCUS — Priority work for the day", 300, "today's focus"),
+    Section("context", "## 🧠 CONTEXT — Current projects, recent decisions, state", 800, "context"),
+    Section("procedures", "## 📚 PROCEDURES — Key operational procedures", 500, "procedures"),
+    Section("accounts", "## 🔑 ACCOUNTS — Quick reference account IDs", 200, "accounts"),
 )
-# what the closing line calls a section with nothing in it
-EMPTY_NAMES = {"p0": "P0 constraints", "mantra": "mantra (tag an event `mantra`)", "commitments": "open commitments",
-               "waiting": "waiting on", "focus": "today's focus", "context": "context", "procedures": "procedures",
-               "accounts": "accounts"}
 OVERFLOW_SECTIONS = ("p0", "commitments")  # may spend the buffer
 MAX_ITEM_WORDS = 60
 FOCUS_ITEMS = 5
@@ -110,8 +119,8 @@ class _Writer:
     def __init__(self, today: date, verified: Callable[[LedgerEvent], datetime] = lambda e: e.ts) -> None:
         self.today = today
         self.verified = verified  # when an event was last said or spoken of again (`LedgerState.verified`)
-        self.lines: dict[str, list[str]] = {key: [] for key, _, _ in SECTIONS}
-        self.used: dict[str, int] = {key: 0 for key, _, _ in SECTIONS}
+        self.lines: dict[str, list[str]] = {section.key: [] for section in SECTIONS}
+        self.used: dict[str, int] = {section.key: 0 for section in SECTIONS}
         self.shown: set[str] = set()
         self.omitted: dict[str, list[str]] = {}
 
@@ -150,12 +159,12 @@ def build_pack(events: list[LedgerEvent], today: date, *, project: str | None = 
     gone = set(expired)
     # what the agent read (tool output, files, web pages) is never in the pack: it reaches an agent only by recall
     live = [e for e in active if e.id not in gone and not from_tool_output(e.said_by)]
-    header_words = words(pack_header(today.isoformat(), project)) + sum(words(h) for _, h, _ in SECTIONS)
+    header_words = words(pack_header(today.isoformat(), project)) + sum(words(section.heading) for section in SECTIONS)
     # every heading and a word per section kept back: an empty section's heading is not shown, and what it kept
     # back is more than its name on the closing line takes
-    buffer = TOTAL_WORDS - sum(b for _, _, b in SECTIONS) - header_words - len(SECTIONS)
+    buffer = TOTAL_WORDS - sum(section.budget for section in SECTIONS) - header_words - len(SECTIONS)
     w = _Writer(today, state.verified)
-    budgets = {key: budget for key, _, budget in SECTIONS}
+    budgets = {section.key: section.budget for section in SECTIONS}
     loops = sorted((state.events[i] for i in state.open_loops if i not in gone), key=lambda e: (e.ts, e.id))
     conflicts = find_conflicts(_by_relevance([e for e in live if e.type != "commitment"], today)[:CONFLICT_SCOPE])
     _fill(w, budgets, buffer, live, loops, today, {i for pair in conflicts for i in pair})
@@ -286,11 +295,11 @@ def _render(w: _Writer, day: str, project: str | None) -> str:
     heading over "_none_" (six empty parts were ~60 words of every session start)."""
     parts = [pack_header(day, project), ""]
     empty = []
-    for key, heading, _ in SECTIONS:
-        if w.lines[key]:
-            parts += [heading, *w.lines[key], ""]
+    for section in SECTIONS:
+        if w.lines[section.key]:
+            parts += [section.heading, *w.lines[section.key], ""]
         else:
-            empty.append(EMPTY_NAMES[key])
+            empty.append(section.empty_name)
     if empty:
         parts.append(f"_Nothing recorded yet: {', '.join(empty)}._")
     return "\n".join(parts).rstrip() + "\n"

@@ -11,8 +11,8 @@ from memory_pipeline_tests.stages.ledger.helpers import TODAY, Events
 
 
 def section(text: str, key: str) -> str:
-    headings = [h for _, h, _ in SECTIONS if h in text]  # an empty section has no heading
-    start = text.index(dict((k, h) for k, h, _ in SECTIONS)[key])
+    headings = [s.heading for s in SECTIONS if s.heading in text]  # an empty section has no heading
+    start = text.index({s.key: s.heading for s in SECTIONS}[key])
     ends = [text.index(h) for h in headings if text.index(h) > start]
     return text[start:min(ends) if ends else len(text)]
 
@@ -121,11 +121,11 @@ def test_the_word_budget_holds_with_5000_events():
                 tags=["waiting"] if rng.random() < 0.05 else ["account"] if rng.random() < 0.05 else [])
     pack = build_pack(log.events, TODAY)
     assert words(pack.text) == pack.words <= TOTAL_WORDS
-    for key, _, budget in SECTIONS:
+    for key, budget in ((s.key, s.budget) for s in SECTIONS):
         if key not in ("p0", "commitments"):
             assert pack.section_words[key] <= budget, key
     assert pack.omitted["commitments"] and "more not shown" in section(pack.text, "commitments")
-    assert [h for k, h, _ in SECTIONS if k != "mantra"] == [line for line in pack.text.splitlines()
+    assert [s.heading for s in SECTIONS if s.key != "mantra"] == [line for line in pack.text.splitlines()
                                                             if line.startswith("## ")]  # in their fixed order
     assert pack.text.rstrip().endswith("_Nothing recorded yet: mantra (tag an event `mantra`)._")
 
@@ -147,7 +147,7 @@ def test_empty_sections_are_named_on_one_line_not_shown_as_headings():
     log.add("Run the migrations with `make migrate`, never by hand", type="procedure", entity="make", priority="P1")
     pack = build_pack(log.events, TODAY)
     headings = [line for line in pack.text.splitlines() if line.startswith("## ")]
-    assert headings == [h for k, h, _ in SECTIONS if k == "procedures"]
+    assert headings == [s.heading for s in SECTIONS if s.key == "procedures"]
     assert "_none_" not in pack.text and "No mantra" not in pack.text
     assert pack.text.rstrip().splitlines()[-1] == (
         "_Nothing recorded yet: P0 constraints, mantra (tag an event `mantra`), open commitments, waiting on, "
