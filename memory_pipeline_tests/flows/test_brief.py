@@ -166,3 +166,18 @@ def test_a_task_that_is_a_note_points_at_it_instead_of_quoting_it_again(tmp_path
     brief.max_chars = 2000  # the note is cut: the task line says it whole
     fitted = brief.fitted()
     assert "the notes" in fitted.left_out and f"Primary: {asked}" in fitted.text
+
+
+def test_a_memory_line_a_pending_proposal_changes_is_flagged_for_the_session_of_its_project(tmp_path):
+    workspace = Workspace(tmp_path / "ws").create()
+    workspace.memory_md.write_text("# MEMORY\n\n## Patterns — shop\n\n"
+                                   "- (2026-11-01) We use npm for this repo. <!-- p-20261101-001-aaaa -->\n"
+                                   "- (2026-11-01) The frontend is built with Webpack. <!-- p-20261101-002-bbbb -->\n")
+    workspace.review_md.write_text("# Pending Memory Proposals\n\n## Proposed for: Patterns — shop\n"
+                                   "- [ ] `p-20261120-001-cccc` We use pnpm now. _(quotes transcript)_\n")
+    shown = build_brief(workspace, today=TODAY, project="shop").memory_md
+    assert "- (2026-11-01) We use npm for this repo. ⚠️ _may be out of date: a pending proposal in REVIEW.md" in shown
+    assert "Webpack.\n" in shown and "<!--" not in shown  # the other line as it was; markers taken off
+    assert "pnpm" not in shown  # the proposal's own words stay out of the reviewed part
+    workspace.review_md.write_text(workspace.review_md.read_text().replace("- [ ]", "- [-]"))  # rejected
+    assert "⚠️" not in build_brief(workspace, today=TODAY, project="shop").memory_md

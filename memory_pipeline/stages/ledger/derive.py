@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import islice
 
+from memory_pipeline.stages.alternatives import replaces_alternative
 from memory_pipeline.stages.index.sparse import tokenize
-from memory_pipeline.stages.ledger.alternatives import replaces_alternative
 from memory_pipeline.stages.ledger.change import advice_only
 from memory_pipeline.stages.ledger.classify import Classified, closes_commitment, plain_text
 from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT, LedgerEvent, event_id, id_parts

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from memory_pipeline.stages.alternatives import states_use
 from memory_pipeline.stages.offline import distil as shape
 from memory_pipeline.stages.offline import observer_standing as standing
 from memory_pipeline.stages.offline.observer_cues import (
@@ -232,7 +233,9 @@ def rejection(item: Item) -> str | None:
     if (DEICTIC.match(text) and not standing_words) or POINTER.search(text) or text.rstrip(".").endswith(":") or \
             clipped or len(main_clause) < shortest:
         return "not self-contained"
-    stated_rule = item.quoted and (HARD_RULE.search(text) or PREFERENCE.search(text) or item.correction)
+    # a rule, or what the setup uses ("Our tests run on Jest.", "We use pnpm now.": stages/alternatives.py)
+    stated_rule = item.quoted and (HARD_RULE.search(text) or PREFERENCE.search(text) or item.correction
+                                   or states_use(text))
     if len(text.split()) < (shortest if stated_rule else MIN_WORDS if item.quoted or item.finding or "`" in text
                             else MIN_AGENT_WORDS):
         return "too short to stand alone"

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from memory_pipeline.stages.ledger.alternatives import replaces_alternative
+from memory_pipeline.stages.alternatives import replaces_alternative
 from memory_pipeline.stages.offline.observer_update import replaced_terms, states_update
 from memory_pipeline.stages.proposal_ids import ID_TEXT
 from memory_pipeline.stages.recall.supersession import subject_words, values
@@ -207,7 +207,7 @@ def _updates(old: str, new: str) -> bool:
     """`new` is an update of the work (stages/offline/observer_update.py) that names `old`'s value as the one it
     replaces ("Tests run on Vitest these days, not Jest" / "Our tests run on Jest"), or says the same of the same
     thing with another value ("Deploys go through Argo CD now" / "Deploys go through Jenkins"), or another tool of
-    the job `old` says is used ("We use pnpm now" / "We use npm for this repo": `ledger.alternatives`)."""
+    the job `old` says is used ("We use pnpm now" / "We use npm for this repo": `stages/alternatives.py`)."""
     if states_update(new) is None:
         return False
     if replaces_alternative(new, old):
@@ -228,6 +228,24 @@ def contradicted_line(text: str, proposal_text: str, project: str) -> str | None
         if body and body != proposal_text.strip() and changes_value(body, proposal_text):
             return line
     return None
+
+
+# what a briefing says after a MEMORY.md line that a pending proposal changes
+CHANGED_NOTE = " ⚠️ _may be out of date: a pending proposal in REVIEW.md changes it (see the recall pack)_"
+
+
+def flag_changed(text: str, proposals: list[str], project: str) -> str:
+    """`text` (MEMORY.md as a session in `project` reads it) with `CHANGED_NOTE` after each line that one of the
+    pending `proposals` changes (`contradicted_line`): the reviewed line stays as the user approved it, and the
+    agent reading it is told that a later session said otherwise. The proposal's words are not put in it."""
+    changed = {line for proposal in proposals if (line := contradicted_line(text, proposal, project)) is not None}
+    return "\n".join(_noted(line) if line in changed else line for line in text.split("\n"))
+
+
+def _noted(line: str) -> str:
+    """`line` with `CHANGED_NOTE` before its id marker (which `without_marker` takes off the line's end)."""
+    marker = _MARKER.search(line)
+    return line[:marker.start()] + CHANGED_NOTE + marker.group(0) if marker else line + CHANGED_NOTE
 
 
 def replace_line(text: str, old_line: str, new_line: str) -> str | None:

@@ -260,12 +260,12 @@ def decide(parsed: ParsedReview, rendered: dict[str, str], proposals: dict[str, 
 _PROPOSED_FOR = re.compile(r"^##\s+Proposed for:\s*(?P<heading>.+?)\s*$")
 
 
-def pending_for(text: str | None, project: str | None) -> int:
-    """Open (unticked) lines of REVIEW.md a session in `project` is asked about, each id once:
-    those under a plain `## Proposed for: Section` or one of `project` (None: every project).
-    Another project's proposals are that project's to review."""
+def pending_lines(text: str | None, project: str | None) -> list[ReviewLine]:
+    """Open (unticked) lines of REVIEW.md a session in `project` is asked about: those under a plain
+    `## Proposed for: Section` or one of `project` (None: every project). Another project's proposals are that
+    project's to review."""
     if not text:
-        return 0
+        return []
     owner_of: dict[int, str] = {}
     owner = ""
     for number, line in enumerate(text.splitlines(), start=1):
@@ -274,5 +274,10 @@ def pending_for(text: str | None, project: str | None) -> int:
         elif line.startswith("## "):
             owner = ""  # `## Friction Fixes` and any other section: not one project's
         owner_of[number] = owner
-    return len({line.pid for line in parse_review_md(text).lines
-                if line.mark == "open" and (project is None or owner_of.get(line.number, "") in ("", project))})
+    return [line for line in parse_review_md(text).lines
+            if line.mark == "open" and (project is None or owner_of.get(line.number, "") in ("", project))]
+
+
+def pending_for(text: str | None, project: str | None) -> int:
+    """How many proposals a session in `project` is asked about (`pending_lines`), each id once."""
+    return len({line.pid for line in pending_lines(text, project)})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_pipeline.stages.ledger.alternatives import replaces_alternative, tools_named
+from memory_pipeline.stages.alternatives import replaces_alternative, states_use, tools_named
 
 
 def test_tools_are_named_by_job_a_name_of_two_words_included():
@@ -35,3 +35,8 @@ def test_an_update_naming_a_tool_replaces_a_fact_saying_another_of_its_job_is_us
 ])
 def test_a_fact_that_mentions_a_tool_of_another_job_or_the_same_tool_or_not_the_replaced_one_stays(update, old):
     assert not replaces_alternative(update, old)
+
+
+def test_a_statement_of_what_the_setup_uses_is_told_from_a_mention():
+    assert states_use("Our tests run on Jest.") and states_use("We use pnpm now.")
+    assert not states_use("npm install fails with EACCES.") and not states_use("We use the new parser.")

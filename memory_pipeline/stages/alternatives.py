@@ -78,6 +78,12 @@ def _used(text: str, job: str) -> set[str]:
             if _USE.search(text[:m.start()][-40:])}
 
 
+def states_use(text: str) -> bool:
+    """Whether `text` says a tool of a known job is used ("Our tests run on Jest", "We use pnpm now"): a statement
+    of the setup that stands in few words."""
+    return any(_used(text, job) for job in tools_named(text))
+
+
 def replaces_alternative(update: str, old: str) -> bool:
     """Whether the update `update` names a tool in place of one that `old` says is used: a tool of one job
     in each, none of the update's named in `old`. An update that says which tool of the job it replaces
