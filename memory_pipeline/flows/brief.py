@@ -33,8 +33,7 @@ from memory_pipeline.stages.projects import USER, ProjectScope
 from memory_pipeline.stages.provenance import from_tool_output
 from memory_pipeline.stages.recall.supersession import with_supersession
 from memory_pipeline.stages.redact import redact
-from memory_pipeline.stages.review.memory_md import flag_changed, for_project, without_marker
-from memory_pipeline.stages.review.review_md import pending_for, pending_lines
+from memory_pipeline.stages.review.review_md import memory_as_read, pending_for
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline.stages.untrusted import inline, one_line, project_name
 
@@ -278,10 +277,8 @@ def build_brief(workspace: Workspace, *, budget_tokens: int = 2000, today: str |
     today = today or date.today().isoformat()
     files = MemoryFiles(workspace)
     pack = pack_for(workspace, project, today)
-    memory, review = for_project(files.read_memory(), project), files.read_review()
-    if project is not None:  # a line a pending proposal changes says so (stages/review/memory_md.flag_changed)
-        memory = flag_changed(memory, [line.text for line in pending_lines(review, project)], project)
-    brief = Brief(date=today, memory_md=without_marker(memory),
+    review = files.read_review()
+    brief = Brief(date=today, memory_md=memory_as_read(files.read_memory(), review, project),
                   pending_proposals=pending_in_review(review, project), budget_tokens=budget_tokens,
                   pack=nested_pack(pack), project=project, scope=scope, max_chars=max_chars, footer=footer)
     brief.notes_on_files = [n for n in (bad_bytes(workspace.memory_md), bad_bytes(workspace.review_md)) if n]

@@ -14,6 +14,7 @@ else and stays.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memory_pipeline.stages.offline.observer_update import replaced_terms
 
@@ -49,11 +50,13 @@ JOBS: dict[str, tuple[str, ...]] = {
     "editor": ("vim", "neovim", "emacs", "vs code", "vscode", "intellij", "pycharm"),
 }
 
-_NAME = r"(?<![\w.-])(?:{})(?![\w-])"
-_TOOL = {job: re.compile(_NAME.format("|".join(re.escape(t).replace(r"\ ", r"\s+") for t in sorted(tools, key=len,
-                                                                                                       reverse=True))),
-                         re.IGNORECASE)
-         for job, tools in JOBS.items()}
+# the jobs of each name (Jenkins does two); every name in one pattern, the longest first ("grafana loki", not "grafana")
+_JOBS_OF: dict[str, tuple[str, ...]] = {}
+for _job, _tools in JOBS.items():
+    for _tool in _tools:
+        _JOBS_OF[_tool] = (*_JOBS_OF.get(_tool, ()), _job)
+_ANY_TOOL = re.compile(r"(?<![\w.-])(?:{})(?![\w-])".format(
+    "|".join(re.escape(t).replace(r"\ ", r"\s+") for t in sorted(_JOBS_OF, key=len, reverse=True))), re.IGNORECASE)
 # the frame of use before a tool's name: "we use npm", "run on Jest", "go through Jenkins", "go to Datadog",
 # "is on Postgres 16", "built with webpack", "deployed via Argo CD"; not a bare "in" or "with" ("a bug in webpack")
 _USE = re.compile(r"\b(?:use[sd]?|using|(?:run|runs|running|ran|is|are|'s|'re|was|were|live|lives|sits?|hosted)\s+"
@@ -62,26 +65,39 @@ _USE = re.compile(r"\b(?:use[sd]?|using|(?:run|runs|running|ran|is|are|'s|'re|wa
                   r"(?:with|by|on|via|through|in))\s+(?:(?:the|our|a|an)\s+)?$", re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
+def _named(text: str) -> tuple[tuple[str, str, bool], ...]:
+    """(job, name, used) of each tool `text` names: the name lowercased, `used` when a frame of use (`_USE`) comes
+    before it. Cached: a MEMORY.md line is read against every pending proposal, a ledger fact against each update."""
+    found = []
+    for match in _ANY_TOOL.finditer(text):
+        name, used = " ".join(match.group(0).lower().split()), bool(_USE.search(text[:match.start()][-40:]))
+        found += [(job, name, used) for job in _JOBS_OF[name]]
+    return tuple(found)
+
+
 def tools_named(text: str) -> dict[str, set[str]]:
     """The tools `text` names, by job: {"package manager": {"pnpm"}}, names lowercased."""
     found: dict[str, set[str]] = {}
-    for job, pattern in _TOOL.items():
-        names = {" ".join(m.group(0).lower().split()) for m in pattern.finditer(text)}
-        if names:
-            found[job] = names
+    for job, name, _ in _named(text):
+        found.setdefault(job, set()).add(name)
     return found
+
+
+def jobs_named(text: str) -> frozenset[str]:
+    """The jobs of the tools `text` names."""
+    return frozenset(job for job, _, _ in _named(text))
 
 
 def _used(text: str, job: str) -> set[str]:
     """The tools of `job` that `text` says are used: each name after a frame of use (`_USE`)."""
-    return {" ".join(m.group(0).lower().split()) for m in _TOOL[job].finditer(text)
-            if _USE.search(text[:m.start()][-40:])}
+    return {name for of, name, used in _named(text) if used and of == job}
 
 
 def states_use(text: str) -> bool:
     """Whether `text` says a tool of a known job is used ("Our tests run on Jest", "We use pnpm now"): a statement
     of the setup that stands in few words."""
-    return any(_used(text, job) for job in tools_named(text))
+    return any(used for _, _, used in _named(text))
 
 
 def replaces_alternative(update: str, old: str) -> bool:

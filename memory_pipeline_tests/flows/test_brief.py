@@ -179,5 +179,8 @@ def test_a_memory_line_a_pending_proposal_changes_is_flagged_for_the_session_of_
     assert "- (2026-11-01) We use npm for this repo. ⚠️ _may be out of date: a pending proposal in REVIEW.md" in shown
     assert "Webpack.\n" in shown and "<!--" not in shown  # the other line as it was; markers taken off
     assert "pnpm" not in shown  # the proposal's own words stay out of the reviewed part
+    from memory_pipeline.flows.hooks.context import after_compaction
+    again = after_compaction(workspace, "shop", None)  # the reviewed lines given back after a compaction
+    assert again is not None and "We use npm for this repo. ⚠️ _may be out of date" in again.text
     workspace.review_md.write_text(workspace.review_md.read_text().replace("- [ ]", "- [-]"))  # rejected
     assert "⚠️" not in build_brief(workspace, today=TODAY, project="shop").memory_md

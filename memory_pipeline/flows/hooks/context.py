@@ -57,7 +57,8 @@ from memory_pipeline.stages.hooks.recovery import (
 )
 from memory_pipeline.stages.projects import UNKNOWN
 from memory_pipeline.stages.redact import redact
-from memory_pipeline.stages.review.memory_md import for_project, memory_items, without_marker
+from memory_pipeline.stages.review.memory_md import memory_items
+from memory_pipeline.stages.review.review_md import memory_as_read
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline.stages.transcripts import files_touched
 
@@ -251,7 +252,8 @@ def recover_after_compaction(workspace: Workspace, payload: HookPayload, now: da
 def after_compaction(workspace: Workspace, project: str | None, pointer: str | None) -> Fitted | None:
     """What a session gets back after a compaction, within the client's cap: the recovery pointer,
     then the reviewed MEMORY.md lines of its project (what it started with); None when neither has any."""
-    memory = without_marker(for_project(MemoryFiles(workspace).read_memory(), project)).strip()
+    files = MemoryFiles(workspace)
+    memory = memory_as_read(files.read_memory(), files.read_review(), project).strip()
     sections = [Section("the recovery pointer", pointer.splitlines())] if pointer else []
     if memory_items(memory):
         sections.append(Section("MEMORY.md", redact(memory).splitlines(), head=[MEMORY_AGAIN, ""]))

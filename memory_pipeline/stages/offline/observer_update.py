@@ -19,6 +19,7 @@ pnpm"), a question, a request, the user's own doing ("I'm now looking at the log
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memory_pipeline.stages.offline import observer_cues as cues
 from memory_pipeline.stages.offline import observer_rules as rules
@@ -75,6 +76,7 @@ _OPENER = re.compile(r"^(?:[A-Z][\w'’-]{1,30}:\s+)?(?:(?:but|and|so|also|oh|we
                      re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)  # a pending proposal is read against every MEMORY.md line (stages/review/memory_md.py)
 def states_update(sentence: str) -> str | None:
     """The statement of how things stand now that `sentence` makes (its lead left out), or None."""
     opened = LEAD.sub("", _OPENER.sub("", sentence.strip(), count=1), count=1).strip()
@@ -111,8 +113,9 @@ def as_update(sentence: str) -> str | None:
     return re.sub(r"[.!;:\s]*$", "", rest) + " now."
 
 
-def replaced_terms(text: str) -> set[str]:
+@lru_cache(maxsize=4096)
+def replaced_terms(text: str) -> frozenset[str]:
     """The values an update says it replaces, lowercased: "not 6379", "instead of Datadog", "dropped npm"."""
     found = {m.group("not") or m.group("instead") for m in REPLACED.finditer(text)}
     found |= {m.group("old") or m.group("was") for m in CHANGED_FROM.finditer(text)}
-    return {term.lower().strip(".,:;") for term in found if term} - {""}
+    return frozenset(term.lower().strip(".,:;") for term in found if term) - {""}

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 
-from memory_pipeline.stages.alternatives import replaces_alternative
+from memory_pipeline.stages.alternatives import jobs_named, replaces_alternative
 from memory_pipeline.stages.offline.observer_update import replaced_terms, states_update
 from memory_pipeline.stages.proposal_ids import ID_TEXT
 from memory_pipeline.stages.recall.supersession import subject_words, values
@@ -182,18 +184,43 @@ def _line_body(line: str) -> str:
     return _DATE_PREFIX.sub("", _MARKER.sub("", stripped[2:]).strip()).strip() if stripped.startswith(("- ", "* ")) else ""
 
 
+@dataclass(frozen=True)
+class _Said:
+    """What `changes_value` reads of a statement, read once (a line is compared with every pending proposal)."""
+
+    named: frozenset[tuple[str, str]]  # a name and its number: ("postgres", "16")
+    subject: frozenset[str]
+    values: frozenset[str]
+    words: tuple[str, ...]
+    jobs: frozenset[str]  # of the tools it names (stages/alternatives.py)
+
+
+@lru_cache(maxsize=4096)
+def _said(text: str) -> _Said:
+    return _Said(named=frozenset((n.lower(), v) for n, v in _NAMED_VALUE.findall(text) if subject_words(n)),  # not "of 10"
+                 subject=frozenset(subject_words(text)), values=frozenset(values(text)),
+                 words=tuple(w.lower().rstrip(".-") for w in _WORDS.findall(text)), jobs=jobs_named(text))
+
+
+def may_change(new: str) -> bool:
+    """Whether `new` can change any line's value (`changes_value`): it names a value or states an update."""
+    said = _said(new)
+    return bool(said.named or said.values) or states_update(new) is not None
+
+
 def changes_value(old: str, new: str) -> bool:
     """`new` states another value of what `old` states: a name followed by another number
     ("Postgres 16" → "Postgres 17"), or two shared subject words and values that differ."""
-    named_old = {(n.lower(), v) for n, v in _NAMED_VALUE.findall(old) if subject_words(n)}  # not "of 10"
-    named_new = {(n.lower(), v) for n, v in _NAMED_VALUE.findall(new) if subject_words(n)}
-    names_new = {n for n, _ in named_new}
-    changed = {name for name, value in named_old if name in names_new and (name, value) not in named_new}
-    words_old, words_new = subject_words(old) - changed, subject_words(new) - changed
+    was, said = _said(old), _said(new)
+    if not (was.subject & said.subject or was.jobs & said.jobs or was.words[:3] == said.words[:3]):
+        return False  # nothing in common: each rule below needs a shared word, the same opening or a tool's job
+    names_new = {n for n, _ in said.named}
+    changed = {name for name, value in was.named if name in names_new and (name, value) not in said.named}
+    words_old, words_new = was.subject - changed, said.subject - changed
     if changed and (words_old & words_new or words_new <= words_old):  # about the same thing, not another's
         return True
-    gone, came = values(old) - values(new), values(new) - values(old)
-    if gone and came and len(subject_words(old) & subject_words(new)) >= 2:
+    gone, came = was.values - said.values, said.values - was.values
+    if gone and came and len(was.subject & said.subject) >= 2:
         return True
     return _updates(old, new)
 
@@ -212,22 +239,30 @@ def _updates(old: str, new: str) -> bool:
         return False
     if replaces_alternative(new, old):
         return True
-    said, was = ([w.lower().rstrip(".-") for w in _WORDS.findall(text)] for text in (new, old))
-    if replaced_terms(new) & set(was) and subject_words(old) & subject_words(new):
+    said, was = _said(new), _said(old)
+    if replaced_terms(new) & set(was.words) and was.subject & said.subject:
         return True
-    shared = next((n for n, (a, b) in enumerate(zip(said, was, strict=False)) if a != b), min(len(said), len(was)))
+    shared = next((n for n, (a, b) in enumerate(zip(said.words, was.words, strict=False)) if a != b),
+                  min(len(said.words), len(was.words)))
     # the same subject and verb ("deploys go through"), then another value: not "the orders service" and another verb
-    return 3 <= shared < min(len(said), len(was)) and any(_VERB.fullmatch(w) for w in said[1:shared])
+    return 3 <= shared < min(len(said.words), len(was.words)) and any(_VERB.fullmatch(w) for w in said.words[1:shared])
 
 
 def contradicted_line(text: str, proposal_text: str, project: str) -> str | None:
     """The MEMORY.md line (as written) a session in `project` reads whose statement `proposal_text`
     changes (a version, a port, a number): what approving it should replace, not sit beside."""
-    for line in for_project(text, project or "").splitlines():
-        body = _line_body(line)
-        if body and body != proposal_text.strip() and changes_value(body, proposal_text):
-            return line
-    return None
+    return next(iter(_changed_by(_bodies(for_project(text, project or "")), proposal_text)), None)
+
+
+def _bodies(text: str) -> list[tuple[str, str]]:
+    """(line as written, its statement) of each bullet of `text`."""
+    return [(line, body) for line in text.splitlines() if (body := _line_body(line))]
+
+
+def _changed_by(bodies: list[tuple[str, str]], proposal_text: str) -> list[str]:
+    """The lines of `bodies` whose statement `proposal_text` changes, in order."""
+    proposal = proposal_text.strip()
+    return [line for line, body in bodies if body != proposal and changes_value(body, proposal_text)]
 
 
 # what a briefing says after a MEMORY.md line that a pending proposal changes
@@ -238,7 +273,8 @@ def flag_changed(text: str, proposals: list[str], project: str) -> str:
     """`text` (MEMORY.md as a session in `project` reads it) with `CHANGED_NOTE` after each line that one of the
     pending `proposals` changes (`contradicted_line`): the reviewed line stays as the user approved it, and the
     agent reading it is told that a later session said otherwise. The proposal's words are not put in it."""
-    changed = {line for proposal in proposals if (line := contradicted_line(text, proposal, project)) is not None}
+    bodies = _bodies(for_project(text, project))
+    changed = {found[0] for proposal in proposals if may_change(proposal) and (found := _changed_by(bodies, proposal))}
     return "\n".join(_noted(line) if line in changed else line for line in text.split("\n"))
 
 

@@ -18,7 +18,13 @@ from memory_pipeline.models import MEMORY_SECTIONS, Proposal
 from memory_pipeline.stages.friction.review_section import DETAIL_MARK, render_fix_section
 from memory_pipeline.stages.guard import held_note
 from memory_pipeline.stages.proposal_ids import ANY_ID, ID_TEXT
-from memory_pipeline.stages.review.memory_md import heading_project, section_heading, without_marker
+from memory_pipeline.stages.review.memory_md import (
+    flag_changed,
+    for_project,
+    heading_project,
+    section_heading,
+    without_marker,
+)
 from memory_pipeline.stages.untrusted import inline
 
 REVIEW_HEADING = "# Pending Memory Proposals"
@@ -281,3 +287,14 @@ def pending_lines(text: str | None, project: str | None) -> list[ReviewLine]:
 def pending_for(text: str | None, project: str | None) -> int:
     """How many proposals a session in `project` is asked about (`pending_lines`), each id once."""
     return len({line.pid for line in pending_lines(text, project)})
+
+
+def memory_as_read(memory: str, review: str | None, project: str | None) -> str:
+    """MEMORY.md as a session in `project` reads it (the briefing, and again after a compaction): its project's and
+    the plain sections, id markers off, each line a pending proposal of REVIEW.md changes flagged
+    (`memory_md.flag_changed`; not for None, every project's)."""
+    memory = for_project(memory, project)
+    if project is not None:
+        memory = flag_changed(memory, [line.text for line in pending_lines(review, project)], project)
+    return without_marker(memory)
+
