@@ -51,10 +51,8 @@ JOBS: dict[str, tuple[str, ...]] = {
 }
 
 # the jobs of each name (Jenkins does two); every name in one pattern, the longest first ("grafana loki", not "grafana")
-_JOBS_OF: dict[str, tuple[str, ...]] = {}
-for _job, _tools in JOBS.items():
-    for _tool in _tools:
-        _JOBS_OF[_tool] = (*_JOBS_OF.get(_tool, ()), _job)
+_JOBS_OF: dict[str, tuple[str, ...]] = {
+    tool: tuple(job for job, tools in JOBS.items() if tool in tools) for tools in JOBS.values() for tool in tools}
 _ANY_TOOL = re.compile(r"(?<![\w.-])(?:{})(?![\w-])".format(
     "|".join(re.escape(t).replace(r"\ ", r"\s+") for t in sorted(_JOBS_OF, key=len, reverse=True))), re.IGNORECASE)
 # the frame of use before a tool's name: "we use npm", "run on Jest", "go through Jenkins", "go to Datadog",

@@ -35,8 +35,8 @@ def _read(text: str) -> tuple[frozenset[str], frozenset[str], bool]:
     statement = clean_fact(text)[0]
     details = specifics(statement)
     _, numbers, negated = signature(statement)
-    text = statement.lower()
+    outside = statement.lower()
     for detail in details:  # "store" stays in "The SQLite store (`__store.db`)": said outside the detail too
-        text = text.replace(detail, " ")
-    plain = frozenset(w for w in words(text) if not w[0].isdigit())
+        outside = outside.replace(detail, " ")
+    plain = frozenset(w for w in words(outside) if not w[0].isdigit())
     return plain, numbers, negated

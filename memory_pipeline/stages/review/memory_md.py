@@ -202,16 +202,12 @@ def _said(text: str) -> _Said:
                  words=tuple(w.lower().rstrip(".-") for w in _WORDS.findall(text)), jobs=jobs_named(text))
 
 
-def may_change(new: str) -> bool:
-    """Whether `new` can change any line's value (`changes_value`): it names a value or states an update."""
-    said = _said(new)
-    return bool(said.named or said.values) or states_update(new) is not None
-
-
 def changes_value(old: str, new: str) -> bool:
     """`new` states another value of what `old` states: a name followed by another number
     ("Postgres 16" → "Postgres 17"), or two shared subject words and values that differ."""
     was, said = _said(old), _said(new)
+    if not (said.named or said.values or states_update(new) is not None):
+        return False  # no value named and no update: nothing below can hold (each statement is read once: `_said`)
     if not (was.subject & said.subject or was.jobs & said.jobs or was.words[:3] == said.words[:3]):
         return False  # nothing in common: each rule below needs a shared word, the same opening or a tool's job
     names_new = {n for n, _ in said.named}
@@ -269,12 +265,12 @@ def _changed_by(bodies: list[tuple[str, str]], proposal_text: str) -> list[str]:
 CHANGED_NOTE = " ⚠️ _may be out of date: a pending proposal in REVIEW.md changes it (see the recall pack)_"
 
 
-def flag_changed(text: str, proposals: list[str], project: str) -> str:
-    """`text` (MEMORY.md as a session in `project` reads it) with `CHANGED_NOTE` after each line that one of the
+def flag_changed(text: str, proposals: list[str]) -> str:
+    """`text` (MEMORY.md as a session reads it: `for_project`) with `CHANGED_NOTE` after each line that one of the
     pending `proposals` changes (`contradicted_line`): the reviewed line stays as the user approved it, and the
     agent reading it is told that a later session said otherwise. The proposal's words are not put in it."""
-    bodies = _bodies(for_project(text, project))
-    changed = {found[0] for proposal in proposals if may_change(proposal) and (found := _changed_by(bodies, proposal))}
+    bodies = _bodies(text)
+    changed = {found[0] for proposal in proposals if (found := _changed_by(bodies, proposal))}
     return "\n".join(_noted(line) if line in changed else line for line in text.split("\n"))
 
 

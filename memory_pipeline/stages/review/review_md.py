@@ -295,6 +295,6 @@ def memory_as_read(memory: str, review: str | None, project: str | None) -> str:
     (`memory_md.flag_changed`; not for None, every project's)."""
     memory = for_project(memory, project)
     if project is not None:
-        memory = flag_changed(memory, [line.text for line in pending_lines(review, project)], project)
+        memory = flag_changed(memory, [line.text for line in pending_lines(review, project)])
     return without_marker(memory)
 

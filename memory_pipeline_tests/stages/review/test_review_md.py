@@ -164,12 +164,12 @@ def test_a_line_a_pending_proposal_changes_is_flagged_before_its_marker():
 
     memory = ("## Patterns — shop\n\n- (2026-11-01) We use npm for this repo. <!-- p-20261101-001-aaaa -->\n"
               "- (2026-11-01) Deploys go through Jenkins. <!-- p-20261101-002-bbbb -->\n")
-    flagged = flag_changed(memory, ["We use pnpm now.", "Use uv for every install"], "shop")
+    flagged = flag_changed(memory, ["We use pnpm now.", "Use uv for every install"])
     assert flagged.splitlines()[2] == ("- (2026-11-01) We use npm for this repo." + CHANGED_NOTE
                                        + " <!-- p-20261101-001-aaaa -->")
     assert flagged.splitlines()[3] == memory.splitlines()[3]
     assert without_marker(flagged).splitlines()[2].endswith(CHANGED_NOTE)
-    assert flag_changed(memory, [], "shop") == memory
+    assert flag_changed(memory, []) == memory
 
 
 def test_an_update_without_numbers_is_found_against_the_line_it_updates():
