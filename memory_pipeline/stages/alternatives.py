@@ -48,6 +48,12 @@ JOBS: dict[str, tuple[str, ...]] = {
     "python web": ("django", "flask", "fastapi"),
     "node web": ("express", "fastify", "koa", "nestjs", "hono"),
     "editor": ("vim", "neovim", "emacs", "vs code", "vscode", "intellij", "pycharm"),
+    "version manager": ("asdf", "mise", "nvm", "fnm", "volta", "pyenv", "rbenv", "rtx", "sdkman"),
+    "containers": ("docker", "podman", "colima", "orbstack"),
+    "orm": ("prisma", "typeorm", "sequelize", "sqlalchemy", "knex", "mikro-orm", "django orm"),
+    "monorepo": ("turborepo", "lerna", "nx"),
+    "search": ("elasticsearch", "opensearch", "meilisearch", "typesense", "algolia", "solr"),
+    "email": ("sendgrid", "mailgun", "mailchimp", "amazon ses"),
 }
 
 # the jobs of each name (Jenkins does two); every name in one pattern, the longest first ("grafana loki", not "grafana")

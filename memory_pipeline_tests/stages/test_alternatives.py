@@ -40,3 +40,16 @@ def test_a_fact_that_mentions_a_tool_of_another_job_or_the_same_tool_or_not_the_
 def test_a_statement_of_what_the_setup_uses_is_told_from_a_mention():
     assert states_use("Our tests run on Jest.") and states_use("We use pnpm now.")
     assert not states_use("npm install fails with EACCES.") and not states_use("We use the new parser.")
+
+
+@pytest.mark.parametrize("update, old", [
+    ("We use mise now.", "We use asdf for tool versions."),
+    ("Local containers run on Podman now.", "We use Docker for the local stack."),
+    ("We use Prisma now.", "The API is built with TypeORM."),
+])
+def test_a_switch_of_version_manager_container_runtime_or_orm_replaces_the_old_one(update, old):
+    assert replaces_alternative(update, old)
+
+
+def test_a_name_that_is_an_everyday_word_is_no_tool():
+    assert not states_use("The team is in a rush before the release.")

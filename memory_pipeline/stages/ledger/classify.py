@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from memory_pipeline.models import Observation
+from memory_pipeline.stages.alternatives import states_use
 from memory_pipeline.stages.ledger.change import BACKGROUND, MADE, WEIGHING, states_change
 from memory_pipeline.stages.ledger.model import snake_entity
 from memory_pipeline.stages.offline import observer_standing as standing
@@ -203,9 +204,11 @@ def event_type(text: str) -> str:
     kind = next((name for name, pattern in TYPE_RULES[1:] if pattern.search(body) and not skipped.get(name)), "fact")
     if kind == "fact" and CORRECTED.match(text.strip()) and is_rule(body):
         return "preference"  # the user told the agent how to work by correcting it: not a fact that ages out
-    # how the thing built behaves, as the user specified it ("The game is lost when the king is captured"): a choice made
-    # for the product, binding as a decision is (the Observer states it so only of work on software)
-    specified = bool(_STATED.match(text.strip())) and specifies_behaviour(body)
+    # how the thing built behaves, as the user specified it ("The game is lost when the king is captured"), and what the
+    # project uses, as the user states it ("Our tests run on Jest", "This project uses Poetry"; not "I was using Docker
+    # when it crashed"): a choice made for the product, binding as a decision is (it holds until a later update
+    # supersedes it, not 90 days); the Observer states the first so only of work on software
+    specified = bool(_STATED.match(text.strip())) and (specifies_behaviour(body) or (states_use(body) and not told))
     return "decision" if (decided or specified) and kind == "fact" else kind
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memory_pipeline.stages.ledger.classify import classify_fact
 
 
@@ -121,3 +123,16 @@ def test_what_the_agent_told_in_a_chat_is_p3_and_in_work_on_software_as_before()
     assert is_chat_observation(observation("The US Mint switched to steel cents in 1943."))
     assert not is_chat_observation(observation("The retry loop lives in `export_rows`."))
     assert not is_chat_observation(observation("The US Mint switched to steel cents.", files_read=["notes/coins.txt"]))
+
+
+@pytest.mark.parametrize("text", ["User stated: Our tests run on Jest.", "User stated: This project uses Poetry.",
+                                  "User stated: Deploys go through Jenkins.", "User stated: CI runs on GitHub Actions."])
+def test_what_the_project_uses_as_the_user_states_it_is_a_decision_that_holds_until_it_changes(text):
+    assert classify_fact(text, "medium").type == "decision"  # a setup does not age out of the pack after 90 days
+
+
+@pytest.mark.parametrize("text", ["User stated: I was using Docker when it crashed.",  # told, not a setup
+                                  "Fact: The repo uses Jest.",  # not the user's statement
+                                  "User stated: npm install fails with EACCES."])  # a mention, no use
+def test_a_tool_told_of_or_mentioned_or_not_stated_by_the_user_stays_a_fact(text):
+    assert classify_fact(text, "medium").type == "fact"
