@@ -105,7 +105,8 @@ CODE_IN_PROSE = re.compile(
 SETUP_TERM = re.compile(
     r"\b(?:postgres(?:ql)?|mysql|redis|mongodb|sqlite|rabbitmq|elasticsearch|docker|kubernetes|k8s|terraform|"
     r"ansible|argo ?cd|circleci|gitlab|github actions|npm|pnpm|pip|(?<!in )jest|vitest|pytest|webpack|vite|eslint|"
-    r"ruff|mypy|datadog|grafana|nginx|repo|repository|monorepo|main branch|"
+    r"ruff|mypy|datadog|grafana|nginx|asdf|nvm|pyenv|podman|turborepo|fastapi|"
+    r"repo|repository|monorepo|main branch|"
     r"staging (?:url|server|env|environment|database|db|cluster|site)|(?:the|our|an?|this|that) api|"
     r"api (?:keys?|endpoints?|calls?|server|responses?)|endpoints?|port \d{2,5}|localhost|"
     r"env(?:ironment)? var(?:iable)?s?|test runner|linter|pull requests?|deploy(?:s|ing)?)\b", re.IGNORECASE)

@@ -4,9 +4,9 @@ change the schema, also update the migration docs"), what is important ("It's im
 stays backwards compatible"), how answers should read ("Be concise"), a statement over every one of a kind
 ("Any change to the public API needs a changelog entry", "open a PR for everything", "nobody else writes to
 it"), how the project is laid out ("Feature flags live in config/flags.yaml", "The main branch is
-protected"), how the team works ("We deploy on Tuesdays and Thursdays only"), what a kind of thing must be
-("Migrations must be reversible") and what a rule's reason comes before ("I'm the only maintainer, so keep
-the dependencies minimal").
+protected", "The reports job reads from the replica"), how the team works ("We deploy on Tuesdays and
+Thursdays only"), what a kind of thing must be ("Migrations must be reversible") and what a rule's reason
+comes before ("I'm the only maintainer, so keep the dependencies minimal").
 
 Pure predicates over one sentence. The Observer asks them only of work on software
 (`observer_rules.messages_about_code`), where "the" and "we" are the project's; a sentence about this
@@ -21,14 +21,16 @@ from memory_pipeline.stages.offline.distil import FOR_THE_MOMENT
 from memory_pipeline.stages.offline.observer_cues import DEICTIC
 from memory_pipeline.stages.offline.observer_rules import CODE_IN_PROSE, content_words
 
+# the project itself, not this task's thing: "This project uses Poetry", "this repo"
+_WHOLE = r"(?:project|repo|repository|codebase|code base|team|service|app|package|library|company|org|organi[sz]ation)\b"
+_THIS_PROJECT = re.compile(rf"^this {_WHOLE}", re.IGNORECASE)
 # this task's moment or its thing: "before the demo", "for now", "this PR", "commit it" ("that file" is
 # distil.POINTER's: "that" also opens a clause, "It's important that …")
 _MOMENT = re.compile(
     rf"\b(?:{FOR_THE_MOMENT}|now|tonight|tomorrow|yesterday|this (?:week|morning|afternoon|evening)|"
     r"currently|first|next|again|still|asap|yet|before the (?:demo|release|meeting|call|deadline)|"
     r"by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|eod|end of (?:the )?day))\b|"
-    r"\b(?:this|these|those)\b(?!\s+(?:project|repo|repository|codebase|code base|team|service|app|package|"
-    r"library|company|org|organi[sz]ation)\b)|"
+    rf"\b(?:this|these|those)\b(?!\s+{_WHOLE})|"
     r"\b(?:commit|push|merge|ship|fix|run|test|revert|check) (?:it|them)\b",
     re.IGNORECASE,
 )
@@ -86,7 +88,7 @@ _LAYOUT = re.compile(
     r"(?:is|are) (?:stored|kept|written|published|hosted|read|loaded|built|versioned) (?:in|on|as|with|to|by|from)|"
     r"overwritten by|"
     # "The build uses pnpm workspaces, not npm"
-    r"^(?:the|our) (?:build|ci|project|repo|monorepo|frontend|backend|api|app|service|team|stack|codebase|cli|"
+    r"^(?:the|our|this) (?:build|ci|project|repo|monorepo|frontend|backend|api|app|service|team|stack|codebase|cli|"
     r"server|client|site|docs) uses|"
     # "Commit messages follow the conventional commits format"
     r"follows? (?:the )?(?:[\w\-]+ ){0,2}(?:format|conventions?|style|pattern|spec|standard|guide)s?)\b", re.IGNORECASE)
@@ -99,6 +101,14 @@ _SETUP = re.compile(
     r"pipeline|docs|package manager|test runner|linter|formatter|bundler|default branch|main branch) "
     r"(?:is|are|goes|go|runs?|lives?|points?|sits?)(?: (?:on|at|in|to|through|via|into|behind|under))? "
     r"(?:the |a |an )?(?-i:(?=[`\w@-]*(?:[A-Z0-9`@]|\w[./:-]\w)))[`\w./:@-]+", re.IGNORECASE)
+# what reads from, writes to or calls what: "The reports job reads from the replica", "The frontend calls the v2 API
+# through the gateway", "Our worker publishes to the events topic" (not "The app calls it twice": of this run)
+_FLOW = re.compile(
+    r"^(?:the|our) (?:[\w\-]+ ){0,2}(?:job|jobs|service|services|worker|workers|api|app|frontend|backend|server|client|"
+    r"cron|scheduler|gateway|proxy|consumer|producer|daemon|lambda|importer|exporter|webhook|dashboard|bot|cli|sdk) "
+    r"(?:only |always )?(?:reads|writes|pulls|pushes|publishes|sends|talks|connects|subscribes|consumes|calls|"
+    r"depends|relies|proxies|forwards|syncs|streams|queries|polls)(?: (?:from|to|on|into|with|through|via))? "
+    r"(?!(?:it|them|this|that|me|you|us)\b)(?:the |our |a |an )?[`\w./:@-]+", re.IGNORECASE)
 # how the team works: "We deploy on Tuesdays and Thursdays only", "We squash merge", "We support Node 18 and 20"
 _TEAM_HABIT = re.compile(
     r"^(?:here,? )?(?:we|our team|the team)(?: (?:always|usually|only|normally|generally|typically|still))? "
@@ -156,7 +166,7 @@ _LESSON_SHAPES = (_TRIED_FAILED, _FIXED_BY, _FAILS_WHEN, _SKIP_WITH_REASON, _NOT
 
 # the shapes that say how to work (a rule of the project), and those that say how the project is
 _RULE_SHAPES = (_CONDITIONAL, _IMPORTANT, _KIND_MUST, _REASON_THEN_RULE, _KEEP_KIND)
-_STANDING_SHAPES = (*_RULE_SHAPES, _EVERY_SUBJECT, _EVERY_SCOPE, _NO_OTHER, _LAYOUT, _SETUP, _TEAM_HABIT, _SUPPORT_ENDED,
+_STANDING_SHAPES = (*_RULE_SHAPES, _EVERY_SUBJECT, _EVERY_SCOPE, _NO_OTHER, _LAYOUT, _FLOW, _SETUP, _TEAM_HABIT, _SUPPORT_ENDED,
                     _NEEDS_RUNNING, *_LESSON_SHAPES)
 
 
@@ -168,13 +178,13 @@ def is_answer_style(sentence: str) -> bool:
 
 def is_standing_statement(sentence: str, shapes: tuple[re.Pattern, ...] = _STANDING_SHAPES) -> bool:
     """A sentence of work on software that holds beyond this task, in one of the shapes above, names what it
-    is about (a code name or two content words, not "it" or "that" at its head: "It's important that" is no
-    pointer) and no moment or thing of this task (`_MOMENT`)."""
+    is about (a code name or two content words, not "it" or "that" at its head: "It's important that" and "This
+    project" are no pointer) and no moment or thing of this task (`_MOMENT`)."""
     said = " ".join(sentence.split())
     if said.endswith("?") or _MOMENT.search(_CANT_YET.sub(r"\1", _STANDING_STILL.sub("", said))):
         return False
     claim = _IMPORTANT.sub("", said).strip()
-    if DEICTIC.match(claim) or not (CODE_IN_PROSE.search(claim) or len(content_words(claim)) >= 2):
+    if (DEICTIC.match(claim) and not _THIS_PROJECT.match(claim)) or not (CODE_IN_PROSE.search(claim) or len(content_words(claim)) >= 2):
         return False
     return any(shape.search(said) for shape in shapes)
 
@@ -189,6 +199,13 @@ def is_step_of_change(sentence: str) -> bool:
     """A step tied to every change of a kind ("When you add a route, also add it to the OpenAPI spec"): the way to
     do something, as the ledger types it (a procedure)."""
     return is_standing_statement(sentence, (_CONDITIONAL,))
+
+
+def describes_setup(sentence: str) -> bool:
+    """How the system is put together: where a part of the setup is or goes ("Deploys go through Jenkins"), what
+    reads from, writes to or calls what ("The reports job reads from the replica"); MEMORY.md files it under the
+    system's architecture."""
+    return is_standing_statement(sentence, (_SETUP, _FLOW))
 
 
 def is_lesson(sentence: str) -> bool:

@@ -329,6 +329,8 @@ def categorize(text: str, quoted: bool = False, correction: bool = False, chat: 
         return "User"
     if PREFERENCE.search(text):
         return "Hard Rules" if quoted else "Patterns"  # "I'd only want e2e tests for AgentSession": this project's
+    if not chat and (states_use(text) or standing.describes_setup(text)):
+        return "System Architecture"  # "We use pnpm now", "Our tests run on Jest", "The reports job reads from the replica"
     if quoted and not chat and ARCHITECTURE.search(text) and decision_kind(text) == "decided":
         return "System Architecture"  # "Let's go with Postgres 17 for the orders service, because …": the setup chosen
     if PATTERN.search(text) and not STRUCTURE.search(text):

@@ -81,11 +81,13 @@ def test_a_window_where_the_user_names_a_part_of_the_setup_is_work_on_software()
     assert observation.about_code is True and not is_chat_observation(observation)
     assert f'User decided: "{DECISION}"' in [f.text for f in observation.facts]
     for said in ("FYI Redis is on port 6380 now.", "We renamed the repo to orders-api.",
-                 "Deploys go through Argo CD now.", "The staging URL is staging2.example.com."):
+                 "Deploys go through Argo CD now.", "The staging URL is staging2.example.com.",
+                 "We use asdf for tool versions.", "Local containers run on Podman now."):
         assert observed(tool=False, messages=[Message(id="u1", role="user", timestamp=at(0), text=said)]).about_code
     for said in ("I've been reading a lot of poetry lately.", "Dr. Jenkins deployed the new clinic in 2019.",
                  "I use API CO2 booster for my aquarium plants.", "I'm rereading Kafka and the Prometheus myth.",
-                 "I only said it in jest."):
+                 "I only said it in jest.", "My cousin is a playwright in Chicago.",
+                 "I edited the photo with Prisma."):
         assert not observed(tool=False, messages=[Message(id="u1", role="user", timestamp=at(0), text=said)]).about_code
 
 

@@ -77,6 +77,11 @@ def kept_in_chat(user_text: str) -> list[str]:
     "Our logs go to Datadog.",
     "The orders database is db-3.internal.",
     "Secrets live in Vault.",
+    "This project uses Poetry for the Python tools.",  # "This project" is no pointer to this task's thing
+    # what reads from, writes to or calls what
+    "The reports job reads from the replica.",
+    "The frontend calls the v2 API through the gateway.",
+    "Our worker publishes to the events topic.",
 ])
 def test_a_standing_statement_of_work_on_software_is_kept(text):
     assert any(text.rstrip(".") in fact for fact in kept_in_work(text)), kept_in_work(text)
@@ -109,6 +114,9 @@ def test_a_standing_statement_of_work_on_software_is_kept(text):
     # how a part of the setup is doing: no name of where it is
     "The logs are empty.", "The cache is stale.", "The URL is wrong.", "The queue is full.",
     "The port is already in use.", "The docs are out of date.",
+    # what a part did in this run, or to this task's thing
+    "The app calls it twice.", "The server sends me an error.",
+    "This test uses the wrong fixture.",
 ])
 def test_a_request_a_report_or_a_moment_of_this_task_is_not(text):
     assert kept_in_work(text) == []
@@ -186,6 +194,12 @@ def test_how_answers_should_read_is_the_users_in_every_project():
     ("When you add a route, also add it to the OpenAPI spec in docs/openapi.yaml.", "Hard Rules"),
     ("Please keep your answers short, I read them on my phone.", "User"),
     ("The reason we keep search in Postgres is that no one here can run an Elasticsearch cluster.", "System Architecture"),
+    # what the setup uses or how it is put together, however it is said: one section
+    ("We use pnpm now.", "System Architecture"),
+    ("Our tests run on Jest.", "System Architecture"),
+    ("Deploys go through Argo CD.", "System Architecture"),
+    ("The reports job reads from the replica.", "System Architecture"),
+    ("Never run jest with --watch in CI.", "Hard Rules"),  # a rule that names a tool stays a rule
 ])
 def test_a_proposal_files_them_where_memory_md_keeps_their_kind(text, section):
     assert categorize(text, quoted=True) == section
