@@ -106,8 +106,17 @@ def said(event: LedgerEvent) -> str:
 def _line(event: LedgerEvent, today: date, note: str = "", verified: datetime | None = None) -> str:
     """One event's line, its id kept (so `ledger` and `trace` find a withheld one too)."""
     flag = " ⚠️ STALE" if freshness(event, today, verified) == "stale" else ""
-    about = f" ({event.entity})" if event.entity and not hold_reasons(event.content) else ""
+    about = f" ({event.entity})" if _unnamed(event) and not hold_reasons(event.content) else ""
     return f"- [{event.id}] {shown(event.content)}{about}{said(event)}{note}{flag}"
+
+
+def _words(text: str) -> str:
+    return f" {' '.join(re.findall(r'[a-z0-9]+', text.lower()))} "
+
+
+def _unnamed(event: LedgerEvent) -> bool:
+    """The event has an entity its words do not already name ("Our tests run on Vitest. (vitest)" says it twice)."""
+    return bool(event.entity) and _words(event.entity) not in _words(event.content)
 
 
 def _recency(event: LedgerEvent, today: date) -> int:

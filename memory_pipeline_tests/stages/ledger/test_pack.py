@@ -193,3 +193,14 @@ def test_the_three_oldest_open_commitments_are_always_in_the_pack():
     commitments = section(build_pack(log.events, TODAY).text, "commitments")
     assert all(e.id in commitments for e in oldest), commitments
     assert "more not shown" in commitments and sum(e.id in commitments for e in newer) < 40  # the budget held
+
+
+def test_a_line_names_its_entity_only_where_its_words_do_not():
+    log = Events()
+    named = log.add("Our tests run on Vitest.", type="decision", entity="vitest", priority="P1")
+    hosted = log.add("We deploy to Fly.io.", type="decision", entity="fly_io", priority="P1")
+    other = log.add("Bump the pool size before the sale.", entity="orders_db", priority="P1")
+    text = build_pack(log.events, TODAY).text
+    assert "(vitest)" not in text and "(fly_io)" not in text  # "Fly.io" names fly_io
+    assert f"[{other.id}] Bump the pool size before the sale. (orders_db)" in text
+    assert named.id in text and hosted.id in text
