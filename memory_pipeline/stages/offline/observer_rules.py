@@ -176,6 +176,11 @@ def _prose_lines(text: str) -> list[str]:
     return lines
 
 
+def _opens_bracket(before: str, part: str) -> bool:
+    """`before` leaves a bracket open that `part` closes."""
+    return before.count("(") > before.count(")") and part.count(")") > part.count("(")
+
+
 def sentences(text: str) -> list[str]:
     """Prose sentences of a message: no code fences, indented blocks, tables or symbol-heavy lines."""
     result: list[str] = []
@@ -183,7 +188,9 @@ def sentences(text: str) -> list[str]:
         parts = _SENTENCE_SPLIT.split(line)
         merged: list[str] = []
         for part in parts:
-            if merged and _ABBREVIATION.search(merged[-1]):
+            # an abbreviation's dot, or a sentence inside brackets the part closes: "Make it the only mode (you don't
+            # pass -l. The old mode is gone)." is one sentence
+            if merged and (_ABBREVIATION.search(merged[-1]) or _opens_bracket(merged[-1], part)):
                 merged[-1] += " " + part
             else:
                 merged.append(part)

@@ -206,6 +206,16 @@ def test_a_version_is_a_word_of_prose_and_a_row_of_versions_is_a_table():
         "We target Python 3.11 and 3.12."]
 
 
+def test_a_sentence_inside_brackets_stays_in_the_sentence_that_opens_them():
+    """A real Codex session's request: its aside "The old normal mode is no longer specified)." was a 🔴 finding."""
+    from memory_pipeline.stages.offline.observer_rules import sentences
+    said = ("Make the lightweight mode the only mode (you don't specify -l and it always does it. The old normal mode "
+            "is no longer specified). Also remove the -o option.")
+    assert sentences(said) == ["Make the lightweight mode the only mode (you don't specify -l and it always does it. "
+                               "The old normal mode is no longer specified).", "Also remove the -o option."]
+    assert sentences("We use pnpm (not npm). Tests run on Vitest.") == ["We use pnpm (not npm).", "Tests run on Vitest."]
+
+
 def test_a_codex_patch_names_its_file_without_the_paren_that_closes_the_call():
     from memory_pipeline.stages.offline.observer_rules import edited_path
     assert edited_path("apply_patch", "*** Begin Patch *** Update File: app.js)") == "app.js"
