@@ -116,7 +116,9 @@ def _words(text: str) -> str:
 
 def _unnamed(event: LedgerEvent) -> bool:
     """The event has an entity its words do not already name ("Our tests run on Vitest. (vitest)" says it twice)."""
-    return bool(event.entity) and _words(event.entity) not in _words(event.content)
+    if not event.entity:
+        return False
+    return _words(event.entity) not in _words(event.content)
 
 
 def _recency(event: LedgerEvent, today: date) -> int:
