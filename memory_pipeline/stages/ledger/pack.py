@@ -25,7 +25,7 @@ from memory_pipeline.stages.ledger.classify import RAN, plain_text
 from memory_pipeline.stages.ledger.conflicts import find_conflicts
 from memory_pipeline.stages.ledger.decay import age_days, freshness
 from memory_pipeline.stages.ledger.derive import USER_LEVEL_TAG
-from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT, LedgerEvent
+from memory_pipeline.stages.ledger.model import DEFAULT_PROJECT, LedgerEvent, snake_entity
 from memory_pipeline.stages.ledger.state import LedgerState
 from memory_pipeline.stages.provenance import from_tool_output, said_by, user_typed
 from memory_pipeline.stages.untrusted import inline
@@ -110,15 +110,12 @@ def _line(event: LedgerEvent, today: date, note: str = "", verified: datetime | 
     return f"- [{event.id}] {shown(event.content)}{about}{said(event)}{note}{flag}"
 
 
-def _words(text: str) -> str:
-    return f" {' '.join(re.findall(r'[a-z0-9]+', text.lower()))} "
-
-
 def _unnamed(event: LedgerEvent) -> bool:
-    """The event has an entity its words do not already name ("Our tests run on Vitest. (vitest)" says it twice)."""
+    """The event has an entity its words do not already name ("Our tests run on Vitest. (vitest)" says it twice),
+    both read in the entity's own form (`snake_entity`: "Fly.io" names fly_io)."""
     if not event.entity:
         return False
-    return _words(event.entity) not in _words(event.content)
+    return f"_{snake_entity(event.entity)}_" not in f"_{snake_entity(event.content)}_"
 
 
 def _recency(event: LedgerEvent, today: date) -> int:
