@@ -93,11 +93,10 @@ def test_postgres_16_to_17_takes_in_recall_mcp_the_briefing_and_review(workspace
     stale = [n for n, h in enumerate(hits) if "Postgres 16" in h["text"]]
     assert stale and all(n > current for n in stale)  # every statement of 16 below the current value
     assert all(hits[n]["replaced_by"] == replaced for n in stale)  # and saying what replaced it
-    echo = next(n for n, h in enumerate(hits) if h["text"].startswith("Assistant: Memory says") or
-                "Memory says" in h["text"])
+    echo = next((n for n, h in enumerate(hits) if "Memory says" in h["text"]), len(hits))  # below, or not listed
     said = next(n for n, h in enumerate(hits) if "User: The orders service runs on Postgres 16" in h["text"]
                 or h["text"].startswith("User stated: \"The orders service runs on Postgres 16"))
-    assert said < echo  # the agent's echo of memory ranks below the user's own words
+    assert said < echo  # the agent's echo of memory ranks below the user's own words (under 0.15 of the best: unlisted)
 
     with capsys.disabled():
         searched = anyio.run(mcp_search, workspace, repo, QUESTION)

@@ -6,8 +6,9 @@ right after a call to this project's memory tools (MCP `search`/`get`/`timeline`
 or `memory-pipeline recall` run as a command) and before the user's next turn. It is indexed with
 `echo: true` and ranked far below what was said first, so a stale fact is not reinforced by its
 own reflection. **Narration** is a short assistant turn announcing a step ("Let me check the
-logs…", "Now I'll run the tests"), or one that only acknowledges ("Got it.", "Noted, I'll keep that in mind."):
-it is indexed and ranked below statements.
+logs…", "Now I'll run the tests"): it is indexed and ranked below statements. An **acknowledgement**
+("Got it.", "Noted, I'll keep that in mind.") says nothing of its own: it is indexed (a transcript's
+timeline keeps it) but never a recall hit; what it acknowledges is.
 """
 
 from __future__ import annotations
@@ -53,6 +54,12 @@ def is_narration(text: str, role: str | None) -> bool:
     """A short assistant turn announcing its next step ("Let me check…") or only acknowledging ("Got it.")."""
     flat = " ".join((text or "").split())
     return role == "assistant" and len(flat) <= NARRATION_MAX_CHARS and bool(_NARRATION.search(flat) or _ACK.match(flat))
+
+
+def is_acknowledgement(text: str, role: str | None) -> bool:
+    """An assistant turn that only acknowledges ("Got it.", "Noted, I'll keep that in mind.", "Sure thing!")."""
+    flat = " ".join((text or "").split())
+    return role == "assistant" and bool(_ACK.match(flat))
 
 
 def calls_memory(message: Message) -> bool:

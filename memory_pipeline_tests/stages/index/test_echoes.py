@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory_pipeline.models import Message, ToolCall, ToolResult, Transcript
-from memory_pipeline.stages.index.echoes import cites_memory, is_narration
+from memory_pipeline.stages.index.echoes import cites_memory, is_acknowledgement, is_narration
 from memory_pipeline.stages.index.message_docs import message_documents
 from memory_pipeline.stages.recall.rank import DAY_SECONDS, RankOptions, fuse, rank
 
@@ -29,12 +29,14 @@ def test_an_answer_from_memory_is_an_echo_and_a_step_announcement_is_narration()
 @pytest.mark.parametrize("said", ["Got it.", "Noted, I will keep that in mind.", "Sure, will do!", "Thanks!", "OK"])
 def test_an_acknowledgement_alone_is_narration(said):
     assert is_narration(said, "assistant") and not is_narration(said, "user")
+    assert is_acknowledgement(said, "assistant") and not is_acknowledgement(said, "user")
 
 
 @pytest.mark.parametrize("said", ["Got it, I updated the compose file to postgres:17.", "Great, the tests pass now.",
                                   "Nate: Thanks! Talk to you later!"])  # what it did or found; a dialogue's turn
 def test_an_acknowledgement_with_what_was_done_is_not(said):
-    assert not is_narration(said, "assistant")
+    assert not is_narration(said, "assistant") and not is_acknowledgement(said, "assistant")
+    assert not is_acknowledgement("Let me check the docker-compose file.", "assistant")  # narration, not an ack
 
 
 def test_turns_after_a_memory_tool_call_are_indexed_as_echoes_until_the_user_speaks():
