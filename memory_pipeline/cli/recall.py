@@ -72,7 +72,8 @@ def run_recall(args) -> int:
         print_json({"query": query, "scope": looked.as_dict(), "confidence": found.as_dict(), "hits": _hits_json(hits)})
         return 0
     if hits and not found.answered:
-        print_table(hits[:SHOWN_WHEN_NOTHING], f"{looked.why}\n{found.line()}")
+        nearest = hits[:SHOWN_WHEN_NOTHING]
+        print_table(nearest, f"{looked.why}\n{found.line(len(nearest))}:")
         return 0
     if hits and found.level == "weak":
         print_table(hits, f"{looked.why}\n{found.weak_line()}")

@@ -53,7 +53,8 @@ def search_memory(workspace: Workspace, settings: Settings, scope: ProjectScope,
     hits = recall(workspace, query, settings=settings, limit=limit, tier=tier, since=since, project=scope.project)
     found = confidence(hits)
     if hits and not found.answered:  # a short answer: the few nearest, said not to be answers
-        return render_search(query, hits[:SHOWN_WHEN_NOTHING], f"{scope.describe()}; {found.line()}")
+        nearest = hits[:SHOWN_WHEN_NOTHING]
+        return render_search(query, nearest, f"{scope.describe()}; {found.line(len(nearest))}")
     if hits and found.level == "weak":  # short too: the first few, said to be weak
         return render_search(query, hits[:SHOWN_WHEN_WEAK], f"{scope.describe()}; {found.weak_line()}")
     return render_search(query, hits, scope.describe())

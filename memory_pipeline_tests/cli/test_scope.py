@@ -260,3 +260,24 @@ def test_a_weak_match_is_shown_when_asked_said_to_be_weak_and_kept_out_of_a_hook
     assert kept_out.hits == [] and kept_out.note and "weak matches only" in kept_out.note
     given = find_memories(workspace, settings, answered, limit=10, project="shop")
     assert given.note is None and any("Fly.io" in h.text for h in given.hits)
+
+
+@pytest.mark.slow
+def test_a_question_memory_cannot_answer_says_so_over_the_hits_it_lists(two_projects, monkeypatch, capsys, workspace):
+    """CLI and MCP search: "nothing in memory answers this" over as many nearest hits as are listed (a small
+    memory lists fewer than three: a hit far weaker than the best is not listed)."""
+    from memory_pipeline.flows.memory_tools import search_memory
+    from memory_pipeline.stages.projects import ProjectScope
+
+    shop, _, _ = two_projects
+    monkeypatch.chdir(shop)
+    question = "what is the capital of France"
+    found = cli_json(capsys, "recall", question, "--no-service")
+    assert not found["confidence"]["answered"] and 1 <= len(found["hits"]) <= 10
+    shown = min(len(found["hits"]), 3)
+    nearest = "the nearest hit, not an answer" if shown == 1 else f"the {shown} nearest hits, not answers"
+    assert main(["recall", question, "--no-service"]) == 0
+    assert "nothing in memory answers this" in (said := " ".join(capsys.readouterr().out.split()))
+    assert f"{nearest}:" in said
+    searched = search_memory(workspace, Settings.from_env(), ProjectScope("shop"), question)
+    assert f"{nearest}: {shown} hit{'s' if shown != 1 else ''} (columns" in searched, searched

@@ -61,11 +61,11 @@ class Confidence:
         closest = "none close in meaning" if self.best_cosine is None else f"closest in meaning {self.best_cosine:.2f}"
         return f"weak matches only ({closest}, below {STRONG_ANSWER_COSINE}): memory may not hold the answer"
 
-    def line(self) -> str:
-        """What a reader is told when memory has nothing."""
+    def line(self, shown: int = SHOWN_WHEN_NOTHING) -> str:
+        """What a reader is told when memory has nothing, over the `shown` nearest hits."""
         best = f"{self.best_cosine:.2f}" if self.best_cosine is not None else "none"
-        return (f"nothing in memory answers this (closest match in meaning {best}, below {MIN_ANSWER_COSINE}); "
-                f"the {SHOWN_WHEN_NOTHING} nearest hits, not answers:")
+        nearest = "the nearest hit, not an answer" if shown == 1 else f"the {shown} nearest hits, not answers"
+        return f"nothing in memory answers this (closest match in meaning {best}, below {MIN_ANSWER_COSINE}); {nearest}"
 
 
 def confidence(hits: list[RecallHit], threshold: float = MIN_ANSWER_COSINE) -> Confidence:

@@ -14,7 +14,9 @@ def hit(cosine: float | None, n: int = 0) -> RecallHit:
 def test_hits_far_in_meaning_are_not_an_answer_and_one_close_hit_is():
     low = [hit(MIN_ANSWER_COSINE - 0.1, n) for n in range(10)]
     assert not confidence(low).answered and confidence(low).best_cosine == round(MIN_ANSWER_COSINE - 0.1, 4)
-    assert "nothing in memory answers this" in confidence(low).line()
+    assert confidence(low).line().startswith("nothing in memory answers this")
+    assert confidence(low).line().endswith("; the 3 nearest hits, not answers")  # a heading ends it as it needs
+    assert confidence(low).line(1).endswith("; the nearest hit, not an answer")  # a small memory lists fewer
     close = [hit(MIN_ANSWER_COSINE - 0.1), hit(MIN_ANSWER_COSINE + 0.05, 1), *low[2:]]
     assert confidence(close).answered
     assert not confidence([]).answered
