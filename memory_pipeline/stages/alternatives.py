@@ -17,44 +17,7 @@ import re
 from functools import lru_cache
 
 from memory_pipeline.stages.offline.observer_update import replaced_terms
-
-# one job, the tools that do it (lowercase; a name of several words as written); names that are everyday words
-# too ("black", "render", "flux", "cursor", "node") are left out
-JOBS: dict[str, tuple[str, ...]] = {
-    "package manager": ("npm", "pnpm", "yarn", "pip", "poetry", "uv", "pipenv", "conda"),
-    "runtime": ("node.js", "nodejs", "deno", "bun"),
-    "test runner": ("jest", "vitest", "mocha", "jasmine", "pytest", "unittest", "nose2"),
-    "browser tests": ("cypress", "playwright", "selenium", "puppeteer"),
-    "bundler": ("webpack", "vite", "rollup", "esbuild", "parcel", "turbopack", "rspack"),
-    "linter": ("eslint", "biome", "tslint", "ruff", "flake8", "pylint"),
-    "formatter": ("prettier", "yapf", "autopep8"),
-    "type checker": ("mypy", "pyright", "pyre"),
-    "database": ("postgres", "postgresql", "mysql", "mariadb", "sqlite", "mongodb", "mongo", "dynamodb",
-                 "cockroachdb", "sql server"),
-    "cache": ("redis", "memcached", "valkey", "dragonfly"),
-    "queue": ("rabbitmq", "kafka", "sqs", "nats", "pulsar", "celery", "sidekiq"),
-    "ci": ("jenkins", "github actions", "gitlab ci", "circleci", "travis", "travis ci", "buildkite", "teamcity"),
-    # Jenkins does either job; a CI is no deploy system ("CI runs on GitHub Actions" stays beside "Deploys go
-    # through Argo CD now")
-    "deploys": ("jenkins", "argo cd", "argocd", "spinnaker", "octopus deploy"),
-    "hosting": ("heroku", "vercel", "netlify", "fly.io"),
-    "observability": ("datadog", "grafana", "grafana loki", "loki", "splunk", "new relic", "prometheus",
-                      "cloudwatch", "honeycomb", "kibana", "sentry", "papertrail"),
-    "orchestration": ("kubernetes", "k8s", "nomad", "ecs", "docker swarm"),
-    "infrastructure as code": ("terraform", "opentofu", "pulumi", "cloudformation", "ansible"),
-    "cloud": ("aws", "gcp", "google cloud", "azure"),
-    "web server": ("nginx", "caddy", "traefik", "haproxy", "envoy"),
-    "frontend": ("react", "vue", "svelte", "angular", "preact"),
-    "python web": ("django", "flask", "fastapi"),
-    "node web": ("express", "fastify", "koa", "nestjs", "hono"),
-    "editor": ("vim", "neovim", "emacs", "vs code", "vscode", "intellij", "pycharm"),
-    "version manager": ("asdf", "mise", "nvm", "fnm", "volta", "pyenv", "rbenv", "rtx", "sdkman"),
-    "containers": ("docker", "podman", "colima", "orbstack"),
-    "orm": ("prisma", "typeorm", "sequelize", "sqlalchemy", "knex", "mikro-orm", "django orm"),
-    "monorepo": ("turborepo", "lerna", "nx"),
-    "search": ("elasticsearch", "opensearch", "meilisearch", "typesense", "algolia", "solr"),
-    "email": ("sendgrid", "mailgun", "mailchimp", "amazon ses"),
-}
+from memory_pipeline.stages.tool_jobs import JOBS
 
 # the jobs of each name (Jenkins does two); every name in one pattern, the longest first ("grafana loki", not "grafana")
 _JOBS_OF: dict[str, tuple[str, ...]] = {

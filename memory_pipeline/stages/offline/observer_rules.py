@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from memory_pipeline.stages.tool_jobs import setup_tools
+
 FACT_CHARS = 200
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
@@ -102,10 +104,10 @@ CODE_IN_PROSE = re.compile(
 # held-out sets read as no work on software, one user names one (a session on "our API"); words that are also
 # everyday words or names ("poetry", "yarn", "cargo", "Kafka", "Prometheus", "Jenkins", "in jest", "deployed in
 # remote areas") are left out.
+# a part of a software setup a user names: a tool (`tool_jobs`: "pnpm", "Argo CD", "Postgres"; not one that is an
+# everyday word too, "poetry" or "express": "Jest" only where it is no "in jest"), or the setup's own parts
 SETUP_TERM = re.compile(
-    r"\b(?:postgres(?:ql)?|mysql|redis|mongodb|sqlite|rabbitmq|elasticsearch|docker|kubernetes|k8s|terraform|"
-    r"ansible|argo ?cd|circleci|gitlab|github actions|npm|pnpm|pip|(?<!in )jest|vitest|pytest|webpack|vite|eslint|"
-    r"ruff|mypy|datadog|grafana|nginx|asdf|nvm|pyenv|podman|turborepo|fastapi|"
+    r"\b(?:" + "|".join(re.escape(name).replace(r"\ ", r"\s+") for name in setup_tools()) + r"|gitlab|(?<!in )jest|"
     r"repo|repository|monorepo|main branch|"
     r"staging (?:url|server|env|environment|database|db|cluster|site)|(?:the|our|an?|this|that) api|"
     r"api (?:keys?|endpoints?|calls?|server|responses?)|endpoints?|port \d{2,5}|localhost|"

@@ -82,12 +82,14 @@ def test_a_window_where_the_user_names_a_part_of_the_setup_is_work_on_software()
     assert f'User decided: "{DECISION}"' in [f.text for f in observation.facts]
     for said in ("FYI Redis is on port 6380 now.", "We renamed the repo to orders-api.",
                  "Deploys go through Argo CD now.", "The staging URL is staging2.example.com.",
-                 "We use asdf for tool versions.", "Local containers run on Podman now."):
+                 "We use asdf for tool versions.", "Local containers run on Podman now.",
+                 "The frontend is hosted on Vercel.", "We moved the models to SQLAlchemy 2.", "Pyright is the type checker."):
         assert observed(tool=False, messages=[Message(id="u1", role="user", timestamp=at(0), text=said)]).about_code
     for said in ("I've been reading a lot of poetry lately.", "Dr. Jenkins deployed the new clinic in 2019.",
                  "I use API CO2 booster for my aquarium plants.", "I'm rereading Kafka and the Prometheus myth.",
                  "I only said it in jest.", "My cousin is a playwright in Chicago.",
-                 "I edited the photo with Prisma."):
+                 "I edited the photo with Prisma.", "I sent it by express mail.", "I knitted it with merino yarn.",
+                 "Mise en place makes cooking calmer.", "I upgraded to an RTX 4090 for gaming."):
         assert not observed(tool=False, messages=[Message(id="u1", role="user", timestamp=at(0), text=said)]).about_code
 
 
@@ -102,3 +104,16 @@ def test_a_decision_that_says_lets_go_with_is_no_narration():
                   quotes_transcript=True).reason.startswith("a cause the user gave")
     assert triage("The flaky cart test depended on object key order; sorting the keys fixed it.").reason.startswith(
         "a cause found in that work")
+
+
+def test_the_tools_that_say_software_are_the_ledgers_tools_less_everyday_words():
+    """One list of tools by job (`tool_jobs`): the ledger reads a switch between any two of one job; a user naming
+    one says work on software unless the name is an everyday word too."""
+    from memory_pipeline.stages.offline.observer_rules import SETUP_TERM
+    from memory_pipeline.stages.tool_jobs import EVERYDAY, JOBS, setup_tools
+
+    named = {tool for tools in JOBS.values() for tool in tools}
+    assert EVERYDAY <= named and set(setup_tools()) == named - EVERYDAY
+    assert all(SETUP_TERM.search(f"We use {tool} here.") for tool in setup_tools())
+    assert not any(SETUP_TERM.search(f"We love {word} here.") for word in EVERYDAY - {"jest"})
+
