@@ -101,11 +101,9 @@ CODE_IN_PROSE = re.compile(
 # a part of a software setup the user names in prose ("the orders service is on Postgres 17 now", "we renamed the
 # repo", "the staging URL is …"): work on software with no tool called and no code written, as in a session of
 # one line that corrects a fact of the project. Of the 1,154 chat sessions of LongMemEval's and LoCoMo's dev and
-# held-out sets read as no work on software, one user names one (a session on "our API"); words that are also
-# everyday words or names ("poetry", "yarn", "cargo", "Kafka", "Prometheus", "Jenkins", "in jest", "deployed in
-# remote areas") are left out.
-# a part of a software setup a user names: a tool (`tool_jobs`: "pnpm", "Argo CD", "Postgres"; not one that is an
-# everyday word too, "poetry" or "express": "Jest" only where it is no "in jest"), or the setup's own parts
+# held-out sets read as no work on software, one user names one (a session on "our API"). A tool is named from
+# `tool_jobs`, less the names that are everyday words too ("poetry", "yarn", "express", "Jenkins"; "Jest" only where
+# it is no "in jest"); so are other everyday words ("cargo", "deployed in remote areas").
 SETUP_TERM = re.compile(
     r"\b(?:" + "|".join(re.escape(name).replace(r"\ ", r"\s+") for name in setup_tools()) + r"|gitlab|(?<!in )jest|"
     r"repo|repository|monorepo|main branch|"

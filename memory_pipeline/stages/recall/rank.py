@@ -133,14 +133,14 @@ class RankOptions:
     # lme-dev / LoCoMo: none 0.678 / 0.774; 0.1 top 2 0.683 / 0.782; 0.05 top 2 0.680 / 0.777; 0.1 top 5
     # 0.675 / 0.784; 0.2 top 3 0.674 / 0.783. With query_parts: 0.692 / 0.782 (top 3: 0.690 / 0.781).
     session_weight: float = 0.1
+    session_top: int = 2
     # A hit scoring under this share of the best one's is no answer and is not listed, however few that
-    # leaves (a small memory makes every point a candidate: "which test framework" listed the staging
-    # database's port at 0.07 of the best). In process on both dev sets' and both held-out sets' ingested
+    # leaves (a small memory makes every point a candidate: "which port does the staging database use" listed
+    # the user's pytest preference at 0.07 of the best). In process on both dev sets' and both held-out sets' ingested
     # workspaces (2026-12-02), recall@10 / @5 unchanged at 0.1, 0.15 and 0.2 (held-out LoCoMo 0.762 →
     # 0.760 at 0.2); at 0.3 lme-dev 0.800 → 0.791, LoCoMo dev 0.825 → 0.818. At 0.15, 9 of lme-dev's 234
     # lists and 15 of LoCoMo dev's 495 come out shorter than 10.
     floor_share: float = 0.15
-    session_top: int = 2
     # The items a comparison question names, looked up by keyword alone (stages/recall/parts.py): the top
     # `part_depth` turns of each join. lme-dev 0.678 → 0.687 (temporal-reasoning 0.637 → 0.671), LoCoMo
     # 0.774 (1 of 383 questions compares); with a query embedding per item, lme-dev 0.685.
