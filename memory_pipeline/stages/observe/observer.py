@@ -22,7 +22,7 @@ from memory_pipeline.models import (
 from memory_pipeline.prompts import Prompt
 from memory_pipeline.stages.observe.format import format_fact, format_segments_for_log, optimize_for_context
 from memory_pipeline.stages.observe.parser import parse_observer_output
-from memory_pipeline.stages.offline.reflector_rules import specifics
+from memory_pipeline.stages.offline.reflector_rules import RESTATED_SHARE, specifics
 from memory_pipeline.stages.restatement import says_again
 from memory_pipeline.stages.tokens import estimate_tokens
 from memory_pipeline.stages.untrusted import one_line
@@ -78,7 +78,9 @@ def with_roles(segments: list[Segment], roles: dict[str, str]) -> list[Segment]:
 def _dedupe_facts(segments: list[Segment], dedupe_key: str) -> list[Segment]:
     """Give every fact its stable id; the same fact seen again, word for word or in other words by the same speakers
     (`restatement.says_again`), merges into the first, worded as the one that names more of it (paths,
-    backticked names, numbers: the Reflector's `specifics`)."""
+    backticked names, numbers: the Reflector's `specifics`). Two facts of one message need share only
+    `RESTATED_SHARE` of the shorter's words, as the Reflector's lines of one session: "The game is lost when the
+    king is captured. […] The game simply ends if the king is captured." is one rule said twice."""
     seen: dict[str, Fact] = {}  # by every text a kept fact was given
     every: list[Fact] = []  # each kept fact once, in order
     result: list[Segment] = []
@@ -86,7 +88,7 @@ def _dedupe_facts(segments: list[Segment], dedupe_key: str) -> list[Segment]:
         kept: list[Fact] = []
         for fact in segment.facts:
             first = seen.get(fact.text) or next((f for f in every if f.source_roles == fact.source_roles
-                                                 and says_again(f.text, fact.text)), None)
+                                                 and says_again(f.text, fact.text, _share(f, fact))), None)
             if first is None:
                 first = fact.model_copy(update={"id": stable_id(dedupe_key, fact.text)})
                 seen[fact.text] = first
@@ -103,6 +105,11 @@ def _dedupe_facts(segments: list[Segment], dedupe_key: str) -> list[Segment]:
             first.source_roles = list(dict.fromkeys(first.source_roles + fact.source_roles))
         result.append(segment.model_copy(update={"facts": kept}))
     return result
+
+
+def _share(first: Fact, then: Fact) -> float:
+    """The share of the shorter's words the other must hold to say it again: fewer for two facts of one message."""
+    return RESTATED_SHARE if first.source_message_ids and first.source_message_ids == then.source_message_ids else 1.0
 
 
 def observation_from_output(

@@ -254,3 +254,32 @@ Date: 2026-01-06
         "The worker pool runs 4 threads", "The worker pool runs 8 threads"]  # other numbers: another statement
     assert facts[0].source_message_ids == ["src-a", "src-b"] and facts[0].time == "09:26"
     assert len({f.id for f in facts}) == 4
+
+
+def test_one_message_saying_a_rule_twice_in_other_words_is_one_fact():
+    """A user's message: "The game is lost when the king is captured. There is also no concept of "check". The game
+    simply end if the king is captured." Two facts of one message that share most of the shorter's words are one
+    rule; the same two words from two messages, or two rules of one message, stay apart."""
+    raw = """<observations>
+Date: 2026-01-06
+<segment>
+<title>Rules</title>
+<narrative>The user set the game's rules.</narrative>
+<facts>
+* 🔴 (22:34) User stated: "The game is lost when the king is captured." [m1]
+* 🔴 (22:34) User stated: "There is also no concept of check." [m1]
+* 🔴 (22:34) User stated: "The game simply ends if the king is captured." [m1]
+* 🔴 (23:38) User stated: "If a piece is ready (no cooldown), then it moves instantly." [m2]
+* 🔴 (23:38) User stated: "If a piece is on cooldown, moving it queues a pre-move." [m2]
+* 🔴 (23:40) User stated: "The round is lost when the queen is captured." [m3]
+* 🔴 (23:41) User stated: "The round simply ends if the queen is captured." [m4]
+</facts>
+</segment>
+</observations>"""
+    texts = [f.text for f in observe(raw).segments[0].facts]
+    assert texts == ['User stated: "The game is lost when the king is captured."',
+                     'User stated: "There is also no concept of check."',
+                     'User stated: "If a piece is ready (no cooldown), then it moves instantly."',
+                     'User stated: "If a piece is on cooldown, moving it queues a pre-move."',
+                     'User stated: "The round is lost when the queen is captured."',
+                     'User stated: "The round simply ends if the queen is captured."']
